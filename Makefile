@@ -1,0 +1,128 @@
+# Single entry point for building, testing and rerunning this executable book.
+#
+#   make book                    build the book from the committed results into _build/html
+#   make test                    unit tests + quick execution check of every notebook + book
+#   make rerun NB=noise PARAMS="-p noise_var 0.01" OUT=out/rerun
+#                                rerun one notebook with papermill; writes OUT/NB.ipynb, and
+#                                the notebook's figures go to OUT (its `output_dir` parameter)
+#   make clean                   remove build outputs (keeps .venv); `make distclean` also .venv
+#
+# Everything runs inside the virtual environment $(VENV), created on first use from the
+# pinned requirements.txt (and requirements-lock.txt as constraints, when present).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(abspath $(VENV))/bin
+STAMP  := $(VENV)/.installed
+LOCK   := $(wildcard requirements-lock.txt)
+
+# Tools from the venv come first, so papermill/jupyter kernels resolve to the venv python.
+export PATH := $(BIN):$(PATH)
+export PYTHONHASHSEED := 0
+
+# Notebooks: Jupytext py:percent sources; the CI check runs each with the quick preset.
+NOTEBOOKS    := $(sort $(wildcard notebooks/*.py))
+NB_NAMES     := $(notdir $(basename $(NOTEBOOKS)))
+CI_DIR       := out/ci
+CI_PRESET    ?= quick
+# Name of the parameter (in each notebook's `parameters` cell) that receives the folder
+# for the figures and files the notebook writes.
+OUTPUT_PARAM ?= output_dir
+
+# `make rerun` arguments.
+NB     ?=
+PARAMS ?=
+OUT    ?= out/rerun
+
+.PHONY: help venv test unit-tests notebook-check book rerun clean distclean
+
+help:
+	@sed -n '1,11p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+
+# --- environment -------------------------------------------------------------------
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml $(LOCK)
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -r requirements.txt $(if $(LOCK),-c $(LOCK))
+	$(VENV)/bin/python -m pip install -e . --no-deps
+	touch $@
+
+# --- tests -------------------------------------------------------------------------
+test: unit-tests notebook-check book
+
+# Unit tests of binn_utils. pytest exits 5 when it collects no test; that is not a
+# failure here (the notebook check below always runs tests).
+unit-tests: venv
+	mkdir -p $(CI_DIR)
+	$(BIN)/python -m pytest tests -q --junitxml=$(CI_DIR)/junit-unit.xml || [ $$? -eq 5 ]
+
+# Notebook check: convert each notebooks/NAME.py to ipynb (the `parameters` cell tag
+# survives the conversion), execute it with papermill and the quick preset into
+# out/ci/NAME.ipynb, then let nbval re-execute that notebook and compare every cell's
+# outputs with the stored ones.
+#
+# Why strict `--nbval` and not `--nbval-lax`: lax mode only compares cells marked
+# `# NBVAL_CHECK_OUTPUT`, so a notebook whose printed numbers drift would pass. Strict
+# mode compares all text outputs (stdout/stderr streams, text/plain, text/html, errors);
+# nbval always skips image/png and image/jpeg (unless --nbdime), so figures are not
+# compared pixel by pixel, but their text/plain reprs ("<Figure size ...>") are, hence
+# the sanitizers in .ci/nbval_sanitize.cfg (timings, memory addresses, tqdm bars, figure
+# reprs). Cells with inherently variable output (wall-clock timings, say) should carry
+# the cell tag `nbval-ignore-output`; cells to skip entirely, `nbval-skip`.
+#
+# papermill runs with the notebooks/ folder as working directory, like the book build;
+# nbval's kernel runs in out/ci/. Notebooks must therefore not depend on the working
+# directory (locate files from the repository root, not from ".").
+notebook-check: venv
+	rm -rf $(CI_DIR)/src $(addprefix $(CI_DIR)/,$(addsuffix .ipynb,$(NB_NAMES))) $(CI_DIR)/files
+	mkdir -p $(CI_DIR)/src $(CI_DIR)/files
+	@# Warm matplotlib's font cache so its one-off stderr notice cannot appear in only
+	@# one of the two executions.
+	$(BIN)/python -c "import matplotlib.pyplot"
+	@for nb in $(NB_NAMES); do \
+	  $(BIN)/jupytext --quiet --to ipynb --output $(CI_DIR)/src/$$nb.ipynb notebooks/$$nb.py; \
+	  $(BIN)/python -c "import json,sys; nb=json.load(open(sys.argv[1])); \
+	    sys.exit(0 if any('parameters' in c.get('metadata',{}).get('tags',[]) for c in nb['cells']) \
+	    else 'notebooks/'+sys.argv[2]+'.py has no cell tagged parameters')" $(CI_DIR)/src/$$nb.ipynb $$nb; \
+	  echo "papermill: $$nb (preset=$(CI_PRESET))"; \
+	  $(BIN)/papermill --no-progress-bar --cwd notebooks \
+	    $(CI_DIR)/src/$$nb.ipynb $(CI_DIR)/$$nb.ipynb \
+	    -p preset $(CI_PRESET) -p $(OUTPUT_PARAM) $(abspath $(CI_DIR))/files/$$nb; \
+	done
+	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
+	  --nbval-sanitize-with .ci/nbval_sanitize.cfg \
+	  --junitxml=$(CI_DIR)/junit-nbval.xml \
+	  $(addprefix $(CI_DIR)/,$(addsuffix .ipynb,$(NB_NAMES)))
+
+# --- the book ----------------------------------------------------------------------
+# -n: nitpicky (every cross-reference must resolve); -W: warnings are errors;
+# --keep-going: report all warnings before failing. Notebooks execute in `cache` mode
+# (cache in _build/.jupyter_cache) and any cell error fails the build
+# (execute.raise_on_error in _config.yml).
+book: venv
+	$(BIN)/jupyter-book build . -n -W --keep-going
+	@echo "book: open _build/html/index.html"
+
+# --- rerun one notebook with other parameters --------------------------------------
+rerun: venv
+	@test -n "$(NB)" || { echo 'usage: make rerun NB=<name> [PARAMS="-p key value ..."] [OUT=out/rerun]'; \
+	  echo 'notebooks: $(NB_NAMES)'; exit 2; }
+	@test -f notebooks/$(NB).py || { echo "no notebook notebooks/$(NB).py (have: $(NB_NAMES))"; exit 2; }
+	mkdir -p $(OUT)/.src
+	$(BIN)/jupytext --quiet --to ipynb --output $(OUT)/.src/$(NB).ipynb notebooks/$(NB).py
+	$(BIN)/papermill --cwd notebooks $(OUT)/.src/$(NB).ipynb $(OUT)/$(NB).ipynb \
+	  -p $(OUTPUT_PARAM) $(abspath $(OUT)) $(PARAMS)
+	@echo "rerun: wrote $(OUT)/$(NB).ipynb; figures in $(OUT)/"
+
+# --- housekeeping ------------------------------------------------------------------
+clean:
+	rm -rf _build out .jupyter_cache .pytest_cache
+
+distclean: clean
+	rm -rf $(VENV)

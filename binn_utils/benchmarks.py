@@ -1,0 +1,351 @@
+"""The five benchmark PDEs of the paper and their noise-free reference data.
+
+Every benchmark is a special case of the advection--diffusion--reaction model
+(paper Eq. PDE)
+
+.. math::
+
+    u_t = \\partial_x\\big(D(u)u_x - uV(u)\\big) + uG(u),
+    \\qquad x\\in[-7, 7],\\; t\\in[0, t_\\mathrm{end}],
+
+with homogeneous Neumann conditions :math:`u_x(\\pm 7, t) = 0` (Eq. BC); see
+Methods > "Mathematical models" and the Supporting Material (SM) > "Synthetic
+data generation".  Data live on the 351-node dense grid (:math:`\\Delta x =
+0.04`) or on the 71-node sparse grid (every 5th dense node), at the times of
+SM Table ``tab:time_resolution``.
+
+``reference_solution`` produces the noise-free data: exact solutions where
+they exist (diffusion, porous medium), otherwise the solver the SM names for
+that benchmark, run on the dense grid refined ``refine`` times and sampled at
+the data nodes.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import solvers
+
+__all__ = [
+    "X_MIN", "X_MAX", "N_DENSE", "SPARSE_STRIDE", "BENCHMARK_NAMES",
+    "REACTIONS", "METHODS", "DEFAULT_REFINE", "spatial_grid", "Benchmark",
+    "get_benchmark", "reference_solution", "trapezoid_mass",
+]
+
+X_MIN, X_MAX = -7.0, 7.0
+N_DENSE = 351          # dx = 0.04
+SPARSE_STRIDE = 5      # 71-node sparse grid = every 5th dense node
+BENCHMARK_NAMES = ("diffusion", "porous_medium", "burgers",
+                   "diffusion_advection", "nonlinear_adr")
+#: The three readings of the nonlinear-ADR reaction term found in the paper.
+REACTIONS = ("supporting", "text", "equation")
+#: Forward methods understood by :func:`reference_solution`.
+METHODS = ("exact", "mol", "spectral", "fem")
+
+#: Default grid refinement factor per (benchmark, method): the factor by which
+#: the dense grid is refined so that the sampled solution is converged to
+#: about 1e-4 relative to max|u| (measured in tests/test_benchmarks.py and
+#: reported on the errata page).  Methods not listed use ``_FALLBACK_REFINE``.
+DEFAULT_REFINE = {
+    ("diffusion", "mol"): 1,
+    ("diffusion", "fem"): 1,
+    ("diffusion", "spectral"): 1,
+    ("porous_medium", "mol"): 8,
+    ("porous_medium", "fem"): 8,
+    ("porous_medium", "spectral"): 8,
+    ("burgers", "spectral"): 2,
+    ("burgers", "mol"): 4,
+    ("burgers", "fem"): 4,
+    ("diffusion_advection", "fem"): 2,
+    ("diffusion_advection", "mol"): 4,
+    ("diffusion_advection", "spectral"): 2,
+    ("nonlinear_adr", "mol"): 2,
+    ("nonlinear_adr", "fem"): 2,
+    ("nonlinear_adr", "spectral"): 2,
+}
+_FALLBACK_REFINE = 4
+
+
+def spatial_grid(dense: bool = False) -> np.ndarray:
+    """Observation grid on [-7, 7]: 351 dense nodes or the 71-node sparse grid.
+
+    The sparse grid is literally every ``SPARSE_STRIDE``-th dense node, so
+    ``spatial_grid(False) == spatial_grid(True)[::5]`` bit for bit.
+    """
+    x = np.linspace(X_MIN, X_MAX, N_DENSE)
+    return x if dense else x[::SPARSE_STRIDE].copy()
+
+
+def trapezoid_mass(u: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Trapezoidal approximation of :math:`\\int u\\,dx` along the last axis."""
+    return np.trapezoid(u, x, axis=-1)
+
+
+# ----------------------------------------------------------------------------
+# constitutive functions (module-level so that Benchmarks compare/hash equal)
+#
+# They use only arithmetic, so they also work on torch tensors; absent
+# mechanisms return zeros of the shape of u.
+# ----------------------------------------------------------------------------
+def _zero(u):
+    return 0.0 * u
+
+
+def _D_half(u):                 # Eq. diff: D = 1/2
+    return 0.0 * u + 0.5
+
+
+def _D_porous(u):               # Eq. PM: D = 3u^2
+    return 3.0 * u**2
+
+
+def _D_hundredth(u):            # Eqs. burger, DA: D = 1/100
+    return 0.0 * u + 0.01
+
+
+def _V_burgers(u):              # Eq. burger: V = 3u/10
+    return 0.3 * u
+
+
+def _V_da(u):                   # Eq. DA: V = 3u(1-u)/5
+    return 0.6 * u * (1.0 - u)
+
+
+def _D_nl(u):                   # Eq. NL_ADR: D = u^5/10
+    return 0.1 * u**5
+
+
+def _V_nl(u):                   # Eq. NL_ADR: V = u(1-u)
+    return u * (1.0 - u)
+
+
+def _G_supporting(u):           # SM: G = -1/2 (used for the published figures)
+    return 0.0 * u - 0.5
+
+
+def _G_text(u):                 # Methods text: G(u) = u/2
+    return 0.5 * u
+
+
+def _G_equation(u):             # displayed Eq. NL_ADR: "+ u/2", i.e. G = +1/2
+    return 0.0 * u + 0.5
+
+
+_G_NL = {"supporting": _G_supporting, "text": _G_text, "equation": _G_equation}
+
+
+# ----------------------------------------------------------------------------
+# initial conditions and exact solutions
+# ----------------------------------------------------------------------------
+_PM_MASS = 3.0                  # M in Eq. PM-sol
+_PM_SHIFT = 0.5                 # time shift t -> t + 1/2 of Eq. PM-sol
+
+
+def _ic_diffusion(x):           # Eq. IC_diff
+    return 0.5 * np.cos(np.pi * x / 7.0) + 0.5
+
+
+def _exact_diffusion(x, t):     # Eq. diff_ana
+    decay = np.exp(-0.5 * (np.pi / 7.0) ** 2 * t)
+    return 0.5 * np.cos(np.pi * x / 7.0)[None, :] * decay[:, None] + 0.5
+
+
+def _exact_porous(x, t):        # Eq. PM-sol (Barenblatt, shifted by 1/2)
+    s = (t + _PM_SHIFT)[:, None]
+    core = _PM_MASS / (np.pi * np.sqrt(3.0)) - x[None, :] ** 2 / (12.0 * np.sqrt(s))
+    return s ** -0.25 * np.sqrt(np.maximum(core, 0.0))
+
+
+def _ic_porous(x):              # Eq. PM_IC (= Eq. PM-sol at t = 0)
+    return _exact_porous(x, np.zeros(1))[0]
+
+
+def _ic_gaussian(x):            # Eq. expIC
+    return np.exp(-x**2 / 2.0)
+
+
+def _ic_nl(x):                  # Eq. ic-nl
+    s2 = 2.0 * 0.7**2
+    bumps = 0.1 * np.exp(-(x + 2.0) ** 2 / s2) + 0.07 * np.exp(-(x - 1.0) ** 2 / s2)
+    return np.minimum(bumps, 1.0)
+
+
+# ----------------------------------------------------------------------------
+# the benchmark record
+# ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark problem of the paper.
+
+    Attributes
+    ----------
+    name, title : str
+        Identifier (one of ``BENCHMARK_NAMES``) and human-readable title.
+    mechanisms : tuple of str
+        The mechanisms present and learned, a subset of ``("D", "V", "G")``.
+    D, V, G : callables
+        Constitutive functions of ``u`` (vectorised; absent ones return 0).
+    t_end, n_times : float, int
+        Time window ``[0, t_end]`` sampled at ``n_times`` equispaced times
+        (SM Table ``tab:time_resolution``).
+    solver : str
+        Method that produces the reference data: ``"exact"``, ``"mol"``,
+        ``"spectral"`` or ``"fem"``.
+    reaction : str
+        Reading of the nonlinear-ADR reaction term (see :func:`get_benchmark`);
+        carried along but without effect for the other benchmarks.
+    ic_fn, exact_fn : callables
+        Initial condition ``u0(x)`` and exact solution ``u(x, t)`` (``None``
+        where no exact solution exists); use :meth:`initial_condition` and
+        :meth:`exact`.
+    """
+
+    name: str
+    title: str
+    mechanisms: tuple[str, ...]
+    D: Callable
+    V: Callable
+    G: Callable
+    t_end: float
+    n_times: int
+    solver: str
+    reaction: str
+    ic_fn: Callable
+    exact_fn: Callable | None = None
+
+    def initial_condition(self, x) -> np.ndarray:
+        """Initial condition u(x, 0) on the nodes ``x``."""
+        return self.ic_fn(np.asarray(x, dtype=float))
+
+    def times(self) -> np.ndarray:
+        """Observation times ``np.linspace(0, t_end, n_times)``."""
+        return np.linspace(0.0, self.t_end, self.n_times)
+
+    def exact(self, x, t) -> np.ndarray | None:
+        """Exact solution of shape ``(len(t), len(x))``, or ``None``."""
+        if self.exact_fn is None:
+            return None
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        return self.exact_fn(x, t)
+
+
+def get_benchmark(name: str, reaction: str = "supporting") -> Benchmark:
+    """Return the benchmark ``name`` (one of ``BENCHMARK_NAMES``).
+
+    ``reaction`` selects the growth function of the nonlinear ADR benchmark,
+    which the paper states in three incompatible ways:
+
+    * ``"supporting"`` (default): :math:`G(u) = -1/2`, i.e. reaction
+      :math:`uG = -u/2`, as in the SM and used for the published figures;
+    * ``"text"``: :math:`G(u) = u/2` (Methods text), i.e. reaction :math:`u^2/2`;
+    * ``"equation"``: reaction ``+u/2`` as displayed in Eq. NL_ADR, i.e.
+      :math:`G(u) = +1/2`.
+
+    It is validated for every benchmark but only affects ``nonlinear_adr``.
+    """
+    if reaction not in REACTIONS:
+        raise ValueError(f"unknown reaction {reaction!r}; valid choices are "
+                         f"{', '.join(map(repr, REACTIONS))}")
+    common = dict(name=name, reaction=reaction)
+    if name == "diffusion":
+        return Benchmark(title="Diffusion equation", mechanisms=("D",),
+                         D=_D_half, V=_zero, G=_zero, t_end=18.0, n_times=7,
+                         solver="exact", ic_fn=_ic_diffusion,
+                         exact_fn=_exact_diffusion, **common)
+    if name == "porous_medium":
+        return Benchmark(title="Porous-medium equation", mechanisms=("D",),
+                         D=_D_porous, V=_zero, G=_zero, t_end=4.0, n_times=7,
+                         solver="exact", ic_fn=_ic_porous,
+                         exact_fn=_exact_porous, **common)
+    if name == "burgers":
+        return Benchmark(title="Burgers' equation", mechanisms=("D", "V"),
+                         D=_D_hundredth, V=_V_burgers, G=_zero, t_end=10.0,
+                         n_times=7, solver="spectral", ic_fn=_ic_gaussian, **common)
+    if name == "diffusion_advection":
+        return Benchmark(title="Linear diffusion-nonlinear advection equation",
+                         mechanisms=("D", "V"), D=_D_hundredth, V=_V_da, G=_zero,
+                         t_end=18.0, n_times=7, solver="fem",
+                         ic_fn=_ic_gaussian, **common)
+    if name == "nonlinear_adr":
+        return Benchmark(title="Nonlinear reaction-diffusion-advection equation",
+                         mechanisms=("D", "V", "G"), D=_D_nl, V=_V_nl,
+                         G=_G_NL[reaction], t_end=4.0, n_times=9, solver="mol",
+                         ic_fn=_ic_nl, **common)
+    raise ValueError(f"unknown benchmark {name!r}; valid choices are "
+                     f"{', '.join(map(repr, BENCHMARK_NAMES))}")
+
+
+# ----------------------------------------------------------------------------
+# reference (noise-free) data
+# ----------------------------------------------------------------------------
+_SOLVERS = {"mol": solvers.solve_mol, "spectral": solvers.solve_spectral,
+            "fem": solvers.solve_fem}
+
+
+def _resolve(bench: Benchmark, method: str | None, refine: int | None):
+    method = bench.solver if method is None else method
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; valid choices are "
+                         f"{', '.join(map(repr, METHODS))}")
+    if method == "exact":
+        if bench.exact_fn is None:
+            numerical = ", ".join(repr(m) for m in METHODS if m != "exact")
+            raise ValueError(f"benchmark {bench.name!r} has no exact solution; "
+                             f"use one of the numerical methods {numerical} "
+                             f"(its reference solver is {bench.solver!r})")
+        return method, 1
+    if refine is None:
+        refine = DEFAULT_REFINE.get((bench.name, method), _FALLBACK_REFINE)
+    if int(refine) != refine or refine < 1:
+        raise ValueError(f"refine must be a positive integer, got {refine!r}")
+    return method, int(refine)
+
+
+@functools.lru_cache(maxsize=64)
+def _dense_reference(bench: Benchmark, method: str, refine: int) -> np.ndarray:
+    """Cached, read-only dense-grid reference solution."""
+    t = bench.times()
+    if method == "exact":
+        u = bench.exact(spatial_grid(dense=True), t)
+    else:
+        x = np.linspace(X_MIN, X_MAX, (N_DENSE - 1) * refine + 1)
+        u = _SOLVERS[method](bench.D, bench.V, bench.G,
+                             bench.initial_condition(x), x, t)[:, ::refine]
+    u = np.ascontiguousarray(u, dtype=float)
+    u.flags.writeable = False
+    return u
+
+
+def reference_solution(bench: Benchmark, dense: bool = False, *,
+                       method: str | None = None,
+                       refine: int | None = None) -> np.ndarray:
+    """Noise-free solution on ``(bench.times(), spatial_grid(dense))``.
+
+    Parameters
+    ----------
+    bench : Benchmark
+    dense : bool
+        351-node grid if true, else the 71-node sparse grid (always exactly
+        the dense solution sampled at every 5th node).
+    method : {"exact", "mol", "spectral", "fem"} or None
+        ``None`` uses ``bench.solver`` (the SM's choice).  Every numerical
+        method works for every benchmark; ``"exact"`` only for diffusion and
+        porous medium (otherwise ``ValueError``).
+    refine : int or None
+        The numerical solution is computed on the dense grid refined by this
+        factor (spacing ``0.04 / refine``) and sampled at the data nodes.
+        ``None`` uses ``DEFAULT_REFINE``.  Ignored for ``"exact"``.
+
+    Returns
+    -------
+    ndarray of shape ``(bench.n_times, 351 or 71)`` (a fresh copy; results
+    are cached in memory).
+    """
+    method, refine = _resolve(bench, method, refine)
+    u = _dense_reference(bench, method, refine)
+    return (u if dense else u[:, ::SPARSE_STRIDE]).copy()

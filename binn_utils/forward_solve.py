@@ -1,0 +1,336 @@
+"""Forward-predicted solution u_p from (learned or true) constitutive functions.
+
+Implements the conservative finite-volume scheme of the Supporting Material
+("Numerical reconstruction using learned constitutive functions") for
+
+    u_t = d/dx( D(u) u_x - u V(u) ) + u G(u),   x in [x_0, x_{N-1}],
+    u_x = 0 at both ends (homogeneous Neumann),
+
+on a uniform node-centred mesh ``x_0 < ... < x_{N-1}`` with spacing ``dx``:
+
+* diffusivity at the nodes, ``D_i = D(u_i)``, arithmetic mean at the faces,
+  ``D_{i+1/2} = (D_i + D_{i+1}) / 2``; diffusive flux
+  ``F^diff_{i+1/2} = D_{i+1/2} (u_{i+1} - u_i) / dx``;
+* velocity at the nodes, ``V_i = V(u_i)``, arithmetic mean at the faces;
+  first-order upwind state ``u^up = u_i`` if ``V_{i+1/2} >= 0`` else ``u_{i+1}``;
+  advective flux ``F^adv_{i+1/2} = V_{i+1/2} u^up_{i+1/2}``;
+* total flux ``F = F^diff - F^adv``;
+* ``du_i/dt = (F_{i+1/2} - F_{i-1/2}) / dx + u_i G(u_i)``, ``i = 0..N-1``;
+* Neumann conditions through mirrored ghost nodes ``u_{-1} = u_1`` and
+  ``u_N = u_{N-2}``; the boundary faces ``-1/2`` and ``N-1/2`` are evaluated
+  from the extended (ghost-padded) vector exactly like interior faces;
+* time integration with :func:`scipy.integrate.solve_ivp` (``method="RK45"``)
+  and ``t_eval`` equal to the requested output times.
+
+Consequences of the ghost-node construction worth knowing:
+
+* for pure diffusion (any ``D``) the boundary fluxes are antisymmetric
+  (``F_{-1/2} = -F_{1/2}``), so the *trapezoid-weighted* mass
+  ``dx * (u_0/2 + u_1 + ... + u_{N-2} + u_{N-1}/2)`` is conserved exactly by
+  the semi-discrete system;
+* the advective boundary flux is *not* zero (the Neumann condition constrains
+  ``u_x`` only), so with advection mass can leave through the boundary.
+
+Robustness contract: :func:`forward_solve` never raises because of a bad
+operator.  Non-finite operator values, exceptions raised by the operator
+callables, too many right-hand-side evaluations (stiff problems; RK45 is
+explicit) and ``solve_ivp`` failures give ``status="failed"``; a solution whose
+magnitude exceeds ``blowup`` gives ``status="blowup"``.  Output times that were
+not reached are NaN.  (When the integration is aborted from inside the
+right-hand side -- operator failure or the ``max_rhs`` budget -- SciPy returns
+nothing, so the whole array is NaN; for a blow-up and for a ``solve_ivp``
+failure the rows reached before the failure are kept.)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+__all__ = [
+    "ForwardSolution",
+    "forward_solve",
+    "forward_solve_many",
+    "failure_count",
+    "fv_rhs",
+]
+
+Operator = Callable[[np.ndarray], np.ndarray] | None
+
+
+@dataclass
+class ForwardSolution:
+    """Result of :func:`forward_solve`.
+
+    Attributes
+    ----------
+    u:
+        ``(n_t, n_x)`` solution at the requested times; NaN rows for times
+        that were not reached (all NaN if the solve was aborted).
+    status:
+        ``"ok"``, ``"failed"`` (solver error, too many RHS evaluations,
+        non-finite operator values or an exception in an operator) or
+        ``"blowup"`` (``max|u|`` exceeded the blow-up bound).
+    message:
+        Human-readable explanation.
+    n_rhs:
+        Number of right-hand-side evaluations performed.
+    wall_s:
+        Wall-clock seconds spent in the solve.
+    """
+
+    u: np.ndarray
+    status: str
+    message: str
+    n_rhs: int
+    wall_s: float = field(default=float("nan"))
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+# --------------------------------------------------------------------------
+# private control-flow exceptions raised inside the RHS to abort solve_ivp
+# --------------------------------------------------------------------------
+class _AbortSolve(Exception):
+    status = "failed"
+
+
+class _OperatorFailure(_AbortSolve):
+    status = "failed"
+
+
+class _TooManyEvaluations(_AbortSolve):
+    status = "failed"
+
+
+class _NonFiniteState(_AbortSolve):
+    status = "blowup"
+
+
+def _evaluate(op: Operator, name: str, u: np.ndarray) -> np.ndarray | None:
+    """Evaluate an operator at the nodal values ``u`` (``None`` -> absent).
+
+    Scalar outputs are broadcast; outputs with ``u.size`` elements (e.g. a
+    column vector from a network wrapper) are reshaped.  Raises
+    :class:`_OperatorFailure` on exceptions, wrong sizes or non-finite values.
+    """
+    if op is None:
+        return None
+    try:
+        out = np.asarray(op(u), dtype=float)
+    except Exception as exc:  # noqa: BLE001 - any failure of a user callable
+        raise _OperatorFailure(
+            f"operator {name} raised {type(exc).__name__}: {exc}"
+        ) from exc
+    if out.size == u.size:
+        out = out.reshape(u.shape)
+    elif out.size == 1:
+        out = np.full(u.shape, float(out.reshape(())))
+    else:
+        raise _OperatorFailure(
+            f"operator {name} returned {out.size} values for {u.size} inputs"
+        )
+    if not np.all(np.isfinite(out)):
+        bad = ~np.isfinite(out)
+        raise _OperatorFailure(
+            f"operator {name} returned non-finite values at {int(bad.sum())} of "
+            f"{u.size} nodes (e.g. u={float(u[bad][0]):.6g} -> {float(out[bad][0])})"
+        )
+    return out
+
+
+def _mirror(a: np.ndarray) -> np.ndarray:
+    """Extend a nodal vector with mirrored ghost values a_{-1}=a_1, a_N=a_{N-2}."""
+    return np.concatenate((a[1:2], a, a[-2:-1]))
+
+
+def fv_rhs(u: np.ndarray, dx: float, D: Operator = None, V: Operator = None,
+           G: Operator = None) -> np.ndarray:
+    """Semi-discrete right-hand side ``du/dt`` of the SM finite-volume scheme.
+
+    Vectorised over nodes.  Raises the private ``_OperatorFailure`` for bad
+    operator output (callers outside this module should use
+    :func:`forward_solve`, which converts it into a status).
+    """
+    ue = _mirror(u)  # (N+2,) with ghost nodes
+    flux = np.zeros(u.size + 1)  # faces -1/2, 1/2, ..., N-1/2
+    Dn = _evaluate(D, "D", u)
+    if Dn is not None:
+        De = _mirror(Dn)  # D at ghost node = D(ghost u) = D(mirrored u)
+        flux += 0.5 * (De[:-1] + De[1:]) * (ue[1:] - ue[:-1]) / dx
+    Vn = _evaluate(V, "V", u)
+    if Vn is not None:
+        Ve = _mirror(Vn)
+        Vf = 0.5 * (Ve[:-1] + Ve[1:])
+        u_up = np.where(Vf >= 0.0, ue[:-1], ue[1:])
+        flux -= Vf * u_up
+    dudt = (flux[1:] - flux[:-1]) / dx
+    Gn = _evaluate(G, "G", u)
+    if Gn is not None:
+        dudt += u * Gn
+    return dudt
+
+
+def _check_grid(x: np.ndarray) -> float:
+    if x.ndim != 1 or x.size < 3:
+        raise ValueError("x must be a 1-D grid with at least 3 nodes")
+    dxs = np.diff(x)
+    dx = float(dxs.mean())
+    if not (dx > 0 and np.allclose(dxs, dx, rtol=1e-8, atol=0.0)):
+        raise ValueError("x must be uniform and increasing")
+    return dx
+
+
+def forward_solve(D: Operator, V: Operator, G: Operator, u0, x, t, *,
+                  rtol: float = 1e-6, atol: float = 1e-9,
+                  max_rhs: int = 200_000,
+                  blowup: float | None = None) -> ForwardSolution:
+    """Solve the ADR equation with operators ``D, V, G`` (``None`` = absent).
+
+    Parameters
+    ----------
+    D, V, G:
+        Vectorised callables ``f(u: ndarray) -> ndarray`` (scalar output is
+        broadcast) or ``None``.
+    u0:
+        Initial values on the nodes ``x``.
+    x:
+        Uniform increasing grid (e.g. the 71- or 351-node data grid).
+    t:
+        Increasing output times; ``t[0]`` is the initial time.
+    rtol, atol:
+        RK45 tolerances.
+    max_rhs:
+        Budget of right-hand-side evaluations; exceeding it aborts the solve
+        with ``status="failed"`` (guards against stiff learned operators).
+    blowup:
+        Bound on ``max|u|``; default ``1e3 * max|u0| + 1``.
+
+    Returns
+    -------
+    ForwardSolution
+        Never raises for bad operators.  ``ValueError`` is raised only for
+        malformed grids/time vectors (programming errors).
+    """
+    x = np.asarray(x, dtype=float)
+    t = np.asarray(t, dtype=float)
+    u0 = np.asarray(u0, dtype=float).reshape(-1)
+    dx = _check_grid(x)
+    if u0.shape != x.shape:
+        raise ValueError(f"u0 has shape {u0.shape}, expected {x.shape}")
+    if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0) or not np.all(np.isfinite(t)):
+        raise ValueError("t must be a non-empty, strictly increasing 1-D array")
+
+    n_t, n_x = t.size, x.size
+    u_out = np.full((n_t, n_x), np.nan)
+    start = time.perf_counter()
+
+    def result(status: str, message: str, n_rhs: int) -> ForwardSolution:
+        return ForwardSolution(u_out, status, message, n_rhs,
+                               time.perf_counter() - start)
+
+    if not np.all(np.isfinite(u0)):
+        return result("failed", "initial condition contains non-finite values", 0)
+    bound = 1e3 * float(np.max(np.abs(u0))) + 1.0 if blowup is None else float(blowup)
+
+    counter = [0]
+
+    def rhs(_t: float, u: np.ndarray) -> np.ndarray:
+        counter[0] += 1
+        if counter[0] > max_rhs:
+            raise _TooManyEvaluations(
+                f"exceeded max_rhs={max_rhs} right-hand-side evaluations at "
+                f"t={_t:.6g} (stiff or badly scaled operators)")
+        if not np.all(np.isfinite(u)):
+            raise _NonFiniteState(f"non-finite solution state at t={_t:.6g}")
+        with np.errstate(all="ignore"):
+            dudt = fv_rhs(u, dx, D, V, G)
+        if not np.all(np.isfinite(dudt)):
+            raise _OperatorFailure(
+                f"non-finite right-hand side at t={_t:.6g} (overflow in fluxes)")
+        return dudt
+
+    if n_t == 1:
+        # Nothing to integrate, but still validate the operators at u0.
+        try:
+            rhs(t[0], u0)
+        except _AbortSolve as exc:
+            return result(exc.status, str(exc), counter[0])
+        u_out[0] = u0
+        return result("ok", "single output time", counter[0])
+
+    def blowup_event(_t: float, u: np.ndarray) -> float:
+        return bound - float(np.max(np.abs(u)))
+
+    blowup_event.terminal = True
+    blowup_event.direction = -1
+
+    try:
+        with np.errstate(all="ignore"):
+            sol = solve_ivp(rhs, (t[0], t[-1]), u0, method="RK45", t_eval=t,
+                            rtol=rtol, atol=atol, events=blowup_event)
+    except _AbortSolve as exc:
+        return result(exc.status, str(exc), counter[0])
+    except Exception as exc:  # noqa: BLE001 - never raise for bad operators
+        return result("failed", f"solve_ivp raised {type(exc).__name__}: {exc}",
+                      counter[0])
+
+    n_done = sol.y.shape[1]
+    if n_done:
+        u_out[:n_done] = sol.y.T
+    if sol.status == 1:  # terminal blow-up event
+        t_ev = float(sol.t_events[0][0]) if len(sol.t_events[0]) else float("nan")
+        return result("blowup", f"max|u| exceeded {bound:.4g} at t={t_ev:.6g}; "
+                                f"{n_done}/{n_t} output times reached", counter[0])
+    if sol.status != 0:
+        return result("failed", f"solve_ivp failed: {sol.message}; "
+                                f"{n_done}/{n_t} output times reached", counter[0])
+    if n_done != n_t or not np.all(np.isfinite(u_out)):
+        return result("failed", "solve_ivp returned incomplete or non-finite output",
+                      counter[0])
+    if np.max(np.abs(u_out)) > bound:
+        return result("blowup", f"max|u| exceeded {bound:.4g}", counter[0])
+    return result("ok", sol.message, counter[0])
+
+
+def _unpack_operators(ops) -> tuple[Operator, Operator, Operator]:
+    if isinstance(ops, Mapping):
+        return ops.get("D"), ops.get("V"), ops.get("G")
+    if all(hasattr(ops, a) for a in ("D", "V", "G")):
+        return ops.D, ops.V, ops.G
+    D, V, G = ops
+    return D, V, G
+
+
+def forward_solve_many(operator_sets: Sequence, u0s, x, t, **kw) -> list[ForwardSolution]:
+    """Run :func:`forward_solve` for each operator set.
+
+    ``operator_sets`` items are ``(D, V, G)`` tuples, mappings with keys
+    ``"D"``, ``"V"``, ``"G"`` (missing -> absent) or objects with ``.D``,
+    ``.V``, ``.G`` attributes.  ``u0s`` is either one initial condition
+    (shape ``(n_x,)``, shared) or one per operator set (``(R, n_x)`` or a
+    list).  Keyword arguments are passed to :func:`forward_solve`.
+    """
+    operator_sets = list(operator_sets)
+    n_x = np.asarray(x).size
+    u0_arr = np.asarray(u0s, dtype=float) if not isinstance(u0s, list) else None
+    if u0_arr is not None and u0_arr.ndim == 1 and u0_arr.size == n_x:
+        u0_list = [u0_arr] * len(operator_sets)
+    else:
+        u0_list = list(u0s)
+        if len(u0_list) != len(operator_sets):
+            raise ValueError(f"{len(u0_list)} initial conditions for "
+                             f"{len(operator_sets)} operator sets")
+    return [forward_solve(*_unpack_operators(ops), u0, x, t, **kw)
+            for ops, u0 in zip(operator_sets, u0_list)]
+
+
+def failure_count(solutions: Sequence[ForwardSolution]) -> int:
+    """Number of solutions whose status is not ``"ok"``."""
+    return sum(1 for s in solutions if not s.ok)

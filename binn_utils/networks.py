@@ -1,0 +1,297 @@
+"""The four multilayer perceptrons of the ADR-BINN, stored as *batched* flat parameters.
+
+Paper, "The training procedure and hyperparameters" and Algorithm 2: each MLP has
+``h`` hidden layers of ``n`` tanh units, a SoftplusReLU output, Xavier-normal weights
+and zero biases.  Replicates (independent initialisations) are stacked along a leading
+axis so that ``R`` networks train as one batched model.
+
+Layout conventions
+------------------
+* ``Architecture(h, n)``: ``h >= 2`` gives ``in -> n -> ... -> n -> 1`` with ``h`` hidden
+  tanh layers; ``h == 1`` is a *single affine layer* ``in -> 1`` with no activation (the
+  architecture figure's caption: "when there is only one hidden layer, an Identity
+  activation ... and a Linear output"), whatever ``n`` is.
+* The output activation is SoftplusReLU (``softplus`` with threshold 20) for u, D and V,
+  and the identity for G: the default nonlinear ADR benchmark needs G = -1/2 < 0, which a
+  softplus output cannot represent (an implementation note in the errata page).
+* All parameters of one replicate live in one flat vector; ``NetworkLayout`` knows
+  where each weight matrix (stored ``(fan_in, fan_out)``) and bias sits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+SOFTPLUS_THRESHOLD = 20.0
+NETWORK_NAMES = ("u", "D", "V", "G")
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """(h, n): number of hidden layers and nodes per hidden layer."""
+
+    hidden_layers: int = 4
+    width: int = 32
+
+    def __post_init__(self):
+        for name in ("hidden_layers", "width"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"Architecture.{name} must be an integer >= 1, got {v!r}")
+
+    @classmethod
+    def coerce(cls, value) -> "Architecture":
+        if isinstance(value, Architecture):
+            return value
+        try:
+            h, n = value
+        except (TypeError, ValueError):
+            raise ValueError(f"an architecture is a pair (h, n), got {value!r}") from None
+        return cls(int(h), int(n))
+
+    def layer_shapes(self, in_dim: int) -> list[tuple[int, int]]:
+        if self.hidden_layers == 1:
+            return [(in_dim, 1)]
+        dims = [in_dim] + [self.width] * self.hidden_layers + [1]
+        return list(zip(dims[:-1], dims[1:]))
+
+    @property
+    def affine(self) -> bool:
+        return self.hidden_layers == 1
+
+    def __str__(self):
+        return f"({self.hidden_layers},{self.width})"
+
+
+@dataclass(frozen=True)
+class NetSpec:
+    name: str
+    arch: Architecture
+    in_dim: int
+    output: str  # "softplus" | "identity"
+    # (w_offset, b_offset, fan_in, fan_out) per layer, offsets into the flat vector
+    layers: tuple[tuple[int, int, int, int], ...] = field(default=())
+
+    @property
+    def n_params(self) -> int:
+        return sum(fi * fo + fo for _, _, fi, fo in self.layers)
+
+
+@dataclass(frozen=True)
+class NetworkLayout:
+    """Where the parameters of the u, D, V, G networks live in one flat vector."""
+
+    nets: tuple[NetSpec, ...]
+    n_params: int
+
+    @classmethod
+    def build(cls, arch_u, arch_D=None, arch_V=None, arch_G=None) -> "NetworkLayout":
+        archs = {"u": arch_u, "D": arch_D, "V": arch_V, "G": arch_G}
+        offset = 0
+        nets = []
+        for name in NETWORK_NAMES:
+            if archs[name] is None:
+                continue
+            arch = Architecture.coerce(archs[name])
+            in_dim = 2 if name == "u" else 1
+            layers = []
+            for fi, fo in arch.layer_shapes(in_dim):
+                layers.append((offset, offset + fi * fo, fi, fo))
+                offset += fi * fo + fo
+            output = "identity" if (arch.affine or name == "G") else "softplus"
+            nets.append(NetSpec(name, arch, in_dim, output, tuple(layers)))
+        return cls(tuple(nets), offset)
+
+    def net(self, name: str) -> NetSpec | None:
+        for n in self.nets:
+            if n.name == name:
+                return n
+        return None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n.name for n in self.nets)
+
+    def to_dict(self) -> dict:
+        return {n.name: [n.arch.hidden_layers, n.arch.width] for n in self.nets}
+
+
+def xavier_init(layout: NetworkLayout, seed: int, dtype=torch.float64) -> torch.Tensor:
+    """Flat parameter vector of one replicate: Xavier-normal weights, zero biases.
+
+    Draws are made from a generator seeded with ``seed`` in network order u, D, V, G and
+    layer order, so a replicate's initialisation depends on its seed only.
+    """
+    gen = torch.Generator().manual_seed(int(seed))
+    flat = torch.zeros(layout.n_params, dtype=torch.float64)
+    for net in layout.nets:
+        for w_off, _b_off, fi, fo in net.layers:
+            std = (2.0 / (fi + fo)) ** 0.5
+            flat[w_off:w_off + fi * fo] = torch.randn(fi * fo, generator=gen, dtype=torch.float64) * std
+    return flat.to(dtype)
+
+
+def unpack(params, net: NetSpec):
+    """(W (R, fi, fo), b (R, 1, fo)) per layer of one network.
+
+    ``params`` is either a batched flat tensor (R, n_params) -- then these are slices --
+    or the dict returned by ``leaf_views`` (offset -> tensor), used in training so that
+    autograd sees one leaf per weight matrix instead of slicing one big leaf (slicing a
+    leaf costs a full-size zero tensor per slice in the backward pass).
+    """
+    if isinstance(params, dict):
+        return [(params[w], params[b]) for w, b, _fi, _fo in net.layers]
+    R = params.shape[0]
+    return [(params[:, w:w + fi * fo].reshape(R, fi, fo), params[:, b:b + fo].reshape(R, 1, fo))
+            for w, b, fi, fo in net.layers]
+
+
+def leaf_views(flat: torch.Tensor, layout: "NetworkLayout") -> dict:
+    """Per-layer views of a flat (R, n_params) buffer, each an autograd leaf.
+
+    Updating ``flat`` in place updates the views; ``flat_grad`` puts their gradients back
+    in flat order.
+    """
+    R = flat.shape[0]
+    out = {}
+    for net in layout.nets:
+        for w, b, fi, fo in net.layers:
+            out[w] = flat[:, w:w + fi * fo].view(R, fi, fo).requires_grad_(True)
+            out[b] = flat[:, b:b + fo].view(R, 1, fo).requires_grad_(True)
+    return out
+
+
+def flat_grad(grads, leaves: dict) -> torch.Tensor:
+    """Concatenate per-leaf gradients (in ``leaves`` order) into (R, n_params)."""
+    R = next(iter(leaves.values())).shape[0]
+    return torch.cat([g.reshape(R, -1) for g in grads], dim=1)
+
+
+# --------------------------------------------------------------------------- activations
+def softplus(z):
+    return torch.nn.functional.softplus(z, beta=1.0, threshold=SOFTPLUS_THRESHOLD)
+
+
+def softplus_d1(z):
+    """d softplus / dz, exactly as autograd differentiates torch's thresholded softplus."""
+    return torch.where(z > SOFTPLUS_THRESHOLD, torch.ones_like(z), torch.sigmoid(z))
+
+
+def softplus_d2(z):
+    s = torch.sigmoid(z)
+    return torch.where(z > SOFTPLUS_THRESHOLD, torch.zeros_like(z), s * (1.0 - s))
+
+
+# --------------------------------------------------------------------------- forward passes
+def mlp_value(flat: torch.Tensor, net: NetSpec, inp: torch.Tensor) -> torch.Tensor:
+    """Plain forward pass: inp (R, N, in_dim) -> (R, N, 1)."""
+    layers = unpack(flat, net)
+    h = inp
+    for k, (W, b) in enumerate(layers):
+        z = torch.baddbmm(b, h, W)
+        h = torch.tanh(z) if k < len(layers) - 1 else z
+    return softplus(h) if net.output == "softplus" else h
+
+
+def operator_with_slope(flat: torch.Tensor, net: NetSpec, u: torch.Tensor):
+    """Operator value f(u) and slope f'(u), propagated analytically through the layers.
+
+    u: (R, N, 1).  Value and tangent rows are stacked so each layer is a single batched
+    matrix product.
+    """
+    layers = unpack(flat, net)
+    N = u.shape[1]
+    W0, b0 = layers[0]
+    z = torch.baddbmm(b0, u, W0)
+    zu = W0.expand(-1, N, -1)
+    for W, b in layers[1:]:
+        h = torch.tanh(z)
+        hu = (1.0 - h * h) * zu
+        zz = torch.bmm(torch.cat([h, hu], dim=1), W)
+        z = zz[:, :N] + b
+        zu = zz[:, N:]
+    if net.output == "softplus":
+        return softplus(z), softplus_d1(z) * zu
+    return z, zu
+
+
+def solution_jet(flat: torch.Tensor, net: NetSpec, xt: torch.Tensor, n_pde: int, n_x: int):
+    """u_theta and its derivatives, propagated analytically (no nested autograd).
+
+    xt: (R, M, 2) with rows ordered [PDE points (n_pde) | BC points | data points]; the
+    first ``n_x`` rows (PDE + BC) need u_x, the first ``n_pde`` rows need u_t and u_xx.
+    Returns u (R, M, 1), u_x (R, n_x, 1), u_t (R, n_pde, 1), u_xx (R, n_pde, 1).
+    """
+    layers = unpack(flat, net)
+    P, Q = n_pde, n_x
+    W0, b0 = layers[0]
+    z = torch.baddbmm(b0, xt, W0)
+    if len(layers) == 1:  # affine u network: second derivatives vanish
+        zx = W0[:, 0:1, :].expand(-1, Q, -1)
+        zt = W0[:, 1:2, :].expand(-1, P, -1)
+        zxx = torch.zeros_like(zt)
+    else:
+        h = torch.tanh(z)
+        s = 1.0 - h * h
+        wx = W0[:, 0:1, :]
+        wt = W0[:, 1:2, :]
+        hx = s[:, :Q] * wx
+        ht = s[:, :P] * wt
+        hxx = -2.0 * h[:, :P] * s[:, :P] * (wx * wx)
+        M = xt.shape[1]
+        for k, (W, b) in enumerate(layers[1:], start=1):
+            zz = torch.bmm(torch.cat([h, hx, ht, hxx], dim=1), W)
+            z = zz[:, :M] + b
+            zx = zz[:, M:M + Q]
+            zt = zz[:, M + Q:M + Q + P]
+            zxx = zz[:, M + Q + P:]
+            if k == len(layers) - 1:
+                break
+            h = torch.tanh(z)
+            s = 1.0 - h * h
+            hx = s[:, :Q] * zx
+            ht = s[:, :P] * zt
+            hxx = s[:, :P] * zxx - 2.0 * h[:, :P] * s[:, :P] * zx[:, :P] * zx[:, :P]
+    if net.output == "identity":
+        return z, zx, zt, zxx
+    d1 = softplus_d1(z)
+    d2 = softplus_d2(z[:, :P])
+    zxP = zx[:, :P]
+    return (softplus(z), d1[:, :Q] * zx, d1[:, :P] * zt,
+            d1[:, :P] * zxx + d2 * zxP * zxP)
+
+
+# --------------------------------------------------------------------------- numpy evaluation
+def numpy_params(flat: np.ndarray, net: NetSpec):
+    return [(flat[w:w + fi * fo].reshape(fi, fo), flat[b:b + fo]) for w, b, fi, fo in net.layers]
+
+
+def _forward_np(layers, output: str, h: np.ndarray) -> np.ndarray:
+    for k, (W, b) in enumerate(layers):
+        h = h @ W + b
+        if k < len(layers) - 1:
+            h = np.tanh(h)
+    h = h[:, 0]
+    if output == "softplus":
+        return np.where(h > SOFTPLUS_THRESHOLD, h, np.log1p(np.exp(np.minimum(h, SOFTPLUS_THRESHOLD))))
+    return h
+
+
+def mlp_numpy(flat_r: np.ndarray, net: NetSpec, inp: np.ndarray) -> np.ndarray:
+    """Forward pass of one replicate in numpy (float64): inp (N, in_dim) -> (N,)."""
+    layers = numpy_params(np.asarray(flat_r, dtype=np.float64), net)
+    return _forward_np(layers, net.output, np.asarray(inp, dtype=np.float64))
+
+
+class OperatorFunction:
+    """A learned operator of one replicate as a vectorised numpy function of u."""
+
+    def __init__(self, flat_r: np.ndarray, net: NetSpec):
+        self.net = net
+        self.layers = numpy_params(np.asarray(flat_r, dtype=np.float64), net)
+
+    def __call__(self, u):
+        u = np.asarray(u, dtype=np.float64)
+        return _forward_np(self.layers, self.net.output, u.reshape(-1, 1)).reshape(u.shape)

@@ -1,0 +1,386 @@
+"""Training R independent ADR-BINN replicates as one batched model (paper Algorithm 1).
+
+Each optimiser step: a mini-batch of B training observations sampled without replacement
+(an epoch is one pass over a random permutation, ``ceil(N_train / B)`` steps, the last
+batch possibly smaller, as a PyTorch ``DataLoader`` with ``shuffle=True`` does), N_PDE
+collocation points drawn uniformly in (x_min, x_max) x [0, t_end] and N_BC boundary times
+per boundary, redrawn every step; Adam with learning rate r.  After every epoch the
+validation losses are recorded on the validation split (PDE and boundary terms on a
+fixed, seeded set of validation collocation points so that the curves are not noisier
+than they need to be), and the best-validation parameters are kept besides the final ones.
+
+Replicates are independent: replicate r draws its initial weights and all its random
+samples from generators seeded by ``seeds[r]`` only, so its result does not depend on
+which other replicates share its batch (tested).  Per-replicate learning rates and loss
+weights enter only elementwise, so replicates with different ``lr`` or ``w_pde`` can share
+a batch exactly.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from .losses import loss_components, step_loss
+from .networks import (Architecture, NetworkLayout, OperatorFunction, flat_grad, leaf_views, mlp_numpy,
+                       xavier_init)
+from .observations import Observations, _stable_int
+
+
+class TrainingError(ValueError):
+    """A training request that cannot be honoured (bad configuration or data)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Hyperparameters; defaults are the paper's Table of default hyperparameters."""
+
+    arch_u: tuple = (4, 32)
+    arch_D: tuple = (4, 32)
+    arch_V: tuple = (4, 32)
+    arch_G: tuple = (4, 32)
+    batch_size: int = 40
+    n_pde: int = 40
+    n_bc: int = 40
+    w_data: float = 1.0
+    w_pde: float = 0.1
+    w_bc: float = 0.001
+    lr: float = 5e-4
+    epochs: int = 4000
+    betas: tuple = (0.9, 0.999)
+    eps: float = 1e-8
+    val_n_pde: int = 200
+    val_n_bc: int = 40
+    clip_batch_to_data: bool = False
+    time_budget_s: float | None = None
+    dtype: str = "float32"
+    compile: bool = True
+    chunk_epochs: int = 50
+
+    def validate(self):
+        for name in ("batch_size", "n_pde", "n_bc", "epochs", "val_n_pde", "val_n_bc", "chunk_epochs"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+                raise TrainingError(f"{name} must be a positive integer, got {v!r}")
+        for name in ("w_data", "w_pde", "w_bc"):
+            v = getattr(self, name)
+            if not np.isfinite(v) or v < 0:
+                raise TrainingError(f"loss weight {name} must be finite and >= 0, got {v!r}")
+        if not np.isfinite(self.lr) or self.lr <= 0:
+            raise TrainingError(f"learning rate must be finite and > 0, got {self.lr!r}")
+        if self.dtype not in ("float32", "float64"):
+            raise TrainingError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+        if self.time_budget_s is not None and not self.time_budget_s > 0:
+            raise TrainingError(f"time_budget_s must be > 0 or None, got {self.time_budget_s!r}")
+        for name in ("arch_u", "arch_D", "arch_V", "arch_G"):
+            try:
+                Architecture.coerce(getattr(self, name))
+            except ValueError as err:
+                raise TrainingError(f"{name}: {err}") from None
+        return self
+
+    def replace(self, **kw) -> "TrainConfig":
+        return dataclasses.replace(self, **kw)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TrainConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - names
+        if unknown:
+            raise TrainingError(f"unknown training parameters: {sorted(unknown)}")
+        return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+
+
+HISTORY_KEYS = ("val_data", "val_pde", "val_bc", "val_total", "train_total")
+
+
+@dataclass
+class TrainResult:
+    """Everything a training run produced, as numpy arrays (replicate axis first)."""
+
+    layout: NetworkLayout
+    config: TrainConfig
+    seeds: np.ndarray
+    mechanisms: tuple
+    final: np.ndarray            # (R, n_params) parameters after the last epoch
+    best: np.ndarray             # (R, n_params) parameters at the lowest validation loss
+    best_epoch: np.ndarray       # (R,) 1-based epoch of the best validation loss
+    history: dict                # HISTORY_KEYS -> (R, epochs_run); losses unweighted except totals
+    weights: np.ndarray          # (R, 3) w_data, w_pde, w_bc per replicate
+    lr: np.ndarray               # (R,)
+    status: list                 # "ok" or "diverged at epoch k"
+    diverged_epoch: np.ndarray   # (R,) -1 if never
+    epochs_run: int
+    steps_per_epoch: int
+    wall_time_s: float
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_replicates(self) -> int:
+        return self.final.shape[0]
+
+    def params(self, which: str = "final") -> np.ndarray:
+        if which not in ("final", "best"):
+            raise ValueError(f"which must be 'final' or 'best', got {which!r}")
+        return self.final if which == "final" else self.best
+
+    def operator(self, name: str, replicate: int, which: str = "final") -> OperatorFunction | None:
+        net = self.layout.net(name)
+        return None if net is None else OperatorFunction(self.params(which)[replicate], net)
+
+    def operator_curves(self, u_grid, which: str = "final") -> dict:
+        """name -> (R, len(u_grid)) learned operator values."""
+        u_grid = np.asarray(u_grid, dtype=np.float64)
+        out = {}
+        for name in ("D", "V", "G"):
+            net = self.layout.net(name)
+            if net is not None:
+                out[name] = np.stack([mlp_numpy(p, net, u_grid[:, None]) for p in self.params(which)])
+        return out
+
+    def u_theta(self, x, t, which: str = "final") -> np.ndarray:
+        """(R, n_t, n_x) learned solution on a grid."""
+        T, X = np.meshgrid(np.asarray(t, float), np.asarray(x, float), indexing="ij")
+        xt = np.stack([X.ravel(), T.ravel()], axis=1)
+        net = self.layout.net("u")
+        return np.stack([mlp_numpy(p, net, xt).reshape(T.shape) for p in self.params(which)])
+
+
+# ----------------------------------------------------------------------------- compiled kernels
+_COMPILED: dict = {}
+
+
+def _adam_update(flat, grad, m, v, step, lr, b1: float, b2: float, eps: float):
+    """torch.optim.Adam's update (amsgrad=False, no weight decay), batched, in place.
+
+    lr has shape (R, 1): replicates may have different learning rates.
+    """
+    m.lerp_(grad, 1.0 - b1)
+    v.mul_(b2).addcmul_(grad, grad, value=1.0 - b2)
+    bc1 = 1.0 - b1 ** step
+    bc2 = 1.0 - b2 ** step
+    denom = (v.sqrt() / bc2.sqrt()).add_(eps)
+    flat.sub_(m / denom * (lr / bc1))
+
+
+def _kernels(layout: NetworkLayout, compile_: bool):
+    key = (layout, compile_)
+    if key not in _COMPILED:
+        def loss_fn(flat, pde_xt, bc_xt, data_xt, data_u, weights):
+            return step_loss(flat, layout, pde_xt, bc_xt, data_xt, data_u, weights)
+
+        def val_fn(flat, pde_xt, bc_xt, data_xt, data_u):
+            return loss_components(flat, layout, pde_xt, bc_xt, data_xt, data_u)
+
+        if compile_:
+            loss_fn = torch.compile(loss_fn, dynamic=False)
+            val_fn = torch.compile(val_fn, dynamic=False)
+            adam = torch.compile(_adam_update, dynamic=False)
+        else:
+            adam = _adam_update
+        _COMPILED[key] = (loss_fn, val_fn, adam)
+    return _COMPILED[key]
+
+
+# ----------------------------------------------------------------------------- helpers
+def _per_replicate(value, default, R, name):
+    if value is None:
+        return np.full(R, float(default))
+    arr = np.asarray(value, dtype=np.float64).reshape(-1)
+    if arr.size == 1:
+        arr = np.full(R, arr.item())
+    if arr.size != R:
+        raise TrainingError(f"{name} has {arr.size} values for {R} replicates")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or (name == "lr" and np.any(arr <= 0)):
+        raise TrainingError(f"{name} values must be finite and {'> 0' if name == 'lr' else '>= 0'}: {arr}")
+    return arr
+
+
+def resolve_mechanisms(data: Observations, mechanisms) -> tuple:
+    if mechanisms is None:
+        from .benchmarks import BENCHMARK_NAMES, get_benchmark
+        if data.name not in BENCHMARK_NAMES:
+            raise TrainingError("say which mechanisms are present (a subset of 'D', 'V', 'G') "
+                                f"for data {data.name!r}, which is not a benchmark")
+        return tuple(get_benchmark(data.name).mechanisms)
+    mech = tuple(dict.fromkeys(mechanisms))
+    if not mech or any(m not in ("D", "V", "G") for m in mech):
+        raise TrainingError(f"mechanisms must be a non-empty subset of ('D', 'V', 'G'), got {mechanisms!r}")
+    return tuple(m for m in ("D", "V", "G") if m in mech)
+
+
+def build_layout(config: TrainConfig, mechanisms) -> NetworkLayout:
+    return NetworkLayout.build(config.arch_u,
+                               config.arch_D if "D" in mechanisms else None,
+                               config.arch_V if "V" in mechanisms else None,
+                               config.arch_G if "G" in mechanisms else None)
+
+
+# ----------------------------------------------------------------------------- training
+def train(data: Observations | Sequence[Observations], config: TrainConfig | None = None,
+          seeds: Sequence[int] = tuple(range(10)), *, mechanisms=None, lr=None, w_pde=None,
+          w_data=None, w_bc=None, initial_params: np.ndarray | None = None,
+          progress: bool | str = False) -> TrainResult:
+    """Train ``len(seeds)`` replicates; see the module docstring.
+
+    data: one ``Observations`` shared by all replicates, or one per replicate (same sizes).
+    lr, w_pde, w_data, w_bc: optional per-replicate values overriding the config.
+    initial_params: (R, n_params) to start from instead of the Xavier initialisation.
+    """
+    config = (config or TrainConfig()).validate()
+    seeds = np.asarray(list(seeds), dtype=np.int64)
+    R = seeds.size
+    if R < 1:
+        raise TrainingError("need at least one seed (replicate)")
+    datas = [data] * R if isinstance(data, Observations) else list(data)
+    if len(datas) != R:
+        raise TrainingError(f"{len(datas)} datasets given for {R} replicates")
+    d0 = datas[0]
+    for d in datas:
+        if not isinstance(d, Observations):
+            raise TrainingError(f"data must be Observations, got {type(d).__name__}")
+        if (len(d.train_idx), len(d.val_idx)) != (len(d0.train_idx), len(d0.val_idx)):
+            raise TrainingError("replicates sharing a batch need datasets of the same size")
+        if d.x_range != d0.x_range or d.t_range != d0.t_range:
+            raise TrainingError("replicates sharing a batch need the same domain")
+    mechanisms = resolve_mechanisms(d0, mechanisms)
+    layout = build_layout(config, mechanisms)
+    n_train = len(d0.train_idx)
+    B = config.batch_size
+    if B > n_train:
+        if not config.clip_batch_to_data:
+            raise TrainingError(f"batch size B={B} is larger than the {n_train} training points; "
+                                "use a smaller B or clip_batch_to_data=True (full-batch training)")
+        B = n_train
+    if len(d0.val_idx) < 1:
+        raise TrainingError("the validation split is empty")
+
+    dtype = torch.float64 if config.dtype == "float64" else torch.float32
+    lr_arr = _per_replicate(lr, config.lr, R, "lr")
+    weights_np = np.stack([_per_replicate(w_data, config.w_data, R, "w_data"),
+                           _per_replicate(w_pde, config.w_pde, R, "w_pde"),
+                           _per_replicate(w_bc, config.w_bc, R, "w_bc")], axis=1)
+
+    # ---- tensors
+    train_pts = torch.tensor(np.stack([d.points("train") for d in datas]), dtype=dtype)
+    val_pts = torch.tensor(np.stack([d.points("val") for d in datas]), dtype=dtype)
+    (x0, x1), (t0, t1) = d0.x_range, d0.t_range
+    weights = torch.tensor(weights_np, dtype=dtype)
+    lr_t = torch.tensor(lr_arr, dtype=dtype).reshape(R, 1)
+    if initial_params is not None:
+        init = np.asarray(initial_params, dtype=np.float64)
+        if init.shape != (R, layout.n_params):
+            raise TrainingError(f"initial_params has shape {init.shape}, expected {(R, layout.n_params)}")
+        flat = torch.tensor(init, dtype=dtype)
+    else:
+        flat = torch.stack([xavier_init(layout, int(s), dtype) for s in seeds])
+    leaves = leaf_views(flat, layout)
+    leaf_list = list(leaves.values())
+    m = torch.zeros_like(flat)
+    v = torch.zeros_like(flat)
+
+    gens = [torch.Generator().manual_seed(_stable_int("sampling", int(s))) for s in seeds]
+    nb = config.n_bc
+    bc_x = torch.cat([torch.full((nb,), x0), torch.full((nb,), x1)]).to(dtype)
+
+    def collocation(gen, shape_p, shape_b):
+        p = torch.rand(*shape_p, 2, generator=gen, dtype=torch.float64)
+        p[..., 0] = x0 + (x1 - x0) * p[..., 0]
+        p[..., 1] = t0 + (t1 - t0) * p[..., 1]
+        bt = t0 + (t1 - t0) * torch.rand(*shape_b, generator=gen, dtype=torch.float64)
+        return p.to(dtype), bt.to(dtype)
+
+    # fixed validation collocation set, seeded per replicate
+    vgens = [torch.Generator().manual_seed(_stable_int("validation", int(s))) for s in seeds]
+    vp, vb = zip(*[collocation(g, (config.val_n_pde,), (2 * config.val_n_bc,)) for g in vgens])
+    vbc_x = torch.cat([torch.full((config.val_n_bc,), x0), torch.full((config.val_n_bc,), x1)]).to(dtype)
+    val_pde = torch.stack(vp)
+    val_bc = torch.stack([torch.stack([vbc_x, b], dim=1) for b in vb])
+    val_xt, val_u = val_pts[..., :2].contiguous(), val_pts[..., 2].contiguous()
+
+    loss_fn, val_fn, adam = _kernels(layout, config.compile)
+    b1, b2 = config.betas
+
+    steps_per_epoch = math.ceil(n_train / B)
+    E = config.epochs
+    hist = torch.full((len(HISTORY_KEYS), R, E), float("nan"), dtype=torch.float64)
+    best = flat.detach().clone()
+    best_val = torch.full((R,), float("inf"), dtype=dtype)
+    best_epoch = torch.zeros(R, dtype=torch.int64)
+    diverged = np.full(R, -1)
+    step_t = torch.zeros((), dtype=dtype)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=E, desc=progress if isinstance(progress, str) else "training",
+                   unit="epoch", leave=False)
+    start = time.perf_counter()
+    epoch = 0
+    stop = False
+    while epoch < E and not stop:
+        chunk = min(config.chunk_epochs, E - epoch)
+        perms = torch.stack([torch.argsort(torch.rand(chunk, n_train, generator=g), dim=1) for g in gens])
+        cp, cb = zip(*[collocation(g, (chunk, steps_per_epoch, config.n_pde),
+                                   (chunk, steps_per_epoch, 2 * nb)) for g in gens])
+        cp = torch.stack(cp)  # (R, chunk, S, P, 2)
+        cb = torch.stack(cb)  # (R, chunk, S, 2nb)
+        for e in range(chunk):
+            train_acc = torch.zeros(R, dtype=dtype)
+            for s in range(steps_per_epoch):
+                idx = perms[:, e, s * B:(s + 1) * B]
+                batch = torch.gather(train_pts, 1, idx[..., None].expand(-1, -1, 3))
+                bc_xt = torch.stack([bc_x.expand(R, -1), cb[:, e, s]], dim=2)
+                total, _ = loss_fn(leaves, cp[:, e, s], bc_xt, batch[..., :2], batch[..., 2], weights)
+                grad = flat_grad(torch.autograd.grad(total.sum(), leaf_list), leaves)
+                step_t += 1
+                with torch.no_grad():
+                    adam(flat, grad, m, v, step_t, lr_t, b1, b2, config.eps)
+                train_acc += total.detach()
+            with torch.no_grad():
+                comps = val_fn(leaves, val_pde, val_bc, val_xt, val_u)
+                vtot = (comps * weights).sum(dim=1)
+                hist[0:3, :, epoch] = comps.T.double()
+                hist[3, :, epoch] = vtot.double()
+                hist[4, :, epoch] = (train_acc / steps_per_epoch).double()
+                bad = ~(torch.isfinite(vtot) & torch.isfinite(flat).all(dim=1))
+                improved = (vtot < best_val) & ~bad
+                best = torch.where(improved[:, None], flat, best)
+                best_val = torch.where(improved, vtot, best_val)
+                best_epoch = torch.where(improved, torch.full_like(best_epoch, epoch + 1), best_epoch)
+                if bad.any():
+                    # freeze a diverged replicate at its best parameters; others go on
+                    for r in torch.nonzero(bad).flatten().tolist():
+                        if diverged[r] < 0:
+                            diverged[r] = epoch + 1
+                    flat.copy_(torch.where(bad[:, None], best, flat))
+                    m.masked_fill_(bad[:, None], 0.0)
+                    v.masked_fill_(bad[:, None], 0.0)
+                    lr_t.masked_fill_(bad[:, None], 0.0)
+            epoch += 1
+            if config.time_budget_s is not None and time.perf_counter() - start >= config.time_budget_s:
+                stop = True
+                break
+        if bar is not None:
+            bar.update(e + 1)
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - start
+
+    status = ["ok" if d < 0 else f"diverged at epoch {d}" for d in diverged]
+    history = {k: hist[i, :, :epoch].numpy().copy() for i, k in enumerate(HISTORY_KEYS)}
+    return TrainResult(layout=layout, config=config, seeds=seeds, mechanisms=mechanisms,
+                       final=flat.detach().double().numpy().copy(),
+                       best=best.double().numpy().copy(), best_epoch=best_epoch.numpy().copy(),
+                       history=history, weights=weights_np, lr=lr_arr, status=status,
+                       diverged_epoch=diverged, epochs_run=epoch, steps_per_epoch=steps_per_epoch,
+                       wall_time_s=wall, extra={"batch_size_used": B})

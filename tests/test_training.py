@@ -1,0 +1,175 @@
+"""The fast batched trainer against the plain-autograd reference (float64), and its contracts."""
+import numpy as np
+import pytest
+import torch
+
+from binn_utils.losses import loss_components
+from binn_utils.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
+from binn_utils.observations import Observations, make_observations
+from binn_utils.training import TrainConfig, TrainingError, _adam_update, train
+from reference_binn import RefBINN
+
+ARCHS = [
+    dict(arch_u=(4, 32), arch_D=(4, 32), arch_V=(4, 32), arch_G=(4, 32)),
+    dict(arch_u=(2, 8), arch_D=(1, 1), arch_V=(4, 1), arch_G=None),
+    dict(arch_u=(6, 16), arch_D=(4, 4), arch_V=None, arch_G=(2, 3)),
+    dict(arch_u=(3, 5), arch_D=(2, 4), arch_V=None, arch_G=None),
+]
+
+
+def _points(gen, R, P=17, nb=9, B=13, t_end=4.0):
+    scale = torch.tensor([14.0, t_end], dtype=torch.float64)
+    shift = torch.tensor([-7.0, 0.0], dtype=torch.float64)
+    pde = torch.rand(R, P, 2, generator=gen, dtype=torch.float64) * scale + shift
+    bx = torch.cat([torch.full((nb,), -7.0), torch.full((nb,), 7.0)]).double()
+    bc = torch.stack([bx.expand(R, -1), t_end * torch.rand(R, 2 * nb, generator=gen, dtype=torch.float64)], 2)
+    dxt = torch.rand(R, B, 2, generator=gen, dtype=torch.float64) * scale + shift
+    du = torch.rand(R, B, generator=gen, dtype=torch.float64)
+    return pde, bc, dxt, du
+
+
+@pytest.mark.parametrize("archs", ARCHS)
+def test_fast_losses_and_gradients_equal_reference(archs):
+    layout = NetworkLayout.build(archs["arch_u"], archs["arch_D"], archs["arch_V"], archs["arch_G"])
+    R = 3
+    gen = torch.Generator().manual_seed(1)
+    flat = torch.stack([xavier_init(layout, s) for s in range(R)])
+    flat += 0.3 * torch.randn(flat.shape, generator=gen, dtype=torch.float64)  # non-zero biases too
+    pde, bc, dxt, du = _points(gen, R)
+    w = torch.tensor([[1.0, 0.1, 1e-3], [2.0, 10.0, 0.5], [0.3, 1e-4, 1.0]], dtype=torch.float64)
+    leaves = leaf_views(flat.clone(), layout)
+    comps = loss_components(leaves, layout, pde, bc, dxt, du)
+    grads = flat_grad(torch.autograd.grad((comps * w).sum(), list(leaves.values())), leaves)
+    for r in range(R):
+        ref = RefBINN(layout, flat[r])
+        c_ref = ref.losses(pde[r], bc[r], dxt[r], du[r])
+        (c_ref * w[r]).sum().backward()
+        g_ref = ref.flat_grad()
+        np.testing.assert_allclose(comps[r].detach().numpy(), c_ref.detach().numpy(), rtol=1e-10, atol=0)
+        assert torch.linalg.norm(grads[r] - g_ref) <= 1e-10 * torch.linalg.norm(g_ref)
+        # and elementwise for every parameter that has a non-negligible gradient
+        big = g_ref.abs() > 1e-6 * g_ref.abs().max()
+        np.testing.assert_allclose(grads[r][big].numpy(), g_ref[big].numpy(), rtol=1e-8)
+
+
+def test_batched_adam_equals_separate_torch_adams():
+    R, n = 4, 50
+    gen = torch.Generator().manual_seed(2)
+    p0 = torch.randn(R, n, generator=gen, dtype=torch.float64)
+    lrs = torch.tensor([5e-4, 1e-2, 0.3, 5e-7], dtype=torch.float64)
+    grads = [torch.randn(R, n, generator=gen, dtype=torch.float64) for _ in range(7)]
+    flat, m, v = p0.clone(), torch.zeros_like(p0), torch.zeros_like(p0)
+    step = torch.zeros((), dtype=torch.float64)
+    for g in grads:
+        step += 1
+        _adam_update(flat, g, m, v, step, lrs[:, None], 0.9, 0.999, 1e-8)
+    for r in range(R):
+        p = p0[r].clone().requires_grad_(True)
+        opt = torch.optim.Adam([p], lr=float(lrs[r]), betas=(0.9, 0.999), eps=1e-8)
+        for g in grads:
+            p.grad = g[r].clone()
+            opt.step()
+        np.testing.assert_allclose(flat[r].numpy(), p.detach().numpy(), rtol=1e-12, atol=1e-15)
+
+
+CFG = TrainConfig(arch_u=(3, 8), arch_D=(2, 4), arch_V=(2, 4), epochs=6, dtype="float64", compile=False,
+                  chunk_epochs=4)
+
+
+@pytest.fixture(scope="module")
+def burgers_obs():
+    return make_observations("burgers", 1e-3)
+
+
+def test_replicate_result_independent_of_batch(burgers_obs):
+    together = train(burgers_obs, CFG, seeds=[3, 7, 11], lr=[5e-4, 1e-3, 2e-3], w_pde=[0.1, 1.0, 0.01])
+    alone = train(burgers_obs, CFG, seeds=[7], lr=[1e-3], w_pde=[1.0])
+    np.testing.assert_allclose(together.final[1], alone.final[0], rtol=1e-10, atol=1e-12)
+    for k in together.history:
+        np.testing.assert_allclose(together.history[k][1], alone.history[k][0], rtol=1e-10)
+
+
+def test_training_is_deterministic_and_records_history(burgers_obs):
+    a = train(burgers_obs, CFG, seeds=[1, 2])
+    b = train(burgers_obs, CFG, seeds=[1, 2])
+    np.testing.assert_array_equal(a.final, b.final)
+    np.testing.assert_array_equal(a.history["val_total"], b.history["val_total"])
+    assert a.history["val_total"].shape == (2, CFG.epochs)
+    assert a.epochs_run == CFG.epochs
+    assert a.steps_per_epoch == int(np.ceil(len(burgers_obs.train_idx) / CFG.batch_size))
+    # weighted total is the weighted sum of the recorded components
+    w = a.weights[0]
+    total = w[0] * a.history["val_data"] + w[1] * a.history["val_pde"] + w[2] * a.history["val_bc"]
+    np.testing.assert_allclose(total, a.history["val_total"], rtol=1e-12)
+    # best parameters are those of the recorded minimum
+    assert np.all(a.best_epoch == np.argmin(a.history["val_total"], axis=1) + 1)
+    assert a.status == ["ok", "ok"]
+    # a different seed gives a different initialisation
+    assert not np.allclose(a.final[0], a.final[1])
+
+
+def test_training_reduces_validation_loss():
+    obs = make_observations("diffusion", 1e-3)
+    res = train(obs, CFG.replace(epochs=40, chunk_epochs=40, lr=2e-3), seeds=[0, 1])
+    first, last = res.history["val_total"][:, 0], res.history["val_total"][:, -1]
+    assert np.all(last < 0.5 * first)
+
+
+def test_divergent_replicate_gets_failure_status_not_crash(burgers_obs):
+    layout_n = train(burgers_obs, CFG.replace(epochs=1), seeds=[0]).final.shape[1]
+    init = np.stack([xavier_init(train(burgers_obs, CFG.replace(epochs=1), seeds=[0]).layout, s).numpy()
+                     for s in (0, 1)])
+    init[1] *= 1e300  # overflows to inf in the loss
+    assert init.shape[1] == layout_n
+    res = train(burgers_obs, CFG.replace(epochs=3), seeds=[0, 1], initial_params=init)
+    assert res.status[0] == "ok"
+    assert res.status[1].startswith("diverged")
+    assert np.all(np.isfinite(res.history["val_total"][0]))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(config=TrainConfig(batch_size=1000)), "larger than the"),
+    (dict(config=TrainConfig(lr=-1.0)), "learning rate"),
+    (dict(config=TrainConfig(w_pde=-0.1)), "w_pde"),
+    (dict(config=TrainConfig(epochs=0)), "epochs"),
+    (dict(config=TrainConfig(arch_D=(0, 3))), "hidden_layers"),
+    (dict(mechanisms=("D", "X")), "mechanisms"),
+    (dict(lr=[1e-3, 1e-3, 1e-3]), "3 values for 2 replicates"),
+    (dict(seeds=[]), "at least one seed"),
+])
+def test_bad_training_input_is_rejected_clearly(burgers_obs, kwargs, message):
+    kwargs.setdefault("seeds", [0, 1])
+    with pytest.raises(TrainingError, match=message):
+        train(burgers_obs, **kwargs)
+
+
+def test_full_batch_clipping_is_explicit(burgers_obs):
+    res = train(burgers_obs, CFG.replace(epochs=1, batch_size=640, clip_batch_to_data=True), seeds=[0])
+    assert res.steps_per_epoch == 1
+    assert res.extra["batch_size_used"] == len(burgers_obs.train_idx)
+
+
+def test_observations_reject_nan_and_bad_noise():
+    with pytest.raises(ValueError, match="NaN"):
+        Observations("mine", x=[0, 1, 2], t=[0, 1], u_obs=[[0, 1, np.nan], [0, 1, 2]])
+    with pytest.raises(ValueError, match="noise variance"):
+        make_observations("diffusion", -1e-3)
+    with pytest.raises(ValueError, match="shape"):
+        Observations("mine", x=[0, 1, 2], t=[0, 1], u_obs=[[0, 1], [0, 1]])
+
+
+def test_observations_are_seeded_and_split_80_10_10():
+    a = make_observations("diffusion", 1e-2, dataset=3)
+    b = make_observations("diffusion", 1e-2, dataset=3)
+    c = make_observations("diffusion", 1e-2, dataset=4)
+    np.testing.assert_array_equal(a.u_obs, b.u_obs)
+    np.testing.assert_array_equal(a.train_idx, b.train_idx)
+    assert not np.allclose(a.u_obs, c.u_obs)
+    n = a.n_points
+    assert len(a.train_idx) == round(0.8 * n) and len(a.val_idx) == round(0.1 * n)
+    allidx = np.concatenate([a.train_idx, a.val_idx, a.test_idx])
+    assert np.array_equal(np.sort(allidx), np.arange(n))
+    # noise has the requested variance (loose statistical check, 497 points)
+    resid = (a.u_obs - a.u_clean).ravel()
+    assert 0.7e-2 < resid.var() < 1.3e-2
+    assert np.array_equal(make_observations("diffusion", 0.0).u_obs, a.u_clean)
