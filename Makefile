@@ -33,6 +33,8 @@ CI_PRESET    ?= quick
 # Name of the parameter (in each notebook's `parameters` cell) that receives the folder
 # for the figures and files the notebook writes.
 OUTPUT_PARAM ?= output_dir
+# Execution cache of the book build (execute.cache in _config.yml).
+BOOK_CACHE_DB := _build/.jupyter_cache/global.db
 
 # `make rerun` arguments.
 NB     ?=
@@ -105,7 +107,13 @@ notebook-check: venv
 # --keep-going: report all warnings before failing. Notebooks execute in `cache` mode
 # (cache in _build/.jupyter_cache) and any cell error fails the build
 # (execute.raise_on_error in _config.yml).
+# The execution cache is keyed on the notebook's code only, and Sphinx re-reads only
+# changed sources, so when anything under results/ or binn_utils/ is newer than the
+# cache, the previous build is discarded and every notebook re-executes.
 book: venv
+	@if [ -f $(BOOK_CACHE_DB) ] && [ -n "$$(find results binn_utils -type f -not -name "*.pyc" -newer $(BOOK_CACHE_DB) -print -quit 2>/dev/null)" ]; then \
+	  echo "book: results/ or binn_utils/ changed since notebooks last ran; removing _build"; \
+	  rm -rf _build; fi
 	$(BIN)/jupyter-book build . -n -W --keep-going
 	@echo "book: open _build/html/index.html"
 

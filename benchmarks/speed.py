@@ -1,0 +1,130 @@
+"""Speed benchmark of the BINN trainer; prints its figures (no assertions).
+
+    python benchmarks/speed.py            # everything (a few minutes)
+    python benchmarks/speed.py --quick    # fewer steps, no full run
+
+1. the plain reference step (one model, nested autograd, torch.optim.Adam; tests/reference_binn.py);
+2. the fast step (batched, derivatives propagated analytically, torch.compile) for R = 1, 10, 50
+   on one thread, and with one single-threaded process per core;
+3. a full default run: 10 replicates x 4000 epochs on the diffusion benchmark (71 x 7 data,
+   noise 1e-3, B = 40, per-epoch validation), replicates split over one process per core.
+Default configuration = the paper's hyperparameter table (u, D networks (4, 32)).
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def _setup():
+    torch.set_num_threads(1)
+
+
+def reference_step_us(n_steps: int) -> float:
+    """Microseconds per optimiser step of the plain autograd reference (float32 cast)."""
+    from reference_binn import RefBINN
+    from binn_utils.networks import xavier_init
+    from binn_utils.observations import make_observations
+    from binn_utils.training import TrainConfig, build_layout
+
+    torch.set_default_dtype(torch.float64)
+    layout = build_layout(TrainConfig(), ("D",))
+    model = RefBINN(layout, xavier_init(layout, 0))
+    opt = torch.optim.Adam(model.parameters(), lr=5e-4)
+    obs = make_observations("diffusion", 1e-3)
+    pts = torch.tensor(obs.points("train"))
+    gen = torch.Generator().manual_seed(0)
+    w = torch.tensor([1.0, 0.1, 0.001])
+
+    def step():
+        idx = torch.randperm(pts.shape[0], generator=gen)[:40]
+        pde = torch.rand(40, 2, generator=gen, dtype=torch.float64) * torch.tensor([14.0, 18.0]) - torch.tensor([7.0, 0.0])
+        bc = torch.stack([torch.cat([torch.full((40,), -7.0), torch.full((40,), 7.0)]),
+                          18 * torch.rand(80, generator=gen, dtype=torch.float64)], 1)
+        loss = (model.losses(pde, bc, pts[idx, :2], pts[idx, 2]) * w).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    for _ in range(5):
+        step()
+    t0 = time.perf_counter()
+    for _ in range(n_steps):
+        step()
+    torch.set_default_dtype(torch.float32)
+    return 1e6 * (time.perf_counter() - t0) / n_steps
+
+
+def fast_run(R: int, epochs: int, seed0: int = 0):
+    """(compile+warm-up seconds, timed training seconds, replicate-steps) on this process."""
+    from binn_utils.observations import make_observations
+    from binn_utils.training import TrainConfig, train
+
+    _setup()
+    obs = make_observations("diffusion", 1e-3)
+    seeds = list(range(seed0, seed0 + R))
+    t0 = time.perf_counter()
+    train(obs, TrainConfig(epochs=2), seeds=seeds)  # compile and warm up these shapes
+    warm = time.perf_counter() - t0
+    res = train(obs, TrainConfig(epochs=epochs), seeds=seeds)
+    return warm, res.wall_time_s, res.epochs_run * res.steps_per_epoch * R, res
+
+
+def _worker(args):
+    R, epochs, seed0 = args
+    warm, wall, rs, res = fast_run(R, epochs, seed0)
+    return warm, wall, rs, res.history["val_total"][:, -1]
+
+
+def parallel(R_total: int, epochs: int, procs: int):
+    per = [R_total // procs + (1 if i < R_total % procs else 0) for i in range(procs)]
+    seed0 = np.cumsum([0] + per[:-1])
+    ctx = mp.get_context("spawn")
+    t0 = time.perf_counter()
+    with ctx.Pool(procs, initializer=_setup) as pool:
+        out = pool.map(_worker, [(p, epochs, int(s)) for p, s in zip(per, seed0)])
+    total = time.perf_counter() - t0
+    warm = max(o[0] for o in out)
+    train_wall = max(o[1] for o in out)
+    rs = sum(o[2] for o in out)
+    return total, warm, train_wall, rs, np.concatenate([o[3] for o in out])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer steps and no full default run")
+    ap.add_argument("--procs", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+    _setup()
+    print(f"torch {torch.__version__}, {os.cpu_count()} cores, one thread per process, float32")
+    ref = reference_step_us(50 if args.quick else 200)
+    print(f"reference step (one model, nested autograd):        {ref:8.0f} us per replicate-step")
+    epochs = 20 if args.quick else 100
+    for R in (1, 10, 50):
+        warm, wall, rs, _ = fast_run(R, epochs)
+        us = 1e6 * wall / rs
+        print(f"fast step, R={R:3d}, 1 process:   {us:8.1f} us per replicate-step   "
+              f"(x{ref / us:5.1f} vs reference; compile+warm-up {warm:5.1f} s)")
+    total, warm, wall, rs, _ = parallel(50, epochs, args.procs)
+    us = 1e6 * wall / rs
+    print(f"fast step, R=50 over {args.procs} processes: {us:8.1f} us per replicate-step   "
+          f"(x{ref / us:5.1f} vs reference)")
+    if not args.quick:
+        total, warm, wall, rs, val = parallel(10, 4000, args.procs)
+        print(f"full default run, 10 replicates x 4000 epochs over {args.procs} processes: "
+              f"{wall:6.1f} s training ({total:6.1f} s wall including process start and "
+              f"{warm:5.1f} s compile/warm-up); final validation loss median {np.median(val):.2e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""From a trained setting to the paper's error measures, per replicate.
+
+For each replicate (using the final or the best-validation networks):
+* ``u_theta`` on the data grid and its relative L2 error against the noise-free solution;
+* ``u_p``: the finite-volume forward solve driven by the learned D, V, G and the learned
+  initial condition u_theta(x, 0), on the data grid and times (Supporting Material); a
+  failed solve is kept with its status and counted, its error is NaN;
+* learned operator curves on a u grid, and operator errors over the range of u actually
+  observed (the noise-free solution's range on the data grid).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .forward_solve import forward_solve
+from .metrics import observed_range, operator_error, operator_grid, relative_l2
+from .observations import Observations
+from .training import TrainResult
+
+PLOT_U_POINTS = 101
+
+
+@dataclass
+class Evaluation:
+    which: str
+    u_theta: np.ndarray            # (R, n_t, n_x)
+    u_p: np.ndarray                # (R, n_t, n_x), NaN where the solve failed
+    up_status: list                # per replicate
+    err_u_theta: np.ndarray        # (R,)
+    err_u_p: np.ndarray            # (R,) NaN where u_p failed
+    err_u_theta_obs: np.ndarray    # (R,) against the observations (no ground truth needed)
+    err_u_p_obs: np.ndarray        # (R,)
+    u_grid: np.ndarray             # operator plotting grid
+    operators: dict                # name -> (R, n_u) on u_grid
+    true_operators: dict           # name -> (n_u,) (empty for real data)
+    u_range: tuple                 # observed range of u
+    operator_errors: dict = field(default_factory=dict)  # name -> (R,) over u_range
+
+    @property
+    def n_failed_u_p(self) -> int:
+        return int(sum(s != "ok" for s in self.up_status))
+
+
+def evaluate(result: TrainResult, data: Observations | list, which: str = "final", *,
+             benchmark=None, u_grid=None, solve_kw=None) -> Evaluation:
+    """Evaluate every replicate of ``result`` on its dataset(s)."""
+    R = result.n_replicates
+    datas = [data] * R if isinstance(data, Observations) else list(data)
+    if len(datas) != R:
+        raise ValueError(f"{len(datas)} datasets for {R} replicates")
+    d0 = datas[0]
+    if benchmark is None and d0.u_clean is not None:
+        from .benchmarks import BENCHMARK_NAMES, get_benchmark
+        benchmark = get_benchmark(d0.name) if d0.name in BENCHMARK_NAMES else None
+    truth = d0.u_clean
+    u_lo, u_hi = observed_range(truth if truth is not None else d0.u_obs)
+    if u_grid is None:
+        top = max(1.0, u_hi) if truth is not None else u_hi + 0.1 * (u_hi - u_lo)
+        bottom = min(0.0, u_lo)
+        u_grid = np.linspace(bottom, top, PLOT_U_POINTS)
+    u_grid = np.asarray(u_grid, dtype=float)
+
+    u_theta = result.u_theta(d0.x, d0.t, which)
+    params = result.params(which)
+    u_p = np.full_like(u_theta, np.nan)
+    status = []
+    for r in range(R):
+        if not np.all(np.isfinite(params[r])):
+            status.append("failed: non-finite network parameters")
+            continue
+        ops = [result.operator(n, r, which) for n in ("D", "V", "G")]
+        sol = forward_solve(*ops, u_theta[r, 0], d0.x, d0.t, **(solve_kw or {}))
+        u_p[r] = sol.u
+        status.append("ok" if sol.ok else f"{sol.status}: {sol.message}")
+
+    def errs(pred, ref_of):
+        out = np.full(R, np.nan)
+        for r in range(R):
+            ref = ref_of(r)
+            if ref is not None and np.all(np.isfinite(pred[r])):
+                out[r] = relative_l2(pred[r], ref)
+        return out
+
+    clean = (lambda r: datas[r].u_clean)
+    obs = (lambda r: datas[r].u_obs)
+    ops = result.operator_curves(u_grid, which)
+    true_ops, op_errs = {}, {}
+    if benchmark is not None:
+        for name in ops:
+            true_ops[name] = np.asarray(getattr(benchmark, name)(u_grid), dtype=float) * np.ones_like(u_grid)
+        grid_in = operator_grid((u_lo, u_hi))
+        learned_in = result.operator_curves(grid_in, which)
+        for name, vals in learned_in.items():
+            true_in = np.asarray(getattr(benchmark, name)(grid_in), dtype=float) * np.ones_like(grid_in)
+            op_errs[name] = np.asarray(operator_error(vals, true_in), dtype=float)
+    return Evaluation(which=which, u_theta=u_theta, u_p=u_p, up_status=status,
+                      err_u_theta=errs(u_theta, clean), err_u_p=errs(u_p, clean),
+                      err_u_theta_obs=errs(u_theta, obs), err_u_p_obs=errs(u_p, obs),
+                      u_grid=u_grid, operators=ops, true_operators=true_ops,
+                      u_range=(u_lo, u_hi), operator_errors=op_errs)
