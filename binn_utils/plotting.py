@@ -1,0 +1,132 @@
+"""Figure panels shared by the notebooks (the paper's colour code and layout).
+
+Colours follow Fig. 1: u_theta blue, u_p orange, D green, G purple, V brown; dashed black
+is the truth.  Bands are +-1 standard deviation over replicates (as the paper's captions)
+for solutions and operators, and the interquartile range for loss curves.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+COLORS = {"u_theta": "tab:blue", "u_p": "tab:orange", "D": "tab:green", "G": "tab:purple", "V": "tab:brown"}
+OP_LABELS = {"D": "$D(u)$", "V": "$V(u)$", "G": "$G(u)$"}
+
+
+def style():
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "axes.spines.top": False,
+                         "axes.spines.right": False, "legend.frameon": False, "font.size": 9,
+                         "axes.titlesize": 9, "axes.labelsize": 9})
+
+
+def _band(ax, x, vals, color, label, lw=1.4, alpha=0.25):
+    vals = np.asarray(vals, dtype=float)
+    ok = np.all(np.isfinite(vals), axis=tuple(range(1, vals.ndim)))
+    if not ok.any():
+        return
+    v = vals[ok]
+    mean, std = v.mean(axis=0), v.std(axis=0)
+    ax.plot(x, mean, color=color, lw=lw, label=label)
+    ax.fill_between(x, mean - std, mean + std, color=color, alpha=alpha, lw=0)
+
+
+def solution_panel(ax, x, t, pred, true=None, which_times="all", color="tab:blue", label="",
+                   obs=None):
+    """Mean +- std over replicates of pred (R, n_t, n_x) at the chosen times, truth dashed."""
+    idx = range(len(t)) if which_times == "all" else ([len(t) - 1] if which_times == "end" else which_times)
+    for k, i in enumerate(idx):
+        _band(ax, x, np.asarray(pred)[:, i], color, label if k == 0 else None)
+        if true is not None:
+            ax.plot(x, true[i], "k--", lw=0.9, label="truth" if k == 0 else None)
+        if obs is not None:
+            ax.plot(x, obs[i], ".", color="0.6", ms=2, label="observations" if k == 0 else None)
+    ax.set_xlabel("$x$")
+    ax.set_ylabel("$u$")
+
+
+def operator_panel(ax, u_grid, curves, true=None, u_range=None, name="D", label=None, color=None):
+    """Learned operator mean +- std over replicates; grey shading outside the observed u range."""
+    _band(ax, u_grid, curves, color or COLORS.get(name, "k"), label)
+    if true is not None:
+        ax.plot(u_grid, true, "k--", lw=0.9, label="truth")
+    if u_range is not None:
+        shade_unobserved(ax, u_range, u_grid)
+    ax.set_xlabel("$u$")
+    ax.set_ylabel(OP_LABELS.get(name, name))
+
+
+def shade_unobserved(ax, u_range, u_grid):
+    lo, hi = u_range
+    if u_grid[0] < lo:
+        ax.axvspan(u_grid[0], lo, color="0.9", zorder=0, lw=0)
+    if u_grid[-1] > hi:
+        ax.axvspan(hi, u_grid[-1], color="0.9", zorder=0, lw=0)
+
+
+def loss_curve_panel(ax, epochs, curves, color=None, label=None, ls="-"):
+    """Median and interquartile band over replicates of loss curves (R, n) on a log scale."""
+    c = np.asarray(curves, dtype=float)
+    c = np.where(np.isfinite(c), c, np.nan)
+    if np.all(np.isnan(c)):
+        return
+    med = np.nanmedian(c, axis=0)
+    q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
+    line, = ax.plot(epochs, med, color=color, ls=ls, label=label, lw=1.2)
+    ax.fill_between(epochs, q1, q3, color=line.get_color(), alpha=0.2, lw=0)
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+
+
+def error_boxes(ax, groups, positions, color, width=None, label=None, log_positions=False):
+    """Box plots of per-replicate errors (NaNs = failed runs are left out and counted)."""
+    data = [np.asarray(g, float)[np.isfinite(g)] for g in groups]
+    pos = np.log10(positions) if log_positions else np.asarray(positions, float)
+    w = width or (0.25 * np.min(np.diff(pos)) if len(pos) > 1 else 0.4)
+    keep = [i for i, d in enumerate(data) if d.size]
+    if keep:
+        bp = ax.boxplot([data[i] for i in keep], positions=pos[keep], widths=w, patch_artist=True,
+                        manage_ticks=False, showfliers=True, flierprops=dict(ms=2, mec=color))
+        for b in bp["boxes"]:
+            b.set(facecolor=color, alpha=0.5, edgecolor=color)
+        for part in ("whiskers", "caps", "medians"):
+            for line in bp[part]:
+                line.set(color=color)
+    if label:
+        ax.plot([], [], "s", color=color, alpha=0.5, label=label)
+    for i, g in enumerate(groups):
+        n_fail = int(np.sum(~np.isfinite(np.asarray(g, float))))
+        if n_fail:
+            ax.annotate(f"{n_fail} failed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
+                        ha="center", va="top", fontsize=7, color=color)
+    return pos
+
+
+def log_ticks(ax, values, fmt="{:g}"):
+    ax.set_xticks(np.log10(values))
+    ax.set_xticklabels([fmt.format(v) for v in values], rotation=45)
+
+
+def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label=""):
+    im = ax.imshow(matrix, cmap=cmap, origin="lower")
+    ax.set_xticks(range(len(col_labels)))
+    ax.set_xticklabels(col_labels)
+    ax.set_yticks(range(len(row_labels)))
+    ax.set_yticklabels(row_labels)
+    for i in range(matrix.shape[0]):
+        for j in range(matrix.shape[1]):
+            v = matrix[i, j]
+            ax.text(j, i, "failed" if not np.isfinite(v) else fmt.format(v), ha="center", va="center",
+                    fontsize=7, color="w")
+    plt.colorbar(im, ax=ax, label=cbar_label, shrink=0.8)
+
+
+def save(fig, output_dir, name: str):
+    """Save a figure as PNG into output_dir (created), return the path."""
+    if output_dir is None:
+        return None
+    path = Path(output_dir) / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, bbox_inches="tight")
+    return path
