@@ -1,0 +1,89 @@
+"""Results store: round trip, resumability, shared settings, failure recording."""
+import json
+
+import numpy as np
+import pytest
+
+from binn_utils import studies
+from binn_utils.sweeps import Setting, load_setting, replicates, run_settings
+from binn_utils.training import TrainConfig
+
+TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), arch_V=(2, 4), arch_G=(2, 4), epochs=3, compile=False)
+
+
+def _setting(label="a", lr=5e-4, bench="diffusion", **kw):
+    ds, ss = replicates(2)
+    return Setting("test", label, bench, 1e-3, False, ds, ss, TINY.replace(lr=lr, **kw), meta=(("lr", lr),))
+
+
+def test_store_round_trip_and_resume(tmp_path):
+    s1, s2 = _setting("a"), _setting("b", lr=1e-3)
+    assert run_settings([s1], tmp_path, workers=1, progress=False) == [s1.key]
+    # a second request for the same settings trains only what is missing
+    assert run_settings([s1, s2], tmp_path, workers=1, progress=False) == [s2.key]
+    assert run_settings([s1, s2], tmp_path, workers=1, progress=False) == []
+    res = load_setting(s1, tmp_path)
+    assert res["final_u_theta"].shape == (2, 7, 71)
+    assert res["final_u_p"].shape == (2, 7, 71)
+    assert res["hist_val_total"].shape[0] == 2
+    rec = json.loads(s1.paths(tmp_path)[1].read_text())
+    assert rec["config"]["lr"] == 5e-4 and rec["seeds"] == [0, 1]
+    assert {"commit", "torch", "numpy", "finished_utc"} <= set(rec["provenance"])
+    assert len(res.metric("err_u_theta")) == 2 and np.all(np.isfinite(res.metric("err_u_theta")))
+    assert res.record["metrics"]["final"]["up_status"] == ["ok", "ok"]
+
+
+def test_identical_specifications_share_a_run_across_studies(tmp_path):
+    a = _setting("a")
+    b = Setting("other_study", "different label", a.benchmark, a.noise_var, a.dense, a.datasets, a.seeds, a.config)
+    assert a.key == b.key
+    c = _setting("a", lr=1e-3)
+    assert c.key != a.key
+
+
+def test_same_setting_gives_same_numbers(tmp_path):
+    s = _setting("a")
+    run_settings([s], tmp_path / "one", workers=1, progress=False)
+    run_settings([s], tmp_path / "two", workers=1, progress=False)
+    r1, r2 = load_setting(s, tmp_path / "one"), load_setting(s, tmp_path / "two")
+    np.testing.assert_array_equal(r1["final_u_theta"], r2["final_u_theta"])
+    np.testing.assert_array_equal(r1.metric("err_u_p"), r2.metric("err_u_p"))
+
+
+def test_interrupted_run_leaves_no_half_written_result(tmp_path):
+    s = _setting("a")
+    npz, js = s.paths(tmp_path)
+    npz.parent.mkdir(parents=True)
+    npz.write_bytes(b"partial")  # arrays written, metadata missing: not done
+    assert not s.is_done(tmp_path)
+    assert run_settings([s], tmp_path, workers=1, progress=False) == [s.key]
+    assert load_setting(s, tmp_path)["final_u_theta"].shape == (2, 7, 71)
+
+
+def test_missing_result_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no stored results"):
+        load_setting(_setting("zzz"), tmp_path)
+
+
+def test_setting_rejects_mismatched_replicates():
+    with pytest.raises(ValueError, match="one entry per replicate"):
+        Setting("t", "x", "diffusion", 0.0, False, (0, 1), (0,), TINY)
+
+
+def test_study_grids_match_the_paper():
+    assert [dict(s.meta)["lr"] for s in studies.learning_rate_study("quick")] == \
+        [5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1]
+    ws = studies.loss_weight_study("quick")
+    assert [dict(s.meta)["w_pde"] for s in ws] == [1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000]
+    assert all(s.config.w_bc == 0 and s.benchmark == "porous_medium" for s in ws)
+    arch = studies.architecture_study("quick")
+    assert len(arch) == 16 and {s.benchmark for s in arch} == {"diffusion_advection"}
+    fixed, budget = studies.batch_size_study("paper")
+    assert [s.config.batch_size for s in fixed] == [10, 40, 160, 640]
+    # the fixed budget is the same number of optimiser steps for every B (398 training points)
+    steps = [s.config.epochs * -(-398 // min(s.config.batch_size, 398)) for s in budget]
+    assert all(abs(n - studies.PAPER_BUDGET_STEPS) < 40 for n in steps)
+    noise = studies.noise_study("paper")
+    assert len(noise) == 10 and all(len(s.seeds) == 100 for s in noise)
+    with pytest.raises(ValueError, match="unknown preset"):
+        studies.learning_rate_study("fast")
