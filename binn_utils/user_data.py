@@ -1,0 +1,645 @@
+"""Fitting an ADR-BINN to your own data: validation, rescaling, training, diagnostics.
+
+Input
+-----
+Observations in *long* format, one row per measurement: position ``x``, time ``t``,
+density ``u`` and, optionally, an experimental ``replicate`` label; from a CSV file
+(:func:`load_observations_csv`) or arrays (:func:`observations_from_arrays`, which also
+takes grid-shaped ``u``).  Row order does not matter (rows are sorted by replicate,
+time and position).  Every problem is reported as a ``ValueError`` that names the column
+and the row (CSV: ``row i (line L)``, data rows numbered from 1, the header is line 1;
+arrays: ``entry i``, numbered from 0): missing columns, empty or non-numeric cells,
+NaN/inf, the same (x, t) twice in one replicate, an incomplete grid, unequally spaced
+positions, too few points for one mini-batch, unknown mechanisms.
+
+Decisions
+---------
+*Grid.*  The trainer itself only needs scattered points, but the forward-predicted
+solution u_p (the paper's check of the learned mechanism) is a finite-volume solve on a
+uniform grid in x at the observation times, and ``Observations`` stores a (t, x) grid.
+We therefore **require a full grid per replicate**: every replicate observes every
+position at every time, and positions are equally spaced (times need not be).  An
+incomplete or irregular grid is rejected with the missing (x, t) points named; drop the
+incomplete times/positions or interpolate onto a grid first (we do not interpolate
+silently: that would invent data the diagnostics then trust).
+
+*Replicates.*  By default (``replicates="mean"``) each network is trained on the
+replicate mean at every grid point.  With the same grid for every replicate this is the
+same least-squares problem as training on all replicate points: sum_r (u_theta - u_r)^2
+= n_rep (u_theta - mean_r u_r)^2 + const, so the minimiser is unchanged; what changes is
+the number of optimiser steps per epoch (n_rep times fewer) and the validation loss floor
+(the noise variance divided by n_rep).  u_theta and u_p are compared with the mean.  With
+``replicates="separate"`` each initialisation is trained on each replicate separately
+(``len(seeds) * n_rep`` networks, as in the paper's noise study), and the spread
+diagnostic then compares initialisations on the same replicate.  With several
+replicates, :attr:`UserObservations.noise_sd` estimates the measurement noise.
+
+*Rescaling.*  The default hyperparameters (learning rate, Xavier-initialised tanh
+networks, w_PDE = 0.1) were tuned on x in [-7, 7], t of order 4-18 and u in [0, 1].
+We map the data there by positive affine changes of variable
+
+    x' = -7 + a (x - x_min),  a = 14 / (x_max - x_min)
+    t' = b (t - t_min),       b = 10 / (t_max - t_min)
+    u' = u / c,               c = max |u_obs|
+
+(``x_range``, ``t_end`` and ``u_scale`` of :func:`fit_user_data` change the targets).
+Substituting u = c u', d/dx = a d/dx', d/dt = b d/dt' into the user's model
+u_t = (D(u) u_x - u V(u))_x + u G(u) and dividing by c b gives the same model in training
+variables, u'_t' = (D'(u') u'_x' - u' V'(u'))_x' + u' G'(u'), with
+
+    D'(u') = (a^2 / b) D(c u'),   V'(u') = (a / b) V(c u'),   G'(u') = G(c u') / b,
+
+so the learned operators are reported in user units as
+
+    D(u) = (b / a^2) D'(u / c),   V(u) = (b / a) V'(u / c),   G(u) = b G'(u / c)
+
+(units length^2/time, length/time and 1/time when x and t are a length and a time; D, V,
+G are functions of u in the user's units of u).  The shifts drop out, the Neumann
+condition u_x = 0 is preserved, and a, b, c > 0 preserve the signs (the D and V networks
+are non-negative, as in the paper).  :class:`Scaling` implements this and is tested by
+solving the same problem in both unit systems.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .observations import Observations, split_indices
+
+__all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "Scaling", "UserObservations", "UserFit",
+           "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data"]
+
+TRAIN_X_RANGE = (-7.0, 7.0)
+"""Training-domain positions: the paper's x in [-7, 7]."""
+
+TRAIN_T_END = 10.0
+"""Training-domain times [0, 10]: the middle of the paper's benchmark windows (t_end = 4, 10, 18)."""
+
+MECHANISMS = {"D": "diffusion D(u)", "V": "advection V(u)", "G": "reaction G(u)"}
+
+_GRID_RTOL = 1e-9    # values closer than this (relative to the span) are the same grid node
+_UNIFORM_RTOL = 1e-6  # allowed relative variation of the spacing in x
+
+
+# ----------------------------------------------------------------------------- scaling
+@dataclass(frozen=True)
+class Scaling:
+    """Positive affine map between user units and the training domain (module docstring).
+
+    x' = x0_train + x_factor (x - x_min);  t' = t_factor (t - t_min);  u' = u / u_factor.
+    """
+
+    x_min: float
+    x_factor: float
+    t_min: float
+    t_factor: float
+    u_factor: float
+    x0_train: float = TRAIN_X_RANGE[0]
+
+    def __post_init__(self):
+        for name in ("x_factor", "t_factor", "u_factor"):
+            v = getattr(self, name)
+            if not (np.isfinite(v) and v > 0):
+                raise ValueError(f"scale factor {name} must be finite and > 0, got {v!r}")
+
+    @classmethod
+    def fit(cls, x, t, u, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END, u_scale=None) -> "Scaling":
+        """The map taking [min x, max x] to ``x_range``, [min t, max t] to [0, t_end], u to u / max|u|."""
+        x, t, u = (np.asarray(v, dtype=float) for v in (x, t, u))
+        (x0, x1), (t0, t1) = (x.min(), x.max()), (t.min(), t.max())
+        if not x1 > x0:
+            raise ValueError("x takes a single value; need at least 3 positions")
+        if not t1 > t0:
+            raise ValueError("t takes a single value; need at least 2 times")
+        lo, hi = (float(v) for v in x_range)
+        if not hi > lo:
+            raise ValueError(f"x_range must be increasing, got {x_range}")
+        if not t_end > 0:
+            raise ValueError(f"t_end must be > 0, got {t_end}")
+        c = float(np.max(np.abs(u))) if u_scale is None else float(u_scale)
+        return cls(x_min=float(x0), x_factor=(hi - lo) / float(x1 - x0), t_min=float(t0),
+                   t_factor=float(t_end) / float(t1 - t0), u_factor=c, x0_train=lo)
+
+    # variables
+    def x_to_train(self, x):
+        return self.x0_train + self.x_factor * (np.asarray(x, dtype=float) - self.x_min)
+
+    def x_to_user(self, xp):
+        return self.x_min + (np.asarray(xp, dtype=float) - self.x0_train) / self.x_factor
+
+    def t_to_train(self, t):
+        return self.t_factor * (np.asarray(t, dtype=float) - self.t_min)
+
+    def t_to_user(self, tp):
+        return self.t_min + np.asarray(tp, dtype=float) / self.t_factor
+
+    def u_to_train(self, u):
+        return np.asarray(u, dtype=float) / self.u_factor
+
+    def u_to_user(self, up):
+        return np.asarray(up, dtype=float) * self.u_factor
+
+    # operators
+    def operator_factor(self, name: str) -> float:
+        """f_user(u) = factor * f_train(u / u_factor): b/a^2 for D, b/a for V, b for G."""
+        a, b = self.x_factor, self.t_factor
+        factors = {"D": b / a ** 2, "V": b / a, "G": b}
+        if name not in factors:
+            raise ValueError(f"unknown operator {name!r}; choose one of D, V, G")
+        return factors[name]
+
+    def operator_to_user(self, name: str, f_train):
+        """The user-unit operator u -> factor * f_train(u / u_factor), as a callable."""
+        k, c = self.operator_factor(name), self.u_factor
+
+        def f_user(u):
+            u = np.asarray(u, dtype=float)
+            return k * np.asarray(f_train(u / c), dtype=float)
+        f_user.__name__ = f"{name}_user"
+        return f_user
+
+    def operator_to_train(self, name: str, f_user):
+        """The inverse map: u' -> f_user(u_factor u') / factor."""
+        k, c = self.operator_factor(name), self.u_factor
+
+        def f_train(up):
+            up = np.asarray(up, dtype=float)
+            return np.asarray(f_user(c * up), dtype=float) / k
+        f_train.__name__ = f"{name}_train"
+        return f_train
+
+    def to_dict(self) -> dict:
+        return {k: float(getattr(self, k)) for k in ("x_min", "x_factor", "t_min", "t_factor",
+                                                     "u_factor", "x0_train")}
+
+
+# ----------------------------------------------------------------------------- validation helpers
+def validate_mechanisms(mechanisms) -> tuple:
+    """A non-empty subset of D, V, G (a string like "DV" or a sequence), in D, V, G order."""
+    if isinstance(mechanisms, str):
+        items = mechanisms.replace(",", " ").split()
+        if len(items) == 1 and items[0] not in MECHANISMS:
+            if not set(items[0]) <= set(MECHANISMS):
+                raise ValueError(f"unknown mechanism(s) {mechanisms!r}: choose a non-empty subset of "
+                                 "D (diffusion), V (advection), G (reaction), e.g. 'DV'")
+            items = list(items[0])
+    else:
+        try:
+            items = list(mechanisms)
+        except TypeError:
+            raise ValueError(f"mechanisms must be a non-empty subset of D, V, G, got {mechanisms!r}") from None
+    if not items:
+        raise ValueError("mechanisms is empty: choose a non-empty subset of D (diffusion), "
+                         "V (advection), G (reaction)")
+    for m in items:
+        if m not in MECHANISMS:
+            raise ValueError(f"unknown mechanism {m!r}: choose a non-empty subset of D (diffusion), "
+                             "V (advection), G (reaction)")
+    return tuple(m for m in ("D", "V", "G") if m in items)
+
+
+def _to_float(value, where: str, column: str) -> float:
+    if isinstance(value, str):
+        s = value.strip()
+        if s == "":
+            raise ValueError(f"{where}: column {column!r} is empty (missing value)")
+        try:
+            v = float(s)
+        except ValueError:
+            raise ValueError(f"{where}: column {column!r} has a non-numeric value {value!r}") from None
+    else:
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: column {column!r} has a non-numeric value {value!r}") from None
+    if not np.isfinite(v):
+        raise ValueError(f"{where}: column {column!r} is {value!r} (NaN/inf); remove or fill this row")
+    return v
+
+
+def _cluster(values: np.ndarray):
+    """Grid nodes of ``values`` (merging values closer than _GRID_RTOL x span) and each value's node."""
+    order = np.unique(values)
+    span = max(float(order[-1] - order[0]), float(np.max(np.abs(order))), 1e-300)
+    keep = np.concatenate([[True], np.diff(order) > _GRID_RTOL * span])
+    nodes = order[keep]
+    idx = np.searchsorted(nodes, values + _GRID_RTOL * span, side="right") - 1
+    return nodes, np.clip(idx, 0, nodes.size - 1)
+
+
+@dataclass
+class UserObservations:
+    """Validated observations on a full (t, x) grid per replicate, in user units."""
+
+    x: np.ndarray                 # (n_x,) equally spaced positions
+    t: np.ndarray                 # (n_t,) increasing times
+    u: np.ndarray                 # (n_rep, n_t, n_x)
+    replicates: list              # replicate labels
+    columns: dict = field(default_factory=dict)
+    source: str = "arrays"
+
+    @property
+    def n_replicates(self) -> int:
+        return self.u.shape[0]
+
+    @property
+    def n_points(self) -> int:
+        return int(self.u.size)
+
+    @property
+    def u_mean(self) -> np.ndarray:
+        """(n_t, n_x) replicate mean (what ``replicates="mean"`` trains on)."""
+        return self.u.mean(axis=0)
+
+    @property
+    def noise_sd(self) -> float | None:
+        """Pooled within-replicate standard deviation (None with a single replicate)."""
+        if self.n_replicates < 2:
+            return None
+        return float(np.sqrt(np.mean(self.u.var(axis=0, ddof=1))))
+
+    @property
+    def u_range(self) -> tuple[float, float]:
+        return float(self.u.min()), float(self.u.max())
+
+    def scaling(self, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END, u_scale=None) -> Scaling:
+        return Scaling.fit(self.x, self.t, self.u, x_range=x_range, t_end=t_end, u_scale=u_scale)
+
+    def describe(self) -> str:
+        s = (f"{self.source}: {self.x.size} positions x {self.t.size} times x {self.n_replicates} "
+             f"replicate(s) = {self.n_points} observations; x in [{self.x[0]:g}, {self.x[-1]:g}], "
+             f"t in [{self.t[0]:g}, {self.t[-1]:g}], u in [{self.u_range[0]:g}, {self.u_range[1]:g}]")
+        if self.noise_sd is not None:
+            s += f"; between-replicate noise sd ~ {self.noise_sd:.3g}"
+        return s
+
+    def n_train_points(self, replicates: str = "mean") -> int:
+        _check_replicates_mode(replicates)
+        return len(split_indices(self.x.size * self.t.size, 0)[0])
+
+    def check_batch_size(self, batch_size: int, replicates: str = "mean", clip: bool = False):
+        """Raise a ValueError if one mini-batch needs more points than the training split holds."""
+        n_grid = self.x.size * self.t.size
+        n_train = self.n_train_points(replicates)
+        if batch_size > n_train and not clip:
+            how = (f" (the mean of {self.n_replicates} replicates)" if
+                   (replicates == "mean" and self.n_replicates > 1) else "")
+            raise ValueError(
+                f"too few observations for one mini-batch: training uses 80% of the "
+                f"{self.t.size} x {self.x.size} = {n_grid} grid points{how}, i.e. {n_train} points, "
+                f"but the batch size is {batch_size}; provide more data, use a batch size <= "
+                f"{n_train} (TrainConfig(batch_size=...)) or clip_batch_to_data=True")
+
+    def to_observations(self, scaling: Scaling | None = None, replicates: str = "mean",
+                        name: str = "user data", split_seed: int = 0) -> list[Observations]:
+        """Training-domain ``Observations``: one (the mean) or one per replicate."""
+        _check_replicates_mode(replicates)
+        sc = scaling or self.scaling()
+        x, t = sc.x_to_train(self.x), sc.t_to_train(self.t)
+        # the exact domain the collocation points are drawn from
+        xr = (float(sc.x_to_train(self.x[0])), float(sc.x_to_train(self.x[-1])))
+        tr = (float(t[0]), float(t[-1]))
+        if replicates == "mean":
+            return [Observations(name=name, x=x, t=t, u_obs=sc.u_to_train(self.u_mean), x_range=xr,
+                                 t_range=tr, split_seed=split_seed)]
+        return [Observations(name=f"{name} [{lab}]", x=x, t=t, u_obs=sc.u_to_train(self.u[k]), x_range=xr,
+                             t_range=tr, dataset=k, split_seed=split_seed + k)
+                for k, lab in enumerate(self.replicates)]
+
+
+def _check_replicates_mode(replicates):
+    if replicates not in ("mean", "separate"):
+        raise ValueError(f"replicates must be 'mean' or 'separate', got {replicates!r}")
+
+
+def _build(xs, ts, us, reps, where, source, columns) -> UserObservations:
+    """Shared validation of long-format rows (already finite floats).
+
+    ``where(i)`` names input row ``i`` in messages.
+    """
+    xs, ts, us = (np.asarray(v, dtype=float) for v in (xs, ts, us))
+    n = xs.size
+    if n == 0:
+        raise ValueError(f"{source}: no observations (no data rows)")
+    labels = list(dict.fromkeys(reps))
+    rep_idx = np.array([labels.index(r) for r in reps]) if len(labels) > 1 else np.zeros(n, int)
+    # sort by replicate, time, position (unsorted input is fine)
+    order = np.lexsort((xs, ts, rep_idx))
+    xs, ts, us, rep_idx = xs[order], ts[order], us[order], rep_idx[order]
+    xn, ix = _cluster(xs)
+    tn, it = _cluster(ts)
+    # duplicates within a replicate
+    key = (rep_idx * tn.size + it) * xn.size + ix
+    dup = np.nonzero(np.diff(key) == 0)[0]
+    if dup.size:
+        i = int(dup[0])
+        rep = f" in replicate {labels[rep_idx[i]]!r}" if len(labels) > 1 else ""
+        first, second = sorted((int(order[i]), int(order[i + 1])))
+        raise ValueError(f"{source}: {where(first)} and {where(second)} are both at x={xs[i]:g}, t={ts[i]:g}{rep} "
+                         f"({dup.size} duplicated (x, t) point(s) in all); average or remove duplicates "
+                         "(use a replicate column for repeated experiments)")
+    if xn.size < 3:
+        raise ValueError(f"{source}: only {xn.size} distinct position(s) x; the forward solve needs "
+                         "at least 3 equally spaced positions")
+    if tn.size < 2:
+        raise ValueError(f"{source}: only {tn.size} distinct time(s) t; need at least 2 (an initial "
+                         "condition and a later time)")
+    full = len(labels) * tn.size * xn.size
+    if n != full:
+        have = np.zeros((len(labels), tn.size, xn.size), bool)
+        have[rep_idx, it, ix] = True
+        miss = np.argwhere(~have)
+        what = "(replicate, t, x)" if len(labels) > 1 else "(t, x)"
+        examples = ", ".join(
+            (f"replicate {labels[r]!r} " if len(labels) > 1 else "") + f"(x={xn[j]:g}, t={tn[k]:g})"
+            for r, k, j in miss[:3])
+        raise ValueError(
+            f"{source}: the observations do not form a full (t, x) grid: {len(miss)} of {full} "
+            f"{what} combinations are missing, e.g. {examples}. The forward-predicted "
+            "solution u_p is computed on a grid, so every replicate must observe every position "
+            "at every time: drop incomplete times/positions or interpolate onto a grid first")
+    dx = np.diff(xn)
+    if not np.allclose(dx, dx.mean(), rtol=_UNIFORM_RTOL, atol=0):
+        j = int(np.nonzero(~np.isclose(dx, dx[0], rtol=_UNIFORM_RTOL, atol=0))[0][0])
+        raise ValueError(f"{source}: positions x must be equally spaced (the forward solve uses a "
+                         f"uniform grid), but spacings range from {dx.min():g} to {dx.max():g} "
+                         f"({dx[0]:g} from x={xn[0]:g} to x={xn[1]:g}, {dx[j]:g} from x={xn[j]:g} to "
+                         f"x={xn[j + 1]:g}); interpolate onto a uniform grid")
+    u = np.empty((len(labels), tn.size, xn.size))
+    u[rep_idx, it, ix] = us
+    if not np.max(u) > 0:
+        raise ValueError(f"{source}: column {columns.get('u', 'u')!r} has no positive value; u is a "
+                         "density (the solution network is non-negative)")
+    return UserObservations(x=xn, t=tn, u=u, replicates=[str(lab) for lab in labels], columns=columns,
+                            source=source)
+
+
+# ----------------------------------------------------------------------------- loaders
+def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "u",
+                          replicate: str | None = None, *, delimiter: str = ",") -> UserObservations:
+    """Read long-format observations (one row per measurement) from a CSV file or text buffer.
+
+    ``x``, ``t``, ``u`` and ``replicate`` name the columns (header on the first line;
+    other columns are ignored).  Lines that are empty or start with ``#`` are skipped.
+    """
+    if hasattr(path_or_buffer, "read"):
+        text = path_or_buffer.read()
+        if isinstance(text, bytes):
+            text = text.decode("utf-8-sig")
+        source = getattr(path_or_buffer, "name", "CSV buffer")
+    else:
+        source = os.fspath(path_or_buffer)
+        with open(source, newline="", encoding="utf-8-sig") as f:
+            text = f.read()
+    source = str(source)
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    header = None
+    for row in reader:
+        if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#"):
+            header = [c.strip() for c in row]
+            break
+    if header is None:
+        raise ValueError(f"{source}: empty file (no header line)")
+    wanted = {"x": x, "t": t, "u": u}
+    if replicate is not None:
+        wanted["replicate"] = replicate
+    missing = [c for c in wanted.values() if c not in header]
+    if missing:
+        raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
+                         f"{', '.join(map(repr, header))} (pass x=, t=, u=, replicate= to name yours)")
+    cols = {k: header.index(c) for k, c in wanted.items()}
+    xs, ts, us, reps, where = [], [], [], [], []
+    nrow = 0
+    for row in reader:
+        if not row or not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
+            continue
+        nrow += 1
+        short = f"row {nrow} (line {reader.line_num})"
+        w = f"{source}: {short}"
+        vals = {}
+        for k, j in cols.items():
+            if j >= len(row):
+                raise ValueError(f"{w}: column {wanted[k]!r} is missing (the row has {len(row)} "
+                                 f"field(s), the header {len(header)})")
+            vals[k] = row[j]
+        xs.append(_to_float(vals["x"], w, x))
+        ts.append(_to_float(vals["t"], w, t))
+        us.append(_to_float(vals["u"], w, u))
+        if replicate is not None:
+            r = vals["replicate"].strip()
+            if r == "":
+                raise ValueError(f"{w}: column {replicate!r} is empty (missing replicate label)")
+            reps.append(r)
+        else:
+            reps.append("1")
+        where.append(short)
+    return _build(xs, ts, us, reps, where.__getitem__, source, wanted)
+
+
+def observations_from_arrays(x, t, u, replicate=None) -> UserObservations:
+    """Observations from arrays.
+
+    Long format: ``x``, ``t``, ``u`` (and ``replicate``) 1-D of equal length, one entry per
+    measurement.  Grid format: ``x`` (n_x,), ``t`` (n_t,) and ``u`` (n_t, n_x), or
+    (n_rep, n_t, n_x) for replicates (then ``replicate`` may give their n_rep labels).
+    """
+    u_arr = np.asarray(u, dtype=object)
+    x_arr = np.asarray(x, dtype=object).ravel()
+    t_arr = np.asarray(t, dtype=object).ravel()
+    if u_arr.ndim in (2, 3):
+        u3 = u_arr if u_arr.ndim == 3 else u_arr[None]
+        if u3.shape[1:] != (t_arr.size, x_arr.size):
+            raise ValueError(f"grid-shaped u must be (n_t, n_x) = {(t_arr.size, x_arr.size)} or "
+                             f"(n_rep, n_t, n_x); got {u_arr.shape}")
+        labels = list(range(1, u3.shape[0] + 1)) if replicate is None else list(replicate)
+        if len(labels) != u3.shape[0]:
+            raise ValueError(f"{len(labels)} replicate labels for {u3.shape[0]} replicates")
+        R_, T_, X_ = np.meshgrid(np.arange(u3.shape[0]), np.arange(t_arr.size), np.arange(x_arr.size),
+                                 indexing="ij")
+        xs_o, ts_o, us_o = x_arr[X_.ravel()], t_arr[T_.ravel()], u3.ravel()
+        reps = [labels[k] for k in R_.ravel()]
+        grid = True
+    elif u_arr.ndim == 1:
+        if not (x_arr.size == t_arr.size == u_arr.size):
+            raise ValueError(f"long-format x, t, u must have the same length; got {x_arr.size}, "
+                             f"{t_arr.size}, {u_arr.size}")
+        xs_o, ts_o, us_o = x_arr, t_arr, u_arr
+        if replicate is None:
+            reps = ["1"] * u_arr.size
+        else:
+            reps = list(np.asarray(replicate, dtype=object).ravel())
+            if len(reps) != u_arr.size:
+                raise ValueError(f"replicate has {len(reps)} entries for {u_arr.size} observations")
+        grid = False
+    else:
+        raise ValueError(f"u must be 1-D (long format) or (n_t, n_x) / (n_rep, n_t, n_x); got shape {u_arr.shape}")
+    if grid:
+        n_t, n_x = t_arr.size, x_arr.size
+
+        def where(i):
+            r, rem = divmod(int(i), n_t * n_x)
+            k, j = divmod(rem, n_x)
+            return (f"u[{r}, {k}, {j}]" if u_arr.ndim == 3 else f"u[{k}, {j}]") + \
+                f" (t={t_arr[k]}, x={x_arr[j]})"
+    else:
+        def where(i):
+            return f"entry {int(i)}"
+    cols = [_column(v, n, where) for v, n in ((xs_o, "x"), (ts_o, "t"), (us_o, "u"))]
+    for i, r in enumerate(reps):
+        if r is None or (isinstance(r, float) and not np.isfinite(r)) or str(r).strip() == "":
+            raise ValueError(f"{where(i)}: replicate label is missing")
+    return _build(*cols, [str(r) for r in reps], where, "arrays", {"x": "x", "t": "t", "u": "u"})
+
+
+def _column(values, name, where) -> np.ndarray:
+    """Float column; the first non-numeric or non-finite entry is named in a ValueError."""
+    values = np.asarray(values, dtype=object).ravel()
+    try:
+        v = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        for i, val in enumerate(values):
+            _to_float(val, where(i), name)
+        raise  # pragma: no cover - _to_float raised above
+    bad = np.nonzero(~np.isfinite(v))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{where(i)}: column {name!r} is {values[i]!r} (NaN/inf); remove or fill it "
+                         f"({bad.size} such entr{'y' if bad.size == 1 else 'ies'} in {name!r})")
+    return v
+
+
+# ----------------------------------------------------------------------------- fitting
+@dataclass
+class UserFit:
+    """A BINN fitted to user data, reported in the user's units."""
+
+    data: UserObservations
+    scaling: Scaling
+    mechanisms: tuple
+    replicates_mode: str
+    observations: list            # training-domain Observations (one, or one per replicate)
+    result: object                # TrainResult (training units)
+    evaluation: object            # Evaluation (training units)
+    report: object                # DiagnosticReport (u range in user units)
+    which: str = "final"
+    n_u: int = 101
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.data.x
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.data.t
+
+    @property
+    def u_theta(self) -> np.ndarray:
+        """(R, n_t, n_x) learned solution, user units."""
+        return self.scaling.u_to_user(self.evaluation.u_theta)
+
+    @property
+    def u_p(self) -> np.ndarray:
+        """(R, n_t, n_x) forward-predicted solution, user units (NaN where the solve failed)."""
+        return self.scaling.u_to_user(self.evaluation.u_p)
+
+    @property
+    def u_range(self) -> tuple:
+        """Observed range of u (robust quantiles, user units): where the operators mean something."""
+        return self.report.u_range
+
+    @property
+    def u_grid(self) -> np.ndarray:
+        """u grid (user units) over the observed range, where :attr:`operator_curves` are given."""
+        return np.linspace(*self.u_range, self.n_u)
+
+    def operator(self, name: str, replicate: int = 0):
+        """Learned operator ``name`` of one network, as a callable of u in user units."""
+        f = self.result.operator(name, replicate, self.which)
+        if f is None:
+            raise ValueError(f"operator {name!r} was not learned (mechanisms: {', '.join(self.mechanisms)})")
+        return self.scaling.operator_to_user(name, f)
+
+    def operator_curves(self, u_grid=None) -> dict:
+        """name -> (R, n_u) learned operators in user units on ``u_grid`` (default :attr:`u_grid`)."""
+        g = self.u_grid if u_grid is None else np.asarray(u_grid, dtype=float)
+        curves = self.result.operator_curves(self.scaling.u_to_train(g), self.which)
+        return {k: self.scaling.operator_factor(k) * v for k, v in curves.items()}
+
+    def summary(self) -> str:
+        sc = self.scaling
+        lines = [self.data.describe(),
+                 f"mechanisms learned: {', '.join(MECHANISMS[m] for m in self.mechanisms)}; "
+                 f"{self.result.n_replicates} networks ({self.replicates_mode} of replicates)",
+                 f"training variables: x' = {sc.x0_train:g} + {sc.x_factor:.4g} (x - {sc.x_min:g}), "
+                 f"t' = {sc.t_factor:.4g} (t - {sc.t_min:g}), u' = u / {sc.u_factor:.4g}; "
+                 f"operators converted by D x {sc.operator_factor('D'):.4g}, V x "
+                 f"{sc.operator_factor('V'):.4g}, G x {sc.operator_factor('G'):.4g}",
+                 self.report.summary()]
+        return "\n".join(lines)
+
+    def plot_operators(self, axes=None, extend: float = 0.2):
+        """Median and +-1 sd band of each learned operator in user units, unobserved u shaded."""
+        import matplotlib.pyplot as plt
+        from .diagnostics import shade_unobserved
+        lo, hi = self.u_range
+        pad = extend * (hi - lo)
+        grid = np.linspace(max(lo - pad, 0.0) if lo >= 0 else lo - pad, hi + pad, 201)
+        curves = self.operator_curves(grid)
+        if axes is None:
+            _, axes = plt.subplots(1, len(curves), figsize=(4 * len(curves), 3), squeeze=False)
+            axes = axes[0]
+        for ax, (name, c) in zip(np.atleast_1d(axes), curves.items()):
+            ok = np.all(np.isfinite(c), axis=1)
+            m, s = np.median(c[ok], axis=0), np.std(c[ok], axis=0)
+            ax.fill_between(grid, m - s, m + s, alpha=0.3)
+            ax.plot(grid, m)
+            ax.set_xlim(grid[0], grid[-1])
+            shade_unobserved(ax, (lo, hi))
+            ax.set_xlabel("u")
+            ax.set_title(MECHANISMS[name])
+        return axes
+
+
+def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
+                  which: str = "final", replicates: str = "mean", x_range=TRAIN_X_RANGE,
+                  t_end: float = TRAIN_T_END, u_scale: float | None = None, progress=False,
+                  x: str = "x", t: str = "t", u: str = "u", replicate: str | None = None) -> UserFit:
+    """Validate, rescale, train ``len(seeds)`` BINNs (per replicate with ``replicates="separate"``),
+    evaluate u_theta and u_p, and diagnose; operators come back in the user's units.
+
+    obs_or_path: a :class:`UserObservations` or a CSV path/buffer (``x``, ``t``, ``u``,
+    ``replicate`` name its columns).  mechanisms: non-empty subset of D, V, G (e.g. "DV").
+    config: a ``TrainConfig`` (default: the paper's defaults, 4000 epochs).
+    """
+    from .diagnostics import diagnose
+    from .evaluation import evaluate
+    from .training import TrainConfig, train
+
+    mech = validate_mechanisms(mechanisms)
+    _check_replicates_mode(replicates)
+    if which not in ("final", "best"):
+        raise ValueError(f"which must be 'final' or 'best', got {which!r}")
+    config = (config or TrainConfig()).validate()
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("need at least one seed (network initialisation)")
+    data = obs_or_path if isinstance(obs_or_path, UserObservations) else \
+        load_observations_csv(obs_or_path, x=x, t=t, u=u, replicate=replicate)
+    data.check_batch_size(config.batch_size, replicates, clip=config.clip_batch_to_data)
+    sc = data.scaling(x_range=x_range, t_end=t_end, u_scale=u_scale)
+    obs = data.to_observations(sc, replicates)
+    if replicates == "mean":
+        datas, run_seeds = obs[0], seeds
+    else:
+        datas = [o for o in obs for _ in seeds]
+        run_seeds = [s for _ in obs for s in seeds]
+    result = train(datas, config, run_seeds, mechanisms=mech, progress=progress)
+    ev = evaluate(result, datas, which)
+    report = diagnose(result, ev, datas, which=which, label=data.source, u_scale=sc.u_factor)
+    return UserFit(data=data, scaling=sc, mechanisms=mech, replicates_mode=replicates, observations=obs,
+                   result=result, evaluation=ev, report=report, which=which)

@@ -1,0 +1,227 @@
+"""Ground-truth-free diagnostics on synthetic validation curves, errors, weights and operators."""
+import numpy as np
+import pytest
+
+from binn_utils import diagnostics as dg
+from binn_utils.diagnostics import (DiagnosticReport, diagnose, diagnose_arrays, diagnose_many,
+                                    observed_u_range, shade_unobserved)
+
+E = 1000
+EPOCHS = np.arange(1, E + 1)
+RNG = np.random.default_rng(0)
+U_GRID = np.linspace(0.0, 1.0, 101)
+
+
+def converged(R=4, noise=0.02, seed=0):
+    """Fast decay onto a plateau, small multiplicative jitter."""
+    rng = np.random.default_rng(seed)
+    base = 1e-3 + 0.1 * np.exp(-EPOCHS / 50.0)
+    return base * 10 ** (noise * rng.standard_normal((R, E)))
+
+
+def benign(val_total, **kw):
+    """Arguments describing a healthy setting around the given validation curves."""
+    R = val_total.shape[0]
+    rng = np.random.default_rng(1)
+    D = 0.5 + 0.01 * rng.standard_normal((R, 1)) + 0 * U_GRID
+    args = dict(epochs=EPOCHS, val_total=val_total, val_data=val_total * 0.9,
+                val_pde=val_total * 0.9 * 0.1,            # w_pde L_pde / (w_data L_data) = 0.01
+                weights=np.array([1.0, 0.1, 1e-3]),
+                err_u_theta_obs=np.full(R, 0.06), err_u_p_obs=np.full(R, 0.065),
+                up_status=["ok"] * R, status=["ok"] * R, u_grid=U_GRID, operators={"D": D},
+                u_obs=np.linspace(0.1, 0.9, 200))
+    args.update(kw)
+    return args
+
+
+def test_smooth_converged_curve_flags_nothing():
+    rep = diagnose_arrays(**benign(converged()))
+    assert isinstance(rep, DiagnosticReport)
+    assert rep.flags == [], rep.summary()
+    assert rep.ok
+    assert rep["underfitting"].value < dg.UNDERFIT_TAIL_FRACTION
+    assert rep["instability"].value < dg.INSTABILITY_ROUGHNESS
+    assert rep["overfitting"].value < dg.OVERFIT_FACTOR
+    assert rep["mechanistic_mismatch"].value == pytest.approx(0.065 / 0.06)
+    assert rep["loss_balance"].value == pytest.approx(0.01)
+    assert rep["operator_spread"].value < dg.SPREAD_CV
+
+
+def test_steeply_falling_curve_flags_underfitting():
+    # straight in log: 2 decades over training, 0.2 decades in the last 10%
+    curve = 0.1 * 10 ** (-2.0 * EPOCHS / E) * np.ones((3, 1))
+    rep = diagnose_arrays(**benign(curve))
+    d = rep["underfitting"]
+    assert d.flag and rep.flags == ["underfitting"]
+    assert d.extra["tail_decades"] == pytest.approx(0.2, rel=0.02)
+    assert d.value == pytest.approx(0.1, rel=0.05)
+
+
+def test_slowly_falling_curve_flags_underfitting():
+    # the paper's tiny learning rate: decreases slowly and steadily; only 0.01 decades at the end
+    curve = 0.05 * (1 - 0.2 * EPOCHS / E) * np.ones((3, 1))
+    d = diagnose_arrays(**benign(curve))["underfitting"]
+    assert d.extra["tail_decades"] < dg.UNDERFIT_TAIL_DECADES
+    assert d.value > dg.UNDERFIT_TAIL_FRACTION and d.flag
+
+
+def test_noisy_sawtooth_flags_instability():
+    saw = ((EPOCHS % 7) / 7.0 - 0.5)
+    curve = converged(3) * 10 ** (0.6 * saw + 0.2 * RNG.standard_normal((3, E)))
+    rep = diagnose_arrays(**benign(curve))
+    assert rep["instability"].flag
+    assert rep["instability"].value > dg.INSTABILITY_ROUGHNESS
+
+
+def test_u_shaped_curve_flags_overfitting_and_late_noise_does_not():
+    base = 1e-3 * (1 + 4 * ((EPOCHS - 300) / 700.0).clip(0) ** 2) + 0.1 * np.exp(-EPOCHS / 30.0)
+    rep = diagnose_arrays(**benign(base * np.ones((3, 1))))
+    d = rep["overfitting"]
+    assert d.flag and d.value == pytest.approx(5.0, rel=0.05)
+    assert d.extra["min_at_fraction"] < 0.4
+    # a rise confined to the last 10% of training (minimum after 80%) is not over-fitting
+    late = 1e-3 * (1 + 4 * ((EPOCHS - 900) / 100.0).clip(0) ** 2) + 0.1 * np.exp(-EPOCHS / 30.0)
+    assert not diagnose_arrays(**benign(late * np.ones((3, 1))))["overfitting"].flag
+
+
+def test_nan_status_and_nonfinite_curves_flag_instability():
+    curve = converged(3)
+    rep = diagnose_arrays(**benign(curve, status=["ok", "diverged at epoch 5", "ok"]))
+    assert rep["instability"].flag and rep["instability"].extra["n_failed"] == 1
+    curve = curve.copy()
+    curve[2, 400:] = np.nan
+    rep = diagnose_arrays(**benign(curve))
+    assert rep["instability"].flag and rep["instability"].extra["failed_replicates"] == [2]
+    # the median curve ignores the broken replicate: no spurious over/under-fitting
+    assert not rep["overfitting"].flag and not rep["underfitting"].flag
+
+
+@pytest.mark.parametrize("w_pde, pde_factor, expect", [
+    (0.1, 0.1, None),            # defaults: ratio 0.01
+    (1e-4, 0.1, "low"),          # the paper's w_PDE = 1e-4: ratio 1e-5
+    (0.1, 1e3, "high"),          # PDE term 100x the data term
+    (1e3, 1e-6, "weights_break_rule"),  # residual driven small, but w_PDE >> w_data
+])
+def test_loss_balance(w_pde, pde_factor, expect):
+    curve = converged(3)
+    rep = diagnose_arrays(**benign(curve, val_pde=curve * pde_factor, val_data=curve,
+                                   weights=np.array([1.0, w_pde, 0.0])))
+    d = rep["loss_balance"]
+    assert d.value == pytest.approx(w_pde * pde_factor, rel=0.05)
+    if expect is None:
+        assert not d.flag
+    else:
+        assert d.flag and d.extra[expect]
+
+
+def test_mechanistic_mismatch():
+    curve = converged(4)
+    rep = diagnose_arrays(**benign(curve, err_u_p_obs=np.array([0.2, 0.25, 0.3, 0.05])))
+    assert rep["mechanistic_mismatch"].flag
+    # (nearly) noise-free data: a large ratio of tiny errors is not a mismatch
+    rep = diagnose_arrays(**benign(curve, err_u_theta_obs=np.full(4, 1e-3), err_u_p_obs=np.full(4, 4e-3)))
+    assert rep["mechanistic_mismatch"].value == pytest.approx(4.0)
+    assert not rep["mechanistic_mismatch"].flag
+    # a failed forward solve is flagged even if the others agree
+    rep = diagnose_arrays(**benign(curve, err_u_p_obs=np.array([0.06, np.nan, 0.06, 0.06]),
+                                   up_status=["ok", "failed: x", "ok", "ok"]))
+    assert rep["mechanistic_mismatch"].flag and rep["mechanistic_mismatch"].extra["n_failed_u_p"] == 1
+
+
+def test_operator_spread():
+    curve = converged(6)
+    scales = np.array([0.4, 1.0, 1.6, 0.5, 1.2, 1.5])[:, None]
+    V = 0.6 * U_GRID * (1 - U_GRID)                 # vanishes at u = 0, 1: floored denominator
+    rep = diagnose_arrays(**benign(curve, operators={"D": 0.5 * scales + 0 * U_GRID,
+                                                     "V": V * (1 + 0.01 * np.arange(6)[:, None])}))
+    d = rep["operator_spread"]
+    assert d.flag and d.extra["worst"] == "D"
+    assert d.extra["per_operator"]["V"] < 0.05
+    row = rep.row()
+    assert row["spread_D"] == pytest.approx(d.value) and "spread_V" in row
+    # consistent within each dataset, different between datasets: not an initialisation spread
+    ops = {"D": np.repeat([[0.3], [0.6], [0.9]], 2, axis=0) + 0 * U_GRID}
+    rep = diagnose_arrays(**benign(curve, operators=ops, groups=[0, 0, 1, 1, 2, 2]))
+    assert rep["operator_spread"].value == pytest.approx(0.0, abs=1e-12)
+    assert not rep["operator_spread"].flag
+
+
+def test_observed_range_is_robust_and_shading():
+    u = np.concatenate([np.linspace(0.1, 0.8, 2000), [5.0, -3.0]])
+    lo, hi = observed_u_range(u)
+    assert 0.1 <= lo < 0.11 and 0.79 < hi <= 0.8
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlim(0, 1)
+    patches = shade_unobserved(ax, (lo, hi))
+    assert len(patches) == 2 and ax.get_xlim() == (0, 1)
+    assert len(shade_unobserved(ax, (-1, 2))) == 0
+    assert len(shade_unobserved(ax, (lo, hi), np.linspace(0.2, 1, 5))) == 1 and ax.get_xlim() == (0, 1)
+    plt.close(fig)
+
+
+def _fake_setting_result(curves, status):
+    from binn_utils.sweeps import Setting, SettingResult
+    from binn_utils.training import TrainConfig
+    R, n = curves.shape
+    setting = Setting(study="lr", label="r=5e-4", benchmark="diffusion", noise_var=1e-3, dense=False,
+                      datasets=(0,) * R, seeds=tuple(range(R)), config=TrainConfig(epochs=E))
+    stride = E // n
+    arrays = {"curve_epochs": np.arange(stride, E + 1, stride), "hist_val_total": curves.astype(np.float32),
+              "hist_val_data": (0.9 * curves).astype(np.float32),
+              "hist_val_pde": (0.09 * curves).astype(np.float32),
+              "u_obs": np.linspace(0, 1, R * 7 * 5).reshape(R, 7, 5).astype(np.float32), "u_grid": U_GRID,
+              "final_op_D": np.full((R, U_GRID.size), 0.5, np.float32)}
+    metrics = {"err_u_theta_obs": [0.06] * R, "err_u_p_obs": [0.06] * (R - 1) + [None],
+               "up_status": ["ok"] * (R - 1) + ["failed: blowup"], "err_u_theta": [None] * R,
+               "err_u_p": [None] * R, "operator_errors": {}}
+    record = {"status": status, "metrics": {"final": metrics}, "u_range": [0.0, 1.0]}
+    return SettingResult(setting, record, arrays)
+
+
+def test_diagnose_stored_setting_and_table():
+    curves = converged(3)[:, 9::10]  # stored curves are downsampled
+    sr = _fake_setting_result(curves, ["ok"] * 3)
+    rep = diagnose(sr)
+    assert rep.label == "lr: r=5e-4" and rep.n_epochs == E and rep.n_replicates == 3
+    assert rep.flags == ["mechanistic_mismatch"]   # the one failed forward solve
+    assert rep["loss_balance"].value == pytest.approx(0.01, rel=1e-3)
+    assert rep.u_range[0] < 0.02 and rep.u_range[1] > 0.98
+    steep = 0.1 * 10 ** (-2.0 * np.arange(10, E + 1, 10) / E) * np.ones((3, 1))
+    table = diagnose_many([sr, _fake_setting_result(steep, ["ok"] * 3)], labels=["smooth", "steep"])
+    rows = table.rows(flag_columns=True)
+    assert [r["setting"] for r in rows] == ["smooth", "steep"]
+    assert rows[1]["underfitting_flag"] and not rows[0]["underfitting_flag"]
+    md = table.to_markdown()
+    lines = md.splitlines()
+    assert lines[0].startswith("| setting |") and len(lines) == 4
+    assert "**" in lines[3] and "underfitting" in lines[3]
+    assert table._repr_markdown_() == md
+    with pytest.raises(ValueError, match="2 labels for 1"):
+        diagnose_many([sr], labels=["a", "b"])
+    with pytest.raises(TypeError, match="cannot diagnose"):
+        diagnose(42)
+
+
+def test_diagnose_a_real_stored_setting(tmp_path):
+    """The stored-results path on a genuine (tiny) run of the results store."""
+    from binn_utils.sweeps import Setting, load_setting, run_setting
+    from binn_utils.training import TrainConfig
+    cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), epochs=4, compile=False, val_n_pde=20, val_n_bc=5)
+    setting = Setting(study="test", label="tiny", benchmark="diffusion", noise_var=1e-3, dense=False,
+                      datasets=(0, 0, 1), seeds=(0, 1, 0), config=cfg)
+    run_setting(setting, tmp_path)
+    sr = load_setting(setting, tmp_path)
+    rep = diagnose(sr)
+    assert rep.n_replicates == 3 and rep.n_epochs == 4 and rep.label == "test: tiny"
+    assert rep["loss_balance"].extra["weight_ratio"] == pytest.approx(0.1)
+    lo, hi = rep.u_range                     # from the noisy observations, not the stored truth range
+    assert lo != sr.record["u_range"][0] and 0.0 < hi - lo < 1.3
+    assert set(rep["operator_spread"].extra["per_operator"]) == {"D"}
+    assert np.isfinite(rep["mechanistic_mismatch"].value) or rep["mechanistic_mismatch"].flag
+    best = diagnose(sr, which="best")
+    assert best["mechanistic_mismatch"].extra["median_err_u_theta_obs"] == pytest.approx(
+        np.nanmedian(sr.metric("err_u_theta_obs", "best")))

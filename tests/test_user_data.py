@@ -1,0 +1,291 @@
+"""User data: validation messages, rescaling and unit conversion, and one tiny end-to-end fit."""
+import io
+
+import numpy as np
+import pytest
+
+from binn_utils.forward_solve import forward_solve
+from binn_utils.user_data import (Scaling, UserObservations, fit_user_data, load_observations_csv,
+                                  observations_from_arrays, validate_mechanisms)
+
+X = np.linspace(100.0, 400.0, 7)      # micrometres
+T = np.array([0.0, 12.0, 24.0])       # hours
+
+
+def grid_rows(x=X, t=T, reps=(None,), u_of=lambda x, t, r: 1000 + 10 * x + t):
+    rows = []
+    for r in reps:
+        for tt in t:
+            for xx in x:
+                rows.append((xx, tt, u_of(xx, tt, r), r))
+    return rows
+
+
+def csv_text(rows, header="x,t,u", rep=False):
+    lines = [header + (",rep" if rep else "")]
+    for xx, tt, uu, r in rows:
+        lines.append(f"{xx},{tt},{uu}" + (f",{r}" if rep else ""))
+    return "\n".join(lines) + "\n"
+
+
+def load(text, **kw):
+    return load_observations_csv(io.StringIO(text), **kw)
+
+
+# ----------------------------------------------------------------------------- validation
+def test_valid_csv_and_unsorted_input(tmp_path):
+    rows = grid_rows()
+    obs = load(csv_text(rows))
+    assert obs.u.shape == (1, 3, 7)
+    np.testing.assert_allclose(obs.x, X)
+    np.testing.assert_allclose(obs.t, T)
+    np.testing.assert_allclose(obs.u[0], 1000 + 10 * X[None, :] + T[:, None])
+    shuffled = [rows[i] for i in np.random.default_rng(3).permutation(len(rows))]
+    path = tmp_path / "data.csv"
+    path.write_text(csv_text(shuffled))
+    obs2 = load_observations_csv(path)
+    np.testing.assert_array_equal(obs2.u, obs.u)
+    np.testing.assert_array_equal(obs2.x, obs.x)
+    assert obs2.source == str(path)
+    # extra columns and custom names are fine
+    text = csv_text(rows, header="pos,time,density").replace("\n", ",ignored\n")
+    obs3 = load(text.replace("density,ignored", "density,notes"), x="pos", t="time", u="density")
+    np.testing.assert_array_equal(obs3.u, obs.u)
+
+
+def test_missing_column_is_named():
+    with pytest.raises(ValueError, match=r"missing column\(s\) 'u'.*header has 'x', 't', 'density'"):
+        load(csv_text(grid_rows(), header="x,t,density"))
+    with pytest.raises(ValueError, match=r"missing column\(s\) 'replicate'"):
+        load(csv_text(grid_rows()), replicate="replicate")
+
+
+def test_nan_non_numeric_and_empty_rows_are_named():
+    lines = csv_text(grid_rows()).splitlines()
+    bad = list(lines)
+    bad[3] = bad[3].rsplit(",", 1)[0] + ",nan"
+    with pytest.raises(ValueError, match=r"row 3 \(line 4\): column 'u' is 'nan' \(NaN/inf\)"):
+        load("\n".join(bad))
+    bad = list(lines)
+    bad[5] = "abc," + bad[5].split(",", 1)[1]
+    with pytest.raises(ValueError, match=r"row 5 \(line 6\): column 'x' has a non-numeric value 'abc'"):
+        load("\n".join(bad))
+    bad = list(lines)
+    bad[2] = bad[2].split(",")[0] + ",," + bad[2].split(",")[2]
+    with pytest.raises(ValueError, match=r"row 2 \(line 3\): column 't' is empty"):
+        load("\n".join(bad))
+    bad = list(lines)
+    bad[4] = "150.0,0.0"
+    with pytest.raises(ValueError, match=r"row 4 \(line 5\): column 'u' is missing"):
+        load("\n".join(bad))
+    # arrays: long format names the entry, grid format the (t, x) node
+    x, t, u = (np.array([r[i] for r in grid_rows()], dtype=float) for i in range(3))
+    u[5] = np.inf
+    with pytest.raises(ValueError, match=r"entry 5: column 'u' is inf"):
+        observations_from_arrays(x, t, u)
+    ug = 1000 + 10 * X[None, :] + T[:, None]
+    ug[2, 4] = np.nan
+    with pytest.raises(ValueError, match=r"u\[2, 4\] \(t=24.0, x=300.0\): column 'u' is nan"):
+        observations_from_arrays(X, T, ug)
+
+
+def test_duplicates_are_named():
+    rows = grid_rows()
+    rows.append(rows[8])  # same (x, t) again: data row 22
+    with pytest.raises(ValueError, match=r"row 9 \(line 10\) and row 22 \(line 23\) are both at x=150, t=12"):
+        load(csv_text(rows))
+    # the same point in two different replicates is fine
+    rows2 = grid_rows(reps=("a", "b"))
+    assert load(csv_text(rows2, rep=True), replicate="rep").n_replicates == 2
+    rows2.append(rows2[-1])
+    with pytest.raises(ValueError, match="in replicate 'b'"):
+        load(csv_text(rows2, rep=True), replicate="rep")
+
+
+def test_incomplete_and_irregular_grids_are_rejected():
+    rows = grid_rows()
+    del rows[10]
+    with pytest.raises(ValueError, match=r"not form a full \(t, x\) grid: 1 of 21 .*x=250, t=12"):
+        load(csv_text(rows))
+    rows = grid_rows(reps=("a", "b"))
+    del rows[-1]
+    with pytest.raises(ValueError, match=r"replicate 'b' \(x=400, t=24\)"):
+        load(csv_text(rows, rep=True), replicate="rep")
+    xi = np.array([0.0, 1.0, 2.0, 4.0])
+    with pytest.raises(ValueError, match="equally spaced.*from 1 to 2"):
+        load(csv_text(grid_rows(x=xi)))
+    with pytest.raises(ValueError, match="only 2 distinct position"):
+        load(csv_text(grid_rows(x=np.array([0.0, 1.0]))))
+
+
+def test_too_few_points_for_a_batch():
+    obs = load(csv_text(grid_rows()))          # 21 points -> 17 training points
+    with pytest.raises(ValueError, match=r"3 x 7 = 21 grid points, i.e. 17 points, but the batch size is 40"):
+        obs.check_batch_size(40)
+    obs.check_batch_size(17)
+    obs.check_batch_size(40, clip=True)
+    with pytest.raises(ValueError, match="batch size is 40"):
+        fit_user_data(obs, "D")               # the paper's default B = 40, before any training
+
+
+def test_mechanisms():
+    assert validate_mechanisms("VD") == ("D", "V")
+    assert validate_mechanisms(["G"]) == ("G",)
+    assert validate_mechanisms("D, G") == ("D", "G")
+    for bad, msg in [("DX", "unknown mechanism.*'DX'"), (["D", "Q"], "unknown mechanism 'Q'"),
+                     ("", "empty"), ([], "empty"), ("diffusion", "'diffusion'")]:
+        with pytest.raises(ValueError, match=msg):
+            validate_mechanisms(bad)
+    with pytest.raises(ValueError, match="unknown mechanism 'R'"):
+        fit_user_data(load(csv_text(grid_rows())), ["D", "R"])
+
+
+def test_replicates_mean_and_noise():
+    rng = np.random.default_rng(0)
+    noise = {r: rng.normal(0, 5.0, (3, 7)) for r in "ab"}
+    rows = grid_rows(reps=("a", "b"), u_of=lambda x, t, r: 1000 + 10 * x + t
+                     + noise[r][list(T).index(t), list(X).index(x)])
+    obs = load(csv_text(rows, rep=True), replicate="rep")
+    assert obs.replicates == ["a", "b"]
+    np.testing.assert_allclose(obs.u_mean, 1000 + 10 * X[None, :] + T[:, None] + (noise["a"] + noise["b"]) / 2)
+    assert 2 < obs.noise_sd < 10
+    (mean_obs,) = obs.to_observations(replicates="mean")
+    sep = obs.to_observations(replicates="separate")
+    assert len(sep) == 2 and sep[1].dataset == 1
+    sc = obs.scaling()
+    np.testing.assert_allclose(mean_obs.u_obs, obs.u_mean / sc.u_factor)
+    assert mean_obs.x_range == pytest.approx((-7.0, 7.0)) and mean_obs.t_range == pytest.approx((0.0, 10.0))
+    np.testing.assert_allclose(mean_obs.x, np.linspace(-7, 7, 7))
+    with pytest.raises(ValueError, match="'mean' or 'separate'"):
+        obs.to_observations(replicates="pool")
+    # grid arrays with replicate axis give the same object
+    obs2 = observations_from_arrays(X, T, obs.u, replicate=["a", "b"])
+    np.testing.assert_array_equal(obs2.u, obs.u)
+
+
+# ----------------------------------------------------------------------------- unit conversion
+def test_scaling_round_trips():
+    sc = Scaling.fit(X, T, [0.0, 2000.0])
+    assert sc.x_to_train(X[[0, -1]]) == pytest.approx([-7.0, 7.0])
+    assert sc.t_to_train(T[[0, -1]]) == pytest.approx([0.0, 10.0])
+    np.testing.assert_allclose(sc.x_to_user(sc.x_to_train(X)), X)
+    np.testing.assert_allclose(sc.t_to_user(sc.t_to_train(T)), T)
+    np.testing.assert_allclose(sc.u_to_user(sc.u_to_train([3.0, 1500.0])), [3.0, 1500.0])
+    u = np.linspace(0, 2000, 11)
+    f = (lambda v: 3.0 + np.sin(v / 500.0))
+    for name in "DVG":
+        np.testing.assert_allclose(sc.operator_to_user(name, sc.operator_to_train(name, f))(u), f(u))
+    a, b = 14.0 / 300.0, 10.0 / 24.0
+    assert sc.operator_factor("D") == pytest.approx(b / a ** 2)
+    assert sc.operator_factor("V") == pytest.approx(b / a)
+    assert sc.operator_factor("G") == pytest.approx(b)
+    with pytest.raises(ValueError, match="unknown operator"):
+        sc.operator_factor("Q")
+
+
+def test_diffusion_benchmark_in_user_units():
+    """The paper's diffusion solution (D = 1/2 on [-7, 7] x [0, 18]) re-expressed in user units:
+    the converted training-domain diffusivity is the true diffusivity in user units."""
+    L, T_end, c, x0 = 700.0, 64.8, 2000.0, 1000.0          # um, h, cells/mm^2, um
+    xu = x0 + np.linspace(0, L, 71)
+    tu = np.linspace(0, T_end, 7)
+    Xp = (xu - x0) * 14.0 / L - 7.0
+    Tp = tu * 18.0 / T_end
+
+    def exact(xp, tp):
+        return 0.5 * np.cos(np.pi * xp / 7) * np.exp(-0.5 * (np.pi / 7) ** 2 * tp) + 0.5
+
+    U = c * exact(Xp[None, :], Tp[:, None])
+    D_user = 0.5 * (L / 14.0) ** 2 / (T_end / 18.0)        # um^2/h
+    # ground truth: the user-unit data solve u_t = D_user u_xx (finite differences of the formula)
+    xx, tt, h, k = xu[30], tu[3], 1e-2, 1e-3
+    uf = (lambda x, t: c * exact((x - x0) * 14.0 / L - 7.0, t * 18.0 / T_end))
+    u_t = (uf(xx, tt + k) - uf(xx, tt - k)) / (2 * k)
+    u_xx = (uf(xx + h, tt) - 2 * uf(xx, tt) + uf(xx - h, tt)) / h ** 2
+    assert u_t == pytest.approx(D_user * u_xx, rel=1e-5)
+    obs = observations_from_arrays(xu, tu, U)
+    sc = obs.scaling()
+    # training variables: t' = (10 / 18) x paper time, so the training-domain D is 0.5 * 18 / 10
+    D_train = 0.5 * 18.0 / 10.0
+    assert sc.u_factor == pytest.approx(U.max())
+    assert sc.operator_to_user("D", lambda v: D_train + 0 * v)(np.array([100.0]))[0] == pytest.approx(D_user)
+    assert sc.operator_factor("D") * D_train == pytest.approx(D_user)
+
+
+def test_conversion_solves_the_same_problem_in_both_unit_systems():
+    """Nonlinear D, V, G given in user units: solving in user units equals solving the
+    converted problem in training units and mapping back (checks D, V and G together)."""
+    xu = np.linspace(100.0, 400.0, 41)
+    tu = np.linspace(0.0, 48.0, 5)
+    K = 2000.0
+    D_user = (lambda u: 40.0 * (1 + u / K))        # um^2/h
+    V_user = (lambda u: 1.5 * (1 - u / K))         # um/h
+    G_user = (lambda u: 0.04 * (1 - u / K))        # 1/h
+    u0 = 200.0 + 1500.0 * np.exp(-((xu - 220.0) / 40.0) ** 2)
+    ref = forward_solve(D_user, V_user, G_user, u0, xu, tu, rtol=1e-9, atol=1e-9)
+    assert ref.ok
+    sc = Scaling.fit(xu, tu, ref.u)
+    ops = [sc.operator_to_train(n, f) for n, f in zip("DVG", (D_user, V_user, G_user))]
+    sol = forward_solve(*ops, sc.u_to_train(u0), sc.x_to_train(xu), sc.t_to_train(tu), rtol=1e-9, atol=1e-12)
+    assert sol.ok
+    np.testing.assert_allclose(sc.u_to_user(sol.u), ref.u, rtol=1e-6, atol=1e-6 * K)
+    # and the dynamics are not trivial: every mechanism moves the solution
+    for drop in range(3):
+        parts = [D_user, V_user, G_user]
+        parts[drop] = None
+        other = forward_solve(*parts, u0, xu, tu)
+        assert np.max(np.abs(other.u - ref.u)) > 10.0
+
+
+# ----------------------------------------------------------------------------- end to end
+def test_fit_user_data_end_to_end(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    from binn_utils.diagnostics import DiagnosticReport
+    from binn_utils.training import TrainConfig
+
+    rng = np.random.default_rng(1)
+    xu = np.linspace(0.0, 2.8, 15)      # mm
+    tu = np.linspace(0.0, 36.0, 5)      # h
+    u_true = 500.0 + 400.0 * np.cos(np.pi * xu / 2.8)[None, :] * np.exp(-tu / 30.0)[:, None]
+    rows = []
+    for rep in ("r1", "r2"):
+        noisy = u_true + rng.normal(0, 10.0, u_true.shape)
+        rows += [(xu[j], tu[k], noisy[k, j], rep) for k in range(tu.size) for j in range(xu.size)]
+    rows = [rows[i] for i in rng.permutation(len(rows))]
+    path = tmp_path / "scratch.csv"
+    path.write_text(csv_text(rows, header="x_mm,t_h,cells", rep=True))
+    cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), arch_V=(2, 4), epochs=3, batch_size=20, compile=False,
+                      val_n_pde=20, val_n_bc=5)
+    fit = fit_user_data(path, "DV", cfg, seeds=range(2), x="x_mm", t="t_h", u="cells", replicate="rep")
+    assert fit.mechanisms == ("D", "V") and fit.result.n_replicates == 2
+    assert isinstance(fit.data, UserObservations) and fit.data.n_replicates == 2
+    assert fit.u_p.shape == fit.u_theta.shape == (2, 5, 15)
+    assert np.nanmax(fit.u_theta) > 50.0                     # user units, not training units
+    np.testing.assert_allclose(fit.u_theta, fit.scaling.u_factor * fit.evaluation.u_theta)
+    lo, hi = fit.u_range
+    assert 80.0 < lo < 150.0 and 850.0 < hi < 920.0
+    curves = fit.operator_curves()
+    assert set(curves) == {"D", "V"} and curves["D"].shape == (2, 101)
+    g = fit.u_grid[[0, 50, -1]]
+    for name in "DV":
+        raw = fit.result.operator_curves(g / fit.scaling.u_factor, "final")[name]
+        np.testing.assert_allclose(fit.operator_curves(g)[name], fit.scaling.operator_factor(name) * raw)
+        np.testing.assert_allclose(fit.operator(name, 1)(g), fit.operator_curves(g)[name][1])
+    with pytest.raises(ValueError, match="'G' was not learned"):
+        fit.operator("G")
+    assert isinstance(fit.report, DiagnosticReport) and fit.report.n_replicates == 2
+    assert fit.report.u_range == pytest.approx(fit.u_range)
+    assert "mechanisms learned: diffusion D(u), advection V(u)" in fit.summary()
+    # without the observations the range falls back on u_theta (training units; still no ground truth)
+    from binn_utils.diagnostics import diagnose, diagnose_many, observed_u_range
+    rep = diagnose(fit.result, fit.evaluation)
+    assert rep.n_replicates == 2 and rep.u_range == pytest.approx(observed_u_range(fit.evaluation.u_theta))
+    table = diagnose_many([fit, (fit.result, fit.evaluation, fit.observations[0])], labels=["a", "b"])
+    assert [r["setting"] for r in table.rows()] == ["a", "b"] and fit.report.label == fit.data.source
+    axes = fit.plot_operators()
+    assert len(axes) == 2
+    # each replicate separately: seeds x replicates networks, spread measured within a replicate
+    fit2 = fit_user_data(fit.data, "D", cfg.replace(epochs=2), seeds=[0, 1], replicates="separate")
+    assert fit2.result.n_replicates == 4 and len(fit2.observations) == 2
+    assert fit2.u_p.shape == (4, 5, 15)
