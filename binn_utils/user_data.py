@@ -65,6 +65,7 @@ import csv
 import io
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -72,7 +73,9 @@ import numpy as np
 from .observations import Observations, split_indices
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "Scaling", "UserObservations", "UserFit",
-           "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data"]
+           "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
+           "fit_user_data_cached", "fit_spec", "fit_cache_key", "data_digest", "save_train_result",
+           "load_train_result"]
 
 TRAIN_X_RANGE = (-7.0, 7.0)
 """Training-domain positions: the paper's x in [-7, 7]."""
@@ -528,6 +531,8 @@ class UserFit:
     report: object                # DiagnosticReport (u range in user units)
     which: str = "final"
     n_u: int = 101
+    cache_key: str | None = None  # fit_user_data_cached: name of the stored files
+    cache_files: tuple = ()       # (npz, json) paths of the stored networks
 
     @property
     def x(self) -> np.ndarray:
@@ -605,20 +610,10 @@ class UserFit:
         return axes
 
 
-def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
-                  which: str = "final", replicates: str = "mean", x_range=TRAIN_X_RANGE,
-                  t_end: float = TRAIN_T_END, u_scale: float | None = None, progress=False,
-                  x: str = "x", t: str = "t", u: str = "u", replicate: str | None = None) -> UserFit:
-    """Validate, rescale, train ``len(seeds)`` BINNs (per replicate with ``replicates="separate"``),
-    evaluate u_theta and u_p, and diagnose; operators come back in the user's units.
-
-    obs_or_path: a :class:`UserObservations` or a CSV path/buffer (``x``, ``t``, ``u``,
-    ``replicate`` name its columns).  mechanisms: non-empty subset of D, V, G (e.g. "DV").
-    config: a ``TrainConfig`` (default: the paper's defaults, 4000 epochs).
-    """
-    from .diagnostics import diagnose
-    from .evaluation import evaluate
-    from .training import TrainConfig, train
+def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
+                 x, t, u, replicate) -> dict:
+    """Validate the request and build the training-domain data (everything before training)."""
+    from .training import TrainConfig
 
     mech = validate_mechanisms(mechanisms)
     _check_replicates_mode(replicates)
@@ -638,8 +633,167 @@ def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = r
     else:
         datas = [o for o in obs for _ in seeds]
         run_seeds = [s for _ in obs for s in seeds]
-    result = train(datas, config, run_seeds, mechanisms=mech, progress=progress)
+    return dict(data=data, mechanisms=mech, config=config, seeds=seeds, scaling=sc, observations=obs,
+                datas=datas, run_seeds=run_seeds, which=which, replicates=replicates)
+
+
+def _finish_fit(prep: dict, result) -> UserFit:
+    """Evaluate (u_theta, forward solve u_p) and diagnose a trained result: the UserFit."""
+    from .diagnostics import diagnose
+    from .evaluation import evaluate
+
+    data, sc, datas, which = prep["data"], prep["scaling"], prep["datas"], prep["which"]
     ev = evaluate(result, datas, which)
     report = diagnose(result, ev, datas, which=which, label=data.source, u_scale=sc.u_factor)
-    return UserFit(data=data, scaling=sc, mechanisms=mech, replicates_mode=replicates, observations=obs,
-                   result=result, evaluation=ev, report=report, which=which)
+    return UserFit(data=data, scaling=sc, mechanisms=prep["mechanisms"], replicates_mode=prep["replicates"],
+                   observations=prep["observations"], result=result, evaluation=ev, report=report,
+                   which=which)
+
+
+def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
+                  which: str = "final", replicates: str = "mean", x_range=TRAIN_X_RANGE,
+                  t_end: float = TRAIN_T_END, u_scale: float | None = None, progress=False,
+                  x: str = "x", t: str = "t", u: str = "u", replicate: str | None = None) -> UserFit:
+    """Validate, rescale, train ``len(seeds)`` BINNs (per replicate with ``replicates="separate"``),
+    evaluate u_theta and u_p, and diagnose; operators come back in the user's units.
+
+    obs_or_path: a :class:`UserObservations` or a CSV path/buffer (``x``, ``t``, ``u``,
+    ``replicate`` name its columns).  mechanisms: non-empty subset of D, V, G (e.g. "DV").
+    config: a ``TrainConfig`` (default: the paper's defaults, 4000 epochs).
+    See :func:`fit_user_data_cached` for the same fit stored on disk.
+    """
+    from .training import train
+
+    prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
+                        x, t, u, replicate)
+    result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
+                   progress=progress)
+    return _finish_fit(prep, result)
+
+
+# ----------------------------------------------------------------------------- cached fits
+FIT_CACHE_FORMAT = 1
+
+REQUIRE_STORED_ENV = "BINN_REQUIRE_STORED"
+"""With this environment variable set to "1" (``make book`` sets it), a cached fit that is
+missing raises a RuntimeError instead of training (the book is built from stored results)."""
+
+
+def data_digest(data: UserObservations) -> str:
+    """SHA-1 of the observations themselves (grid, values, replicate labels), in float64."""
+    import hashlib
+    h = hashlib.sha1()
+    for a in (data.x, data.t, data.u):
+        a = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    h.update("\x1f".join(map(str, data.replicates)).encode())
+    return h.hexdigest()
+
+
+def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="mean", x_range=TRAIN_X_RANGE,
+             t_end=TRAIN_T_END, u_scale=None, extra: dict | None = None) -> dict:
+    """Everything that determines a fit's trained networks (the cache key hashes this).
+
+    ``extra``: JSON-serialisable facts about where the data came from (e.g. the source
+    file's SHA-1 and the subset selected); they enter the key and are stored with the fit.
+    """
+    from .training import TrainConfig
+    config = (config or TrainConfig()).validate()
+    return {"format": FIT_CACHE_FORMAT, "data_sha1": data_digest(data),
+            "mechanisms": list(validate_mechanisms(mechanisms)), "config": config.to_dict(),
+            "seeds": [int(s) for s in seeds], "replicates": replicates,
+            "x_range": [float(v) for v in x_range], "t_end": float(t_end),
+            "u_scale": None if u_scale is None else float(u_scale), "extra": dict(extra or {})}
+
+
+def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
+    """``<prefix>-<12 hex digits of the SHA-1 of the spec>``: the stored files' name."""
+    import hashlib
+    import json
+    digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
+    return f"{prefix}-{digest}"
+
+
+def save_train_result(result, path_npz, path_json, spec: dict | None = None):
+    """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json, atomically."""
+    import json
+    from .sweeps import _clean_json, provenance
+    from .training import HISTORY_KEYS
+    npz, js = Path(path_npz), Path(path_json)
+    npz.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
+              "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
+              "diverged_epoch": result.diverged_epoch}
+    for k in HISTORY_KEYS:  # loss curves in single precision (they are only looked at)
+        arrays[f"hist_{k}"] = np.asarray(result.history[k], dtype=np.float32)
+    record = {"spec": spec or {}, "config": result.config.to_dict(), "mechanisms": list(result.mechanisms),
+              "status": list(result.status), "epochs_run": int(result.epochs_run),
+              "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
+              "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
+    tmp = npz.with_name(npz.stem + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, npz)
+    tmpj = js.with_name(js.name + ".tmp")
+    tmpj.write_text(json.dumps(_clean_json(record), indent=1, sort_keys=True))
+    os.replace(tmpj, js)
+    return record
+
+
+def load_train_result(path_npz, path_json):
+    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters)."""
+    import json
+    from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
+    rec = json.loads(Path(path_json).read_text())
+    config = TrainConfig.from_dict(rec["config"])
+    mech = tuple(rec["mechanisms"])
+    with np.load(path_npz) as f:
+        a = {k: f[k] for k in f.files}
+    return TrainResult(layout=build_layout(config, mech), config=config, seeds=a["seeds"], mechanisms=mech,
+                       final=a["final"], best=a["best"], best_epoch=a["best_epoch"],
+                       history={k: a[f"hist_{k}"].astype(np.float64) for k in HISTORY_KEYS}, weights=a["weights"], lr=a["lr"],
+                       status=list(rec["status"]), diverged_epoch=a["diverged_epoch"],
+                       epochs_run=int(rec["epochs_run"]), steps_per_epoch=int(rec["steps_per_epoch"]),
+                       wall_time_s=float(rec["wall_time_s"]), extra=dict(rec.get("extra", {})))
+
+
+def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
+                         cache_dir, prefix: str = "fit", extra: dict | None = None,
+                         require_stored: bool | None = None, which: str = "final", replicates: str = "mean",
+                         x_range=TRAIN_X_RANGE, t_end: float = TRAIN_T_END, u_scale: float | None = None,
+                         progress=False, x: str = "x", t: str = "t", u: str = "u",
+                         replicate: str | None = None) -> UserFit:
+    """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``.
+
+    The files are ``cache_dir/<key>.npz`` and ``.json`` (:attr:`UserFit.cache_key`), where
+    the key hashes :func:`fit_spec`: the observations (their SHA-1), mechanisms, training
+    configuration, seeds, replicate handling, rescaling targets and ``extra``.  If they
+    exist the networks are loaded instead of trained; u_theta, the forward solve u_p and
+    the diagnostics are always recomputed from the stored networks (seconds), so a fresh
+    fit and a loaded one give identical numbers.  ``require_stored`` (default: the
+    environment variable ``BINN_REQUIRE_STORED`` is "1") turns a missing cache into a
+    RuntimeError instead of a training run.
+    """
+    from .training import train
+
+    prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
+                        x, t, u, replicate)
+    spec = fit_spec(prep["data"], prep["mechanisms"], prep["config"], prep["seeds"], replicates=replicates,
+                    x_range=x_range, t_end=t_end, u_scale=u_scale, extra=extra)
+    key = fit_cache_key(spec, prefix)
+    npz, js = Path(cache_dir) / f"{key}.npz", Path(cache_dir) / f"{key}.json"
+    if not (npz.exists() and js.exists()):
+        if require_stored is None:
+            require_stored = os.environ.get(REQUIRE_STORED_ENV) == "1"
+        if require_stored:
+            raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing) and "
+                               f"{REQUIRE_STORED_ENV}=1 forbids training it here; run it first (e.g. with "
+                               "the same parameters outside the book build) and commit the two files")
+        result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
+                       progress=progress)
+        save_train_result(result, npz, js, spec)
+    # always continue from the stored copy: a fresh and a reloaded fit are the same fit
+    fit = _finish_fit(prep, load_train_result(npz, js))
+    fit.cache_key = key
+    fit.cache_files = (npz, js)
+    return fit

@@ -1,0 +1,147 @@
+"""The scratch-assay data of Jin et al. (2016): selection, presets and a cached BINN fit.
+
+``data/scratch_assay_jin2016.csv`` (provenance in ``data/README.md``) holds PC-3 scratch
+assays at six initial densities (10,000 to 20,000 cells per well), three replicates each,
+37-38 positions across the scratch and five times (0 to 48 h).  This module
+
+* selects one initial density (and, like Lagergren et al. 2020, drops the first spatial
+  column x = 25 um, an edge artefact) and returns validated
+  :class:`~binn_utils.user_data.UserObservations` in the file's units (um, h,
+  cells/um^2), read with :func:`~binn_utils.user_data.load_observations_csv`;
+* fits a BINN with :func:`~binn_utils.user_data.fit_user_data_cached`, stored under
+  ``<results>/scratch/scratch-<cells>-<mechanisms>-<hash>.npz/.json`` where the hash covers
+  the data file's SHA-1, the density, the column selection, the mechanisms, the training
+  configuration and the seeds.  The book is built from the stored fit
+  (``BINN_REQUIRE_STORED=1`` makes a missing one an error).
+
+Command line (trains and stores what is missing)::
+
+    python -m binn_utils.scratch --preset book --initial-cells 16000 [--mechanisms DG]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import sys
+from pathlib import Path
+
+from .user_data import UserFit, UserObservations, fit_user_data_cached, load_observations_csv
+
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "scratch_assay_jin2016.csv"
+INITIAL_CELLS = (10000, 12000, 14000, 16000, 18000, 20000)
+COLUMNS = {"x": "x_um", "t": "t_h", "u": "density_cells_per_um2", "replicate": "replicate"}
+UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "G": "1/h"}
+EDGE_X_UM = 25.0
+"""The first spatial column, dropped by Lagergren et al. (2020) as an edge artefact."""
+
+PRESETS = {
+    # a smoke run for CI: its numbers mean nothing
+    "quick": dict(epochs=20, seeds=2, compile=False),
+    # the paper's default training (4000 epochs) and ten initialisations: with 37 x 5 grid
+    # points (148 for training, 4 steps per epoch) the 16,000-cell fit trained in 500 s on
+    # one CPU core shared with other jobs (torch.compile would cost more than it saves here)
+    "book": dict(epochs=4000, seeds=10, compile=False),
+    "paper": dict(epochs=4000, seeds=10, compile=False),
+}
+
+
+def file_sha1(path=DATA_FILE) -> str:
+    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
+
+
+def check_initial_cells(initial_cells) -> int:
+    """The initial density as an int; a clear ValueError naming the valid ones otherwise."""
+    valid = ", ".join(str(c) for c in INITIAL_CELLS)
+    try:
+        c = int(initial_cells)
+        ok = float(initial_cells) == c
+    except (TypeError, ValueError):
+        ok = False
+    if not ok or c not in INITIAL_CELLS:
+        raise ValueError(f"initial_cells must be one of {valid} (cells seeded per well in Jin et al. 2016); "
+                         f"got {initial_cells!r}")
+    return c
+
+
+def load_scratch(initial_cells=16000, drop_first_column: bool = True, path=DATA_FILE) -> UserObservations:
+    """Observations (3 replicates x 5 times x positions) of one initial density, file units."""
+    cells = check_initial_cells(initial_cells)
+    path = Path(path)
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        fields = reader.fieldnames
+        rows = [r for r in reader if int(r["initial_cells"]) == cells
+                and not (drop_first_column and float(r[COLUMNS["x"]]) == EDGE_X_UM)]
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    buf.seek(0)
+    obs = load_observations_csv(buf, x=COLUMNS["x"], t=COLUMNS["t"], u=COLUMNS["u"],
+                                replicate=COLUMNS["replicate"])
+    obs.source = f"{path.name}, {cells} cells" + (", x = 25 µm dropped" if drop_first_column else "")
+    return obs
+
+
+def preset_values(preset: str, epochs=None, seeds=None) -> dict:
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
+    p = dict(PRESETS[preset])
+    if epochs is not None:
+        p["epochs"] = int(epochs)
+    if seeds is not None:
+        p["seeds"] = int(seeds)
+    return p
+
+
+def train_config(preset: str = "book", epochs=None):
+    """The paper's default hyperparameters, with the preset's number of epochs."""
+    from .training import TrainConfig
+    p = preset_values(preset, epochs)
+    return TrainConfig(epochs=p["epochs"], compile=p["compile"])
+
+
+def cache_dir(preset: str, results_dir=None) -> Path:
+    from .reporting import results_dir_for
+    return results_dir_for(preset, results_dir) / "scratch"
+
+
+def fit_scratch(initial_cells=16000, mechanisms="DG", preset: str = "book", epochs=None, seeds=None,
+                drop_first_column: bool = True, results_dir=None, path=DATA_FILE,
+                require_stored: bool | None = None) -> UserFit:
+    """The BINN fit of one initial density (replicate mean), loaded if stored, else trained and stored."""
+    cells = check_initial_cells(initial_cells)
+    data = load_scratch(cells, drop_first_column, path)
+    p = preset_values(preset, epochs, seeds)
+    from .user_data import validate_mechanisms
+    mech = "".join(validate_mechanisms(mechanisms))
+    extra = {"data_file": Path(path).name, "data_file_sha1": file_sha1(path), "initial_cells": cells,
+             "drop_first_column": bool(drop_first_column)}
+    return fit_user_data_cached(data, mech, train_config(preset, p["epochs"]), seeds=range(p["seeds"]),
+                                cache_dir=cache_dir(preset, results_dir), prefix=f"scratch-{cells}-{mech}",
+                                extra=extra, require_stored=require_stored)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m binn_utils.scratch", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", default="book", choices=sorted(PRESETS))
+    ap.add_argument("--initial-cells", type=int, nargs="+", default=[16000])
+    ap.add_argument("--mechanisms", default="DG")
+    ap.add_argument("--epochs", type=int, default=None)
+    ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--keep-first-column", action="store_true")
+    ap.add_argument("--results-dir", default=None)
+    args = ap.parse_args(argv)
+    for cells in args.initial_cells:
+        fit = fit_scratch(cells, args.mechanisms, args.preset, args.epochs, args.seeds,
+                          not args.keep_first_column, args.results_dir, require_stored=False)
+        print(f"{cells} cells: stored as {fit.cache_files[0]} (+ .json)", flush=True)
+        print(fit.summary(), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,370 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # A real-biology example: scratch assays
+#
+# **Why this chapter.** The paper's benchmarks are all synthetic, and its Discussion names
+# this as a limitation: in experimental applications "the true governing operators are
+# unknown", so one can only monitor the optimisation, the agreement between the learned
+# solution $u_\theta$ and the forward solve $u_p$, and the consistency across
+# initialisations. Here we do exactly that on real data: the PC-3 prostate-cancer
+# scratch assays of {cite:t}`jin2016scratch`, the data on which BINNs were first
+# demonstrated {cite}`lagergren2020binns`. Cells are seeded at one of six initial
+# densities, a scratch is made, and the cell density across the scratch is measured
+# every 12 hours for two days, in three independent experiments.
+#
+# We fit a reaction-diffusion BINN,
+# $u_t = \partial_x\left(D(u)\,u_x\right) + u\,G(u)$ with no-flux ends, with the paper's
+# default hyperparameters, to the replicate mean of one initial density, using the
+# own-data entry point of `binn_utils.user_data` (it rescales the data to the paper's
+# training domain and converts the learned operators back to µm²/h and 1/h). The data
+# and their provenance are in `data/` (see `data/README.md`).
+
+# %% tags=["parameters"]
+preset = "book"           # "quick" (CI smoke run), "book" (the stored fit), "paper" (same as book)
+initial_cells = 16000     # cells seeded per well: 10000, 12000, 14000, 16000, 18000 or 20000
+mechanisms = "DG"         # operators learned: D (diffusion), G (growth); "V" would add advection
+epochs = None             # None: the preset's value (book: the paper's 4000)
+seeds = None              # number of initialisations; None: the preset's value (book: 10)
+drop_first_column = True  # drop the first position (x of 25 um), an edge artefact (as Lagergren et al. 2020)
+results_dir = None        # None: the committed store (quick runs: out/results-quick)
+output_dir = None         # folder for the figure files; None: do not write files
+
+# %% tags=["remove-cell"]
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import Markdown, display
+
+from binn_utils import diagnostics, plotting, reporting, scratch
+from binn_utils.metrics import relative_l2
+
+plotting.style()
+data = scratch.load_scratch(initial_cells, drop_first_column)
+fit = scratch.fit_scratch(initial_cells, mechanisms, preset, epochs, seeds, drop_first_column, results_dir)
+R = fit.result.n_replicates
+U = 1e3  # densities are plotted in 10^-3 cells/µm^2
+
+
+def fmt(v, spec=".3g"):
+    """reporting.fmt, but large values as plain rounded numbers (1,234 not 1.23e+03)."""
+    try:
+        big = abs(float(v)) >= 1000
+    except (TypeError, ValueError):
+        big = False
+    return f"{float(v):,.0f}" if big and np.isfinite(float(v)) else reporting.fmt(v, spec)
+
+reporting.glue("sc_cells", f"{int(initial_cells):,}")
+reporting.glue("sc_what", f"{fit.result.epochs_run} epochs, {R} initialisations, "
+                          f"default hyperparameters, replicate mean of {data.n_replicates} experiments")
+reporting.glue("sc_grid", f"{data.x.size} positions ({data.x[0]:g} to {data.x[-1]:g} µm) x "
+                          f"{data.t.size} times ({', '.join(f'{v:g}' for v in data.t)} h)")
+reporting.glue("sc_R", str(R))
+
+# %% [markdown]
+# ## The data and the fitted solutions
+#
+# For {glue:text}`sc_cells` cells per well the data are
+# {glue:text}`sc_grid`, three experiments each.
+
+# %% tags=["hide-input"]
+x, t = fit.x, fit.t
+u_mean = data.u_mean
+fig, axes = plt.subplots(1, len(t), figsize=(3.0 * len(t), 2.8), sharey=True)
+markers = ("o", "s", "^", "v", "D")
+for k, ax in enumerate(np.atleast_1d(axes)):
+    for r in range(data.n_replicates):
+        ax.plot(x, U * data.u[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
+                label=f"experiment {data.replicates[r]}")
+    plotting.band(ax, x, U * fit.u_theta[:, k], plotting.COLORS["u_theta"], "$u_\\theta$")
+    plotting.band(ax, x, U * fit.u_p[:, k], plotting.COLORS["u_p"], "$u_p$", ls="--")
+    ax.set_title(f"t = {t[k]:g} h")
+    ax.set_xlabel("x (µm)")
+axes[0].set_ylabel("density ($10^{-3}$ cells/µm²)")
+axes[-1].legend(loc="lower right", fontsize=7)
+fig.tight_layout()
+plotting.save(fig, output_dir, f"scratch_{initial_cells}_solutions")
+reporting.glue("fig_scratch_solutions", fig)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_scratch_solutions
+# :name: fig-scratch-solutions
+#
+# Scratch assay of {cite:t}`jin2016scratch`, {glue:text}`sc_cells` cells per well.
+# Grey open symbols: the three experiments; blue: learned solution $u_\theta$; orange
+# dashed: forward-predicted solution $u_p$ from the learned $D$ and $G$ and the learned
+# initial condition $u_\theta(x, 0)$; lines and bands are mean $\pm 1$ standard deviation
+# over initialisations ({glue:text}`sc_what`).
+# ```
+
+# %% tags=["remove-cell"]
+# How well do u_theta and u_p reproduce the data?  Compared with how well the
+# experiments reproduce each other (each experiment against their mean).
+rep_err = np.array([relative_l2(data.u[r], u_mean) for r in range(data.n_replicates)])
+err_th = fit.evaluation.err_u_theta_obs
+err_p = fit.evaluation.err_u_p_obs
+reporting.glue("sc_err_theta", reporting.med_iqr(err_th))
+reporting.glue("sc_err_p", reporting.med_iqr(err_p))
+reporting.glue("sc_rep_err", ", ".join(fmt(v) for v in rep_err))
+med_p, max_rep = reporting.median(err_p), float(np.max(rep_err))
+reporting.glue("sc_p_vs_rep", "n/a (every forward solve failed)" if not np.isfinite(med_p) else
+               ("smaller than" if med_p < float(np.min(rep_err)) else
+                "within the range of" if med_p <= max_rep else "larger than"))
+n_fail = fit.evaluation.n_failed_u_p
+reporting.glue("sc_up_failed", "none" if n_fail == 0 else f"{n_fail} of {R}")
+# per observation time: where does the forward solve miss the data most?
+with np.errstate(all="ignore"):
+    per_t = np.array([[relative_l2(fit.u_p[r, k], u_mean[k]) for k in range(len(t))] for r in range(R)])
+    per_t_med = np.array([reporting.median(per_t[:, k]) for k in range(len(t))])
+reporting.glue("sc_per_t", ", ".join(f"{t[k]:g} h: {fmt(per_t_med[k])}" for k in range(len(t))))
+later = per_t_med[1:]
+reporting.glue("sc_worst_t", f"{t[1 + int(np.nanargmax(later))]:g} h" if np.isfinite(later).any() else "n/a")
+# Inside the scratch (positions where the initial mean density is below 10% of its
+# maximum): mean of u_p - data (median over initialisations), per time.
+scratch_x = u_mean[0] < 0.1 * u_mean[0].max()
+with np.errstate(all="ignore"):
+    bias = np.array([reporting.median([np.mean(fit.u_p[r, k, scratch_x] - u_mean[k, scratch_x]) for r in range(R)])
+                     for k in range(len(t))])
+reporting.glue("sc_scratch_x", f"{x[scratch_x].min():g} to {x[scratch_x].max():g} µm" if scratch_x.any() else "none")
+reporting.glue("sc_bias", ", ".join(f"{t[k]:g} h: {U * bias[k]:+.2f}" for k in range(1, len(t))))
+b1 = bias[1] if len(t) > 1 else np.nan
+reporting.glue("sc_bias_first", "n/a" if not np.isfinite(b1) else
+               ("ahead of" if b1 > 0 else "behind") + f" the data ({U * b1:+.2f} × 10⁻³ cells/µm² at {t[1]:g} h)")
+
+# %% [markdown]
+# Against the replicate mean, the relative $L^2$ error (median [IQR] over
+# initialisations) is {glue:text}`sc_err_theta` for $u_\theta$ and {glue:text}`sc_err_p`
+# for $u_p$; failed forward solves: {glue:text}`sc_up_failed`. For scale, the three
+# experiments differ from their own mean by {glue:text}`sc_rep_err`: the forward solve's
+# misfit is {glue:text}`sc_p_vs_rep` the between-experiment variability. By observation
+# time, the median relative error of $u_p$ is {glue:text}`sc_per_t` (largest after the
+# start at {glue:text}`sc_worst_t`). Inside the scratch ({glue:text}`sc_scratch_x`,
+# where the initial density is below 10% of its maximum) the mean of $u_p$ minus the
+# data is {glue:text}`sc_bias` × 10⁻³ cells/µm² (median over initialisations): at the
+# first observation after scratching the forward solve is {glue:text}`sc_bias_first`.
+#
+# ## Learned mechanisms
+
+# %% tags=["hide-input"]
+lo, hi = fit.u_range
+grid = np.linspace(min(0.0, lo), hi + 0.25 * (hi - min(0.0, lo)), 201)
+curves = fit.operator_curves(grid)
+units = {"D": "µm²/h", "G": "1/h", "V": "µm/h"}
+names = {"D": "diffusivity $D(u)$", "G": "growth rate $G(u)$", "V": "advection $V(u)$"}
+fig, axes = plt.subplots(1, len(curves) + 1, figsize=(4.0 * (len(curves) + 1), 3.0))
+for ax, (name, c) in zip(axes, curves.items()):
+    for r in range(c.shape[0]):
+        ax.plot(U * grid, c[r], color=plotting.COLORS[name], lw=0.5, alpha=0.35)
+    plotting.band(ax, U * grid, c, plotting.COLORS[name], "mean $\\pm$ 1 sd")
+    if name == "G":
+        ax.axhline(0.0, color="k", lw=0.6)
+    ax.set_xlim(U * grid[0], U * grid[-1])
+    diagnostics.shade_unobserved(ax, (U * lo, U * hi), label="u not observed")
+    ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
+    ax.set_ylabel(f"{names[name]} ({units[name]})")
+    ax.legend(fontsize=7)
+ax = axes[-1]
+h = fit.result.history
+ep = np.arange(1, fit.result.epochs_run + 1)
+for key, lab, ls in (("val_total", "validation, total", "-"), ("train_total", "training, total", ":")):
+    c = np.asarray(h[key], float)
+    med = np.nanmedian(c, axis=0)
+    q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
+    line, = ax.plot(ep, med, ls=ls, lw=1.1, label=lab)
+    ax.fill_between(ep, q1, q3, color=line.get_color(), alpha=0.2, lw=0)
+ax.set_yscale("log")
+ax.set_xlabel("epoch")
+ax.set_ylabel("loss (training units)")
+ax.legend(fontsize=7)
+fig.tight_layout()
+plotting.save(fig, output_dir, f"scratch_{initial_cells}_operators")
+reporting.glue("fig_scratch_operators", fig)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_scratch_operators
+# :name: fig-scratch-operators
+#
+# Learned operators in the data's units, {glue:text}`sc_cells` cells per well
+# ({glue:text}`sc_what`): thin lines, each initialisation; thick line and band, mean
+# $\pm 1$ standard deviation. Grey: densities outside the observed range (0.5% to 99.5%
+# quantiles of the data), where nothing constrains the operators. Right: training and
+# validation losses (median and interquartile range over initialisations).
+# ```
+
+# %% tags=["remove-cell"]
+# Qualitative shape of the learned operators over the observed range, per initialisation:
+# the share of the observed range over which the curve rises.  An initialisation's
+# operator is "increasing" if it rises over at least 80% of the range, "decreasing" if it
+# falls over at least 80%, "non-monotone" otherwise; the operator gets a shape when at
+# least 80% of the initialisations share it ("no consistent shape" otherwise).
+AGREE = 0.8
+SHAPES = ("increasing", "decreasing", "non-monotone")
+obs_grid = fit.u_grid
+obs_curves = fit.operator_curves(obs_grid)
+
+
+def shape_counts(c):
+    c = c[np.all(np.isfinite(c), axis=1)]
+    rising = np.mean(np.diff(c, axis=1) > 0, axis=1)
+    kinds = np.where(rising >= AGREE, "increasing", np.where(rising <= 1 - AGREE, "decreasing", "non-monotone"))
+    counts = {k: int(np.sum(kinds == k)) for k in SHAPES}
+    n = int(c.shape[0])
+    common = [k for k in SHAPES if n and counts[k] >= AGREE * n]
+    return (common[0] if common else "of no consistent shape"), counts, n
+
+
+def describe_median(c, unit):
+    med = np.nanmedian(c, axis=0)
+    out = f"{fmt(med[0])} {unit} at the lowest and {fmt(med[-1])} {unit} at the highest observed density"
+    for i, what in ((int(np.nanargmax(med)), "maximum"), (int(np.nanargmin(med)), "minimum")):
+        if 0 < i < med.size - 1:  # an extremum inside the range
+            out += f", {what} {fmt(med[i])} {unit} at u ≈ {U * obs_grid[i]:.2g} × 10⁻³ cells/µm²"
+    return out
+
+
+reporting.glue("sc_agree", f"{100 * AGREE:.0f}%")
+reporting.glue("sc_obs_range", f"[{U * lo:.2g}, {U * hi:.2g}]" + " × 10⁻³ cells/µm²")
+for name, expected in (("D", "increasing"), ("G", "decreasing")):
+    if name not in obs_curves:
+        for k in ("shape", "counts", "median", "lit"):
+            reporting.glue(f"sc_{name}_{k}", "n/a (not learned)")
+        continue
+    shape, counts, n = shape_counts(obs_curves[name])
+    reporting.glue(f"sc_{name}_shape", shape)
+    reporting.glue(f"sc_{name}_counts", ", ".join(f"{counts[k]} {k}" for k in SHAPES) + f" (of {n})")
+    reporting.glue(f"sc_{name}_median", describe_median(obs_curves[name], units[name]))
+    reporting.glue(f"sc_{name}_lit", reporting.word(None if n == 0 else shape == expected,
+                                                   "agrees", "does not agree"))
+# where does the median growth rate cross zero (the implied carrying capacity)?
+if "G" in curves:
+    gmed = np.nanmedian(curves["G"], axis=0)
+    cross = np.nonzero((gmed[:-1] > 0) & (gmed[1:] <= 0))[0]
+    if cross.size:
+        i = cross[0]
+        uz = grid[i] - gmed[i] * (grid[i + 1] - grid[i]) / (gmed[i + 1] - gmed[i])
+        where = "inside" if uz <= hi else "above"
+        reporting.glue("sc_G_zero", f"at u ≈ {U * uz:.3g} × 10⁻³ cells/µm², {where} the observed range")
+    else:
+        reporting.glue("sc_G_zero", f"nowhere in the plotted range (up to {U * grid[-1]:.3g} × 10⁻³ cells/µm²)")
+else:
+    reporting.glue("sc_G_zero", "n/a (G not learned)")
+
+# %% [markdown]
+# Over the observed densities {glue:text}`sc_obs_range`, the learned diffusivity is
+# **{glue:text}`sc_D_shape`** (initialisations: {glue:text}`sc_D_counts`; median
+# curve: {glue:text}`sc_D_median`), and the learned growth rate is
+# **{glue:text}`sc_G_shape`** (initialisations: {glue:text}`sc_G_counts`; median
+# curve: {glue:text}`sc_G_median`). An initialisation's operator counts as increasing
+# (decreasing) when it rises (falls) over at least {glue:text}`sc_agree` of the observed
+# range, and the operator gets that shape when at least {glue:text}`sc_agree` of the
+# initialisations agree. The median growth rate crosses zero {glue:text}`sc_G_zero`.
+#
+# ## Diagnostics without ground truth
+#
+# The checks of {doc}`diagnostics` (defined in `binn_utils.diagnostics`, thresholds
+# there) applied to this fit; a flagged value is in bold.
+
+# %% tags=["remove-input"]
+def _thr(v):
+    if isinstance(v, dict):
+        return ", ".join(f"{k.replace('_', ' ')} {fmt(x, '.3g')}" for k, x in v.items())
+    return fmt(v, ".3g")
+
+
+rows = ["| diagnostic | value | threshold | flag | what it says |", "|---|---|---|---|---|"]
+for d in fit.report.diagnostics.values():
+    val = fmt(d.value, ".3g")
+    rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | {_thr(d.threshold)} | "
+                f"{'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
+display(Markdown("\n".join(rows)))
+
+# %% tags=["remove-cell"]
+flags = fit.report.flags
+reporting.glue("sc_flags", ", ".join(f.replace("_", " ") for f in flags) if flags else "none")
+reporting.glue("sc_n_flags", str(len(flags)))
+mm = fit.report["mechanistic_mismatch"]
+reporting.glue("sc_mismatch", fmt(mm.value))
+reporting.glue("sc_mismatch_thr", fmt(diagnostics.MISMATCH_RATIO, "g"))
+sp = fit.report["operator_spread"].extra.get("per_operator", {})
+reporting.glue("sc_spread", ", ".join(f"{k} {fmt(v)}" for k, v in sp.items()) or "n/a")
+reporting.glue("sc_spread_thr", fmt(diagnostics.SPREAD_CV, "g"))
+
+# %% [markdown]
+# Flags raised: **{glue:text}`sc_flags`**. The forward solve misses the data by
+# {glue:text}`sc_mismatch` times as much as $u_\theta$ (flagged above
+# {glue:text}`sc_mismatch_thr`), and the coefficients of variation of the operators across
+# initialisations are {glue:text}`sc_spread` (flagged above {glue:text}`sc_spread_thr`).
+#
+# ## What can and cannot be concluded
+#
+# *What the fit supports.* The numbers above say how well a reaction-diffusion model with
+# the learned $D(u)$ and $G(u)$ reproduces these data (the forward solve $u_p$, which
+# uses nothing but the learned operators and the learned initial condition), and how
+# consistently independent initialisations recover the same operators. Only where both
+# hold, i.e. no mechanistic-mismatch or spread flag, should the operator shapes be read as
+# properties of the data rather than of one optimisation run.
+# The two measures of fit above answer different questions: the mismatch ratio compares
+# $u_p$ with $u_\theta$ on the same (replicate-mean) data, so it can exceed its threshold
+# even when the misfit of $u_p$ is comparable to the differences between experiments,
+# if $u_\theta$ follows the mean closely.
+#
+# *Comparison with the literature (qualitative).* {cite:t}`jin2016scratch` found that
+# the parameters of the Fisher-Kolmogorov model (constant diffusivity, logistic growth)
+# calibrated to these assays depend on the initial density, and that a Porous-Fisher model,
+# whose diffusive flux increases with density, describes them better;
+# {cite:t}`lagergren2020binns` learned with BINNs a diffusivity that increases and a
+# growth rate that decreases with density. By the rule above, and for this initial
+# density only, our learned diffusivity {glue:text}`sc_D_lit` with an increasing
+# diffusivity and our learned growth rate {glue:text}`sc_G_lit` with a decreasing growth
+# rate. Where the operator-spread or mismatch flag is raised, this comparison is of
+# shapes that this fit does not pin down or that do not reproduce the data.
+#
+# *What it cannot show.*
+#
+# * **Anything outside the observed densities** (grey in the operator panels): the
+#   operators there are extrapolations of the networks.
+# * **Mechanisms outside the model class.** The BINN only chooses $D(u)$ and $G(u)$ in
+#   $u_t = (D(u)u_x)_x + uG(u)$. {cite:t}`lagergren2020binns` found that a delay in the
+#   onset of growth and migration after scratching improved their fits; a plain
+#   reaction-diffusion model whose operators depend on $u$ alone cannot represent a
+#   delay: a time-dependent effect is either missed (a systematic misfit that changes
+#   with time; a delayed onset would make a model without delay run ahead of the data
+#   at early times, so look at the per-time errors and the sign of $u_p$ minus the data
+#   in the scratch above) or absorbed into distorted shapes of $D$ and $G$. Such a
+#   pattern is compatible with a delay but does not prove one; testing it needs a model
+#   with time-dependent (or delayed) operators, which the paper's ADR-BINN does not
+#   have.
+# * **Accuracy of the operators.** Without ground truth we cannot measure operator
+#   errors; agreement across initialisations is consistency, not correctness (the
+#   {doc}`diagnostics` chapter measures how often the diagnostics miss failures on the
+#   synthetic benchmarks), and between-experiment variability is not propagated: we fit
+#   the replicate mean once per initialisation.
+# * **Generality.** One initial density; other densities can be fitted by changing the
+#   `initial_cells` parameter (each fit is stored separately). Whether the learned
+#   operators agree between densities, the crux of Jin et al.'s argument, is not tested
+#   here.
+#
+# ## What we learnt
+#
+# * The own-data path works on real measurements: the BINN is trained in the paper's
+#   scaled domain and reports $D$ in µm²/h and $G$ in 1/h, over the observed range of
+#   densities only.
+# * On real data the diagnostics are all we have: the agreement of $u_p$ with the data,
+#   compared with how well the experiments agree with each other, and the spread across
+#   initialisations say how far to trust the learned shapes.
+# * A BINN answers "which $D(u)$ and $G(u)$" within the model class; whether the model
+#   class is right (e.g. whether a delay is needed) is a separate question.
