@@ -37,20 +37,19 @@ def reference_step_us(n_steps: int) -> float:
     from binn_utils.observations import make_observations
     from binn_utils.training import TrainConfig, build_layout
 
-    torch.set_default_dtype(torch.float64)
     layout = build_layout(TrainConfig(), ("D",))
-    model = RefBINN(layout, xavier_init(layout, 0))
+    model = RefBINN(layout, xavier_init(layout, 0), dtype=torch.float32)
     opt = torch.optim.Adam(model.parameters(), lr=5e-4)
     obs = make_observations("diffusion", 1e-3)
-    pts = torch.tensor(obs.points("train"))
+    pts = torch.tensor(obs.points("train"), dtype=torch.float32)
     gen = torch.Generator().manual_seed(0)
     w = torch.tensor([1.0, 0.1, 0.001])
 
     def step():
         idx = torch.randperm(pts.shape[0], generator=gen)[:40]
-        pde = torch.rand(40, 2, generator=gen, dtype=torch.float64) * torch.tensor([14.0, 18.0]) - torch.tensor([7.0, 0.0])
+        pde = torch.rand(40, 2, generator=gen) * torch.tensor([14.0, 18.0]) - torch.tensor([7.0, 0.0])
         bc = torch.stack([torch.cat([torch.full((40,), -7.0), torch.full((40,), 7.0)]),
-                          18 * torch.rand(80, generator=gen, dtype=torch.float64)], 1)
+                          18 * torch.rand(80, generator=gen)], 1)
         loss = (model.losses(pde, bc, pts[idx, :2], pts[idx, 2]) * w).sum()
         opt.zero_grad()
         loss.backward()
@@ -61,7 +60,6 @@ def reference_step_us(n_steps: int) -> float:
     t0 = time.perf_counter()
     for _ in range(n_steps):
         step()
-    torch.set_default_dtype(torch.float32)
     return 1e6 * (time.perf_counter() - t0) / n_steps
 
 

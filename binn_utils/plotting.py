@@ -21,15 +21,19 @@ def style():
                          "axes.titlesize": 9, "axes.labelsize": 9})
 
 
-def _band(ax, x, vals, color, label, lw=1.4, alpha=0.25):
+def band(ax, x, vals, color, label, lw=1.4, alpha=0.25, ls="-"):
+    """Mean +- 1 std over replicates (axis 0) of vals; replicates with any NaN are left out."""
     vals = np.asarray(vals, dtype=float)
     ok = np.all(np.isfinite(vals), axis=tuple(range(1, vals.ndim)))
     if not ok.any():
         return
     v = vals[ok]
     mean, std = v.mean(axis=0), v.std(axis=0)
-    ax.plot(x, mean, color=color, lw=lw, label=label)
+    ax.plot(x, mean, color=color, lw=lw, label=label, ls=ls)
     ax.fill_between(x, mean - std, mean + std, color=color, alpha=alpha, lw=0)
+
+
+_band = band
 
 
 def solution_panel(ax, x, t, pred, true=None, which_times="all", color="tab:blue", label="",
@@ -37,7 +41,7 @@ def solution_panel(ax, x, t, pred, true=None, which_times="all", color="tab:blue
     """Mean +- std over replicates of pred (R, n_t, n_x) at the chosen times, truth dashed."""
     idx = range(len(t)) if which_times == "all" else ([len(t) - 1] if which_times == "end" else which_times)
     for k, i in enumerate(idx):
-        _band(ax, x, np.asarray(pred)[:, i], color, label if k == 0 else None)
+        band(ax, x, np.asarray(pred)[:, i], color, label if k == 0 else None)
         if true is not None:
             ax.plot(x, true[i], "k--", lw=0.9, label="truth" if k == 0 else None)
         if obs is not None:
@@ -48,7 +52,7 @@ def solution_panel(ax, x, t, pred, true=None, which_times="all", color="tab:blue
 
 def operator_panel(ax, u_grid, curves, true=None, u_range=None, name="D", label=None, color=None):
     """Learned operator mean +- std over replicates; grey shading outside the observed u range."""
-    _band(ax, u_grid, curves, color or COLORS.get(name, "k"), label)
+    band(ax, u_grid, curves, color or COLORS.get(name, "k"), label)
     if true is not None:
         ax.plot(u_grid, true, "k--", lw=0.9, label="truth")
     if u_range is not None:
@@ -79,8 +83,11 @@ def loss_curve_panel(ax, epochs, curves, color=None, label=None, ls="-"):
     ax.set_xlabel("epoch")
 
 
-def error_boxes(ax, groups, positions, color, width=None, label=None, log_positions=False):
-    """Box plots of per-replicate errors (NaNs = failed runs are left out and counted)."""
+def error_boxes(ax, groups, positions, color, width=None, label=None, log_positions=False, annotate=True):
+    """Box plots of per-replicate errors (NaNs = failed runs are left out and counted).
+
+    With ``annotate`` the number of failures of each group is written at the top of the axes.
+    """
     data = [np.asarray(g, float)[np.isfinite(g)] for g in groups]
     pos = np.log10(positions) if log_positions else np.asarray(positions, float)
     w = width or (0.25 * np.min(np.diff(pos)) if len(pos) > 1 else 0.4)
@@ -95,7 +102,7 @@ def error_boxes(ax, groups, positions, color, width=None, label=None, log_positi
                 line.set(color=color)
     if label:
         ax.plot([], [], "s", color=color, alpha=0.5, label=label)
-    for i, g in enumerate(groups):
+    for i, g in enumerate(groups if annotate else ()):
         n_fail = int(np.sum(~np.isfinite(np.asarray(g, float))))
         if n_fail:
             ax.annotate(f"{n_fail} failed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
@@ -108,8 +115,16 @@ def log_ticks(ax, values, fmt="{:g}"):
     ax.set_xticklabels([fmt.format(v) for v in values], rotation=45)
 
 
-def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label=""):
-    im = ax.imshow(matrix, cmap=cmap, origin="lower")
+def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label="", notes=None,
+            log=False):
+    """Annotated heat map (row 0 at the bottom); ``notes``: optional extra text per cell
+    (e.g. failure counts); ``log``: logarithmic colour scale."""
+    from matplotlib.colors import LogNorm
+    finite = np.asarray(matrix, float)[np.isfinite(matrix)]
+    norm = LogNorm(finite.min(), finite.max()) if log and finite.size and finite.min() > 0 else None
+    cm = plt.get_cmap(cmap).copy()
+    cm.set_bad("0.55")  # cells where every replicate failed
+    im = ax.imshow(np.ma.masked_invalid(matrix), cmap=cm, origin="lower", norm=norm)
     ax.set_xticks(range(len(col_labels)))
     ax.set_xticklabels(col_labels)
     ax.set_yticks(range(len(row_labels)))
@@ -117,9 +132,75 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
             v = matrix[i, j]
-            ax.text(j, i, "failed" if not np.isfinite(v) else fmt.format(v), ha="center", va="center",
-                    fontsize=7, color="w")
-    plt.colorbar(im, ax=ax, label=cbar_label, shrink=0.8)
+            text = "failed" if not np.isfinite(v) else fmt.format(v)
+            if notes is not None and notes[i][j]:
+                text += "\n" + notes[i][j]
+            light = np.isfinite(v) and im.norm(v) > 0.6  # light cell (viridis): dark text
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="k" if light else "w")
+    cbar = plt.colorbar(im, ax=ax, label=cbar_label, shrink=0.8)
+    if norm is not None:
+        plain_log_ticks(cbar.ax, "y")
+    return cbar
+
+
+def value_colors(n: int, cmap="viridis"):
+    """n colours spread over a colormap (for curves of a swept value)."""
+    cm = plt.get_cmap(cmap)
+    return [cm(v) for v in (np.linspace(0.0, 0.9, n) if n > 1 else [0.0])]
+
+
+def ylim_around(ax, curves, reference=None, margin=0.15, max_span=3.0):
+    """Vertical limits covering ``curves`` (list of 1-D arrays; NaNs ignored) and ``reference``,
+    but at most ``max_span`` times the reference's span beyond it, so one wild curve (a
+    badly learned operator outside the data, say) cannot flatten the rest of the panel.
+    A constant reference counts as having a span of half its magnitude.  Returns True
+    when some curve values lie outside the limits (the caller can say so on the panel)."""
+    vals = [np.asarray(c, float).ravel() for c in curves if c is not None]
+    vals = np.concatenate(vals) if vals else np.array([])
+    vals = vals[np.isfinite(vals)]
+    lo, hi = (vals.min(), vals.max()) if vals.size else (np.nan, np.nan)
+    if reference is not None:
+        ref = np.asarray(reference, float).ravel()
+        ref = ref[np.isfinite(ref)]
+        rlo, rhi = ref.min(), ref.max()
+        span = max(rhi - rlo, 0.5 * max(abs(rhi), abs(rlo)), 1e-3)
+        lo = rlo if not np.isfinite(lo) else max(min(lo, rlo), rlo - max_span * span)
+        hi = rhi if not np.isfinite(hi) else min(max(hi, rhi), rhi + max_span * span)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    pad = margin * max(hi - lo, 1e-3 * max(abs(hi), 1.0))
+    ax.set_ylim(lo - pad, hi + pad)
+    clipped = bool(vals.size and (vals.min() < lo - pad or vals.max() > hi + pad))
+    if clipped:
+        ax.text(0.01, 0.99, "some curves run off this scale", transform=ax.transAxes, ha="left", va="top",
+                fontsize=6, color="0.4")
+    return clipped
+
+
+def plain_log_ticks(ax, axis="y"):
+    """Tick labels like 0.03 instead of 3x10^-2 on a log axis; minor ticks are labelled
+    too (all of them when the axis spans less than a decade, 2 and 5 up to three decades)."""
+    from matplotlib.ticker import FuncFormatter
+    a = ax.yaxis if axis == "y" else ax.xaxis
+    lim = ax.get_ylim if axis == "y" else ax.get_xlim
+
+    def minor(v, _):
+        lo, hi = lim()
+        decades = np.log10(hi / lo) if lo > 0 and hi > lo else np.inf
+        if decades < 1:
+            return f"{v:g}"
+        return f"{v:g}" if decades < 3 and f"{v:.1e}"[0] in "25" else ""
+
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_formatter(FuncFormatter(minor))
+
+
+def placeholder(text: str, figsize=(6, 1.2)):
+    """A figure that only says why there is no figure (a study not run in this configuration)."""
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=10, color="0.4", transform=ax.transAxes)
+    return fig
 
 
 def save(fig, output_dir, name: str):

@@ -65,14 +65,15 @@ def glue(name: str, value, display: bool = False):
     _glue(name, value, display=display)
 
 
-def run_description(res) -> str:
+def run_description(res, epochs: bool = True, noise: bool = True) -> str:
     """What was run, for figure captions: epochs, replicates, datasets, noise, grid."""
     spec = res.record
     n_ds = len(set(spec["datasets"]))
     grid = "351 x" if spec["dense"] else "71 x"
-    return (f"{spec['config']['epochs']} epochs, {spec['replicates']} replicates "
+    return ((f"{spec['config']['epochs']} epochs, " if epochs else "") + f"{spec['replicates']} replicates "
             f"({n_ds} dataset{'s' if n_ds > 1 else ''} x {spec['replicates'] // n_ds} initialisations), "
-            f"noise variance {spec['noise_var']:g}, {grid} {len(res['t'])} observation grid")
+            + (f"noise variance {spec['noise_var']:g}, " if noise else "")
+            + f"{grid} {len(res['t'])} observation grid")
 
 
 def metrics_table(results, label_fn=None, which="final") -> str:
@@ -86,3 +87,557 @@ def metrics_table(results, label_fn=None, which="final") -> str:
         rows.append(f"| {label} | {med_iqr(r.metric('err_u_theta', which))} | "
                     f"{med_iqr(r.metric('err_u_p', which))} | {sum(s != 'ok' for s in st)}/{len(st)} | {div} |")
     return "\n".join(rows)
+
+
+# ----------------------------------------------------------------------------- verdict numbers
+# Each study's numbers for the "Verdict" prose, as strings to glue: the section notebooks
+# and the Supporting Material notebook glue the same summaries under different prefixes.
+# A comparison with the paper is computed ("agrees"/"disagrees"), never typed.
+
+# Criteria of the computed verdicts (glued into the prose with the numbers they judge).
+RISE_THRESHOLD = 0.10        # a final validation loss this much above its minimum counts as a late rise
+LATE_DROP_THRESHOLD = 0.05   # a fall this large over the last quarter of training: not converged
+SATURATION_MARGIN = 0.20     # (4, 32) "no better" than (4, 4): u_p error not this much lower
+INVERSE_LAW_R2 = 0.9         # T = a / B + c fits with at least this R^2 (and a > 0)
+
+
+def fmt(v, spec: str = ".3g") -> str:
+    """A number for prose; 'n/a' for None/NaN (e.g. every replicate failed)."""
+    if v is None:
+        return "n/a"
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if not np.isfinite(v):
+        return "n/a"
+    return format(int(round(v)), spec) if spec.endswith("d") else format(v, spec)
+
+
+def word(flag, yes: str = "agrees", no: str = "disagrees", undecided: str = "cannot be decided") -> str:
+    return undecided if flag is None else (yes if flag else no)
+
+
+def _norm(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(int(x) for x in v)
+    return float(v)
+
+
+def meta_value(res, key):
+    """The swept value ``key`` of a result, lists as tuples (hashable, comparable)."""
+    return _norm(res.meta[key])
+
+
+def find(results, **meta):
+    """The first result whose meta matches every key=value (floats to 1e-9 relative), or None."""
+    for r in results:
+        ok = True
+        for k, v in meta.items():
+            if k not in r.meta:
+                ok = False
+                break
+            a, b = meta_value(r, k), _norm(v)
+            if isinstance(a, float):
+                ok = np.isclose(a, b, rtol=1e-9, atol=0.0)
+            else:
+                ok = a == b
+            if not ok:
+                break
+        if ok:
+            return r
+    return None
+
+
+def arch_label(arch) -> str:
+    return "({}, {})".format(*arch)
+
+
+def value_label(v) -> str:
+    """Swept value for tables and ticks: '5e-04' style for floats, '(4, 32)' for architectures."""
+    if isinstance(v, (list, tuple)):
+        return arch_label(v)
+    v = float(v)
+    if v == 0:
+        return "0"
+    if v.is_integer() and abs(v) < 1e4:
+        return f"{int(v)}"
+    return f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e")
+
+
+def counts(res) -> dict:
+    """Replicates, diverged trainings and failed forward solves of one setting."""
+    up = res.record["metrics"]["final"]["up_status"]
+    return {"replicates": len(res.record["status"]),
+            "diverged": sum(s != "ok" for s in res.record["status"]),
+            "up_failed": sum(s != "ok" for s in up)}
+
+
+def failures_sentence(results, label_fn) -> str:
+    """'none' or e.g. 'r = 5e-1: 3 of 10 diverged, 2 forward solves failed; ...'."""
+    parts = []
+    for r in results:
+        c = counts(r)
+        bits = []
+        if c["diverged"]:
+            bits.append(f"{c['diverged']} of {c['replicates']} trainings diverged")
+        if c["up_failed"]:
+            bits.append(f"{c['up_failed']} of {c['replicates']} forward solves failed")
+        if bits:
+            parts.append(f"{label_fn(r)}: {', '.join(bits)}")
+    return "; ".join(parts) if parts else "none"
+
+
+def curve_stats(res, key="hist_val_total", weight=1.0) -> dict:
+    """Shape of the median (over replicates) validation-loss curve.
+
+    min_epoch: epoch of its minimum; rise: final / minimum value; late_drop: relative
+    decrease over the last quarter of training (positive = still falling);
+    roughness: median |change of log10 loss| between consecutive recorded epochs in the
+    second half of training.
+    """
+    c = np.asarray(res[key], float) * weight
+    c = np.where(np.isfinite(c), c, np.nan)
+    ep = np.asarray(res["curve_epochs"])
+    with np.errstate(all="ignore"):
+        med = np.nanmedian(c, axis=0) if c.size else np.array([np.nan])
+    out = dict(min_epoch=np.nan, rise=np.nan, late_drop=np.nan, roughness=np.nan, final=np.nan, epochs=np.nan)
+    ok = np.isfinite(med) & (med > 0)
+    if not ok.any():
+        return out
+    i_min = int(np.nanargmin(np.where(ok, med, np.inf)))
+    n = len(med)
+    q = min(n - 1, int(round(0.75 * (n - 1))))
+    half = med[n // 2:]
+    lg = np.log10(half[np.isfinite(half) & (half > 0)])
+    out.update(min_epoch=int(ep[i_min]), rise=float(med[-1] / med[i_min]), final=float(med[-1]),
+               late_drop=float((med[q] - med[-1]) / med[q]) if med[q] > 0 else np.nan,
+               roughness=float(np.median(np.abs(np.diff(lg)))) if lg.size > 1 else np.nan,
+               epochs=int(ep[-1]))
+    return out
+
+
+def _medians(results, metric, which="final"):
+    return np.array([median(r.metric(metric, which)) for r in results])
+
+
+def _best(values, meds):
+    """Value with the lowest finite median (None if none)."""
+    meds = np.asarray(meds, float)
+    if not np.isfinite(meds).any():
+        return None
+    return values[int(np.nanargmin(np.where(np.isfinite(meds), meds, np.inf)))]
+
+
+def _iqr(values):
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return float("nan")
+    q1, q3 = np.percentile(v, [25, 75])
+    return float(q3 - q1)
+
+
+def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -> dict:
+    """Fig. 2: errors against noise variance for two u-network architectures."""
+    archs = sorted({meta_value(r, "arch_u") for r in results}, key=lambda a: (a[0] * a[1], a))
+    nvs = sorted({meta_value(r, "noise_var") for r in results})
+    high_noise = nvs[-1] if high_noise is None else high_noise
+    shown_arch = archs[0] if shown_arch is None else tuple(shown_arch)
+    s = {"rise_pct": fmt(100 * RISE_THRESHOLD, "g"),
+         "noise_levels": ", ".join(value_label(v) for v in nvs), "nv_lo": value_label(nvs[0]),
+         "nv_hi": value_label(nvs[-1]), "shown": value_label(shown_noise), "high": value_label(high_noise)}
+    tags = ("a", "b")
+    for tag, arch in zip(tags, archs):
+        rs = [find(results, noise_var=v, arch_u=arch) for v in nvs]
+        s[f"arch_{tag}"] = arch_label(arch)
+        for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+            meds = _medians(rs, m)
+            s[f"{short}_lo_{tag}"] = fmt(meds[0])
+            s[f"{short}_hi_{tag}"] = fmt(meds[-1])
+            fin = meds[np.isfinite(meds)]
+            mono = bool(np.all(np.diff(fin) >= 0)) if fin.size == meds.size else None
+            s[f"{short}_mono_{tag}"] = word(mono, "rises monotonically", "does not rise monotonically")
+            grows = bool(meds[-1] > meds[0]) if np.isfinite(meds[[0, -1]]).all() else None
+            s[f"{short}_grows_{tag}"] = word(grows)
+        st = curve_stats(find(results, noise_var=high_noise, arch_u=arch) or rs[-1])
+        sl = curve_stats(find(results, noise_var=shown_noise, arch_u=arch) or rs[0])
+        s[f"rise_high_{tag}"] = fmt(st["rise"], ".2f")
+        s[f"minep_high_{tag}"] = fmt(st["min_epoch"], "d")
+        s[f"epochs_{tag}"] = fmt(st["epochs"], "d")
+        s[f"rise_low_{tag}"] = fmt(sl["rise"], ".2f")
+        rises = None if not np.isfinite(st["rise"]) else bool(st["rise"] > 1 + RISE_THRESHOLD)
+        s[f"rise_verdict_{tag}"] = word(rises, "rises", "does not rise")
+    if len(archs) == 2:
+        nz = [v for v in nvs if v > 0]
+        for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+            a = _medians([find(results, noise_var=v, arch_u=archs[0]) for v in nz], m)
+            b = _medians([find(results, noise_var=v, arch_u=archs[1]) for v in nz], m)
+            s[f"{short}_small_wins"] = f"{int(np.sum(a < b))} of {len(nz)}"
+            s[f"{short}_small_wins_verdict"] = word(bool(np.sum(a < b) > len(nz) / 2) if nz else None)
+        r0a, r0b = find(results, noise_var=0.0, arch_u=archs[0]), find(results, noise_var=0.0, arch_u=archs[1])
+        if r0a is not None and r0b is not None:
+            ma, mb = median(r0a.metric("err_u_theta")), median(r0b.metric("err_u_theta"))
+            s["clean_theta_a"], s["clean_theta_b"] = fmt(ma), fmt(mb)
+            s["clean_large_wins"] = word(bool(mb < ma) if np.isfinite([ma, mb]).all() else None)
+        else:
+            s["clean_theta_a"] = s["clean_theta_b"] = "n/a"
+            s["clean_large_wins"] = word(None)
+    for k in [k for k in s if k.endswith("_a")]:  # a single architecture: fill the second one's keys
+        s.setdefault(k[:-2] + "_b", "n/a")
+    for k in ("theta_small_wins", "theta_small_wins_verdict", "up_small_wins", "up_small_wins_verdict",
+              "clean_theta_a", "clean_theta_b", "clean_large_wins"):
+        s.setdefault(k, "n/a")
+    shown = find(results, noise_var=shown_noise, arch_u=shown_arch) or results[0]
+    s["shown_arch"] = arch_label(meta_value(shown, "arch_u"))
+    s["shown_D_err"] = med_iqr(shown.operator_error("D"))
+    uc = shown["u_clean"]
+    s["u_range_all"] = f"[{uc.min():.2f}, {uc.max():.2f}]"
+    s["u_range_end"] = f"[{uc[-1].min():.2f}, {uc[-1].max():.2f}]"
+    return s
+
+
+def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable_from=1e-2) -> dict:
+    """Fig. 3: errors and validation-loss behaviour against the learning rate."""
+    rates = [meta_value(r, "lr") for r in results]
+    order = np.argsort(rates)
+    rs = [results[i] for i in order]
+    rates = [rates[i] for i in order]
+    s = {}
+    for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+        meds = _medians(rs, m)
+        best = _best(rates, meds)
+        s[f"best_{short}"] = value_label(best) if best is not None else "n/a"
+        s[f"best_{short}_err"] = fmt(np.nanmin(meds)) if np.isfinite(meds).any() else "n/a"
+        s[f"best_{short}_verdict"] = word(None if best is None else any(np.isclose(best, p) for p in paper_best))
+    small, r_shown = rs[0], (find(rs, lr=shown) or rs[len(rs) // 2])
+    cs, cm = curve_stats(small), curve_stats(r_shown)
+    s["late_pct"] = fmt(100 * LATE_DROP_THRESHOLD, "g")
+    s["smallest"] = value_label(rates[0])
+    s["shown"] = value_label(meta_value(r_shown, "lr"))
+    s["late_drop_small"] = fmt(100 * cs["late_drop"], ".2g")
+    s["late_drop_shown"] = fmt(100 * cm["late_drop"], ".2g")
+    s["small_still_falling"] = word(None if not np.isfinite(cs["late_drop"]) else bool(cs["late_drop"] > LATE_DROP_THRESHOLD),
+                                    "is still falling", "has levelled off")
+    s["small_up"] = fmt(median(small.metric("err_u_p")))
+    s["small_theta"] = fmt(median(small.metric("err_u_theta")))
+    big = [r for r, v in zip(rs, rates) if v >= unstable_from]
+    s["large_rates"] = ", ".join(value_label(meta_value(r, "lr")) for r in big) or "none"
+    rough_big = [curve_stats(r)["roughness"] for r in big]
+    s["rough_shown"] = fmt(cm["roughness"], ".2g")
+    s["rough_large"] = ", ".join(fmt(v, ".2g") for v in rough_big) or "n/a"
+    s["large_up"] = ", ".join(fmt(median(r.metric("err_u_p"))) for r in big) or "n/a"
+    s["large_theta"] = ", ".join(fmt(median(r.metric("err_u_theta"))) for r in big) or "n/a"
+    s["shown_up"] = fmt(median(r_shown.metric("err_u_p")))
+    s["shown_theta"] = fmt(median(r_shown.metric("err_u_theta")))
+    worse = [median(r.metric("err_u_p")) for r in big]
+    ok = [np.isfinite(w) for w in worse]
+    s["large_worse_verdict"] = word(None if not big else
+                                    bool(all((not f) or w > median(r_shown.metric("err_u_p"))
+                                             for w, f in zip(worse, ok))))
+    s["failures"] = failures_sentence(rs, lambda r: f"r = {value_label(meta_value(r, 'lr'))}")
+    return s
+
+
+def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), factor=2.0) -> dict:
+    """Fig. 4: errors and weighted loss balance against w_PDE."""
+    ws = [meta_value(r, "w_pde") for r in results]
+    order = np.argsort(ws)
+    rs = [results[i] for i in order]
+    ws = [ws[i] for i in order]
+    s = {}
+    mins = {}
+    for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+        meds = _medians(rs, m)
+        best = _best(ws, meds)
+        mins[short] = np.nanmin(meds) if np.isfinite(meds).any() else np.nan
+        s[f"best_{short}"] = value_label(best) if best is not None else "n/a"
+        s[f"best_{short}_err"] = fmt(mins[short])
+        s[f"best_{short}_verdict"] = word(None if best is None else bool(paper_best[0] * (1 - 1e-9) <= best
+                                                                         <= paper_best[1] * (1 + 1e-9)))
+    rl, rh = find(rs, w_pde=low), find(rs, w_pde=high)
+    for tag, r in (("low", rl), ("high", rh)):
+        th = median(r.metric("err_u_theta")) if r is not None else np.nan
+        up = median(r.metric("err_u_p")) if r is not None else np.nan
+        s[f"{tag}_theta"], s[f"{tag}_up"] = fmt(th), fmt(up)
+        s[f"{tag}_theta_ratio"] = fmt(th / mins["theta"], ".2g") if np.isfinite(th) else "n/a"
+        s[f"{tag}_up_ratio"] = fmt(up / mins["up"], ".2g") if np.isfinite(up) else "n/a"
+    if rl is not None:
+        th, up = median(rl.metric("err_u_theta")), median(rl.metric("err_u_p"))
+        s["low_verdict"] = word(bool(th <= factor * mins["theta"] and up > factor * mins["up"])
+                                if np.isfinite([th, up]).all() else None)
+        wd, wp = rl.record["config"]["w_data"], rl.record["config"]["w_pde"]
+        with np.errstate(all="ignore"):
+            ld = np.nanmedian(np.asarray(rl["hist_val_data"], float) * wd, axis=0)
+            lp = np.nanmedian(np.asarray(rl["hist_val_pde"], float) * wp, axis=0)
+            gap = np.log10(ld / lp)
+        gap = gap[np.isfinite(gap)]
+        s["low_gap_min"] = fmt(gap.min(), ".2g") if gap.size else "n/a"
+        s["low_gap_final"] = fmt(gap[-1], ".2g") if gap.size else "n/a"
+        s["low_gap_verdict"] = word(bool(gap.min() > 3) if gap.size else None)
+    else:
+        s.update(low_verdict=word(None), low_gap_min="n/a", low_gap_final="n/a", low_gap_verdict=word(None))
+    if rh is not None:
+        th, up = median(rh.metric("err_u_theta")), median(rh.metric("err_u_p"))
+        s["high_verdict"] = word(bool(th > factor * mins["theta"] and up > factor * mins["up"])
+                                 if np.isfinite([th, up]).all() else None)
+    else:
+        s["high_verdict"] = word(None)
+    s["low"], s["high"], s["factor"] = value_label(low), value_label(high), fmt(factor, "g")
+    s["failures"] = failures_sentence(rs, lambda r: f"w_PDE = {value_label(meta_value(r, 'w_pde'))}")
+    return s
+
+
+def architecture_matrix(results, stat="mean", metric="err_u_p"):
+    """(archs, matrix[i_D, j_V], failures[i_D][j_V]) of a statistic of a metric over replicates."""
+    archs = sorted({meta_value(r, "arch_D") for r in results} | {meta_value(r, "arch_V") for r in results},
+                   key=lambda a: (a[0] * a[1], a))
+    M = np.full((len(archs), len(archs)), np.nan)
+    notes = [["" for _ in archs] for _ in archs]
+    for i, aD in enumerate(archs):
+        for j, aV in enumerate(archs):
+            r = find(results, arch_D=aD, arch_V=aV)
+            if r is None:
+                notes[i][j] = "not run"
+                continue
+            v = r.metric(metric)
+            ok = v[np.isfinite(v)]
+            if ok.size:
+                M[i, j] = float(np.mean(ok) if stat == "mean" else np.median(ok))
+            if ok.size < v.size:
+                notes[i][j] = f"{v.size - ok.size} failed"
+    return archs, M, notes
+
+
+def architecture_summary(results) -> dict:
+    """Fig. 5: forward-solve and operator errors for the operator-network architectures."""
+    archs, M_mean, _ = architecture_matrix(results, "mean")
+    _, M_med, _ = architecture_matrix(results, "median")
+    diag = [find(results, arch_D=a, arch_V=a) for a in archs]
+    s = {}
+    meds = np.array([median(r.metric("err_u_p")) if r is not None else np.nan for r in diag])
+    for a, r, m in zip(archs, diag, meds):
+        tag = f"{a[0]}x{a[1]}"
+        s[f"up_{tag}"] = fmt(m)
+        s[f"theta_{tag}"] = fmt(median(r.metric("err_u_theta"))) if r is not None else "n/a"
+        for op in ("D", "V"):
+            e = r.operator_error(op) if r is not None else np.array([np.nan])
+            s[f"{op}err_{tag}"] = fmt(median(e))
+            s[f"{op}iqr_{tag}"] = fmt(_iqr(e), ".2g")
+        s[f"val_{tag}"] = fmt(curve_stats(r)["final"]) if r is not None else "n/a"
+    best = _best(archs, meds)
+    s["best_diag"] = arch_label(best) if best is not None else "n/a"
+    s["margin_pct"] = fmt(100 * SATURATION_MARGIN, "g")
+    smallest = archs[0]
+    s["smallest"] = arch_label(smallest)
+    s["smallest_worst"] = word(None if not np.isfinite(meds[0]) else bool(meds[0] == np.nanmax(meds)))
+    if np.isfinite(M_mean).any():
+        i, j = np.unravel_index(np.nanargmin(M_mean), M_mean.shape)
+        s["best_mean_combo"] = f"D {arch_label(archs[i])}, V {arch_label(archs[j])}"
+        s["best_mean"] = fmt(M_mean[i, j])
+        i2, j2 = np.unravel_index(np.nanargmin(M_med), M_med.shape)
+        s["best_median_combo"] = f"D {arch_label(archs[i2])}, V {arch_label(archs[j2])}"
+        s["best_median"] = fmt(M_med[i2, j2])
+        s["mean_median_same"] = word(bool((i, j) == (i2, j2)), "the same combination", "a different combination")
+    else:
+        s.update(best_mean_combo="n/a", best_mean="n/a", best_median_combo="n/a", best_median="n/a",
+                 mean_median_same="n/a")
+    # the paper: (4,4) as good as (4,32), whose D is slightly worse and more variable
+    a44, a432 = (4, 4), (4, 32)
+    if a44 in archs and a432 in archs:
+        r44, r432 = find(results, arch_D=a44, arch_V=a44), find(results, arch_D=a432, arch_V=a432)
+        m44, m432 = median(r44.metric("err_u_p")), median(r432.metric("err_u_p"))
+        s["saturates_verdict"] = word(bool(m432 >= (1 - SATURATION_MARGIN) * m44) if np.isfinite([m44, m432]).all() else None)
+        d44, d432 = r44.operator_error("D"), r432.operator_error("D")
+        s["D_worse_verdict"] = word(bool(median(d432) > median(d44) and _iqr(d432) > _iqr(d44))
+                                    if np.isfinite([median(d44), median(d432)]).all() else None)
+    else:
+        s["saturates_verdict"] = s["D_worse_verdict"] = word(None)
+    s["failures"] = failures_sentence(results, lambda r: f"D {arch_label(meta_value(r, 'arch_D'))} "
+                                                         f"V {arch_label(meta_value(r, 'arch_V'))}")
+    return s
+
+
+def wall_time_fit(fixed) -> dict:
+    """Per-replicate wall-clock time of the fixed-epoch batch-size runs and a fit T = a / B + c.
+
+    B is the batch size actually used (a batch larger than the training set is clipped).
+    The replicates of a setting train together as one batched model, so the time of one
+    replicate is the setting's time divided by its number of replicates.  The time is the
+    steady-state training time (first epoch, which compiles the kernels, excluded and
+    extrapolated) where recorded, else the wall time.
+    """
+    from scipy.optimize import curve_fit
+    B = np.array([r.record["batch_size_used"] for r in fixed], float)
+    B_req = np.array([r.record["config"]["batch_size"] for r in fixed], float)
+    T = np.array([r.record.get("steady_time_s", r.record["wall_time_s"]) / r.record["replicates"]
+                  for r in fixed], float)
+    steps = np.array([r.record["epochs_run"] * r.record["steps_per_epoch"] for r in fixed], float)
+    order = np.argsort(B)
+    B, B_req, T, steps = B[order], B_req[order], T[order], steps[order]
+    out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=1e3 * T / steps,
+               a=np.nan, c=np.nan, r2=np.nan)
+    if len(B) >= 2 and np.all(np.isfinite(T)):
+        f = lambda b, a, c: a / b + c  # noqa: E731
+        try:
+            (a, c), _ = curve_fit(f, B, T, p0=(T[0] * B[0], 0.0))
+            pred = f(B, a, c)
+            ss = np.sum((T - T.mean()) ** 2)
+            out.update(a=float(a), c=float(c), r2=float(1 - np.sum((T - pred) ** 2) / ss) if ss > 0 else np.nan)
+        except RuntimeError:
+            pass
+    return out
+
+
+def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> dict:
+    """Fig. 6: wall time against B, errors after a fixed budget of optimiser steps."""
+    fit = wall_time_fit(fixed)
+    s = {"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
+         "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
+         "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
+                                                                                   fit["per_step_ms"]))}
+    s["r2_min"] = fmt(INVERSE_LAW_R2, "g")
+    inv = None if not np.isfinite(fit["r2"]) else bool(fit["r2"] > INVERSE_LAW_R2 and fit["a"] > 0)
+    s["inverse_verdict"] = word(inv)
+    if np.isfinite(fit["c"]) and np.isfinite(fit["a"]) and len(fit["B"]):
+        s["c_share"] = fmt(100 * fit["c"] / fit["T"][-1], ".2g")
+    else:
+        s["c_share"] = "n/a"
+    clipped = [r for r in fixed if r.record["batch_size_used"] != r.record["config"]["batch_size"]]
+    s["clipped"] = ("; ".join(f"B = {r.record['config']['batch_size']} ran as full-batch training with "
+                              f"B = {r.record['batch_size_used']}" for r in clipped) or "no batch size was clipped")
+    Bs = [int(meta_value(r, "batch_size")) for r in budget]
+    order = np.argsort(Bs)
+    rb = [budget[i] for i in order]
+    Bs = [Bs[i] for i in order]
+    s["budget_steps"] = f"{int(rb[0].meta.get('budget_steps', 0)):,}" if rb else "n/a"
+    s["budget_epochs"] = ", ".join(f"B = {b}: {r.record['epochs_run']} epochs" for b, r in zip(Bs, rb))
+    meds = {}
+    for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+        med = _medians(rb, m)
+        meds[short] = med
+        best = _best(Bs, med)
+        s[f"best_{short}"] = str(best) if best is not None else "n/a"
+        s[f"best_{short}_verdict"] = word(None if best is None else best in paper_best)
+        s[f"budget_{short}"] = ", ".join(f"B = {b}: {fmt(v)}" for b, v in zip(Bs, med))
+    iqrs = [_iqr(r.metric("err_u_p")) for r in rb]
+    s["budget_up_iqr"] = ", ".join(f"B = {b}: {fmt(v, '.2g')}" for b, v in zip(Bs, iqrs))
+    if 10 in Bs and all(b in Bs for b in paper_best):
+        i10 = Bs.index(10)
+        mid = [iqrs[Bs.index(b)] for b in paper_best]
+        s["small_variable_verdict"] = word(bool(iqrs[i10] > max(mid)) if np.isfinite([iqrs[i10], *mid]).all()
+                                           else None)
+    else:
+        s["small_variable_verdict"] = word(None)
+    if Bs and all(b in Bs for b in paper_best):
+        big = Bs[-1]
+        mb = meds["up"][Bs.index(big)]
+        mm = min(meds["up"][Bs.index(b)] for b in paper_best)
+        s["largest"] = str(big)
+        s["large_worse_verdict"] = word(bool(mb > mm) if np.isfinite([mb, mm]).all() else None)
+    else:
+        s["largest"], s["large_worse_verdict"] = "n/a", word(None)
+    s["failures"] = failures_sentence(rb, lambda r: f"B = {meta_value(r, 'batch_size'):g}")
+    return s
+
+
+def glue_summary(prefix: str, summary: dict):
+    """Glue every entry of a summary as text under ``prefix_key``."""
+    for k, v in summary.items():
+        glue(f"{prefix}_{k}", str(v))
+
+
+# ----------------------------------------------------------------------------- Supporting Material
+def verdict_bullets(study: str, s: dict) -> list[str]:
+    """The main-text comparisons of a study as markdown bullets (for the repeats of the
+    Supporting Material, which claim the same qualitative conclusions)."""
+    if study == "learning_rate":
+        return [f"Lowest median error of $u_\\theta$ at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at "
+                f"$r$ = {s['best_up']}; the paper's 5e-5 to 5e-4: {s['best_theta_verdict']} "
+                f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
+                f"Smallest rate $r$ = {s['smallest']}: the median validation loss fell by "
+                f"{s['late_drop_small']} % over the last quarter of training, so it {s['small_still_falling']} "
+                f"(more than {s['late_pct']} %: not converged).",
+                f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
+                f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
+                f"{s['large_worse_verdict']} with the paper.",
+                f"Diverged trainings and failed forward solves: {s['failures']}."]
+    if study == "loss_weight":
+        return [f"Lowest median error of $u_\\theta$ at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of "
+                f"$u_\\mathrm{{p}}$ at {s['best_up']}; the paper's 1e-1 to 1: {s['best_theta_verdict']} "
+                f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
+                f"$w_\\mathrm{{PDE}}$ = {s['low']}: median errors {s['low_theta']} ($u_\\theta$, "
+                f"{s['low_theta_ratio']} times the lowest) and {s['low_up']} ($u_\\mathrm{{p}}$, "
+                f"{s['low_up_ratio']} times the lowest); good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
+                f"(factor {s['factor']}) {s['low_verdict']} with the paper. The weighted PDE loss stays at least "
+                f"{s['low_gap_min']} orders of magnitude below the data loss (paper: more than three: "
+                f"{s['low_gap_verdict']}).",
+                f"$w_\\mathrm{{PDE}}$ = {s['high']}: median errors {s['high_theta']} ($u_\\theta$) and "
+                f"{s['high_up']} ($u_\\mathrm{{p}}$); large errors in both {s['high_verdict']} with the paper.",
+                f"Diverged trainings and failed forward solves: {s['failures']}."]
+    if study == "architecture":
+        ups = ", ".join(f"({k[3:].replace('x', ', ')}): {v}" for k, v in s.items()
+                        if k.startswith("up_") and "x" in k)
+        return [f"Median $u_\\mathrm{{p}}$ errors of the equal-size architectures $(h, n)$: {ups}; the "
+                f"smallest network {s['smallest']} being the worst {s['smallest_worst']} with the paper.",
+                f"$(4, 32)$ no better than $(4, 4)$: {s['saturates_verdict']}; its $D$ worse and more "
+                f"variable: {s['D_worse_verdict']}.",
+                f"Lowest mean $u_\\mathrm{{p}}$ error over the sixteen combinations: {s['best_mean']} "
+                f"({s['best_mean_combo']}); lowest median: {s['best_median']} ({s['best_median_combo']}).",
+                f"Diverged trainings and failed forward solves: {s['failures']}."]
+    if study == "batch_size":
+        return [f"Time for the fixed epochs per replicate: {s['times']}; fit $T = a/B + c$ with $a$ = "
+                f"{s['fit_a']} s, $c$ = {s['fit_c']} s, $R^2$ = {s['fit_r2']}: an inverse law "
+                f"{s['inverse_verdict']} with the paper.",
+                f"After {s['budget_steps']} optimiser steps the lowest median error of $u_\\theta$ is at "
+                f"$B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}; the paper's 40 to 160: "
+                f"{s['best_theta_verdict']} ($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
+                f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors: {s['budget_up_iqr']}; $B$ = 10 the most "
+                f"variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
+                f"Diverged trainings and failed forward solves: {s['failures']}."]
+    if study == "noise":
+        return [f"Errors of $u_\\theta$ from noise variance {s['nv_lo']} to {s['nv_hi']}: {s['theta_lo_a']} to "
+                f"{s['theta_hi_a']} for {s['arch_a']}, {s['theta_lo_b']} to {s['theta_hi_b']} for "
+                f"{s['arch_b']}; of $u_\\mathrm{{p}}$: {s['up_lo_a']} to {s['up_hi_a']} and {s['up_lo_b']} to "
+                f"{s['up_hi_b']}. Errors growing with the noise: {s['theta_grows_a']}, {s['up_grows_a']}, "
+                f"{s['theta_grows_b']}, {s['up_grows_b']} ($u_\\theta$ and $u_\\mathrm{{p}}$ for {s['arch_a']}, "
+                f"then for {s['arch_b']}).",
+                f"{s['arch_a']} better than {s['arch_b']} at {s['up_small_wins']} nonzero noise levels "
+                f"($u_\\mathrm{{p}}$): {s['up_small_wins_verdict']} with the paper.",
+                f"Final over minimum validation loss at noise variance {s['high']}: {s['rise_high_a']} "
+                f"({s['arch_a']}), {s['rise_high_b']} ({s['arch_b']}); a late rise "
+                f"(over {s['rise_pct']} %): {s['rise_verdict_a']}, {s['rise_verdict_b']}."]
+    raise ValueError(f"unknown study {study!r}")
+
+
+DEFAULT_SETTING = {"learning_rate": {"lr": 5e-4}, "loss_weight": {"w_pde": 0.1},
+                   "architecture": {"arch_D": (4, 32), "arch_V": (4, 32)}, "batch_size": {"batch_size": 40},
+                   "noise": {"noise_var": 1e-3, "arch_u": (4, 32)}}
+
+
+def compare_configurations(here: dict, reference: dict, expect_lower: bool) -> tuple[str, dict]:
+    """Markdown table comparing, per study, the errors at the paper's default setting in
+    this configuration with those in a reference configuration; returns (table, verdicts)."""
+    rows = ["| study | setting | median $u_\\theta$ error here | reference | median $u_\\mathrm{p}$ error here "
+            "| reference | IQR of $u_\\mathrm{p}$ error here | reference |", "|---" * 8 + "|"]
+    lower, narrower = [], []
+    for study, res_here in here.items():
+        res_ref = reference.get(study)
+        sel = DEFAULT_SETTING[study]
+        a = find(res_here, **sel) if res_here else None
+        b = find(res_ref, **sel) if res_ref else None
+        if a is None or b is None:
+            continue
+        label = ", ".join(f"{k} = {value_label(v)}" for k, v in sel.items())
+        th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
+        up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
+        iq = (_iqr(a.metric("err_u_p")), _iqr(b.metric("err_u_p")))
+        rows.append(f"| {study.replace('_', ' ')} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
+                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} |")
+        if np.isfinite(up).all():
+            lower.append((up[0] < up[1]) == expect_lower)
+        if np.isfinite(iq).all():
+            narrower.append((iq[0] < iq[1]) == expect_lower)
+    verdict = {"n": len(lower), "errors_as_expected": f"{sum(lower)} of {len(lower)}",
+               "spread_as_expected": f"{sum(narrower)} of {len(narrower)}"}
+    return "\n".join(rows), verdict

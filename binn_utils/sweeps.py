@@ -149,7 +149,8 @@ def run_setting(setting: Setting, results_dir, progress=False) -> dict:
         record["u_range"] = list(ev.u_range)
     record.update(metrics=metrics, status=result.status, epochs_run=result.epochs_run,
                   steps_per_epoch=result.steps_per_epoch, batch_size_used=result.extra["batch_size_used"],
-                  wall_time_s=result.wall_time_s, replicates=result.n_replicates,
+                  wall_time_s=result.wall_time_s, steady_time_s=result.extra["steady_time_s"],
+                  first_epoch_s=result.extra["first_epoch_s"], replicates=result.n_replicates,
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   provenance=provenance())
     npz, js = setting.paths(results_dir)

@@ -319,6 +319,7 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     diverged = np.full(R, -1)
     step_t = torch.zeros((), dtype=dtype)
 
+    first_epoch_s = float("nan")
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -340,7 +341,10 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                 idx = perms[:, e, s * B:(s + 1) * B]
                 batch = torch.gather(train_pts, 1, idx[..., None].expand(-1, -1, 3))
                 bc_xt = torch.stack([bc_x.expand(R, -1), cb[:, e, s]], dim=2)
-                total, _ = loss_fn(leaves, cp[:, e, s], bc_xt, batch[..., :2], batch[..., 2], weights)
+                # contiguous inputs: strides then do not depend on the chunk length, so the
+                # compiled kernels are not re-specialised (recompiled) between runs
+                total, _ = loss_fn(leaves, cp[:, e, s].contiguous(), bc_xt, batch[..., :2].contiguous(),
+                                   batch[..., 2].contiguous(), weights)
                 grad = flat_grad(torch.autograd.grad(total.sum(), leaf_list), leaves)
                 step_t += 1
                 with torch.no_grad():
@@ -367,6 +371,8 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                     v.masked_fill_(bad[:, None], 0.0)
                     lr_t.masked_fill_(bad[:, None], 0.0)
             epoch += 1
+            if epoch == 1:
+                first_epoch_s = time.perf_counter() - start
             if config.time_budget_s is not None and time.perf_counter() - start >= config.time_budget_s:
                 stop = True
                 break
@@ -375,6 +381,9 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - start
+    # the first epoch includes compiling the kernels for new shapes; the steady-state
+    # time extrapolates the other epochs' pace to the whole run
+    steady = (wall - first_epoch_s) * epoch / (epoch - 1) if epoch > 1 else wall
 
     status = ["ok" if d < 0 else f"diverged at epoch {d}" for d in diverged]
     history = {k: hist[i, :, :epoch].numpy().copy() for i, k in enumerate(HISTORY_KEYS)}
@@ -383,4 +392,5 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                        best=best.double().numpy().copy(), best_epoch=best_epoch.numpy().copy(),
                        history=history, weights=weights_np, lr=lr_arr, status=status,
                        diverged_epoch=diverged, epochs_run=epoch, steps_per_epoch=steps_per_epoch,
-                       wall_time_s=wall, extra={"batch_size_used": B})
+                       wall_time_s=wall,
+                       extra={"batch_size_used": B, "first_epoch_s": first_epoch_s, "steady_time_s": steady})

@@ -12,10 +12,10 @@ from binn_utils.networks import NetworkLayout
 
 
 class RefMLP(nn.Module):
-    def __init__(self, spec):
+    def __init__(self, spec, dtype=torch.float64):
         super().__init__()
         self.output = spec.output
-        self.linears = nn.ModuleList(nn.Linear(fi, fo, dtype=torch.float64) for _, _, fi, fo in spec.layers)
+        self.linears = nn.ModuleList(nn.Linear(fi, fo, dtype=dtype) for _, _, fi, fo in spec.layers)
 
     def forward(self, h):
         for k, lin in enumerate(self.linears):
@@ -28,19 +28,19 @@ class RefMLP(nn.Module):
 
 
 class RefBINN(nn.Module):
-    def __init__(self, layout: NetworkLayout, flat_r: torch.Tensor):
+    def __init__(self, layout: NetworkLayout, flat_r: torch.Tensor, dtype=torch.float64):
         super().__init__()
         self.layout = layout
-        self.nets = nn.ModuleDict({spec.name: RefMLP(spec) for spec in layout.nets})
+        self.nets = nn.ModuleDict({spec.name: RefMLP(spec, dtype) for spec in layout.nets})
         with torch.no_grad():
             for spec in layout.nets:
                 for lin, (w, b, fi, fo) in zip(self.nets[spec.name].linears, spec.layers):
-                    lin.weight.copy_(flat_r[w:w + fi * fo].reshape(fi, fo).T)
-                    lin.bias.copy_(flat_r[b:b + fo])
+                    lin.weight.copy_(flat_r[w:w + fi * fo].reshape(fi, fo).T.to(dtype))
+                    lin.bias.copy_(flat_r[b:b + fo].to(dtype))
 
     def flat_grad(self):
         """Gradients of all parameters, arranged in the flat layout."""
-        g = torch.zeros(self.layout.n_params, dtype=torch.float64)
+        g = torch.zeros(self.layout.n_params, dtype=next(self.parameters()).dtype)
         for spec in self.layout.nets:
             for lin, (w, b, fi, fo) in zip(self.nets[spec.name].linears, spec.layers):
                 g[w:w + fi * fo] = lin.weight.grad.T.reshape(-1)

@@ -1,0 +1,352 @@
+"""The paper's result figures (Figs. 2-6), one function each, shared by the section
+notebooks and the Supporting Material notebook (which repeats them for other noise levels
+and the dense grid).
+
+Conventions (see :mod:`binn_utils.plotting`): solutions and operators are mean +- 1 std
+over replicates, dashed black is the truth, grey shading marks values of u outside the
+range the data cover; loss curves are median and interquartile range over replicates;
+box plots are per-replicate relative L2 errors against the noise-free solution.  Box
+plots never drop failures silently: failed forward solves (u_p NaN) are counted at the top
+of the axes, and trainings that diverged (stopped at their best-validation parameters and
+kept in the boxes) are counted at the bottom.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.lines import Line2D
+
+from . import plotting
+from .plotting import COLORS
+from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
+                        wall_time_fit)
+
+ERR_SERIES = (("err_u_theta", "$u_\\theta$", COLORS["u_theta"]), ("err_u_p", "$u_\\mathrm{p}$", COLORS["u_p"]))
+ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
+T_END = "$t_\\mathrm{end}$"
+
+
+# ----------------------------------------------------------------------------- panels
+def solutions_at_end(ax, entries, key, title=None):
+    """Mean +- std of ``key`` (final_u_theta / final_u_p) at t_end for several settings.
+
+    entries: list of (result, label, colour).  The truth (dashed) is drawn once.
+    """
+    entries = [e for e in entries if e[0] is not None]
+    if not entries:
+        return
+    r0 = entries[0][0]
+    x = r0["x"]
+    curves = []
+    for res, label, color in entries:
+        vals = np.asarray(res[key], float)[:, -1]
+        plotting.band(ax, x, vals, color, label)
+        ok = np.all(np.isfinite(vals), axis=1)
+        if ok.any():
+            m, sd = vals[ok].mean(axis=0), vals[ok].std(axis=0)
+            curves += [m - sd, m + sd]
+    truth = r0["u_clean"][-1]
+    ax.plot(x, truth, "k--", lw=0.9, label="truth")
+    plotting.ylim_around(ax, curves, truth, max_span=1.0)
+    ax.set_xlabel("$x$")
+    ax.set_ylabel(f"$u(x, t_\\mathrm{{end}})$")
+    if title:
+        ax.set_title(title)
+
+
+def operators(ax, entries, op):
+    """Learned operator ``op`` (mean +- std) for several settings, truth dashed once, grey
+    outside the observed range of u; the vertical range covers every band over the
+    observed range (outside it, where nothing constrains the operator, curves may be cut)."""
+    entries = [e for e in entries if e[0] is not None]
+    if not entries:
+        return
+    r0 = entries[0][0]
+    u = r0["u_grid"]
+    lo, hi = r0.record["u_range"]
+    inside = (u >= lo) & (u <= hi)
+    curves = []
+    for res, label, color in entries:
+        vals = np.asarray(res[f"final_op_{op}"], float)
+        plotting.band(ax, u, vals, color, label)
+        ok = np.all(np.isfinite(vals), axis=1)
+        if ok.any():
+            m, sd = vals[ok].mean(axis=0), vals[ok].std(axis=0)
+            curves += [(m - sd)[inside], (m + sd)[inside]]
+    truth = r0[f"true_op_{op}"]
+    ax.plot(u, truth, "k--", lw=0.9, label="truth")
+    plotting.shade_unobserved(ax, (lo, hi), u)
+    plotting.ylim_around(ax, curves, truth, max_span=np.inf)
+    ax.set_xlim(u[0], u[-1])
+    ax.set_xlabel("$u$")
+    ax.set_ylabel(plotting.OP_LABELS.get(op, op))
+
+
+def loss_curves(ax, entries, key="hist_val_total", ylabel="total validation loss"):
+    """Median and IQR over replicates of a validation-loss history per setting.
+
+    entries: (result, label, colour[, linestyle[, weight]]).
+    """
+    for e in entries:
+        res, label, color = e[:3]
+        if res is None:
+            continue
+        ls = e[3] if len(e) > 3 else "-"
+        w = e[4] if len(e) > 4 else 1.0
+        plotting.loss_curve_panel(ax, res["curve_epochs"], np.asarray(res[key], float) * w, color=color,
+                                  label=label, ls=ls)
+    if ax.get_yscale() == "log":
+        plotting.plain_log_ticks(ax)
+    ax.set_ylabel(ylabel)
+
+
+def error_boxes(ax, results, xlabels, series=ERR_SERIES, xlabel="", spread=0.4, log=True):
+    """Box plots of per-replicate errors against a categorical swept value.
+
+    results: one list of results per series position (None where not run), or a single
+    list used for every series; series: (metric, label, colour) per box group, or
+    (results_list, metric, label, colour) to give each series its own results.
+    """
+    n = len(xlabels)
+    norm_series = []
+    for s in series:
+        if len(s) == 4:
+            norm_series.append(s)
+        else:
+            norm_series.append((results, *s))
+    k = len(norm_series)
+    offsets = np.linspace(-spread / 2, spread / 2, k) if k > 1 else np.zeros(1)
+    width = 0.8 * spread / max(k - 1, 1) if k > 1 else 0.4
+    for (rs, metric, label, color), off in zip(norm_series, offsets):
+        groups = [r.metric(metric) if r is not None else np.array([np.nan]) for r in rs]
+        pos = np.arange(n) + off
+        plotting.error_boxes(ax, groups, pos, color, width=width, label=label, annotate=False)
+        for i, (r, g) in enumerate(zip(rs, groups)):
+            if r is None:
+                continue
+            n_fail = int(np.sum(~np.isfinite(g)))
+            if n_fail:
+                ax.annotate(f"{n_fail}/{len(g)}\nfailed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
+                            ha="center", va="top", fontsize=6, color=color)
+    # diverged trainings: a property of the setting, counted once per position
+    first = norm_series[0][0]
+    for i, r in enumerate(first):
+        if r is not None and counts(r)["diverged"]:
+            c = counts(r)
+            ax.annotate(f"{c['diverged']}/{c['replicates']} div.", (i, 0.0), xycoords=("data", "axes fraction"),
+                        ha="center", va="bottom", fontsize=6, color="k")
+    ax.set_xticks(range(n))
+    ax.set_xticklabels(xlabels)
+    ax.set_xlim(-0.6, n - 0.4)
+    if log:
+        ax.set_yscale("log")
+        plotting.plain_log_ticks(ax)
+    ax.set_ylabel("rel. $L^2$ error")
+    ax.set_xlabel(xlabel)
+    ax.legend(loc="best", fontsize=7)
+
+
+def _sorted(results, key):
+    vals = sorted({meta_value(r, key) for r in results})
+    return vals, [find(results, **{key: v}) for v in vals]
+
+
+def _legend(ax, **kw):
+    h, l = ax.get_legend_handles_labels()
+    if h:
+        ax.legend(fontsize=7, **kw)
+
+
+# ----------------------------------------------------------------------------- Fig. 2
+def noise_figure(results, shown_noise=1e-3, shown_arch=(4, 32), curve_noises=None):
+    """Fig. 2 (diffusion): left, u_theta, D and u_p at t_end for one noise level and
+    architecture; right, errors of u_theta and u_p against the noise variance for each
+    u-network architecture, and validation losses for representative combinations."""
+    archs = sorted({meta_value(r, "arch_u") for r in results}, key=lambda a: (a[0] * a[1], a))
+    nvs = sorted({meta_value(r, "noise_var") for r in results})
+    curve_noises = curve_noises or (shown_noise, nvs[-1])
+    colors = dict(zip(archs, ARCH_COLORS))
+    shown = find(results, noise_var=shown_noise, arch_u=shown_arch) or results[0]
+    fig = plt.figure(figsize=(11, 8.4))
+    gs = fig.add_gridspec(3, 2, width_ratios=(1, 1.35))
+    ax = fig.add_subplot(gs[0, 0])
+    name = f"$\\sigma^2$ = {value_label(meta_value(shown, 'noise_var'))}, $(h_u, n_u)$ = " \
+           f"{arch_label(meta_value(shown, 'arch_u'))}"
+    solutions_at_end(ax, [(shown, "$u_\\theta$", COLORS["u_theta"])], "final_u_theta", title=name)
+    ax.plot(shown["x"], np.asarray(shown["u_obs"])[0, -1], ".", color="0.55", ms=2.5, label="data (one dataset)")
+    _legend(ax)
+    ax = fig.add_subplot(gs[1, 0])
+    operators(ax, [(shown, "$D_\\phi$", COLORS["D"])], "D")
+    _legend(ax)
+    ax = fig.add_subplot(gs[2, 0])
+    solutions_at_end(ax, [(shown, "$u_\\mathrm{p}$", COLORS["u_p"])], "final_u_p")
+    _legend(ax)
+    xl = [value_label(v) for v in nvs]
+    for row, (metric, lab, _) in enumerate(ERR_SERIES):
+        ax = fig.add_subplot(gs[row, 1])
+        series = [([find(results, noise_var=v, arch_u=a) for v in nvs], metric,
+                   f"$(h_u, n_u)$ = {arch_label(a)}", colors[a]) for a in archs]
+        error_boxes(ax, None, xl, series=series, xlabel="noise variance $\\sigma^2$")
+        ax.set_ylabel(f"rel. $L^2$ error of {lab}")
+    ax = fig.add_subplot(gs[2, 1])
+    entries = []
+    for a in archs:
+        for v, ls in zip(curve_noises, ("-", "--", ":", "-.")):
+            r = find(results, noise_var=v, arch_u=a)
+            entries.append((r, f"{arch_label(a)}, $\\sigma^2$ = {value_label(v)}", colors[a], ls))
+    loss_curves(ax, entries)
+    _legend(ax)
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- Fig. 3
+def learning_rate_figure(results, shown=5e-4):
+    """Fig. 3 (Burgers): top, u_theta and u_p at all observation times and middle, D and V
+    for the learning rate ``shown``; bottom, validation loss for every r and errors against r."""
+    rates, rs = _sorted(results, "lr")
+    res = find(results, lr=shown) or rs[len(rs) // 2]
+    fig = plt.figure(figsize=(10, 9.5))
+    gs = fig.add_gridspec(3, 2)
+    lab = f"$r$ = {value_label(meta_value(res, 'lr'))}"
+    for col, (key, name, sym) in enumerate((("final_u_theta", "u_theta", "$u_\\theta$"),
+                                           ("final_u_p", "u_p", "$u_\\mathrm{p}$"))):
+        ax = fig.add_subplot(gs[0, col])
+        plotting.solution_panel(ax, res["x"], res["t"], res[key], res["u_clean"], "all", COLORS[name],
+                                f"{sym}, {lab}")
+        vals = np.asarray(res[key], float)
+        ok = np.all(np.isfinite(vals), axis=(1, 2))
+        plotting.ylim_around(ax, [vals[ok].mean(axis=0)] if ok.any() else [], res["u_clean"], max_span=1.0)
+        _legend(ax)
+    for col, op in enumerate(("D", "V")):
+        ax = fig.add_subplot(gs[1, col])
+        operators(ax, [(res, f"learned {op}, {lab}", COLORS[op])], op)
+        _legend(ax)
+    ax = fig.add_subplot(gs[2, 0])
+    cols = plotting.value_colors(len(rates), "viridis")
+    loss_curves(ax, [(r, f"$r$ = {value_label(v)}", c) for r, v, c in zip(rs, rates, cols)])
+    _legend(ax, ncol=2)
+    ax = fig.add_subplot(gs[2, 1])
+    error_boxes(ax, rs, [value_label(v) for v in rates], xlabel="learning rate $r$")
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- Fig. 4
+def loss_weight_figure(results, shown=(1e-4, 1e-1, 1e3)):
+    """Fig. 4 (porous medium, w_BC = 0): u_theta, u_p at t_end and D for the weights
+    ``shown``; weighted validation losses w_data L_data (solid) and w_PDE L_PDE (dashed);
+    errors against w_PDE."""
+    ws, rs = _sorted(results, "w_pde")
+    sel = [(find(results, w_pde=w), w) for w in shown]
+    sel = [(r, w) for r, w in sel if r is not None] or [(rs[0], ws[0])]
+    cols = dict(zip([w for _, w in sel], ("tab:red", "tab:blue", "tab:olive", "tab:cyan")))
+    entries = [(r, f"$w_\\mathrm{{PDE}}$ = {value_label(w)}", cols[w]) for r, w in sel]
+    fig = plt.figure(figsize=(10, 9.5))
+    gs = fig.add_gridspec(3, 2)
+    ax = fig.add_subplot(gs[0, 0])
+    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
+    _legend(ax)
+    ax = fig.add_subplot(gs[0, 1])
+    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    ax = fig.add_subplot(gs[1, 0])
+    operators(ax, entries, "D")
+    ax = fig.add_subplot(gs[1, 1])
+    data_curves, pde_curves = [], []
+    for r, w in sel:
+        cfg = r.record["config"]
+        data_curves.append((r, f"$w_\\mathrm{{data}} L_\\mathrm{{data}}$, $w_\\mathrm{{PDE}}$ = {value_label(w)}",
+                            cols[w], "-", cfg["w_data"]))
+        pde_curves.append((r, f"$w_\\mathrm{{PDE}} L_\\mathrm{{PDE}}$, $w_\\mathrm{{PDE}}$ = {value_label(w)}",
+                           cols[w], "--", cfg["w_pde"]))
+    loss_curves(ax, data_curves, key="hist_val_data", ylabel="weighted validation loss")
+    loss_curves(ax, pde_curves, key="hist_val_pde", ylabel="weighted validation loss")
+    ax.legend([Line2D([], [], color="k", ls="-"), Line2D([], [], color="k", ls="--")],
+              ["$w_\\mathrm{data} L_\\mathrm{data}$", "$w_\\mathrm{PDE} L_\\mathrm{PDE}$"], fontsize=7,
+              title="colours as top left", title_fontsize=7, loc="best")
+    ax = fig.add_subplot(gs[2, :])
+    error_boxes(ax, rs, [value_label(w) for w in ws], xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1, "
+                "$w_\\mathrm{BC}$ = 0)")
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- Fig. 5
+def architecture_figure(results, shown=None):
+    """Fig. 5 (diffusion-advection): u_theta, u_p at t_end, D and V for the diagonal
+    architectures (h_D, n_D) = (h_V, n_V); validation loss per architecture; heat map of
+    the mean rel. L2 error of u_p over all (D, V) combinations."""
+    archs, M, notes = architecture_matrix(results, "mean")
+    shown = [tuple(a) for a in (shown or archs)]
+    sel = [(find(results, arch_D=a, arch_V=a), a) for a in shown]
+    sel = [(r, a) for r, a in sel if r is not None]
+    entries = [(r, f"$(h, n)$ = {arch_label(a)}", c) for (r, a), c in zip(sel, ARCH_COLORS)]
+    fig = plt.figure(figsize=(10, 9.5))
+    gs = fig.add_gridspec(3, 2)
+    ax = fig.add_subplot(gs[0, 0])
+    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
+    _legend(ax)
+    ax = fig.add_subplot(gs[0, 1])
+    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    for col, op in enumerate(("D", "V")):
+        ax = fig.add_subplot(gs[1, col])
+        operators(ax, entries, op)
+    ax = fig.add_subplot(gs[2, 0])
+    loss_curves(ax, entries)
+    ax = fig.add_subplot(gs[2, 1])
+    labels = [arch_label(a) for a in archs]
+    plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", notes=notes, log=True,
+                     cbar_label="mean rel. $L^2$ error of $u_\\mathrm{p}$")
+    ax.set_xlabel("$V_\\zeta$ network $(h_V, n_V)$")
+    ax.set_ylabel("$D_\\phi$ network $(h_D, n_D)$")
+    ax.spines[:].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- Fig. 6
+def batch_size_figure(fixed, budget):
+    """Fig. 6 (diffusion): u_theta and u_p at t_end per batch size (fixed-epoch runs);
+    validation loss per B; per-replicate wall time for the fixed epochs against B with the
+    fit T = a / B + c; errors after the fixed budget of optimiser steps."""
+    Bs, rf = _sorted(fixed, "batch_size")
+    Bb, rb = _sorted(budget, "batch_size")
+    cols = plotting.value_colors(len(Bs), "plasma")
+
+    def lab(r):
+        b, used = r.record["config"]["batch_size"], r.record["batch_size_used"]
+        return f"$B$ = {b}" + (f" (ran as {used})" if used != b else "")
+
+    entries = [(r, lab(r), c) for r, c in zip(rf, cols)]
+    fig = plt.figure(figsize=(10, 9.5))
+    gs = fig.add_gridspec(3, 2)
+    ax = fig.add_subplot(gs[0, 0])
+    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
+    _legend(ax)
+    ax = fig.add_subplot(gs[0, 1])
+    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    ax = fig.add_subplot(gs[1, 0])
+    loss_curves(ax, entries)
+    ax = fig.add_subplot(gs[1, 1])
+    fit = wall_time_fit(fixed)
+    ax.plot(fit["B"], fit["T"], "o", color="k", ms=4, label="per replicate")
+    for b, breq, t in zip(fit["B"], fit["B_requested"], fit["T"]):
+        if b != breq:
+            ax.annotate(f"$B$ = {int(breq)}, clipped to {int(b)}", (b, t), textcoords="offset points",
+                        xytext=(-6, 6), ha="right", va="bottom", fontsize=7)
+    if np.isfinite(fit["a"]):
+        bb = np.geomspace(fit["B"].min(), fit["B"].max(), 100)
+        ax.plot(bb, fit["a"] / bb + fit["c"], "k--", lw=0.9,
+                label=f"$T = a/B + c$, $a$ = {fit['a']:.3g} s, $c$ = {fit['c']:.3g} s")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plotting.plain_log_ticks(ax, "x")
+    plotting.plain_log_ticks(ax, "y")
+    ax.set_xlabel("batch size used $B$")
+    ep = fixed[0].record["epochs_run"] if fixed else 0
+    ax.set_ylabel(f"wall-clock time for {ep} epochs (s)")
+    _legend(ax)
+    ax = fig.add_subplot(gs[2, :])
+    error_boxes(ax, rb, [str(int(b)) for b in Bb], xlabel="batch size $B$ (fixed budget of optimiser steps)")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,289 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Supporting Material: noise-free, high-noise and dense-data repeats
+#
+# **The paper's claim.** The Supporting Material repeats the studies of Figs. 3-6
+# (learning rate, loss weighting, operator-network size, batch size) without noise
+# ($\sigma^2 = 0$), with more noise ($\sigma^2 = 10^{-2}$) and, for every noise level
+# including the main text's $10^{-3}$, on a spatial grid five times denser (351 instead of
+# 71 points); the noise study of Fig. 2 is repeated on the dense grid. The qualitative
+# conclusions are unchanged in every repeat: intermediate learning rates, balanced loss
+# weights, moderately sized operator networks and intermediate batch sizes remain best.
+# Without noise the errors are lower, the learned operators vary less between
+# initialisations and the validation losses fall more smoothly; with more noise the
+# errors are larger, the operators vary more and the losses fluctuate more; denser data
+# reduce the errors and the variability.
+#
+# This one notebook draws any of these repeats: its parameters choose the noise level,
+# the grid and the study. The book shows the noise-free repeat on the sparse grid; the
+# others are one command away, e.g.
+# `make rerun NB=supplementary PARAMS="-p noise_var 0.01 -p dense True"`. The panels are
+# the same as in the main-text chapters ({doc}`learning_rate`, {doc}`loss_weighting`,
+# {doc}`architecture`, {doc}`batch_size`, {doc}`noise`), drawn by the same functions.
+
+# %% tags=["parameters"]
+preset = "book"          # "quick" (CI smoke run), "book" (committed results), "paper"
+noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
+dense = False            # True: 351 spatial points instead of 71
+study = "all"            # "all", "learning_rate", "loss_weight", "architecture", "batch_size", "noise"
+epochs = None            # None: the preset's value
+seeds = None             # number of initialisations; None: the preset's value
+compare = True           # also load the reference configuration and compare errors with it
+results_dir = None       # None: the committed store (quick runs: out/results-quick)
+output_dir = None        # folder for the figure files; None: do not write files
+
+# %% tags=["remove-cell"]
+import matplotlib.pyplot as plt
+from IPython.display import Markdown, display
+
+from binn_utils import figures, plotting, reporting, studies
+
+plotting.style()
+STUDIES = ("learning_rate", "loss_weight", "architecture", "batch_size", "noise")
+if study != "all" and study not in STUDIES:
+    raise ValueError(f"study must be 'all' or one of {STUDIES}, got {study!r}")
+# The noise study sweeps sigma^2 itself; the paper repeats it only on the dense grid
+# (on the sparse grid it is Fig. 2), so "all" includes it only when dense.
+run = {name: study == name or (study == "all" and (name != "noise" or dense)) for name in STUDIES}
+
+
+def load(name, nv, dn):
+    kw = dict(dense=dn, epochs=epochs, seeds=seeds)
+    if name == "noise":
+        return reporting.load_or_run(studies.noise_study(preset, **kw), preset, results_dir, desc=name)
+    if name == "batch_size":
+        fixed, budget = studies.batch_size_study(preset, noise_var=nv, **kw)
+        return (reporting.load_or_run(fixed, preset, results_dir, desc=name),
+                reporting.load_or_run(budget, preset, results_dir, desc=name + " (budget)"))
+    fn = {"learning_rate": studies.learning_rate_study, "loss_weight": studies.loss_weight_study,
+          "architecture": studies.architecture_study}[name]
+    return reporting.load_or_run(fn(preset, noise_var=nv, **kw), preset, results_dir, desc=name)
+
+
+results = {name: load(name, noise_var, dense) for name in STUDIES if run[name]}
+
+# The paper compares each dense repeat with the sparse grid at the same noise level, and
+# the noise-free and high-noise repeats with the main text (sigma^2 = 1e-3, sparse).
+ref_noise, ref_dense = (noise_var, False) if dense else (1e-3, False)
+same_as_ref = (float(noise_var), bool(dense)) == (float(ref_noise), ref_dense)
+expect_lower = bool(dense or noise_var < ref_noise)
+reference = ({name: load(name, ref_noise, ref_dense) for name in results if name != "noise"}
+             if compare and not same_as_ref else {})
+if dense and "noise" in results and compare:
+    reference["noise"] = load("noise", None, False)
+
+grid = "351" if dense else "71"
+reporting.glue("sm_config", f"noise variance {noise_var:g}, {grid} spatial points")
+reporting.glue("sm_reference", "none (this is the main-text configuration)" if same_as_ref else
+               f"noise variance {ref_noise:g}, 71 spatial points")
+reporting.glue("sm_expect", "lower" if expect_lower else "higher")
+NOT_RUN = {name: ("not run: the noise study is repeated on the dense grid only (on the sparse grid it is "
+                  "the main-text Fig. 2)" if name == "noise" and study == "all" else
+                  f"not run (this rerun draws study = {study})") for name in STUDIES}
+
+
+def _main(res):
+    return res[0] if isinstance(res, tuple) else res
+
+
+FIGURES = {"learning_rate": figures.learning_rate_figure, "loss_weight": figures.loss_weight_figure,
+           "architecture": figures.architecture_figure, "noise": figures.noise_figure,
+           "batch_size": lambda r: figures.batch_size_figure(*r)}
+
+
+def draw(name):
+    """The study's figure (or a placeholder), saved, glued as sm_fig_<name>, with its run description."""
+    if not run[name]:
+        fig = plotting.placeholder(NOT_RUN[name])
+        reporting.glue(f"sm_{name}_what", NOT_RUN[name])
+    else:
+        res = results[name]
+        fig = FIGURES[name](res)
+        if name == "noise":  # one description per u-network (the book preset gives them different budgets)
+            parts = [(a, reporting.find(res, arch_u=a)) for a in studies.NOISE_ARCHS]
+            what = "; ".join(f"{reporting.arch_label(a)}: {reporting.run_description(r, noise=False)}"
+                             for a, r in parts if r is not None)
+        else:
+            what = reporting.run_description(_main(res)[0])
+        reporting.glue(f"sm_{name}_what", what)
+        plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
+    reporting.glue(f"sm_fig_{name}", fig)
+    plt.close(fig)
+
+
+SUMMARIES = {"learning_rate": reporting.learning_rate_summary, "loss_weight": reporting.loss_weight_summary,
+             "architecture": reporting.architecture_summary, "noise": reporting.noise_summary,
+             "batch_size": lambda r: reporting.batch_size_summary(*r)}
+
+
+def bullets(name):
+    """The study's comparisons with the paper, as a list (computed from the results)."""
+    if not run[name]:
+        display(Markdown(f"*{NOT_RUN[name][0].upper() + NOT_RUN[name][1:]}.*"))
+        return
+    lines = reporting.verdict_bullets(name, SUMMARIES[name](results[name]))
+    display(Markdown("\n".join(f"* {line}" for line in lines)))
+
+
+# %% [markdown]
+# This page: {glue:text}`sm_config`. Reference configuration for the comparisons at the
+# end: {glue:text}`sm_reference`.
+#
+# ## Learning rate (Burgers' equation)
+
+# %% tags=["hide-input"]
+draw("learning_rate")
+
+# %% [markdown]
+# ```{glue:figure} sm_fig_learning_rate
+# :name: fig-sm-learning-rate
+#
+# Learning-rate study ({glue:text}`sm_config`): {glue:text}`sm_learning_rate_what`.
+# Panels as in {doc}`learning_rate`: $u_\theta$ and $u_\mathrm{p}$ at every observation
+# time and $D_\phi$, $V_\zeta$ for $r = 5\times10^{-4}$ (mean $\pm 1$ s.d. over
+# replicates, dashed black truth, grey outside the observed range of $u$); validation
+# losses (median and IQR) for every $r$; errors of $u_\theta$ (blue) and $u_\mathrm{p}$
+# (orange) against $r$ (failed forward solves counted at the top, diverged trainings at
+# the bottom).
+# ```
+
+# %% tags=["remove-input"]
+bullets("learning_rate")
+
+# %% [markdown]
+# ## Loss weighting (porous-medium equation)
+
+# %% tags=["hide-input"]
+draw("loss_weight")
+
+# %% [markdown]
+# ```{glue:figure} sm_fig_loss_weight
+# :name: fig-sm-loss-weight
+#
+# Loss-weighting study ({glue:text}`sm_config`, $w_\mathrm{data} = 1$,
+# $w_\mathrm{BC} = 0$): {glue:text}`sm_loss_weight_what`. Panels as in
+# {doc}`loss_weighting`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$ and $D_\phi$ for
+# $w_\mathrm{PDE} \in \{10^{-4}, 10^{-1}, 10^{3}\}$; weighted validation losses
+# $w_\mathrm{data} L_\mathrm{data}$ (solid) and $w_\mathrm{PDE} L_\mathrm{PDE}$ (dashed);
+# errors against $w_\mathrm{PDE}$.
+# ```
+
+# %% tags=["remove-input"]
+bullets("loss_weight")
+
+# %% [markdown]
+# ## Operator-network size (diffusion-advection equation)
+
+# %% tags=["hide-input"]
+draw("architecture")
+
+# %% [markdown]
+# ```{glue:figure} sm_fig_architecture
+# :name: fig-sm-architecture
+#
+# Architecture study ({glue:text}`sm_config`): {glue:text}`sm_architecture_what`. Panels
+# as in {doc}`architecture`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$, $D_\phi$ and
+# $V_\zeta$ for the four equal-size architectures; their validation losses; mean
+# relative $L^2$ error of $u_\mathrm{p}$ over all sixteen combinations of $D$ network
+# (rows) and $V$ network (columns).
+# ```
+
+# %% tags=["remove-input"]
+bullets("architecture")
+
+# %% [markdown]
+# ## Batch size (diffusion equation)
+
+# %% tags=["hide-input"]
+draw("batch_size")
+
+# %% [markdown]
+# ```{glue:figure} sm_fig_batch_size
+# :name: fig-sm-batch-size
+#
+# Batch-size study ({glue:text}`sm_config`), fixed-epoch runs:
+# {glue:text}`sm_batch_size_what`. Panels as in {doc}`batch_size`: $u_\theta$,
+# $u_\mathrm{p}$ at $t_\mathrm{end}$ and validation losses of the fixed-epoch runs;
+# per-replicate wall-clock time against the batch size used, with the fit $T = a/B + c$;
+# errors after the fixed budget of optimiser steps. $B = 640$ exceeds the training set of
+# the sparse grid and then runs as full-batch training.
+# ```
+
+# %% tags=["remove-input"]
+bullets("batch_size")
+
+# %% [markdown]
+# ## Observation noise (diffusion equation, dense grid)
+
+# %% tags=["hide-input"]
+draw("noise")
+
+# %% [markdown]
+# ```{glue:figure} sm_fig_noise
+# :name: fig-sm-noise
+#
+# Noise study on this page's grid: {glue:text}`sm_noise_what`. Panels as in
+# {doc}`noise`.
+# ```
+
+# %% tags=["remove-input"]
+bullets("noise")
+
+# %% [markdown]
+# ## Compared with the reference configuration
+#
+# The Supporting Material's quantitative claim is a comparison: errors (and their spread
+# over initialisations) are lower without noise and with denser data, higher with more
+# noise. At the paper's default hyperparameters of each study, the errors in this
+# configuration ({glue:text}`sm_config`) and in the reference configuration
+# ({glue:text}`sm_reference`) are:
+
+# %% tags=["remove-cell"]
+here = {k: _main(v) for k, v in results.items()}
+ref = {k: _main(v) for k, v in reference.items()}
+if ref:
+    table, comp = reporting.compare_configurations(here, ref, expect_lower)
+else:
+    table, comp = "*No comparison: this is the reference configuration (or `compare` is off).*", {
+        "n": 0, "errors_as_expected": "n/a", "spread_as_expected": "n/a"}
+reporting.glue("sm_errors_as_expected", comp["errors_as_expected"])
+reporting.glue("sm_spread_as_expected", comp["spread_as_expected"])
+
+# %% tags=["remove-input"]
+display(Markdown(table))
+
+# %% [markdown]
+# ## Verdict
+#
+# The paper expects the median $u_\mathrm{p}$ error at the default setting to be
+# {glue:text}`sm_expect` here than in the reference configuration; it is so in
+# {glue:text}`sm_errors_as_expected` studies, and the interquartile range of the
+# $u_\mathrm{p}$ errors is {glue:text}`sm_expect` in {glue:text}`sm_spread_as_expected`.
+# Whether the qualitative conclusions carry over is answered, study by study, by the
+# lists under each figure: each compares the location of the lowest errors and the two
+# failure modes with the paper's main-text claims, computed from this configuration's
+# results. The {doc}`../book/scorecard` (claim 11) collects the verdicts over all
+# configurations.
+#
+# ## What we learnt
+#
+# * The Supporting Material repeats the four studies in five more configurations and the
+#   noise study on the dense grid; one parameterised notebook reproduces all of them with
+#   the same figure and verdict code as the main-text chapters, so they cannot drift apart.
+# * "Conclusions unchanged" is a claim about where minima and failure modes lie, and can
+#   be checked mechanically for each repeat; "more accurate" needs a reference
+#   configuration, which for a dense repeat is the sparse grid at the same noise level.

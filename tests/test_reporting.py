@@ -1,0 +1,66 @@
+"""Verdict helpers of binn_utils.reporting on small synthetic results."""
+import numpy as np
+
+from binn_utils import reporting
+
+
+class FakeResult:
+    def __init__(self, meta, record=None, arrays=None, errs=None):
+        self.meta = meta
+        self.record = record or {}
+        self.arrays = arrays or {}
+        self._errs = errs or {}
+
+    def __getitem__(self, k):
+        return self.arrays[k]
+
+    def metric(self, name, which="final"):
+        return np.asarray(self._errs[name], float)
+
+
+def test_fmt_and_word():
+    assert reporting.fmt(None) == "n/a"
+    assert reporting.fmt(float("nan")) == "n/a"
+    assert reporting.fmt(0.012345) == "0.0123"
+    assert reporting.fmt(12.0, "d") == "12"
+    assert reporting.word(True) == "agrees" and reporting.word(False) == "disagrees"
+    assert reporting.word(None) == "cannot be decided"
+
+
+def test_find_matches_floats_and_architectures():
+    rs = [FakeResult({"lr": 5e-4, "arch_D": [4, 4]}), FakeResult({"lr": 5e-3, "arch_D": [4, 32]})]
+    assert reporting.find(rs, lr=5e-4) is rs[0]
+    assert reporting.find(rs, lr=0.005 * (1 + 1e-12)) is rs[1]
+    assert reporting.find(rs, arch_D=(4, 32)) is rs[1]
+    assert reporting.find(rs, lr=1.0) is None
+    assert reporting.value_label(5e-4) == "5e-4" and reporting.value_label(1000.0) == "1000"
+    assert reporting.value_label((4, 32)) == "(4, 32)"
+
+
+def test_wall_time_fit_recovers_inverse_law():
+    a, c = 120.0, 3.0
+    fixed = []
+    for B, used in ((10, 10), (40, 40), (160, 160), (640, 398)):
+        rec = {"batch_size_used": used, "config": {"batch_size": B}, "replicates": 4,
+               "wall_time_s": 4 * (a / used + c), "epochs_run": 100, "steps_per_epoch": -(-398 // used)}
+        fixed.append(FakeResult({"batch_size": B}, rec))
+    fit = reporting.wall_time_fit(fixed)
+    assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
+    assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
+
+
+def test_curve_stats_detects_late_rise():
+    ep = np.arange(1, 101)
+    curve = np.concatenate([np.linspace(1.0, 0.1, 50), np.linspace(0.1, 0.2, 50)])
+    res = FakeResult({}, arrays={"curve_epochs": ep, "hist_val_total": np.stack([curve, curve])})
+    st = reporting.curve_stats(res)
+    assert st["min_epoch"] == 50 and np.isclose(st["rise"], 2.0) and st["epochs"] == 100
+
+
+def test_failures_are_counted_not_dropped():
+    rec = {"status": ["ok", "diverged at epoch 3", "ok"],
+           "metrics": {"final": {"up_status": ["ok", "ok", "failed: stiff"]}}}
+    r = FakeResult({"lr": 0.5}, rec)
+    assert reporting.counts(r) == {"replicates": 3, "diverged": 1, "up_failed": 1}
+    text = reporting.failures_sentence([r], lambda x: "r = 0.5")
+    assert "1 of 3 trainings diverged" in text and "1 of 3 forward solves failed" in text
