@@ -157,6 +157,9 @@ class TrainResult:
 
 # ----------------------------------------------------------------------------- compiled kernels
 _COMPILED: dict = {}
+# one process may train many shapes (replicate counts, batch sizes, last partial batches):
+# allow more specialisations than dynamo's default before it falls back to eager mode
+torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
 
 
 def _adam_update(flat, grad, m, v, step, lr, b1: float, b2: float, eps: float):
