@@ -34,6 +34,8 @@
 
 # %% tags=["parameters"]
 preset = "book"        # "quick" (CI smoke run), "book" (committed results), "paper"
+# studies whose committed results were run with another preset (used only when preset == "book")
+study_presets = {"architecture": "lite", "batch_size": "lite", "noise": "lite"}
 epochs = None          # None: each study's preset value
 seeds = None           # number of initialisations; None: the preset's value
 failure_factor = 3.0   # ground-truth failure: median u_p error > this x the best comparable setting
@@ -51,16 +53,24 @@ from binn_utils.sweeps import SettingResult
 
 plotting.style()
 fmt = reporting.fmt
+
+
+def sp(name):
+    """The preset of one study's results."""
+    return (study_presets or {}).get(name, preset) if preset == "book" else preset
+
+
 STUDIES = {  # study -> (title, settings); the batch-size study: its fixed-epoch runs
     "learning_rate": ("learning rate (Burgers)",
-                      studies.learning_rate_study(preset, epochs=epochs, seeds=seeds)),
+                      studies.learning_rate_study(sp("learning_rate"), epochs=epochs, seeds=seeds)),
     "loss_weight": ("loss weighting (porous medium)",
-                    studies.loss_weight_study(preset, epochs=epochs, seeds=seeds)),
+                    studies.loss_weight_study(sp("loss_weight"), epochs=epochs, seeds=seeds)),
     "architecture": ("operator networks (diffusion-advection)",
-                     studies.architecture_study(preset, epochs=epochs, seeds=seeds)),
+                     studies.architecture_study(sp("architecture"), epochs=epochs, seeds=seeds)),
     "batch_size": ("batch size (diffusion)",
-                   studies.batch_size_study(preset, epochs=epochs, seeds=seeds)[0]),
-    "noise": ("observation noise (diffusion)", studies.noise_study(preset, epochs=epochs, seeds=seeds)),
+                   studies.batch_size_study(sp("batch_size"), epochs=epochs, seeds=seeds)[0]),
+    "noise": ("observation noise (diffusion)",
+              studies.noise_study(sp("noise"), epochs=epochs, seeds=seeds)),
 }
 settings = [s for _, ss in STUDIES.values() for s in ss]
 unique = list({s.key: s for s in settings}.values())
@@ -70,8 +80,14 @@ results = [SettingResult(s, loaded[s.key].record, loaded[s.key].arrays) for s in
 study_of = [s.study for s in settings]
 table = diagnostics.diagnose_many(results, labels=[s.label for s in settings])
 reporting.glue("dg_n", str(len(results)))
+_desc = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisations (noise: fewer)",
+         "book": "4000 epochs, 5 initialisations", "paper": "the paper's grid"}
+reporting.glue("dg_presets", "; ".join(f"{name.replace('_', ' ')}: {sp(name)} preset ({_desc.get(sp(name), '')})"
+                                       for name in STUDIES))
 
 # %% [markdown]
+# The runs checked here are those of the chapters: {glue:text}`dg_presets`.
+#
 # ## The ground truth and the rule for "failure"
 #
 # For each setting we take the median over its replicates of the relative $L^2$ errors of

@@ -36,7 +36,7 @@
 # {doc}`architecture`, {doc}`batch_size`, {doc}`noise`), drawn by the same functions.
 
 # %% tags=["parameters"]
-preset = "book"          # "quick" (CI smoke run), "book" (committed results), "paper"
+preset = "lite"          # "quick" (CI smoke run), "lite" (committed: 1000 epochs, fewer initialisations), "book", "paper"
 noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
 dense = False            # True: 351 spatial points instead of 71
 study = "all"            # "all", "learning_rate", "loss_weight", "architecture", "batch_size", "noise"
