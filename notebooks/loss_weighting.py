@@ -30,7 +30,7 @@
 # with $w_\mathrm{BC} = 0$, $w_\mathrm{data} = 1$ and each $w_\mathrm{PDE}$.
 
 # %% tags=["parameters"]
-preset = "book"          # "quick" (CI smoke run), "book" (committed results), "paper"
+preset = "lite"          # "quick" (CI smoke run), "lite" (committed: 1000 epochs, fewer initialisations), "book", "paper"
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the preset's value

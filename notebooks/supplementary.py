@@ -42,7 +42,7 @@ dense = False            # True: 351 spatial points instead of 71
 study = "all"            # "all", "learning_rate", "loss_weight", "architecture", "batch_size", "noise"
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
-compare = True           # also load the reference configuration and compare errors with it
+compare = False          # also load the reference configuration (same preset) and compare errors with it
 results_dir = None       # None: the committed store (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
