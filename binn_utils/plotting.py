@@ -62,11 +62,9 @@ def operator_panel(ax, u_grid, curves, true=None, u_range=None, name="D", label=
 
 
 def shade_unobserved(ax, u_range, u_grid):
-    lo, hi = u_range
-    if u_grid[0] < lo:
-        ax.axvspan(u_grid[0], lo, color="0.9", zorder=0, lw=0)
-    if u_grid[-1] > hi:
-        ax.axvspan(hi, u_grid[-1], color="0.9", zorder=0, lw=0)
+    """Grey background over the values of u outside the observed range (no legend entry)."""
+    from .diagnostics import shade_unobserved as _shade
+    _shade(ax, u_range, u_grid, color="0.9", alpha=1.0, label=None)
 
 
 def loss_curve_panel(ax, epochs, curves, color=None, label=None, ls="-"):
