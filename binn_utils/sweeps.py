@@ -202,12 +202,15 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     workers = workers or os.cpu_count() or 1
     from tqdm.auto import tqdm
     bar = tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress)
-    done = []
+    done, failed = [], []
     if workers == 1:
         _worker_init()
         for s in todo:
-            key, _, _ = _run_in_worker(s, results_dir)
-            done.append(key)
+            try:
+                key, _, _ = _run_in_worker(s, results_dir)
+                done.append(key)
+            except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
+                failed.append((s, exc))
             bar.update(1)
     else:
         import multiprocessing as mp
@@ -215,10 +218,17 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
                                  initializer=_worker_init) as pool:
             futures = {pool.submit(_run_in_worker, s, results_dir): s for s in todo}
             for fut in as_completed(futures):
-                key, _, _ = fut.result()
-                done.append(key)
+                try:
+                    key, _, _ = fut.result()
+                    done.append(key)
+                except Exception as exc:  # noqa: BLE001
+                    failed.append((futures[fut], exc))
                 bar.update(1)
     bar.close()
+    if failed:
+        lines = "\n".join(f"  {s.study}: {s.label} ({s.key}): {type(e).__name__}: {e}" for s, e in failed)
+        raise RuntimeError(f"{len(failed)} of {len(todo)} settings failed and were not stored "
+                           f"(rerun to retry them; the others are stored):\n{lines}")
     return done
 
 

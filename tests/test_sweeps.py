@@ -87,3 +87,19 @@ def test_study_grids_match_the_paper():
     assert len(noise) == 10 and all(len(s.seeds) == 100 for s in noise)
     with pytest.raises(ValueError, match="unknown preset"):
         studies.learning_rate_study("fast")
+
+
+def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
+    import binn_utils.sweeps as sw
+    good, bad = _setting("good"), _setting("bad", lr=1e-3)
+    real = sw.run_setting
+
+    def flaky(setting, results_dir, progress=False):
+        if setting.key == bad.key:
+            raise OSError("disk full")
+        return real(setting, results_dir, progress)
+
+    monkeypatch.setattr(sw, "run_setting", flaky)
+    with pytest.raises(RuntimeError, match="1 of 2 settings failed.*disk full"):
+        sw.run_settings([bad, good], tmp_path, workers=1, progress=False)
+    assert good.is_done(tmp_path) and not bad.is_done(tmp_path)
