@@ -100,6 +100,6 @@ def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
         return real(setting, results_dir, progress)
 
     monkeypatch.setattr(sw, "run_setting", flaky)
-    with pytest.raises(RuntimeError, match="1 of 2 settings failed.*disk full"):
+    with pytest.raises(RuntimeError, match=r"(?s)1 of 2 settings failed.*disk full"):
         sw.run_settings([bad, good], tmp_path, workers=1, progress=False)
     assert good.is_done(tmp_path) and not bad.is_done(tmp_path)
