@@ -131,7 +131,7 @@ display(Markdown(matrix_table("mean") + "\n\n" + matrix_table("median") + "\n\n"
 # {glue:text}`ar_best_median`, is for {glue:text}`ar_best_median_combo`
 # ({glue:text}`ar_mean_median_same`).
 #
-# The {doc}`../book/scorecard` (claim 9) records the verdict; the noise-free, high-noise
+# The {doc}`scorecard` (claim 9) records the verdict; the noise-free, high-noise
 # and dense-data repeats are in {doc}`supplementary`.
 #
 # ## What we learnt

@@ -144,7 +144,7 @@ display(Markdown(reporting.metrics_table(
 # that $B = 10$ has a larger one than both $B = 40$ and $B = 160$
 # {glue:text}`bs_small_variable_verdict` with the paper.
 #
-# The {doc}`../book/scorecard` (claim 10) records the verdict; the noise-free, high-noise
+# The {doc}`scorecard` (claim 10) records the verdict; the noise-free, high-noise
 # and dense-data repeats are in {doc}`supplementary`.
 #
 # ## What we learnt

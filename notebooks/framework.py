@@ -155,7 +155,7 @@ else:
 # worse (median error of $u_p$: {glue:text}`fw_err_p`). Whether the gap comes, as the
 # paper says, from the operators near $u = 0$ can be read from the operator panels: the
 # shaded region is where no data constrain them. The size of the gap for our runs is
-# recorded in the {doc}`../book/scorecard`.
+# recorded in the {doc}`scorecard`.
 #
 # ## What we learnt
 #

@@ -120,7 +120,7 @@ display(Markdown(reporting.metrics_table(results, lambda r: f"$r$ = {value_label
 # {glue:text}`lr_rough_large` at those rates and {glue:text}`lr_rough_shown` at
 # $r =$ {glue:text}`lr_shown`.
 #
-# The {doc}`../book/scorecard` (claim 6) records the verdict; the noise-free, high-noise
+# The {doc}`scorecard` (claim 6) records the verdict; the noise-free, high-noise
 # and dense-data repeats are in {doc}`supplementary`.
 #
 # ## What we learnt

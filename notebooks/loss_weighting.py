@@ -123,7 +123,7 @@ display(Markdown(reporting.metrics_table(
 # (here: both more than {glue:text}`lw_factor` times the lowest median)
 # {glue:text}`lw_high_verdict` with ours.
 #
-# The {doc}`../book/scorecard` (claims 7 and 8) records the verdicts; the paper's claim
+# The {doc}`scorecard` (claims 7 and 8) records the verdicts; the paper's claim
 # that $w_\mathrm{BC}$ has little influence rests on unpublished preliminary runs and is
 # not tested here. Repeats without noise, with more noise and with dense data are in
 # {doc}`supplementary`.

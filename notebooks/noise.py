@@ -161,7 +161,7 @@ display(Markdown(reporting.metrics_table(
 # {glue:text}`nz_rise_verdict_a` for $(h_u, n_u) =$ {glue:text}`nz_arch_a` and {glue:text}`nz_rise_verdict_b` for
 # {glue:text}`nz_arch_b`.
 #
-# The {doc}`../book/scorecard` (claims 2-5) records the verdicts.
+# The {doc}`scorecard` (claims 2-5) records the verdicts.
 #
 # ## What we learnt
 #

@@ -276,7 +276,7 @@ display(Markdown(table))
 # Whether the qualitative conclusions carry over is answered, study by study, by the
 # lists under each figure: each compares the location of the lowest errors and the two
 # failure modes with the paper's main-text claims, computed from this configuration's
-# results. The {doc}`../book/scorecard` (claim 11) collects the verdicts over all
+# results. The {doc}`scorecard` (claim 11) collects the verdicts over all
 # configurations.
 #
 # ## What we learnt
