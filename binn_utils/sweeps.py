@@ -200,7 +200,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     if not todo:
         return []
     workers = workers or os.cpu_count() or 1
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
     bar = tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress)
     done, failed = [], []
     if workers == 1:

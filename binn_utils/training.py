@@ -325,7 +325,7 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     first_epoch_s = float("nan")
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
         bar = tqdm(total=E, desc=progress if isinstance(progress, str) else "training",
                    unit="epoch", leave=False)
     start = time.perf_counter()
