@@ -40,8 +40,8 @@ preset = "lite"          # "quick" (CI smoke run), "lite" (committed: 1000 epoch
 noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
 dense = False            # True: 351 spatial points instead of 71
 # "all", or one or more (comma-separated) of learning_rate, loss_weight, architecture,
-# batch_size, noise. The book shows the two noise-free repeats whose runs are stored so far.
-study = "learning_rate,loss_weight"
+# batch_size, noise ("all" includes the noise study only on the dense grid)
+study = "all"
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
 compare = False          # also load the reference configuration (same preset) and compare errors with it
