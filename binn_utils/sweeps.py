@@ -109,18 +109,98 @@ def _curve_epochs(n: int) -> np.ndarray:
     return idx
 
 
-def run_setting(setting: Setting, results_dir, progress=False) -> dict:
+# hyperparameters that enter the training step only elementwise per replicate: settings
+# that differ only in these (and in their noise level or datasets) can share one batch
+MERGEABLE = ("lr", "w_data", "w_pde", "w_bc")
+
+
+def merge_key(setting: Setting) -> str:
+    """Settings with equal merge keys can be trained as one batched model."""
+    cfg = {k: v for k, v in setting.config.to_dict().items() if k not in MERGEABLE}
+    return json.dumps({"benchmark": setting.benchmark, "reaction": setting.reaction,
+                       "dense": bool(setting.dense), "config": cfg}, sort_keys=True)
+
+
+def group_settings(settings: Sequence[Setting], merge: bool = True,
+                   max_replicates: int | None = None) -> list[list[Setting]]:
+    """Partition settings into batches trained together (order kept within a group).
+
+    Without ``merge`` every setting is its own group.  ``max_replicates`` caps a group's
+    total replicates (a setting larger than the cap still forms one group).
+    """
+    if not merge:
+        return [[s] for s in settings]
+    by_key: dict = {}
+    for s in settings:
+        by_key.setdefault(merge_key(s), []).append(s)
+    groups = []
+    for members in by_key.values():
+        cur, n = [], 0
+        for s in members:
+            if cur and max_replicates and n + len(s.seeds) > max_replicates:
+                groups.append(cur)
+                cur, n = [], 0
+            cur.append(s)
+            n += len(s.seeds)
+        groups.append(cur)
+    return groups
+
+
+def run_setting(setting: Setting, results_dir, progress=False, device=None) -> dict:
     """Train, evaluate and store one setting; returns its JSON record."""
+    return run_group([setting], results_dir, progress=progress, device=device)[0]
+
+
+def run_group(settings: Sequence[Setting], results_dir, progress=False, device=None) -> list[dict]:
+    """Train settings of one merge group as one batched model, then evaluate and store each.
+
+    Replicates are independent of their batch companions (each draws everything from its
+    own seed), so a setting's numbers do not depend on which group it was trained in.
+    """
     from .benchmarks import get_benchmark
-    from .evaluation import evaluate
     from .observations import make_observations
     from .training import train
 
-    bench = get_benchmark(setting.benchmark, reaction=setting.reaction)
-    obs_by_ds = {d: make_observations(bench, setting.noise_var, dataset=d, dense=setting.dense)
-                 for d in sorted(set(setting.datasets))}
-    datas = [obs_by_ds[d] for d in setting.datasets]
-    result = train(datas, setting.config, seeds=setting.seeds, progress=progress)
+    settings = list(settings)
+    keys = {merge_key(s) for s in settings}
+    if len(keys) != 1:
+        raise ValueError("settings trained as one batch must differ only in " + ", ".join(MERGEABLE))
+    s0 = settings[0]
+    bench = get_benchmark(s0.benchmark, reaction=s0.reaction)
+    obs = {}
+    for s in settings:
+        for d in s.datasets:
+            if (s.noise_var, d) not in obs:
+                obs[(s.noise_var, d)] = make_observations(bench, s.noise_var, dataset=d, dense=s.dense)
+    datas = [obs[(s.noise_var, d)] for s in settings for d in s.datasets]
+    per_rep = {k: np.concatenate([np.full(len(s.seeds), getattr(s.config, k), dtype=float) for s in settings])
+               for k in MERGEABLE}
+    seeds = [int(x) for s in settings for x in s.seeds]
+    result = train(datas, s0.config, seeds=seeds, progress=progress, device=device, **per_rep)
+    records, offset = [], 0
+    for s in settings:
+        sl = slice(offset, offset + len(s.seeds))
+        offset += len(s.seeds)
+        part = split_result(result, sl, s.config)
+        group = {"settings": len(settings), "replicates": len(seeds)} if len(settings) > 1 else None
+        records.append(store_result(s, part, datas[sl], bench, results_dir, group=group))
+    return records
+
+
+def split_result(result, sl: slice, config):
+    """The replicates ``sl`` of a batched TrainResult, as a TrainResult of their own."""
+    import dataclasses
+    return dataclasses.replace(
+        result, config=config, seeds=result.seeds[sl], final=result.final[sl], best=result.best[sl],
+        best_epoch=result.best_epoch[sl], history={k: v[sl] for k, v in result.history.items()},
+        weights=result.weights[sl], lr=result.lr[sl], status=list(result.status[sl]),
+        diverged_epoch=result.diverged_epoch[sl], extra=dict(result.extra))
+
+
+def store_result(setting: Setting, result, datas, bench, results_dir, group=None) -> dict:
+    """Evaluate a trained setting and write its .npz/.json to the store."""
+    from .evaluation import evaluate
+
     arrays, record = {}, setting.spec()
     record["first_requested_as"] = {"study": setting.study, "label": setting.label, "meta": dict(setting.meta)}
     ep = _curve_epochs(result.epochs_run)
@@ -147,11 +227,13 @@ def run_setting(setting: Setting, results_dir, progress=False) -> dict:
             "operator_errors": {k: v.tolist() for k, v in ev.operator_errors.items()},
         }
         record["u_range"] = list(ev.u_range)
+    # with a merged group the times are the whole group's (its replicates shared each step)
     record.update(metrics=metrics, status=result.status, epochs_run=result.epochs_run,
                   steps_per_epoch=result.steps_per_epoch, batch_size_used=result.extra["batch_size_used"],
                   wall_time_s=result.wall_time_s, steady_time_s=result.extra["steady_time_s"],
                   first_epoch_s=result.extra["first_epoch_s"], replicates=result.n_replicates,
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
+                  device=result.extra.get("device"), trained_with=group,
                   provenance=provenance())
     npz, js = setting.paths(results_dir)
     npz.parent.mkdir(parents=True, exist_ok=True)
@@ -181,49 +263,53 @@ def _worker_init():
     torch.set_num_threads(1)
 
 
-def _run_in_worker(setting, results_dir):
+def _run_in_worker(group, results_dir, device=None):
     t0 = time.perf_counter()
-    rec = run_setting(setting, results_dir)
-    return setting.key, time.perf_counter() - t0, rec["status"]
+    recs = run_group(group, results_dir, device=device)
+    return [s.key for s in group], time.perf_counter() - t0, [r["status"] for r in recs]
 
 
 def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | None = None,
-                 progress: bool = True, desc: str = "settings") -> list[str]:
+                 progress: bool = True, desc: str = "settings", device=None, merge: bool = False,
+                 max_group_replicates: int | None = None) -> list[str]:
     """Run every setting not yet in the store (in parallel processes); returns keys run.
 
     ``workers`` defaults to the number of CPU cores (each worker is single-threaded).
     Settings already stored with the same specification are skipped, so an interrupted
-    sweep resumes where it stopped.
+    sweep resumes where it stopped.  With ``merge``, settings that differ only in learning
+    rate, loss weights, noise level or datasets are trained as one batch (see
+    ``group_settings``); ``device`` ("cuda") runs the training on a GPU.
     """
     results_dir = Path(results_dir or default_results_dir())
     todo = [s for s in settings if not s.is_done(results_dir)]
     if not todo:
         return []
     workers = workers or os.cpu_count() or 1
+    groups = group_settings(todo, merge, max_group_replicates)
     from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
     bar = tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress)
     done, failed = [], []
-    if workers == 1:
+    if workers == 1 or len(groups) == 1:
         _worker_init()
-        for s in todo:
+        for g in groups:
             try:
-                key, _, _ = _run_in_worker(s, results_dir)
-                done.append(key)
+                keys, _, _ = _run_in_worker(g, results_dir, device)
+                done.extend(keys)
             except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
-                failed.append((s, exc))
-            bar.update(1)
+                failed.extend((s, exc) for s in g)
+            bar.update(len(g))
     else:
         import multiprocessing as mp
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+        with ProcessPoolExecutor(max_workers=min(workers, len(groups)), mp_context=mp.get_context("spawn"),
                                  initializer=_worker_init) as pool:
-            futures = {pool.submit(_run_in_worker, s, results_dir): s for s in todo}
+            futures = {pool.submit(_run_in_worker, g, results_dir, device): g for g in groups}
             for fut in as_completed(futures):
                 try:
-                    key, _, _ = fut.result()
-                    done.append(key)
+                    keys, _, _ = fut.result()
+                    done.extend(keys)
                 except Exception as exc:  # noqa: BLE001
-                    failed.append((futures[fut], exc))
-                bar.update(1)
+                    failed.extend((s, exc) for s in futures[fut])
+                bar.update(len(futures[fut]))
     bar.close()
     if failed:
         lines = "\n".join(f"  {s.study}: {s.label} ({s.key}): {type(e).__name__}: {e}" for s, e in failed)

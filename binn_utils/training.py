@@ -195,6 +195,28 @@ def _kernels(layout: NetworkLayout, compile_: bool):
 
 
 # ----------------------------------------------------------------------------- helpers
+def resolve_device(device) -> torch.device:
+    """``None`` -> CPU; a device that this machine does not have is a clear error."""
+    if device is None:
+        return torch.device("cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise TrainingError(f"unknown device {device!r}: {err}") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise TrainingError(f"device {device!r} requested but no CUDA GPU is available here")
+    if dev.type not in ("cpu", "cuda"):
+        raise TrainingError(f"device must be 'cpu' or 'cuda[:k]', got {device!r}")
+    return dev
+
+
+def device_name(dev: torch.device) -> str:
+    if dev.type == "cuda":
+        return f"cuda: {torch.cuda.get_device_name(dev)}"
+    import platform
+    return f"cpu: {platform.processor() or platform.machine()}, {torch.get_num_threads()} thread(s)"
+
+
 def _per_replicate(value, default, R, name):
     if value is None:
         return np.full(R, float(default))
@@ -232,14 +254,19 @@ def build_layout(config: TrainConfig, mechanisms) -> NetworkLayout:
 def train(data: Observations | Sequence[Observations], config: TrainConfig | None = None,
           seeds: Sequence[int] = tuple(range(10)), *, mechanisms=None, lr=None, w_pde=None,
           w_data=None, w_bc=None, initial_params: np.ndarray | None = None,
-          progress: bool | str = False) -> TrainResult:
+          progress: bool | str = False, device=None) -> TrainResult:
     """Train ``len(seeds)`` replicates; see the module docstring.
 
     data: one ``Observations`` shared by all replicates, or one per replicate (same sizes).
     lr, w_pde, w_data, w_bc: optional per-replicate values overriding the config.
     initial_params: (R, n_params) to start from instead of the Xavier initialisation.
+    device: where the arithmetic runs (``None``/"cpu", or e.g. "cuda").  All random numbers
+    are drawn on the CPU from the same per-replicate generators whatever the device, so a
+    run on a GPU starts from the same weights and sees the same mini-batches and
+    collocation points as on the CPU; it differs only by floating-point rounding.
     """
     config = (config or TrainConfig()).validate()
+    dev = resolve_device(device)
     seeds = np.asarray(list(seeds), dtype=np.int64)
     R = seeds.size
     if R < 1:
@@ -274,18 +301,18 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                            _per_replicate(w_bc, config.w_bc, R, "w_bc")], axis=1)
 
     # ---- tensors
-    train_pts = torch.tensor(np.stack([d.points("train") for d in datas]), dtype=dtype)
-    val_pts = torch.tensor(np.stack([d.points("val") for d in datas]), dtype=dtype)
+    train_pts = torch.tensor(np.stack([d.points("train") for d in datas]), dtype=dtype, device=dev)
+    val_pts = torch.tensor(np.stack([d.points("val") for d in datas]), dtype=dtype, device=dev)
     (x0, x1), (t0, t1) = d0.x_range, d0.t_range
-    weights = torch.tensor(weights_np, dtype=dtype)
-    lr_t = torch.tensor(lr_arr, dtype=dtype).reshape(R, 1)
+    weights = torch.tensor(weights_np, dtype=dtype, device=dev)
+    lr_t = torch.tensor(lr_arr, dtype=dtype, device=dev).reshape(R, 1)
     if initial_params is not None:
         init = np.asarray(initial_params, dtype=np.float64)
         if init.shape != (R, layout.n_params):
             raise TrainingError(f"initial_params has shape {init.shape}, expected {(R, layout.n_params)}")
-        flat = torch.tensor(init, dtype=dtype)
+        flat = torch.tensor(init, dtype=dtype, device=dev)
     else:
-        flat = torch.stack([xavier_init(layout, int(s), dtype) for s in seeds])
+        flat = torch.stack([xavier_init(layout, int(s), dtype) for s in seeds]).to(dev)
     leaves = leaf_views(flat, layout)
     leaf_list = list(leaves.values())
     m = torch.zeros_like(flat)
@@ -293,7 +320,7 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
 
     gens = [torch.Generator().manual_seed(_stable_int("sampling", int(s))) for s in seeds]
     nb = config.n_bc
-    bc_x = torch.cat([torch.full((nb,), x0), torch.full((nb,), x1)]).to(dtype)
+    bc_x = torch.cat([torch.full((nb,), x0), torch.full((nb,), x1)]).to(dev, dtype)
 
     def collocation(gen, shape_p, shape_b):
         p = torch.rand(*shape_p, 2, generator=gen, dtype=torch.float64)
@@ -306,8 +333,8 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     vgens = [torch.Generator().manual_seed(_stable_int("validation", int(s))) for s in seeds]
     vp, vb = zip(*[collocation(g, (config.val_n_pde,), (2 * config.val_n_bc,)) for g in vgens])
     vbc_x = torch.cat([torch.full((config.val_n_bc,), x0), torch.full((config.val_n_bc,), x1)]).to(dtype)
-    val_pde = torch.stack(vp)
-    val_bc = torch.stack([torch.stack([vbc_x, b], dim=1) for b in vb])
+    val_pde = torch.stack(vp).to(dev)
+    val_bc = torch.stack([torch.stack([vbc_x, b], dim=1) for b in vb]).to(dev)
     val_xt, val_u = val_pts[..., :2].contiguous(), val_pts[..., 2].contiguous()
 
     loss_fn, val_fn, adam = _kernels(layout, config.compile)
@@ -315,12 +342,12 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
 
     steps_per_epoch = math.ceil(n_train / B)
     E = config.epochs
-    hist = torch.full((len(HISTORY_KEYS), R, E), float("nan"), dtype=torch.float64)
+    hist = torch.full((len(HISTORY_KEYS), R, E), float("nan"), dtype=torch.float64, device=dev)
     best = flat.detach().clone()
-    best_val = torch.full((R,), float("inf"), dtype=dtype)
-    best_epoch = torch.zeros(R, dtype=torch.int64)
+    best_val = torch.full((R,), float("inf"), dtype=dtype, device=dev)
+    best_epoch = torch.zeros(R, dtype=torch.int64, device=dev)
     diverged = np.full(R, -1)
-    step_t = torch.zeros((), dtype=dtype)
+    step_t = torch.zeros((), dtype=dtype, device=dev)
 
     first_epoch_s = float("nan")
     bar = None
@@ -336,10 +363,11 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
         perms = torch.stack([torch.argsort(torch.rand(chunk, n_train, generator=g), dim=1) for g in gens])
         cp, cb = zip(*[collocation(g, (chunk, steps_per_epoch, config.n_pde),
                                    (chunk, steps_per_epoch, 2 * nb)) for g in gens])
-        cp = torch.stack(cp)  # (R, chunk, S, P, 2)
-        cb = torch.stack(cb)  # (R, chunk, S, 2nb)
+        perms = perms.to(dev)
+        cp = torch.stack(cp).to(dev)  # (R, chunk, S, P, 2)
+        cb = torch.stack(cb).to(dev)  # (R, chunk, S, 2nb)
         for e in range(chunk):
-            train_acc = torch.zeros(R, dtype=dtype)
+            train_acc = torch.zeros(R, dtype=dtype, device=dev)
             for s in range(steps_per_epoch):
                 idx = perms[:, e, s * B:(s + 1) * B]
                 batch = torch.gather(train_pts, 1, idx[..., None].expand(-1, -1, 3))
@@ -383,17 +411,21 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
             bar.update(e + 1)
     if bar is not None:
         bar.close()
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
     wall = time.perf_counter() - start
     # the first epoch includes compiling the kernels for new shapes; the steady-state
     # time extrapolates the other epochs' pace to the whole run
     steady = (wall - first_epoch_s) * epoch / (epoch - 1) if epoch > 1 else wall
 
     status = ["ok" if d < 0 else f"diverged at epoch {d}" for d in diverged]
+    hist = hist.cpu()
     history = {k: hist[i, :, :epoch].numpy().copy() for i, k in enumerate(HISTORY_KEYS)}
     return TrainResult(layout=layout, config=config, seeds=seeds, mechanisms=mechanisms,
-                       final=flat.detach().double().numpy().copy(),
-                       best=best.double().numpy().copy(), best_epoch=best_epoch.numpy().copy(),
+                       final=flat.detach().double().cpu().numpy().copy(),
+                       best=best.double().cpu().numpy().copy(), best_epoch=best_epoch.cpu().numpy().copy(),
                        history=history, weights=weights_np, lr=lr_arr, status=status,
                        diverged_epoch=diverged, epochs_run=epoch, steps_per_epoch=steps_per_epoch,
                        wall_time_s=wall,
-                       extra={"batch_size_used": B, "first_epoch_s": first_epoch_s, "steady_time_s": steady})
+                       extra={"batch_size_used": B, "first_epoch_s": first_epoch_s, "steady_time_s": steady,
+                              "device": device_name(dev)})

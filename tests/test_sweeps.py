@@ -84,7 +84,8 @@ def test_study_grids_match_the_paper():
     steps = [s.config.epochs * -(-398 // min(s.config.batch_size, 398)) for s in budget]
     assert all(abs(n - studies.PAPER_BUDGET_STEPS) < 40 for n in steps)
     noise = studies.noise_study("paper")
-    assert len(noise) == 10 and all(len(s.seeds) == 100 for s in noise)
+    assert len(noise) == 10
+    assert [len(s.seeds) for s in noise] == [100] * 5 + [30] * 5
     with pytest.raises(ValueError, match="unknown preset"):
         studies.learning_rate_study("fast")
 
@@ -92,14 +93,46 @@ def test_study_grids_match_the_paper():
 def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
     import binn_utils.sweeps as sw
     good, bad = _setting("good"), _setting("bad", lr=1e-3)
-    real = sw.run_setting
+    real = sw.run_group
 
-    def flaky(setting, results_dir, progress=False):
-        if setting.key == bad.key:
+    def flaky(group, results_dir, progress=False, device=None):
+        if any(s.key == bad.key for s in group):
             raise OSError("disk full")
-        return real(setting, results_dir, progress)
+        return real(group, results_dir, progress, device)
 
-    monkeypatch.setattr(sw, "run_setting", flaky)
+    monkeypatch.setattr(sw, "run_group", flaky)
     with pytest.raises(RuntimeError, match=r"(?s)1 of 2 settings failed.*disk full"):
         sw.run_settings([bad, good], tmp_path, workers=1, progress=False)
     assert good.is_done(tmp_path) and not bad.is_done(tmp_path)
+
+
+def test_grouping_merges_only_settings_that_differ_elementwise():
+    from binn_utils.sweeps import group_settings
+    a, b = _setting("a"), _setting("b", lr=1e-3)
+    c = _setting("c", w_pde=1.0)
+    d = _setting("d", batch_size=20)                  # another batch size: its own group
+    e = _setting("e", bench="burgers")                # another benchmark: its own group
+    ds, ss = replicates(2, seed0=4)
+    f = Setting("test", "f", "diffusion", 1e-2, False, ds, ss, TINY)  # other noise and seeds: merged
+    groups = group_settings([a, b, c, d, e, f])
+    assert [[s.label for s in g] for g in groups] == [["a", "b", "c", "f"], ["d"], ["e"]]
+    capped = group_settings([a, b, c, d, e, f], max_replicates=4)
+    assert [[s.label for s in g] for g in capped] == [["a", "b"], ["c", "f"], ["d"], ["e"]]
+    assert group_settings([a, b], merge=False) == [[a], [b]]
+
+
+def test_merged_training_stores_the_same_numbers_as_separate_runs(tmp_path):
+    cfg = TINY.replace(dtype="float64")
+    ds, ss = replicates(2)
+    a = Setting("test", "a", "diffusion", 1e-3, False, ds, ss, cfg.replace(lr=1e-3))
+    b = Setting("test", "b", "diffusion", 1e-2, False, (1, 2), (3, 4), cfg.replace(w_pde=1.0, w_bc=0.0))
+    assert run_settings([a, b], tmp_path / "merged", workers=1, progress=False, merge=True) == [a.key, b.key]
+    run_settings([a, b], tmp_path / "separate", workers=1, progress=False)
+    for s in (a, b):
+        m, p = load_setting(s, tmp_path / "merged"), load_setting(s, tmp_path / "separate")
+        np.testing.assert_allclose(m["final_u_theta"], p["final_u_theta"], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(m.metric("err_u_p"), p.metric("err_u_p"), rtol=1e-7)
+        np.testing.assert_allclose(m["hist_val_total"], p["hist_val_total"], rtol=1e-6)
+        assert m.record["config"] == p.record["config"] == s.spec()["config"]
+        assert m.record["trained_with"] == {"settings": 2, "replicates": 4}
+        assert p.record["trained_with"] is None

@@ -136,6 +136,8 @@ def test_divergent_replicate_gets_failure_status_not_crash(burgers_obs):
     (dict(mechanisms=("D", "X")), "mechanisms"),
     (dict(lr=[1e-3, 1e-3, 1e-3]), "3 values for 2 replicates"),
     (dict(seeds=[]), "at least one seed"),
+    (dict(device="tpu"), "device"),
+    (dict(device="no-such-device"), "unknown device"),
 ])
 def test_bad_training_input_is_rejected_clearly(burgers_obs, kwargs, message):
     kwargs.setdefault("seeds", [0, 1])
@@ -173,3 +175,16 @@ def test_observations_are_seeded_and_split_80_10_10():
     resid = (a.u_obs - a.u_clean).ravel()
     assert 0.7e-2 < resid.var() < 1.3e-2
     assert np.array_equal(make_observations("diffusion", 0.0).u_obs, a.u_clean)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_asking_for_a_missing_gpu_is_a_clear_error(burgers_obs):
+    with pytest.raises(TrainingError, match="no CUDA GPU"):
+        train(burgers_obs, CFG.replace(epochs=1), seeds=[0], device="cuda")
+
+
+def test_explicit_cpu_device_gives_the_default_numbers(burgers_obs):
+    a = train(burgers_obs, CFG.replace(epochs=2), seeds=[5])
+    b = train(burgers_obs, CFG.replace(epochs=2), seeds=[5], device="cpu")
+    np.testing.assert_array_equal(a.final, b.final)
+    assert b.extra["device"].startswith("cpu")
