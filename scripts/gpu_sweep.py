@@ -38,6 +38,7 @@ PLANS = {
     "paper-main": [("defaults", "paper", None, False), ("learning_rate", "paper", None, False),
                    ("loss_weight", "paper", None, False), ("architecture", "paper", None, False),
                    ("batch_size", "paper", None, False), ("noise", "paper", None, False)],
+    "paper-architecture": [("architecture", "paper", None, False)],
     "paper-supporting": [(s, "paper", nv, False) for nv in (0.0, 1e-2) for s in STUDY_SET],
     "quick-test": [("learning_rate", "quick", None, False), ("architecture", "quick", None, False)],
     "lite-dense": ([(s, "lite", nv, True) for nv in (1e-3, 0.0, 1e-2) for s in STUDY_SET]
