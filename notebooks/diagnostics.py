@@ -35,7 +35,8 @@
 # %% tags=["parameters"]
 preset = "book"        # "quick" (CI smoke run), "book" (committed results), "paper"
 # studies whose committed results were run with another preset (used only when preset == "book")
-study_presets = {"loss_weight": "lite", "architecture": "lite", "batch_size": "lite", "noise": "lite"}
+study_presets = {"learning_rate": "paper", "loss_weight": "paper", "architecture": "lite", "batch_size": "lite",
+                 "noise": "paper"}
 epochs = None          # None: each study's preset value
 seeds = None           # number of initialisations; None: the preset's value
 failure_factor = 3.0   # ground-truth failure: median u_p error > this x the best comparable setting
