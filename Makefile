@@ -110,7 +110,17 @@ notebook-check: venv
 # The execution cache is keyed on the notebook's code only, and Sphinx re-reads only
 # changed sources, so when anything under results/ or binn_utils/ is newer than the
 # cache, the previous build is discarded and every notebook re-executes.
-book: venv
+# The Supporting Material repeats other than the noise-free one: the same notebook,
+# executed by papermill with each configuration's parameters (scripts/render_supporting.py).
+SUPPORTING_PAGES := book/supporting/noise_1e-2.ipynb
+$(SUPPORTING_PAGES): book/supporting/%.ipynb: notebooks/supplementary.py scripts/render_supporting.py \
+    $(wildcard binn_utils/*.py) $(wildcard results/runs/*.json) | venv
+	$(BIN)/python scripts/render_supporting.py $*
+
+# The book is built from the committed results only: a missing result is an error, not a
+# multi-hour training run.
+book $(SUPPORTING_PAGES): export BINN_REQUIRE_STORED := 1
+book: venv $(SUPPORTING_PAGES)
 	@if [ -f $(BOOK_CACHE_DB) ] && [ -n "$$(find results binn_utils -type f -not -name "*.pyc" -newer $(BOOK_CACHE_DB) -print -quit 2>/dev/null)" ]; then \
 	  echo "book: results/ or binn_utils/ changed since notebooks last ran; removing _build"; \
 	  rm -rf _build; fi

@@ -2,6 +2,7 @@
 
     binn sweep learning_rate --preset book [--noise-var 0.01] [--dense] [--workers 2]
     binn sweep all --preset book
+    binn sweep learning_rate --preset paper --merge --device cuda   # one batched model on a GPU
     binn status --preset book            # how many settings of each study are stored
 """
 from __future__ import annotations
@@ -52,6 +53,10 @@ def main(argv=None) -> int:
         sp.add_argument("--seeds", type=int, default=None, help="replicates (initialisations)")
         sp.add_argument("--results-dir", default=None)
         sp.add_argument("--workers", type=int, default=None)
+        sp.add_argument("--merge", action="store_true",
+                        help="train settings that differ only in learning rate, loss weights, noise level or "
+                             "datasets as one batched model (same numbers, fewer, larger batches)")
+        sp.add_argument("--device", default=None, help="'cuda' to train on a GPU (default: CPU)")
     args = ap.parse_args(argv)
     results_dir = args.results_dir or default_results_dir()
     names = STUDIES if args.study == "all" else (args.study,)
@@ -62,7 +67,7 @@ def main(argv=None) -> int:
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
         else:
             print(f"{study}: {len(sets) - done} of {len(sets)} settings to run", flush=True)
-            run_settings(sets, results_dir, workers=args.workers, desc=study)
+            run_settings(sets, results_dir, workers=args.workers, desc=study, merge=args.merge, device=args.device)
     return 0
 
 

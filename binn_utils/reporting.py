@@ -73,7 +73,15 @@ def run_description(res, epochs: bool = True, noise: bool = True) -> str:
     return ((f"{spec['config']['epochs']} epochs, " if epochs else "") + f"{spec['replicates']} replicates "
             f"({n_ds} dataset{'s' if n_ds > 1 else ''} x {spec['replicates'] // n_ds} initialisations), "
             + (f"noise variance {spec['noise_var']:g}, " if noise else "")
-            + f"{grid} {len(res['t'])} observation grid")
+            + f"{grid} {len(res['t'])} observation grid, trained {trained_on(spec)}")
+
+
+def trained_on(record: dict) -> str:
+    """Where a stored setting was trained, in words (runs stored before devices were recorded: a CPU)."""
+    dev = record.get("device") or "cpu"
+    if dev.startswith("cuda"):
+        return f"on a GPU ({dev.split(':', 1)[1].strip()})" if ":" in dev else "on a GPU"
+    return "on a CPU"
 
 
 def metrics_table(results, label_fn=None, which="final") -> str:

@@ -29,11 +29,15 @@
 # reduce the errors and the variability.
 #
 # This one notebook draws any of these repeats: its parameters choose the noise level,
-# the grid and the study. The book shows the noise-free repeat on the sparse grid; the
-# others are one command away, e.g.
+# the grid and the study. The book renders it once per configuration: the chapter's first
+# page is the noise-free repeat on the 71-point grid, and its sections
+# ({doc}`/book/supporting/noise_1e-2`, {doc}`/book/supporting/dense`) are the same
+# notebook executed with other parameters by papermill when the book is built
+# (`scripts/render_supporting.py`). Any repeat is one command away, e.g.
 # `make rerun NB=supplementary PARAMS="-p noise_var 0.01 -p dense True"`. The panels are
-# the same as in the main-text chapters ({doc}`learning_rate`, {doc}`loss_weighting`,
-# {doc}`architecture`, {doc}`batch_size`, {doc}`noise`), drawn by the same functions.
+# the same as in the main-text chapters ({doc}`/notebooks/learning_rate`,
+# {doc}`/notebooks/loss_weighting`, {doc}`/notebooks/architecture`,
+# {doc}`/notebooks/batch_size`, {doc}`/notebooks/noise`), drawn by the same functions.
 
 # %% tags=["parameters"]
 preset = "lite"          # "quick" (CI smoke run), "lite" (committed: 1000 epochs, fewer initialisations), "book", "paper"
@@ -44,7 +48,7 @@ dense = False            # True: 351 spatial points instead of 71
 study = "all"
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
-compare = False          # also load the reference configuration (same preset) and compare errors with it
+compare = True           # also load the reference configuration (same preset) and compare errors with it
 results_dir = None       # None: the committed store (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
@@ -158,7 +162,7 @@ draw("learning_rate")
 # :name: fig-sm-learning-rate
 #
 # Learning-rate study ({glue:text}`sm_config`): {glue:text}`sm_learning_rate_what`.
-# Panels as in {doc}`learning_rate`: $u_\theta$ and $u_\mathrm{p}$ at every observation
+# Panels as in {doc}`/notebooks/learning_rate`: $u_\theta$ and $u_\mathrm{p}$ at every observation
 # time and $D_\phi$, $V_\zeta$ for $r = 5\times10^{-4}$ (mean $\pm 1$ s.d. over
 # replicates, dashed black truth, grey outside the observed range of $u$); validation
 # losses (median and IQR) for every $r$; errors of $u_\theta$ (blue) and $u_\mathrm{p}$
@@ -181,7 +185,7 @@ draw("loss_weight")
 #
 # Loss-weighting study ({glue:text}`sm_config`, $w_\mathrm{data} = 1$,
 # $w_\mathrm{BC} = 0$): {glue:text}`sm_loss_weight_what`. Panels as in
-# {doc}`loss_weighting`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$ and $D_\phi$ for
+# {doc}`/notebooks/loss_weighting`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$ and $D_\phi$ for
 # $w_\mathrm{PDE} \in \{10^{-4}, 10^{-1}, 10^{3}\}$; weighted validation losses
 # $w_\mathrm{data} L_\mathrm{data}$ (solid) and $w_\mathrm{PDE} L_\mathrm{PDE}$ (dashed);
 # errors against $w_\mathrm{PDE}$.
@@ -201,7 +205,7 @@ draw("architecture")
 # :name: fig-sm-architecture
 #
 # Architecture study ({glue:text}`sm_config`): {glue:text}`sm_architecture_what`. Panels
-# as in {doc}`architecture`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$, $D_\phi$ and
+# as in {doc}`/notebooks/architecture`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$, $D_\phi$ and
 # $V_\zeta$ for the four equal-size architectures; their validation losses; mean
 # relative $L^2$ error of $u_\mathrm{p}$ over all sixteen combinations of $D$ network
 # (rows) and $V$ network (columns).
@@ -221,7 +225,7 @@ draw("batch_size")
 # :name: fig-sm-batch-size
 #
 # Batch-size study ({glue:text}`sm_config`), fixed-epoch runs:
-# {glue:text}`sm_batch_size_what`. Panels as in {doc}`batch_size`: $u_\theta$,
+# {glue:text}`sm_batch_size_what`. Panels as in {doc}`/notebooks/batch_size`: $u_\theta$,
 # $u_\mathrm{p}$ at $t_\mathrm{end}$ and validation losses of the fixed-epoch runs;
 # per-replicate wall-clock time against the batch size used, with the fit $T = a/B + c$;
 # errors after the fixed budget of optimiser steps. $B = 640$ exceeds the training set of
@@ -242,7 +246,7 @@ draw("noise")
 # :name: fig-sm-noise
 #
 # Noise study on this page's grid: {glue:text}`sm_noise_what`. Panels as in
-# {doc}`noise`.
+# {doc}`/notebooks/noise`.
 # ```
 
 # %% tags=["remove-input"]
@@ -281,7 +285,7 @@ display(Markdown(table))
 # Whether the qualitative conclusions carry over is answered, study by study, by the
 # lists under each figure: each compares the location of the lowest errors and the two
 # failure modes with the paper's main-text claims, computed from this configuration's
-# results. The {doc}`scorecard` (claim 11) collects the verdicts over all
+# results. The {doc}`/notebooks/scorecard` (claim 11) collects the verdicts over all
 # configurations.
 #
 # ## What we learnt

@@ -1,0 +1,68 @@
+"""Render the Supporting Material notebook once per configuration, for the book.
+
+    python scripts/render_supporting.py [--out book/supporting] [NAME ...]
+
+``notebooks/supplementary.py`` is one parameterised notebook; the book's Supporting
+Material chapter shows it (executed by Jupyter Book) for the noise-free repeat and, as
+sections, the other configurations listed in ``CONFIGS``: for each, this script converts
+the Jupytext source, gives the copy its own title and figure labels, and executes it with
+papermill into ``<out>/<name>.ipynb``, which the book then shows as it is (those files are
+excluded from the book's own execution).  Run by ``make book``; it trains nothing when
+``BINN_REQUIRE_STORED=1`` (missing results are an error).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "notebooks" / "supplementary.py"
+# name -> (page title, papermill parameters)
+CONFIGS = {
+    "noise_1e-2": ("Supporting Material: more noise ($\\sigma^2 = 10^{-2}$)",
+                   {"preset": "lite", "noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
+}
+
+
+def render(name: str, out_dir: Path) -> Path:
+    import jupytext
+    import papermill
+
+    title, params = CONFIGS[name]
+    nb = jupytext.read(SOURCE)
+    first = nb.cells[0]
+    lines = first.source.splitlines()
+    if not lines or not lines[0].startswith("# "):
+        raise ValueError(f"{SOURCE} must start with a markdown title cell")
+    first.source = "\n".join([f"# {title}"] + lines[1:])
+    for cell in nb.cells:  # figure labels must be unique across the book
+        if cell.cell_type == "markdown":
+            cell.source = cell.source.replace(":name: fig-sm-", f":name: fig-sm-{name}-")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    src = out_dir / f".{name}.src.ipynb"
+    jupytext.write(nb, src)
+    out = out_dir / f"{name}.ipynb"
+    try:
+        papermill.execute_notebook(str(src), str(out), parameters=params, cwd=str(ROOT / "notebooks"),
+                                   progress_bar=False, kernel_name="python3")
+    finally:
+        src.unlink(missing_ok=True)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help=f"configurations to render (default: all of {sorted(CONFIGS)})")
+    ap.add_argument("--out", default=str(ROOT / "book" / "supporting"))
+    args = ap.parse_args(argv)
+    unknown = [n for n in args.names if n not in CONFIGS]
+    if unknown:
+        ap.error(f"unknown configuration(s) {unknown}; choose from {sorted(CONFIGS)}")
+    for name in args.names or CONFIGS:
+        print(f"render_supporting: {name} -> {render(name, Path(args.out))}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
