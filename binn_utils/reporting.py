@@ -65,15 +65,15 @@ def glue(name: str, value, display: bool = False):
     _glue(name, value, display=display)
 
 
-def run_description(res, epochs: bool = True, noise: bool = True) -> str:
-    """What was run, for figure captions: epochs, replicates, datasets, noise, grid."""
+def run_description(res, epochs: bool = True, noise: bool = True, device: bool = True) -> str:
+    """What was run, for figure captions: epochs, replicates, datasets, noise, grid, device."""
     spec = res.record
     n_ds = len(set(spec["datasets"]))
     grid = "351 x" if spec["dense"] else "71 x"
     return ((f"{spec['config']['epochs']} epochs, " if epochs else "") + f"{spec['replicates']} replicates "
             f"({n_ds} dataset{'s' if n_ds > 1 else ''} x {spec['replicates'] // n_ds} initialisations), "
             + (f"noise variance {spec['noise_var']:g}, " if noise else "")
-            + f"{grid} {len(res['t'])} observation grid, trained {trained_on(spec)}")
+            + f"{grid} {len(res['t'])} observation grid" + (f", trained {trained_on(spec)}" if device else ""))
 
 
 def trained_on(record: dict) -> str:
@@ -82,6 +82,19 @@ def trained_on(record: dict) -> str:
     if dev.startswith("cuda"):
         return f"on a GPU ({dev.split(':', 1)[1].strip()})" if ":" in dev else "on a GPU"
     return "on a CPU"
+
+
+def devices_note(results, label_fn) -> str:
+    """For captions of studies whose settings were trained on different devices: which where.
+
+    Empty when every setting was trained on the same kind of device (``run_description``
+    then says where)."""
+    by_dev: dict = {}
+    for r in results:
+        by_dev.setdefault(trained_on(r.record), []).append(label_fn(r))
+    if len(by_dev) < 2:
+        return ""
+    return "Trained " + "; ".join(f"{dev}: {', '.join(labels)}" for dev, labels in by_dev.items()) + "."
 
 
 def metrics_table(results, label_fn=None, which="final") -> str:

@@ -51,7 +51,9 @@ archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 settings = studies.architecture_study(preset, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs,
                                       seeds=seeds)
 results = reporting.load_or_run(settings, preset, results_dir, desc="architecture")
-reporting.glue("ar_what", reporting.run_description(results[0]))
+ar_devices = reporting.devices_note(results, lambda r: r.setting.label)
+reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices))
+reporting.glue("ar_devices", ar_devices)
 reporting.glue_summary("ar", reporting.architecture_summary(results))
 reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))
 
@@ -70,7 +72,7 @@ plt.close(fig)
 #
 # Linear diffusion-nonlinear advection equation, operator networks
 # $(h, n) \in$ {glue:text}`ar_archs` for $D_\phi$ and $V_\zeta$ in all combinations, every
-# setting run with {glue:text}`ar_what`. Top: learned solution $u_\theta$ (left) and
+# setting run with {glue:text}`ar_what`. {glue:text}`ar_devices` Top: learned solution $u_\theta$ (left) and
 # forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for the four
 # architectures with $(h_D, n_D) = (h_V, n_V)$. Middle: learned $D_\phi(u)$ and
 # $V_\zeta(u)$ for the same four (grey background: values of $u$ outside the range the

@@ -53,8 +53,12 @@ fixed_settings, budget_settings = studies.batch_size_study(preset, batch_sizes=b
                                                            budget_steps=budget_steps)
 fixed = reporting.load_or_run(fixed_settings, preset, results_dir, desc="batch size")
 budget = reporting.load_or_run(budget_settings, preset, results_dir, desc="batch size, fixed budget")
-reporting.glue("bs_what", reporting.run_description(fixed[0]))
-reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False))
+bs_devices = reporting.devices_note(
+    fixed + budget, lambda r: ("fixed-budget" if r.setting.study == "batch_size_budget" else "fixed-epoch")
+    + f" B = {meta_value(r, 'batch_size'):g}")
+reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devices))
+reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False, device=not bs_devices))
+reporting.glue("bs_devices", bs_devices)
 reporting.glue_summary("bs", reporting.batch_size_summary(fixed, budget))
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
@@ -96,7 +100,7 @@ plt.close(fig)
 #
 # Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Fixed-epoch runs:
 # {glue:text}`bs_what`; fixed-budget runs: {glue:text}`bs_budget_steps` optimiser steps,
-# {glue:text}`bs_what_budget`. {glue:text}`bs_clipped`. Top: learned solution $u_\theta$
+# {glue:text}`bs_what_budget`. {glue:text}`bs_clipped`. {glue:text}`bs_devices` Top: learned solution $u_\theta$
 # (left) and forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ after
 # the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and

@@ -64,3 +64,15 @@ def test_failures_are_counted_not_dropped():
     assert reporting.counts(r) == {"replicates": 3, "diverged": 1, "up_failed": 1}
     text = reporting.failures_sentence([r], lambda x: "r = 0.5")
     assert "1 of 3 trainings diverged" in text and "1 of 3 forward solves failed" in text
+
+
+def test_captions_say_where_settings_were_trained():
+    gpu = FakeResult({"lr": 1}, record={"device": "cuda: NVIDIA H200"})
+    cpu = FakeResult({"lr": 2}, record={"device": "cpu: x86_64, 1 thread(s)"})
+    old = FakeResult({"lr": 3}, record={})  # stored before devices were recorded: trained on a CPU
+    assert reporting.trained_on(gpu.record) == "on a GPU (NVIDIA H200)"
+    assert reporting.trained_on(old.record) == reporting.trained_on(cpu.record) == "on a CPU"
+    label = lambda r: f"r={r.meta['lr']}"  # noqa: E731
+    assert reporting.devices_note([cpu, old], label) == ""
+    assert reporting.devices_note([gpu, cpu, old], label) == \
+        "Trained on a GPU (NVIDIA H200): r=1; on a CPU: r=2, r=3."
