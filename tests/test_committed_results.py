@@ -1,0 +1,84 @@
+"""The committed results store covers every setting the book's figures need.
+
+Each chapter's `parameters` cell (read from the Jupytext source, as papermill and the
+book see it) names the preset its committed results were run with; from those values we
+rebuild the chapter's settings and check that every one is stored, so that `make book`
+(which refuses to train) cannot fail on a missing result, and a chapter's default cannot
+drift away from what was run.
+"""
+import ast
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from binn_utils import studies
+from binn_utils.sweeps import default_results_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+def parameters(notebook: str) -> dict:
+    """The values assigned in the notebook's cell tagged `parameters`."""
+    lines = (ROOT / "notebooks" / f"{notebook}.py").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# %%") and '"parameters"' in line)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("# %%")), len(lines))
+    values = {}
+    for node in ast.parse("\n".join(lines[start + 1:end])).body:
+        if isinstance(node, ast.Assign):
+            values[node.targets[0].id] = ast.literal_eval(node.value)
+    return values
+
+
+def supplementary_settings(p: dict) -> list:
+    out = []
+    nv, dense, pre = p["noise_var"], p["dense"], p["preset"]
+    configs = [(nv, dense)] + ([(1e-3, False)] if p.get("compare") and not dense and nv != 1e-3 else [])
+    for v, d in configs:
+        out += studies.learning_rate_study(pre, noise_var=v, dense=d)
+        out += studies.loss_weight_study(pre, noise_var=v, dense=d)
+        out += studies.architecture_study(pre, noise_var=v, dense=d)
+        out += sum(studies.batch_size_study(pre, noise_var=v, dense=d), [])
+    if dense:
+        out += studies.noise_study(pre, dense=True)
+    return out
+
+
+def book_settings() -> dict:
+    """chapter -> the settings its figures load with the chapter's default parameters."""
+    fw, nz = parameters("framework"), parameters("noise")
+    out = {
+        "framework": studies.framework_study(fw["preset"], noise_var=fw["noise_var"], reaction=fw["reaction"])
+        + [studies.framework_study(fw["reaction_preset"], noise_var=fw["noise_var"], reaction=rx)[0]
+           for rx in ("supporting", "text", "equation")],
+        "noise": studies.noise_study(nz["preset"]),
+        "learning_rate": studies.learning_rate_study(parameters("learning_rate")["preset"]),
+        "loss_weighting": studies.loss_weight_study(parameters("loss_weighting")["preset"]),
+        "architecture": studies.architecture_study(parameters("architecture")["preset"]),
+        "batch_size": sum(studies.batch_size_study(parameters("batch_size")["preset"]), []),
+        "supplementary": supplementary_settings(parameters("supplementary")),
+    }
+    from render_supporting import CONFIGS
+    for name, (_, params) in CONFIGS.items():
+        out[f"supporting/{name}"] = supplementary_settings({**parameters("supplementary"), **params})
+    return out
+
+
+@pytest.mark.parametrize("chapter, settings", sorted(book_settings().items()))
+def test_every_setting_the_book_needs_is_committed(chapter, settings):
+    results = default_results_dir()
+    missing = [f"{s.study}: {s.label} (preset-derived key {s.key})" for s in settings if not s.is_done(results)]
+    assert not missing, f"{chapter}: {len(missing)} of {len(settings)} settings not in results/runs:\n" + \
+        "\n".join(missing)
+
+
+def test_committed_results_record_configuration_seed_commit_and_time():
+    runs = sorted((default_results_dir() / "runs").glob("*.json"))
+    assert runs, "no committed results"
+    for js in runs:
+        rec = json.loads(js.read_text())
+        assert rec["config"]["epochs"] >= 1 and len(rec["seeds"]) == rec["replicates"], js.name
+        assert rec["provenance"]["commit"] and rec["provenance"]["torch"], js.name
+        assert rec["wall_time_s"] > 0, js.name
