@@ -52,7 +52,7 @@ settings = studies.architecture_study(preset, archs=archs, noise_var=noise_var, 
                                       seeds=seeds)
 results = reporting.load_or_run(settings, preset, results_dir, desc="architecture")
 ar_devices = reporting.devices_note(results, lambda r: r.setting.label)
-reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices))
+reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices, preset=preset))
 reporting.glue("ar_devices", ar_devices)
 reporting.glue_summary("ar", reporting.architecture_summary(results))
 reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))

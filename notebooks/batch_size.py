@@ -56,8 +56,9 @@ budget = reporting.load_or_run(budget_settings, preset, results_dir, desc="batch
 bs_devices = reporting.devices_note(
     fixed + budget, lambda r: ("fixed-budget" if r.setting.study == "batch_size_budget" else "fixed-epoch")
     + f" B = {meta_value(r, 'batch_size'):g}")
-reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devices))
-reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False, device=not bs_devices))
+reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devices, preset=preset))
+reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False, device=not bs_devices,
+                                                              preset=preset))
 reporting.glue("bs_devices", bs_devices)
 reporting.glue_summary("bs", reporting.batch_size_summary(fixed, budget))
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")

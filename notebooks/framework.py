@@ -49,7 +49,7 @@ plotting.style()
 settings = studies.framework_study(preset, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
                                    reaction=reaction)
 (res,) = reporting.load_or_run(settings, preset, results_dir, desc="framework")
-what = reporting.run_description(res)
+what = reporting.run_description(res, preset=preset)
 reporting.glue("fw_what", what)
 
 # %% [markdown]
@@ -129,7 +129,7 @@ if compare_reactions:
     rx_settings = [studies.framework_study(rpre, noise_var=noise_var, dense=dense, reaction=rx)[0]
                    for rx in variants]
     rx = reporting.load_or_run(rx_settings, rpre, results_dir, desc="reactions")
-    reporting.glue("fw_rx_what", reporting.run_description(rx[0]))
+    reporting.glue("fw_rx_what", reporting.run_description(rx[0], preset=rpre))
     rows = ["| reaction | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
             "| rel. error of $G$ |", "|---|---|---|---|---|"]
     for (name, label), r in zip(variants.items(), rx):

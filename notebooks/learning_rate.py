@@ -52,7 +52,7 @@ settings = studies.learning_rate_study(preset, rates=rates, noise_var=noise_var,
                                        seeds=seeds)
 results = reporting.load_or_run(settings, preset, results_dir, desc="learning rate")
 shown = find(results, lr=shown_rate) or results[len(results) // 2]
-reporting.glue("lr_what", reporting.run_description(shown))
+reporting.glue("lr_what", reporting.run_description(shown, preset=preset))
 reporting.glue_summary("lr", reporting.learning_rate_summary(results, shown=meta_value(shown, "lr")))
 reporting.glue("lr_rates", ", ".join(value_label(r) for r in sorted(rates)))
 

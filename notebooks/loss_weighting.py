@@ -52,7 +52,7 @@ weights = tuple(weights or studies.PDE_WEIGHTS)
 settings = studies.loss_weight_study(preset, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs,
                                      seeds=seeds)
 results = reporting.load_or_run(settings, preset, results_dir, desc="loss weight")
-reporting.glue("lw_what", reporting.run_description(results[0]))
+reporting.glue("lw_what", reporting.run_description(results[0], preset=preset))
 reporting.glue_summary("lw", reporting.loss_weight_summary(results, low=min(shown_weights),
                                                            high=max(shown_weights)))
 reporting.glue("lw_weights", ", ".join(value_label(w) for w in sorted(weights)))

@@ -63,7 +63,7 @@ summary = reporting.noise_summary(results, shown_noise=shown_noise, shown_arch=s
 reporting.glue_summary("nz", summary)
 for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)
-    reporting.glue(f"nz_what_{tag}", reporting.run_description(rep))
+    reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, preset=preset))
 reporting.glue("nz_grid", "351" if dense else "71")
 runs = [find(results, arch_u=a) for a in archs]
 same = len({(r.record["config"]["epochs"], r.record["replicates"]) for r in runs}) == 1

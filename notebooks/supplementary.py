@@ -124,10 +124,10 @@ def draw(name):
         fig = FIGURES[name](res)
         if name == "noise":  # one description per u-network (the book preset gives them different budgets)
             parts = [(a, reporting.find(res, arch_u=a)) for a in studies.NOISE_ARCHS]
-            what = "; ".join(f"{reporting.arch_label(a)}: {reporting.run_description(r, noise=False)}"
+            what = "; ".join(f"{reporting.arch_label(a)}: {reporting.run_description(r, noise=False, preset=preset)}"
                              for a, r in parts if r is not None)
         else:
-            what = reporting.run_description(_main(res)[0])
+            what = reporting.run_description(_main(res)[0], preset=preset)
         reporting.glue(f"sm_{name}_what", what)
         plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)
