@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "notebooks" / "supplementary.py"
 # name -> (page title, papermill parameters)
 CONFIGS = {
-    "noise_1e-2": ("Supporting Material: more noise ($\\sigma^2 = 10^{-2}$)",
+    "noise_1e-2": ("Supporting Material: more noise (σ² = 0.01)",
                    {"preset": "lite", "noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
 }
 
