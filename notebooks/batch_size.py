@@ -108,7 +108,9 @@ plt.close(fig)
 # interquartile range over replicates. Middle right: wall-clock training time of the
 # fixed-epoch runs per replicate (the replicates of a setting train together as one
 # batched model, so this is the setting's time divided by its number of replicates; one
-# measurement per $B$, not a median over repetitions as in the paper) against the batch
+# measurement per $B$, not a median over repetitions as in the paper; the committed runs
+# shared the machine's cores with other training processes, so only the trend with $B$,
+# not the absolute seconds, is meaningful) against the batch
 # size actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative
 # $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) after the fixed budget of
 # optimiser steps, one box per $B$ over all replicates; failed forward solves are counted
