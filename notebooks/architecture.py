@@ -30,7 +30,7 @@
 # activation and linear output layer (see {doc}`../book/methods`).
 
 # %% tags=["parameters"]
-preset = "lite"          # "quick" (CI smoke run), "lite" (committed: 1000 epochs, fewer initialisations), "book", "paper"
+preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the preset's value

@@ -35,7 +35,7 @@
 # %% tags=["parameters"]
 preset = "book"        # "quick" (CI smoke run), "book" (committed results), "paper"
 # studies whose committed results were run with another preset (used only when preset == "book")
-study_presets = {"learning_rate": "paper", "loss_weight": "paper", "architecture": "lite", "batch_size": "lite",
+study_presets = {"learning_rate": "paper", "loss_weight": "paper", "architecture": "paper", "batch_size": "paper",
                  "noise": "paper"}
 epochs = None          # None: each study's preset value
 seeds = None           # number of initialisations; None: the preset's value

@@ -25,8 +25,8 @@
 # %% tags=["parameters"]
 preset = "book"          # "quick" (CI smoke run: every study quick), "book" (committed results), "lite", "paper"
 # the preset of each study's committed results (used only when preset == "book"), as in the chapters
-study_presets = {"framework": "paper", "learning_rate": "paper", "loss_weight": "paper", "architecture": "lite",
-                 "batch_size": "lite", "noise": "paper", "supplementary": "lite"}
+study_presets = {"framework": "paper", "learning_rate": "paper", "loss_weight": "paper", "architecture": "paper",
+                 "batch_size": "paper", "noise": "paper", "supplementary": "lite"}
 train_missing = None     # None: train missing runs with the quick preset only (and only the chapters' default
                          # configurations); False: never train; True: train everything that is missing
 results_dir = None       # None: the committed store (quick runs: out/results-quick)
