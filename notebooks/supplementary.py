@@ -31,9 +31,10 @@
 # This one notebook draws any of these repeats: its parameters choose the noise level,
 # the grid and the study. The book renders it once per configuration: the chapter's first
 # page is the noise-free repeat on the 71-point grid, and its sections
-# ({doc}`/book/supporting/noise_1e-2`, {doc}`/book/supporting/dense`) are the same
+# ({doc}`/book/supporting/noise_1e-2`, {doc}`/book/supporting/dense_1e-3`) are the same
 # notebook executed with other parameters by papermill when the book is built
-# (`scripts/render_supporting.py`). Any repeat is one command away, e.g.
+# (`scripts/render_supporting.py`); {doc}`/book/supporting/dense` lists the repeats not run
+# yet and what they cost. Any repeat is one command away, e.g.
 # `make rerun NB=supplementary PARAMS="-p noise_var 0.01 -p dense True"`. The panels are
 # the same as in the main-text chapters ({doc}`/notebooks/learning_rate`,
 # {doc}`/notebooks/loss_weighting`, {doc}`/notebooks/architecture`,

@@ -22,6 +22,10 @@ SOURCE = ROOT / "notebooks" / "supplementary.py"
 CONFIGS = {
     "noise_1e-2": ("Supporting Material: more noise (σ² = 0.01)",
                    {"preset": "lite", "noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
+    # the dense grid: only the studies whose runs fitted into the sessions so far
+    "dense_1e-3": ("Supporting Material: dense grid (351 points, σ² = 0.001)",
+                   {"preset": "lite", "noise_var": 0.001, "dense": True, "study": "learning_rate,loss_weight",
+                    "compare": True}),
 }
 
 

@@ -33,16 +33,25 @@ def parameters(notebook: str) -> dict:
 
 
 def supplementary_settings(p: dict) -> list:
-    out = []
+    """The settings the Supporting Material notebook loads with parameters ``p``."""
     nv, dense, pre = p["noise_var"], p["dense"], p["preset"]
-    configs = [(nv, dense)] + ([(1e-3, False)] if p.get("compare") and not dense and nv != 1e-3 else [])
+    names = (["learning_rate", "loss_weight", "architecture", "batch_size"] + (["noise"] if dense else [])
+             if p["study"] == "all" else [w.strip() for w in p["study"].split(",")])
+    # the reference configuration of the comparison: the main text's for sparse repeats,
+    # the sparse grid at the same noise level for dense ones
+    ref = (nv, False) if dense else (1e-3, False)
+    configs = [(nv, dense)] + ([ref] if p.get("compare") and ref != (nv, dense) else [])
+    out = []
     for v, d in configs:
-        out += studies.learning_rate_study(pre, noise_var=v, dense=d)
-        out += studies.loss_weight_study(pre, noise_var=v, dense=d)
-        out += studies.architecture_study(pre, noise_var=v, dense=d)
-        out += sum(studies.batch_size_study(pre, noise_var=v, dense=d), [])
-    if dense:
-        out += studies.noise_study(pre, dense=True)
+        for name in names:
+            if name == "noise":
+                out += studies.noise_study(pre, dense=d)
+            elif name == "batch_size":
+                out += sum(studies.batch_size_study(pre, noise_var=v, dense=d), [])
+            else:
+                fn = {"learning_rate": studies.learning_rate_study, "loss_weight": studies.loss_weight_study,
+                      "architecture": studies.architecture_study}[name]
+                out += fn(pre, noise_var=v, dense=d)
     return out
 
 
