@@ -18,6 +18,7 @@ from a remote machine).
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import os
 import sys
@@ -46,11 +47,16 @@ PLANS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _n_train(benchmark: str, dense: bool) -> int:
+    from binn_utils.observations import make_observations
+    return len(make_observations(benchmark, 0.0, dense=dense).train_idx)
+
+
 def group_cost(group) -> float:
     """Rough relative cost: optimiser steps plus validations, times the network size."""
-    from binn_utils.observations import make_observations
     s = group[0]
-    n_train = len(make_observations(s.benchmark, 0.0, dense=s.dense).train_idx)
+    n_train = _n_train(s.benchmark, bool(s.dense))
     B = min(s.config.batch_size, n_train)
     size = 1.0 if tuple(s.config.arch_u) == (4, 32) else 8.0
     return s.config.epochs * (math.ceil(n_train / B) + 0.5) * size * (1 + sum(len(x.seeds) for x in group) / 400)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
+from binn_utils.cli import settings_for
 from binn_utils.sweeps import default_results_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,18 +42,9 @@ def supplementary_settings(p: dict) -> list:
     # the sparse grid at the same noise level for dense ones
     ref = (nv, False) if dense else (1e-3, False)
     configs = [(nv, dense)] + ([ref] if p.get("compare") and ref != (nv, dense) else [])
-    out = []
-    for v, d in configs:
-        for name in names:
-            if name == "noise":
-                out += studies.noise_study(pre, dense=d)
-            elif name == "batch_size":
-                out += sum(studies.batch_size_study(pre, noise_var=v, dense=d), [])
-            else:
-                fn = {"learning_rate": studies.learning_rate_study, "loss_weight": studies.loss_weight_study,
-                      "architecture": studies.architecture_study}[name]
-                out += fn(pre, noise_var=v, dense=d)
-    return out
+    # the noise study sweeps sigma^2 itself (all its levels), like the notebook
+    return [s for v, d in configs for name in names
+            for s in settings_for(name, pre, None if name == "noise" else v, d)]
 
 
 def book_settings() -> dict:
