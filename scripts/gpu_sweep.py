@@ -94,8 +94,16 @@ def main(argv=None) -> int:
     ap.add_argument("--hard-stop-after", type=float, default=float("inf"))
     ap.add_argument("--pack", default=None, help="folder for tar parts of the new result files")
     ap.add_argument("--results-dir", default=None)
+    ap.add_argument("--studies", nargs="+", default=None,
+                    help="only these studies of the plans (e.g. batch_size)")
+    ap.add_argument("--skip-studies", nargs="+", default=(), help="leave these studies of the plans out")
     ap.add_argument("--dry-run", action="store_true", help="print the groups and exit")
     args = ap.parse_args(argv)
+    known = {e[0] for entries in PLANS.values() for e in entries}
+    unknown = sorted((set(args.studies or ()) | set(args.skip_studies)) - known)
+    if unknown:
+        ap.error(f"unknown stud{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
+                 f"known: {', '.join(sorted(known))}")
     t0 = time.perf_counter()
     results_dir = Path(args.results_dir or default_results_dir())
     runs = results_dir / "runs"
@@ -105,6 +113,8 @@ def main(argv=None) -> int:
     for plan in args.plan:
         todo = []
         for study, preset, nv, dense in PLANS[plan]:
+            if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
+                continue
             todo += [s for s in settings_for(study, preset, nv, dense)
                      if s.key not in seen and not s.is_done(results_dir)]
             seen.update(s.key for s in todo)
