@@ -232,6 +232,18 @@ def learning_rate_figure(results, shown=5e-4):
     return fig
 
 
+def _solutions_at_end_row(entries):
+    """A 3 x 2 figure whose first row shows u_theta and u_p at t_end for ``entries``."""
+    fig = plt.figure(figsize=(10, 9.5))
+    gs = fig.add_gridspec(3, 2)
+    ax = fig.add_subplot(gs[0, 0])
+    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
+    _legend(ax)
+    ax = fig.add_subplot(gs[0, 1])
+    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    return fig, gs
+
+
 # ----------------------------------------------------------------------------- Fig. 4
 def loss_weight_figure(results, shown=(1e-4, 1e-1, 1e3)):
     """Fig. 4 (porous medium, w_BC = 0): u_theta, u_p at t_end and D for the weights
@@ -242,13 +254,7 @@ def loss_weight_figure(results, shown=(1e-4, 1e-1, 1e3)):
     sel = [(r, w) for r, w in sel if r is not None] or [(rs[0], ws[0])]
     cols = dict(zip([w for _, w in sel], ("tab:red", "tab:blue", "tab:olive", "tab:cyan")))
     entries = [(r, f"$w_\\mathrm{{PDE}}$ = {value_label(w)}", cols[w]) for r, w in sel]
-    fig = plt.figure(figsize=(10, 9.5))
-    gs = fig.add_gridspec(3, 2)
-    ax = fig.add_subplot(gs[0, 0])
-    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
-    _legend(ax)
-    ax = fig.add_subplot(gs[0, 1])
-    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    fig, gs = _solutions_at_end_row(entries)
     ax = fig.add_subplot(gs[1, 0])
     operators(ax, entries, "D")
     ax = fig.add_subplot(gs[1, 1])
@@ -281,13 +287,7 @@ def architecture_figure(results, shown=None):
     sel = [(find(results, arch_D=a, arch_V=a), a) for a in shown]
     sel = [(r, a) for r, a in sel if r is not None]
     entries = [(r, f"$(h, n)$ = {arch_label(a)}", c) for (r, a), c in zip(sel, ARCH_COLORS)]
-    fig = plt.figure(figsize=(10, 9.5))
-    gs = fig.add_gridspec(3, 2)
-    ax = fig.add_subplot(gs[0, 0])
-    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
-    _legend(ax)
-    ax = fig.add_subplot(gs[0, 1])
-    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    fig, gs = _solutions_at_end_row(entries)
     for col, op in enumerate(("D", "V")):
         ax = fig.add_subplot(gs[1, col])
         operators(ax, entries, op)
@@ -318,13 +318,7 @@ def batch_size_figure(fixed, budget):
         return f"$B$ = {b}" + (f" (ran as {used})" if used != b else "")
 
     entries = [(r, lab(r), c) for r, c in zip(rf, cols)]
-    fig = plt.figure(figsize=(10, 9.5))
-    gs = fig.add_gridspec(3, 2)
-    ax = fig.add_subplot(gs[0, 0])
-    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
-    _legend(ax)
-    ax = fig.add_subplot(gs[0, 1])
-    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    fig, gs = _solutions_at_end_row(entries)
     ax = fig.add_subplot(gs[1, 0])
     loss_curves(ax, entries)
     ax = fig.add_subplot(gs[1, 1])
