@@ -146,13 +146,17 @@ def group_settings(settings: Sequence[Setting], merge: bool = True,
     return groups
 
 
-def run_setting(setting: Setting, results_dir, progress=False, device=None) -> dict:
+def run_setting(setting: Setting, results_dir, progress=False, device=None, forward_method="RK45") -> dict:
     """Train, evaluate and store one setting; returns its JSON record."""
-    return run_group([setting], results_dir, progress=progress, device=device)[0]
+    return run_group([setting], results_dir, progress=progress, device=device, forward_method=forward_method)[0]
 
 
-def run_group(settings: Sequence[Setting], results_dir, progress=False, device=None) -> list[dict]:
+def run_group(settings: Sequence[Setting], results_dir, progress=False, device=None,
+              forward_method="RK45") -> list[dict]:
     """Train settings of one merge group as one batched model, then evaluate and store each.
+
+    ``forward_method`` is the integrator of the forward solves that give u_p (see
+    ``forward_solve.forward_solve``); the record says which was used.
 
     Replicates are independent of their batch companions (each draws everything from its
     own seed), so a setting's numbers do not depend on which group it was trained in.
@@ -183,7 +187,8 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
         offset += len(s.seeds)
         part = split_result(result, sl, s.config)
         group = {"settings": len(settings), "replicates": len(seeds)} if len(settings) > 1 else None
-        records.append(store_result(s, part, datas[sl], bench, results_dir, group=group))
+        records.append(store_result(s, part, datas[sl], bench, results_dir, group=group,
+                                    forward_method=forward_method))
     return records
 
 
@@ -197,7 +202,7 @@ def split_result(result, sl: slice, config):
         diverged_epoch=result.diverged_epoch[sl], extra=dict(result.extra))
 
 
-def store_result(setting: Setting, result, datas, bench, results_dir, group=None) -> dict:
+def store_result(setting: Setting, result, datas, bench, results_dir, group=None, forward_method="RK45") -> dict:
     """Evaluate a trained setting and write its .npz/.json to the store."""
     from .evaluation import evaluate
 
@@ -213,7 +218,7 @@ def store_result(setting: Setting, result, datas, bench, results_dir, group=None
     arrays["u_obs"] = np.stack([d.u_obs for d in datas]).astype(np.float32)
     metrics = {}
     for which in ("final", "best"):
-        ev = evaluate(result, datas, which, benchmark=bench)
+        ev = evaluate(result, datas, which, benchmark=bench, solve_kw={"method": forward_method})
         arrays[f"{which}_u_theta"] = ev.u_theta.astype(np.float32)
         arrays[f"{which}_u_p"] = ev.u_p.astype(np.float32)
         arrays["u_grid"] = ev.u_grid
@@ -233,7 +238,7 @@ def store_result(setting: Setting, result, datas, bench, results_dir, group=None
                   wall_time_s=result.wall_time_s, steady_time_s=result.extra["steady_time_s"],
                   first_epoch_s=result.extra["first_epoch_s"], replicates=result.n_replicates,
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
-                  device=result.extra.get("device"), trained_with=group,
+                  device=result.extra.get("device"), trained_with=group, forward_method=forward_method,
                   provenance=provenance())
     npz, js = setting.paths(results_dir)
     npz.parent.mkdir(parents=True, exist_ok=True)
@@ -263,23 +268,27 @@ def _worker_init():
     torch.set_num_threads(1)
 
 
-def _run_in_worker(group, results_dir, device=None):
+def _run_in_worker(group, results_dir, device=None, forward_method="RK45"):
     t0 = time.perf_counter()
-    recs = run_group(group, results_dir, device=device)
+    recs = run_group(group, results_dir, device=device, forward_method=forward_method)
     return [s.key for s in group], time.perf_counter() - t0, [r["status"] for r in recs]
 
 
 def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | None = None,
                  progress: bool = True, desc: str = "settings", device=None, merge: bool = False,
-                 max_group_replicates: int | None = None) -> list[str]:
+                 max_group_replicates: int | None = None, forward_method: str = "RK45") -> list[str]:
     """Run every setting not yet in the store (in parallel processes); returns keys run.
 
     ``workers`` defaults to the number of CPU cores (each worker is single-threaded).
     Settings already stored with the same specification are skipped, so an interrupted
     sweep resumes where it stopped.  With ``merge``, settings that differ only in learning
     rate, loss weights, noise level or datasets are trained as one batch (see
-    ``group_settings``); ``device`` ("cuda") runs the training on a GPU.
+    ``group_settings``); ``device`` ("cuda") runs the training on a GPU;
+    ``forward_method`` is the integrator of the u_p forward solves (recorded).
     """
+    from .forward_solve import FORWARD_METHODS
+    if forward_method not in FORWARD_METHODS:
+        raise ValueError(f"unknown forward-solve method {forward_method!r}; choose from {FORWARD_METHODS}")
     results_dir = Path(results_dir or default_results_dir())
     todo = [s for s in settings if not s.is_done(results_dir)]
     if not todo:
@@ -293,7 +302,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
         _worker_init()
         for g in groups:
             try:
-                keys, _, _ = _run_in_worker(g, results_dir, device)
+                keys, _, _ = _run_in_worker(g, results_dir, device, forward_method)
                 done.extend(keys)
             except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
                 failed.extend((s, exc) for s in g)
@@ -302,7 +311,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
         import multiprocessing as mp
         with ProcessPoolExecutor(max_workers=min(workers, len(groups)), mp_context=mp.get_context("spawn"),
                                  initializer=_worker_init) as pool:
-            futures = {pool.submit(_run_in_worker, g, results_dir, device): g for g in groups}
+            futures = {pool.submit(_run_in_worker, g, results_dir, device, forward_method): g for g in groups}
             for fut in as_completed(futures):
                 try:
                     keys, _, _ = fut.result()

@@ -88,6 +88,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plan", nargs="+", required=True, choices=sorted(PLANS))
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--forward-method", default="RK45", choices=("RK45", "BDF", "Radau"),
+                    help="integrator of the u_p forward solves (recorded with each setting)")
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--max-group", type=int, default=160, help="replicates per batched model")
     ap.add_argument("--stop-starting-after", type=float, default=float("inf"))
@@ -142,7 +144,8 @@ def main(argv=None) -> int:
     import multiprocessing as mp
     pool = ProcessPoolExecutor(max_workers=args.workers, mp_context=mp.get_context("spawn"),
                                initializer=_worker_init)
-    futures = {pool.submit(_run_in_worker, g, results_dir, args.device): g for g in groups}
+    futures = {pool.submit(_run_in_worker, g, results_dir, args.device, args.forward_method): g
+               for g in groups}
     pending, n_ok, n_fail, last_pack, cancelled = set(futures), 0, 0, elapsed(), False
     while pending and elapsed() < args.hard_stop_after:
         done, pending = wait(pending, timeout=5, return_when=FIRST_COMPLETED)

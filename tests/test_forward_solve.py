@@ -313,3 +313,26 @@ def test_stiff_operator_falls_back_to_implicit_solver():
     stiff = forward_solve(D, None, None, u0, x, t, max_rhs=50)
     assert "BDF" in stiff.message and stiff.ok
     np.testing.assert_allclose(stiff.u, ref.u, atol=5e-4)
+
+
+@pytest.mark.parametrize("name", ["diffusion", "porous_medium", "diffusion_advection"])
+def test_implicit_method_on_the_dense_grid_matches_rk45(name):
+    """method="BDF" (used for some dense-grid evaluations) gives RK45's solution to the
+    tolerance, in far fewer right-hand-side evaluations (RK45 is stability-limited there)."""
+    benchmarks = pytest.importorskip("binn_utils.benchmarks")
+    bench = benchmarks.get_benchmark(name)
+    x = benchmarks.spatial_grid(dense=True)
+    t = bench.times()
+    u0 = bench.initial_condition(x)
+    rk = forward_solve(bench.D, bench.V, bench.G, u0, x, t)
+    bdf = forward_solve(bench.D, bench.V, bench.G, u0, x, t, method="BDF")
+    assert rk.ok and bdf.ok, (rk.message, bdf.message)
+    assert "solved with BDF" in bdf.message
+    assert bdf.n_rhs < rk.n_rhs
+    assert relative_l2(bdf.u, rk.u) < 1e-4
+
+
+def test_unknown_forward_method_is_an_error():
+    x = grid(71)
+    with pytest.raises(ValueError, match="unknown forward-solve method 'Euler'"):
+        forward_solve(lambda u: 0.5 + 0 * u, None, None, np.exp(-x**2), x, np.linspace(0, 1, 3), method="Euler")

@@ -31,6 +31,20 @@ def test_store_round_trip_and_resume(tmp_path):
     assert {"commit", "torch", "numpy", "finished_utc"} <= set(rec["provenance"])
     assert len(res.metric("err_u_theta")) == 2 and np.all(np.isfinite(res.metric("err_u_theta")))
     assert res.record["metrics"]["final"]["up_status"] == ["ok", "ok"]
+    assert rec["forward_method"] == "RK45"
+
+
+def test_forward_method_is_recorded_and_checked(tmp_path):
+    s = _setting("a")
+    with pytest.raises(ValueError, match="unknown forward-solve method 'Euler'"):
+        run_settings([s], tmp_path, workers=1, progress=False, forward_method="Euler")
+    run_settings([s], tmp_path / "bdf", workers=1, progress=False, forward_method="BDF")
+    run_settings([s], tmp_path / "rk45", workers=1, progress=False)
+    bdf, rk = load_setting(s, tmp_path / "bdf"), load_setting(s, tmp_path / "rk45")
+    assert bdf.record["forward_method"] == "BDF"
+    # the integrator changes u_p only within the solver tolerance; training is untouched
+    np.testing.assert_array_equal(bdf["final_u_theta"], rk["final_u_theta"])
+    np.testing.assert_allclose(bdf.metric("err_u_p"), rk.metric("err_u_p"), rtol=1e-3)
 
 
 def test_identical_specifications_share_a_run_across_studies(tmp_path):
