@@ -109,10 +109,10 @@ def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
     good, bad = _setting("good"), _setting("bad", lr=1e-3)
     real = sw.run_group
 
-    def flaky(group, results_dir, progress=False, device=None):
+    def flaky(group, results_dir, progress=False, device=None, **kw):
         if any(s.key == bad.key for s in group):
             raise OSError("disk full")
-        return real(group, results_dir, progress, device)
+        return real(group, results_dir, progress, device, **kw)
 
     monkeypatch.setattr(sw, "run_group", flaky)
     with pytest.raises(RuntimeError, match=r"(?s)1 of 2 settings failed.*disk full"):
