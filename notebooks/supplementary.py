@@ -31,10 +31,12 @@
 # This one notebook draws any of these repeats: its parameters choose the noise level,
 # the grid and the study. The book renders it once per configuration: the chapter's first
 # page is the noise-free repeat on the 71-point grid, and its sections
-# ({doc}`/book/supporting/noise_1e-2`, {doc}`/book/supporting/dense_1e-3`) are the same
+# ({doc}`/book/supporting/noise_1e-2`, {doc}`/book/supporting/dense_0`,
+# {doc}`/book/supporting/dense_1e-3`, {doc}`/book/supporting/dense_1e-2`) are the same
 # notebook executed with other parameters by papermill when the book is built
-# (`scripts/render_supporting.py`); {doc}`/book/supporting/dense` lists the repeats not run
-# yet and what they cost. Any repeat is one command away, e.g.
+# (`scripts/render_supporting.py`); {doc}`/book/supporting/dense` says how the repeats were
+# run, what they cost and what a paper-scale repeat would cost. Any repeat is one command
+# away, e.g.
 # `make rerun NB=supplementary PARAMS="-p noise_var 0.01 -p dense True"`. The panels are
 # the same as in the main-text chapters ({doc}`/notebooks/learning_rate`,
 # {doc}`/notebooks/loss_weighting`, {doc}`/notebooks/architecture`,
@@ -102,6 +104,9 @@ reporting.glue("sm_reference", "none (this is the main-text configuration)" if s
 reporting.glue("sm_expect", "lower" if expect_lower else "higher")
 NOT_RUN = {name: ("not run: the noise study is repeated on the dense grid only (on the sparse grid it is "
                   "the main-text Fig. 2)" if name == "noise" and study == "all" else
+                  "not drawn on this page: the dense noise study sweeps the noise variance itself, so the "
+                  "book draws it once, with the dense repeat at noise variance 0.001 (rerun this notebook "
+                  "with study = \"noise\" to draw it here)" if name == "noise" and dense else
                   f"not run here (this page draws study = {study}; rerun it with study = \"{name}\" once "
                   "its runs are stored)") for name in STUDIES}
 
