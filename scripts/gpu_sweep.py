@@ -42,6 +42,9 @@ PLANS = {
     "paper-architecture": [("architecture", "paper", None, False)],
     "paper-supporting": [(s, "paper", nv, False) for nv in (0.0, 1e-2) for s in STUDY_SET],
     "quick-test": [("learning_rate", "quick", None, False), ("architecture", "quick", None, False)],
+    # the 71-point Supporting Material repeats of two studies with fewer initialisations but
+    # the paper's epochs (run with --epochs 4000): replicates reduced before epochs
+    "sm-epochs": [(s, "lite", nv, False) for nv in (0.0, 1e-3, 1e-2) for s in ("learning_rate", "loss_weight")],
     "lite-dense": ([(s, "lite", nv, True) for nv in (1e-3, 0.0, 1e-2) for s in STUDY_SET]
                    + [("noise", "lite", None, True)]),
 }
@@ -99,6 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--studies", nargs="+", default=None,
                     help="only these studies of the plans (e.g. batch_size)")
     ap.add_argument("--skip-studies", nargs="+", default=(), help="leave these studies of the plans out")
+    ap.add_argument("--epochs", type=int, default=None, help="override the presets' epochs")
     ap.add_argument("--dry-run", action="store_true", help="print the groups and exit")
     args = ap.parse_args(argv)
     known = {e[0] for entries in PLANS.values() for e in entries}
@@ -117,7 +121,7 @@ def main(argv=None) -> int:
         for study, preset, nv, dense in PLANS[plan]:
             if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
                 continue
-            todo += [s for s in settings_for(study, preset, nv, dense)
+            todo += [s for s in settings_for(study, preset, nv, dense, epochs=args.epochs)
                      if s.key not in seen and not s.is_done(results_dir)]
             seen.update(s.key for s in todo)
         gs = group_settings(todo, merge=True, max_replicates=args.max_group)

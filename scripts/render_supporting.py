@@ -22,6 +22,13 @@ SOURCE = ROOT / "notebooks" / "supplementary.py"
 CONFIGS = {
     "noise_1e-2": ("Supporting Material: more noise (σ² = 0.01)",
                    {"preset": "lite", "noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
+    # replicates reduced before epochs: two studies at the paper's 4000 epochs, 3 initialisations
+    "epochs_0": ("Supporting Material: no noise at 4000 epochs (learning rate, loss weighting)",
+                 {"preset": "lite", "epochs": 4000, "noise_var": 0.0, "dense": False,
+                  "study": "learning_rate,loss_weight", "compare": True}),
+    "epochs_1e-2": ("Supporting Material: σ² = 0.01 at 4000 epochs (learning rate, loss weighting)",
+                    {"preset": "lite", "epochs": 4000, "noise_var": 0.01, "dense": False,
+                     "study": "learning_rate,loss_weight", "compare": True}),
     # the dense grid (351 points): the four studies at each noise level, compared with the
     # 71-point grid at the same level; the dense noise study (which sweeps sigma^2) once
     "dense_0": ("Supporting Material: dense grid (351 points, no noise)",

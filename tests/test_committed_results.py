@@ -44,7 +44,8 @@ def supplementary_settings(p: dict) -> list:
     configs = [(nv, dense)] + ([ref] if p.get("compare") and ref != (nv, dense) else [])
     # the noise study sweeps sigma^2 itself (all its levels), like the notebook
     return [s for v, d in configs for name in names
-            for s in settings_for(name, pre, None if name == "noise" else v, d)]
+            for s in settings_for(name, pre, None if name == "noise" else v, d,
+                                  epochs=p.get("epochs"), seeds=p.get("seeds"))]
 
 
 def book_settings() -> dict:
