@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from binn_utils import studies  # noqa: E402
 from binn_utils.cli import settings_for  # noqa: E402
+from binn_utils.forward_solve import FORWARD_METHODS  # noqa: E402
 from binn_utils.sweeps import _run_in_worker, _worker_init, default_results_dir, group_settings  # noqa: E402
 
 STUDY_SET = ("learning_rate", "loss_weight", "architecture", "batch_size")
@@ -54,6 +55,13 @@ PLANS = {
 def _n_train(benchmark: str, dense: bool) -> int:
     from binn_utils.observations import make_observations
     return len(make_observations(benchmark, 0.0, dense=dense).train_idx)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
 
 
 def group_cost(group) -> float:
@@ -91,7 +99,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plan", nargs="+", required=True, choices=sorted(PLANS))
     ap.add_argument("--device", default="cuda")
-    ap.add_argument("--forward-method", default="RK45", choices=("RK45", "BDF", "Radau"),
+    ap.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
                     help="integrator of the u_p forward solves (recorded with each setting)")
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--max-group", type=int, default=160, help="replicates per batched model")
@@ -102,7 +110,7 @@ def main(argv=None) -> int:
     ap.add_argument("--studies", nargs="+", default=None,
                     help="only these studies of the plans (e.g. batch_size)")
     ap.add_argument("--skip-studies", nargs="+", default=(), help="leave these studies of the plans out")
-    ap.add_argument("--epochs", type=int, default=None, help="override the presets' epochs")
+    ap.add_argument("--epochs", type=_positive_int, default=None, help="override the presets' epochs")
     ap.add_argument("--dry-run", action="store_true", help="print the groups and exit")
     args = ap.parse_args(argv)
     known = {e[0] for entries in PLANS.values() for e in entries}

@@ -28,3 +28,10 @@ def test_studies_and_skip_studies_select_plan_entries(tmp_path, capsys):
                     "--dry-run"])
     rest = capsys.readouterr().out
     assert "learning_rate" in rest and "architecture" not in rest
+
+
+def test_non_positive_epochs_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        gpu_sweep.main(["--plan", "quick-test", "--epochs", "0", "--dry-run"])
+    assert exc.value.code == 2
+    assert "must be a positive integer" in capsys.readouterr().err
