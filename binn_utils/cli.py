@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from . import studies
+from .forward_solve import FORWARD_METHODS
 from .sweeps import default_results_dir, run_settings
 
 STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size")
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
                         help="train settings that differ only in learning rate, loss weights, noise level or "
                              "datasets as one batched model (same numbers, fewer, larger batches)")
         sp.add_argument("--device", default=None, help="'cuda' to train on a GPU (default: CPU)")
-        sp.add_argument("--forward-method", default="RK45", choices=("RK45", "BDF", "Radau"),
+        sp.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
                         help="integrator of the u_p forward solves (default: RK45, the paper's; "
                              "BDF is much faster on the 351-point grid)")
     args = ap.parse_args(argv)

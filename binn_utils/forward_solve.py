@@ -191,6 +191,13 @@ def _check_grid(x: np.ndarray) -> float:
 FORWARD_METHODS = ("RK45", "BDF", "Radau")
 
 
+def check_method(method: str) -> str:
+    """``method`` if it is one of ``FORWARD_METHODS``, else a clear ``ValueError``."""
+    if method not in FORWARD_METHODS:
+        raise ValueError(f"unknown forward-solve method {method!r}; choose from {FORWARD_METHODS}")
+    return method
+
+
 def forward_solve(D: Operator, V: Operator, G: Operator, u0, x, t, *,
                   rtol: float = 1e-6, atol: float = 1e-9,
                   max_rhs: int | None = None,
@@ -239,8 +246,7 @@ def forward_solve(D: Operator, V: Operator, G: Operator, u0, x, t, *,
         Never raises for bad operators.  ``ValueError`` is raised only for
         malformed grids/time vectors (programming errors).
     """
-    if method not in FORWARD_METHODS:
-        raise ValueError(f"unknown forward-solve method {method!r}; choose from {FORWARD_METHODS}")
+    check_method(method)
     x = np.asarray(x, dtype=float)
     t = np.asarray(t, dtype=float)
     u0 = np.asarray(u0, dtype=float).reshape(-1)

@@ -286,9 +286,8 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     ``group_settings``); ``device`` ("cuda") runs the training on a GPU;
     ``forward_method`` is the integrator of the u_p forward solves (recorded).
     """
-    from .forward_solve import FORWARD_METHODS
-    if forward_method not in FORWARD_METHODS:
-        raise ValueError(f"unknown forward-solve method {forward_method!r}; choose from {FORWARD_METHODS}")
+    from .forward_solve import check_method
+    check_method(forward_method)  # before any training
     results_dir = Path(results_dir or default_results_dir())
     todo = [s for s in settings if not s.is_done(results_dir)]
     if not todo:

@@ -111,13 +111,22 @@ reporting.glue("sm_config", f"noise variance {noise_var:g}, {grid} spatial point
 reporting.glue("sm_reference", "none (this is the main-text configuration)" if same_as_ref else
                f"noise variance {ref_noise:g}, 71 spatial points")
 reporting.glue("sm_expect", "lower" if expect_lower else "higher")
-NOT_RUN = {name: ("not run: the noise study is repeated on the dense grid only (on the sparse grid it is "
-                  "the main-text Fig. 2)" if name == "noise" and study == "all" else
-                  "not drawn on this page: the dense noise study sweeps the noise variance itself, so the "
-                  "book draws it once, with the dense repeat at noise variance 0.001 (rerun this notebook "
-                  "with study = \"noise\" to draw it here)" if name == "noise" and dense else
-                  f"not run here (this page draws study = {study}; rerun it with study = \"{name}\" once "
-                  "its runs are stored)") for name in STUDIES}
+
+
+def not_run_reason(name):
+    """Why this page does not draw the study ``name``."""
+    if name == "noise" and study == "all":
+        return ("not run: the noise study is repeated on the dense grid only (on the sparse grid it is "
+                "the main-text Fig. 2)")
+    if name == "noise" and dense:
+        return ("not drawn on this page: the dense noise study sweeps the noise variance itself, so the book draws "
+                "it once, with the dense repeat at noise variance 0.001 (rerun this notebook with "
+                "study = \"noise\" to draw it here)")
+    return (f"not run here (this page draws study = {study}; rerun it with study = \"{name}\" once its "
+            "runs are stored)")
+
+
+NOT_RUN = {name: not_run_reason(name) for name in STUDIES}
 
 
 def _main(res):
