@@ -28,7 +28,7 @@ T_END = "$t_\\mathrm{end}$"
 
 # ----------------------------------------------------------------------------- panels
 def solutions_at_end(ax, entries, key, title=None):
-    """Mean +- std of ``key`` (final_u_theta / final_u_p) at t_end for several settings.
+    """Mean +- std of ``key`` (u_theta / u_p of the reported networks) at t_end for several settings.
 
     entries: list of (result, label, colour).  The truth (dashed) is drawn once.
     """
@@ -39,7 +39,7 @@ def solutions_at_end(ax, entries, key, title=None):
     x = r0["x"]
     curves = []
     for res, label, color in entries:
-        vals = np.asarray(res[key], float)[:, -1]
+        vals = np.asarray(res.net(key), float)[:, -1]
         plotting.band(ax, x, vals, color, label)
         ok = np.all(np.isfinite(vals), axis=1)
         if ok.any():
@@ -67,7 +67,7 @@ def operators(ax, entries, op):
     inside = (u >= lo) & (u <= hi)
     curves = []
     for res, label, color in entries:
-        vals = np.asarray(res[f"final_op_{op}"], float)
+        vals = np.asarray(res.net(f"op_{op}"), float)
         plotting.band(ax, u, vals, color, label)
         ok = np.all(np.isfinite(vals), axis=1)
         if ok.any():
@@ -172,14 +172,14 @@ def noise_figure(results, shown_noise=1e-3, shown_arch=(4, 32), curve_noises=Non
     ax = fig.add_subplot(gs[0, 0])
     name = f"$\\sigma^2$ = {value_label(meta_value(shown, 'noise_var'))}, $(h_u, n_u)$ = " \
            f"{arch_label(meta_value(shown, 'arch_u'))}"
-    solutions_at_end(ax, [(shown, "$u_\\theta$", COLORS["u_theta"])], "final_u_theta", title=name)
+    solutions_at_end(ax, [(shown, "$u_\\theta$", COLORS["u_theta"])], "u_theta", title=name)
     ax.plot(shown["x"], np.asarray(shown["u_obs"])[0, -1], ".", color="0.55", ms=2.5, label="data (one dataset)")
     _legend(ax)
     ax = fig.add_subplot(gs[1, 0])
     operators(ax, [(shown, "$D_\\phi$", COLORS["D"])], "D")
     _legend(ax)
     ax = fig.add_subplot(gs[2, 0])
-    solutions_at_end(ax, [(shown, "$u_\\mathrm{p}$", COLORS["u_p"])], "final_u_p")
+    solutions_at_end(ax, [(shown, "$u_\\mathrm{p}$", COLORS["u_p"])], "u_p")
     _legend(ax)
     xl = [value_label(v) for v in nvs]
     for row, (metric, lab, _) in enumerate(ERR_SERIES):
@@ -209,12 +209,12 @@ def learning_rate_figure(results, shown=5e-4):
     fig = plt.figure(figsize=(10, 9.5))
     gs = fig.add_gridspec(3, 2)
     lab = f"$r$ = {value_label(meta_value(res, 'lr'))}"
-    for col, (key, name, sym) in enumerate((("final_u_theta", "u_theta", "$u_\\theta$"),
-                                           ("final_u_p", "u_p", "$u_\\mathrm{p}$"))):
+    for col, (key, name, sym) in enumerate((("u_theta", "u_theta", "$u_\\theta$"),
+                                           ("u_p", "u_p", "$u_\\mathrm{p}$"))):
         ax = fig.add_subplot(gs[0, col])
-        plotting.solution_panel(ax, res["x"], res["t"], res[key], res["u_clean"], "all", COLORS[name],
+        plotting.solution_panel(ax, res["x"], res["t"], res.net(key), res["u_clean"], "all", COLORS[name],
                                 f"{sym}, {lab}")
-        vals = np.asarray(res[key], float)
+        vals = np.asarray(res.net(key), float)
         ok = np.all(np.isfinite(vals), axis=(1, 2))
         plotting.ylim_around(ax, [vals[ok].mean(axis=0)] if ok.any() else [], res["u_clean"], max_span=1.0)
         _legend(ax)
@@ -237,10 +237,10 @@ def _solutions_at_end_row(entries):
     fig = plt.figure(figsize=(10, 9.5))
     gs = fig.add_gridspec(3, 2)
     ax = fig.add_subplot(gs[0, 0])
-    solutions_at_end(ax, entries, "final_u_theta", title="learned solution $u_\\theta$")
+    solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
     _legend(ax)
     ax = fig.add_subplot(gs[0, 1])
-    solutions_at_end(ax, entries, "final_u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
     return fig, gs
 
 

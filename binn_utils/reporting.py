@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .sweeps import default_results_dir, ensure
+from .sweeps import REPORTED, default_results_dir, ensure
 
 
 def results_dir_for(preset: str, results_dir=None) -> Path:
@@ -100,16 +100,21 @@ def devices_note(results, label_fn) -> str:
     return "Trained " + "; ".join(f"{dev}: {', '.join(labels)}" for dev, labels in by_dev.items()) + "."
 
 
-def metrics_table(results, label_fn=None, which="final") -> str:
-    """Markdown table: median [IQR] errors of u_theta and u_p per setting, u_p failures."""
-    rows = ["| setting | rel. L2 error $u_\\theta$ | rel. L2 error $u_p$ | $u_p$ failures | diverged |",
-            "|---|---|---|---|---|"]
+def metrics_table(results, label_fn=None, which=REPORTED, beside="final") -> str:
+    """Markdown table: median [IQR] errors of u_theta and u_p per setting, u_p failures.
+
+    ``which`` networks are reported; the median u_p error of the ``beside`` networks (the
+    final ones, by default) is shown in a column of its own (None: no such column)."""
+    extra = f" | median $u_p$ error, {beside} networks" if beside else ""
+    rows = [f"| setting | rel. L2 error $u_\\theta$ | rel. L2 error $u_p${extra} | $u_p$ failures | diverged |",
+            "|---|---|---|---|---|" + ("---|" if beside else "")]
     for r in results:
         label = label_fn(r) if label_fn else r.setting.label
-        st = r.record["metrics"][which]["up_status"]
+        st = r.up_status(which)
         div = sum(s != "ok" for s in r.record["status"])
+        col = f" | {fmt(median(r.metric('err_u_p', beside)))}" if beside else ""
         rows.append(f"| {label} | {med_iqr(r.metric('err_u_theta', which))} | "
-                    f"{med_iqr(r.metric('err_u_p', which))} | {sum(s != 'ok' for s in st)}/{len(st)} | {div} |")
+                    f"{med_iqr(r.metric('err_u_p', which))}{col} | {sum(s != 'ok' for s in st)}/{len(st)} | {div} |")
     return "\n".join(rows)
 
 
@@ -191,7 +196,7 @@ def value_label(v) -> str:
 
 def counts(res) -> dict:
     """Replicates, diverged trainings and failed forward solves of one setting."""
-    up = res.record["metrics"]["final"]["up_status"]
+    up = res.up_status()
     return {"replicates": len(res.record["status"]),
             "diverged": sum(s != "ok" for s in res.record["status"]),
             "up_failed": sum(s != "ok" for s in up)}
@@ -241,7 +246,7 @@ def curve_stats(res, key="hist_val_total", weight=1.0) -> dict:
     return out
 
 
-def _medians(results, metric, which="final"):
+def _medians(results, metric, which=REPORTED):
     return np.array([median(r.metric(metric, which)) for r in results])
 
 

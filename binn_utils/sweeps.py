@@ -28,6 +28,12 @@ from .training import HISTORY_KEYS, TrainConfig
 
 CURVE_POINTS = 400
 RESULTS_FORMAT = 1
+#: Both sets of networks of every replicate are evaluated and stored: "best", the
+#: parameters at the lowest validation loss (what the authors' code saves as
+#: ``*_best_Iter*.pth`` and evaluates for every published error), and "final", those after
+#: the last epoch.  ``REPORTED`` is the one every figure, table and verdict of the book uses.
+CHECKPOINTS = ("best", "final")
+REPORTED = "best"
 
 
 def default_results_dir() -> Path:
@@ -217,7 +223,7 @@ def store_result(setting: Setting, result, datas, bench, results_dir, group=None
     arrays["u_clean"] = datas[0].u_clean
     arrays["u_obs"] = np.stack([d.u_obs for d in datas]).astype(np.float32)
     metrics = {}
-    for which in ("final", "best"):
+    for which in CHECKPOINTS:
         ev = evaluate(result, datas, which, benchmark=bench, solve_kw={"method": forward_method})
         arrays[f"{which}_u_theta"] = ev.u_theta.astype(np.float32)
         arrays[f"{which}_u_p"] = ev.u_p.astype(np.float32)
@@ -333,13 +339,20 @@ class SettingResult:
     record: dict
     arrays: dict = field(repr=False)
 
-    def metric(self, name: str, which: str = "final") -> np.ndarray:
+    def metric(self, name: str, which: str = REPORTED) -> np.ndarray:
         vals = self.record["metrics"][which][name]
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
-    def operator_error(self, op: str, which: str = "final") -> np.ndarray:
+    def operator_error(self, op: str, which: str = REPORTED) -> np.ndarray:
         vals = self.record["metrics"][which]["operator_errors"][op]
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
+
+    def net(self, name: str, which: str = REPORTED) -> np.ndarray:
+        """A stored array of the ``which`` networks: ``u_theta``, ``u_p`` or ``op_D`` / ``op_V`` / ``op_G``."""
+        return self.arrays[f"{which}_{name}"]
+
+    def up_status(self, which: str = REPORTED) -> list:
+        return self.record["metrics"][which]["up_status"]
 
     def __getitem__(self, k):
         return self.arrays[k]

@@ -71,6 +71,7 @@ from typing import Sequence
 import numpy as np
 
 from .observations import Observations, split_indices
+from .sweeps import CHECKPOINTS, REPORTED
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
@@ -529,7 +530,7 @@ class UserFit:
     result: object                # TrainResult (training units)
     evaluation: object            # Evaluation (training units)
     report: object                # DiagnosticReport (u range in user units)
-    which: str = "final"
+    which: str = REPORTED
     n_u: int = 101
     cache_key: str | None = None  # fit_user_data_cached: name of the stored files
     cache_files: tuple = ()       # (npz, json) paths of the stored networks
@@ -617,8 +618,8 @@ def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_ra
 
     mech = validate_mechanisms(mechanisms)
     _check_replicates_mode(replicates)
-    if which not in ("final", "best"):
-        raise ValueError(f"which must be 'final' or 'best', got {which!r}")
+    if which not in CHECKPOINTS:
+        raise ValueError(f"which must be one of {CHECKPOINTS}, got {which!r}")
     config = (config or TrainConfig()).validate()
     seeds = [int(s) for s in seeds]
     if not seeds:
@@ -651,7 +652,7 @@ def _finish_fit(prep: dict, result) -> UserFit:
 
 
 def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
-                  which: str = "final", replicates: str = "mean", x_range=TRAIN_X_RANGE,
+                  which: str = REPORTED, replicates: str = "mean", x_range=TRAIN_X_RANGE,
                   t_end: float = TRAIN_T_END, u_scale: float | None = None, progress=False,
                   x: str = "x", t: str = "t", u: str = "u", replicate: str | None = None) -> UserFit:
     """Validate, rescale, train ``len(seeds)`` BINNs (per replicate with ``replicates="separate"``),
@@ -759,7 +760,7 @@ def load_train_result(path_npz, path_json):
 
 def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
                          cache_dir, prefix: str = "fit", extra: dict | None = None,
-                         require_stored: bool | None = None, which: str = "final", replicates: str = "mean",
+                         require_stored: bool | None = None, which: str = REPORTED, replicates: str = "mean",
                          x_range=TRAIN_X_RANGE, t_end: float = TRAIN_T_END, u_scale: float | None = None,
                          progress=False, x: str = "x", t: str = "t", u: str = "u",
                          replicate: str | None = None) -> UserFit:

@@ -59,16 +59,16 @@ reporting.glue("fw_what", what)
 x, t = res["x"], res["t"]
 r = replicate_shown
 fig, axes = plt.subplots(1, 5, figsize=(15, 2.9))
-for ax, key, name in ((axes[0], "final_u_theta", "u_theta"), (axes[1], "final_u_p", "u_p")):
+for ax, key, name in ((axes[0], "u_theta", "u_theta"), (axes[1], "u_p", "u_p")):
     for i in range(len(t)):
-        ax.plot(x, res[key][r, i], color=plotting.COLORS[name], lw=1.2,
+        ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[name], lw=1.2,
                 label=("$u_\\theta$" if name == "u_theta" else "$u_p$") if i == 0 else None)
         ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)
     ax.set_xlabel("$x$")
     ax.set_ylabel("$u$")
     ax.legend(loc="upper right")
 for ax, op in zip(axes[2:], ("D", "G", "V")):
-    ax.plot(res["u_grid"], res[f"final_op_{op}"][r], color=plotting.COLORS[op], label=f"learned {op}")
+    ax.plot(res["u_grid"], res.net(f"op_{op}")[r], color=plotting.COLORS[op], label=f"learned {op}")
     ax.plot(res["u_grid"], res[f"true_op_{op}"], "k--", lw=0.9, label="truth")
     plotting.shade_unobserved(ax, res.record["u_range"], res["u_grid"])
     ax.set_xlabel("$u$")

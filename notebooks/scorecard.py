@@ -147,7 +147,7 @@ def band_errors(res, op, band):
     obs = (u >= lo - 1e-12) & (u <= hi + 1e-12)
     inside = obs & (u >= band[0] - 1e-12) & (u <= band[1] + 1e-12)
     outside = obs & ~inside
-    err = np.abs(np.asarray(res[f"final_op_{op}"], float) - np.asarray(res[f"true_op_{op}"], float)[None])
+    err = np.abs(np.asarray(res.net(f"op_{op}"), float) - np.asarray(res[f"true_op_{op}"], float)[None])
     with warnings.catch_warnings():  # a diverged replicate has NaN curves
         warnings.simplefilter("ignore", RuntimeWarning)
         f = lambda m: median(np.nanmean(err[:, m], axis=1)) if m.any() else np.nan  # noqa: E731
@@ -246,7 +246,7 @@ def claim_noise_D():
     uc = r["u_clean"]
     band = (float(uc[-1].min()), float(uc[-1].max()))  # the paper's "approximately [0.4, 0.6]"
     u = np.asarray(r["u_grid"], float)
-    D, Dt = np.asarray(r["final_op_D"], float), np.asarray(r["true_op_D"], float)
+    D, Dt = np.asarray(r.net("op_D"), float), np.asarray(r["true_op_D"], float)
     inb = (u >= band[0]) & (u <= band[1])
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

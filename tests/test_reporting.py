@@ -14,8 +14,11 @@ class FakeResult:
     def __getitem__(self, k):
         return self.arrays[k]
 
-    def metric(self, name, which="final"):
+    def metric(self, name, which="best"):
         return np.asarray(self._errs[name], float)
+
+    def up_status(self, which="best"):
+        return self.record["metrics"][which]["up_status"]
 
 
 def test_fmt_and_word():
@@ -59,7 +62,7 @@ def test_curve_stats_detects_late_rise():
 
 def test_failures_are_counted_not_dropped():
     rec = {"status": ["ok", "diverged at epoch 3", "ok"],
-           "metrics": {"final": {"up_status": ["ok", "ok", "failed: stiff"]}}}
+           "metrics": {"best": {"up_status": ["ok", "ok", "failed: stiff"]}, "final": {"up_status": ["ok"] * 3}}}
     r = FakeResult({"lr": 0.5}, rec)
     assert reporting.counts(r) == {"replicates": 3, "diverged": 1, "up_failed": 1}
     text = reporting.failures_sentence([r], lambda x: "r = 0.5")
@@ -76,3 +79,23 @@ def test_captions_say_where_settings_were_trained():
     assert reporting.devices_note([cpu, old], label) == ""
     assert reporting.devices_note([gpu, cpu, old], label) == \
         "Trained on a GPU (NVIDIA H200): r=1; on a CPU: r=2, r=3."
+
+
+def test_reported_networks_are_the_best_validation_ones():
+    """Every figure, table and verdict reads the best-validation networks (the authors'
+    ``*_best_Iter*.pth``) unless told otherwise; the final ones stay available beside them."""
+    from binn_utils.sweeps import REPORTED, Setting, SettingResult
+    from binn_utils.training import TrainConfig
+    assert REPORTED == "best"
+    s = Setting("lr", "r", "diffusion", 1e-3, False, (0, 0), (0, 1), TrainConfig(epochs=2))
+    m = lambda e, st: {"err_u_theta": [e, e], "err_u_p": [e, None], "up_status": st,  # noqa: E731
+                       "operator_errors": {"D": [e, e]}}
+    rec = {"status": ["ok", "ok"], "metrics": {"best": m(0.1, ["ok", "failed: x"]), "final": m(0.5, ["ok", "ok"])}}
+    arrays = {"best_u_p": np.zeros(1), "final_u_p": np.ones(1)}
+    r = SettingResult(s, rec, arrays)
+    assert r.metric("err_u_theta")[0] == 0.1 and r.metric("err_u_theta", "final")[0] == 0.5
+    assert np.isnan(r.metric("err_u_p")[1]) and r.operator_error("D")[0] == 0.1
+    assert r.net("u_p")[0] == 0 and r.net("u_p", "final")[0] == 1
+    assert reporting.counts(r)["up_failed"] == 1
+    table = reporting.metrics_table([r], lambda x: "r").splitlines()
+    assert "final networks" in table[0] and table[2].split("|")[4].strip() == "0.5"
