@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .benchmarks import INITIALS
 from .training import HISTORY_KEYS, TrainConfig
 
 CURVE_POINTS = 400
@@ -34,6 +35,12 @@ RESULTS_FORMAT = 1
 #: the last epoch.  ``REPORTED`` is the one every figure, table and verdict of the book uses.
 CHECKPOINTS = ("best", "final")
 REPORTED = "best"
+
+
+#: Benchmarks whose initial condition has a text and a code reading (see benchmarks.INITIALS).
+CHOOSES_INITIAL = ("nonlinear_adr",)
+#: Specification fields added after the first stored results, with the value those had.
+LEGACY_DEFAULTS = {"initial": "text"}
 
 
 def default_results_dir() -> Path:
@@ -52,25 +59,36 @@ class Setting:
     config: TrainConfig
     reaction: str = "supporting"
     meta: tuple = ()  # extra (name, value) pairs describing the swept value, e.g. (("lr", 5e-4),)
+    initial: str = "text"  # nonlinear ADR only: Eq. ic-nl ("text") or the authors' Fig. 1 data ("code")
 
     def __post_init__(self):
         if len(self.datasets) != len(self.seeds):
             raise ValueError("datasets and seeds must have one entry per replicate")
         if len(self.seeds) < 1:
             raise ValueError("a setting needs at least one replicate")
+        if self.initial not in INITIALS:
+            raise ValueError(f"unknown initial condition {self.initial!r}; choose one of {INITIALS}")
         self.config.validate()
 
     def spec(self) -> dict:
         """Everything that determines the numbers (not the study or label it is shown under)."""
-        return {"format": RESULTS_FORMAT, "benchmark": self.benchmark, "reaction": self.reaction,
+        spec = {"format": RESULTS_FORMAT, "benchmark": self.benchmark, "reaction": self.reaction,
                 "noise_var": float(self.noise_var), "dense": bool(self.dense),
                 "datasets": [int(d) for d in self.datasets], "seeds": [int(s) for s in self.seeds],
                 "config": self.config.to_dict()}
+        if self.benchmark in CHOOSES_INITIAL:
+            spec["initial"] = self.initial
+        return spec
 
     @property
     def key(self) -> str:
-        """Stored under this name: identical specifications share one run across studies."""
-        digest = hashlib.sha1(json.dumps(self.spec(), sort_keys=True).encode()).hexdigest()[:12]
+        """Stored under this name: identical specifications share one run across studies.
+
+        Fields added to the specification after results were first stored are hashed only
+        where they differ from the value those results had (``LEGACY_DEFAULTS``), so the
+        committed keys stay valid while every record states the field."""
+        spec = {k: v for k, v in self.spec().items() if LEGACY_DEFAULTS.get(k, object()) != v}
+        digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
         return f"{self.benchmark}-{digest}"
 
     def paths(self, results_dir) -> tuple[Path, Path]:
@@ -123,7 +141,7 @@ MERGEABLE = ("lr", "w_data", "w_pde", "w_bc")
 def merge_key(setting: Setting) -> str:
     """Settings with equal merge keys can be trained as one batched model."""
     cfg = {k: v for k, v in setting.config.to_dict().items() if k not in MERGEABLE}
-    return json.dumps({"benchmark": setting.benchmark, "reaction": setting.reaction,
+    return json.dumps({"benchmark": setting.benchmark, "reaction": setting.reaction, "initial": setting.initial,
                        "dense": bool(setting.dense), "config": cfg}, sort_keys=True)
 
 
@@ -176,7 +194,7 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
     if len(keys) != 1:
         raise ValueError("settings trained as one batch must differ only in " + ", ".join(MERGEABLE))
     s0 = settings[0]
-    bench = get_benchmark(s0.benchmark, reaction=s0.reaction)
+    bench = get_benchmark(s0.benchmark, reaction=s0.reaction, initial=s0.initial)
     obs = {}
     for s in settings:
         for d in s.datasets:

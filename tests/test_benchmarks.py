@@ -283,3 +283,34 @@ def test_default_references_agree_across_methods():
         ref = bm.reference_solution(b, dense=True)
         alt = bm.reference_solution(b, dense=True, method=other, refine=refine)
         assert np.abs(ref - alt).max() / np.abs(ref).max() < tol, name
+
+
+# ---------------------------------------------------------------------------
+# the nonlinear ADR benchmark's two initial conditions (text and authors' code)
+# ---------------------------------------------------------------------------
+def test_nonlinear_adr_initial_conditions_text_and_code():
+    x = bm.spatial_grid(dense=True)
+    s2 = 2 * 0.7**2
+    bump = lambda a1, a2: np.minimum(a1 * np.exp(-(x + 2) ** 2 / s2) + a2 * np.exp(-(x - 1) ** 2 / s2), 1)  # noqa
+    text = bm.get_benchmark("nonlinear_adr").initial_condition(x)
+    code = bm.get_benchmark("nonlinear_adr", initial="code").initial_condition(x)
+    np.testing.assert_allclose(text, bump(0.1, 0.07), atol=1e-15)        # Eq. ic-nl
+    np.testing.assert_allclose(code, bump(1.0, 0.7), atol=1e-15)         # the authors' generator
+    assert code.max() == 1.0 and np.isclose(code[np.argmin(np.abs(x - 1))], 0.7, atol=1e-3)
+    assert bm.get_benchmark("nonlinear_adr", initial="code") != bm.get_benchmark("nonlinear_adr")
+    # the choice exists for every benchmark's signature but changes only this one
+    assert np.array_equal(bm.get_benchmark("diffusion", initial="code").initial_condition(x),
+                          bm.get_benchmark("diffusion").initial_condition(x))
+    with pytest.raises(ValueError, match="unknown initial condition 'ic-nl'"):
+        bm.get_benchmark("nonlinear_adr", initial="ic-nl")
+
+
+def test_code_initial_condition_reference_is_converged():
+    """With u up to 1 the data solve uses LSODA; it agrees with RK45 and with a finer grid."""
+    code = bm.get_benchmark("nonlinear_adr", initial="code")
+    assert bm.solver_options(code, "mol") == {"integrator": "LSODA"}
+    assert bm.solver_options(bm.get_benchmark("nonlinear_adr"), "mol") == {"integrator": "RK45"}
+    u = bm.reference_solution(code)
+    u8 = bm.reference_solution(code, refine=8)
+    assert np.linalg.norm(u - u8) / np.linalg.norm(u) < 5e-4
+    assert u.max() == pytest.approx(1.0, abs=1e-6) and u.min() > -1e-6 and 0.1 < u[-1].max() < 0.2

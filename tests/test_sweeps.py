@@ -1,4 +1,5 @@
 """Results store: round trip, resumability, shared settings, failure recording."""
+import hashlib
 import json
 
 import numpy as np
@@ -150,3 +151,18 @@ def test_merged_training_stores_the_same_numbers_as_separate_runs(tmp_path):
         assert m.record["config"] == p.record["config"] == s.spec()["config"]
         assert m.record["trained_with"] == {"settings": 2, "replicates": 4}
         assert p.record["trained_with"] is None
+
+
+def test_initial_condition_is_keyed_and_recorded_without_moving_old_keys():
+    """The text reading keeps the keys results were stored under before the field existed;
+    the code reading gets its own key; both records say which they are."""
+    text, = studies.framework_study("paper", initial="text")
+    code, = studies.framework_study("paper")
+    default_run = [s for s in studies.default_runs("paper") if s.benchmark == "nonlinear_adr"][0]
+    assert code.initial == "code" and text.key == default_run.key != code.key
+    assert text.spec()["initial"] == "text" and code.spec()["initial"] == "code"
+    legacy = {k: v for k, v in text.spec().items() if k != "initial"}
+    assert text.key.endswith(hashlib.sha1(json.dumps(legacy, sort_keys=True).encode()).hexdigest()[:12])
+    assert "initial" not in studies.learning_rate_study("quick")[0].spec()   # no choice there
+    with pytest.raises(ValueError, match="unknown initial condition"):
+        text.__class__(**{**text.__dict__, "initial": "both"})
