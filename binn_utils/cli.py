@@ -14,7 +14,8 @@ from . import studies
 from .forward_solve import FORWARD_METHODS
 from .sweeps import default_results_dir, run_settings
 
-STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size")
+STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size",
+           "batch_size_authors")
 
 
 def settings_for(study: str, preset: str, noise_var=None, dense=False, epochs=None, seeds=None) -> list:
@@ -37,6 +38,8 @@ def settings_for(study: str, preset: str, noise_var=None, dense=False, epochs=No
     if study == "batch_size":
         fixed, budget = studies.batch_size_study(preset, **kw)
         return fixed + budget
+    if study == "batch_size_authors":
+        return studies.batch_size_authors_budget(preset, **kw)
     raise ValueError(f"unknown study {study!r}; choose from {STUDIES + ('all',)}")
 
 

@@ -41,6 +41,9 @@ BATCH_SIZES = (10, 40, 160, 640)
 NOISE_ARCHS = ((4, 32), (6, 128))
 # the published trainer takes ~4 ms per step here, so five minutes ~ 75,000 steps
 PAPER_BUDGET_STEPS = 75_000
+# The published Fig. 6 budget runs (the authors' FIXEDTIME10 folders: ten minutes of wall
+# clock, one initialisation per B): the epochs their own timings give for ten minutes.
+AUTHORS_BUDGET_EPOCHS = {10: 2200, 40: 8100, 160: 23_000, 640: 45_000}
 
 
 def preset(name: str) -> dict:
@@ -139,6 +142,23 @@ def architecture_study(preset_name="book", archs=OPERATOR_ARCHS, noise_var=1e-3,
             cfg = _base(p, epochs, arch_D=tuple(aD), arch_V=tuple(aV))
             out.append(Setting("architecture", f"D{tuple(aD)} V{tuple(aV)}", "diffusion_advection", noise_var,
                                dense, ds, ss, cfg, meta=(("arch_D", list(aD)), ("arch_V", list(aV)))))
+    return out
+
+
+def batch_size_authors_budget(preset_name="book", noise_var=1e-3, dense=False, epochs=None,
+                              seeds=None) -> list[Setting]:
+    """Fig. 6 with the authors' budget: for each B the number of epochs that ten minutes of
+    their trainer gave (``AUTHORS_BUDGET_EPOCHS``; scaled by the preset's epochs / 4000 in
+    the smaller presets, or by ``epochs`` / 4000 when given), ten initialisations in the
+    paper preset where the authors ran one."""
+    p = preset(preset_name)
+    ds, ss = _reps(p, seeds)
+    scale = (epochs or p["epochs"]) / 4000
+    out = []
+    for B, n_ep in AUTHORS_BUDGET_EPOCHS.items():
+        cfg = _base(p, max(1, round(n_ep * scale)), batch_size=int(B), clip_batch_to_data=True)
+        out.append(Setting("batch_size_authors", f"B={B} authors' budget", "diffusion", noise_var, dense, ds, ss,
+                           cfg, meta=(("batch_size", int(B)), ("budget_epochs", cfg.epochs))))
     return out
 
 

@@ -358,6 +358,10 @@ class SettingResult:
     arrays: dict = field(repr=False)
 
     def metric(self, name: str, which: str = REPORTED) -> np.ndarray:
+        """Per-replicate values of a stored metric, or of one derived from the stored
+        arrays (``DERIVED_METRICS``); NaN where undefined (a failed forward solve)."""
+        if name in DERIVED_METRICS:
+            return DERIVED_METRICS[name](self, which)
         vals = self.record["metrics"][which][name]
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
@@ -378,6 +382,18 @@ class SettingResult:
     @property
     def meta(self) -> dict:
         return dict(self.setting.meta)
+
+
+def _spectral_error(key):
+    def err(res: SettingResult, which: str) -> np.ndarray:
+        from .metrics import relative_l2_many
+        return relative_l2_many(res.net(key, which), res["u_clean"], norm="spectral")
+    return err
+
+
+#: Metrics computed from the stored arrays on demand: the relative error in the spectral
+#: (matrix 2-) norm of the (t, x) matrix, as the authors' Fig. 5 heat map computes it.
+DERIVED_METRICS = {"err_u_p_spectral": _spectral_error("u_p"), "err_u_theta_spectral": _spectral_error("u_theta")}
 
 
 def load_setting(setting: Setting, results_dir=None) -> SettingResult:

@@ -94,3 +94,24 @@ def test_median_iqr_counts_failures():
     assert np.isnan(s["median"]) and np.isnan(s["q25"]) and np.isnan(s["q75"])
     s = median_iqr([])
     assert s["n"] == 0 and s["n_failed"] == 0 and np.isnan(s["median"])
+
+
+def test_relative_error_in_the_spectral_norm():
+    """The authors' Fig. 5 code: np.linalg.norm(A, 2) of the (t, x) matrix, the largest
+    singular value; never larger than the Frobenius norm, equal for a rank-one error."""
+    from binn_utils.metrics import relative_l2, relative_l2_many
+    rng = np.random.default_rng(0)
+    true = rng.random((7, 71)) + 0.5
+    pred = true + 0.01 * rng.standard_normal((7, 71))
+    s = relative_l2(pred, true, norm="spectral")
+    assert s == pytest.approx(np.linalg.svd(pred - true, compute_uv=False)[0] /
+                              np.linalg.svd(true, compute_uv=False)[0], rel=1e-12)
+    assert np.linalg.norm(pred - true, 2) <= np.linalg.norm(pred - true)
+    ones = np.ones((7, 71))
+    assert relative_l2(2 * ones, ones, norm="spectral") == pytest.approx(relative_l2(2 * ones, ones)) == 1.0
+    both = relative_l2_many(np.stack([pred, np.full_like(pred, np.nan)]), true, norm="spectral")
+    assert both[0] == s and np.isnan(both[1])            # a failed solve is NaN, never reused
+    with pytest.raises(ValueError, match="norm must be"):
+        relative_l2(pred, true, norm="max")
+    with pytest.raises(ValueError, match="matrix"):
+        relative_l2(pred[0], true[0], norm="spectral")
