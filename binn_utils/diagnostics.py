@@ -48,7 +48,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .sweeps import REPORTED
+from .sweeps import reported
 
 __all__ = [
     "UNDERFIT_TAIL_FRACTION", "UNDERFIT_TAIL_DECADES", "TAIL_FRACTION", "INSTABILITY_ROUGHNESS",
@@ -666,7 +666,7 @@ def diagnose(obj, evaluation=None, data=None, *, which: str | None = None, label
              u_scale: float = 1.0) -> DiagnosticReport:
     """Diagnostics of one setting.
 
-    ``obj`` is a stored ``SettingResult`` (``which`` = ``sweeps.REPORTED`` by default), a
+    ``obj`` is a stored ``SettingResult`` (``which`` = ``sweeps.reported()`` by default), a
     ``TrainResult`` (then pass its ``Evaluation`` and the ``Observations`` it was trained
     on; ``which`` defaults to the evaluation's), a tuple ``(result, evaluation[, data])``,
     or anything with a ``.report`` (e.g. a ``user_data.UserFit``).
@@ -678,7 +678,7 @@ def diagnose(obj, evaluation=None, data=None, *, which: str | None = None, label
     if isinstance(obj, tuple):
         return diagnose(*obj, which=which, label=label, u_scale=u_scale)
     if _is_setting_result(obj):
-        return _from_setting(obj, which or REPORTED, label)
+        return _from_setting(obj, which or reported(), label)
     if hasattr(obj, "history") and hasattr(obj, "operator_curves"):
         return _from_live(obj, evaluation, data, which, label, u_scale)
     raise TypeError(f"cannot diagnose a {type(obj).__name__}: expected a SettingResult, a TrainResult "

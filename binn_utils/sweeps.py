@@ -11,6 +11,8 @@ file is written last and atomically: a killed sweep restarts where it stopped.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -35,6 +37,25 @@ RESULTS_FORMAT = 1
 #: the last epoch.  ``REPORTED`` is the one every figure, table and verdict of the book uses.
 CHECKPOINTS = ("best", "final")
 REPORTED = "best"
+_reported = contextvars.ContextVar("reported_checkpoint", default=REPORTED)
+
+
+def reported() -> str:
+    """The checkpoint that results are read at: ``REPORTED`` unless inside :func:`reporting_checkpoint`."""
+    return _reported.get()
+
+
+@contextlib.contextmanager
+def reporting_checkpoint(which: str):
+    """Read every result at the ``which`` networks inside the block (e.g. to see whether a
+    verdict depends on reporting the best-validation or the final networks)."""
+    if which not in CHECKPOINTS:
+        raise ValueError(f"unknown checkpoint {which!r}; choose one of {CHECKPOINTS}")
+    token = _reported.set(which)
+    try:
+        yield which
+    finally:
+        _reported.reset(token)
 
 
 #: Benchmarks whose initial condition has a text and a code reading (see benchmarks.INITIALS).
@@ -357,24 +378,28 @@ class SettingResult:
     record: dict
     arrays: dict = field(repr=False)
 
-    def metric(self, name: str, which: str = REPORTED) -> np.ndarray:
+    def metric(self, name: str, which: str | None = None) -> np.ndarray:
         """Per-replicate values of a stored metric, or of one derived from the stored
-        arrays (``DERIVED_METRICS``); NaN where undefined (a failed forward solve)."""
+        arrays (``DERIVED_METRICS``); NaN where undefined (a failed forward solve).
+        ``which`` networks (default: :func:`reported`)."""
+        which = which or reported()
         if name in DERIVED_METRICS:
             return DERIVED_METRICS[name](self, which)
         vals = self.record["metrics"][which][name]
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
-    def operator_error(self, op: str, which: str = REPORTED) -> np.ndarray:
+    def operator_error(self, op: str, which: str | None = None) -> np.ndarray:
+        which = which or reported()
         vals = self.record["metrics"][which]["operator_errors"][op]
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
-    def net(self, name: str, which: str = REPORTED) -> np.ndarray:
-        """A stored array of the ``which`` networks: ``u_theta``, ``u_p`` or ``op_D`` / ``op_V`` / ``op_G``."""
-        return self.arrays[f"{which}_{name}"]
+    def net(self, name: str, which: str | None = None) -> np.ndarray:
+        """A stored array of the ``which`` networks (default: :func:`reported`): ``u_theta``,
+        ``u_p`` or ``op_D`` / ``op_V`` / ``op_G``."""
+        return self.arrays[f"{which or reported()}_{name}"]
 
-    def up_status(self, which: str = REPORTED) -> list:
-        return self.record["metrics"][which]["up_status"]
+    def up_status(self, which: str | None = None) -> list:
+        return self.record["metrics"][which or reported()]["up_status"]
 
     def __getitem__(self, k):
         return self.arrays[k]

@@ -50,7 +50,7 @@ from IPython.display import Markdown, display
 from matplotlib.ticker import FuncFormatter
 
 from binn_utils import diagnostics, plotting, reporting, studies
-from binn_utils.sweeps import REPORTED, SettingResult
+from binn_utils.sweeps import SettingResult, reported
 
 plotting.style()
 fmt = reporting.fmt
@@ -114,7 +114,7 @@ def gt(res):
     st = res.record["status"]
     ups = res.up_status()
     bad = sum((a != "ok") or (b != "ok") for a, b in zip(st, ups))
-    ops = {k: reporting.median(res.operator_error(k)) for k in res.record["metrics"][REPORTED]["operator_errors"]}
+    ops = {k: reporting.median(res.operator_error(k)) for k in res.record["metrics"][reported()]["operator_errors"]}
     return dict(up=reporting.median(up), theta=reporting.median(th), bad=bad, R=len(st), ops=ops,
                 noise=float(res.record["noise_var"]))
 

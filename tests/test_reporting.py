@@ -99,3 +99,63 @@ def test_reported_networks_are_the_best_validation_ones():
     assert reporting.counts(r)["up_failed"] == 1
     table = reporting.metrics_table([r], lambda x: "r").splitlines()
     assert "final networks" in table[0] and table[2].split("|")[4].strip() == "0.5"
+
+
+def test_verdict_counts_only_decided_subclaims():
+    v = reporting.verdict_of
+    A, D, U, N, F = (reporting.AGREES, reporting.DISAGREES, reporting.UNDECIDED, reporting.NOT_TESTED,
+                     reporting.TOO_FEW)
+    assert v([A, A, N]) == "reproduced"              # not tested does not downgrade
+    assert v([A, U, F]) == "reproduced"
+    assert v([A, D, N]) == "partly reproduced"
+    assert v([D, D, U]) == "not reproduced"
+    assert v([N, U, F]) == v([]) == "not tested"
+
+
+def test_clearly_above_needs_separated_interquartile_ranges():
+    low, high = np.linspace(0.1, 0.2, 9), np.linspace(0.3, 0.4, 9)
+    assert reporting.clearly_above(high, low) is True and reporting.clearly_above(low, high) is False
+    near = low + 0.02                                  # a 15 % larger median, overlapping spread
+    assert np.median(near) > np.median(low) and reporting.clearly_above(near, low) is False
+    assert reporting.clearly_above([np.nan], low) is None
+
+
+def test_rank_trend_is_a_trend_over_all_levels():
+    rng = np.random.default_rng(1)
+    levels = np.repeat([0, 1e-3, 5e-3, 1e-2, 5e-2], 10)
+    rising = 0.01 + levels + 0.001 * rng.random(levels.size)
+    rho, p = reporting.rank_trend(levels, rising)
+    assert rho > 0.9 and p < 1e-10
+    # higher at the last level than at the first, but no trend in between: not "grows"
+    by_level = {0: 0.10, 1e-3: 0.30, 5e-3: 0.02, 1e-2: 0.01, 5e-2: 0.11}
+    bumpy = np.array([by_level[v] for v in levels]) + 0.001 * rng.random(levels.size)
+    rho, p = reporting.rank_trend(levels, bumpy)
+    assert by_level[5e-2] > by_level[0] and rho < 0 and p > reporting.TREND_P
+    assert np.isnan(reporting.rank_trend([1, 1, 1], [1, 2, 3])[0])
+
+
+def test_near_zero_errors_are_local():
+    t = np.linspace(0, 1, 3)[:, None]
+    x = np.linspace(-1, 1, 21)[None, :]
+    truth = np.maximum(0, 1 - 4 * x**2) * np.ones_like(t)      # zero outside |x| < 1/2
+    leak = truth + 0.05 * (truth == 0)                           # wrong only where the truth is zero
+    res = FakeResult({}, arrays={"u_clean": truth, "best_u_p": np.stack([leak, truth * np.nan])})
+    res.net = lambda key, which=None: res.arrays[f"best_{key}"]
+    near, rest = reporting.near_zero_errors(res, 0.2)
+    assert near[0] > 0.03 and rest[0] < 1e-12 and np.isnan(near[1]) and np.isnan(rest[1])
+
+
+def test_results_can_be_read_at_the_other_checkpoint():
+    from binn_utils.sweeps import Setting, SettingResult, reported, reporting_checkpoint
+    from binn_utils.training import TrainConfig
+    s = Setting("lr", "r", "diffusion", 1e-3, False, (0,), (0,), TrainConfig(epochs=2))
+    rec = {"status": ["ok"], "metrics": {"best": {"err_u_p": [0.1], "up_status": ["ok"]},
+                                         "final": {"err_u_p": [0.7], "up_status": ["ok"]}}}
+    r = SettingResult(s, rec, {})
+    with reporting_checkpoint("final"):
+        assert reported() == "final" and r.metric("err_u_p")[0] == 0.7
+    assert reported() == "best" and r.metric("err_u_p")[0] == 0.1
+    import pytest
+    with pytest.raises(ValueError, match="unknown checkpoint"):
+        with reporting_checkpoint("last"):
+            pass
