@@ -5,7 +5,7 @@
 Trains one BINN briefly on the dense diffusion data (noise 1e-3, 150 epochs, B = 160,
 seed 0), then solves the learned PDE with the paper's RK45 and with BDF from the start
 (``forward_solve(method="BDF")``) and prints evaluations, time and the largest difference
-(errata item 11 quotes one run of this script).
+(errata item 28 quotes one run of this script).
 """
 import time
 

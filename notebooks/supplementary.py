@@ -31,7 +31,7 @@
 # **Scale.** The committed repeats use the `lite` preset: 1000 epochs instead of the
 # paper's 4000, and 3 initialisations instead of 10. That reduces epochs as well as
 # replicates, against this project's rule of reducing replicates first; the
-# {doc}`/book/errata` (item 14) says why, and two sections repeat the learning-rate and
+# {doc}`/book/errata` (item 31) says why, and two sections repeat the learning-rate and
 # loss-weighting studies at 4000 epochs with the same 3 initialisations to show what the
 # shorter training changes. Every caption states epochs and replicates.
 #
