@@ -132,6 +132,10 @@ INITIAL_WORDS = {"code": "the authors' Fig. 1 data (initial bumps of height 1 an
 # Criteria of the computed verdicts (glued into the prose with the numbers they judge).
 RISE_THRESHOLD = 0.10        # a final validation loss this much above its minimum counts as a late rise
 LATE_DROP_THRESHOLD = 0.05   # a fall this large over the last quarter of training: not converged
+THETA_OK = 0.10              # u_theta "matches" the latent solution: median relative L2 error at most this
+OPERATOR_OK = 0.10           # an operator is "recovered": median relative error over the observed range at most this
+FACTOR = 2.0                 # "large" / "poor": a median error more than this times the reference error
+NEAR_ZERO = 0.2              # "around / near zero": the lowest 20 % of the range of u
 TREND_P = 0.05               # "grows with the noise": one-sided Spearman test of the errors against sigma^2
 MIN_REPLICATES = 5           # fewer replicates per setting: a median and an IQR rest on one or two runs
 INVERSE_LAW_R2 = 0.9         # T = a / B + c fits with at least this R^2 (and a > 0)
@@ -332,6 +336,45 @@ def near_zero_errors(res, frac: float, key: str = "u_p") -> tuple[np.ndarray, np
         e_near = np.where(np.isfinite(err).all(axis=(1, 2)), err[:, near].mean(axis=1), np.nan)
         e_rest = np.where(np.isfinite(err).all(axis=(1, 2)), err[:, ~near].mean(axis=1), np.nan)
     return e_near, e_rest
+
+
+def band_errors(res, op, band):
+    """Median over replicates of the mean |learned - true| of ``op`` inside and outside
+    ``band`` (a u interval), both restricted to the observed range of u."""
+    import warnings
+    u = np.asarray(res["u_grid"], float)
+    lo, hi = res.record["u_range"]
+    obs = (u >= lo - 1e-12) & (u <= hi + 1e-12)
+    inside = obs & (u >= band[0] - 1e-12) & (u <= band[1] + 1e-12)
+    outside = obs & ~inside
+    err = np.abs(np.asarray(res.net(f"op_{op}"), float) - np.asarray(res[f"true_op_{op}"], float)[None])
+    with warnings.catch_warnings():  # a diverged replicate has NaN curves
+        warnings.simplefilter("ignore", RuntimeWarning)
+        f = lambda m: median(np.nanmean(err[:, m], axis=1)) if m.any() else np.nan  # noqa: E731
+        return f(inside), f(outside)
+
+
+def framework_summary(res) -> dict:
+    """Fig. 1: how well u_theta and u_p match the truth, globally and where the true
+    solution is near zero, and where the learned V and G deviate most."""
+    th = median(res.metric("err_u_theta"))
+    up_near, up_rest = (median(e) for e in near_zero_errors(res, NEAR_ZERO, "u_p"))
+    th_near, th_rest = (median(e) for e in near_zero_errors(res, NEAR_ZERO, "u_theta"))
+    lo, hi = res.record["u_range"]
+    near = (lo, lo + NEAR_ZERO * (hi - lo))
+    s = {"data": INITIAL_WORDS[getattr(res.setting, "initial", "text")], "max_u": fmt(np.max(res["u_clean"])),
+         "err_theta": med_iqr(res.metric("err_u_theta")), "err_up": med_iqr(res.metric("err_u_p")),
+         "theta_ok": fmt(THETA_OK, "g"), "factor": fmt(FACTOR, "g"), "near_pct": fmt(100 * NEAR_ZERO, "g"),
+         "near_u": fmt(near[1], ".2g"), "up_near": fmt(up_near), "up_rest": fmt(up_rest),
+         "theta_near": fmt(th_near), "theta_rest": fmt(th_rest)}
+    s["theta_verdict"] = word(bool(th <= THETA_OK) if np.isfinite(th) else None)
+    s["near_verdict"] = word(bool(up_near > FACTOR * th_near) if np.isfinite([up_near, th_near]).all() else None)
+    s["local_verdict"] = word(bool(up_near > up_rest) if np.isfinite([up_near, up_rest]).all() else None)
+    for op in ("V", "G"):
+        e_in, e_out = band_errors(res, op, near)
+        s[f"{op}_near"], s[f"{op}_rest"] = fmt(e_in), fmt(e_out)
+        s[f"{op}_verdict"] = word(bool(e_in > e_out) if np.isfinite([e_in, e_out]).all() else None)
+    return s
 
 
 def _iqr(values):

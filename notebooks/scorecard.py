@@ -42,15 +42,13 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from binn_utils import diagnostics, reporting, studies
-from binn_utils.reporting import (INITIAL_WORDS, TOO_FEW, VERDICTS, arch_label, find, fmt, med_iqr, median, value_label,
+from binn_utils.reporting import (TOO_FEW, VERDICTS, arch_label, find, fmt, med_iqr, median, value_label,
                                   verdict_of, word)
 from binn_utils.sweeps import reporting_checkpoint
 
-# Criteria of the verdicts (glued into the prose below).
-THETA_OK = 0.10      # u_theta "matches" the latent solution: median relative L2 error at most this
-OPERATOR_OK = 0.10   # an operator is "recovered": median relative L2 error over the observed range at most this
-FACTOR = 2.0         # "large" / "poor": a median error more than this times the reference error
-NEAR_ZERO = 0.2      # "around u = 0": the lowest 20 % of the observed range of u
+# Criteria of the verdicts (glued into the prose below; they live in binn_utils.reporting).
+THETA_OK, OPERATOR_OK, FACTOR, NEAR_ZERO = (reporting.THETA_OK, reporting.OPERATOR_OK, reporting.FACTOR,
+                                            reporting.NEAR_ZERO)
 
 
 def sp(name):
@@ -134,21 +132,6 @@ def tally(subs):
     return f"sub-claims: {', '.join(parts)}"
 
 
-def band_errors(res, op, band):
-    """Median over replicates of the mean |learned - true| of ``op`` inside and outside
-    ``band`` (a u interval), both restricted to the observed range of u."""
-    u = np.asarray(res["u_grid"], float)
-    lo, hi = res.record["u_range"]
-    obs = (u >= lo - 1e-12) & (u <= hi + 1e-12)
-    inside = obs & (u >= band[0] - 1e-12) & (u <= band[1] + 1e-12)
-    outside = obs & ~inside
-    err = np.abs(np.asarray(res.net(f"op_{op}"), float) - np.asarray(res[f"true_op_{op}"], float)[None])
-    with warnings.catch_warnings():  # a diverged replicate has NaN curves
-        warnings.simplefilter("ignore", RuntimeWarning)
-        f = lambda m: median(np.nanmean(err[:, m], axis=1)) if m.any() else np.nan  # noqa: E731
-        return f(inside), f(outside)
-
-
 # %% tags=["remove-cell"]
 # One function per claim: returns (evidence, sub-claims, chapters it links to, whether some of
 # its results are missing); sub-claims are (label, word) or
@@ -160,32 +143,19 @@ def claim_framework(initial="code"):
     else:
         res, = load(studies.framework_study(sp("framework"), initial=initial), sp("framework"),
                     f"framework run ({initial})")
-    th = median(res.metric("err_u_theta"))
-    lo, hi = res.record["u_range"]
-    near = (lo, lo + NEAR_ZERO * (hi - lo))
-    # "u_p fails where the true solution is near zero", tested locally on the (t, x) grid
-    p_near, p_rest = (median(e) for e in reporting.near_zero_errors(res, NEAR_ZERO, "u_p"))
-    t_near, _ = (median(e) for e in reporting.near_zero_errors(res, NEAR_ZERO, "u_theta"))
-    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {fmt(THETA_OK, 'g')})",
-             word(bool(th <= THETA_OK) if np.isfinite(th) else None)),
+    f = reporting.framework_summary(res)
+    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f["theta_verdict"]),
             (f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
-             f"$u_\\mathrm{{p}}$ there more than {fmt(FACTOR, 'g')} times that of $u_\\theta$",
-             word(bool(p_near > FACTOR * t_near) if np.isfinite([p_near, t_near]).all() else None)),
+             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f["near_verdict"]),
             ("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
-             "there above that elsewhere)",
-             word(bool(p_near > p_rest) if np.isfinite([p_near, p_rest]).all() else None))]
-    ops = []
-    for op in ("V", "G"):
-        e_in, e_out = band_errors(res, op, near)
-        ops.append(f"{op} {fmt(e_in)} near $u = 0$ against {fmt(e_out)} elsewhere")
-        subs.append((f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {fmt(near[1], '.2g')} "
-                     "above that over the rest of the observed range)",
-                     word(bool(e_in > e_out) if np.isfinite([e_in, e_out]).all() else None)))
-    ev = (f"{named(res, sp('framework'))}, {INITIAL_WORDS[res.setting.initial]}. Median [IQR] rel. $L^2$ "
-          f"error of $u_\\theta$ {med_iqr(res.metric('err_u_theta'))}, of $u_\\mathrm{{p}}$ "
-          f"{med_iqr(res.metric('err_u_p'))}; where the true solution is in the lowest {fmt(100 * NEAR_ZERO, 'g')} % "
-          f"of its range, median mean |error| {fmt(p_near)} ($u_\\mathrm{{p}}$) against {fmt(t_near)} "
-          f"($u_\\theta$), elsewhere {fmt(p_rest)} ($u_\\mathrm{{p}}$); median mean |error| of {', of '.join(ops)}")
+             "there above that elsewhere)", f["local_verdict"])]
+    subs += [(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
+              "over the rest of the observed range)", f[f"{op}_verdict"]) for op in ("V", "G")]
+    ev = (f"{named(res, sp('framework'))}, {f['data']}. Median [IQR] rel. $L^2$ error of $u_\\theta$ "
+          f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
+          f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
+          f"{f['theta_near']} ($u_\\theta$), elsewhere {f['up_rest']} ($u_\\mathrm{{p}}$); median mean |error| of "
+          f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
     return ev, subs, ["framework"], False
 
 
@@ -268,7 +238,7 @@ def claim_noise_D():
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
-    e_in, e_out = band_errors(r, "D", band)
+    e_in, e_out = reporting.band_errors(r, "D", band)
     subs = [(f"mean learned $D$ within {fmt(100 * OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
              f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", word(bool(centre <= OPERATOR_OK) if np.isfinite(centre)
                                                                 else None)),
