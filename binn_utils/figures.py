@@ -387,3 +387,18 @@ def batch_size_figure(fixed, budget):
     error_boxes(ax, rb, [str(int(b)) for b in Bb], xlabel="batch size $B$ (fixed budget of optimiser steps)")
     fig.tight_layout()
     return fig
+
+
+def budgets_figure(budgets):
+    """Errors after two training budgets side by side: one box-plot panel per budget.
+
+    budgets: list of (title, results) with results swept over ``batch_size``."""
+    fig, axes = plt.subplots(1, len(budgets), figsize=(5.2 * len(budgets), 3.6), sharey=True, squeeze=False)
+    for ax, (title, results) in zip(axes[0], budgets):
+        Bs, rs = _sorted(results, "batch_size")
+        epochs = [r.record["epochs_run"] if r is not None else 0 for r in rs]
+        error_boxes(ax, rs, [f"{int(b)}\n({e:,} ep.)" for b, e in zip(Bs, epochs)], xlabel="batch size $B$")
+        ax.set_title(title, fontsize=10)
+    axes[0][0].set_ylabel("rel. $L^2$ error")
+    fig.tight_layout()
+    return fig
