@@ -112,7 +112,7 @@ notebook-check: venv
 # cache, the previous build is discarded and every notebook re-executes.
 # The Supporting Material repeats other than the noise-free one: the same notebook,
 # executed by papermill with each configuration's parameters (scripts/render_supporting.py).
-SUPPORTING_PAGES := $(foreach n,noise_1e-2 epochs_0 epochs_1e-2 dense_0 dense_1e-3 dense_1e-2,\
+SUPPORTING_PAGES := $(foreach n,noise_1e-2 dense_0 dense_1e-3 dense_1e-2,\
     book/supporting/$(n).ipynb)
 $(SUPPORTING_PAGES): book/supporting/%.ipynb: notebooks/supplementary.py scripts/render_supporting.py \
     $(wildcard binn_utils/*.py) $(wildcard results/runs/*.json) | venv

@@ -36,6 +36,20 @@ def load_or_run(settings, preset: str, results_dir=None, progress=None, desc="se
     return ensure(settings, rdir, workers=workers, progress=progress, desc=desc)
 
 
+def largest_stored(make_settings, presets, results_dir=None) -> str:
+    """The first of ``presets`` whose settings (``make_settings(preset)``, a list or a tuple
+    of lists) are all in the store; the first preset if none is (it is then trained or,
+    with ``BINN_REQUIRE_STORED=1``, reported missing)."""
+    presets = [p for p in dict.fromkeys(presets) if p]
+    for pre in presets:
+        ss = make_settings(pre)
+        flat = [s for part in ss for s in part] if isinstance(ss, tuple) else list(ss)
+        rdir = results_dir_for(pre, results_dir)
+        if all(s.is_done(rdir) for s in flat):
+            return pre
+    return presets[0]
+
+
 def med_iqr(values) -> str:
     """'median [q25, q75]' of the finite values, with the count of failures if any."""
     v = np.asarray(values, dtype=float)

@@ -28,18 +28,19 @@
 # errors are larger, the operators vary more and the losses fluctuate more; denser data
 # reduce the errors and the variability.
 #
-# **Scale.** The committed repeats use the `lite` preset: 1000 epochs instead of the
-# paper's 4000, and 3 initialisations instead of 10. That reduces epochs as well as
-# replicates, against this project's rule of reducing replicates first; the
-# {doc}`/book/errata` (item 31) says why, and two sections repeat the learning-rate and
-# loss-weighting studies at 4000 epochs with the same 3 initialisations to show what the
-# shorter training changes. Every caption states epochs and replicates.
+# **Scale.** Each study of each repeat is read at the paper's scale (`paper` preset:
+# 4000 epochs, 10 initialisations) where those runs are stored, and otherwise at the
+# `lite` preset (1000 epochs, 3 initialisations), which reduces epochs as well as
+# replicates (the {doc}`/book/errata`, item 31, says why). Every caption names the preset
+# and states epochs and replicates; a comparison with the reference configuration uses
+# the reference at the same preset; the scorecard does not decide a comparison on fewer
+# than {glue:text}`sm_min_reps` initialisations. What is stored at which scale, and what the rest would cost,
+# is listed in `results/README.md` and on {doc}`/book/supporting/dense`.
 #
 # This one notebook draws any of these repeats: its parameters choose the noise level,
 # the grid and the study. The book renders it once per configuration: the chapter's first
 # page is the noise-free repeat on the 71-point grid, and its sections
-# ({doc}`/book/supporting/noise_1e-2`, the 4000-epoch checks
-# {doc}`/book/supporting/epochs_0` and {doc}`/book/supporting/epochs_1e-2`, and the dense
+# ({doc}`/book/supporting/noise_1e-2` and the dense
 # grid {doc}`/book/supporting/dense_0`, {doc}`/book/supporting/dense_1e-3`,
 # {doc}`/book/supporting/dense_1e-2`) are the same
 # notebook executed with other parameters by papermill when the book is built
@@ -52,7 +53,8 @@
 # {doc}`/notebooks/batch_size`, {doc}`/notebooks/noise`), drawn by the same functions.
 
 # %% tags=["parameters"]
-preset = "lite"          # "quick" (CI smoke run), "lite" (committed: 1000 epochs, fewer initialisations), "book", "paper"
+preset = "paper"         # "quick" (CI smoke run), "lite" (1000 epochs, 3 initialisations), "book", "paper"
+fallback_preset = "lite" # a study (or reference) not stored at `preset` but stored at this one is read here; None: never
 noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
 dense = False            # True: 351 spatial points instead of 71
 # "all", or one or more (comma-separated) of learning_rate, loss_weight, architecture,
@@ -81,36 +83,52 @@ if unknown or not wanted:
 run = {name: name in wanted and (study != "all" or name != "noise" or dense) for name in STUDIES}
 
 
-def load(name, nv, dn):
+def study_settings(name, pre, nv, dn):
     kw = dict(dense=dn, epochs=epochs, seeds=seeds)
     if name == "noise":
-        return reporting.load_or_run(studies.noise_study(preset, **kw), preset, results_dir, desc=name)
+        return studies.noise_study(pre, **kw)
     if name == "batch_size":
-        fixed, budget = studies.batch_size_study(preset, noise_var=nv, **kw)
-        return (reporting.load_or_run(fixed, preset, results_dir, desc=name),
-                reporting.load_or_run(budget, preset, results_dir, desc=name + " (budget)"))
+        return studies.batch_size_study(pre, noise_var=nv, **kw)
     fn = {"learning_rate": studies.learning_rate_study, "loss_weight": studies.loss_weight_study,
           "architecture": studies.architecture_study}[name]
-    return reporting.load_or_run(fn(preset, noise_var=nv, **kw), preset, results_dir, desc=name)
+    return fn(pre, noise_var=nv, **kw)
 
 
-results = {name: load(name, noise_var, dense) for name in STUDIES if run[name]}
+used_preset = {}  # (study, noise variance, dense) -> the preset its results were read at
+
+
+def load(name, nv, dn, at=None):
+    """A study's results at ``preset``, or at ``fallback_preset`` where only that is stored
+    (``at``: exactly at that preset, e.g. a reference at the scale of what it is compared with)."""
+    pre = at or reporting.largest_stored(lambda p: study_settings(name, p, nv, dn), (preset, fallback_preset),
+                                         results_dir)
+    used_preset[(name, nv, dn)] = pre
+    ss = study_settings(name, pre, nv, dn)
+    if name == "batch_size":
+        return (reporting.load_or_run(ss[0], pre, results_dir, desc=name),
+                reporting.load_or_run(ss[1], pre, results_dir, desc=name + " (budget)"))
+    return reporting.load_or_run(ss, pre, results_dir, desc=name)
+
+
+results = {name: load(name, None if name == "noise" else noise_var, dense) for name in STUDIES if run[name]}
 
 # The paper compares each dense repeat with the sparse grid at the same noise level, and
 # the noise-free and high-noise repeats with the main text (sigma^2 = 1e-3, sparse).
 ref_noise, ref_dense = (noise_var, False) if dense else (1e-3, False)
 same_as_ref = (float(noise_var), bool(dense)) == (float(ref_noise), ref_dense)
 expect_lower = bool(dense or noise_var < ref_noise)
-reference = ({name: load(name, ref_noise, ref_dense) for name in results if name != "noise"}
+reference = ({name: load(name, ref_noise, ref_dense, at=used_preset[(name, noise_var, dense)])
+              for name in results if name != "noise"}
              if compare and not same_as_ref else {})
 if dense and "noise" in results and compare:
-    reference["noise"] = load("noise", None, False)
+    reference["noise"] = load("noise", None, False, at=used_preset[("noise", None, dense)])
 
 grid = "351" if dense else "71"
 reporting.glue("sm_config", f"noise variance {noise_var:g}, {grid} spatial points")
 reporting.glue("sm_reference", "none (this is the main-text configuration)" if same_as_ref else
                f"noise variance {ref_noise:g}, 71 spatial points")
 reporting.glue("sm_expect", "lower" if expect_lower else "higher")
+reporting.glue("sm_min_reps", str(reporting.MIN_REPLICATES))
 
 
 def not_run_reason(name):
@@ -146,12 +164,13 @@ def draw(name):
     else:
         res = results[name]
         fig = FIGURES[name](res)
+        pre = used_preset[(name, None if name == "noise" else noise_var, dense)]
         if name == "noise":  # one description per u-network (the book preset gives them different budgets)
             parts = [(a, reporting.find(res, arch_u=a)) for a in studies.NOISE_ARCHS]
-            what = "; ".join(f"{reporting.arch_label(a)}: {reporting.run_description(r, noise=False, preset=preset)}"
+            what = "; ".join(f"{reporting.arch_label(a)}: {reporting.run_description(r, noise=False, preset=pre)}"
                              for a, r in parts if r is not None)
         else:
-            what = reporting.run_description(_main(res)[0], preset=preset)
+            what = reporting.run_description(_main(res)[0], preset=pre)
         reporting.glue(f"sm_{name}_what", what)
         plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)

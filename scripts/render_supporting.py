@@ -21,23 +21,17 @@ SOURCE = ROOT / "notebooks" / "supplementary.py"
 # name -> (page title, papermill parameters)
 CONFIGS = {
     "noise_1e-2": ("Supporting Material: more noise (σ² = 0.01)",
-                   {"preset": "lite", "noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
-    # replicates reduced before epochs: two studies at the paper's 4000 epochs, 3 initialisations
-    "epochs_0": ("Supporting Material: no noise at 4000 epochs (learning rate, loss weighting)",
-                 {"preset": "lite", "epochs": 4000, "noise_var": 0.0, "dense": False,
-                  "study": "learning_rate,loss_weight", "compare": True}),
-    "epochs_1e-2": ("Supporting Material: σ² = 0.01 at 4000 epochs (learning rate, loss weighting)",
-                    {"preset": "lite", "epochs": 4000, "noise_var": 0.01, "dense": False,
-                     "study": "learning_rate,loss_weight", "compare": True}),
+                   {"preset": "paper", "noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
     # the dense grid (351 points): the four studies at each noise level, compared with the
     # 71-point grid at the same level; the dense noise study (which sweeps sigma^2) once
     "dense_0": ("Supporting Material: dense grid (351 points, no noise)",
-                {"preset": "lite", "noise_var": 0.0, "dense": True,
+                {"preset": "paper", "noise_var": 0.0, "dense": True,
                  "study": "learning_rate,loss_weight,architecture,batch_size", "compare": True}),
     "dense_1e-3": ("Supporting Material: dense grid (351 points, σ² = 0.001) and the dense noise study",
-                   {"preset": "lite", "noise_var": 0.001, "dense": True, "study": "all", "compare": True}),
+                   {"preset": "paper", "noise_var": 0.001, "dense": True,
+                    "study": "all", "compare": True}),
     "dense_1e-2": ("Supporting Material: dense grid (351 points, σ² = 0.01)",
-                   {"preset": "lite", "noise_var": 0.01, "dense": True,
+                   {"preset": "paper", "noise_var": 0.01, "dense": True,
                     "study": "learning_rate,loss_weight,architecture,batch_size", "compare": True}),
 }
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
+from binn_utils.benchmarks import INITIALS
 from binn_utils.cli import settings_for
+from binn_utils.reporting import largest_stored
 from binn_utils.sweeps import default_results_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,32 +36,40 @@ def parameters(notebook: str) -> dict:
 
 
 def supplementary_settings(p: dict) -> list:
-    """The settings the Supporting Material notebook loads with parameters ``p``."""
-    nv, dense, pre = p["noise_var"], p["dense"], p["preset"]
+    """The settings the Supporting Material notebook loads with parameters ``p``: each study
+    at ``preset``, or at ``fallback_preset`` where only that is stored, and its reference
+    configuration at the same preset."""
+    nv, dense = p["noise_var"], p["dense"]
     names = (["learning_rate", "loss_weight", "architecture", "batch_size"] + (["noise"] if dense else [])
              if p["study"] == "all" else [w.strip() for w in p["study"].split(",")])
     # the reference configuration of the comparison: the main text's for sparse repeats,
     # the sparse grid at the same noise level for dense ones
     ref = (nv, False) if dense else (1e-3, False)
     configs = [(nv, dense)] + ([ref] if p.get("compare") and ref != (nv, dense) else [])
-    # the noise study sweeps sigma^2 itself (all its levels), like the notebook
-    return [s for v, d in configs for name in names
-            for s in settings_for(name, pre, None if name == "noise" else v, d,
-                                  epochs=p.get("epochs"), seeds=p.get("seeds"))]
+    out = []
+    for name in names:
+        # the noise study sweeps sigma^2 itself (all its levels), like the notebook
+        make = (lambda pre, v, d, name=name: settings_for(name, pre, None if name == "noise" else v, d,
+                                                          epochs=p.get("epochs"), seeds=p.get("seeds")))
+        pre = largest_stored(lambda q: make(q, nv, dense), (p["preset"], p.get("fallback_preset")))
+        out += [s for v, d in configs for s in make(pre, v, d)]
+    return out
 
 
 def book_settings() -> dict:
     """chapter -> the settings its figures load with the chapter's default parameters."""
     fw, nz = parameters("framework"), parameters("noise")
     out = {
-        "framework": studies.framework_study(fw["preset"], noise_var=fw["noise_var"], reaction=fw["reaction"])
-        + [studies.framework_study(fw["reaction_preset"], noise_var=fw["noise_var"], reaction=rx)[0]
-           for rx in ("supporting", "text", "equation")],
+        "framework": [studies.framework_study(fw["preset"], noise_var=fw["noise_var"], reaction=fw["reaction"],
+                                              initial=init)[0] for init in INITIALS]
+        + [studies.framework_study(fw["reaction_preset"], noise_var=fw["noise_var"], reaction=rx,
+                                   initial=fw["initial"])[0] for rx in ("supporting", "text", "equation")],
         "noise": studies.noise_study(nz["preset"]),
         "learning_rate": studies.learning_rate_study(parameters("learning_rate")["preset"]),
         "loss_weighting": studies.loss_weight_study(parameters("loss_weighting")["preset"]),
         "architecture": studies.architecture_study(parameters("architecture")["preset"]),
-        "batch_size": sum(studies.batch_size_study(parameters("batch_size")["preset"]), []),
+        "batch_size": sum(studies.batch_size_study(parameters("batch_size")["preset"]), [])
+        + studies.batch_size_authors_budget(parameters("batch_size")["preset"]),
         "supplementary": supplementary_settings(parameters("supplementary")),
     }
     from render_supporting import CONFIGS
