@@ -59,7 +59,8 @@ def main(argv=None) -> int:
         sp.add_argument("--workers", type=int, default=None)
         sp.add_argument("--merge", action="store_true",
                         help="train settings that differ only in learning rate, loss weights, noise level or "
-                             "datasets as one batched model (same numbers, fewer, larger batches)")
+                             "datasets as one batched model (fewer, larger batches; float64: the same numbers, "
+                             "float32: the same up to summation order)")
         sp.add_argument("--device", default=None, help="'cuda' to train on a GPU (default: CPU)")
         sp.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
                         help="integrator of the u_p forward solves (default: RK45, the paper's; "
