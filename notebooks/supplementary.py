@@ -31,11 +31,12 @@
 # **Scale.** Each study of each repeat is read at the paper's scale (`paper` preset:
 # 4000 epochs, 10 initialisations) where those runs are stored, and otherwise at the
 # `lite` preset (1000 epochs, 3 initialisations), which reduces epochs as well as
-# replicates (the {doc}`/book/errata`, item 31, says why). Every caption names the preset
-# and states epochs and replicates; a comparison with the reference configuration uses
-# the reference at the same preset; the scorecard does not decide a comparison on fewer
-# than {glue:text}`sm_min_reps` initialisations. What is stored at which scale, and what the rest would cost,
-# is listed in `results/README.md` and on {doc}`/book/supporting/dense`.
+# replicates (the {doc}`/book/errata`, item 31, says why). Every caption ends with the
+# preset, epochs and replicates of its runs; a comparison with the reference configuration
+# uses the reference at the same preset; the scorecard does not decide a comparison on
+# fewer than {glue:text}`sm_min_reps` initialisations. The table of what was run, at the
+# end of the {doc}`/notebooks/scorecard`, lists every configuration with its preset and
+# hardware.
 #
 # This one notebook draws any of these repeats: its parameters choose the noise level,
 # the grid and the study. The book renders it once per configuration: the chapter's first
@@ -44,9 +45,10 @@
 # grid {doc}`/book/supporting/dense_0`, {doc}`/book/supporting/dense_1e-3`,
 # {doc}`/book/supporting/dense_1e-2`) are the same
 # notebook executed with other parameters by papermill when the book is built
-# (`scripts/render_supporting.py`); {doc}`/book/supporting/dense` says how the repeats were
-# run, what they cost and what a paper-scale repeat would cost. Any repeat is one command
-# away, e.g.
+# (`scripts/render_supporting.py`); {doc}`/book/supporting/dense` says what the dense
+# grid changes and what a repeat costs. Each figure names the figure of the paper it
+# repeats (the Supporting Material's figures are the paper's Figs. 7-27). Any repeat is
+# one command away, e.g.
 # `make rerun NB=supplementary PARAMS="-p noise_var 0.01 -p dense True"`. The panels are
 # the same as in the main-text chapters ({doc}`/notebooks/learning_rate`,
 # {doc}`/notebooks/loss_weighting`, {doc}`/notebooks/architecture`,
@@ -134,17 +136,31 @@ reporting.glue("sm_min_reps", str(reporting.MIN_REPLICATES))
 def not_run_reason(name):
     """Why this page does not draw the study ``name``."""
     if name == "noise" and study == "all":
-        return ("not run: the noise study is repeated on the dense grid only (on the sparse grid it is "
-                "the main-text Fig. 2)")
+        return ("the noise study is repeated on the dense grid only (on the 71-point grid it is the main text's "
+                "{doc}`/notebooks/noise`; the dense repeat is on {doc}`/book/supporting/dense_1e-3`)")
     if name == "noise" and dense:
-        return ("not drawn on this page: the dense noise study sweeps the noise variance itself, so the book draws "
-                "it once, with the dense repeat at noise variance 0.001 (rerun this notebook with "
-                "study = \"noise\" to draw it here)")
-    return (f"not run here (this page draws study = {study}; rerun it with study = \"{name}\" once its "
-            "runs are stored)")
+        return ("the dense noise study sweeps the noise variance itself, so the book draws it once, on "
+                "{doc}`/book/supporting/dense_1e-3`")
+    return f"this page draws study = {study}; rerun it with study = \"{name}\" to draw the {name.replace('_', ' ')} study"
 
 
 NOT_RUN = {name: not_run_reason(name) for name in STUDIES}
+
+#: The figure of the paper each repeat redraws: (noise variance, dense) -> study -> figure number.
+#: The Supporting Material's figures continue the main text's numbering (its LaTeX does not
+#: reset the figure counter): Figs. 7-10 without noise, 11-14 with sigma^2 = 0.01, 15 the
+#: dense noise study, 16-27 the four studies on the dense grid at each noise level.
+PAPER_FIGURES = {
+    (0.0, False): {"learning_rate": 7, "loss_weight": 8, "architecture": 9, "batch_size": 10},
+    (1e-2, False): {"learning_rate": 11, "loss_weight": 12, "architecture": 13, "batch_size": 14},
+    (1e-3, False): {"learning_rate": 3, "loss_weight": 4, "architecture": 5, "batch_size": 6, "noise": 2},
+    (0.0, True): {"learning_rate": 16, "loss_weight": 19, "architecture": 22, "batch_size": 25, "noise": 15},
+    (1e-3, True): {"learning_rate": 17, "loss_weight": 20, "architecture": 23, "batch_size": 26, "noise": 15},
+    (1e-2, True): {"learning_rate": 18, "loss_weight": 21, "architecture": 24, "batch_size": 27, "noise": 15},
+}
+for name in STUDIES:
+    num = PAPER_FIGURES.get((float(noise_var), bool(dense)), {}).get(name)
+    reporting.glue(f"sm_{name}_paper_fig", f"the paper's Fig. {num}" if num else "a configuration the paper does not show")
 
 
 def _main(res):
@@ -157,10 +173,11 @@ FIGURES = {"learning_rate": figures.learning_rate_figure, "loss_weight": figures
 
 
 def draw(name):
-    """The study's figure (or a placeholder), saved, glued as sm_fig_<name>, with its run description."""
+    """The study's figure, saved, glued as sm_fig_<name>, with its run description (nothing
+    for a study this page does not draw: its section is left out of the page, and the
+    page's note says why)."""
     if not run[name]:
-        fig = plotting.placeholder(NOT_RUN[name])
-        reporting.glue(f"sm_{name}_what", NOT_RUN[name])
+        return
     else:
         res = results[name]
         fig = FIGURES[name](res)
@@ -185,7 +202,6 @@ SUMMARIES = {"learning_rate": reporting.learning_rate_summary, "loss_weight": re
 def bullets(name):
     """The study's comparisons with the paper, as a list (computed from the results)."""
     if not run[name]:
-        display(Markdown(f"*{NOT_RUN[name][0].upper() + NOT_RUN[name][1:]}.*"))
         return
     lines = reporting.verdict_bullets(name, SUMMARIES[name](results[name]))
     display(Markdown("\n".join(f"* {line}" for line in lines)))
@@ -194,105 +210,115 @@ def bullets(name):
 # %% [markdown]
 # This page: {glue:text}`sm_config`. Reference configuration for the comparisons at the
 # end: {glue:text}`sm_reference`.
-#
+
+# %% tags=["remove-input"]
+skipped = [name for name in STUDIES if not run[name]]
+if skipped:  # one unnumbered note instead of a section per study this page does not draw
+    display(Markdown("**Not on this page:** " + "; ".join(NOT_RUN[n] for n in skipped) + "."))
+
+# %% [markdown] tags=["sm-learning_rate"]
 # ## Learning rate (Burgers' equation)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "sm-learning_rate"]
 draw("learning_rate")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-learning_rate"]
 # ```{glue:figure} sm_fig_learning_rate
 # :name: fig-sm-learning-rate
 #
-# Learning-rate study ({glue:text}`sm_config`): {glue:text}`sm_learning_rate_what`.
-# Panels as in {doc}`/notebooks/learning_rate`: $u_\theta$ and $u_\mathrm{p}$ at every observation
-# time and $D_\phi$, $V_\zeta$ for $r = 5\times10^{-4}$ (mean $\pm 1$ s.d. over
-# replicates, dashed black truth, grey outside the observed range of $u$); validation
+# Learning rate, {glue:text}`sm_config`; repeats {glue:text}`sm_learning_rate_paper_fig`.
+# Panels as in {doc}`/notebooks/learning_rate`: $u_\theta$ and $u_\mathrm{p}$ at every
+# observation time and $D_\phi$, $V_\zeta$ for $r = 5\times10^{-4}$ (mean $\pm 1$ s.d.
+# over replicates, dashed black truth, grey outside the observed range of $u$); validation
 # losses (median and IQR) for every $r$; errors of $u_\theta$ (blue) and $u_\mathrm{p}$
 # (orange) against $r$ (failed forward solves counted at the top, diverged trainings at
-# the bottom).
+# the bottom). Runs: {glue:text}`sm_learning_rate_what`.
 # ```
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "sm-learning_rate"]
 bullets("learning_rate")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-loss_weight"]
 # ## Loss weighting (porous-medium equation)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "sm-loss_weight"]
 draw("loss_weight")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-loss_weight"]
 # ```{glue:figure} sm_fig_loss_weight
 # :name: fig-sm-loss-weight
 #
-# Loss-weighting study ({glue:text}`sm_config`, $w_\mathrm{data} = 1$,
-# $w_\mathrm{BC} = 0$): {glue:text}`sm_loss_weight_what`. Panels as in
-# {doc}`/notebooks/loss_weighting`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$ and $D_\phi$ for
-# $w_\mathrm{PDE} \in \{10^{-4}, 10^{-1}, 10^{3}\}$; weighted validation losses
-# $w_\mathrm{data} L_\mathrm{data}$ (solid) and $w_\mathrm{PDE} L_\mathrm{PDE}$ (dashed);
-# errors against $w_\mathrm{PDE}$.
+# Loss weighting, {glue:text}`sm_config`, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$;
+# repeats {glue:text}`sm_loss_weight_paper_fig`. Panels as in
+# {doc}`/notebooks/loss_weighting`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$ and
+# $D_\phi$ for $w_\mathrm{PDE} \in \{10^{-4}, 10^{-1}, 10^{3}\}$; weighted validation
+# losses $w_\mathrm{data} L_\mathrm{data}$ (solid) and $w_\mathrm{PDE} L_\mathrm{PDE}$
+# (dashed); errors against $w_\mathrm{PDE}$. Runs: {glue:text}`sm_loss_weight_what`.
 # ```
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "sm-loss_weight"]
 bullets("loss_weight")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-architecture"]
 # ## Operator-network size (diffusion-advection equation)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "sm-architecture"]
 draw("architecture")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-architecture"]
 # ```{glue:figure} sm_fig_architecture
 # :name: fig-sm-architecture
 #
-# Architecture study ({glue:text}`sm_config`): {glue:text}`sm_architecture_what`. Panels
-# as in {doc}`/notebooks/architecture`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$, $D_\phi$ and
-# $V_\zeta$ for the four equal-size architectures; their validation losses; mean
-# relative $L^2$ error of $u_\mathrm{p}$ over all sixteen combinations of $D$ network
-# (rows) and $V$ network (columns).
+# Operator-network size, {glue:text}`sm_config`; repeats
+# {glue:text}`sm_architecture_paper_fig`. Panels as in {doc}`/notebooks/architecture`:
+# $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$, $D_\phi$ and $V_\zeta$ for the four
+# equal-size architectures; their validation losses; mean relative $L^2$ error of
+# $u_\mathrm{p}$ over all sixteen combinations of $D$ network (rows) and $V$ network
+# (columns). Runs: {glue:text}`sm_architecture_what`.
 # ```
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "sm-architecture"]
 bullets("architecture")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-batch_size"]
 # ## Batch size (diffusion equation)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "sm-batch_size"]
 draw("batch_size")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-batch_size"]
 # ```{glue:figure} sm_fig_batch_size
 # :name: fig-sm-batch-size
 #
-# Batch-size study ({glue:text}`sm_config`), fixed-epoch runs:
-# {glue:text}`sm_batch_size_what`. Panels as in {doc}`/notebooks/batch_size`: $u_\theta$,
-# $u_\mathrm{p}$ at $t_\mathrm{end}$ and validation losses of the fixed-epoch runs;
-# per-replicate wall-clock time against the batch size used, with the fit $T = a/B + c$;
-# errors after the fixed budget of optimiser steps. $B = 640$ exceeds the training set of
-# the sparse grid and then runs as full-batch training.
+# Batch size, {glue:text}`sm_config`; repeats {glue:text}`sm_batch_size_paper_fig`.
+# Panels as in {doc}`/notebooks/batch_size`: $u_\theta$, $u_\mathrm{p}$ at
+# $t_\mathrm{end}$ and validation losses of the fixed-epoch runs; per-replicate
+# wall-clock time against the batch size used, with the fit $T = a/B + c$; errors after
+# the fixed budget of optimiser steps. $B = 640$ exceeds the training set of the sparse
+# grid and then runs as full-batch training. Runs (fixed epochs):
+# {glue:text}`sm_batch_size_what`.
 # ```
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "sm-batch_size"]
 bullets("batch_size")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-noise", "remove-cell"]
 # ## Observation noise (diffusion equation, dense grid)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "sm-noise", "remove-cell"]
+# The cells of this section are tagged remove-cell: the chapter's own page (71 points) never
+# draws the noise study; scripts/render_supporting.py keeps them on the dense page that does.
 draw("noise")
 
-# %% [markdown]
+# %% [markdown] tags=["sm-noise", "remove-cell"]
 # ```{glue:figure} sm_fig_noise
 # :name: fig-sm-noise
 #
-# Noise study on this page's grid: {glue:text}`sm_noise_what`. Panels as in
-# {doc}`/notebooks/noise`.
+# Observation noise on this page's grid; repeats {glue:text}`sm_noise_paper_fig`. Panels
+# as in {doc}`/notebooks/noise`. Runs: {glue:text}`sm_noise_what`.
 # ```
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "sm-noise", "remove-cell"]
 bullets("noise")
 
 # %% [markdown]

@@ -5,9 +5,12 @@
 ``notebooks/supplementary.py`` is one parameterised notebook; the book's Supporting
 Material chapter shows it (executed by Jupyter Book) for the noise-free repeat and, as
 sections, the other configurations listed in ``CONFIGS``: for each, this script converts
-the Jupytext source, gives the copy its own title and figure labels, and executes it with
-papermill into ``<out>/<name>.ipynb``, which the book then shows as it is (those files are
-excluded from the book's own execution).  Run by ``make book``; it trains nothing when
+the Jupytext source, gives the copy its own title, a one-sentence introduction (the
+chapter's page has the full one) and its own figure labels, leaves out the sections of the
+studies the page does not draw (cells tagged ``sm-<study>``; the page's note says why),
+executes it with papermill into ``<out>/<name>.ipynb`` and hides the parameters cell and
+papermill's injected one, which the book then shows as it is (those files are excluded from
+the book's own execution).  Run by ``make book``; it trains nothing when
 ``BINN_REQUIRE_STORED=1`` (missing results are an error).
 """
 from __future__ import annotations
@@ -36,20 +39,66 @@ CONFIGS = {
 }
 
 
+STUDIES = ("learning_rate", "loss_weight", "architecture", "batch_size", "noise")
+INTRO = ("This page is the Supporting Material's repeat for the configuration below, drawn by the same "
+         "notebook as the chapter's first page, {doc}`/notebooks/supplementary`, which states what the paper "
+         "claims for these repeats and how they are read.")
+
+
+def drawn(params: dict) -> set:
+    """The studies a page draws (as the notebook decides: "all" means the four studies, and
+    the noise study only on the dense grid)."""
+    study = params.get("study", "all")
+    if study == "all":
+        return set(STUDIES) if params.get("dense") else set(STUDIES) - {"noise"}
+    return {w.strip() for w in str(study).split(",") if w.strip()}
+
+
+def prepare(nb, name: str, title: str, params: dict):
+    """The chapter's notebook as one sub-page: its title, a one-sentence introduction,
+    unique figure labels, and only the sections of the studies it draws."""
+    first = nb.cells[0]
+    lines = first.source.splitlines()
+    if not lines or not lines[0].startswith("# "):
+        raise ValueError(f"{SOURCE} must start with a markdown title cell")
+    first.source = f"# {title}\n\n{INTRO}"
+    keep = drawn(params)
+    cells = []
+    for cell in nb.cells:
+        tags = list(cell.metadata.get("tags", []))
+        sections = [t[len("sm-"):] for t in tags if t.startswith("sm-") and t[len("sm-"):] in STUDIES]
+        if sections and not set(sections) & keep:
+            continue  # a study this page does not draw: no empty section
+        if sections and "remove-cell" in tags:
+            tags.remove("remove-cell")  # drawn here, though hidden on the chapter's own page
+        if "hide-input" in tags:  # the code is shown once, on the chapter's own page
+            tags[tags.index("hide-input")] = "remove-input"
+        cell.metadata["tags"] = tags
+        if cell.cell_type == "markdown":  # figure labels must be unique across the book
+            cell.source = cell.source.replace(":name: fig-sm-", f":name: fig-sm-{name}-")
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def hide_parameters(path: Path):
+    """Tag the parameters cell and papermill's injected-parameters cell remove-cell: the
+    chapter's first page shows the parameters once."""
+    import nbformat
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if ("parameters" in tags or "injected-parameters" in tags) and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    nbformat.write(nb, path)
+
+
 def render(name: str, out_dir: Path) -> Path:
     import jupytext
     import papermill
 
     title, params = CONFIGS[name]
-    nb = jupytext.read(SOURCE)
-    first = nb.cells[0]
-    lines = first.source.splitlines()
-    if not lines or not lines[0].startswith("# "):
-        raise ValueError(f"{SOURCE} must start with a markdown title cell")
-    first.source = "\n".join([f"# {title}"] + lines[1:])
-    for cell in nb.cells:  # figure labels must be unique across the book
-        if cell.cell_type == "markdown":
-            cell.source = cell.source.replace(":name: fig-sm-", f":name: fig-sm-{name}-")
+    nb = prepare(jupytext.read(SOURCE), name, title, params)
     out_dir.mkdir(parents=True, exist_ok=True)
     src = out_dir / f".{name}.src.ipynb"
     jupytext.write(nb, src)
@@ -59,6 +108,7 @@ def render(name: str, out_dir: Path) -> Path:
                                    progress_bar=False, kernel_name="python3")
     finally:
         src.unlink(missing_ok=True)
+    hide_parameters(out)
     return out
 
 
