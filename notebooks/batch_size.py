@@ -99,22 +99,21 @@ plt.close(fig)
 # ```{glue:figure} fig_batch_size
 # :name: fig-batch-size
 #
-# Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Fixed-epoch runs:
-# {glue:text}`bs_what`; fixed-budget runs: {glue:text}`bs_budget_steps` optimiser steps,
-# {glue:text}`bs_what_budget`. {glue:text}`bs_clipped`. {glue:text}`bs_devices` Top: learned solution $u_\theta$
-# (left) and forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ after
-# the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
+# Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Top: learned solution
+# $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$
+# after the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and
 # interquartile range over replicates. Middle right: wall-clock training time of the
 # fixed-epoch runs per replicate (the replicates of a setting train together as one
 # batched model, so this is the setting's time divided by its number of replicates; one
-# measurement per $B$, not a median over repetitions as in the paper; the committed runs
-# shared the machine's cores with other training processes, so only the trend with $B$,
-# not the absolute seconds, is meaningful) against the batch
-# size actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative
-# $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) after the fixed budget of
+# measurement per $B$, not a median over repetitions as in the paper, and the machine may
+# have been shared, so only the trend with $B$ is meaningful) against the batch size
+# actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative $L^2$
+# errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) after the fixed budget of
 # optimiser steps, one box per $B$ over all replicates; failed forward solves are counted
-# at the top, diverged trainings at the bottom.
+# at the top, diverged trainings at the bottom. {glue:text}`bs_clipped`. Runs: fixed
+# epochs, {glue:text}`bs_what`; fixed budget of {glue:text}`bs_budget_steps` steps,
+# {glue:text}`bs_what_budget`. {glue:text}`bs_devices`
 # ```
 #
 # ## Errors after the fixed budget
@@ -125,6 +124,50 @@ display(Markdown(reporting.metrics_table(
 
 # %% [markdown]
 # Diverged trainings and failed forward solves (fixed budget): {glue:text}`bs_failures`.
+#
+# ## Errors after the fixed epochs: more steps, larger errors?
+#
+# The same batch sizes trained for the fixed number of epochs (the runs of the top panels),
+# and beside them the number of optimiser steps each run took and how its median error of
+# $u_\mathrm{p}$ compares with the fixed-budget run's:
+
+# %% tags=["remove-input"]
+display(Markdown(reporting.metrics_table(
+    fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
+from binn_utils.sweeps import reported  # noqa: E402
+
+rows = ["| $B$ | optimiser steps, fixed epochs | fixed budget | median $u_\\mathrm{p}$ error, fixed epochs "
+        "| fixed budget | ratio budget / epochs | same ratio, final networks |", "|---" * 7 + "|"]
+more_worse = decided = 0
+for f in sorted(fixed, key=lambda r: meta_value(r, "batch_size")):
+    b = reporting.find(budget, batch_size=meta_value(f, "batch_size"))
+    if b is None:
+        continue
+    steps = [r.record["epochs_run"] * r.record["steps_per_epoch"] for r in (f, b)]
+    err = [reporting.median(r.metric("err_u_p")) for r in (f, b)]
+    fin = [reporting.median(r.metric("err_u_p", "final")) for r in (f, b)]
+    ratio = err[1] / err[0] if err[0] > 0 else float("nan")
+    ratio_f = fin[1] / fin[0] if fin[0] > 0 else float("nan")
+    rows.append(f"| {meta_value(f, 'batch_size'):g} | {steps[0]:,} | {steps[1]:,} | {reporting.fmt(err[0])} | "
+                f"{reporting.fmt(err[1])} | {reporting.fmt(ratio, '.2g')} | {reporting.fmt(ratio_f, '.2g')} |")
+    if steps[0] != steps[1] and all(e == e for e in err):
+        decided += 1
+        more_worse += (steps[1] > steps[0]) == (err[1] > err[0])
+display(Markdown("\n".join(rows)))
+reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
+reporting.glue("bs_steps_words", "n/a" if not decided else (
+    "more optimiser steps went with a larger median error of u_p in most of them: on this benchmark training "
+    "past the best point makes the forward solve worse (over-training), so a comparison after a fixed budget "
+    "ranks the batch sizes partly by how far each trains past its best" if more_worse > decided / 2 else
+    "more optimiser steps did not consistently go with a larger median error of u_p"))
+reporting.glue("bs_networks", "best-validation" if reported() == "best" else "final")
+
+# %% [markdown]
+# Of the batch sizes whose two runs took different numbers of steps, in
+# {glue:text}`bs_steps_more_worse` the run with more steps has the larger median
+# $u_\mathrm{p}$ error of the {glue:text}`bs_networks` networks: {glue:text}`bs_steps_words`.
+# The last column shows the same ratio for the final networks, which keep training past
+# the lowest validation loss.
 #
 # ## The authors' budget
 #
@@ -164,7 +207,7 @@ display(Markdown(reporting.metrics_table(
 # Relative $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) per batch size
 # after our fixed number of optimiser steps (left) and after the epochs that ten minutes
 # of the authors' trainer gave (right); one box per $B$ over all initialisations, the
-# epochs under each label. Runs: {glue:text}`bsa_what`.
+# epochs under each label. Runs (the authors' budget): {glue:text}`bsa_what`.
 # ```
 #
 # After the authors' budget the lowest median error of $u_\theta$ is at $B =$
