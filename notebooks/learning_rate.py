@@ -114,19 +114,19 @@ plt.close(fig)
 # ```{glue:figure} fig_learning_rate
 # :name: fig-learning-rate
 #
-# Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`, every setting
-# run with {glue:text}`lr_what`. Top: learned solution $u_\theta$ (left) and
-# forward-predicted solution $u_\mathrm{p}$ (right) at every observation time for
-# $r =$ {glue:text}`lr_shown`. Middle: learned diffusivity $D_\phi(u)$ and advection
-# velocity $V_\zeta(u)$ for the same $r$ (grey background: values of $u$ outside the range
-# the data cover). Lines and bands: mean $\pm 1$ standard deviation over replicates;
-# dashed black: truth. Bottom left: total validation loss, median and interquartile range
-# over replicates, for every $r$. Bottom right: relative $L^2$ errors of $u_\theta$ (blue)
-# and $u_\mathrm{p}$ (orange) against the noise-free solution, one box per $r$ over all
-# replicates. Failed forward solves are counted at the top of the axes ("failed", left out
-# of the boxes); trainings whose loss became non-finite are counted at the bottom ("div."):
-# they were stopped at their best-validation parameters, which are the ones evaluated and
-# kept in the boxes.
+# Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
+# $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at every
+# observation time for $r =$ {glue:text}`lr_shown`. Middle: learned diffusivity
+# $D_\phi(u)$ and advection velocity $V_\zeta(u)$ for the same $r$ (grey background: values
+# of $u$ outside the range the data cover). Lines and bands: mean $\pm 1$ standard
+# deviation over replicates; dashed black: truth. Bottom left: total validation loss,
+# median and interquartile range over replicates, for every $r$. Bottom right: relative
+# $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) against the noise-free
+# solution, one box per $r$ over all replicates. Failed forward solves are counted at the
+# top of the axes ("failed", left out of the boxes); trainings whose loss became
+# non-finite are counted at the bottom ("div."): they were stopped at their
+# best-validation parameters, which are the ones evaluated and kept in the boxes. Runs,
+# every $r$: {glue:text}`lr_what`.
 # ```
 #
 # ## Errors per learning rate

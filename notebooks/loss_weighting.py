@@ -72,19 +72,18 @@ plt.close(fig)
 # :name: fig-loss-weighting
 #
 # Porous-medium equation, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$ and
-# $w_\mathrm{PDE} =$ {glue:text}`lw_weights`, every setting run with
-# {glue:text}`lw_what`. Top: learned solution $u_\theta$ (left) and forward-predicted
-# solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for $w_\mathrm{PDE} =$
-# {glue:text}`lw_shown`. Middle left: learned diffusivity $D_\phi(u)$ for the same weights
-# (grey background: values of $u$ outside the range the data cover). Lines and bands:
-# mean $\pm 1$ standard deviation over replicates; dashed black: truth. Middle right:
-# weighted validation losses $w_\mathrm{data} L_\mathrm{data}$ (solid) and
+# $w_\mathrm{PDE} =$ {glue:text}`lw_weights`. Top: learned solution $u_\theta$ (left) and
+# forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for
+# $w_\mathrm{PDE} =$ {glue:text}`lw_shown`. Middle left: learned diffusivity $D_\phi(u)$
+# for the same weights (grey background: values of $u$ outside the range the data cover).
+# Lines and bands: mean $\pm 1$ standard deviation over replicates; dashed black: truth.
+# Middle right: weighted validation losses $w_\mathrm{data} L_\mathrm{data}$ (solid) and
 # $w_\mathrm{PDE} L_\mathrm{PDE}$ (dashed), median and interquartile range over replicates
 # (the paper's caption says $\pm 1$ standard deviation; on a log scale the quartiles are
 # the more robust band). Bottom: relative $L^2$ errors of $u_\theta$ (blue) and
 # $u_\mathrm{p}$ (orange) against the noise-free solution, one box per $w_\mathrm{PDE}$
 # over all replicates; failed forward solves are counted at the top, diverged trainings at
-# the bottom.
+# the bottom. Runs, every weight: {glue:text}`lw_what`.
 # ```
 #
 # ## Errors per weight

@@ -130,20 +130,20 @@ plt.close(fig)
 # :name: fig-noise
 #
 # Diffusion equation, {glue:text}`nz_grid` spatial observation points, noise variances
-# {glue:text}`nz_noise_levels`. Runs: $(h_u, n_u) =$ {glue:text}`nz_arch_a`:
-# {glue:text}`nz_what_a`; $(h_u, n_u) =$ {glue:text}`nz_arch_b`: {glue:text}`nz_what_b`.
-# {glue:text}`nz_fairness`
-# Left, for $\sigma^2 =$ {glue:text}`nz_shown` and $(h_u, n_u) =$ {glue:text}`nz_shown_arch`: learned
-# solution $u_\theta$ at $t_\mathrm{end}$ with the observations of one dataset (grey),
-# learned diffusivity $D_\phi(u)$ (grey background: values of $u$ outside the range the
-# data cover), forward-predicted solution $u_\mathrm{p}$ at $t_\mathrm{end}$; lines and
-# bands are mean $\pm 1$ standard deviation over all replicates, dashed black the truth.
-# Right: relative $L^2$ errors of $u_\theta$ (top) and $u_\mathrm{p}$ (middle) against
-# the noise-free solution, one box per noise level and architecture over all replicates
-# (datasets $\times$ initialisations); failed forward solves are counted at the top of the
-# axes, diverged trainings at the bottom. Bottom right: total validation loss, median and
+# {glue:text}`nz_noise_levels`. Left, for $\sigma^2 =$ {glue:text}`nz_shown` and
+# $(h_u, n_u) =$ {glue:text}`nz_shown_arch`: learned solution $u_\theta$ at
+# $t_\mathrm{end}$ with the observations of one dataset (grey), learned diffusivity
+# $D_\phi(u)$ (grey background: values of $u$ outside the range the data cover),
+# forward-predicted solution $u_\mathrm{p}$ at $t_\mathrm{end}$; lines and bands are mean
+# $\pm 1$ standard deviation over all replicates, dashed black the truth. Right: relative
+# $L^2$ errors of $u_\theta$ (top) and $u_\mathrm{p}$ (middle) against the noise-free
+# solution, one box per noise level and architecture over all replicates (datasets
+# $\times$ initialisations); failed forward solves are counted at the top of the axes,
+# diverged trainings at the bottom. Bottom right: total validation loss, median and
 # interquartile range over replicates, for $\sigma^2 =$ {glue:text}`nz_shown` (solid) and
-# $\sigma^2 =$ {glue:text}`nz_high` (dashed) for both architectures.
+# $\sigma^2 =$ {glue:text}`nz_high` (dashed) for both architectures. Runs:
+# $(h_u, n_u) =$ {glue:text}`nz_arch_a`, {glue:text}`nz_what_a`; {glue:text}`nz_arch_b`,
+# {glue:text}`nz_what_b`. {glue:text}`nz_fairness`
 # ```
 #
 # ## Errors per setting
