@@ -47,7 +47,8 @@ def solutions_at_end(ax, entries, key, title=None):
             curves += [m - sd, m + sd]
     truth = r0["u_clean"][-1]
     ax.plot(x, truth, "k--", lw=0.9, label="truth")
-    plotting.ylim_around(ax, curves, truth, max_span=1.0)
+    # up to twice the truth's span beyond it: a far-off band stays on the panel unless it is wild
+    plotting.ylim_around(ax, curves, truth, max_span=2.0)
     ax.set_xlabel("$x$")
     ax.set_ylabel(f"$u(x, t_\\mathrm{{end}})$")
     if title:
@@ -127,14 +128,14 @@ def error_boxes(ax, results, xlabels, series=ERR_SERIES, xlabel="", spread=0.4, 
             n_fail = int(np.sum(~np.isfinite(g)))
             if n_fail:
                 ax.annotate(f"{n_fail}/{len(g)}\nfailed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
-                            ha="center", va="top", fontsize=6, color=color)
+                            ha="center", va="top", fontsize=plotting.NOTE_SIZE, color=color)
     # diverged trainings: a property of the setting, counted once per position
     first = norm_series[0][0]
     for i, r in enumerate(first):
         if r is not None and counts(r)["diverged"]:
             c = counts(r)
             ax.annotate(f"{c['diverged']}/{c['replicates']} div.", (i, 0.0), xycoords=("data", "axes fraction"),
-                        ha="center", va="bottom", fontsize=6, color="k")
+                        ha="center", va="bottom", fontsize=plotting.NOTE_SIZE, color="k")
     ax.set_xticks(range(n))
     ax.set_xticklabels(xlabels)
     ax.set_xlim(-0.6, n - 0.4)
@@ -143,7 +144,7 @@ def error_boxes(ax, results, xlabels, series=ERR_SERIES, xlabel="", spread=0.4, 
         plotting.plain_log_ticks(ax)
     ax.set_ylabel("rel. $L^2$ error")
     ax.set_xlabel(xlabel)
-    ax.legend(loc="best", fontsize=7)
+    ax.legend(loc="best")
 
 
 def _sorted(results, key):
@@ -154,7 +155,7 @@ def _sorted(results, key):
 def _legend(ax, **kw):
     h, l = ax.get_legend_handles_labels()
     if h:
-        ax.legend(fontsize=7, **kw)
+        ax.legend(**kw)
 
 
 # ----------------------------------------------------------------------------- Fig. 2
@@ -223,9 +224,10 @@ def learning_rate_figure(results, shown=5e-4):
         operators(ax, [(res, f"learned {op}, {lab}", COLORS[op])], op)
         _legend(ax)
     ax = fig.add_subplot(gs[2, 0])
-    cols = plotting.value_colors(len(rates), "viridis")
+    cols = plotting.value_colors(len(rates), "distinct")
     loss_curves(ax, [(r, f"$r$ = {value_label(v)}", c) for r, v, c in zip(rs, rates, cols)])
-    _legend(ax, ncol=2)
+    # below the panel, where it cannot cover a curve
+    _legend(ax, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2), columnspacing=1.0, handlelength=1.5)
     ax = fig.add_subplot(gs[2, 1])
     error_boxes(ax, rs, [value_label(v) for v in rates], xlabel="learning rate $r$")
     fig.tight_layout()
@@ -268,8 +270,8 @@ def loss_weight_figure(results, shown=(1e-4, 1e-1, 1e3)):
     loss_curves(ax, data_curves, key="hist_val_data", ylabel="weighted validation loss")
     loss_curves(ax, pde_curves, key="hist_val_pde", ylabel="weighted validation loss")
     ax.legend([Line2D([], [], color="k", ls="-"), Line2D([], [], color="k", ls="--")],
-              ["$w_\\mathrm{data} L_\\mathrm{data}$", "$w_\\mathrm{PDE} L_\\mathrm{PDE}$"], fontsize=7,
-              title="colours as top left", title_fontsize=7, loc="best")
+              ["$w_\\mathrm{data} L_\\mathrm{data}$", "$w_\\mathrm{PDE} L_\\mathrm{PDE}$"],
+              title="colours as top left", loc="best")
     ax = fig.add_subplot(gs[2, :])
     error_boxes(ax, rs, [value_label(w) for w in ws], xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1, "
                 "$w_\\mathrm{BC}$ = 0)")
@@ -370,7 +372,7 @@ def batch_size_figure(fixed, budget):
     for b, breq, t in zip(fit["B"], fit["B_requested"], fit["T"]):
         if b != breq:
             ax.annotate(f"$B$ = {int(breq)}, clipped to {int(b)}", (b, t), textcoords="offset points",
-                        xytext=(-6, 6), ha="right", va="bottom", fontsize=7)
+                        xytext=(-10, 0), ha="right", va="center", fontsize=plotting.NOTE_SIZE)
     if np.isfinite(fit["a"]):
         bb = np.geomspace(fit["B"].min(), fit["B"].max(), 100)
         ax.plot(bb, fit["a"] / bb + fit["c"], "k--", lw=0.9,
@@ -398,7 +400,7 @@ def budgets_figure(budgets):
         Bs, rs = _sorted(results, "batch_size")
         epochs = [r.record["epochs_run"] if r is not None else 0 for r in rs]
         error_boxes(ax, rs, [f"{int(b)}\n({e:,} ep.)" for b, e in zip(Bs, epochs)], xlabel="batch size $B$")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title)
     axes[0][0].set_ylabel("rel. $L^2$ error")
     fig.tight_layout()
     return fig

@@ -15,10 +15,20 @@ COLORS = {"u_theta": "tab:blue", "u_p": "tab:orange", "D": "tab:green", "G": "ta
 OP_LABELS = {"D": "$D(u)$", "V": "$V(u)$", "G": "$G(u)$"}
 
 
+#: Type sizes (points). The book shows a figure about 10 inches wide at roughly 75 % of its
+#: 100-dpi pixel size, so 11 pt labels read as about 11 px on the page.
+FONT_SIZES = {"font.size": 11, "axes.titlesize": 11, "axes.labelsize": 11, "xtick.labelsize": 10,
+              "ytick.labelsize": 10, "legend.fontsize": 9.5, "legend.title_fontsize": 9.5}
+#: Small annotations on panels (failure counts, notes): the smallest type in a figure.
+NOTE_SIZE = 8.5
+#: Ordered, clearly distinct colours for the curves of a swept value (no two similar greens).
+DISTINCT = ("#1b3a8c", "#1f9ed1", "#2ca02c", "#b8a200", "#ff7f0e", "#d62728", "#9b3fb5", "#7f4f24",
+            "#e377c2", "#555555")
+
+
 def style():
     plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "axes.spines.top": False,
-                         "axes.spines.right": False, "legend.frameon": False, "font.size": 9,
-                         "axes.titlesize": 9, "axes.labelsize": 9})
+                         "axes.spines.right": False, "legend.frameon": False, **FONT_SIZES})
 
 
 def band(ax, x, vals, color, label, lw=1.4, alpha=0.25, ls="-"):
@@ -104,7 +114,7 @@ def error_boxes(ax, groups, positions, color, width=None, label=None, log_positi
         n_fail = int(np.sum(~np.isfinite(np.asarray(g, float))))
         if n_fail:
             ax.annotate(f"{n_fail} failed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
-                        ha="center", va="top", fontsize=7, color=color)
+                        ha="center", va="top", fontsize=NOTE_SIZE, color=color)
     return pos
 
 
@@ -114,7 +124,7 @@ def log_ticks(ax, values, fmt="{:g}"):
 
 
 def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label="", notes=None,
-            log=False):
+            log=False, fontsize=10):
     """Annotated heat map (row 0 at the bottom); ``notes``: optional extra text per cell
     (e.g. failure counts); ``log``: logarithmic colour scale."""
     from matplotlib.colors import LogNorm
@@ -134,7 +144,7 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
             if notes is not None and notes[i][j]:
                 text += "\n" + notes[i][j]
             light = np.isfinite(v) and im.norm(v) > 0.6  # light cell (viridis): dark text
-            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="k" if light else "w")
+            ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color="k" if light else "w")
     cbar = plt.colorbar(im, ax=ax, label=cbar_label, shrink=0.8)
     if norm is not None:
         plain_log_ticks(cbar.ax, "y")
@@ -142,8 +152,11 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
 
 
 def value_colors(n: int, cmap="viridis"):
-    """n colours spread over a colormap (for curves of a swept value)."""
-    cm = plt.get_cmap(cmap)
+    """n colours spread over a colormap (for curves of a swept value); ``cmap="distinct"``:
+    the first n of ``DISTINCT`` (up to ten clearly different colours, in order)."""
+    if cmap == "distinct" and n <= len(DISTINCT):
+        return list(DISTINCT[:n])
+    cm = plt.get_cmap("viridis" if cmap == "distinct" else cmap)
     return [cm(v) for v in (np.linspace(0.0, 0.9, n) if n > 1 else [0.0])]
 
 
@@ -171,23 +184,29 @@ def ylim_around(ax, curves, reference=None, margin=0.15, max_span=3.0):
     clipped = bool(vals.size and (vals.min() < lo - pad or vals.max() > hi + pad))
     if clipped:
         ax.text(0.01, 0.99, "some curves run off this scale", transform=ax.transAxes, ha="left", va="top",
-                fontsize=6, color="0.4")
+                fontsize=NOTE_SIZE, color="0.4")
     return clipped
 
 
 def plain_log_ticks(ax, axis="y"):
     """Tick labels like 0.03 instead of 3x10^-2 on a log axis; minor ticks are labelled
-    too (all of them when the axis spans less than a decade, 2 and 5 up to three decades)."""
+    too (all of them when the axis spans less than a decade, 2 and 5 up to three decades),
+    and so is the lowest tick in view, so that the bottom of the axis, where the smallest
+    errors sit, always has a number."""
     from matplotlib.ticker import FuncFormatter
     a = ax.yaxis if axis == "y" else ax.xaxis
     lim = ax.get_ylim if axis == "y" else ax.get_xlim
 
     def minor(v, _):
-        lo, hi = lim()
+        lo, hi = sorted(lim())
         decades = np.log10(hi / lo) if lo > 0 and hi > lo else np.inf
         if decades < 1:
             return f"{v:g}"
-        return f"{v:g}" if decades < 3 and f"{v:.1e}"[0] in "25" else ""
+        lead = int(f"{v:.1e}"[0])
+        first_in_view = lo > 0 and v >= lo * (1 - 1e-9) and (lead - 1) * v / lead < lo and lead <= 7
+        if decades < 3 and (lead in (2, 5) or first_in_view):
+            return f"{v:g}"
+        return ""
 
     a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(FuncFormatter(minor))

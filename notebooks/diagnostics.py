@@ -317,7 +317,7 @@ for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground trut
     ax.axvline(diagnostics.MISMATCH_RATIO, color="k", ls="--", lw=0.8)
     if not finite.all():
         ax.axvline(r_edge, color="0.6", ls=":", lw=0.8)
-        ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"), fontsize=7,
+        ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"), fontsize=plotting.NOTE_SIZE,
                     ha="right", va="top", color="0.4", rotation=90)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -328,7 +328,7 @@ for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground trut
     ax.set_ylabel(ylab)
 axes[1].axhline(failure_factor, color="tab:red", ls="--", lw=0.8)
 axes[1].scatter([], [], s=24, facecolors="none", edgecolors="0.3", label="no flag raised (open)")
-axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
 fig.tight_layout()
 plotting.save(fig, output_dir, "diagnostics_mismatch")
 reporting.glue("fig_diag_mismatch", fig)

@@ -82,9 +82,15 @@ reporting.glue("sc_R", str(R))
 # %% tags=["hide-input"]
 x, t = fit.x, fit.t
 u_mean = data.u_mean
-fig, axes = plt.subplots(1, len(t), figsize=(3.0 * len(t), 2.8), sharey=True)
+# two rows of panels (three per row), so that the labels stay legible at page width
+ncol = min(3, len(t))
+nrow = -(-len(t) // ncol)
+fig, grid = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.3 * nrow), sharey=True, squeeze=False)
+axes = grid.ravel()[:len(t)]
+for spare in grid.ravel()[len(t):]:
+    spare.axis("off")
 markers = ("o", "s", "^", "v", "D")
-for k, ax in enumerate(np.atleast_1d(axes)):
+for k, ax in enumerate(axes):
     for r in range(data.n_replicates):
         ax.plot(x, U * data.u[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
                 label=f"experiment {data.replicates[r]}")
@@ -92,8 +98,13 @@ for k, ax in enumerate(np.atleast_1d(axes)):
     plotting.band(ax, x, U * fit.u_p[:, k], plotting.COLORS["u_p"], "$u_p$", ls="--")
     ax.set_title(f"t = {t[k]:g} h")
     ax.set_xlabel("x (µm)")
-axes[0].set_ylabel("density ($10^{-3}$ cells/µm²)")
-axes[-1].legend(loc="lower right", fontsize=7)
+for row in grid:
+    row[0].set_ylabel("density ($10^{-3}$ cells/µm²)")
+handles, labels = axes[0].get_legend_handles_labels()
+if len(grid.ravel()) > len(t):  # the legend in the empty slot
+    grid.ravel()[-1].legend(handles, labels, loc="center")
+else:
+    axes[-1].legend(loc="lower right")
 fig.tight_layout()
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_solutions")
 reporting.glue("fig_scratch_solutions", fig)
@@ -164,7 +175,7 @@ grid = np.linspace(min(0.0, lo), hi + 0.25 * (hi - min(0.0, lo)), 201)
 curves = fit.operator_curves(grid)
 units = {"D": "µm²/h", "G": "1/h", "V": "µm/h"}
 names = {"D": "diffusivity $D(u)$", "G": "growth rate $G(u)$", "V": "advection $V(u)$"}
-fig, axes = plt.subplots(1, len(curves) + 1, figsize=(4.0 * (len(curves) + 1), 3.0))
+fig, axes = plt.subplots(1, len(curves) + 1, figsize=(3.8 * (len(curves) + 1), 3.8))
 for ax, (name, c) in zip(axes, curves.items()):
     for r in range(c.shape[0]):
         ax.plot(U * grid, c[r], color=plotting.COLORS[name], lw=0.5, alpha=0.35)
@@ -175,7 +186,7 @@ for ax, (name, c) in zip(axes, curves.items()):
     diagnostics.shade_unobserved(ax, (U * lo, U * hi), label="u not observed")
     ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
     ax.set_ylabel(f"{names[name]} ({units[name]})")
-    ax.legend(fontsize=7)
+    ax.legend()
 ax = axes[-1]
 h = fit.result.history
 ep = np.arange(1, fit.result.epochs_run + 1)
@@ -188,7 +199,7 @@ for key, lab, ls in (("val_total", "validation, total", "-"), ("train_total", "t
 ax.set_yscale("log")
 ax.set_xlabel("epoch")
 ax.set_ylabel("loss (training units)")
-ax.legend(fontsize=7)
+ax.legend()
 fig.tight_layout()
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_operators")
 reporting.glue("fig_scratch_operators", fig)
