@@ -126,6 +126,12 @@ book: venv $(SUPPORTING_PAGES)
 	  echo "book: results/ or binn_utils/ changed since notebooks last ran; removing _build"; \
 	  rm -rf _build; fi
 	$(BIN)/jupyter-book build . -n -W --keep-going
+	@# Checks on the built HTML (tests/book/test_built_html.py): no placeholder figures, no TeX
+	@# left in glued text, MathJax served from the build, the headline box on the landing page.
+	@# BINN_CHECK_BUILT_HTML=1 turns a missing build into a failure (a plain `pytest tests` skips them).
+	mkdir -p $(CI_DIR)
+	BINN_CHECK_BUILT_HTML=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/book/test_built_html.py \
+	  --junitxml=$(CI_DIR)/junit-book-html.xml
 	@echo "book: open _build/html/index.html"
 
 # --- rerun one notebook with other parameters --------------------------------------

@@ -1,0 +1,128 @@
+"""Checks on the built book (_build/html), as a reader's browser gets it.
+
+Run by `make book` (and so by `make test`) right after `jupyter-book build`, with
+BINN_CHECK_BUILT_HTML=1: then a missing build is a failure, not a skip. In a plain
+`pytest tests` run (before any build, or with a stale one) these tests skip.
+
+* no figure is only a "not run" note (a placeholder image with a "not run" caption, or an
+  image so flat that it can only be a line of text);
+* no glued text shows literal `$...$` math (glue:text pastes plain text: math belongs in
+  the Markdown around it);
+* every page that loads MathJax loads a local copy that exists in the build (the
+  equations render without network), and the pages with equations do load it;
+* the landing page has the headline box ("does the paper hold up?") with its counts.
+"""
+from __future__ import annotations
+
+import os
+import re
+import struct
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = Path(os.environ.get("BINN_BUILT_HTML_DIR", ROOT / "_build" / "html"))
+REQUIRED = os.environ.get("BINN_CHECK_BUILT_HTML") == "1"
+
+if not REQUIRED:
+    pytest.skip("checks the built book; `make book` runs them after the build (BINN_CHECK_BUILT_HTML=1)",
+                allow_module_level=True)
+
+import bs4  # noqa: E402  (installed with the book's theme)
+
+
+def pages() -> list[Path]:
+    assert (HTML / "index.html").is_file(), f"no built book at {HTML}: run `make book` first"
+    return sorted(p for p in HTML.rglob("*.html")
+                  if not {"_static", "_sources", "_images"} & set(p.relative_to(HTML).parts))
+
+
+def soup(path: Path):
+    return bs4.BeautifulSoup(path.read_text(encoding="utf8"), "html.parser")
+
+
+def local_target(page: Path, src: str) -> Path | None:
+    """The file a relative URL points to, None for an absolute (network) URL."""
+    url = urlparse(src)
+    if url.scheme or url.netloc or src.startswith("//"):
+        return None
+    return (page.parent / unquote(url.path)).resolve()
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    with path.open("rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return struct.unpack(">II", head[16:24])
+
+
+def test_the_book_was_built():
+    assert len(pages()) > 10
+
+
+def test_no_placeholder_figures():
+    bad = []
+    for page in pages():
+        for fig in soup(page).find_all("figure"):
+            caption = fig.find("figcaption")
+            text = caption.get_text(" ", strip=True) if caption else ""
+            if re.search(r"\bnot run\b", text, re.I):
+                bad.append(f"{page.relative_to(HTML)}: figure captioned {text[:80]!r}")
+            for img in fig.find_all("img"):
+                target = local_target(page, img.get("src", ""))
+                if target and target.suffix == ".png" and target.is_file():
+                    w, h = png_size(target)
+                    if w > 4 * h and h < 250:  # a line of text, not a plot
+                        bad.append(f"{page.relative_to(HTML)}: {img['src']} is {w} x {h} px")
+    assert not bad, "figures that are only a note:\n" + "\n".join(bad)
+
+
+def test_no_literal_math_in_glued_text():
+    bad = []
+    for page in pages():
+        for node in soup(page).select(".pasted-text, .pasted-inline"):
+            text = node.get_text()
+            if re.search(r"\$[^$]+\$", text) or "\\mathrm" in text or "\\theta" in text:
+                bad.append(f"{page.relative_to(HTML)}: {text[:100]!r}")
+    assert not bad, "glued text with TeX left in it:\n" + "\n".join(bad)
+
+
+def test_mathjax_is_served_with_the_book():
+    loading, with_math = [], []
+    for page in pages():
+        s = soup(page)
+        scripts = [sc.get("src", "") for sc in s.find_all("script") if "mathjax" in sc.get("src", "").lower()]
+        for src in scripts:
+            target = local_target(page, src)
+            assert target is not None, f"{page.relative_to(HTML)} loads MathJax from the network: {src}"
+            assert target.is_file(), f"{page.relative_to(HTML)}: MathJax script {src} is not in the build"
+            assert HTML.resolve() in target.parents, f"{page.relative_to(HTML)}: {src} points outside the build"
+        if scripts:
+            loading.append(page)
+        if s.select(".math"):
+            with_math.append(page)
+    assert with_math, "no page with equations"
+    missing = [str(p.relative_to(HTML)) for p in with_math if p not in loading]
+    assert not missing, "pages with equations that load no MathJax: " + ", ".join(missing)
+
+
+def landing_page() -> Path:
+    index = HTML / "index.html"
+    refresh = soup(index).find("meta", attrs={"http-equiv": re.compile("refresh", re.I)})
+    if refresh is None:
+        return index
+    url = refresh.get("content", "").split("url=", 1)[-1].strip()
+    return local_target(index, url) or index
+
+
+def test_landing_page_has_the_headline_box():
+    page = landing_page()
+    box = soup(page).find(id="headline-box")
+    assert box is not None, f"no headline box on {page.relative_to(HTML)}"
+    text = box.get_text(" ", strip=True)
+    assert "Does the paper hold up?" in text
+    for verdict in ("reproduced", "partly reproduced", "not reproduced", "not tested"):
+        assert re.search(rf"\d+\s+{verdict}", text), f"headline box lacks the count of '{verdict}': {text[:200]}"
+    assert box.find("a", href=re.compile(r"scorecard\.html")), "headline box does not link the scorecard"
