@@ -26,7 +26,7 @@
 # <span style="color:#9a6700;font-weight:bold">◐ partly reproduced</span>,
 # <span style="color:#cf222e;font-weight:bold">✘ not reproduced</span> or
 # <span style="color:#57606a;font-weight:bold">○ not tested</span>. Each verdict is
-# computed from the stored results; the chapter in the last column shows the evidence.
+# computed from the stored results; the chapter linked after each claim shows the evidence.
 
 # %% tags=["parameters"]
 preset = "book"          # "quick" (CI smoke run: every study quick), "book" (committed results), "lite", "paper"
@@ -712,14 +712,14 @@ def what_failed(subs, most=4):
         if w == "disagrees":
             out.append((f"{group}: " if group else "") + f"“{strip_criterion(label)}”")
     if len(out) > most:
-        out = out[:most] + [f"{len(out) - most} more"]
+        out = out[:most] + [f"and {len(out) - most} more"]
     return "; ".join(out)
 
 
 def split_evidence(ev):
     """(runs, numbers) of a claim's evidence: the run description up to the first sentence
     end, which the table of what was run replaces, and the numbers after it."""
-    m = re.search(r"\. (?=[A-Z$])", ev)
+    m = re.search(r"\. (?=[A-Z$(])", ev)
     return (ev[:m.start()], ev[m.end():]) if m else ("", ev)
 
 
@@ -743,8 +743,8 @@ if main:
     lines.append("")
     for i, _, _, _, v, subs in main:
         fig, chap = TITLES[i - 1][1], TITLES[i - 1][2]
-        lines.append(f"* {mark_md(v, words=False)} claim {i}, {title_tex(i)} ({fig}): "
-                     f"{what_failed(subs) or 'see the sub-claims'} ({{doc}}`{chap}`)")
+        lines.append(f"* {mark_md(v, words=False)} claim {i}, {title_tex(i)} ({{doc}}`{fig} <{chap}>`): "
+                     f"{what_failed(subs, most=2) or 'see the sub-claims'}")
 else:
     lines.append("No claim disagrees with our runs.")
 lines += ["", "Each claim, its evidence and its sub-claims are below; the table of what was run "
@@ -754,8 +754,9 @@ reporting.glue("hl_box", Markdown("\n".join(lines)))
 # the same box as HTML for the landing page (links relative to book/intro.html)
 items = "".join(
     f'<li><span style="color:{MARKS[base(v)][1]};font-weight:bold">{MARKS[base(v)][0]}</span> claim {i}, '
-    f"{tex_to_html(title_tex(i))} ({html.escape(TITLES[i - 1][1])}): {tex_to_html(what_failed(subs) or 'see the sub-claims')}"
-    f' (<a href="../notebooks/{TITLES[i - 1][2]}.html">chapter</a>)</li>' for i, _, _, _, v, subs in main)
+    f"{tex_to_html(title_tex(i))} "
+    f'(<a href="../notebooks/{TITLES[i - 1][2]}.html">{html.escape(TITLES[i - 1][1])}</a>): '
+    f"{tex_to_html(what_failed(subs, most=2) or 'see the sub-claims')}</li>" for i, _, _, _, v, subs in main)
 counts_html = ", ".join(f'<span style="color:{MARKS[k][1]};font-weight:bold">{MARKS[k][0]}</span> '
                         f"<strong>{n}</strong> {k}" for k, n in count_words)
 box = (f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
@@ -855,12 +856,12 @@ reporting.glue("sc_provenance", HTML(prov_html))
 
 # %% tags=["remove-input"]
 cell = lambda s: s.replace("|", "\\|").replace("\n", " ")  # noqa: E731
-table = ["| # | verdict | claim | what failed: the paper's sub-claims our runs contradict | chapter |",
-         "| --- | --- | --- | --- | --- |"]
+table = ["| # | verdict | claim (chapter) | what failed: the paper's sub-claims our runs contradict |",
+         "| --- | --- | --- | --- |"]
 for i, text, paper, ev, v, subs in rows:
     failed = what_failed(subs) if base(v) in ("partly reproduced", "not reproduced") else ""
-    table.append(f"| {i} | {mark_md(v)} | {cell(title_tex(i))} ({TITLES[i - 1][1]}) | {cell(failed)} "
-                 f"| {{doc}}`{TITLES[i - 1][2]}` |")
+    table.append(f"| {i} | {mark_md(v)} | {cell(title_tex(i))} ({{doc}}`{TITLES[i - 1][1]} <{TITLES[i - 1][2]}>`) "
+                 f"| {cell(failed)} |")
 display(Markdown("\n".join(table)))
 
 # %% [markdown]
