@@ -291,7 +291,7 @@ ARCH_HEATMAPS = (
     ("median", "err_u_p_spectral", "authors' metric: spectral norm, median",
      "median rel. error of $u_\\mathrm{p}$ (spectral norm)"),
 )
-HEATMAP_FONTSIZE = 10  # numbers in the cells
+HEATMAP_FONTSIZE = 12  # numbers in the cells
 
 
 def architecture_heatmap(ax, results, stat="mean", metric="err_u_p", cbar_label="", title=None):

@@ -15,12 +15,13 @@ COLORS = {"u_theta": "tab:blue", "u_p": "tab:orange", "D": "tab:green", "G": "ta
 OP_LABELS = {"D": "$D(u)$", "V": "$V(u)$", "G": "$G(u)$"}
 
 
-#: Type sizes (points). The book shows a figure about 10 inches wide at roughly 75 % of its
-#: 100-dpi pixel size, so 11 pt labels read as about 11 px on the page.
-FONT_SIZES = {"font.size": 11, "axes.titlesize": 11, "axes.labelsize": 11, "xtick.labelsize": 10,
-              "ytick.labelsize": 10, "legend.fontsize": 9.5, "legend.title_fontsize": 9.5}
+#: Type sizes (points). The book's text column is about 650-750 px wide, so a figure 10
+#: inches (1000 px at 100 dpi) wide is shown at about 65-75 % of its size: 13 pt labels
+#: (18 px in the image) read as about 12 px on the page, 11.5 pt legends as about 10 px.
+FONT_SIZES = {"font.size": 13, "axes.titlesize": 13, "axes.labelsize": 13, "xtick.labelsize": 12,
+              "ytick.labelsize": 12, "legend.fontsize": 11.5, "legend.title_fontsize": 11.5}
 #: Small annotations on panels (failure counts, notes): the smallest type in a figure.
-NOTE_SIZE = 8.5
+NOTE_SIZE = 10.5
 #: Ordered, clearly distinct colours for the curves of a swept value (no two similar greens).
 DISTINCT = ("#1b3a8c", "#1f9ed1", "#2ca02c", "#b8a200", "#ff7f0e", "#d62728", "#9b3fb5", "#7f4f24",
             "#e377c2", "#555555")
@@ -124,7 +125,7 @@ def log_ticks(ax, values, fmt="{:g}"):
 
 
 def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label="", notes=None,
-            log=False, fontsize=10):
+            log=False, fontsize=12):
     """Annotated heat map (row 0 at the bottom); ``notes``: optional extra text per cell
     (e.g. failure counts); ``log``: logarithmic colour scale."""
     from matplotlib.colors import LogNorm

@@ -72,7 +72,7 @@ reporting.glue("fw_what", reporting.run_description(res, preset=preset))
 # %% tags=["hide-input"]
 x, t = res["x"], res["t"]
 r = replicate_shown
-fig = plt.figure(figsize=(11, 6.6))
+fig = plt.figure(figsize=(10, 7))
 gs = fig.add_gridspec(2, 6)
 axes = [fig.add_subplot(gs[0, :3]), fig.add_subplot(gs[0, 3:])] + [fig.add_subplot(gs[1, 2 * k:2 * k + 2])
                                                                     for k in range(3)]
