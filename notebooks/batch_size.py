@@ -159,10 +159,10 @@ for f in sorted(fixed, key=lambda r: meta_value(r, "batch_size")):
 display(Markdown("\n".join(rows)))
 reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
 reporting.glue("bs_steps_words", "n/a" if not decided else (
-    "more optimiser steps went with a larger median error of u_p in most of them: on this benchmark training "
+    "more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark training "
     "past the best point makes the forward solve worse (over-training), so a comparison after a fixed budget "
     "ranks the batch sizes partly by how far each trains past its best" if more_worse > decided / 2 else
-    "more optimiser steps did not consistently go with a larger median error of u_p"))
+    "more optimiser steps did not consistently go with a larger median error of uₚ"))
 reporting.glue("bs_networks", "best-validation" if reported() == "best" else "final")
 
 # %% [markdown]
