@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from .benchmarks import INITIALS
-from .training import HISTORY_KEYS, TrainConfig
+from .training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
 
 CURVE_POINTS = 400
 RESULTS_FORMAT = 1
@@ -87,6 +87,13 @@ class Setting:
             raise ValueError("datasets and seeds must have one entry per replicate")
         if len(self.seeds) < 1:
             raise ValueError("a setting needs at least one replicate")
+        check_seeds(self.seeds)
+        for d in self.datasets:
+            if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0:
+                raise TrainingError(f"datasets must be non-negative integers, got {d!r}")
+        check_distinct(list(zip(self.datasets, self.seeds)), self.seeds, "dataset")
+        if check_number("noise variance", self.noise_var) < 0:
+            raise TrainingError(f"noise variance must be >= 0, got {self.noise_var!r}")
         if self.initial not in INITIALS:
             raise ValueError(f"unknown initial condition {self.initial!r}; choose one of {INITIALS}")
         self.config.validate()
@@ -203,8 +210,10 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
     ``forward_method`` is the integrator of the forward solves that give u_p (see
     ``forward_solve.forward_solve``); the record says which was used.
 
-    Replicates are independent of their batch companions (each draws everything from its
-    own seed), so a setting's numbers do not depend on which group it was trained in.
+    Each replicate draws everything from its own seed, but batched kernels may round
+    differently for another group: in float64 a setting's numbers agree with a separate
+    run to rounding, in float32 only statistically (``training`` module docstring).  The
+    record says how it was trained (``trained_with``: None when alone).
     """
     from .benchmarks import get_benchmark
     from .observations import make_observations

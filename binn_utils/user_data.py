@@ -614,16 +614,15 @@ class UserFit:
 def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                  x, t, u, replicate) -> dict:
     """Validate the request and build the training-domain data (everything before training)."""
-    from .training import TrainConfig
+    from .training import TrainConfig, check_distinct, check_seeds
 
     mech = validate_mechanisms(mechanisms)
     _check_replicates_mode(replicates)
     if which not in CHECKPOINTS:
         raise ValueError(f"which must be one of {CHECKPOINTS}, got {which!r}")
     config = (config or TrainConfig()).validate()
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("need at least one seed (network initialisation)")
+    seeds = list(check_seeds(seeds))
+    check_distinct(seeds, seeds, "data")
     data = obs_or_path if isinstance(obs_or_path, UserObservations) else \
         load_observations_csv(obs_or_path, x=x, t=t, u=u, replicate=replicate)
     data.check_batch_size(config.batch_size, replicates, clip=config.clip_batch_to_data)
