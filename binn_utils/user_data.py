@@ -716,12 +716,11 @@ def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
 
 
 def save_train_result(result, path_npz, path_json, spec: dict | None = None):
-    """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json, atomically."""
-    import json
+    """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json with
+    ``store.write_pair`` (atomic, the JSON last, with the arrays' SHA-256)."""
+    from . import store
     from .sweeps import _clean_json, provenance
     from .training import HISTORY_KEYS
-    npz, js = Path(path_npz), Path(path_json)
-    npz.parent.mkdir(parents=True, exist_ok=True)
     arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
               "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
               "diverged_epoch": result.diverged_epoch}
@@ -731,24 +730,17 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None):
               "status": list(result.status), "epochs_run": int(result.epochs_run),
               "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
               "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
-    tmp = npz.with_name(npz.stem + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, npz)
-    tmpj = js.with_name(js.name + ".tmp")
-    tmpj.write_text(json.dumps(_clean_json(record), indent=1, sort_keys=True))
-    os.replace(tmpj, js)
-    return record
+    return store.write_pair(path_npz, path_json, arrays, _clean_json(record))
 
 
 def load_train_result(path_npz, path_json):
-    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters)."""
-    import json
+    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
+    ``store.DamagedRecordError`` naming the file if the stored pair is damaged."""
+    from . import store
     from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
-    rec = json.loads(Path(path_json).read_text())
+    rec, a = store.read_pair(path_npz, path_json)
     config = TrainConfig.from_dict(rec["config"])
     mech = tuple(rec["mechanisms"])
-    with np.load(path_npz) as f:
-        a = {k: f[k] for k in f.files}
     return TrainResult(layout=build_layout(config, mech), config=config, seeds=a["seeds"], mechanisms=mech,
                        final=a["final"], best=a["best"], best_epoch=a["best_epoch"],
                        history={k: a[f"hist_{k}"].astype(np.float64) for k in HISTORY_KEYS}, weights=a["weights"], lr=a["lr"],
@@ -768,12 +760,14 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     The files are ``cache_dir/<key>.npz`` and ``.json`` (:attr:`UserFit.cache_key`), where
     the key hashes :func:`fit_spec`: the observations (their SHA-1), mechanisms, training
     configuration, seeds, replicate handling, rescaling targets and ``extra``.  If they
-    exist the networks are loaded instead of trained; u_theta, the forward solve u_p and
-    the diagnostics are always recomputed from the stored networks (seconds), so a fresh
-    fit and a loaded one give identical numbers.  ``require_stored`` (default: the
-    environment variable ``BINN_REQUIRE_STORED`` is "1") turns a missing cache into a
-    RuntimeError instead of a training run.
+    exist and are sound the networks are loaded instead of trained (a damaged pair, see
+    ``store.read_pair``, is retrained, with a ``store.StoreWarning`` naming the file);
+    u_theta, the forward solve u_p and the diagnostics are always recomputed from the
+    stored networks (seconds), so a fresh fit and a loaded one give identical numbers.
+    ``require_stored`` (default: the environment variable ``BINN_REQUIRE_STORED`` is "1")
+    turns a missing or damaged cache into a RuntimeError instead of a training run.
     """
+    from . import store
     from .training import train
 
     prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
@@ -782,13 +776,14 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                     x_range=x_range, t_end=t_end, u_scale=u_scale, extra=extra)
     key = fit_cache_key(spec, prefix)
     npz, js = Path(cache_dir) / f"{key}.npz", Path(cache_dir) / f"{key}.json"
-    if not (npz.exists() and js.exists()):
+    if store.check_pair(npz, js) is None:  # missing, or damaged (a StoreWarning names the file)
         if require_stored is None:
             require_stored = os.environ.get(REQUIRE_STORED_ENV) == "1"
         if require_stored:
-            raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing) and "
+            raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing or damaged) and "
                                f"{REQUIRE_STORED_ENV}=1 forbids training it here; run it first (e.g. with "
                                "the same parameters outside the book build) and commit the two files")
+        store.check_writable(npz.parent)
         result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
                        progress=progress)
         save_train_result(result, npz, js, spec)

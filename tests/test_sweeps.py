@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from binn_utils import studies
+from binn_utils.store import StoreWarning
 from binn_utils.sweeps import Setting, load_setting, replicates, run_settings
 from binn_utils.training import TrainConfig
 
@@ -69,9 +70,10 @@ def test_interrupted_run_leaves_no_half_written_result(tmp_path):
     s = _setting("a")
     npz, js = s.paths(tmp_path)
     npz.parent.mkdir(parents=True)
-    npz.write_bytes(b"partial")  # arrays written, metadata missing: not done
-    assert not s.is_done(tmp_path)
-    assert run_settings([s], tmp_path, workers=1, progress=False) == [s.key]
+    npz.write_bytes(b"partial")  # arrays written, metadata missing: not done (and said so)
+    with pytest.warns(StoreWarning, match=r"\.json: missing .*an interrupted write"):
+        assert not s.is_done(tmp_path)
+        assert run_settings([s], tmp_path, workers=1, progress=False) == [s.key]
     assert load_setting(s, tmp_path)["final_u_theta"].shape == (2, 7, 71)
 
 
