@@ -129,6 +129,18 @@ def test_read_only_results_folder_is_refused_before_training(tmp_path):
         (tmp_path / "runs").chmod(0o700)
 
 
+def test_an_unwritable_results_folder_is_refused_before_training(tmp_path, monkeypatch):
+    """A folder that refuses new files (read-only; simulated here, as root may write anywhere)."""
+    import binn_utils.sweeps as sweeps
+
+    def denied(*a, **k):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(store.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(sweeps, "run_group", lambda *a, **k: pytest.fail("trained into an unwritable folder"))
+    with pytest.raises(ValueError, match=r"cannot store results in .*: Permission denied"):
+        run_settings([_setting()], tmp_path, workers=1, progress=False)
+
+
 def _legacy_copies(tmp_path, n=4):
     """Committed records as they were before checksums (format 1): real arrays and records."""
     names = sorted(p.stem for p in COMMITTED.glob("*.json"))
