@@ -12,9 +12,14 @@ diagnostic               number (flag when ...)
 =======================  ==============================================================
 ``underfitting``         share of the total log10 decrease of the median validation loss
                          achieved in the last 10% of training (> ``UNDERFIT_TAIL_FRACTION``),
-                         or that decrease in decades (> ``UNDERFIT_TAIL_DECADES``)
+                         or that decrease in decades (> ``UNDERFIT_TAIL_DECADES``), or any
+                         *collapsed* replicate: u_theta fits the observations no better
+                         than their mean (``MEAN_FIT_RATIO``), e.g. a constant network
 ``instability``          roughness of log10 validation loss over the second half
-                         (> ``INSTABILITY_ROUGHNESS``), or any diverged / non-finite replicate
+                         (> ``INSTABILITY_ROUGHNESS``), or any diverged / non-finite
+                         replicate, or any that *blew up*: its validation data loss ended
+                         above the data's variance and far above its minimum
+                         (``BLOWUP_FACTOR``)
 ``overfitting``          final / minimum of the smoothed median validation loss
                          (> ``OVERFIT_FACTOR`` with the minimum before ``OVERFIT_MIN_BEFORE``)
 ``mechanistic_mismatch`` median over replicates of err(u_p, obs) / err(u_theta, obs)
@@ -52,7 +57,7 @@ from .sweeps import reported
 
 __all__ = [
     "UNDERFIT_TAIL_FRACTION", "UNDERFIT_TAIL_DECADES", "TAIL_FRACTION", "INSTABILITY_ROUGHNESS",
-    "OVERFIT_FACTOR", "OVERFIT_MIN_BEFORE", "MISMATCH_RATIO", "MISMATCH_MIN_ERROR", "SPREAD_CV",
+    "MEAN_FIT_RATIO", "BLOWUP_FACTOR", "OVERFIT_FACTOR", "OVERFIT_MIN_BEFORE", "MISMATCH_RATIO", "MISMATCH_MIN_ERROR", "SPREAD_CV",
     "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays",
     "diagnose_many", "observed_u_range", "shade_unobserved",
@@ -87,6 +92,31 @@ Smooth convergence at r = 5e-4 gave 0.027-0.03 (0.03-0.06 at w_PDE = 1e3), the u
 r = 5e-2 regime ("the validation losses cease to decrease smoothly") 0.14-0.17.  For a
 curve stored every k-th epoch, fluctuations that are independent from epoch to epoch give
 the same value, so stored (downsampled) and live curves are comparable."""
+
+MEAN_FIT_RATIO = 0.98
+"""A replicate has *collapsed* (flagged as under-fitting) when its u_theta misses the
+observations by at least 0.98 times as much (relative L2) as their mean does, i.e. it
+explains less than 4% of their variance: a constant network, or one no better than a
+constant.  It has *blown up* (flagged as instability) when its validation data loss at
+the end is at least 0.98^2 times the variance of its observations (the mean's squared
+error) and ``BLOWUP_FACTOR`` times its own minimum: the final networks lost a fit they
+had.
+
+Measured on the committed runs (best-validation networks): every run that trained stayed
+at or below 0.94 (Burgers at r = 5e-6 after 1000 epochs 0.91-0.94; the nonlinear ADR at
+its defaults, whose bumps of height 0.1 barely exceed the noise, 0.90-0.91; diffusion at
+sigma^2 = 5e-2, 0.89), while the Burgers runs at r = 5e-1, whose networks collapse to a
+constant, gave 0.9999-1.19 and those at r = 5e-7 1.14-1.93.  (The ratio of the final
+to the minimum validation loss alone does not separate failures: noise-free diffusion at
+r = 5e-4 ends 700 times above its minimum, at a data loss far below the data's variance.)"""
+
+BLOWUP_FACTOR = 5.0
+"""... a blow-up also needs the validation data loss at the end to be at least 5 times its
+minimum.  With noise-dominated data the validation data loss cannot fall far below the
+data's variance, and over-fitting alone lifts it back by less: diffusion at sigma^2 =
+5e-2 (noise 57% of the variance) ended 1.4-1.9 times its minimum, at the variance; the
+nonlinear ADR at its defaults 1.1 times.  The Burgers runs at r = 5e-2 that lost their
+fit ended 2.4-780 times (median about 30) above their minimum."""
 
 OVERFIT_FACTOR = 1.5
 """Flag over-fitting when the final validation loss exceeds its minimum by more than a
@@ -379,12 +409,56 @@ def _tail(n, frac=END_WINDOW):
 
 
 # ----------------------------------------------------------------------------- diagnostics
-def _underfitting(epochs, val_total) -> Diagnostic:
+def _mean_fit(u_obs, R):
+    """(R,) relative L2 error of the observations' mean (a constant) against the
+    observations of each replicate, and their variance; (None, None) without data.
+
+    ``u_obs`` is (R, ...) per replicate, or one array shared by all replicates."""
+    if u_obs is None:
+        return None, None
+    u = np.asarray(u_obs, dtype=float)
+    per = u.reshape(R, -1) if u.ndim == 3 and u.shape[0] == R else np.broadcast_to(u.reshape(1, -1), (R, u.size))
+    dev = per - per.mean(axis=1, keepdims=True)
+    with np.errstate(all="ignore"):
+        err = np.linalg.norm(dev, axis=1) / np.linalg.norm(per, axis=1)
+    return err, np.mean(dev ** 2, axis=1)
+
+
+def _collapsed(err_theta, err_mean) -> list:
+    """Replicates whose u_theta fits the observations no better than their mean."""
+    if err_theta is None or err_mean is None:
+        return []
+    et = np.asarray(err_theta, dtype=float)
+    return [i for i in range(et.size) if np.isfinite(et[i]) and et[i] >= MEAN_FIT_RATIO * err_mean[i]]
+
+
+def _blown_up(val_data, var) -> list:
+    """Replicates whose validation data loss ended at or above the data's variance (what
+    their mean achieves) and ``BLOWUP_FACTOR`` times above its minimum."""
+    if val_data is None or var is None:
+        return []
+    vd = np.atleast_2d(np.asarray(val_data, dtype=float))
+    level = MEAN_FIT_RATIO ** 2 * np.asarray(var)
+    out = []
+    for i in range(vd.shape[0]):
+        finite = vd[i][np.isfinite(vd[i])]
+        if finite.size and finite[-1] >= level[i] and finite[-1] >= BLOWUP_FACTOR * finite.min():
+            out.append(i)
+    return out
+
+
+def _underfitting(epochs, val_total, collapsed=()) -> Diagnostic:
     ep, y = _median_log_curve(epochs, val_total)
-    thr = {"tail_fraction": UNDERFIT_TAIL_FRACTION, "tail_decades": UNDERFIT_TAIL_DECADES}
+    thr = {"tail_fraction": UNDERFIT_TAIL_FRACTION, "tail_decades": UNDERFIT_TAIL_DECADES,
+           "mean_fit_ratio": MEAN_FIT_RATIO}
+    R = np.atleast_2d(val_total).shape[0]
+    collapsed = list(collapsed)
+    note = (f"; {len(collapsed)}/{R} replicates fit the observations no better than their mean "
+            "(collapsed: u_theta is no better than a constant)") if collapsed else ""
     if ep.size < 2:
-        return Diagnostic("underfitting", np.nan, thr, False,
-                          "not assessable: fewer than 2 recorded epochs with a finite loss")
+        return Diagnostic("underfitting", np.nan, thr, bool(collapsed),
+                          "not assessable: fewer than 2 recorded epochs with a finite loss" + note,
+                          {"collapsed_replicates": collapsed})
     E = ep[-1]
     sel = ep >= E - TAIL_FRACTION * E
     if sel.sum() < 3:
@@ -395,19 +469,22 @@ def _underfitting(epochs, val_total) -> Diagnostic:
     tail_dec = float(-slope * span)
     total = float(y[0] - _smooth(y)[-1])
     frac = tail_dec / total if total > 0 else (np.inf if tail_dec > 0 else 0.0)
-    flag = bool(frac > UNDERFIT_TAIL_FRACTION or tail_dec > UNDERFIT_TAIL_DECADES)
+    falling = bool(frac > UNDERFIT_TAIL_FRACTION or tail_dec > UNDERFIT_TAIL_DECADES)
     msg = (f"the last {span:.0f} of {E:.0f} epochs lowered the median validation loss by "
            f"{tail_dec:.3g} decades, {100 * frac:.3g}% of its total decrease")
     if total <= 0:
         msg = (f"the median validation loss did not decrease overall "
                f"(last {span:.0f} epochs: {tail_dec:.3g} decades)")
-    if flag:
+    msg += note
+    if falling:
         msg += " - still falling: train longer or raise the learning rate"
-    return Diagnostic("underfitting", float(frac), thr, flag, msg,
-                      {"tail_decades": tail_dec, "total_decades": total})
+    elif collapsed:
+        msg += " - training failed: lower the learning rate (or check the data)"
+    return Diagnostic("underfitting", float(frac), thr, falling or bool(collapsed), msg,
+                      {"tail_decades": tail_dec, "total_decades": total, "collapsed_replicates": collapsed})
 
 
-def _instability(epochs, val_total, status) -> Diagnostic:
+def _instability(epochs, val_total, status, blown_up=()) -> Diagnostic:
     curves = np.atleast_2d(np.asarray(val_total, dtype=float))
     ep = np.asarray(epochs, dtype=float)
     R = curves.shape[0]
@@ -423,17 +500,21 @@ def _instability(epochs, val_total, status) -> Diagnostic:
             rough[i] = np.std(np.diff(y))
     value = float(_nanmedian(rough)) if np.any(np.isfinite(rough)) else np.nan
     failed = sorted(set(bad_status) | set(nonfinite))
-    flag = bool((np.isfinite(value) and value > INSTABILITY_ROUGHNESS) or failed)
+    blown_up = list(blown_up)
+    flag = bool((np.isfinite(value) and value > INSTABILITY_ROUGHNESS) or failed or blown_up)
     if np.isfinite(value):
         msg = f"log10 validation loss jumps by {value:.3g} decades (std) between recorded epochs"
     else:
         msg = "roughness not assessable (fewer than 3 recorded epochs in the second half)"
     if failed:
         msg += f"; {len(failed)}/{R} replicates diverged or have non-finite losses"
+    if blown_up:
+        msg += (f"; {len(blown_up)}/{R} replicates blew up (their validation data loss ended above "
+                f"the variance of the data and over {BLOWUP_FACTOR:g} times its minimum)")
     if flag:
         msg += " - lower the learning rate (or raise the batch size)"
     return Diagnostic("instability", value, INSTABILITY_ROUGHNESS, flag, msg,
-                      {"n_failed": len(failed), "failed_replicates": failed})
+                      {"n_failed": len(failed), "failed_replicates": failed, "blown_up_replicates": blown_up})
 
 
 def _overfitting(epochs, val_total) -> Diagnostic:
@@ -575,8 +656,9 @@ def diagnose_arrays(*, epochs, val_total, val_data=None, val_pde=None, weights=N
     val_pde: (R, n) validation curves (data and PDE components unweighted); weights:
     (R, 3) or (3,) = (w_data, w_PDE, w_BC); err_u_theta_obs, err_u_p_obs: (R,) relative L2
     errors against the observations; up_status: (R,) forward-solve statuses ("ok" ...);
-    u_grid (n_u,) and operators {name: (R, n_u)}; u_obs: observations (any shape) for the
-    observed u range, or u_range=(lo, hi) directly; status: (R,) training statuses;
+    u_grid (n_u,) and operators {name: (R, n_u)}; u_obs: observations, (R, n_t, n_x) per
+    replicate or one array for all (the observed u range, and the fit of their mean that
+    collapse and blow-up are measured against), and u_range=(lo, hi) to override the range; status: (R,) training statuses;
     groups: (R,) labels of the dataset each replicate saw (spread is measured between
     initialisations on the same data, then the median over datasets is taken);
     u_scale: multiplies the reported u range only (to report it in a user's units).
@@ -589,9 +671,10 @@ def diagnose_arrays(*, epochs, val_total, val_data=None, val_pde=None, weights=N
     if u_range is None:
         u_range = observed_u_range(u_obs) if u_obs is not None else (np.nan, np.nan)
     u_range = (float(u_range[0]), float(u_range[1]))
+    err_mean, var = _mean_fit(u_obs, R)
     diags = {
-        "underfitting": _underfitting(epochs, val_total),
-        "instability": _instability(epochs, val_total, status),
+        "underfitting": _underfitting(epochs, val_total, _collapsed(err_u_theta_obs, err_mean)),
+        "instability": _instability(epochs, val_total, status, _blown_up(val_data, var)),
         "overfitting": _overfitting(epochs, val_total),
         "mechanistic_mismatch": _mismatch(err_u_theta_obs, err_u_p_obs, up_status),
         "operator_spread": (_spread(u_grid, operators, u_range, groups)
@@ -658,7 +741,7 @@ def _from_live(result, evaluation, data, which, label, u_scale) -> DiagnosticRep
         epochs=np.arange(1, n + 1), val_total=h["val_total"], val_data=h["val_data"],
         val_pde=h["val_pde"], weights=result.weights, err_u_theta_obs=evaluation.err_u_theta_obs,
         err_u_p_obs=evaluation.err_u_p_obs, up_status=evaluation.up_status, u_grid=grid,
-        operators=ops, u_range=u_range, status=result.status, groups=groups,
+        operators=ops, u_obs=u_obs, u_range=u_range, status=result.status, groups=groups,
         label=label or "", u_scale=u_scale)
 
 

@@ -49,7 +49,9 @@ class Architecture:
             h, n = value
         except (TypeError, ValueError):
             raise ValueError(f"an architecture is a pair (h, n), got {value!r}") from None
-        return cls(int(h), int(n))
+        # integers only: truncating (4.7, 32.9) would train (4, 32) under a key that says 4.7
+        return cls(*(int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v
+                     for v in (h, n)))
 
     def layer_shapes(self, in_dim: int) -> list[tuple[int, int]]:
         if self.hidden_layers == 1:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .observations import NOISE_VARIANCES
 from .sweeps import Setting, replicates
-from .training import TrainConfig
+from .training import TrainConfig, TrainingError
 
 PRESETS = {
     "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),
@@ -52,12 +54,22 @@ def preset(name: str) -> dict:
     return dict(PRESETS[name])
 
 
+def _count(name: str, value, default) -> int:
+    """An override (epochs, seeds, datasets, budget steps): ``default`` if None, else a
+    positive integer (0, negatives and fractions are errors, never replaced or truncated)."""
+    if value is None:
+        return int(default)
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise TrainingError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def _base(p: dict, epochs=None, **kw) -> TrainConfig:
-    return TrainConfig(epochs=int(epochs or p["epochs"]), compile=p["compile"], **kw)
+    return TrainConfig(epochs=_count("epochs", epochs, p["epochs"]), compile=p["compile"], **kw)
 
 
 def _reps(p, seeds):
-    return replicates(int(seeds or p["seeds"]))
+    return replicates(_count("seeds", seeds, p["seeds"]))
 
 
 def _fmt(v) -> str:
@@ -72,7 +84,7 @@ def default_runs(preset_name="book", noise_var=1e-3, dense=False, epochs=None, s
     """
     from .benchmarks import BENCHMARK_NAMES
     p = preset(preset_name)
-    ds, ss = replicates(int(seeds or (p["seeds"] if preset_name == "quick" else 10)))
+    ds, ss = replicates(_count("seeds", seeds, p["seeds"] if preset_name == "quick" else 10))
     return [Setting("defaults", name, name, noise_var, dense, ds, ss, _base(p, epochs))
             for name in (benchmarks or BENCHMARK_NAMES)]
 
@@ -86,7 +98,7 @@ def framework_study(preset_name="book", noise_var=1e-3, dense=False, epochs=None
     Eq. ic-nl (heights 0.1 and 0.07), the same setting as the nonlinear ADR default run.
     """
     p = preset(preset_name)
-    ds, ss = replicates(int(seeds or (p["seeds"] if preset_name == "quick" else 10)))
+    ds, ss = replicates(_count("seeds", seeds, p["seeds"] if preset_name == "quick" else 10))
     return [Setting("framework", "default", "nonlinear_adr", noise_var, dense, ds, ss, _base(p, epochs),
                     reaction=reaction, initial=initial)]
 
@@ -102,10 +114,10 @@ def noise_study(preset_name="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCH
     out = []
     for arch in archs:
         big = tuple(arch) != (4, 32)
-        n_ep = epochs or (p["big_epochs"] if big else p["epochs"])
-        n_ds = datasets or (p["big_datasets"] if big else p["datasets"])
-        n_seeds = seeds or (p.get("big_seeds", p["seeds"]) if big else p.get("noise_seeds", p["seeds"]))
-        ds, ss = replicates(int(n_seeds), int(n_ds))
+        n_ep = _count("epochs", epochs, p["big_epochs"] if big else p["epochs"])
+        n_ds = _count("datasets", datasets, p["big_datasets"] if big else p["datasets"])
+        n_seeds = _count("seeds", seeds, p.get("big_seeds", p["seeds"]) if big else p.get("noise_seeds", p["seeds"]))
+        ds, ss = replicates(n_seeds, n_ds)
         for nv in noise_vars:
             cfg = _base(p, n_ep, arch_u=tuple(arch))
             out.append(Setting("noise", f"sigma2={_fmt(nv)} u{tuple(arch)}", "diffusion", nv, dense, ds, ss, cfg,
@@ -153,7 +165,7 @@ def batch_size_authors_budget(preset_name="book", noise_var=1e-3, dense=False, e
     paper preset where the authors ran one."""
     p = preset(preset_name)
     ds, ss = _reps(p, seeds)
-    scale = (epochs or p["epochs"]) / 4000
+    scale = _count("epochs", epochs, p["epochs"]) / 4000
     out = []
     for B, n_ep in AUTHORS_BUDGET_EPOCHS.items():
         cfg = _base(p, max(1, round(n_ep * scale)), batch_size=int(B), clip_batch_to_data=True)
@@ -175,7 +187,7 @@ def batch_size_study(preset_name="book", batch_sizes=BATCH_SIZES, noise_var=1e-3
     from .observations import make_observations
     p = preset(preset_name)
     ds, ss = _reps(p, seeds)
-    budget = int(budget_steps or p["budget_steps"])
+    budget = _count("budget_steps", budget_steps, p["budget_steps"])
     n_train = len(make_observations("diffusion", noise_var, dense=dense).train_idx)
     fixed, budgeted = [], []
     for B in batch_sizes:

@@ -6,8 +6,13 @@ in ``<results_dir>/runs/<benchmark>-<hash>.npz`` (arrays) and ``.json`` (specifi
 per-replicate metrics and provenance); the hash covers the full specification, so a
 notebook that asks for a setting finds it only if every parameter (including epochs,
 seeds and datasets) matches, trains only what is missing, and studies that share a
-setting (the defaults appear in several figures) share its run.  The JSON
-file is written last and atomically: a killed sweep restarts where it stopped.
+setting (the defaults appear in several figures) share its run.  The pair is written by
+``store.write_pair``: the JSON last, atomically, with a SHA-256 checksum of the arrays, so
+a killed sweep restarts where it stopped, and a damaged pair (unparsable JSON, missing or
+truncated arrays, a checksum that does not match) is never trusted: it counts as missing
+(a warning names the file) and is rerun, and loading it raises an error naming the file.
+Records stored before checksums existed are read after a zip integrity check;
+:func:`migrate_store` (``binn migrate``) adds their checksums without retraining.
 """
 from __future__ import annotations
 
@@ -26,8 +31,9 @@ from typing import Sequence
 
 import numpy as np
 
+from . import store
 from .benchmarks import INITIALS
-from .training import HISTORY_KEYS, TrainConfig
+from .training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
 
 CURVE_POINTS = 400
 RESULTS_FORMAT = 1
@@ -87,9 +93,23 @@ class Setting:
             raise ValueError("datasets and seeds must have one entry per replicate")
         if len(self.seeds) < 1:
             raise ValueError("a setting needs at least one replicate")
+        check_seeds(self.seeds)
+        for d in self.datasets:
+            if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0:
+                raise TrainingError(f"datasets must be non-negative integers, got {d!r}")
+        check_distinct(list(zip(self.datasets, self.seeds)), self.seeds, "dataset")
+        if check_number("noise variance", self.noise_var) < 0:
+            raise TrainingError(f"noise variance must be >= 0, got {self.noise_var!r}")
         if self.initial not in INITIALS:
             raise ValueError(f"unknown initial condition {self.initial!r}; choose one of {INITIALS}")
         self.config.validate()
+
+    @classmethod
+    def from_record(cls, record: dict, study: str = "", label: str = "") -> "Setting":
+        """The setting a stored record describes (its key is the name it is stored under)."""
+        return cls(study, label, record["benchmark"], record["noise_var"], record["dense"],
+                   tuple(record["datasets"]), tuple(record["seeds"]), TrainConfig.from_dict(record["config"]),
+                   reaction=record["reaction"], initial=record.get("initial", LEGACY_DEFAULTS["initial"]))
 
     def spec(self) -> dict:
         """Everything that determines the numbers (not the study or label it is shown under)."""
@@ -116,9 +136,14 @@ class Setting:
         folder = Path(results_dir) / "runs"
         return folder / f"{self.key}.npz", folder / f"{self.key}.json"
 
+    def stored_record(self, results_dir, warn: bool = True) -> dict | None:
+        """The stored record if the setting is stored and sound; None if it is missing or
+        damaged (a damaged pair gives a ``store.StoreWarning`` naming the file)."""
+        return store.check_pair(*self.paths(results_dir), warn=warn)
+
     def is_done(self, results_dir) -> bool:
-        npz, js = self.paths(results_dir)
-        return npz.exists() and js.exists()
+        """Stored, and the stored pair is sound (see :func:`store.read_pair`)."""
+        return self.stored_record(results_dir) is not None
 
 
 def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int = 0):
@@ -203,8 +228,10 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
     ``forward_method`` is the integrator of the forward solves that give u_p (see
     ``forward_solve.forward_solve``); the record says which was used.
 
-    Replicates are independent of their batch companions (each draws everything from its
-    own seed), so a setting's numbers do not depend on which group it was trained in.
+    Each replicate draws everything from its own seed, but batched kernels may round
+    differently for another group: in float64 a setting's numbers agree with a separate
+    run to rounding, in float32 only statistically (``training`` module docstring).  The
+    record says how it was trained (``trained_with``: None when alone).
     """
     from .benchmarks import get_benchmark
     from .observations import make_observations
@@ -285,15 +312,7 @@ def store_result(setting: Setting, result, datas, bench, results_dir, group=None
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   device=result.extra.get("device"), trained_with=group, forward_method=forward_method,
                   provenance=provenance())
-    npz, js = setting.paths(results_dir)
-    npz.parent.mkdir(parents=True, exist_ok=True)
-    tmp = npz.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, npz)
-    tmpj = js.with_suffix(".tmp")
-    tmpj.write_text(json.dumps(_clean_json(record), indent=1, sort_keys=True))
-    os.replace(tmpj, js)
-    return record
+    return store.write_pair(*setting.paths(results_dir), arrays, _clean_json(record))
 
 
 def _clean_json(obj):
@@ -313,10 +332,44 @@ def _worker_init():
     torch.set_num_threads(1)
 
 
+def _pool_worker_init():
+    """A pool worker: single-threaded, and deaf to Ctrl-C (SIGINT reaches the whole process
+    group; the parent decides, stores nothing half-written and terminates the workers)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_init()
+
+
 def _run_in_worker(group, results_dir, device=None, forward_method="RK45"):
     t0 = time.perf_counter()
     recs = run_group(group, results_dir, device=device, forward_method=forward_method)
     return [s.key for s in group], time.perf_counter() - t0, [r["status"] for r in recs]
+
+
+def _stop_pool(pool):
+    """Cancel the groups not started and terminate the workers running the others."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.join(timeout=10)
+
+
+def check_run_request(results_dir, workers=None, device=None, forward_method="RK45"):
+    """Everything about a sweep request that can be checked before any work: the integrator,
+    the device, the number of workers and (unless ``results_dir`` is None) a writable
+    results folder.  Raises ValueError (``TrainingError`` is one) with a one-line message."""
+    from .forward_solve import check_method
+    from .training import resolve_device
+    check_method(forward_method)
+    resolve_device(device)
+    if workers is not None and (not isinstance(workers, (int, np.integer)) or isinstance(workers, bool)
+                                or workers < 1):
+        raise ValueError(f"workers must be a positive integer (or None: one per CPU core), got {workers!r}")
+    if results_dir is not None:
+        store.check_writable(results_dir)
+        store.check_writable(Path(results_dir) / "runs")
 
 
 def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | None = None,
@@ -330,11 +383,14 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     rate, loss weights, noise level or datasets are trained as one batch (see
     ``group_settings``); ``device`` ("cuda") runs the training on a GPU;
     ``forward_method`` is the integrator of the u_p forward solves (recorded).
+    The request is checked (:func:`check_run_request`; the folder only if there is
+    something to store) before any training.  Ctrl-C
+    (KeyboardInterrupt) stops the sweep at once: groups not started are cancelled, running
+    workers terminated, and every setting finished before is stored.
     """
-    from .forward_solve import check_method
-    check_method(forward_method)  # before any training
     results_dir = Path(results_dir or default_results_dir())
     todo = [s for s in settings if not s.is_done(results_dir)]
+    check_run_request(results_dir if todo else None, workers, device, forward_method)
     if not todo:
         return []
     workers = workers or os.cpu_count() or 1
@@ -342,27 +398,35 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
     bar = tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress)
     done, failed = [], []
-    if workers == 1 or len(groups) == 1:
-        _worker_init()
-        for g in groups:
-            try:
-                keys, _, _ = _run_in_worker(g, results_dir, device, forward_method)
-                done.extend(keys)
-            except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
-                failed.extend((s, exc) for s in g)
-            bar.update(len(g))
-    else:
-        import multiprocessing as mp
-        with ProcessPoolExecutor(max_workers=min(workers, len(groups)), mp_context=mp.get_context("spawn"),
-                                 initializer=_worker_init) as pool:
+
+    def finished(g, get):
+        try:
+            keys, _, _ = get()
+            done.extend(keys)
+        except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
+            failed.extend((s, exc) for s in g)
+        bar.update(len(g))
+
+    pool = None
+    try:
+        if workers == 1 or len(groups) == 1:
+            _worker_init()
+            for g in groups:
+                finished(g, lambda: _run_in_worker(g, results_dir, device, forward_method))
+        else:
+            import multiprocessing as mp
+            pool = ProcessPoolExecutor(max_workers=min(workers, len(groups)), mp_context=mp.get_context("spawn"),
+                                       initializer=_pool_worker_init)
             futures = {pool.submit(_run_in_worker, g, results_dir, device, forward_method): g for g in groups}
             for fut in as_completed(futures):
-                try:
-                    keys, _, _ = fut.result()
-                    done.extend(keys)
-                except Exception as exc:  # noqa: BLE001
-                    failed.extend((s, exc) for s in futures[fut])
-                bar.update(len(futures[fut]))
+                finished(futures[fut], fut.result)
+            pool.shutdown(wait=True)
+    except KeyboardInterrupt:
+        if pool is not None:
+            _stop_pool(pool)
+        bar.close()
+        raise KeyboardInterrupt(f"sweep interrupted: {len(done)} of {len(todo)} settings finished and stored; "
+                                "rerun the same command to continue") from None
     bar.close()
     if failed:
         lines = "\n".join(f"  {s.study}: {s.label} ({s.key}): {type(e).__name__}: {e}" for s, e in failed)
@@ -422,12 +486,60 @@ DERIVED_METRICS = {"err_u_p_spectral": _spectral_error("u_p"), "err_u_theta_spec
 
 
 def load_setting(setting: Setting, results_dir=None) -> SettingResult:
-    npz, js = setting.paths(results_dir or default_results_dir())
-    if not (npz.exists() and js.exists()):
-        raise FileNotFoundError(f"no stored results for {setting.study}/{setting.key}; run it first")
-    with np.load(npz) as f:
-        arrays = {k: f[k] for k in f.files}
-    return SettingResult(setting, json.loads(js.read_text()), arrays)
+    """The stored setting; FileNotFoundError if it is not stored, ``store.DamagedRecordError``
+    (naming the file) if its stored pair is damaged (rerun it: a sweep recomputes it)."""
+    try:
+        record, arrays = store.read_pair(*setting.paths(results_dir or default_results_dir()))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no stored results for {setting.study}/{setting.key}; run it first") from None
+    return SettingResult(setting, record, arrays)
+
+
+#: What a record stored before a field existed had (results/README.md): added by
+#: :func:`migrate_store` so that every migrated record states it.  ``initial`` only
+#: concerns the benchmarks of ``CHOOSES_INITIAL``.
+LEGACY_RECORD_FIELDS = {"forward_method": "RK45", "device": "cpu (not recorded)", "trained_with": None}
+
+
+def migrate_store(results_dir=None) -> dict:
+    """Bring every stored pair under ``results_dir`` (the runs and the cached fits, e.g.
+    ``scratch/``) to ``store.STORE_FORMAT``: add the SHA-256 of its arrays and the fields
+    it predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every
+    other field and every key as they are; no retraining.  Damaged pairs are left alone
+    (they count as missing and are rerun).  Returns {path of the .json: outcome}, the
+    outcome "current", "migrated" or "damaged: <why>"."""
+    root = Path(results_dir or default_results_dir())
+    out = {}
+    for js in sorted(root.rglob("*.json")):
+        npz = js.with_suffix(".npz")
+        if js.name.startswith(".") or (js.parent.name != "runs" and not npz.exists()):
+            continue  # a temporary file, or a JSON file that is not half of a stored pair
+        out[str(js)] = _key_mismatch(js) or store.migrate_pair(npz, js, _legacy_fields)
+    return out
+
+
+def _key_mismatch(js: Path) -> str | None:
+    """"damaged: ..." if a stored setting's record does not hash to the name it is stored
+    under (the key must determine the numbers), else None (also for records that are not
+    settings' or cannot be read: ``store.migrate_pair`` reports those)."""
+    try:
+        record = json.loads(js.read_text())
+        if not isinstance(record, dict) or "metrics" not in record:
+            return None
+        key = Setting.from_record(record).key
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    if key != js.stem:
+        return f"damaged: {js} holds the specification of {key}, not of {js.stem}"
+    return None
+
+
+def _legacy_fields(record: dict) -> dict:
+    """The fields a stored setting's record predates, with the values they had (none for
+    the records of cached fits, which are not settings)."""
+    if "benchmark" not in record or "metrics" not in record:
+        return {}
+    return {**LEGACY_RECORD_FIELDS, **(LEGACY_DEFAULTS if record["benchmark"] in CHOOSES_INITIAL else {})}
 
 
 def ensure(settings: Sequence[Setting], results_dir=None, workers=None, progress=True,

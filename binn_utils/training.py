@@ -10,10 +10,14 @@ fixed, seeded set of validation collocation points so that the curves are not no
 than they need to be), and the best-validation parameters are kept besides the final ones.
 
 Replicates are independent: replicate r draws its initial weights and all its random
-samples from generators seeded by ``seeds[r]`` only, so its result does not depend on
-which other replicates share its batch (tested).  Per-replicate learning rates and loss
-weights enter only elementwise, so replicates with different ``lr`` or ``w_pde`` can share
-a batch exactly.
+samples from generators seeded by ``seeds[r]`` only, and per-replicate learning rates and
+loss weights enter only elementwise, so in exact arithmetic its result would not depend on
+which other replicates share its batch.  In floating point it does, slightly: batched
+kernels may sum in another order for another batch.  In float64 a replicate trained alone
+and in a batch agree to rounding (tested); in float32, the default, the rounding
+differences are amplified by training (most at large learning rates), so replicates
+trained in different groups, or on a GPU instead of a CPU, agree statistically but not
+bit for bit (tested).  The results store records the grouping and the device.
 """
 from __future__ import annotations
 
@@ -34,6 +38,52 @@ from .observations import Observations, _stable_int
 
 class TrainingError(ValueError):
     """A training request that cannot be honoured (bad configuration or data)."""
+
+
+SEED_MAX = 2 ** 63 - 1
+"""Seeds are stored as 64-bit integers: 0 <= seed <= SEED_MAX."""
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def check_number(name: str, v) -> float:
+    """``v`` as a float if it is a finite real number (not a string, not a bool)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TrainingError(f"{name} must be a number, got {v!r} ({type(v).__name__})")
+    if not np.isfinite(v):
+        raise TrainingError(f"{name} must be finite, got {v!r}")
+    return float(v)
+
+
+def check_seeds(seeds) -> tuple:
+    """The seeds as a tuple of Python ints; a clear :class:`TrainingError` for a seed that
+    is not an integer in [0, SEED_MAX] (floats are not truncated) or for no seeds."""
+    try:
+        seeds = list(seeds)
+    except TypeError:
+        raise TrainingError(f"seeds must be a sequence of integers, got {seeds!r}") from None
+    if not seeds:
+        raise TrainingError("need at least one seed (replicate)")
+    for s in seeds:
+        if not _is_int(s):
+            raise TrainingError(f"seeds must be integers, got {s!r} ({type(s).__name__})")
+        if not 0 <= s <= SEED_MAX:
+            raise TrainingError(f"seeds must be in [0, 2**63 - 1], got {s}")
+    return tuple(int(s) for s in seeds)
+
+
+def check_distinct(keys, seeds, same: str = "data and hyperparameters"):
+    """Raise if two replicates are the same network: equal ``keys`` (seed plus whatever
+    else determines the training, described by ``same``).  Identical networks would make
+    independent initialisations look perfectly consistent."""
+    seen = {}
+    for i, (k, s) in enumerate(zip(keys, seeds)):
+        if k in seen:
+            raise TrainingError(f"replicates {seen[k]} and {i} have the same seed {s} and the same {same}: "
+                                "they would train the same network; use distinct seeds")
+        seen[k] = i
 
 
 @dataclass(frozen=True)
@@ -63,20 +113,37 @@ class TrainConfig:
     chunk_epochs: int = 50
 
     def validate(self):
+        """Raise a :class:`TrainingError` naming the first parameter that cannot be honoured."""
         for name in ("batch_size", "n_pde", "n_bc", "epochs", "val_n_pde", "val_n_bc", "chunk_epochs"):
             v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+            if not _is_int(v) or v < 1:
                 raise TrainingError(f"{name} must be a positive integer, got {v!r}")
-        for name in ("w_data", "w_pde", "w_bc"):
-            v = getattr(self, name)
-            if not np.isfinite(v) or v < 0:
-                raise TrainingError(f"loss weight {name} must be finite and >= 0, got {v!r}")
-        if not np.isfinite(self.lr) or self.lr <= 0:
-            raise TrainingError(f"learning rate must be finite and > 0, got {self.lr!r}")
+        for name in ("w_data", "w_pde", "w_bc", "lr", "eps"):
+            check_number(name, getattr(self, name))
+        for name in ("w_pde", "w_bc"):
+            if getattr(self, name) < 0:
+                raise TrainingError(f"loss weight {name} must be >= 0, got {getattr(self, name)!r}")
+        if self.w_data <= 0:
+            raise TrainingError(f"loss weight w_data must be > 0 (without the data term the networks never "
+                                f"see the observations), got {self.w_data!r}")
+        if self.lr <= 0:
+            raise TrainingError(f"learning rate must be > 0, got {self.lr!r}")
+        if self.eps <= 0:
+            raise TrainingError(f"Adam's eps must be > 0, got {self.eps!r}")
+        try:
+            b1, b2 = self.betas
+        except (TypeError, ValueError):
+            raise TrainingError(f"betas must be a pair (beta1, beta2), got {self.betas!r}") from None
+        for name, b in (("beta1", b1), ("beta2", b2)):
+            if not 0 <= check_number(name, b) < 1:
+                raise TrainingError(f"Adam's {name} must be in [0, 1), got {b!r}")
         if self.dtype not in ("float32", "float64"):
             raise TrainingError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
-        if self.time_budget_s is not None and not self.time_budget_s > 0:
+        if self.time_budget_s is not None and not check_number("time_budget_s", self.time_budget_s) > 0:
             raise TrainingError(f"time_budget_s must be > 0 or None, got {self.time_budget_s!r}")
+        for name in ("clip_batch_to_data", "compile"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TrainingError(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("arch_u", "arch_D", "arch_V", "arch_G"):
             try:
                 Architecture.coerce(getattr(self, name))
@@ -225,8 +292,9 @@ def _per_replicate(value, default, R, name):
         arr = np.full(R, arr.item())
     if arr.size != R:
         raise TrainingError(f"{name} has {arr.size} values for {R} replicates")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or (name == "lr" and np.any(arr <= 0)):
-        raise TrainingError(f"{name} values must be finite and {'> 0' if name == 'lr' else '>= 0'}: {arr}")
+    positive = name in ("lr", "w_data")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or (positive and np.any(arr <= 0)):
+        raise TrainingError(f"{name} values must be finite and {'> 0' if positive else '>= 0'}: {arr}")
     return arr
 
 
@@ -263,14 +331,13 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     device: where the arithmetic runs (``None``/"cpu", or e.g. "cuda").  All random numbers
     are drawn on the CPU from the same per-replicate generators whatever the device, so a
     run on a GPU starts from the same weights and sees the same mini-batches and
-    collocation points as on the CPU; it differs only by floating-point rounding.
+    collocation points as on the CPU; its arithmetic rounds differently, and training
+    amplifies the difference (statistically, not bitwise, the same; module docstring).
     """
     config = (config or TrainConfig()).validate()
     dev = resolve_device(device)
-    seeds = np.asarray(list(seeds), dtype=np.int64)
+    seeds = np.asarray(check_seeds(seeds), dtype=np.int64)
     R = seeds.size
-    if R < 1:
-        raise TrainingError("need at least one seed (replicate)")
     datas = [data] * R if isinstance(data, Observations) else list(data)
     if len(datas) != R:
         raise TrainingError(f"{len(datas)} datasets given for {R} replicates")
@@ -299,6 +366,9 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     weights_np = np.stack([_per_replicate(w_data, config.w_data, R, "w_data"),
                            _per_replicate(w_pde, config.w_pde, R, "w_pde"),
                            _per_replicate(w_bc, config.w_bc, R, "w_bc")], axis=1)
+    ids = {}
+    check_distinct([(ids.setdefault(id(d), len(ids)), int(s), float(r), *map(float, w))
+                    for d, s, r, w in zip(datas, seeds, lr_arr, weights_np)], seeds.tolist())
 
     # ---- tensors
     train_pts = torch.tensor(np.stack([d.points("train") for d in datas]), dtype=dtype, device=dev)

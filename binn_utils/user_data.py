@@ -10,7 +10,13 @@ time and position).  Every problem is reported as a ``ValueError`` that names th
 and the row (CSV: ``row i (line L)``, data rows numbered from 1, the header is line 1;
 arrays: ``entry i``, numbered from 0): missing columns, empty or non-numeric cells,
 NaN/inf, the same (x, t) twice in one replicate, an incomplete grid, unequally spaced
-positions, too few points for one mini-batch, unknown mechanisms.
+positions, too few points for one mini-batch, unknown mechanisms; a CSV file that is
+separated by another character or not in the expected encoding (the message says what was
+found and which argument reads it).  Data that cannot be a density are errors (constant,
+negative at most points); data whose fit would be hard to interpret give a
+:class:`DataWarning` (values far below zero, one outlier setting the scale, no change in
+time, identical replicates).  Units so extreme that the rescaling below or its operator
+conversion leaves the floating-point range are refused before training.
 
 Decisions
 ---------
@@ -73,7 +79,7 @@ import numpy as np
 from .observations import Observations, split_indices
 from .sweeps import CHECKPOINTS, REPORTED
 
-__all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "Scaling", "UserObservations", "UserFit",
+__all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
            "fit_user_data_cached", "fit_spec", "fit_cache_key", "data_digest", "save_train_result",
            "load_train_result"]
@@ -106,10 +112,21 @@ class Scaling:
     x0_train: float = TRAIN_X_RANGE[0]
 
     def __post_init__(self):
+        tiny = np.finfo(float).tiny
         for name in ("x_factor", "t_factor", "u_factor"):
             v = getattr(self, name)
-            if not (np.isfinite(v) and v > 0):
-                raise ValueError(f"scale factor {name} must be finite and > 0, got {v!r}")
+            if not (np.isfinite(v) and v >= tiny and np.isfinite(1.0 / v)):
+                raise ValueError(f"scale factor {name} must be a finite number > 0 whose inverse is finite, "
+                                 f"got {v!r}: express {name[0]} in other units")
+        # the operators' conversion factors (operator_factor) must be representable too
+        la, lb = np.log10(self.x_factor), np.log10(self.t_factor)
+        for name, lg in (("D", lb - 2 * la), ("V", lb - la), ("G", lb)):
+            if not -300 < lg < 300:
+                raise ValueError(
+                    f"these units cannot be rescaled: converting {MECHANISMS[name]} back to them needs "
+                    f"the factor 10^{lg:.0f}, beyond the range of floating-point numbers (x spans about "
+                    f"{(TRAIN_X_RANGE[1] - TRAIN_X_RANGE[0]) / self.x_factor:.3g} and t about "
+                    f"{TRAIN_T_END / self.t_factor:.3g} of your units); express x and t in other units")
 
     @classmethod
     def fit(cls, x, t, u, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END, u_scale=None) -> "Scaling":
@@ -120,6 +137,7 @@ class Scaling:
             raise ValueError("x takes a single value; need at least 3 positions")
         if not t1 > t0:
             raise ValueError("t takes a single value; need at least 2 times")
+
         lo, hi = (float(v) for v in x_range)
         if not hi > lo:
             raise ValueError(f"x_range must be increasing, got {x_range}")
@@ -152,7 +170,7 @@ class Scaling:
     def operator_factor(self, name: str) -> float:
         """f_user(u) = factor * f_train(u / u_factor): b/a^2 for D, b/a for V, b for G."""
         a, b = self.x_factor, self.t_factor
-        factors = {"D": b / a ** 2, "V": b / a, "G": b}
+        factors = {"D": b / a / a, "V": b / a, "G": b}
         if name not in factors:
             raise ValueError(f"unknown operator {name!r}; choose one of D, V, G")
         return factors[name]
@@ -330,6 +348,11 @@ def _build(xs, ts, us, reps, where, source, columns) -> UserObservations:
     n = xs.size
     if n == 0:
         raise ValueError(f"{source}: no observations (no data rows)")
+    with np.errstate(over="ignore"):
+        for name, v in (("x", xs), ("t", ts)):
+            if not np.isfinite(v.max() - v.min()):
+                raise ValueError(f"{source}: {columns.get(name, name)!r} spans more than the largest "
+                                 "floating-point number: express it in other units")
     labels = list(dict.fromkeys(reps))
     rep_idx = np.array([labels.index(r) for r in reps]) if len(labels) > 1 else np.zeros(n, int)
     # sort by replicate, time, position (unsorted input is fine)
@@ -376,32 +399,111 @@ def _build(xs, ts, us, reps, where, source, columns) -> UserObservations:
                          f"x={xn[j + 1]:g}); interpolate onto a uniform grid")
     u = np.empty((len(labels), tn.size, xn.size))
     u[rep_idx, it, ix] = us
-    if not np.max(u) > 0:
-        raise ValueError(f"{source}: column {columns.get('u', 'u')!r} has no positive value; u is a "
-                         "density (the solution network is non-negative)")
+    _check_meaning(u, xn, tn, source, columns.get("u", "u"))
     return UserObservations(x=xn, t=tn, u=u, replicates=[str(lab) for lab in labels], columns=columns,
                             source=source)
 
 
+class DataWarning(UserWarning):
+    """Observations that can be fitted but whose fit may not mean what it seems to."""
+
+
+NEGATIVE_SHARE_MAX = 0.5
+"""More than half of the observations negative: not a density (an error)."""
+
+NEGATIVE_TOLERANCE = 0.05
+"""Negative values below -5% of the maximum are more than noise around zero (a warning)."""
+
+OUTLIER_QUANTILE, OUTLIER_SHARE = 0.99, 0.01
+"""u is rescaled by its largest magnitude: when 99% of the values lie below 1% of it, one
+outlier sets the scale and the data are ~0 in training units (a warning)."""
+
+
+def _check_meaning(u, x, t, source, ucol):
+    """Errors for observations that cannot be a density to fit; warnings (``DataWarning``)
+    for ones whose fit would be hard to interpret.  ``u`` is (n_rep, n_t, n_x)."""
+    import warnings
+    top = float(np.max(np.abs(u)))
+    if not np.max(u) > 0:
+        raise ValueError(f"{source}: column {ucol!r} has no positive value; u is a "
+                         "density (the solution network is non-negative)")
+    if np.ptp(u) <= 1e-12 * top:
+        raise ValueError(f"{source}: column {ucol!r} is constant (every value is {u.flat[0]:g}): there is "
+                         "nothing to learn from it (no gradients in x, no change in t)")
+    neg = float(np.mean(u < 0))
+    if neg > NEGATIVE_SHARE_MAX:
+        raise ValueError(f"{source}: column {ucol!r} is negative at {100 * neg:.0f}% of the observations; u "
+                         "must be a density (>= 0, the solution network is non-negative): undo any offset "
+                         "or log transform first")
+
+    def warn(msg):
+        warnings.warn(f"{source}: {msg}", DataWarning, stacklevel=5)
+
+    lo = float(np.min(u))
+    if lo < -NEGATIVE_TOLERANCE * top:
+        r, k, j = np.unravel_index(int(np.argmin(u)), u.shape)
+        warn(f"column {ucol!r} goes down to {lo:g} ({100 * lo / top:.0f}% of its largest value; at x={x[j]:g}, "
+             f"t={t[k]:g}) and is negative at {100 * neg:.0f}% of the observations: the solution network is "
+             "non-negative and cannot follow them; is u a density without offset?")
+    if np.quantile(np.abs(u), OUTLIER_QUANTILE, method="lower") < OUTLIER_SHARE * top:
+        r, k, j = np.unravel_index(int(np.argmax(np.abs(u))), u.shape)
+        warn(f"column {ucol!r} is rescaled by its largest value {top:g} (at x={x[j]:g}, t={t[k]:g}), but 99% of "
+             f"the values are below 1% of it: an outlier? The data are ~0 in training units")
+    if np.max(np.abs(u[:, 1:] - u[:, :1])) <= 1e-12 * top:
+        warn(f"column {ucol!r} does not change in time: the operators cannot be identified from it")
+    if u.shape[0] > 1 and np.max(np.abs(u - u[:1])) <= 1e-12 * top:
+        warn(f"the {u.shape[0]} replicates are identical (copies?): they carry the information of one, "
+             "and the between-replicate noise estimate is 0")
+
+
 # ----------------------------------------------------------------------------- loaders
+def _decode(data: bytes, encoding: str, source: str) -> str:
+    """Bytes of a CSV file as text; a ValueError naming the file, line and byte otherwise."""
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise ValueError(f"{source}: not readable as {encoding} text (byte 0x{data[err.start]:02x} on line {line}); "
+                         "pass the file's encoding, e.g. encoding='latin-1' or encoding='cp1252'") from None
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}") from None
+
+
+#: Field separators recognised in a header that does not split at the requested one.
+OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe", ",": "comma"}
+
+
+def _delimiter_hint(line: str, delimiter: str, wanted) -> str:
+    """' (found ...; pass delimiter=...)' when the header splits into the wanted columns at
+    another separator, else ''."""
+    for d, name in OTHER_DELIMITERS.items():
+        if d != delimiter and set(wanted) <= {c.strip() for c in line.split(d)}:
+            return (f"; the header splits into them at {name}s ({line.strip()!r}): the file is "
+                    f"{name}-separated, read it with load_observations_csv(..., delimiter={d!r})")
+    return ""
+
+
 def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "u",
-                          replicate: str | None = None, *, delimiter: str = ",") -> UserObservations:
+                          replicate: str | None = None, *, delimiter: str = ",",
+                          encoding: str = "utf-8-sig") -> UserObservations:
     """Read long-format observations (one row per measurement) from a CSV file or text buffer.
 
     ``x``, ``t``, ``u`` and ``replicate`` name the columns (header on the first line;
     other columns are ignored).  Lines that are empty or start with ``#`` are skipped.
+    ``delimiter`` separates the fields (e.g. ";" or "\\t"); ``encoding`` decodes a file or
+    a bytes buffer (default UTF-8, with or without byte-order mark).
     """
     if hasattr(path_or_buffer, "read"):
         text = path_or_buffer.read()
+        source = str(getattr(path_or_buffer, "name", "CSV buffer"))
         if isinstance(text, bytes):
-            text = text.decode("utf-8-sig")
-        source = getattr(path_or_buffer, "name", "CSV buffer")
+            text = _decode(text, encoding, source)
     else:
         source = os.fspath(path_or_buffer)
-        with open(source, newline="", encoding="utf-8-sig") as f:
-            text = f.read()
+        with open(source, "rb") as f:
+            text = _decode(f.read(), encoding, str(source))
     source = str(source)
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = None
     for row in reader:
         if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#"):
@@ -414,6 +516,10 @@ def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "
         wanted["replicate"] = replicate
     missing = [c for c in wanted.values() if c not in header]
     if missing:
+        hint = _delimiter_hint(delimiter.join(header), delimiter, wanted.values())
+        if hint:
+            raise ValueError(f"{source}: no column(s) {', '.join(map(repr, missing))} when split at "
+                             f"{delimiter!r}{hint}")
         raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
                          f"{', '.join(map(repr, header))} (pass x=, t=, u=, replicate= to name yours)")
     cols = {k: header.index(c) for k, c in wanted.items()}
@@ -614,16 +720,15 @@ class UserFit:
 def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                  x, t, u, replicate) -> dict:
     """Validate the request and build the training-domain data (everything before training)."""
-    from .training import TrainConfig
+    from .training import TrainConfig, check_distinct, check_seeds
 
     mech = validate_mechanisms(mechanisms)
     _check_replicates_mode(replicates)
     if which not in CHECKPOINTS:
         raise ValueError(f"which must be one of {CHECKPOINTS}, got {which!r}")
     config = (config or TrainConfig()).validate()
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("need at least one seed (network initialisation)")
+    seeds = list(check_seeds(seeds))
+    check_distinct(seeds, seeds, "data")
     data = obs_or_path if isinstance(obs_or_path, UserObservations) else \
         load_observations_csv(obs_or_path, x=x, t=t, u=u, replicate=replicate)
     data.check_batch_size(config.batch_size, replicates, clip=config.clip_batch_to_data)
@@ -717,12 +822,11 @@ def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
 
 
 def save_train_result(result, path_npz, path_json, spec: dict | None = None):
-    """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json, atomically."""
-    import json
+    """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json with
+    ``store.write_pair`` (atomic, the JSON last, with the arrays' SHA-256)."""
+    from . import store
     from .sweeps import _clean_json, provenance
     from .training import HISTORY_KEYS
-    npz, js = Path(path_npz), Path(path_json)
-    npz.parent.mkdir(parents=True, exist_ok=True)
     arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
               "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
               "diverged_epoch": result.diverged_epoch}
@@ -732,24 +836,17 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None):
               "status": list(result.status), "epochs_run": int(result.epochs_run),
               "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
               "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
-    tmp = npz.with_name(npz.stem + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, npz)
-    tmpj = js.with_name(js.name + ".tmp")
-    tmpj.write_text(json.dumps(_clean_json(record), indent=1, sort_keys=True))
-    os.replace(tmpj, js)
-    return record
+    return store.write_pair(path_npz, path_json, arrays, _clean_json(record))
 
 
 def load_train_result(path_npz, path_json):
-    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters)."""
-    import json
+    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
+    ``store.DamagedRecordError`` naming the file if the stored pair is damaged."""
+    from . import store
     from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
-    rec = json.loads(Path(path_json).read_text())
+    rec, a = store.read_pair(path_npz, path_json)
     config = TrainConfig.from_dict(rec["config"])
     mech = tuple(rec["mechanisms"])
-    with np.load(path_npz) as f:
-        a = {k: f[k] for k in f.files}
     return TrainResult(layout=build_layout(config, mech), config=config, seeds=a["seeds"], mechanisms=mech,
                        final=a["final"], best=a["best"], best_epoch=a["best_epoch"],
                        history={k: a[f"hist_{k}"].astype(np.float64) for k in HISTORY_KEYS}, weights=a["weights"], lr=a["lr"],
@@ -769,12 +866,14 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     The files are ``cache_dir/<key>.npz`` and ``.json`` (:attr:`UserFit.cache_key`), where
     the key hashes :func:`fit_spec`: the observations (their SHA-1), mechanisms, training
     configuration, seeds, replicate handling, rescaling targets and ``extra``.  If they
-    exist the networks are loaded instead of trained; u_theta, the forward solve u_p and
-    the diagnostics are always recomputed from the stored networks (seconds), so a fresh
-    fit and a loaded one give identical numbers.  ``require_stored`` (default: the
-    environment variable ``BINN_REQUIRE_STORED`` is "1") turns a missing cache into a
-    RuntimeError instead of a training run.
+    exist and are sound the networks are loaded instead of trained (a damaged pair, see
+    ``store.read_pair``, is retrained, with a ``store.StoreWarning`` naming the file);
+    u_theta, the forward solve u_p and the diagnostics are always recomputed from the
+    stored networks (seconds), so a fresh fit and a loaded one give identical numbers.
+    ``require_stored`` (default: the environment variable ``BINN_REQUIRE_STORED`` is "1")
+    turns a missing or damaged cache into a RuntimeError instead of a training run.
     """
+    from . import store
     from .training import train
 
     prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
@@ -783,13 +882,14 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                     x_range=x_range, t_end=t_end, u_scale=u_scale, extra=extra)
     key = fit_cache_key(spec, prefix)
     npz, js = Path(cache_dir) / f"{key}.npz", Path(cache_dir) / f"{key}.json"
-    if not (npz.exists() and js.exists()):
+    if store.check_pair(npz, js) is None:  # missing, or damaged (a StoreWarning names the file)
         if require_stored is None:
             require_stored = os.environ.get(REQUIRE_STORED_ENV) == "1"
         if require_stored:
-            raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing) and "
+            raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing or damaged) and "
                                f"{REQUIRE_STORED_ENV}=1 forbids training it here; run it first (e.g. with "
                                "the same parameters outside the book build) and commit the two files")
+        store.check_writable(npz.parent)
         result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
                        progress=progress)
         save_train_result(result, npz, js, spec)

@@ -229,3 +229,65 @@ def test_diagnose_a_real_stored_setting(tmp_path):
     best = diagnose(sr, which="best")
     assert best["mechanistic_mismatch"].extra["median_err_u_theta_obs"] == pytest.approx(
         np.nanmedian(sr.metric("err_u_theta_obs", "best")))
+
+
+# ----------------------------------------------------------------------------- failed training
+def _data_curve(R, level):
+    """Validation data-loss curves (R, E) falling from 0.5 to ``level`` x the data variance."""
+    return level + (0.5 - level) * np.exp(-EPOCHS / 50.0) * np.ones((R, 1))
+
+
+U_OBS = np.linspace(0.1, 0.9, 200)
+VAR = U_OBS.var()
+ERR_MEAN = np.linalg.norm(U_OBS - U_OBS.mean()) / np.linalg.norm(U_OBS)
+
+
+@pytest.mark.parametrize("case, collapsed, blown_up", [
+    ("healthy", [], []),
+    ("one network constant at the data mean", [2], []),
+    ("one network worse than the mean", [0], []),
+    ("one blew up at the end", [], [1]),
+    ("noise-dominated data, loss ends at the variance", [], []),
+])
+def test_collapse_and_blow_up_are_flagged(case, collapsed, blown_up):
+    R = 3
+    vd = _data_curve(R, 0.01) * VAR
+    err = np.full(R, 0.1)
+    if case == "one network constant at the data mean":
+        err[2] = ERR_MEAN
+    elif case == "one network worse than the mean":
+        err[0] = 1.0                                   # e.g. u_theta = 0
+    elif case == "one blew up at the end":
+        vd[1, -50:] = 25.0 * VAR                       # far above its best and the variance
+    elif case == "noise-dominated data, loss ends at the variance":
+        vd = (0.6 + 0.45 * (EPOCHS / E) ** 4 * np.ones((R, 1))) * VAR   # over-fitting noise
+    total = vd + 1e-4
+    rep = diagnose_arrays(**benign(total, val_data=vd, val_pde=0.01 * vd, u_obs=U_OBS, err_u_theta_obs=err,
+                                   err_u_p_obs=err * 1.05))
+    assert rep["underfitting"].extra["collapsed_replicates"] == collapsed
+    assert rep["instability"].extra["blown_up_replicates"] == blown_up
+    assert rep["underfitting"].flag == bool(collapsed) and rep["instability"].flag == bool(blown_up)
+    assert not rep.ok if collapsed or blown_up else rep.flags in ([], ["overfitting"])
+    if collapsed:
+        assert "no better than their mean" in rep["underfitting"].message
+    if blown_up:
+        assert "blew up" in rep["instability"].message
+
+
+def test_a_real_run_at_a_huge_learning_rate_is_not_ok():
+    """Status "ok" (nothing non-finite), but the networks collapse: the diagnostics say so;
+    the same tiny configuration at a sane learning rate collapses nowhere."""
+    from binn_utils.evaluation import evaluate
+    from binn_utils.observations import make_observations
+    from binn_utils.training import TrainConfig, train
+    obs = make_observations("diffusion", 1e-3)
+    cfg = TrainConfig(arch_u=(2, 8), arch_D=(2, 4), epochs=12, compile=False)
+    reports = {}
+    for lr in (5e-3, 50.0):
+        res = train(obs, cfg.replace(lr=lr), seeds=[0, 1])
+        assert res.status == ["ok", "ok"]
+        reports[lr] = diagnose(res, evaluate(res, obs, "best"), obs)
+    assert reports[50.0]["underfitting"].extra["collapsed_replicates"] == [0, 1]
+    assert not reports[50.0].ok and "underfitting" in reports[50.0].flags
+    assert reports[5e-3]["underfitting"].extra["collapsed_replicates"] == []
+    assert reports[5e-3]["instability"].extra["blown_up_replicates"] == []

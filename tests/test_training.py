@@ -136,6 +136,11 @@ def test_divergent_replicate_gets_failure_status_not_crash(burgers_obs):
     (dict(mechanisms=("D", "X")), "mechanisms"),
     (dict(lr=[1e-3, 1e-3, 1e-3]), "3 values for 2 replicates"),
     (dict(seeds=[]), "at least one seed"),
+    (dict(seeds=[7, 7]), "replicates 0 and 1 have the same seed 7"),
+    (dict(seeds=[1.7, 2]), r"seeds must be integers, got 1\.7"),
+    (dict(seeds=[2 ** 64]), r"seeds must be in \[0, 2\*\*63 - 1\]"),
+    (dict(seeds=[-1]), r"seeds must be in"),
+    (dict(w_data=[0.0, 1.0]), "w_data values must be finite and > 0"),
     (dict(device="tpu"), "device"),
     (dict(device="no-such-device"), "unknown device"),
 ])
@@ -143,6 +148,53 @@ def test_bad_training_input_is_rejected_clearly(burgers_obs, kwargs, message):
     kwargs.setdefault("seeds", [0, 1])
     with pytest.raises(TrainingError, match=message):
         train(burgers_obs, **kwargs)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("epochs", 1.5, "epochs must be a positive integer, got 1.5"),
+    ("epochs", 0, "epochs must be a positive integer, got 0"),
+    ("arch_u", (4.7, 32.9), "hidden_layers must be an integer >= 1, got 4.7"),
+    ("arch_D", (4, 32.0), "width must be an integer >= 1, got 32.0"),
+    ("eps", -1.0, "eps must be > 0"),
+    ("eps", float("nan"), "eps must be finite"),
+    ("lr", "1e-3", r"lr must be a number, got '1e-3' \(str\)"),
+    ("lr", True, "lr must be a number"),
+    ("w_data", 0.0, "w_data must be > 0"),
+    ("w_pde", float("inf"), "w_pde must be finite"),
+    ("betas", (0.9, 1.0), r"beta2 must be in \[0, 1\)"),
+    ("betas", 0.9, "betas must be a pair"),
+    ("time_budget_s", "60", "time_budget_s must be a number"),
+    ("compile", "no", "compile must be True or False"),
+])
+def test_config_values_that_would_be_truncated_or_meaningless_are_errors(field, value, message):
+    with pytest.raises(TrainingError, match=message):
+        TrainConfig(**{field: value}).validate()
+
+
+def test_pairs_of_identical_replicates_are_rejected_but_differing_ones_are_not(burgers_obs):
+    from binn_utils.sweeps import Setting
+    cfg = CFG.replace(epochs=1)
+    with pytest.raises(TrainingError, match="same seed 7 and the same dataset"):
+        Setting("t", "dup", "diffusion", 1e-3, False, (0, 0), (7, 7), cfg)
+    Setting("t", "ok", "diffusion", 1e-3, False, (0, 1), (7, 7), cfg)      # other data: distinct
+    with pytest.raises(TrainingError, match="seeds must be integers"):
+        Setting("t", "float", "diffusion", 1e-3, False, (0,), (1.7,), cfg)
+    with pytest.raises(TrainingError, match="noise variance must be >= 0"):
+        Setting("t", "noise", "diffusion", -1.0, False, (0,), (0,), cfg)
+    # the same seed with another learning rate is another network
+    res = train(burgers_obs, cfg, seeds=[7, 7], lr=[1e-3, 2e-3])
+    assert not np.array_equal(res.final[0], res.final[1])
+
+
+@pytest.mark.parametrize("kw, message", [(dict(epochs=0), "epochs must be a positive integer, got 0"),
+                                         (dict(epochs=1.5), "epochs must be a positive integer, got 1.5"),
+                                         (dict(seeds=0), "seeds must be a positive integer, got 0"),
+                                         (dict(seeds=-1), "seeds must be a positive integer")])
+def test_study_overrides_are_never_replaced_by_defaults_or_truncated(kw, message):
+    from binn_utils import studies
+    with pytest.raises(TrainingError, match=message):
+        studies.learning_rate_study("quick", **kw)
+    assert studies.learning_rate_study("quick", epochs=3, seeds=1)[0].config.epochs == 3
 
 
 def test_full_batch_clipping_is_explicit(burgers_obs):

@@ -1,5 +1,6 @@
 """User data: validation messages, rescaling and unit conversion, and one tiny end-to-end fit."""
 import io
+import re
 
 import numpy as np
 import pytest
@@ -95,7 +96,7 @@ def test_duplicates_are_named():
     with pytest.raises(ValueError, match=r"row 9 \(line 10\) and row 22 \(line 23\) are both at x=150, t=12"):
         load(csv_text(rows))
     # the same point in two different replicates is fine
-    rows2 = grid_rows(reps=("a", "b"))
+    rows2 = grid_rows(reps=("a", "b"), u_of=lambda x, t, r: 1000 + 10 * x + t + (r == "b"))
     assert load(csv_text(rows2, rep=True), replicate="rep").n_replicates == 2
     rows2.append(rows2[-1])
     with pytest.raises(ValueError, match="in replicate 'b'"):
@@ -289,3 +290,77 @@ def test_fit_user_data_end_to_end(tmp_path):
     fit2 = fit_user_data(fit.data, "D", cfg.replace(epochs=2), seeds=[0, 1], replicates="separate")
     assert fit2.result.n_replicates == 4 and len(fit2.observations) == 2
     assert fit2.u_p.shape == (4, 5, 15)
+
+
+# ----------------------------------------------------------------------------- data that cannot mean what they say
+def _grid(u_of):
+    return observations_from_arrays(X, T, u_of(X[None, :], T[:, None]) + 0 * X[None, :] * T[:, None])
+
+
+@pytest.mark.parametrize("u_of, message", [
+    (lambda x, t: 5.0, r"column 'u' is constant \(every value is 5\)"),
+    (lambda x, t: -1000 - x + t, "has no positive value"),
+    (lambda x, t: np.where(x < 350, -x, 1.0 + t), r"negative at 71% of the observations"),
+])
+def test_data_that_cannot_be_a_density_are_errors(u_of, message):
+    with pytest.raises(ValueError, match=message):
+        _grid(u_of)
+
+
+@pytest.mark.parametrize("u_of, message", [
+    (lambda x, t: np.where(x < 200, -0.5, 1.0) + 0.01 * t, r"goes down to -0\.5 .*negative at 29%"),
+    (lambda x, t: np.where((x == 400) & (t == 24), 1e6, 1.0 + 0.01 * x + t), r"largest value 1e\+06 \(at x=400, t=24\).*an outlier\?"),
+    (lambda x, t: 1.0 + 0.001 * x, "does not change in time"),
+])
+def test_data_whose_fit_would_be_hard_to_read_warn(u_of, message):
+    from binn_utils.user_data import DataWarning
+    with pytest.warns(DataWarning, match=message):
+        _grid(u_of)
+
+
+def test_identical_replicates_warn_and_healthy_data_do_not():
+    import warnings
+    from binn_utils.user_data import DataWarning
+    u = 1.0 + 0.01 * X[None, :] + T[:, None]
+    with pytest.warns(DataWarning, match="the 2 replicates are identical"):
+        observations_from_arrays(X, T, np.stack([u, u]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        observations_from_arrays(X, T, np.stack([u, u + 0.01]))
+        observations_from_arrays(X, T, u - 0.02 * u.max() * (X[None, :] == 100))   # noise below zero
+
+
+@pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("\t", "tab"), ("|", "pipe")])
+def test_other_separators_are_named_with_the_fix(sep, name):
+    text = csv_text(grid_rows()).replace(",", sep)
+    with pytest.raises(ValueError, match=rf"{name}-separated, read it with load_observations_csv\(\.\.\., "
+                                         rf"delimiter={re.escape(repr(sep))}\)"):
+        load(text)
+    np.testing.assert_array_equal(load(text, delimiter=sep).u, load(csv_text(grid_rows())).u)
+
+
+def test_a_file_in_another_encoding_is_named_with_the_fix(tmp_path):
+    path = tmp_path / "données.csv"
+    path.write_bytes(("# mesures à 37 °C\n" + csv_text(grid_rows())).encode("latin-1"))
+    with pytest.raises(ValueError, match=rf"{re.escape(str(path))}: not readable as utf-8-sig text "
+                                         r"\(byte 0xe0 on line 1\); pass the file's encoding, e\.g\. "
+                                         r"encoding='latin-1'"):
+        load_observations_csv(path)
+    assert load_observations_csv(path, encoding="latin-1").u.shape == (1, 3, 7)
+    with pytest.raises(ValueError, match="CSV buffer: not readable as utf-8-sig"):
+        load_observations_csv(io.BytesIO(path.read_bytes()))
+
+
+@pytest.mark.parametrize("x, t, message", [
+    (X * 1e-200, T, r"converting diffusion D\(u\) back to them needs the factor 10\^-398,"),
+    (X * 1e200, T, r"the factor 10\^402,"),
+    (X, T * 1e-300, r"converting diffusion D\(u\) back to them needs the factor 10\^302,"),
+    ((X - 250.0) / 150.0 * 1.5e308, T, "'x' spans more than the largest floating-point number"),
+])
+def test_units_beyond_floating_point_range_fail_before_training(x, t, message, monkeypatch):
+    import binn_utils.training as training
+    from binn_utils.training import TrainConfig
+    monkeypatch.setattr(training, "train", lambda *a, **k: pytest.fail("trained despite impossible units"))
+    with pytest.raises(ValueError, match=message):
+        obs = observations_from_arrays(x, t, 1000 + 10 * X[None, :] + T[:, None])
+        fit_user_data(obs, "D", TrainConfig(batch_size=10, epochs=1, compile=False), seeds=[0])

@@ -1,0 +1,194 @@
+"""The `binn` command: usage errors before any work, where results go, what it reports, Ctrl-C."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from binn_utils import cli, store
+from binn_utils.store import StoreWarning
+from binn_utils.sweeps import Setting, replicates, run_settings
+from binn_utils.training import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
+
+
+def _tiny(label="a", **kw):
+    ds, ss = replicates(2)
+    return Setting("test", label, "diffusion", 1e-3, False, ds, ss, TINY.replace(**kw))
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """Fail the test if the CLI gets as far as training."""
+    def refuse(*a, **k):
+        raise AssertionError("the CLI started a sweep")
+    monkeypatch.setattr(cli, "run_settings", refuse)
+
+
+def _usage_error(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--epochs", "0"], "--epochs: must be a positive integer, got 0"),
+    (["--epochs", "-1"], "--epochs: must be a positive integer, got -1"),
+    (["--epochs", "1.5"], "--epochs: must be a positive integer, got '1.5'"),
+    (["--seeds", "0"], "--seeds: must be a positive integer, got 0"),
+    (["--seeds", "-1"], "--seeds: must be a positive integer"),
+    (["--workers", "0"], "--workers: must be a positive integer, got 0"),
+    (["--workers", "-3"], "--workers: must be a positive integer"),
+    (["--noise-var", "-1"], "--noise-var: must be a finite number >= 0, got -1"),
+    (["--noise-var", "nan"], "--noise-var: must be a finite number >= 0, got nan"),
+    (["--forward-method", "Euler"], "invalid choice: 'Euler'"),
+])
+@pytest.mark.parametrize("cmd", ["sweep", "status"])
+def test_bad_arguments_are_one_line_usage_errors(capsys, no_training, cmd, args, message):
+    assert message in _usage_error(capsys, [cmd, "learning_rate", "--preset", "quick", *args])
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_missing_gpu_is_a_usage_error_before_any_work(capsys, no_training, tmp_path):
+    err = _usage_error(capsys, ["sweep", "learning_rate", "--preset", "quick", "--device", "cuda",
+                                "--results-dir", str(tmp_path)])
+    assert "no CUDA GPU is available" in err
+
+
+def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_training, tmp_path):
+    afile = tmp_path / "results.txt"
+    afile.write_text("")
+    for cmd in ("sweep", "status"):
+        assert "is a file, not a folder" in _usage_error(capsys, [cmd, "learning_rate", "--results-dir", str(afile)])
+    err = _usage_error(capsys, ["sweep", "learning_rate", "--results-dir", str(afile / "below")])
+    assert f"lies under {afile}, which is a file" in err
+
+
+def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, capsys):
+    """Without --results-dir the quick preset writes to out/results-quick, the others to results/."""
+    import binn_utils.reporting as reporting
+    monkeypatch.setattr(reporting, "default_results_dir", lambda: tmp_path / "results")
+    used = []
+    monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)))
+    assert cli.main(["sweep", "learning_rate", "--preset", "quick"]) == 0
+    assert cli.main(["sweep", "learning_rate", "--preset", "lite"]) == 0
+    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "mine")]) == 0
+    assert used == [tmp_path / "out" / "results-quick", tmp_path / "results", tmp_path / "mine"]
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.json"))
+
+
+def test_settings_stored_with_another_integrator_are_reported_not_silently_reused(monkeypatch, tmp_path, capsys):
+    s = _tiny()
+    run_settings([s], tmp_path, workers=1, progress=False, forward_method="BDF")
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [s])
+    assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "0 of 1 settings to run" in out
+    assert "1 stored setting(s) have u_p from another integrator than RK45 (1 with BDF)" in out
+    assert json.loads(s.paths(tmp_path)[1].read_text())["forward_method"] == "BDF"   # kept as it was
+    assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path), "--forward-method", "BDF"]) == 0
+    assert "another integrator" not in capsys.readouterr().out
+
+
+def test_status_names_damaged_files_and_migrate_adds_checksums(monkeypatch, tmp_path, capsys):
+    a, b = _tiny("a"), _tiny("b", lr=1e-3)
+    run_settings([a, b], tmp_path, workers=1, progress=False)
+    monkeypatch.setattr(cli, "settings_for", lambda *a_, **k: [a, b])
+    npz_a, js_a = a.paths(tmp_path)
+    js_a.write_text(js_a.read_text()[:300])                              # damaged
+    npz_b, js_b = b.paths(tmp_path)
+    rec = json.loads(js_b.read_text())
+    del rec[store.CHECKSUM_FIELD], rec[store.FORMAT_FIELD]               # stored before checksums
+    js_b.write_bytes(store.json_bytes(rec))
+    assert cli.main(["status", "learning_rate", "--results-dir", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert "1/2 settings stored" in out and "1 stored record(s) predate checksums: run `binn migrate" in out
+    assert err.count("binn: warning: damaged stored result") == 1 and str(js_a) in err
+    assert cli.main(["migrate", "--results-dir", str(tmp_path)]) == 1        # one damaged record
+    out, err = capsys.readouterr()
+    assert "1 record(s) migrated, 0 already current, 1 damaged" in out and str(js_a) in err
+    assert json.loads(js_b.read_text())[store.CHECKSUM_FIELD] == store.sha256_bytes(npz_b.read_bytes())
+
+
+def _children(pid):
+    """Live child processes of ``pid`` (Linux /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(d.name))
+    return out
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys
+        from binn_utils.sweeps import Setting, run_settings
+        from binn_utils.training import TrainConfig
+        cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
+        fast = [Setting("t", f"fast{{i}}", "diffusion", 1e-3, False, (0,), (i,), cfg) for i in range(2)]
+        slow = [Setting("t", f"slow{{i}}", "diffusion", 1e-3, False, (0,), (i,), cfg.replace(epochs=10 ** 6))
+                for i in range(2)]
+        try:
+            run_settings(fast + slow, {str(tmp_path)!r}, workers=2, progress=False)
+        except KeyboardInterrupt as err:
+            print(err, flush=True)
+            sys.exit(130)
+        """)
+    cfg = TINY.replace(epochs=2)
+    fast = [Setting("t", f"fast{i}", "diffusion", 1e-3, False, (0,), (i,), cfg) for i in range(2)]
+    slow = [Setting("t", f"slow{i}", "diffusion", 1e-3, False, (0,), (i,), cfg.replace(epochs=10 ** 6))
+            for i in range(2)]
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 240
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StoreWarning)       # a pair being written right now
+            while not all(s.is_done(tmp_path) for s in fast):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "the fast settings never finished"
+                time.sleep(0.5)
+        time.sleep(2.0)                                          # the workers are on the slow ones now
+        workers = _children(proc.pid)
+        assert workers, "no worker processes found"
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        stopped_after = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert stopped_after < 15
+    assert "sweep interrupted: 2 of 4 settings finished and stored" in out
+    assert all(s.is_done(tmp_path) for s in fast) and not any(s.is_done(tmp_path) for s in slow)
+    time.sleep(1.0)
+    assert not [p for p in workers if _alive(p)], "worker processes left running"

@@ -1,0 +1,238 @@
+"""The results store never trusts a damaged pair; writers never clash; old records migrate."""
+import json
+import os
+import shutil
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from binn_utils import store
+from binn_utils.store import DamagedRecordError, StoreWarning
+from binn_utils.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
+from binn_utils.training import TrainConfig
+
+TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=3, compile=False)
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
+
+
+def _setting(label="a", lr=5e-4):
+    ds, ss = replicates(2)
+    return Setting("test", label, "diffusion", 1e-3, False, ds, ss, TINY.replace(lr=lr), meta=(("lr", lr),))
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """One tiny setting stored once; tests damage copies of it."""
+    root = tmp_path_factory.mktemp("store")
+    s = _setting()
+    run_settings([s], root, workers=1, progress=False)
+    return s, root
+
+
+def _copy(stored, tmp_path):
+    s, root = stored
+    shutil.copytree(root / "runs", tmp_path / "runs")
+    return s, s.paths(tmp_path)
+
+
+def test_every_record_carries_the_checksum_of_its_arrays(stored):
+    s, root = stored
+    npz, js = s.paths(root)
+    rec = json.loads(js.read_text())
+    assert rec[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
+    assert rec[store.FORMAT_FIELD] == store.STORE_FORMAT
+    assert store.FORMAT_FIELD not in s.spec()          # the store format is not part of the key
+    assert not list((root / "runs").glob(".*"))        # no temporary file left behind
+
+
+DAMAGE = {
+    "json truncated to 300 bytes": (1, lambda b: b[:300], "not valid JSON"),
+    "json emptied": (1, lambda b: b"", "not valid JSON"),
+    "json not a record": (1, lambda b: b"[1, 2]", "not a record"),
+    "json missing": (1, None, r"\.json: missing"),
+    "npz truncated": (0, lambda b: b[: len(b) // 2], "SHA-256 does not match"),
+    "npz emptied": (0, lambda b: b"", "SHA-256 does not match"),
+    "npz one byte flipped": (0, lambda b: b[:100] + bytes([b[100] ^ 1]) + b[101:], "SHA-256 does not match"),
+    "npz missing": (0, None, r"\.npz: missing"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_pair_is_never_trusted(stored, tmp_path, damage):
+    which, how, message = DAMAGE[damage]
+    s, paths = _copy(stored, tmp_path)
+    path = paths[which]
+    if how is None:
+        path.unlink()
+    else:
+        path.write_bytes(how(path.read_bytes()))
+    with pytest.warns(StoreWarning, match=path.name):
+        assert not s.is_done(tmp_path)                 # counts as missing ...
+    with pytest.raises(DamagedRecordError, match=message) as err:
+        load_setting(s, tmp_path)                      # ... and loading names the file
+    assert str(path) in str(err.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StoreWarning)
+        assert run_settings([s], tmp_path, workers=1, progress=False) == [s.key]   # ... and is rerun
+    assert s.is_done(tmp_path)
+    np.testing.assert_array_equal(load_setting(s, tmp_path)["final_u_theta"],
+                                  load_setting(s, stored[1])["final_u_theta"])
+
+
+def test_concurrent_writers_of_one_pair_never_clash(tmp_path):
+    """Two sweeps storing into one store: unique temporary names and a folder lock."""
+    npz, js = tmp_path / "runs" / "k.npz", tmp_path / "runs" / "k.json"
+    errors, barrier = [], threading.Barrier(6)
+
+    def writer(w):
+        barrier.wait()
+        for i in range(15):
+            try:
+                store.write_pair(npz, js, {"a": np.full(1000, w * 100 + i)}, {"writer": w, "i": i})
+            except Exception as exc:  # noqa: BLE001
+                errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    rec, arrays = store.read_pair(npz, js)             # one writer's complete pair, never a mix
+    assert np.all(arrays["a"] == rec["writer"] * 100 + rec["i"])
+    assert sorted(p.name for p in npz.parent.iterdir()) == ["k.json", "k.npz"]
+
+
+def test_results_folder_is_checked_before_any_training(tmp_path):
+    s = _setting()
+    afile = tmp_path / "file"
+    afile.write_text("")
+    for bad, message in ((afile, "it is a file"), (afile / "below", "lies under")):
+        with pytest.raises(ValueError, match=message):
+            run_settings([s], bad, workers=1, progress=False)
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        run_settings([s], tmp_path, workers=0, progress=False)
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write into read-only folders")
+def test_read_only_results_folder_is_refused_before_training(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs").chmod(0o500)
+    try:
+        with pytest.raises(ValueError, match="cannot store results"):
+            run_settings([_setting()], tmp_path, workers=1, progress=False)
+    finally:
+        (tmp_path / "runs").chmod(0o700)
+
+
+def test_an_unwritable_results_folder_is_refused_before_training(tmp_path, monkeypatch):
+    """A folder that refuses new files (read-only; simulated here, as root may write anywhere)."""
+    import binn_utils.sweeps as sweeps
+
+    def denied(*a, **k):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(store.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(sweeps, "run_group", lambda *a, **k: pytest.fail("trained into an unwritable folder"))
+    with pytest.raises(ValueError, match=r"cannot store results in .*: Permission denied"):
+        run_settings([_setting()], tmp_path, workers=1, progress=False)
+
+
+def _legacy_copies(tmp_path, n=4):
+    """Committed records as they were before checksums (format 1): real arrays and records."""
+    names = sorted(p.stem for p in COMMITTED.glob("*.json"))
+    if not names:
+        pytest.skip("no committed results in this checkout")
+    # a spread of benchmarks, including the nonlinear ADR (whose `initial` may be absent)
+    picks = {}
+    for name in names:
+        picks.setdefault(name.rsplit("-", 1)[0], name)
+    chosen = list(picks.values())[:n]
+    runs = tmp_path / "runs"
+    runs.mkdir(parents=True)
+    originals = {}
+    for name in chosen:
+        shutil.copy(COMMITTED / f"{name}.npz", runs / f"{name}.npz")
+        rec = json.loads((COMMITTED / f"{name}.json").read_text())
+        for k in (store.CHECKSUM_FIELD, store.FORMAT_FIELD):
+            rec.pop(k, None)
+        (runs / f"{name}.json").write_bytes(store.json_bytes(rec))
+        originals[name] = rec
+    return runs, originals
+
+
+def test_legacy_records_load_and_migrate_without_retraining(tmp_path):
+    runs, originals = _legacy_copies(tmp_path)
+    # a record from before devices and groupings were recorded
+    first = next(iter(originals))
+    for k in ("device", "trained_with", "forward_method"):
+        originals[first].pop(k, None)
+    (runs / f"{first}.json").write_bytes(store.json_bytes(originals[first]))
+    npz_bytes = {n: (runs / f"{n}.npz").read_bytes() for n in originals}
+    settings = {n: Setting.from_record(rec) for n, rec in originals.items()}
+    assert all(s.key == n for n, s in settings.items())
+    # format 1 (no checksum): accepted after the zip's own integrity check
+    for n, s in settings.items():
+        assert s.is_done(tmp_path) and load_setting(s, tmp_path).record == originals[n]
+    assert run_settings(list(settings.values()), tmp_path, workers=1, progress=False) == []
+
+    outcome = migrate_store(tmp_path)
+    assert set(outcome.values()) == {"migrated"} and len(outcome) == len(originals)
+    for n, s in settings.items():
+        rec = json.loads((runs / f"{n}.json").read_text())
+        assert (runs / f"{n}.npz").read_bytes() == npz_bytes[n]               # arrays untouched
+        assert {k: rec[k] for k in originals[n]} == originals[n]               # every field kept
+        assert rec[store.CHECKSUM_FIELD] == store.sha256_bytes(npz_bytes[n])
+        assert rec[store.FORMAT_FIELD] == store.STORE_FORMAT
+        assert rec["forward_method"] and "device" in rec and "trained_with" in rec
+        if rec["benchmark"] == "nonlinear_adr":
+            assert rec["initial"] in ("text", "code")
+        assert s.key == n and s.is_done(tmp_path)
+    assert {k: json.loads((runs / f"{first}.json").read_text())[k] for k in ("device", "trained_with",
+                                                                             "forward_method")} == \
+        {"device": "cpu (not recorded)", "trained_with": None, "forward_method": "RK45"}
+    assert run_settings(list(settings.values()), tmp_path, workers=1, progress=False) == []
+    assert set(migrate_store(tmp_path).values()) == {"current"}                # idempotent
+
+
+def test_migration_leaves_damaged_and_misnamed_records_alone(tmp_path):
+    runs, originals = _legacy_copies(tmp_path, n=3)
+    a, b, c = originals
+    (runs / f"{a}.npz").write_bytes((runs / f"{a}.npz").read_bytes()[:1000])          # truncated zip
+    (runs / f"{b}.json").rename(runs / "diffusion-000000000000.json")                  # wrong name
+    (runs / f"{b}.npz").rename(runs / "diffusion-000000000000.npz")
+    with pytest.warns(StoreWarning, match=f"{a}.npz: not a readable .npz"):
+        assert not Setting.from_record(originals[a]).is_done(tmp_path)
+    outcome = {Path(k).stem: v for k, v in migrate_store(tmp_path).items()}
+    assert outcome[a].startswith("damaged") and f"{a}.npz" in outcome[a]
+    assert outcome["diffusion-000000000000"].startswith("damaged") and b in outcome["diffusion-000000000000"]
+    assert outcome[c] == "migrated"
+    assert store.CHECKSUM_FIELD not in json.loads((runs / f"{a}.json").read_text())
+
+
+def test_cached_fit_is_verified_and_a_damaged_one_retrained(tmp_path, monkeypatch):
+    from binn_utils.user_data import fit_user_data_cached, observations_from_arrays
+    monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
+    x, t = np.linspace(0.0, 1.0, 15), np.linspace(0.0, 2.0, 6)
+    obs = observations_from_arrays(x, t, 1.0 + 0.5 * np.exp(-t)[:, None] * np.cos(np.pi * x)[None, :])
+    cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), epochs=2, batch_size=20, compile=False)
+    fit = fit_user_data_cached(obs, "D", cfg, seeds=[0, 1], cache_dir=tmp_path)
+    npz, js = fit.cache_files
+    rec = json.loads(js.read_text())
+    assert rec[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
+    npz.write_bytes(npz.read_bytes()[:-10])
+    with pytest.warns(StoreWarning, match=npz.name), pytest.raises(RuntimeError, match="missing or damaged"):
+        fit_user_data_cached(obs, "D", cfg, seeds=[0, 1], cache_dir=tmp_path, require_stored=True)
+    with pytest.warns(StoreWarning, match=npz.name):
+        again = fit_user_data_cached(obs, "D", cfg, seeds=[0, 1], cache_dir=tmp_path)
+    np.testing.assert_array_equal(again.result.final, fit.result.final)
+    assert store.read_pair(npz, js)[0][store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
+    # the cached fits migrate with the runs
+    rec = json.loads(js.read_text())
+    del rec[store.CHECKSUM_FIELD], rec[store.FORMAT_FIELD]
+    js.write_bytes(store.json_bytes(rec))
+    assert migrate_store(tmp_path) == {str(js): "migrated"}
+    assert json.loads(js.read_text())[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
