@@ -32,7 +32,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from binn_utils import studies  # noqa: E402
 from binn_utils.cli import settings_for  # noqa: E402
 from binn_utils.forward_solve import FORWARD_METHODS  # noqa: E402
-from binn_utils.sweeps import _run_in_worker, _worker_init, default_results_dir, group_settings  # noqa: E402
+from binn_utils.sweeps import default_results_dir, group_settings, run_group  # noqa: E402
+
+
+def _worker_init():
+    import torch
+    torch.set_num_threads(1)
+
+
+def _run_in_worker(group, results_dir, device=None, forward_method="RK45"):
+    t0 = time.perf_counter()
+    recs = run_group(group, results_dir, device=device, forward_method=forward_method)
+    return [s.key for s in group], time.perf_counter() - t0, [r["status"] for r in recs]
 
 STUDY_SET = ("learning_rate", "loss_weight", "architecture", "batch_size")
 # plan entries: (study, preset, noise_var or None for the study's default, dense)
