@@ -420,13 +420,13 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
 
 
 def group_cost(group) -> float:
-    """Rough relative cost of a group: optimiser steps plus validations, times the network
-    size and the replicates (for ``priority="longest"``: long groups start first)."""
+    """Rough relative cost of a group: optimiser steps plus validations, times the networks'
+    parameters and the replicates (for ``priority="longest"``: long groups start first)."""
+    from .training import build_layout
     s = group[0]
     n_train = _n_train(s.benchmark, bool(s.dense))
     steps = s.config.epochs * (-(-n_train // min(s.config.batch_size, n_train)) + 0.5)
-    layers, width = s.config.arch_u           # (hidden layers, width) of the u network
-    size = layers * width * width
+    size = build_layout(s.config, ("D", "V", "G")).n_params
     return steps * size * (1 + sum(len(x.seeds) for x in group) / 400)
 
 

@@ -81,7 +81,7 @@ def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, ca
     import binn_utils.reporting as reporting
     monkeypatch.setattr(reporting, "default_results_dir", lambda: tmp_path / "results")
     used = []
-    monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)))
+    monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)) or [])
     assert cli.main(["sweep", "learning_rate", "--preset", "quick"]) == 0
     assert cli.main(["sweep", "learning_rate", "--preset", "lite"]) == 0
     assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "mine")]) == 0
@@ -192,3 +192,102 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
     assert all(s.is_done(tmp_path) for s in fast) and not any(s.is_done(tmp_path) for s in slow)
     time.sleep(1.0)
     assert not [p for p in workers if _alive(p)], "worker processes left running"
+
+
+# ----------------------------------------------------------------------------- plans, clusters
+def test_plan_studies_and_skip_studies_select_plan_entries(tmp_path, capsys, no_training):
+    """Ported from the former scripts/gpu_sweep.py: an empty results folder, every setting missing."""
+    base = ["sweep", "--plan", "quick-test", "--results-dir", str(tmp_path), "--dry-run"]
+    assert cli.main(base) == 0
+    everything = capsys.readouterr().out
+    assert "quick-test:learning_rate: 7 of 7 settings to run" in everything
+    assert "quick-test:architecture: 16 of 16 settings to run" in everything
+    assert "23 groups, 23 settings" in everything
+    assert cli.main(base + ["--studies", "architecture"]) == 0
+    only = capsys.readouterr().out
+    assert "architecture" in only and "learning_rate" not in only
+    assert cli.main(base + ["--skip-studies", "architecture"]) == 0
+    rest = capsys.readouterr().out
+    assert "learning_rate" in rest and "architecture" not in rest
+    assert not list(tmp_path.rglob("*.json"))                          # nothing ran
+
+
+def test_dry_run_orders_groups_by_priority(tmp_path, capsys, no_training):
+    base = ["sweep", "--plan", "quick-test", "--results-dir", str(tmp_path), "--dry-run"]
+    assert cli.main(base) == 0
+    given = [line for line in capsys.readouterr().out.splitlines() if "group " in line]
+    assert cli.main(base + ["--priority", "longest"]) == 0
+    longest = [line for line in capsys.readouterr().out.splitlines() if "group " in line]
+    assert len(given) == len(longest) == 23
+    assert "learning_rate" in given[0] and "architecture" in given[-1]  # the plan's order
+    costs = [float(line.rsplit("cost", 1)[1]) for line in longest]
+    assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
+    given_costs = [float(line.rsplit("cost", 1)[1]) for line in given]
+    assert given_costs != costs and sorted(given_costs) == sorted(costs)   # the same groups, reordered
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--plan", "bogus"], "invalid choice: 'bogus'"),
+    (["--plan", "quick-test", "--studies", "bogus"], "invalid choice: 'bogus'"),
+    (["--plan", "quick-test", "--epochs", "0"], "--epochs: must be a positive integer, got 0"),
+    (["--plan", "quick-test", "--preset", "quick"], "--preset cannot be combined with --plan"),
+    (["learning_rate", "--plan", "quick-test"], "name one study (or all), or --plan"),
+    ([], "name one study (or all), or --plan"),
+    (["learning_rate", "--studies", "noise"], "--studies and --skip-studies select studies of a --plan"),
+    (["learning_rate", "--stop-starting-after", "-1"], "must be a finite number of seconds >= 0"),
+    (["learning_rate", "--cluster", "lsf"], "invalid choice: 'lsf'"),
+    (["learning_rate", "--cluster-config", "c.toml"], "--cluster-config configures --cluster slurm"),
+    (["learning_rate", "--cluster", "slurm", "--scheduler", "tcp://h:1"], "name one"),
+])
+def test_plan_and_cluster_usage_errors(capsys, no_training, tmp_path, args, message):
+    assert message in _usage_error(capsys, ["sweep", *args, "--results-dir", str(tmp_path)])
+
+
+def test_slurm_dry_run_renders_the_configured_directives(tmp_path, capsys, no_training):
+    pytest.importorskip("dask_jobqueue")
+    config = tmp_path / "cluster.toml"
+    config.write_text(textwrap.dedent("""
+        [slurm]
+        queue = "gpu-short"
+        account = "binn-lab"
+        walltime = "02:30:00"
+        cores = 4
+        memory = "16GB"
+        job_extra_directives = ["--gres=gpu:1", "--constraint=a100"]
+        jobs = 3
+        """))
+    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+                     "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "slurm: 3 job(s) of this script would be submitted" in out
+    for directive in ("#SBATCH -p gpu-short", "#SBATCH -A binn-lab", "#SBATCH -t 02:30:00",
+                      "#SBATCH --cpus-per-task=4", "#SBATCH --gres=gpu:1", "#SBATCH --constraint=a100"):
+        assert directive in out
+    assert "--nthreads 1" in out and "--nworkers 4" in out          # single-threaded workers, one per core
+    # pbs and sge come from the same config format
+    config.write_text('[pbs]\nqueue = "long"\nwalltime = "01:00:00"\ncores = 2\nmemory = "8GB"\n'
+                      'job_extra_directives = ["-l gpus=1"]\n')
+    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+                     "--cluster", "pbs", "--cluster-config", str(config), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "#PBS -q long" in out and "#PBS -l gpus=1" in out and "walltime=01:00:00" in out
+    assert not list(tmp_path.rglob("*.json"))                          # nothing ran
+    # a config without the section asked for is a usage error
+    err = _usage_error(capsys, ["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+                                "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"])
+    assert "has no [slurm] section" in err
+
+
+def test_sweep_summary_counts_failures_and_exits_non_zero(tmp_path, monkeypatch, capsys):
+    import binn_utils.sweeps as sw
+    good, bad = _tiny("good"), _tiny("bad", lr=1e-3)
+    real = sw.compute_group
+    monkeypatch.setattr(sw, "compute_group", lambda group, **kw: (
+        (_ for _ in ()).throw(OSError("disk full")) if group[0].key == bad.key else real(group, **kw)))
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [good, bad])
+    assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path), "--workers", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert "1 of 2 settings failed" in err and "disk full" in err
+    assert good.is_done(tmp_path) and not bad.is_done(tmp_path)
+    assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path), "--workers", "1"]) == 1
+    assert "learning_rate: 1 of 2 settings to run" in capsys.readouterr().out      # only the failed one again

@@ -111,3 +111,37 @@ def test_existing_scheduler_from_the_environment(tmp_path, monkeypatch, cluster)
     assert run_settings([s], tmp_path, workers=1, progress=False) == [s.key]
     after = client.run(lambda dask_worker: dask_worker.state.executed_count)
     assert sum(after.values()) == sum(before.values()) + 1      # it ran on the cluster, not in-process
+
+
+def test_stop_starting_after_starts_nothing_more_on_either_path(tmp_path, cluster, capsys):
+    _, client = cluster
+    sets = _settings(2)
+    assert run_settings(sets, tmp_path, workers=1, progress=False, stop_starting_after=0) == []
+    assert run_settings(sets, tmp_path, progress=False, scheduler=client.scheduler.address,
+                        stop_starting_after=0) == []
+    assert not any(s.is_done(tmp_path) for s in sets)
+    assert capsys.readouterr().err.count("time window: 2 of 2 settings not run") == 2
+
+
+@pytest.mark.slow
+def test_hard_stop_abandons_running_groups_and_closes_the_cluster(tmp_path, capsys):
+    slow = _settings(2, epochs=10 ** 6)
+    t0 = time.monotonic()
+    assert run_settings(slow, tmp_path, workers=2, progress=False, hard_stop_after=1) == []
+    assert time.monotonic() - t0 < 90
+    err = capsys.readouterr().err
+    assert "hard stop after 1 s" in err and "time window: 2 of 2 settings not run" in err
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+def test_priority_longest_starts_the_costliest_groups_first():
+    from binn_utils.sweeps import group_cost, order_groups
+    short, long_, wide = _settings(1)[0], _settings(1, epochs=300)[0], _settings(1)[0]
+    wide = Setting("test", "wide", "diffusion", 1e-3, False, wide.datasets, wide.seeds,
+                   TINY.replace(arch_u=(2, 24)))
+    groups = [[short], [long_], [wide]]
+    assert order_groups(groups) == groups
+    assert order_groups(groups, "longest") == [[long_], [wide], [short]]
+    assert group_cost([long_]) == pytest.approx(100 * group_cost([short]))
+    with pytest.raises(ValueError, match="unknown priority"):
+        order_groups(groups, "random")
