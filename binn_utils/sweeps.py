@@ -471,8 +471,11 @@ class _Sweep:
 
 
 def _local_cluster(n_workers: int):
+    """``n_workers`` single-threaded worker processes, the machine's memory shared among them."""
+    import psutil
     from distributed import LocalCluster
-    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, memory_limit="auto",
+    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                        memory_limit=psutil.virtual_memory().total // n_workers,
                         dashboard_address=":0", silence_logs=logging.ERROR)
 
 
@@ -485,7 +488,7 @@ def _dashboard(client) -> str:
 
 
 def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config, device, forward_method,
-              clock, stop_starting_after, hard_stop_after, say):
+              clock, stop_starting_after, hard_stop_after, say, announce):
     """Run ``groups`` as Dask tasks: at most one per worker thread at a time (so the order
     and the time window decide what starts), each result stored by this process as it
     comes back.  Returns the number of settings not started or abandoned (time window)."""
@@ -494,28 +497,28 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
     owned = None
     if scheduler:
         client = Client(scheduler)
-        say(f"dask: scheduler {scheduler} ({len(client.nthreads())} workers), {_dashboard(client)}")
+        announce(f"dask: scheduler {scheduler} ({len(client.nthreads())} workers), {_dashboard(client)}")
     elif cluster in JOBQUEUE_CLUSTERS:
         owned, jobs = make_jobqueue_cluster(cluster, cluster_config or {})
         owned.scale(jobs=jobs)
         client = Client(owned)
-        say(f"dask: {cluster} cluster, {jobs} job(s) submitted, scheduler {owned.scheduler_address}, "
+        announce(f"dask: {cluster} cluster, {jobs} job(s) submitted, scheduler {owned.scheduler_address}, "
             f"{_dashboard(client)}")
     else:
         owned = _local_cluster(min(workers, len(groups)))
         client = Client(owned)
         limits = [w["memory_limit"] for w in client.scheduler_info()["workers"].values()]
-        say(f"dask: LocalCluster of {len(owned.workers)} single-threaded worker processes "
+        announce(f"dask: LocalCluster of {len(owned.workers)} single-threaded worker processes "
             f"({min(limits) / 2 ** 30:.1f} GiB memory limit each), {_dashboard(client)}")
     came_back = queue_mod.Queue()
     todo, running, left = list(groups), {}, 0
     try:
         while todo or running:
-            if hard_stop_after is not None and clock() > hard_stop_after:
+            if hard_stop_after is not None and clock() > hard_stop_after and (todo or running):
                 left += sum(len(g) for g in running.values())
                 client.cancel(list(running))
+                say(f"hard stop after {hard_stop_after:g} s: {len(running)} running group(s) abandoned")
                 running.clear()
-                say(f"hard stop after {hard_stop_after:g} s: running groups abandoned")
             if stop_starting_after is not None and clock() > stop_starting_after and todo:
                 say(f"stopped starting groups after {stop_starting_after:g} s")
             if (stop_starting_after is not None and clock() > stop_starting_after) or \
@@ -608,6 +611,10 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     def say(line):
         (bar.write if progress else print)(line, file=sys.stderr)
 
+    def announce(line):  # where the workers are: with the progress bar only (notebooks run without)
+        if progress:
+            say(line)
+
     left = 0
     try:
         if scheduler is None and cluster in (None, "local") and (workers == 1 or len(groups) == 1):
@@ -619,7 +626,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
                 sweep.finished(g, lambda: _group_task(g, device, forward_method))
         else:
             left = _run_dask(sweep, groups, workers, scheduler, cluster, cluster_config, device, forward_method,
-                             clock, stop_starting_after, hard_stop_after, say)
+                             clock, stop_starting_after, hard_stop_after, say, announce)
     except KeyboardInterrupt:
         bar.close()
         raise KeyboardInterrupt(f"sweep interrupted: {len(sweep.done)} of {len(todo)} settings finished and "

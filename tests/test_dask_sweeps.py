@@ -45,8 +45,10 @@ def cluster():
 def test_dask_sweep_stores_the_same_numbers_as_the_serial_path(tmp_path, capsys):
     sets = _settings(3)
     # workers=2: an embedded LocalCluster started and closed by the call
-    assert sorted(run_settings(sets, tmp_path / "dask", workers=2, progress=False)) == sorted(s.key for s in sets)
-    assert "LocalCluster of 2 single-threaded worker processes" in capsys.readouterr().err
+    assert sorted(run_settings(sets, tmp_path / "dask", workers=2, progress=True)) == sorted(s.key for s in sets)
+    err = capsys.readouterr().err
+    assert "LocalCluster of 2 single-threaded worker processes" in err and "GiB memory limit each" in err
+    assert "3/3" in err                                                  # the progress bar over settings
     assert run_settings(sets, tmp_path / "serial", workers=1, progress=False) == [s.key for s in sets]
     _assert_same_numbers(sets, tmp_path / "dask", tmp_path / "serial")
     # merged groups too: the same grouping gives the same numbers on either path
@@ -127,10 +129,12 @@ def test_stop_starting_after_starts_nothing_more_on_either_path(tmp_path, cluste
 def test_hard_stop_abandons_running_groups_and_closes_the_cluster(tmp_path, capsys):
     slow = _settings(2, epochs=10 ** 6)
     t0 = time.monotonic()
-    assert run_settings(slow, tmp_path, workers=2, progress=False, hard_stop_after=1) == []
+    # 20 s: time to start the cluster and both groups (they would run for hours)
+    assert run_settings(slow, tmp_path, workers=2, progress=False, hard_stop_after=20) == []
     assert time.monotonic() - t0 < 90
     err = capsys.readouterr().err
-    assert "hard stop after 1 s" in err and "time window: 2 of 2 settings not run" in err
+    assert "hard stop after 20 s: 2 running group(s) abandoned" in err
+    assert "time window: 2 of 2 settings not run" in err
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
 
 
