@@ -503,13 +503,13 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
         owned.scale(jobs=jobs)
         client = Client(owned)
         announce(f"dask: {cluster} cluster, {jobs} job(s) submitted, scheduler {owned.scheduler_address}, "
-            f"{_dashboard(client)}")
+                 f"{_dashboard(client)}")
     else:
         owned = _local_cluster(min(workers, len(groups)))
         client = Client(owned)
         limits = [w["memory_limit"] for w in client.scheduler_info()["workers"].values()]
         announce(f"dask: LocalCluster of {len(owned.workers)} single-threaded worker processes "
-            f"({min(limits) / 2 ** 30:.1f} GiB memory limit each), {_dashboard(client)}")
+                 f"({min(limits) / 2 ** 30:.1f} GiB memory limit each), {_dashboard(client)}")
     came_back = queue_mod.Queue()
     todo, running, left = list(groups), {}, 0
     try:

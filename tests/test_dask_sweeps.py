@@ -66,7 +66,7 @@ def _executing(dask_worker):
 @pytest.mark.slow
 def test_a_killed_worker_does_not_lose_settings(tmp_path, cluster):
     _, client = cluster
-    sets = _settings(4, epochs=400)
+    sets = _settings(4, epochs=200)
     killed = {}
 
     def kill_one_busy_worker():
@@ -149,3 +149,32 @@ def test_priority_longest_starts_the_costliest_groups_first():
     assert group_cost([long_]) == pytest.approx(100 * group_cost([short]))
     with pytest.raises(ValueError, match="unknown priority"):
         order_groups(groups, "random")
+
+
+def _forbid_store_writes(dask_worker=None):
+    """Make every store write in this (worker) process fail; returns the previous function."""
+    from binn_utils import store
+
+    def refuse(*a, **k):
+        raise PermissionError("a worker wrote into the store")
+    previous = store.write_pair
+    store.write_pair = refuse
+    return previous is not refuse
+
+
+@pytest.mark.slow
+def test_workers_never_write_into_the_store(tmp_path, cluster):
+    """With store writes made to fail inside every worker process, a sweep still stores
+    everything: the client (this process) writes, the workers only return results."""
+    _, client = cluster
+    assert all(client.run(_forbid_store_writes).values())
+    sets = _settings(2)
+    assert sorted(run_settings(sets, tmp_path, progress=False, scheduler=client.scheduler.address)) == \
+        sorted(s.key for s in sets)
+    assert all(s.is_done(tmp_path) for s in sets)
+    # the patch is live on the workers: a task that writes there fails
+    def write_there():
+        from binn_utils import store
+        store.write_pair(tmp_path / "x.npz", tmp_path / "x.json", {}, {})
+    with pytest.raises(PermissionError, match="a worker wrote into the store"):
+        client.submit(write_there, pure=False).result()
