@@ -147,7 +147,10 @@ def _alive(pid):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(tmp_path):
+@pytest.mark.parametrize("to", ["client", "process group"])
+def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(tmp_path, to):
+    """SIGINT to the sweeping process alone, or to its whole process group as a terminal's
+    Ctrl-C sends it (the Dask workers get it too)."""
     script = textwrap.dedent(f"""
         import sys
         from binn_utils.sweeps import Setting, run_settings
@@ -167,7 +170,8 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
     slow = [Setting("t", f"slow{i}", "diffusion", 1e-3, False, (0,), (i,), cfg.replace(epochs=10 ** 6))
             for i in range(2)]
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            start_new_session=True)
     try:
         deadline = time.monotonic() + 240
         with warnings.catch_warnings():
@@ -180,7 +184,10 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
         workers = _children(proc.pid)
         assert workers, "no worker processes found"
         t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        if to == "client":
+            proc.send_signal(signal.SIGINT)
+        else:
+            os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=30)
         stopped_after = time.monotonic() - t0
     finally:
