@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import warnings
 from collections import Counter
@@ -34,7 +35,7 @@ from collections import Counter
 from . import store, studies
 from .forward_solve import FORWARD_METHODS
 from .reporting import results_dir_for
-from .sweeps import (JOBQUEUE_CLUSTERS, PRIORITIES, check_run_request, default_results_dir, group_cost,
+from .sweeps import (JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request, default_results_dir, group_cost,
                      group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups,
                      run_settings)
 
@@ -240,7 +241,8 @@ def _run(ap, args) -> int:
         plan = requested_settings(args)
         cluster_config = None
         if args.cmd == "sweep":
-            check_run_request(results_dir, args.workers, args.device, args.forward_method)
+            remote = bool(args.scheduler or os.environ.get(SCHEDULER_ENV)) or args.cluster in JOBQUEUE_CLUSTERS
+            check_run_request(results_dir, args.workers, args.device, args.forward_method, remote=remote)
             if args.cluster in JOBQUEUE_CLUSTERS:
                 cluster_config = load_cluster_config(args.cluster_config, args.cluster)
     except ValueError as err:  # TrainingError is one

@@ -403,14 +403,26 @@ def make_jobqueue_cluster(kind: str, config: dict):
     return cluster, int(config.get("jobs", 1))
 
 
-def check_run_request(results_dir, workers=None, device=None, forward_method="RK45"):
+def check_run_request(results_dir, workers=None, device=None, forward_method="RK45", remote=False):
     """Everything about a sweep request that can be checked before any work: the integrator,
     the device, the number of workers and (unless ``results_dir`` is None) a writable
-    results folder.  Raises ValueError (``TrainingError`` is one) with a one-line message."""
+    results folder.  Raises ValueError (``TrainingError`` is one) with a one-line message.
+    With ``remote`` workers (a scheduler or a batch cluster) the device must be a valid
+    name, but this machine need not have it (a login node has no GPU)."""
+    import torch
+
     from .forward_solve import check_method
-    from .training import resolve_device
+    from .training import TrainingError, resolve_device
     check_method(forward_method)
-    resolve_device(device)
+    if not remote:
+        resolve_device(device)
+    elif device is not None:
+        try:
+            kind = torch.device(device).type
+        except (RuntimeError, TypeError) as err:
+            raise TrainingError(f"unknown device {device!r}: {err}") from None
+        if kind not in ("cpu", "cuda"):
+            raise TrainingError(f"device must be 'cpu' or 'cuda[:k]', got {device!r}")
     if workers is not None and (not isinstance(workers, (int, np.integer)) or isinstance(workers, bool)
                                 or workers < 1):
         raise ValueError(f"workers must be a positive integer (or None: one per CPU core), got {workers!r}")
@@ -595,11 +607,12 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
         if s.key not in seen and not s.is_done(results_dir):
             todo.append(s)
         seen.add(s.key)
-    check_run_request(results_dir if todo else None, workers, device, forward_method)
+    scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    check_run_request(results_dir if todo else None, workers, device, forward_method,
+                      remote=bool(scheduler) or cluster in JOBQUEUE_CLUSTERS)
     if not todo:
         return []
     workers = workers or os.cpu_count() or 1
-    scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
     groups = order_groups(group_settings(todo, merge, max_group_replicates), priority)
     from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
     bar = tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress)

@@ -67,6 +67,20 @@ def test_a_missing_gpu_is_a_usage_error_before_any_work(capsys, no_training, tmp
     assert "no CUDA GPU is available" in err
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_gpu_is_needed_where_the_workers_run_not_where_binn_runs(capsys, no_training, tmp_path):
+    """With batch-system workers (or a scheduler) the GPU is theirs: a login node without one may submit."""
+    pytest.importorskip("dask_jobqueue")
+    config = tmp_path / "cluster.toml"
+    config.write_text('[slurm]\nqueue = "gpu"\njob_extra_directives = ["--gres=gpu:1"]\n')
+    base = ["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+            "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"]
+    assert cli.main(base + ["--device", "cuda"]) == 0
+    assert "#SBATCH --gres=gpu:1" in capsys.readouterr().out
+    assert "device must be 'cpu' or 'cuda[:k]'" in _usage_error(capsys, base + ["--device", "meta"])
+    assert "unknown device 'gpu'" in _usage_error(capsys, base + ["--device", "gpu"])
+
+
 def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_training, tmp_path):
     afile = tmp_path / "results.txt"
     afile.write_text("")
