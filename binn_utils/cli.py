@@ -37,7 +37,7 @@ from .forward_solve import FORWARD_METHODS
 from .reporting import results_dir_for
 from .sweeps import (JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request, default_results_dir, group_cost,
                      group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups,
-                     run_settings)
+                     replicate_steps, run_settings)
 
 STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size",
            "batch_size_authors")
@@ -255,7 +255,11 @@ def _run(ap, args) -> int:
         if args.cmd == "status":
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
             continue
-        print(f"{study}: {len(sets) - done} of {len(sets)} settings to run", flush=True)
+        line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
+        if args.dry_run:
+            steps = sum(replicate_steps(s) for s, r in zip(sets, records) if r is None)
+            line += f" ({steps / 1e6:.3g} M replicate-steps)"
+        print(line, flush=True)
         note = forward_method_note(sets, results_dir, args.forward_method)
         if note:
             print(note, flush=True)
@@ -287,7 +291,8 @@ def _dry_run(args, todo, cluster_config) -> int:
     """``binn sweep --dry-run``: the groups in the order they would start, and with a batch
     cluster the job script dask-jobqueue would submit; nothing runs, nothing is submitted."""
     groups = order_groups(group_settings(todo, args.merge, args.max_group), args.priority)
-    print(f"{len(groups)} groups, {len(todo)} settings, {sum(len(s.seeds) for s in todo)} replicates")
+    print(f"{len(groups)} groups, {len(todo)} settings, {sum(len(s.seeds) for s in todo)} replicates, "
+          f"{sum(replicate_steps(s) for s in todo) / 1e6:.3g} M replicate-steps")
     for i, g in enumerate(groups):
         print(f"  group {i:3d}: {g[0].study:18s} {g[0].benchmark:20s} {len(g):2d} settings "
               f"{sum(len(s.seeds) for s in g):4d} replicates, cost {group_cost(g):9.3g}")

@@ -431,6 +431,13 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
         store.check_writable(Path(results_dir) / "runs")
 
 
+def replicate_steps(setting: Setting) -> int:
+    """Optimiser steps of all the setting's replicates together (epochs x steps per epoch x
+    replicates): the unit the README's cost table uses to size a cluster."""
+    n_train = _n_train(setting.benchmark, bool(setting.dense))
+    return setting.config.epochs * -(-n_train // min(setting.config.batch_size, n_train)) * len(setting.seeds)
+
+
 def group_cost(group) -> float:
     """Rough relative cost of a group: optimiser steps plus validations, times the networks'
     parameters and the replicates (for ``priority="longest"``: long groups start first)."""

@@ -223,7 +223,7 @@ def test_plan_studies_and_skip_studies_select_plan_entries(tmp_path, capsys, no_
     everything = capsys.readouterr().out
     assert "quick-test:learning_rate: 7 of 7 settings to run" in everything
     assert "quick-test:architecture: 16 of 16 settings to run" in everything
-    assert "23 groups, 23 settings" in everything
+    assert "23 groups, 23 settings, 46 replicates, " in everything and " M replicate-steps" in everything
     assert cli.main(base + ["--studies", "architecture"]) == 0
     only = capsys.readouterr().out
     assert "architecture" in only and "learning_rate" not in only

@@ -178,3 +178,13 @@ def test_workers_never_write_into_the_store(tmp_path, cluster):
         store.write_pair(tmp_path / "x.npz", tmp_path / "x.json", {}, {})
     with pytest.raises(PermissionError, match="a worker wrote into the store"):
         client.submit(write_there, pure=False).result()
+
+
+def test_replicate_steps_count_every_optimiser_step_of_every_replicate():
+    from binn_utils.observations import make_observations
+    from binn_utils.sweeps import replicate_steps
+    n_train = len(make_observations("diffusion", 0.0).train_idx)
+    s, = _settings(1, epochs=7)
+    for batch in (10, 10 ** 6):
+        t = Setting("test", "b", "diffusion", 1e-3, False, s.datasets, s.seeds, s.config.replace(batch_size=batch))
+        assert replicate_steps(t) == 7 * -(-n_train // min(batch, n_train)) * 2
