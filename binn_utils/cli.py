@@ -188,7 +188,8 @@ def main(argv=None) -> int:
         sp.add_argument("--seeds", type=_positive_int, default=None, help="replicates (initialisations)")
         sp.add_argument("--results-dir", default=None,
                         help="results folder (default: results/, for the quick preset out/results-quick)")
-        sp.add_argument("--workers", type=_positive_int, default=None)
+        sp.add_argument("--workers", type=_positive_int, default=None,
+                        help="worker processes of the LocalCluster (default: one per core; 1: in-process)")
         sp.add_argument("--merge", action="store_true",
                         help="train settings that differ only in learning rate, loss weights, noise level or "
                              "datasets as one batched model (fewer, larger batches; float64: the same numbers "
