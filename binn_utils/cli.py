@@ -3,8 +3,20 @@
     binn sweep learning_rate --preset book [--noise-var 0.01] [--dense] [--workers 2]
     binn sweep all --preset book
     binn sweep learning_rate --preset paper --merge --device cuda   # one batched model on a GPU
+    binn sweep --plan paper-main --merge --max-group 160 --priority longest \
+        --stop-starting-after 400 --hard-stop-after 540            # named lists of studies, a time window
+    binn sweep all --scheduler tcp://HOST:8786                     # an existing Dask cluster
+    binn sweep all --cluster slurm --cluster-config cluster.toml [--dry-run]
     binn status --preset book            # how many settings of each study are stored
     binn migrate                         # add checksums to records stored before they existed
+
+Each group of settings is a Dask task: by default on a LocalCluster of one single-threaded
+worker process per core that the command starts and closes (--workers 1: in-process);
+the command itself writes every result into the store.  --scheduler (or BINN_SCHEDULER)
+attaches to an existing scheduler; --cluster slurm|pbs|sge starts workers as batch jobs
+through dask-jobqueue, configured by the [slurm] (etc.) section of a TOML file (queue,
+walltime, cores, memory, job_extra_directives, ...; jobs = how many jobs); --dry-run
+prints the groups it would run and the job script it would submit, and runs nothing.
 
 Results go to results/ (quick preset: out/results-quick) unless --results-dir says
 otherwise.  A request that cannot be honoured (a bad number, a missing GPU, a results
@@ -15,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import warnings
 from collections import Counter
@@ -22,11 +35,29 @@ from collections import Counter
 from . import store, studies
 from .forward_solve import FORWARD_METHODS
 from .reporting import results_dir_for
-from .sweeps import check_run_request, default_results_dir, migrate_store, run_settings
+from .sweeps import (JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request, default_results_dir, group_cost,
+                     group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups,
+                     replicate_steps, run_settings)
 
 STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size",
            "batch_size_authors")
 USAGE_ERROR = 2
+_SUPPORTING = ("learning_rate", "loss_weight", "architecture", "batch_size")
+#: Named lists of studies for ``binn sweep --plan``: entries (study, preset, noise variance or
+#: None for the study's default, dense), run in this order (``--priority`` orders the groups).
+PLANS = {
+    "paper-main": [("defaults", "paper", None, False), ("learning_rate", "paper", None, False),
+                   ("loss_weight", "paper", None, False), ("architecture", "paper", None, False),
+                   ("batch_size", "paper", None, False), ("noise", "paper", None, False)],
+    "paper-architecture": [("architecture", "paper", None, False)],
+    "paper-supporting": [(s, "paper", nv, False) for nv in (0.0, 1e-2) for s in _SUPPORTING],
+    "quick-test": [("learning_rate", "quick", None, False), ("architecture", "quick", None, False)],
+    # the 71-point Supporting Material repeats of two studies with fewer initialisations but
+    # the paper's epochs (run with --epochs 4000): replicates reduced before epochs
+    "sm-epochs": [(s, "lite", nv, False) for nv in (0.0, 1e-3, 1e-2) for s in ("learning_rate", "loss_weight")],
+    "lite-dense": ([(s, "lite", nv, True) for nv in (1e-3, 0.0, 1e-2) for s in _SUPPORTING]
+                   + [("noise", "lite", None, True)]),
+}
 
 
 def settings_for(study: str, preset: str, noise_var=None, dense=False, epochs=None, seeds=None) -> list:
@@ -81,6 +112,48 @@ def _noise_variance(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text}")
+    return value
+
+
+def requested_settings(args) -> dict:
+    """{label: settings} of a ``binn sweep``/``binn status`` request: one study, all, or plans."""
+    if args.plan is None:
+        names = STUDIES if args.study == "all" else (args.study,)
+        return {study: settings_for(study, args.preset or "book", args.noise_var, args.dense, args.epochs,
+                                    args.seeds) for study in names}
+    out = {}
+    for plan in args.plan:
+        for study, preset, nv, dense in PLANS[plan]:
+            if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
+                continue
+            label = f"{plan}:{study}" + ("" if nv is None else f"(noise {nv:g})") + (" dense" if dense else "")
+            out[label] = settings_for(study, preset, nv, dense, args.epochs, args.seeds)
+    return out
+
+
+def _check_request_shape(args):
+    if (args.study is None) == (args.plan is None):
+        raise ValueError("name one study (or all), or --plan")
+    if args.plan is not None:
+        given = [o for o, v in (("--preset", args.preset), ("--noise-var", args.noise_var),
+                                ("--dense", args.dense)) if v not in (None, False)]
+        if given:
+            raise ValueError(f"{', '.join(given)} cannot be combined with --plan (each entry has its own)")
+    elif args.studies is not None or args.skip_studies:
+        raise ValueError("--studies and --skip-studies select studies of a --plan")
+    if getattr(args, "cluster_config", None) and args.cluster == "local":
+        raise ValueError("--cluster-config configures --cluster slurm, pbs or sge")
+    if getattr(args, "scheduler", None) and args.cluster != "local":
+        raise ValueError("--scheduler and --cluster are two different places for the workers: name one")
+
+
 def forward_method_note(sets, results_dir, requested: str) -> str | None:
     """One line naming stored settings whose u_p was computed with another integrator than
     ``requested`` (records without the field used RK45), or None.  They are kept, not
@@ -102,15 +175,21 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     for name in ("sweep", "status"):
         sp = sub.add_parser(name)
-        sp.add_argument("study", choices=STUDIES + ("all",))
-        sp.add_argument("--preset", default="book", choices=sorted(studies.PRESETS))
+        sp.add_argument("study", nargs="?", choices=STUDIES + ("all",))
+        sp.add_argument("--plan", nargs="+", choices=sorted(PLANS), default=None,
+                        help="named lists of studies (each entry has its own preset) instead of one study")
+        sp.add_argument("--studies", nargs="+", choices=STUDIES, default=None, help="only these studies of the plans")
+        sp.add_argument("--skip-studies", nargs="+", choices=STUDIES, default=(),
+                        help="leave these studies of the plans out")
+        sp.add_argument("--preset", default=None, choices=sorted(studies.PRESETS), help="default: book")
         sp.add_argument("--noise-var", type=_noise_variance, default=None)
         sp.add_argument("--dense", action="store_true")
         sp.add_argument("--epochs", type=_positive_int, default=None)
         sp.add_argument("--seeds", type=_positive_int, default=None, help="replicates (initialisations)")
         sp.add_argument("--results-dir", default=None,
                         help="results folder (default: results/, for the quick preset out/results-quick)")
-        sp.add_argument("--workers", type=_positive_int, default=None)
+        sp.add_argument("--workers", type=_positive_int, default=None,
+                        help="worker processes of the LocalCluster (default: one per core; 1: in-process)")
         sp.add_argument("--merge", action="store_true",
                         help="train settings that differ only in learning rate, loss weights, noise level or "
                              "datasets as one batched model (fewer, larger batches; float64: the same numbers "
@@ -119,6 +198,23 @@ def main(argv=None) -> int:
         sp.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
                         help="integrator of the u_p forward solves (default: RK45, the paper's; "
                              "BDF is much faster on the 351-point grid)")
+        if name == "sweep":
+            sp.add_argument("--max-group", type=_positive_int, default=None,
+                            help="with --merge: at most this many replicates per batched model")
+            sp.add_argument("--priority", choices=PRIORITIES, default="given",
+                            help="order groups start in: as requested, or the longest first")
+            sp.add_argument("--stop-starting-after", type=_seconds, default=None, metavar="SECONDS",
+                            help="start no group after this many seconds (running ones finish)")
+            sp.add_argument("--hard-stop-after", type=_seconds, default=None, metavar="SECONDS",
+                            help="abandon running groups after this many seconds (nothing half-written is stored)")
+            sp.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                            help="an existing Dask scheduler (default: $BINN_SCHEDULER, else a LocalCluster)")
+            sp.add_argument("--cluster", choices=("local",) + tuple(JOBQUEUE_CLUSTERS), default="local",
+                            help="where workers come from: a LocalCluster here, or batch jobs (dask-jobqueue)")
+            sp.add_argument("--cluster-config", default=None, metavar="FILE.toml",
+                            help="TOML file whose [slurm] / [pbs] / [sge] section configures the batch jobs")
+            sp.add_argument("--dry-run", action="store_true",
+                            help="print the groups (and the batch job script) and run nothing")
     mp = sub.add_parser("migrate", help="add checksums (store format 2) to stored records that predate them")
     mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
     args = ap.parse_args(argv)
@@ -137,18 +233,22 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 def _run(ap, args) -> int:
     """``binn sweep`` and ``binn status``."""
-    results_dir = results_dir_for(args.preset, args.results_dir)
-    names = STUDIES if args.study == "all" else (args.study,)
     try:
+        _check_request_shape(args)
+        presets = {e[1] for p in args.plan for e in PLANS[p]} if args.plan else {args.preset or "book"}
+        results_dir = results_dir_for("quick" if presets == {"quick"} else "book", args.results_dir)
         if results_dir.exists() and not results_dir.is_dir():
             raise ValueError(f"--results-dir {results_dir} is a file, not a folder")
-        plan = {study: settings_for(study, args.preset, args.noise_var, args.dense, args.epochs, args.seeds)
-                for study in names}
+        plan = requested_settings(args)
+        cluster_config = None
         if args.cmd == "sweep":
-            check_run_request(results_dir, args.workers, args.device, args.forward_method)
+            remote = bool(args.scheduler or os.environ.get(SCHEDULER_ENV)) or args.cluster in JOBQUEUE_CLUSTERS
+            check_run_request(results_dir, args.workers, args.device, args.forward_method, remote=remote)
+            if args.cluster in JOBQUEUE_CLUSTERS:
+                cluster_config = load_cluster_config(args.cluster_config, args.cluster)
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
-    legacy = 0
+    legacy, todo, seen = 0, [], set()
     for study, sets in plan.items():
         records = [s.stored_record(results_dir) for s in sets]
         done = sum(r is not None for r in records)
@@ -156,19 +256,54 @@ def _run(ap, args) -> int:
         if args.cmd == "status":
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
             continue
-        print(f"{study}: {len(sets) - done} of {len(sets)} settings to run", flush=True)
+        line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
+        if args.dry_run:
+            steps = sum(replicate_steps(s) for s, r in zip(sets, records) if r is None)
+            line += f" ({steps / 1e6:.3g} M replicate-steps)"
+        print(line, flush=True)
         note = forward_method_note(sets, results_dir, args.forward_method)
         if note:
             print(note, flush=True)
-        try:
-            run_settings(sets, results_dir, workers=args.workers, desc=study, merge=args.merge, device=args.device,
-                         forward_method=args.forward_method)
-        except RuntimeError as err:  # some settings failed; the others are stored
-            print(f"binn sweep: {err}", file=sys.stderr)
-            return 1
+        todo += [s for s, r in zip(sets, records) if r is None and s.key not in seen]
+        seen.update(s.key for s in sets)
     if legacy:
         print(f"{legacy} stored record(s) predate checksums: run `binn migrate"
               f"{'' if args.results_dir is None else ' --results-dir ' + str(results_dir)}` to add them")
+    if args.cmd == "status":
+        return 0
+    if args.dry_run:
+        return _dry_run(args, todo, cluster_config)
+    if not todo:
+        return 0
+    try:
+        done = run_settings(todo, results_dir, workers=args.workers, desc="sweep", merge=args.merge,
+                            device=args.device, forward_method=args.forward_method,
+                            max_group_replicates=args.max_group, priority=args.priority,
+                            stop_starting_after=args.stop_starting_after, hard_stop_after=args.hard_stop_after,
+                            scheduler=args.scheduler, cluster=args.cluster, cluster_config=cluster_config)
+    except RuntimeError as err:  # some settings failed; the others are stored
+        print(f"binn sweep: {err}", file=sys.stderr)
+        return 1
+    print(f"sweep: {len(done)} of {len(todo)} settings run and stored")
+    return 0
+
+
+def _dry_run(args, todo, cluster_config) -> int:
+    """``binn sweep --dry-run``: the groups in the order they would start, and with a batch
+    cluster the job script dask-jobqueue would submit; nothing runs, nothing is submitted."""
+    groups = order_groups(group_settings(todo, args.merge, args.max_group), args.priority)
+    print(f"{len(groups)} groups, {len(todo)} settings, {sum(len(s.seeds) for s in todo)} replicates, "
+          f"{sum(replicate_steps(s) for s in todo) / 1e6:.3g} M replicate-steps")
+    for i, g in enumerate(groups):
+        print(f"  group {i:3d}: {g[0].study:18s} {g[0].benchmark:20s} {len(g):2d} settings "
+              f"{sum(len(s.seeds) for s in g):4d} replicates, cost {group_cost(g):9.3g}")
+    if args.cluster in JOBQUEUE_CLUSTERS:
+        cluster, jobs = make_jobqueue_cluster(args.cluster, cluster_config)
+        try:
+            print(f"{args.cluster}: {jobs} job(s) of this script would be submitted:")
+            print(cluster.job_script())
+        finally:
+            cluster.close()
     return 0
 
 

@@ -20,11 +20,12 @@ import contextlib
 import contextvars
 import hashlib
 import json
+import logging
 import os
 import platform
 import subprocess
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -223,7 +224,8 @@ def run_setting(setting: Setting, results_dir, progress=False, device=None, forw
 
 def run_group(settings: Sequence[Setting], results_dir, progress=False, device=None,
               forward_method="RK45") -> list[dict]:
-    """Train settings of one merge group as one batched model, then evaluate and store each.
+    """Train settings of one merge group as one batched model, then evaluate and store each
+    (:func:`compute_group`, then :func:`store_computed`: what a sweep does with each group).
 
     ``forward_method`` is the integrator of the forward solves that give u_p (see
     ``forward_solve.forward_solve``); the record says which was used.
@@ -233,6 +235,16 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
     run to rounding, in float32 only statistically (``training`` module docstring).  The
     record says how it was trained (``trained_with``: None when alone).
     """
+    settings = list(settings)
+    computed = compute_group(settings, progress=progress, device=device, forward_method=forward_method)
+    return [store_computed(s, arrays, record, results_dir) for s, (arrays, record) in zip(settings, computed)]
+
+
+def compute_group(settings: Sequence[Setting], progress=False, device=None,
+                  forward_method="RK45") -> list[tuple[dict, dict]]:
+    """Train settings of one merge group as one batched model and evaluate each: returns
+    one (arrays, record) pair per setting, ready for :func:`store_computed`.  Writes
+    nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process)."""
     from .benchmarks import get_benchmark
     from .observations import make_observations
     from .training import train
@@ -253,15 +265,14 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
                for k in MERGEABLE}
     seeds = [int(x) for s in settings for x in s.seeds]
     result = train(datas, s0.config, seeds=seeds, progress=progress, device=device, **per_rep)
-    records, offset = [], 0
+    out, offset = [], 0
     for s in settings:
         sl = slice(offset, offset + len(s.seeds))
         offset += len(s.seeds)
         part = split_result(result, sl, s.config)
         group = {"settings": len(settings), "replicates": len(seeds)} if len(settings) > 1 else None
-        records.append(store_result(s, part, datas[sl], bench, results_dir, group=group,
-                                    forward_method=forward_method))
-    return records
+        out.append(evaluate_result(s, part, datas[sl], bench, group=group, forward_method=forward_method))
+    return out
 
 
 def split_result(result, sl: slice, config):
@@ -274,8 +285,8 @@ def split_result(result, sl: slice, config):
         diverged_epoch=result.diverged_epoch[sl], extra=dict(result.extra))
 
 
-def store_result(setting: Setting, result, datas, bench, results_dir, group=None, forward_method="RK45") -> dict:
-    """Evaluate a trained setting and write its .npz/.json to the store."""
+def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_method="RK45") -> tuple[dict, dict]:
+    """Evaluate a trained setting: the (arrays, JSON-clean record) that the store keeps."""
     from .evaluation import evaluate
 
     arrays, record = {}, setting.spec()
@@ -312,7 +323,14 @@ def store_result(setting: Setting, result, datas, bench, results_dir, group=None
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   device=result.extra.get("device"), trained_with=group, forward_method=forward_method,
                   provenance=provenance())
-    return store.write_pair(*setting.paths(results_dir), arrays, _clean_json(record))
+    return arrays, _clean_json(record)
+
+
+def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) -> dict:
+    """Write a computed setting into the store (``store.write_pair``: atomic, checksummed,
+    under the folder's lock); returns the record as written.  Only the process that owns
+    the sweep (the Dask client) calls this: workers return their results, never write."""
+    return store.write_pair(*setting.paths(results_dir), arrays, record)
 
 
 def _clean_json(obj):
@@ -327,43 +345,84 @@ def _clean_json(obj):
     return obj
 
 
-def _worker_init():
+def _group_task(group, device=None, forward_method="RK45"):
+    """The task of a sweep: one group trained and evaluated single-threaded; returns its
+    (arrays, record) pairs (:func:`compute_group`) and the seconds it took.  It writes
+    nothing, so it runs the same in-process or in a Dask worker on another machine."""
     import torch
     torch.set_num_threads(1)
-
-
-def _pool_worker_init():
-    """A pool worker: single-threaded, and deaf to Ctrl-C (SIGINT reaches the whole process
-    group; the parent decides, stores nothing half-written and terminates the workers)."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_init()
-
-
-def _run_in_worker(group, results_dir, device=None, forward_method="RK45"):
     t0 = time.perf_counter()
-    recs = run_group(group, results_dir, device=device, forward_method=forward_method)
-    return [s.key for s in group], time.perf_counter() - t0, [r["status"] for r in recs]
+    return compute_group(group, device=device, forward_method=forward_method), time.perf_counter() - t0
 
 
-def _stop_pool(pool):
-    """Cancel the groups not started and terminate the workers running the others."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        proc.join(timeout=10)
+#: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
+JOBQUEUE_CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
+#: Environment variable naming an existing Dask scheduler (as ``--scheduler``).
+SCHEDULER_ENV = "BINN_SCHEDULER"
+#: Keys of a cluster config section that are not dask-jobqueue arguments.
+CLUSTER_ONLY_KEYS = ("jobs",)
 
 
-def check_run_request(results_dir, workers=None, device=None, forward_method="RK45"):
+def load_cluster_config(path, kind: str) -> dict:
+    """The ``[kind]`` section (e.g. ``[slurm]``) of a TOML cluster config file: keyword
+    arguments of dask-jobqueue's cluster class (``queue``, ``walltime``, ``cores``,
+    ``memory``, ``processes``, ``job_extra_directives``, ``account``, ...) plus ``jobs``,
+    the number of batch jobs to start (default 1).  ValueError with one line if missing."""
+    import tomllib
+    if kind not in JOBQUEUE_CLUSTERS:
+        raise ValueError(f"unknown cluster {kind!r}; choose one of {tuple(JOBQUEUE_CLUSTERS)}")
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except OSError as err:
+        raise ValueError(f"cannot read the cluster config {path}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"the cluster config {path} is not valid TOML: {err}") from None
+    section = doc.get(kind)
+    if not isinstance(section, dict):
+        raise ValueError(f"the cluster config {path} has no [{kind}] section")
+    return dict(section)
+
+
+def make_jobqueue_cluster(kind: str, config: dict):
+    """A dask-jobqueue cluster of ``kind`` from a config section (:func:`load_cluster_config`);
+    each worker is single-threaded (``processes`` defaults to ``cores``).  Starts a scheduler
+    here, submits no job (``cluster.scale(jobs=...)`` does).  Returns (cluster, jobs)."""
+    import dask_jobqueue
+    kw = {k: v for k, v in config.items() if k not in CLUSTER_ONLY_KEYS}
+    kw.setdefault("cores", 1)
+    kw.setdefault("memory", "4GB")
+    kw.setdefault("processes", kw["cores"])
+    cls = getattr(dask_jobqueue, JOBQUEUE_CLUSTERS[kind])
+    try:
+        cluster = cls(**kw)
+    except TypeError as err:
+        raise ValueError(f"bad [{kind}] cluster config: {err}") from None
+    return cluster, int(config.get("jobs", 1))
+
+
+def check_run_request(results_dir, workers=None, device=None, forward_method="RK45", remote=False):
     """Everything about a sweep request that can be checked before any work: the integrator,
     the device, the number of workers and (unless ``results_dir`` is None) a writable
-    results folder.  Raises ValueError (``TrainingError`` is one) with a one-line message."""
+    results folder.  Raises ValueError (``TrainingError`` is one) with a one-line message.
+    With ``remote`` workers (a scheduler or a batch cluster) the device must be a valid
+    name, but this machine need not have it (a login node has no GPU)."""
+    import torch
+
     from .forward_solve import check_method
-    from .training import resolve_device
+    from .training import TrainingError, resolve_device
     check_method(forward_method)
-    resolve_device(device)
+    if not remote:
+        resolve_device(device)
+    elif device is not None:
+        try:
+            kind = torch.device(device).type
+        except (RuntimeError, TypeError) as err:
+            raise TrainingError(f"unknown device {device!r}: {err}") from None
+        if kind not in ("cpu", "cuda"):
+            raise TrainingError(f"device must be 'cpu' or 'cuda[:k]', got {device!r}")
     if workers is not None and (not isinstance(workers, (int, np.integer)) or isinstance(workers, bool)
                                 or workers < 1):
         raise ValueError(f"workers must be a positive integer (or None: one per CPU core), got {workers!r}")
@@ -372,67 +431,234 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
         store.check_writable(Path(results_dir) / "runs")
 
 
+def replicate_steps(setting: Setting) -> int:
+    """Optimiser steps of all the setting's replicates together (epochs x steps per epoch x
+    replicates): the unit the README's cost table uses to size a cluster."""
+    n_train = _n_train(setting.benchmark, bool(setting.dense))
+    return setting.config.epochs * -(-n_train // min(setting.config.batch_size, n_train)) * len(setting.seeds)
+
+
+def group_cost(group) -> float:
+    """Rough relative cost of a group: optimiser steps plus validations, times the networks'
+    parameters and the replicates (for ``priority="longest"``: long groups start first)."""
+    from .training import build_layout
+    s = group[0]
+    n_train = _n_train(s.benchmark, bool(s.dense))
+    steps = s.config.epochs * (-(-n_train // min(s.config.batch_size, n_train)) + 0.5)
+    size = build_layout(s.config, ("D", "V", "G")).n_params
+    return steps * size * (1 + sum(len(x.seeds) for x in group) / 400)
+
+
+def _n_train(benchmark: str, dense: bool) -> int:
+    from .observations import make_observations
+    key = (benchmark, dense)
+    if key not in _N_TRAIN:
+        _N_TRAIN[key] = len(make_observations(benchmark, 0.0, dense=dense).train_idx)
+    return _N_TRAIN[key]
+
+
+_N_TRAIN: dict = {}
+PRIORITIES = ("given", "longest")
+
+
+def order_groups(groups, priority: str = "given"):
+    """Groups in the order they start: as given (the request's order), or ``"longest"``
+    first (by :func:`group_cost`, stable)."""
+    if priority not in PRIORITIES:
+        raise ValueError(f"unknown priority {priority!r}; choose one of {PRIORITIES}")
+    return sorted(groups, key=group_cost, reverse=True) if priority == "longest" else list(groups)
+
+
+@dataclass
+class _Sweep:
+    """The client's side of a sweep: stores what tasks return, counts, reports."""
+    results_dir: Path
+    total: int
+    bar: object
+    done: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+
+    def finished(self, group, get):
+        try:
+            outputs, _ = get()
+            for s, (arrays, record) in zip(group, outputs):
+                store_computed(s, arrays, record, self.results_dir)
+                self.done.append(s.key)
+        except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
+            self.failed.extend((s, exc) for s in group if s.key not in self.done)
+        self.bar.update(len(group))
+
+
+def _local_cluster(n_workers: int):
+    """``n_workers`` single-threaded worker processes, the machine's memory shared among them."""
+    import psutil
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                        memory_limit=psutil.virtual_memory().total // n_workers,
+                        dashboard_address=":0", silence_logs=logging.ERROR)
+
+
+def _dashboard(client) -> str:
+    try:
+        import bokeh  # noqa: F401 - the dashboard needs it
+    except ImportError:
+        return "dashboard: install bokeh to get one"
+    return f"dashboard {client.dashboard_link}"
+
+
+def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config, device, forward_method,
+              clock, stop_starting_after, hard_stop_after, say, announce):
+    """Run ``groups`` as Dask tasks: at most one per worker thread at a time (so the order
+    and the time window decide what starts), each result stored by this process as it
+    comes back.  Returns the number of settings not started or abandoned (time window)."""
+    import queue as queue_mod
+    from distributed import Client
+    owned = None
+    if scheduler:
+        client = Client(scheduler)
+        announce(f"dask: scheduler {scheduler} ({len(client.nthreads())} workers), {_dashboard(client)}")
+    elif cluster in JOBQUEUE_CLUSTERS:
+        owned, jobs = make_jobqueue_cluster(cluster, cluster_config or {})
+        owned.scale(jobs=jobs)
+        client = Client(owned)
+        announce(f"dask: {cluster} cluster, {jobs} job(s) submitted, scheduler {owned.scheduler_address}, "
+                 f"{_dashboard(client)}")
+    else:
+        owned = _local_cluster(min(workers, len(groups)))
+        client = Client(owned)
+        limits = [w["memory_limit"] for w in client.scheduler_info()["workers"].values()]
+        announce(f"dask: LocalCluster of {len(owned.workers)} single-threaded worker processes "
+                 f"({min(limits) / 2 ** 30:.1f} GiB memory limit each), {_dashboard(client)}")
+    came_back = queue_mod.Queue()
+    todo, running, left = list(groups), {}, 0
+    try:
+        while todo or running:
+            if hard_stop_after is not None and clock() > hard_stop_after and (todo or running):
+                left += sum(len(g) for g in running.values())
+                client.cancel(list(running))
+                say(f"hard stop after {hard_stop_after:g} s: {len(running)} running group(s) abandoned")
+                running.clear()
+            if stop_starting_after is not None and clock() > stop_starting_after and todo:
+                say(f"stopped starting groups after {stop_starting_after:g} s")
+            if (stop_starting_after is not None and clock() > stop_starting_after) or \
+                    (hard_stop_after is not None and clock() > hard_stop_after):
+                left += sum(len(g) for g in todo)
+                todo.clear()
+            slots = max(sum(client.nthreads().values()), 1) - len(running)
+            while todo and slots > 0:
+                g = todo.pop(0)
+                fut = client.submit(_group_task, g, device, forward_method, pure=False)
+                running[fut] = g
+                fut.add_done_callback(came_back.put)
+                slots -= 1
+            if not running:
+                continue
+            try:
+                fut = came_back.get(timeout=2.0)
+            except queue_mod.Empty:
+                continue
+            g = running.pop(fut, None)
+            if g is not None:
+                sweep.finished(g, fut.result)
+                fut.release()
+    except BaseException:
+        client.cancel(list(running))
+        raise
+    finally:
+        client.close()
+        if owned is not None:
+            owned.close()
+    return left
+
+
 def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | None = None,
                  progress: bool = True, desc: str = "settings", device=None, merge: bool = False,
-                 max_group_replicates: int | None = None, forward_method: str = "RK45") -> list[str]:
-    """Run every setting not yet in the store (in parallel processes); returns keys run.
+                 max_group_replicates: int | None = None, forward_method: str = "RK45",
+                 scheduler: str | None = None, cluster: str | None = None, cluster_config: dict | None = None,
+                 priority: str = "given", stop_starting_after: float | None = None,
+                 hard_stop_after: float | None = None) -> list[str]:
+    """Run every setting not yet in the store; returns the keys stored.
 
-    ``workers`` defaults to the number of CPU cores (each worker is single-threaded).
-    Settings already stored with the same specification are skipped, so an interrupted
-    sweep resumes where it stopped.  With ``merge``, settings that differ only in learning
-    rate, loss weights, noise level or datasets are trained as one batch (see
-    ``group_settings``); ``device`` ("cuda") runs the training on a GPU;
-    ``forward_method`` is the integrator of the u_p forward solves (recorded).
-    The request is checked (:func:`check_run_request`; the folder only if there is
-    something to store) before any training.  Ctrl-C
-    (KeyboardInterrupt) stops the sweep at once: groups not started are cancelled, running
-    workers terminated, and every setting finished before is stored.
+    Each group of settings (one setting, or with ``merge`` those that differ only in
+    learning rate, loss weights, noise level or datasets: ``group_settings``) is one task
+    (:func:`_group_task`) that trains and evaluates it and *returns* its arrays and record;
+    this process alone writes them into the store (:func:`store_computed`), so workers need
+    no shared filesystem.  The tasks run
+
+    * in this process, one after the other, when ``workers`` is 1 (or there is one group)
+      and no scheduler or cluster is named;
+    * otherwise as Dask tasks: on an existing scheduler (``scheduler`` "tcp://HOST:PORT", or
+      the ``BINN_SCHEDULER`` environment variable), on batch-system workers started through
+      dask-jobqueue (``cluster`` "slurm", "pbs" or "sge", with ``cluster_config`` from
+      :func:`load_cluster_config`), or by default on a ``LocalCluster`` of ``workers``
+      single-threaded worker processes (default: one per CPU core; memory limit: the
+      machine's memory shared among them) that this call starts and closes.  A worker that
+      dies mid-task has its task rescheduled by Dask.
+
+    Settings already stored with the same specification are never submitted, so an
+    interrupted sweep resumes where it stopped.  Groups start in ``priority`` order
+    (:func:`order_groups`); after ``stop_starting_after`` seconds no group starts, after
+    ``hard_stop_after`` seconds running groups are abandoned (the in-process path checks
+    both between groups); what is left is reported on stderr and runs on the next call.
+    ``device`` ("cuda") trains on a GPU; ``forward_method`` is the integrator of the u_p
+    forward solves (recorded).  The request is checked (:func:`check_run_request`; the
+    folder only if there is something to store) before any training.  A task that raises
+    is counted as failed and the others go on; the failures are raised together at the end
+    as a RuntimeError.  Ctrl-C (KeyboardInterrupt) stops the sweep at once: running tasks
+    are cancelled, the cluster closed, and every setting finished before is stored.
     """
+    t0 = time.perf_counter()
     results_dir = Path(results_dir or default_results_dir())
-    todo = [s for s in settings if not s.is_done(results_dir)]
-    check_run_request(results_dir if todo else None, workers, device, forward_method)
+    todo, seen = [], set()
+    for s in settings:
+        if s.key not in seen and not s.is_done(results_dir):
+            todo.append(s)
+        seen.add(s.key)
+    scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    check_run_request(results_dir if todo else None, workers, device, forward_method,
+                      remote=bool(scheduler) or cluster in JOBQUEUE_CLUSTERS)
     if not todo:
         return []
     workers = workers or os.cpu_count() or 1
-    groups = group_settings(todo, merge, max_group_replicates)
+    groups = order_groups(group_settings(todo, merge, max_group_replicates), priority)
     from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
     bar = tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress)
-    done, failed = [], []
+    sweep = _Sweep(results_dir, len(todo), bar)
 
-    def finished(g, get):
-        try:
-            keys, _, _ = get()
-            done.extend(keys)
-        except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
-            failed.extend((s, exc) for s in g)
-        bar.update(len(g))
+    def clock():
+        return time.perf_counter() - t0
 
-    pool = None
+    def say(line):
+        (bar.write if progress else print)(line, file=sys.stderr)
+
+    def announce(line):  # where the workers are: with the progress bar only (notebooks run without)
+        if progress:
+            say(line)
+
+    left = 0
     try:
-        if workers == 1 or len(groups) == 1:
-            _worker_init()
-            for g in groups:
-                finished(g, lambda: _run_in_worker(g, results_dir, device, forward_method))
+        if scheduler is None and cluster in (None, "local") and (workers == 1 or len(groups) == 1):
+            for i, g in enumerate(groups):
+                if any(lim is not None and clock() > lim for lim in (stop_starting_after, hard_stop_after)):
+                    left = sum(len(x) for x in groups[i:])
+                    say(f"stopped starting groups after {clock():.0f} s")
+                    break
+                sweep.finished(g, lambda: _group_task(g, device, forward_method))
         else:
-            import multiprocessing as mp
-            pool = ProcessPoolExecutor(max_workers=min(workers, len(groups)), mp_context=mp.get_context("spawn"),
-                                       initializer=_pool_worker_init)
-            futures = {pool.submit(_run_in_worker, g, results_dir, device, forward_method): g for g in groups}
-            for fut in as_completed(futures):
-                finished(futures[fut], fut.result)
-            pool.shutdown(wait=True)
+            left = _run_dask(sweep, groups, workers, scheduler, cluster, cluster_config, device, forward_method,
+                             clock, stop_starting_after, hard_stop_after, say, announce)
     except KeyboardInterrupt:
-        if pool is not None:
-            _stop_pool(pool)
         bar.close()
-        raise KeyboardInterrupt(f"sweep interrupted: {len(done)} of {len(todo)} settings finished and stored; "
-                                "rerun the same command to continue") from None
+        raise KeyboardInterrupt(f"sweep interrupted: {len(sweep.done)} of {len(todo)} settings finished and "
+                                "stored; rerun the same command to continue") from None
     bar.close()
-    if failed:
-        lines = "\n".join(f"  {s.study}: {s.label} ({s.key}): {type(e).__name__}: {e}" for s, e in failed)
-        raise RuntimeError(f"{len(failed)} of {len(todo)} settings failed and were not stored "
+    if left:
+        say(f"time window: {left} of {len(todo)} settings not run (rerun the same command to continue)")
+    if sweep.failed:
+        lines = "\n".join(f"  {s.study}: {s.label} ({s.key}): {type(e).__name__}: {e}" for s, e in sweep.failed)
+        raise RuntimeError(f"{len(sweep.failed)} of {len(todo)} settings failed and were not stored "
                            f"(rerun to retry them; the others are stored):\n{lines}")
-    return done
+    return sweep.done
 
 
 # ----------------------------------------------------------------------------- loading

@@ -67,6 +67,20 @@ def test_a_missing_gpu_is_a_usage_error_before_any_work(capsys, no_training, tmp
     assert "no CUDA GPU is available" in err
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_gpu_is_needed_where_the_workers_run_not_where_binn_runs(capsys, no_training, tmp_path):
+    """With batch-system workers (or a scheduler) the GPU is theirs: a login node without one may submit."""
+    pytest.importorskip("dask_jobqueue")
+    config = tmp_path / "cluster.toml"
+    config.write_text('[slurm]\nqueue = "gpu"\njob_extra_directives = ["--gres=gpu:1"]\n')
+    base = ["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+            "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"]
+    assert cli.main(base + ["--device", "cuda"]) == 0
+    assert "#SBATCH --gres=gpu:1" in capsys.readouterr().out
+    assert "device must be 'cpu' or 'cuda[:k]'" in _usage_error(capsys, base + ["--device", "meta"])
+    assert "unknown device 'gpu'" in _usage_error(capsys, base + ["--device", "gpu"])
+
+
 def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_training, tmp_path):
     afile = tmp_path / "results.txt"
     afile.write_text("")
@@ -81,7 +95,7 @@ def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, ca
     import binn_utils.reporting as reporting
     monkeypatch.setattr(reporting, "default_results_dir", lambda: tmp_path / "results")
     used = []
-    monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)))
+    monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)) or [])
     assert cli.main(["sweep", "learning_rate", "--preset", "quick"]) == 0
     assert cli.main(["sweep", "learning_rate", "--preset", "lite"]) == 0
     assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "mine")]) == 0
@@ -147,7 +161,10 @@ def _alive(pid):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(tmp_path):
+@pytest.mark.parametrize("to", ["client", "process group"])
+def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(tmp_path, to):
+    """SIGINT to the sweeping process alone, or to its whole process group as a terminal's
+    Ctrl-C sends it (the Dask workers get it too)."""
     script = textwrap.dedent(f"""
         import sys
         from binn_utils.sweeps import Setting, run_settings
@@ -167,7 +184,8 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
     slow = [Setting("t", f"slow{i}", "diffusion", 1e-3, False, (0,), (i,), cfg.replace(epochs=10 ** 6))
             for i in range(2)]
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            start_new_session=True)
     try:
         deadline = time.monotonic() + 240
         with warnings.catch_warnings():
@@ -180,7 +198,10 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
         workers = _children(proc.pid)
         assert workers, "no worker processes found"
         t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        if to == "client":
+            proc.send_signal(signal.SIGINT)
+        else:
+            os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=30)
         stopped_after = time.monotonic() - t0
     finally:
@@ -192,3 +213,102 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
     assert all(s.is_done(tmp_path) for s in fast) and not any(s.is_done(tmp_path) for s in slow)
     time.sleep(1.0)
     assert not [p for p in workers if _alive(p)], "worker processes left running"
+
+
+# ----------------------------------------------------------------------------- plans, clusters
+def test_plan_studies_and_skip_studies_select_plan_entries(tmp_path, capsys, no_training):
+    """Ported from the former scripts/gpu_sweep.py: an empty results folder, every setting missing."""
+    base = ["sweep", "--plan", "quick-test", "--results-dir", str(tmp_path), "--dry-run"]
+    assert cli.main(base) == 0
+    everything = capsys.readouterr().out
+    assert "quick-test:learning_rate: 7 of 7 settings to run" in everything
+    assert "quick-test:architecture: 16 of 16 settings to run" in everything
+    assert "23 groups, 23 settings, 46 replicates, " in everything and " M replicate-steps" in everything
+    assert cli.main(base + ["--studies", "architecture"]) == 0
+    only = capsys.readouterr().out
+    assert "architecture" in only and "learning_rate" not in only
+    assert cli.main(base + ["--skip-studies", "architecture"]) == 0
+    rest = capsys.readouterr().out
+    assert "learning_rate" in rest and "architecture" not in rest
+    assert not list(tmp_path.rglob("*.json"))                          # nothing ran
+
+
+def test_dry_run_orders_groups_by_priority(tmp_path, capsys, no_training):
+    base = ["sweep", "--plan", "quick-test", "--results-dir", str(tmp_path), "--dry-run"]
+    assert cli.main(base) == 0
+    given = [line for line in capsys.readouterr().out.splitlines() if "group " in line]
+    assert cli.main(base + ["--priority", "longest"]) == 0
+    longest = [line for line in capsys.readouterr().out.splitlines() if "group " in line]
+    assert len(given) == len(longest) == 23
+    assert "learning_rate" in given[0] and "architecture" in given[-1]  # the plan's order
+    costs = [float(line.rsplit("cost", 1)[1]) for line in longest]
+    assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
+    given_costs = [float(line.rsplit("cost", 1)[1]) for line in given]
+    assert given_costs != costs and sorted(given_costs) == sorted(costs)   # the same groups, reordered
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--plan", "bogus"], "invalid choice: 'bogus'"),
+    (["--plan", "quick-test", "--studies", "bogus"], "invalid choice: 'bogus'"),
+    (["--plan", "quick-test", "--epochs", "0"], "--epochs: must be a positive integer, got 0"),
+    (["--plan", "quick-test", "--preset", "quick"], "--preset cannot be combined with --plan"),
+    (["learning_rate", "--plan", "quick-test"], "name one study (or all), or --plan"),
+    ([], "name one study (or all), or --plan"),
+    (["learning_rate", "--studies", "noise"], "--studies and --skip-studies select studies of a --plan"),
+    (["learning_rate", "--stop-starting-after", "-1"], "must be a finite number of seconds >= 0"),
+    (["learning_rate", "--cluster", "lsf"], "invalid choice: 'lsf'"),
+    (["learning_rate", "--cluster-config", "c.toml"], "--cluster-config configures --cluster slurm"),
+    (["learning_rate", "--cluster", "slurm", "--scheduler", "tcp://h:1"], "name one"),
+])
+def test_plan_and_cluster_usage_errors(capsys, no_training, tmp_path, args, message):
+    assert message in _usage_error(capsys, ["sweep", *args, "--results-dir", str(tmp_path)])
+
+
+def test_slurm_dry_run_renders_the_configured_directives(tmp_path, capsys, no_training):
+    pytest.importorskip("dask_jobqueue")
+    config = tmp_path / "cluster.toml"
+    config.write_text(textwrap.dedent("""
+        [slurm]
+        queue = "gpu-short"
+        account = "binn-lab"
+        walltime = "02:30:00"
+        cores = 4
+        memory = "16GB"
+        job_extra_directives = ["--gres=gpu:1", "--constraint=a100"]
+        jobs = 3
+        """))
+    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+                     "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "slurm: 3 job(s) of this script would be submitted" in out
+    for directive in ("#SBATCH -p gpu-short", "#SBATCH -A binn-lab", "#SBATCH -t 02:30:00",
+                      "#SBATCH --cpus-per-task=4", "#SBATCH --gres=gpu:1", "#SBATCH --constraint=a100"):
+        assert directive in out
+    assert "--nthreads 1" in out and "--nworkers 4" in out          # single-threaded workers, one per core
+    # pbs and sge come from the same config format
+    config.write_text('[pbs]\nqueue = "long"\nwalltime = "01:00:00"\ncores = 2\nmemory = "8GB"\n'
+                      'job_extra_directives = ["-l gpus=1"]\n')
+    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+                     "--cluster", "pbs", "--cluster-config", str(config), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "#PBS -q long" in out and "#PBS -l gpus=1" in out and "walltime=01:00:00" in out
+    assert not list(tmp_path.rglob("*.json"))                          # nothing ran
+    # a config without the section asked for is a usage error
+    err = _usage_error(capsys, ["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+                                "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"])
+    assert "has no [slurm] section" in err
+
+
+def test_sweep_summary_counts_failures_and_exits_non_zero(tmp_path, monkeypatch, capsys):
+    import binn_utils.sweeps as sw
+    good, bad = _tiny("good"), _tiny("bad", lr=1e-3)
+    real = sw.compute_group
+    monkeypatch.setattr(sw, "compute_group", lambda group, **kw: (
+        (_ for _ in ()).throw(OSError("disk full")) if group[0].key == bad.key else real(group, **kw)))
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [good, bad])
+    assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path), "--workers", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert "1 of 2 settings failed" in err and "disk full" in err
+    assert good.is_done(tmp_path) and not bad.is_done(tmp_path)
+    assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path), "--workers", "1"]) == 1
+    assert "learning_rate: 1 of 2 settings to run" in capsys.readouterr().out      # only the failed one again

@@ -136,7 +136,7 @@ def test_an_unwritable_results_folder_is_refused_before_training(tmp_path, monke
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(store.tempfile, "mkstemp", denied)
-    monkeypatch.setattr(sweeps, "run_group", lambda *a, **k: pytest.fail("trained into an unwritable folder"))
+    monkeypatch.setattr(sweeps, "compute_group", lambda *a, **k: pytest.fail("trained into an unwritable folder"))
     with pytest.raises(ValueError, match=r"cannot store results in .*: Permission denied"):
         run_settings([_setting()], tmp_path, workers=1, progress=False)
 

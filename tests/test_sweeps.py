@@ -110,14 +110,14 @@ def test_study_grids_match_the_paper():
 def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
     import binn_utils.sweeps as sw
     good, bad = _setting("good"), _setting("bad", lr=1e-3)
-    real = sw.run_group
+    real = sw.compute_group
 
-    def flaky(group, results_dir, progress=False, device=None, **kw):
+    def flaky(group, **kw):
         if any(s.key == bad.key for s in group):
             raise OSError("disk full")
-        return real(group, results_dir, progress, device, **kw)
+        return real(group, **kw)
 
-    monkeypatch.setattr(sw, "run_group", flaky)
+    monkeypatch.setattr(sw, "compute_group", flaky)
     with pytest.raises(RuntimeError, match=r"(?s)1 of 2 settings failed.*disk full"):
         sw.run_settings([bad, good], tmp_path, workers=1, progress=False)
     assert good.is_done(tmp_path) and not bad.is_done(tmp_path)

@@ -1,0 +1,190 @@
+"""Sweeps on Dask (a LocalCluster of 2 single-threaded workers, tiny settings): the same
+numbers as the in-process path, a killed worker, a failing setting, the batch-system dry run."""
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from binn_utils.sweeps import Setting, load_setting, replicates, run_settings
+from binn_utils.training import TrainConfig
+
+distributed = pytest.importorskip("distributed")
+
+TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), arch_V=(2, 4), arch_G=(2, 4), epochs=3, compile=False)
+
+
+def _settings(n, epochs=3):
+    ds, ss = replicates(2)
+    return [Setting("test", f"s{i}", "diffusion", 1e-3, False, ds, ss,
+                    TINY.replace(lr=10.0 ** -(2 + i), epochs=epochs)) for i in range(n)]
+
+
+def _assert_same_numbers(sets, dir_a, dir_b):
+    for s in sets:
+        a, b = load_setting(s, dir_a), load_setting(s, dir_b)
+        assert set(a.arrays) == set(b.arrays)
+        for k in a.arrays:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        for k in ("metrics", "status", "epochs_run", "config", "seeds", "datasets", "trained_with", "u_range"):
+            assert a.record[k] == b.record[k], k
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A LocalCluster of 2 single-threaded worker processes, as `binn sweep` starts one."""
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c, \
+            Client(c) as client:
+        yield c, client
+
+
+@pytest.mark.slow
+def test_dask_sweep_stores_the_same_numbers_as_the_serial_path(tmp_path, capsys):
+    sets = _settings(3)
+    # workers=2: an embedded LocalCluster started and closed by the call
+    assert sorted(run_settings(sets, tmp_path / "dask", workers=2, progress=True)) == sorted(s.key for s in sets)
+    err = capsys.readouterr().err
+    assert "LocalCluster of 2 single-threaded worker processes" in err and "GiB memory limit each" in err
+    assert "3/3" in err                                                  # the progress bar over settings
+    assert run_settings(sets, tmp_path / "serial", workers=1, progress=False) == [s.key for s in sets]
+    _assert_same_numbers(sets, tmp_path / "dask", tmp_path / "serial")
+    # merged groups too: the same grouping gives the same numbers on either path
+    assert len(run_settings(sets, tmp_path / "dask-merged", workers=2, progress=False, merge=True,
+                            max_group_replicates=4)) == 3
+    run_settings(sets, tmp_path / "serial-merged", workers=1, progress=False, merge=True, max_group_replicates=4)
+    _assert_same_numbers(sets, tmp_path / "dask-merged", tmp_path / "serial-merged")
+    assert load_setting(sets[0], tmp_path / "dask-merged").record["trained_with"] == {"settings": 2, "replicates": 4}
+
+
+def _executing(dask_worker):
+    return len(dask_worker.state.executing)
+
+
+@pytest.mark.slow
+def test_a_killed_worker_does_not_lose_settings(tmp_path, cluster):
+    _, client = cluster
+    sets = _settings(4, epochs=200)
+    killed = {}
+
+    def kill_one_busy_worker():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            busy = [addr for addr, n in client.run(_executing).items() if n]
+            if busy:
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                killed.update(pid=pid, stored_before=sum(s.is_done(tmp_path) for s in sets))
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.2)
+
+    killer = threading.Thread(target=kill_one_busy_worker, daemon=True)
+    killer.start()
+    done = run_settings(sets, tmp_path, progress=False, scheduler=client.scheduler.address)
+    killer.join(timeout=5)
+    assert killed, "no worker was ever seen executing a task"
+    assert killed["stored_before"] < len(sets), "the worker was killed after the sweep had finished"
+    assert sorted(done) == sorted(s.key for s in sets)
+    assert all(s.is_done(tmp_path) for s in sets)
+    assert not [p.name for p in (tmp_path / "runs").iterdir() if p.name.startswith(".") or ".tmp" in p.name]
+    with pytest.raises(OSError):
+        os.kill(killed["pid"], 0)                     # the killed process is gone
+    assert killed["pid"] not in client.run(os.getpid).values()
+
+
+@pytest.mark.slow
+def test_a_failing_setting_on_dask_is_recorded_and_the_others_finish(tmp_path, cluster):
+    _, client = cluster
+    good = _settings(2)
+    bad = _settings(1, epochs=4)[0]
+    object.__setattr__(bad, "benchmark", "no_such_benchmark")     # raises inside the task, on a worker
+    with pytest.raises(RuntimeError, match=r"(?s)1 of 3 settings failed.*no_such_benchmark"):
+        run_settings([bad] + good, tmp_path, progress=False, scheduler=client.scheduler.address)
+    assert all(s.is_done(tmp_path) for s in good) and not bad.is_done(tmp_path)
+
+
+def test_existing_scheduler_from_the_environment(tmp_path, monkeypatch, cluster):
+    """BINN_SCHEDULER names the scheduler when no scheduler argument does (even for one group)."""
+    _, client = cluster
+    monkeypatch.setenv("BINN_SCHEDULER", client.scheduler.address)
+    s, = _settings(1)
+    before = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert run_settings([s], tmp_path, workers=1, progress=False) == [s.key]
+    after = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert sum(after.values()) == sum(before.values()) + 1      # it ran on the cluster, not in-process
+
+
+def test_stop_starting_after_starts_nothing_more_on_either_path(tmp_path, cluster, capsys):
+    _, client = cluster
+    sets = _settings(2)
+    assert run_settings(sets, tmp_path, workers=1, progress=False, stop_starting_after=0) == []
+    assert run_settings(sets, tmp_path, progress=False, scheduler=client.scheduler.address,
+                        stop_starting_after=0) == []
+    assert not any(s.is_done(tmp_path) for s in sets)
+    assert capsys.readouterr().err.count("time window: 2 of 2 settings not run") == 2
+
+
+@pytest.mark.slow
+def test_hard_stop_abandons_running_groups_and_closes_the_cluster(tmp_path, capsys):
+    slow = _settings(2, epochs=10 ** 6)
+    t0 = time.monotonic()
+    # 20 s: time to start the cluster and both groups (they would run for hours)
+    assert run_settings(slow, tmp_path, workers=2, progress=False, hard_stop_after=20) == []
+    assert time.monotonic() - t0 < 90
+    err = capsys.readouterr().err
+    assert "hard stop after 20 s: 2 running group(s) abandoned" in err
+    assert "time window: 2 of 2 settings not run" in err
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+def test_priority_longest_starts_the_costliest_groups_first():
+    from binn_utils.sweeps import group_cost, order_groups
+    short, long_, wide = _settings(1)[0], _settings(1, epochs=300)[0], _settings(1)[0]
+    wide = Setting("test", "wide", "diffusion", 1e-3, False, wide.datasets, wide.seeds,
+                   TINY.replace(arch_u=(2, 24)))
+    groups = [[short], [long_], [wide]]
+    assert order_groups(groups) == groups
+    assert order_groups(groups, "longest") == [[long_], [wide], [short]]
+    assert group_cost([long_]) == pytest.approx(100 * group_cost([short]))
+    with pytest.raises(ValueError, match="unknown priority"):
+        order_groups(groups, "random")
+
+
+def _forbid_store_writes(dask_worker=None):
+    """Make every store write in this (worker) process fail; returns the previous function."""
+    from binn_utils import store
+
+    def refuse(*a, **k):
+        raise PermissionError("a worker wrote into the store")
+    previous = store.write_pair
+    store.write_pair = refuse
+    return previous is not refuse
+
+
+@pytest.mark.slow
+def test_workers_never_write_into_the_store(tmp_path, cluster):
+    """With store writes made to fail inside every worker process, a sweep still stores
+    everything: the client (this process) writes, the workers only return results."""
+    _, client = cluster
+    assert all(client.run(_forbid_store_writes).values())
+    sets = _settings(2)
+    assert sorted(run_settings(sets, tmp_path, progress=False, scheduler=client.scheduler.address)) == \
+        sorted(s.key for s in sets)
+    assert all(s.is_done(tmp_path) for s in sets)
+    # the patch is live on the workers: a task that writes there fails
+    def write_there():
+        from binn_utils import store
+        store.write_pair(tmp_path / "x.npz", tmp_path / "x.json", {}, {})
+    with pytest.raises(PermissionError, match="a worker wrote into the store"):
+        client.submit(write_there, pure=False).result()
+
+
+def test_replicate_steps_count_every_optimiser_step_of_every_replicate():
+    from binn_utils.observations import make_observations
+    from binn_utils.sweeps import replicate_steps
+    n_train = len(make_observations("diffusion", 0.0).train_idx)
+    s, = _settings(1, epochs=7)
+    for batch in (10, 10 ** 6):
+        t = Setting("test", "b", "diffusion", 1e-3, False, s.datasets, s.seeds, s.config.replace(batch_size=batch))
+        assert replicate_steps(t) == 7 * -(-n_train // min(batch, n_train)) * 2
