@@ -236,7 +236,7 @@ def forward_solve(D: Operator, V: Operator, G: Operator, u0, x, t, *,
         ``"RK45"`` (the paper's integrator, with the fallback above) or an implicit
         SciPy method (``"BDF"``, ``"Radau"``) used from the start, with the tridiagonal
         Jacobian sparsity.  On the 351-point grid the explicit stability limit
-        (:math:`\Delta t \lesssim \Delta x^2 / 2D`) makes RK45 take tens of thousands
+        (:math:`\\Delta t \\lesssim \\Delta x^2 / 2D`) makes RK45 take tens of thousands
         of right-hand-side evaluations where BDF needs a few hundred, for the same
         solution to the tolerance.
 
