@@ -413,14 +413,14 @@ def sm_presets():
     return SM_PRESETS if preset == "book" else (preset,)
 
 
-def sm_load(name, nv, dense):
+def sm_load(name, nv, dense, at=None):
     """(results, preset) of one study in one configuration at the largest Supporting
-    Material preset stored; None if none is.
+    Material preset stored (``at``: at that preset only); None if none is.
 
     Only the configurations the chapters run by default (the noise-free sparse repeat, and
     the main text's sparse noise study) may be trained (quick runs)."""
     chapter_default = (not dense) and (name == "noise" or nv == 0.0)
-    for pre in sm_presets():
+    for pre in ((at,) if at else sm_presets()):
         ss = sm_settings(name, nv, dense, pre)
         try:
             if name == "batch_size":
@@ -458,7 +458,7 @@ def claim_supplementary():
                 subs.append((group, f"{SM_TITLES[name]}: conclusions unchanged", "not tested"))
                 continue
             res, pre = got
-            loaded[(name, 1e-3 if nv is None else nv, dense)] = res  # the noise study: under its default 1e-3
+            loaded[(name, 1e-3 if nv is None else nv, dense)] = res, pre  # the noise study: under its default 1e-3
             first = res[0][0] if isinstance(res, tuple) else res[0]
             runs.add(f"*{pre}* preset: {reporting.run_description(first, noise=False).split(' (')[0]}")
             fn, checks = SM_CHECKS[name]
@@ -483,10 +483,11 @@ def claim_supplementary():
         for name in ("learning_rate", "loss_weight", "architecture", "batch_size", "noise"):
             if name == "noise" and nv != 1e-3:
                 continue  # the noise study's default setting is sigma^2 = 1e-3
-            here = loaded.get((name, nv, True))
+            here, pre = loaded.get((name, nv, True), (None, None))
             if here is None:
                 continue
-            ref = loaded.get((name, nv, False)) or (sm_load(name, nv, False) or (None,))[0]
+            # the sparse reference at the dense repeat's preset: a comparison at one scale
+            ref, _ = sm_load(name, nv, False, at=pre) or (None, None)
             if ref is None:
                 continue
             h = here[0] if isinstance(here, tuple) else here
