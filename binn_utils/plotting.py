@@ -213,14 +213,6 @@ def plain_log_ticks(ax, axis="y"):
     a.set_minor_formatter(FuncFormatter(minor))
 
 
-def placeholder(text: str, figsize=(6, 1.2)):
-    """A figure that only says why there is no figure (a study not run in this configuration)."""
-    fig, ax = plt.subplots(figsize=figsize)
-    ax.axis("off")
-    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=10, color="0.4", transform=ax.transAxes)
-    return fig
-
-
 def save(fig, output_dir, name: str):
     """Save a figure as PNG into output_dir (created), return the path."""
     if output_dir is None:
