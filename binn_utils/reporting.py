@@ -23,7 +23,7 @@ def results_dir_for(preset: str, results_dir=None) -> Path:
     return root.parent / "out" / "results-quick" if preset == "quick" else root
 
 
-def load_or_run(settings, preset: str, results_dir=None, progress=None, desc="settings", workers=None):
+def load_or_run(settings, preset: str, results_dir=None, progress=None, desc="settings", workers=1):
     """Stored results for ``settings``, training (with a progress bar) what is missing."""
     rdir = results_dir_for(preset, results_dir)
     missing = [s for s in settings if not s.is_done(rdir)]
