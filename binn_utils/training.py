@@ -243,6 +243,12 @@ def _adam_update(flat, grad, m, v, step, lr, b1: float, b2: float, eps: float):
 
 
 def _kernels(layout: NetworkLayout, compile_: bool):
+    """(loss_and_grad, val_fn, adam) for this layout, compiled once per process.
+
+    ``loss_and_grad(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights)`` returns the
+    per-replicate weighted total loss (R,), detached, and its gradient (R, n_params) in
+    ``flat`` order; none of the three synchronises with the host (CUDA-graph capturable).
+    """
     key = (layout, compile_)
     if key not in _COMPILED:
         def loss_fn(flat, pde_xt, bc_xt, data_xt, data_u, weights):
@@ -257,8 +263,100 @@ def _kernels(layout: NetworkLayout, compile_: bool):
             adam = torch.compile(_adam_update, dynamic=False)
         else:
             adam = _adam_update
-        _COMPILED[key] = (loss_fn, val_fn, adam)
+
+        def loss_and_grad(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights):
+            total, _ = loss_fn(leaves, pde_xt, bc_xt, data_xt, data_u, weights)
+            grad = flat_grad(torch.autograd.grad(total.sum(), list(leaves.values())), leaves)
+            return total.detach(), grad
+
+        _COMPILED[key] = (loss_and_grad, val_fn, adam)
     return _COMPILED[key]
+
+
+def _collocation(gen, x_range, t_range, dtype, shape_p, shape_b):
+    """Collocation points (shape_p + (2,)) uniform in the domain and boundary times
+    (shape_b), drawn in float64 from ``gen`` (in this order) and cast to ``dtype``."""
+    (x0, x1), (t0, t1) = x_range, t_range
+    p = torch.rand(*shape_p, 2, generator=gen, dtype=torch.float64)
+    p[..., 0] = x0 + (x1 - x0) * p[..., 0]
+    p[..., 1] = t0 + (t1 - t0) * p[..., 1]
+    bt = t0 + (t1 - t0) * torch.rand(*shape_b, generator=gen, dtype=torch.float64)
+    return p.to(dtype), bt.to(dtype)
+
+
+class _Done:
+    """A finished future (what ``_ChunkDrawer.submit`` returns when it draws in line)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+class _ChunkDrawer:
+    """Draws a chunk of epochs' random numbers on the CPU: for each replicate, from its own
+    generator and in a fixed order, the mini-batch permutations (chunk, N), then the
+    collocation points (chunk, S, P, 2) and boundary times (chunk, S, 2 N_BC).  With
+    ``threads`` > 0 the replicates are split over a thread pool and ``submit`` returns at
+    once (the draw overlaps training); the numbers are the same either way."""
+
+    def __init__(self, gens, n_train, S, n_pde, n_bc2, x_range, t_range, dtype, dev, threads=0):
+        self.gens, self.n_train, self.S, self.n_pde, self.n_bc2 = gens, n_train, S, n_pde, n_bc2
+        self.x_range, self.t_range, self.dtype, self.dev = x_range, t_range, dtype, dev
+        self.pool = None
+        if threads and threads > 0:
+            from concurrent.futures import ThreadPoolExecutor
+            self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="binn-draw")
+            n = len(gens)
+            k = min(threads, n)
+            self.slices = [slice(i * n // k, (i + 1) * n // k) for i in range(k)]
+
+    def _draw(self, gens, chunk):
+        perms = torch.stack([torch.argsort(torch.rand(chunk, self.n_train, generator=g), dim=1) for g in gens])
+        cp, cb = zip(*[_collocation(g, self.x_range, self.t_range, self.dtype, (chunk, self.S, self.n_pde),
+                                    (chunk, self.S, self.n_bc2)) for g in gens])
+        out = perms, torch.stack(cp), torch.stack(cb)
+        if self.dev.type == "cuda":
+            out = tuple(a.pin_memory() for a in out)
+        return out
+
+    def _to_device(self, parts):
+        return tuple(torch.cat([x.to(self.dev, non_blocking=True) for x in a]) for a in zip(*parts))
+
+    def submit(self, chunk):
+        if self.pool is None:
+            return _Done(self._to_device([self._draw(self.gens, chunk)]))
+        futures = [self.pool.submit(self._draw, self.gens[sl], chunk) for sl in self.slices]
+        drawer = self
+
+        class _Pending:
+            def result(self):
+                return drawer._to_device([f.result() for f in futures])
+        return _Pending()
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _capture_epoch(run_epoch, static, state):
+    """Capture ``run_epoch(*static)`` as a CUDA graph.  It is first run twice on a side
+    stream (compiling kernels and letting autograd and the allocator settle), then the
+    state tensors are restored, so the warm-up changes nothing; capturing runs nothing."""
+    saved = [t.clone() for t in state]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            run_epoch(*static)
+    torch.cuda.current_stream().wait_stream(side)
+    for t, s in zip(state, saved):
+        t.copy_(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run_epoch(*static)
+    return graph
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -322,7 +420,8 @@ def build_layout(config: TrainConfig, mechanisms) -> NetworkLayout:
 def train(data: Observations | Sequence[Observations], config: TrainConfig | None = None,
           seeds: Sequence[int] = tuple(range(10)), *, mechanisms=None, lr=None, w_pde=None,
           w_data=None, w_bc=None, initial_params: np.ndarray | None = None,
-          progress: bool | str = False, device=None) -> TrainResult:
+          progress: bool | str = False, device=None, cuda_graph: bool | None = None,
+          draw_threads: int | None = None) -> TrainResult:
     """Train ``len(seeds)`` replicates; see the module docstring.
 
     data: one ``Observations`` shared by all replicates, or one per replicate (same sizes).
@@ -333,6 +432,12 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     run on a GPU starts from the same weights and sees the same mini-batches and
     collocation points as on the CPU; its arithmetic rounds differently, and training
     amplifies the difference (statistically, not bitwise, the same; module docstring).
+    cuda_graph: on a GPU (the default there) each epoch is captured once as a CUDA graph and
+    replayed, so no step costs a kernel launch from Python or a host-device synchronisation;
+    the same kernels run either way (the numbers do not depend on it).
+    draw_threads: threads drawing the next chunk's random numbers while the current chunk
+    trains (default 8 on a GPU, 0 on the CPU: drawn in line).  Each replicate's numbers come
+    from its own generator in the same order, so they do not depend on the threads.
     """
     config = (config or TrainConfig()).validate()
     dev = resolve_device(device)
@@ -392,32 +497,74 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     nb = config.n_bc
     bc_x = torch.cat([torch.full((nb,), x0), torch.full((nb,), x1)]).to(dev, dtype)
 
-    def collocation(gen, shape_p, shape_b):
-        p = torch.rand(*shape_p, 2, generator=gen, dtype=torch.float64)
-        p[..., 0] = x0 + (x1 - x0) * p[..., 0]
-        p[..., 1] = t0 + (t1 - t0) * p[..., 1]
-        bt = t0 + (t1 - t0) * torch.rand(*shape_b, generator=gen, dtype=torch.float64)
-        return p.to(dtype), bt.to(dtype)
-
     # fixed validation collocation set, seeded per replicate
     vgens = [torch.Generator().manual_seed(_stable_int("validation", int(s))) for s in seeds]
-    vp, vb = zip(*[collocation(g, (config.val_n_pde,), (2 * config.val_n_bc,)) for g in vgens])
+    vp, vb = zip(*[_collocation(g, (x0, x1), (t0, t1), dtype, (config.val_n_pde,), (2 * config.val_n_bc,))
+                   for g in vgens])
     vbc_x = torch.cat([torch.full((config.val_n_bc,), x0), torch.full((config.val_n_bc,), x1)]).to(dtype)
     val_pde = torch.stack(vp).to(dev)
     val_bc = torch.stack([torch.stack([vbc_x, b], dim=1) for b in vb]).to(dev)
     val_xt, val_u = val_pts[..., :2].contiguous(), val_pts[..., 2].contiguous()
 
-    loss_fn, val_fn, adam = _kernels(layout, config.compile)
+    loss_and_grad, val_fn, adam = _kernels(layout, config.compile)
     b1, b2 = config.betas
 
-    steps_per_epoch = math.ceil(n_train / B)
+    S = math.ceil(n_train / B)
+    steps_per_epoch = S
     E = config.epochs
     hist = torch.full((len(HISTORY_KEYS), R, E), float("nan"), dtype=torch.float64, device=dev)
+    # the state one epoch updates in place (a CUDA graph replays on these same tensors)
     best = flat.detach().clone()
     best_val = torch.full((R,), float("inf"), dtype=dtype, device=dev)
     best_epoch = torch.zeros(R, dtype=torch.int64, device=dev)
-    diverged = np.full(R, -1)
+    diverged_t = torch.full((R,), -1, dtype=torch.int64, device=dev)
+    epoch_t = torch.zeros((), dtype=torch.int64, device=dev)
     step_t = torch.zeros((), dtype=dtype, device=dev)
+    hist_e = torch.zeros((len(HISTORY_KEYS), R), dtype=torch.float64, device=dev)
+    state = (flat, m, v, step_t, lr_t, best, best_val, best_epoch, diverged_t, epoch_t, hist_e)
+
+    def run_epoch(perm_e, cp_e, cb_e):
+        """One epoch: S optimiser steps, then validation, the best parameters and divergence
+        (a diverged replicate is frozen at its best parameters; the others go on).  No
+        host-device synchronisation and no data-dependent Python branch: on a GPU the whole
+        epoch is captured once as a CUDA graph and replayed."""
+        train_acc = torch.zeros(R, dtype=dtype, device=dev)
+        for s in range(S):
+            idx = perm_e[:, s * B:(s + 1) * B]
+            batch = torch.gather(train_pts, 1, idx[..., None].expand(-1, -1, 3))
+            bc_xt = torch.stack([bc_x.expand(R, -1), cb_e[:, s]], dim=2)
+            # contiguous inputs: strides then do not depend on the chunk length, so the
+            # compiled kernels are not re-specialised (recompiled) between runs
+            total, grad = loss_and_grad(flat, leaves, cp_e[:, s].contiguous(), bc_xt,
+                                        batch[..., :2].contiguous(), batch[..., 2].contiguous(), weights)
+            step_t.add_(1)
+            with torch.no_grad():
+                adam(flat, grad, m, v, step_t, lr_t, b1, b2, config.eps)
+            train_acc.add_(total)
+        with torch.no_grad():
+            epoch_t.add_(1)
+            comps = val_fn(leaves, val_pde, val_bc, val_xt, val_u)
+            vtot = (comps * weights).sum(dim=1)
+            hist_e[0:3] = comps.T.double()
+            hist_e[3] = vtot.double()
+            hist_e[4] = (train_acc / S).double()
+            bad = ~(torch.isfinite(vtot) & torch.isfinite(flat).all(dim=1))
+            improved = (vtot < best_val) & ~bad
+            best.copy_(torch.where(improved[:, None], flat, best))
+            best_val.copy_(torch.where(improved, vtot, best_val))
+            best_epoch.copy_(torch.where(improved, epoch_t, best_epoch))
+            diverged_t.copy_(torch.where(bad & (diverged_t < 0), epoch_t, diverged_t))
+            flat.copy_(torch.where(bad[:, None], best, flat))
+            m.masked_fill_(bad[:, None], 0.0)
+            v.masked_fill_(bad[:, None], 0.0)
+            lr_t.masked_fill_(bad[:, None], 0.0)
+
+    draw = _ChunkDrawer(gens, n_train, S, config.n_pde, 2 * nb, (x0, x1), (t0, t1), dtype, dev,
+                        threads=draw_threads if draw_threads is not None else (8 if dev.type == "cuda" else 0))
+    use_graph = dev.type == "cuda" if cuda_graph is None else bool(cuda_graph)
+    if use_graph and dev.type != "cuda":
+        raise TrainingError("cuda_graph=True needs a CUDA device")
+    graph = static = None
 
     first_epoch_s = float("nan")
     bar = None
@@ -428,65 +575,50 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     start = time.perf_counter()
     epoch = 0
     stop = False
-    while epoch < E and not stop:
-        chunk = min(config.chunk_epochs, E - epoch)
-        perms = torch.stack([torch.argsort(torch.rand(chunk, n_train, generator=g), dim=1) for g in gens])
-        cp, cb = zip(*[collocation(g, (chunk, steps_per_epoch, config.n_pde),
-                                   (chunk, steps_per_epoch, 2 * nb)) for g in gens])
-        perms = perms.to(dev)
-        cp = torch.stack(cp).to(dev)  # (R, chunk, S, P, 2)
-        cb = torch.stack(cb).to(dev)  # (R, chunk, S, 2nb)
-        for e in range(chunk):
-            train_acc = torch.zeros(R, dtype=dtype, device=dev)
-            for s in range(steps_per_epoch):
-                idx = perms[:, e, s * B:(s + 1) * B]
-                batch = torch.gather(train_pts, 1, idx[..., None].expand(-1, -1, 3))
-                bc_xt = torch.stack([bc_x.expand(R, -1), cb[:, e, s]], dim=2)
-                # contiguous inputs: strides then do not depend on the chunk length, so the
-                # compiled kernels are not re-specialised (recompiled) between runs
-                total, _ = loss_fn(leaves, cp[:, e, s].contiguous(), bc_xt, batch[..., :2].contiguous(),
-                                   batch[..., 2].contiguous(), weights)
-                grad = flat_grad(torch.autograd.grad(total.sum(), leaf_list), leaves)
-                step_t += 1
-                with torch.no_grad():
-                    adam(flat, grad, m, v, step_t, lr_t, b1, b2, config.eps)
-                train_acc += total.detach()
-            with torch.no_grad():
-                comps = val_fn(leaves, val_pde, val_bc, val_xt, val_u)
-                vtot = (comps * weights).sum(dim=1)
-                hist[0:3, :, epoch] = comps.T.double()
-                hist[3, :, epoch] = vtot.double()
-                hist[4, :, epoch] = (train_acc / steps_per_epoch).double()
-                bad = ~(torch.isfinite(vtot) & torch.isfinite(flat).all(dim=1))
-                improved = (vtot < best_val) & ~bad
-                best = torch.where(improved[:, None], flat, best)
-                best_val = torch.where(improved, vtot, best_val)
-                best_epoch = torch.where(improved, torch.full_like(best_epoch, epoch + 1), best_epoch)
-                if bad.any():
-                    # freeze a diverged replicate at its best parameters; others go on
-                    for r in torch.nonzero(bad).flatten().tolist():
-                        if diverged[r] < 0:
-                            diverged[r] = epoch + 1
-                    flat.copy_(torch.where(bad[:, None], best, flat))
-                    m.masked_fill_(bad[:, None], 0.0)
-                    v.masked_fill_(bad[:, None], 0.0)
-                    lr_t.masked_fill_(bad[:, None], 0.0)
-            epoch += 1
-            if epoch == 1:
-                first_epoch_s = time.perf_counter() - start
-            if config.time_budget_s is not None and time.perf_counter() - start >= config.time_budget_s:
-                stop = True
-                break
+    pending = draw.submit(min(config.chunk_epochs, E))
+    try:
+        while epoch < E and not stop:
+            chunk = min(config.chunk_epochs, E - epoch)
+            perms, cp, cb = pending.result()   # (R, chunk, N), (R, chunk, S, P, 2), (R, chunk, S, 2nb)
+            if epoch + chunk < E:  # draw the next chunk while this one trains
+                pending = draw.submit(min(config.chunk_epochs, E - epoch - chunk))
+            for e in range(chunk):
+                if use_graph:
+                    if graph is None:
+                        static = (perms[:, e].clone(), cp[:, e].clone(), cb[:, e].clone())
+                        graph = _capture_epoch(run_epoch, static, state)
+                    for buf, src in zip(static, (perms[:, e], cp[:, e], cb[:, e])):
+                        buf.copy_(src)
+                    graph.replay()
+                else:
+                    run_epoch(perms[:, e], cp[:, e], cb[:, e])
+                hist[:, :, epoch].copy_(hist_e)
+                epoch += 1
+                if epoch == 1:
+                    if dev.type == "cuda":
+                        torch.cuda.synchronize(dev)
+                    first_epoch_s = time.perf_counter() - start
+                if config.time_budget_s is not None:
+                    if dev.type == "cuda":
+                        torch.cuda.synchronize(dev)
+                    if time.perf_counter() - start >= config.time_budget_s:
+                        stop = True
+                        break
+            if dev.type == "cuda":
+                torch.cuda.synchronize(dev)  # once per chunk: the bar shows what has run
+            if bar is not None:
+                bar.update(e + 1)
+    finally:
+        draw.close()
         if bar is not None:
-            bar.update(e + 1)
-    if bar is not None:
-        bar.close()
+            bar.close()
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     wall = time.perf_counter() - start
     # the first epoch includes compiling the kernels for new shapes; the steady-state
     # time extrapolates the other epochs' pace to the whole run
     steady = (wall - first_epoch_s) * epoch / (epoch - 1) if epoch > 1 else wall
+    diverged = diverged_t.cpu().numpy().copy()
 
     status = ["ok" if d < 0 else f"diverged at epoch {d}" for d in diverged]
     hist = hist.cpu()
@@ -498,4 +630,4 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                        diverged_epoch=diverged, epochs_run=epoch, steps_per_epoch=steps_per_epoch,
                        wall_time_s=wall,
                        extra={"batch_size_used": B, "first_epoch_s": first_epoch_s, "steady_time_s": steady,
-                              "device": device_name(dev)})
+                              "device": device_name(dev), "cuda_graph": use_graph})

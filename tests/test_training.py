@@ -240,3 +240,48 @@ def test_explicit_cpu_device_gives_the_default_numbers(burgers_obs):
     b = train(burgers_obs, CFG.replace(epochs=2), seeds=[5], device="cpu")
     np.testing.assert_array_equal(a.final, b.final)
     assert b.extra["device"].startswith("cpu")
+
+
+def test_drawing_in_threads_gives_the_same_numbers(burgers_obs):
+    """Each replicate draws from its own generator in a fixed order: drawing the next chunk
+    of epochs in a thread pool (as on a GPU) changes nothing; a run split over chunks of 2 and 4
+    epochs also does not (the draws are per epoch, in order)."""
+    cfg = CFG.replace(epochs=5, chunk_epochs=2)
+    inline = train(burgers_obs, cfg, seeds=[1, 2, 3], lr=[1e-3, 5e-3, 2e-3])
+    threaded = train(burgers_obs, cfg, seeds=[1, 2, 3], lr=[1e-3, 5e-3, 2e-3], draw_threads=2)
+    np.testing.assert_array_equal(inline.final, threaded.final)
+    np.testing.assert_array_equal(inline.best, threaded.best)
+    for k in inline.history:
+        np.testing.assert_array_equal(inline.history[k], threaded.history[k])
+
+
+def test_cuda_graph_needs_a_gpu(burgers_obs):
+    with pytest.raises(TrainingError, match="cuda_graph=True needs a CUDA device"):
+        train(burgers_obs, CFG.replace(epochs=1), seeds=[0], cuda_graph=True)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_graph_replays_exactly_what_eager_cuda_runs(burgers_obs):
+    """On a GPU the epoch is captured once as a CUDA graph: the same kernels as running it
+    eagerly, so the same numbers bit for bit (float64 and the default float32); a
+    diverging replicate is frozen inside the graph as it is eagerly."""
+    for cfg in (CFG, CFG.replace(dtype="float32", compile=True)):
+        kw = dict(seeds=[1, 2, 3], lr=[1e-3, 5e-3, 2e-3], device="cuda")
+        graph = train(burgers_obs, cfg, cuda_graph=True, **kw)
+        eager = train(burgers_obs, cfg, cuda_graph=False, **kw)
+        assert graph.extra["cuda_graph"] and not eager.extra["cuda_graph"]
+        np.testing.assert_array_equal(graph.final, eager.final)
+        np.testing.assert_array_equal(graph.best_epoch, eager.best_epoch)
+        for k in graph.history:
+            np.testing.assert_array_equal(graph.history[k], eager.history[k])
+    init = np.stack([xavier_init(graph.layout, s).numpy() for s in (0, 1)])
+    init[1] *= 1e300
+    res = train(burgers_obs, CFG.replace(epochs=3), seeds=[0, 1], initial_params=init, device="cuda")
+    assert res.status[0] == "ok" and res.status[1].startswith("diverged at epoch 1")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_gpu_float64_agrees_with_the_cpu_to_rounding(burgers_obs):
+    cpu = train(burgers_obs, CFG, seeds=[4, 5])
+    gpu = train(burgers_obs, CFG, seeds=[4, 5], device="cuda")
+    np.testing.assert_allclose(gpu.final, cpu.final, rtol=1e-8, atol=1e-10)
