@@ -2,6 +2,7 @@
 
     python benchmarks/speed.py            # everything (a few minutes)
     python benchmarks/speed.py --quick    # fewer steps, no full run
+    python benchmarks/speed.py --device cuda   # GPU: one batched model, R in the thousands
 
 1. the plain reference step (one model, nested autograd, torch.optim.Adam; tests/reference_binn.py);
 2. the fast step (batched, derivatives propagated analytically, torch.compile) for R = 1, 10, 50
@@ -98,11 +99,39 @@ def parallel(R_total: int, epochs: int, procs: int):
     return total, warm, train_wall, rs, np.concatenate([o[3] for o in out])
 
 
+def cuda_lines(Rs, epochs: int):
+    """GPU: one process trains R replicates as one batched model (float32, default
+    configuration, the 71-point grid), each epoch replayed as a CUDA graph, random numbers
+    drawn on the CPU by a thread pool one chunk ahead.  Steady state: the first epoch
+    (compiling and capturing) is left out."""
+    from binn_utils.observations import make_observations
+    from binn_utils.training import TrainConfig, device_name, train
+
+    obs = make_observations("diffusion", 1e-3)
+    print(f"GPU: {device_name(torch.device('cuda'))}, torch {torch.__version__}")
+    for dense in (False, True):
+        d = make_observations("diffusion", 1e-3, dense=True) if dense else obs
+        for R in Rs:
+            res = train(d, TrainConfig(epochs=epochs), seeds=list(range(R)), device="cuda")
+            rs = res.epochs_run * res.steps_per_epoch * R
+            us = 1e6 * res.extra["steady_time_s"] / rs
+            print(f"GPU fast step, R={R:5d}, {'351' if dense else ' 71'}-point grid: {us:7.2f} us per replicate-step "
+                  f"({1e3 * res.extra['steady_time_s'] / (res.epochs_run * res.steps_per_epoch):6.3f} ms per step; "
+                  f"first epoch incl. compile and capture {res.extra['first_epoch_s']:5.1f} s; "
+                  f"CUDA graph {res.extra['cuda_graph']})", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer steps and no full default run")
     ap.add_argument("--procs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--replicates", type=int, nargs="+", default=[1000, 4000], help="GPU: replicate counts")
+    ap.add_argument("--epochs", type=int, default=20, help="GPU: epochs per timed run")
     args = ap.parse_args()
+    if args.device == "cuda":
+        cuda_lines(args.replicates, args.epochs)
+        return
     _setup()
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, one thread per process, float32")
     ref = reference_step_us(50 if args.quick else 200)

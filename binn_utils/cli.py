@@ -55,6 +55,8 @@ PLANS = {
     # the 71-point Supporting Material repeats of two studies with fewer initialisations but
     # the paper's epochs (run with --epochs 4000): replicates reduced before epochs
     "sm-epochs": [(s, "lite", nv, False) for nv in (0.0, 1e-3, 1e-2) for s in ("learning_rate", "loss_weight")],
+    # the dense-grid Supporting Material at the paper's scale (351 points: five times the steps)
+    "paper-dense": [(s, "paper", nv, True) for nv in (1e-3, 0.0, 1e-2) for s in _SUPPORTING],
     "lite-dense": ([(s, "lite", nv, True) for nv in (1e-3, 0.0, 1e-2) for s in _SUPPORTING]
                    + [("noise", "lite", None, True)]),
 }
@@ -212,6 +214,9 @@ def main(argv=None) -> int:
                             help="TOML file whose [slurm] / [pbs] / [sge] section configures the batch jobs")
             sp.add_argument("--dry-run", action="store_true",
                             help="print the groups (and the batch job script) and run nothing")
+            sp.add_argument("--solve-workers", type=_positive_int, default=None, metavar="N",
+                            help="in-process sweeps (--workers 1): processes running the u_p forward solves "
+                                 "in parallel (default: all cores but one with --device cuda, else 1)")
     mp = sub.add_parser("migrate", help="add checksums (store format 2) to stored records that predate them")
     mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
     args = ap.parse_args(argv)
@@ -277,7 +282,8 @@ def _run(ap, args) -> int:
                             device=args.device, forward_method=args.forward_method,
                             max_group_replicates=args.max_group, priority=args.priority,
                             stop_starting_after=args.stop_starting_after, hard_stop_after=args.hard_stop_after,
-                            scheduler=args.scheduler, cluster=args.cluster, cluster_config=cluster_config)
+                            scheduler=args.scheduler, cluster=args.cluster, cluster_config=cluster_config,
+                            solve_workers=args.solve_workers)
     except RuntimeError as err:  # some settings failed; the others are stored
         print(f"binn sweep: {err}", file=sys.stderr)
         return 1

@@ -43,9 +43,19 @@ class Evaluation:
         return int(sum(s != "ok" for s in self.up_status))
 
 
+def _solve(job):
+    """One u_p forward solve (module level, so that a process pool can run it)."""
+    ops, u0, x, t, kw = job
+    return forward_solve(*ops, u0, x, t, **kw)
+
+
 def evaluate(result: TrainResult, data: Observations | list, which: str = "final", *,
-             benchmark=None, u_grid=None, solve_kw=None) -> Evaluation:
-    """Evaluate every replicate of ``result`` on its dataset(s)."""
+             benchmark=None, u_grid=None, solve_kw=None, solve_map=None) -> Evaluation:
+    """Evaluate every replicate of ``result`` on its dataset(s).
+
+    ``solve_map``: a ``map``-like callable that runs the replicates' forward solves, e.g. a
+    process pool's ``map`` (``forward_solve.solve_pool``); default: one after the other here.
+    """
     R = result.n_replicates
     datas = [data] * R if isinstance(data, Observations) else list(data)
     if len(datas) != R:
@@ -65,15 +75,13 @@ def evaluate(result: TrainResult, data: Observations | list, which: str = "final
     u_theta = result.u_theta(d0.x, d0.t, which)
     params = result.params(which)
     u_p = np.full_like(u_theta, np.nan)
-    status = []
-    for r in range(R):
-        if not np.all(np.isfinite(params[r])):
-            status.append("failed: non-finite network parameters")
-            continue
-        ops = [result.operator(n, r, which) for n in ("D", "V", "G")]
-        sol = forward_solve(*ops, u_theta[r, 0], d0.x, d0.t, **(solve_kw or {}))
+    status = ["failed: non-finite network parameters"] * R
+    solvable = [r for r in range(R) if np.all(np.isfinite(params[r]))]
+    jobs = [([result.operator(n, r, which) for n in ("D", "V", "G")], u_theta[r, 0], d0.x, d0.t, solve_kw or {})
+            for r in solvable]
+    for r, sol in zip(solvable, (solve_map or map)(_solve, jobs)):
         u_p[r] = sol.u
-        status.append("ok" if sol.ok else f"{sol.status}: {sol.message}")
+        status[r] = "ok" if sol.ok else f"{sol.status}: {sol.message}"
 
     def errs(pred, ref_of):
         out = np.full(R, np.nan)

@@ -389,6 +389,26 @@ def forward_solve_many(operator_sets: Sequence, u0s, x, t, **kw) -> list[Forward
             for ops, u0 in zip(operator_sets, u0_list)]
 
 
+def _quiet_worker():
+    """Forward-solve workers are single-threaded: parallelism comes from the processes."""
+    import torch
+    torch.set_num_threads(1)
+
+
+def solve_pool(workers: int):
+    """A pool of ``workers`` processes for forward solves (``evaluation.evaluate``'s
+    ``solve_map`` is its ``map``), or None for ``workers`` <= 1.  Started with "spawn": the
+    parent may hold a CUDA context and threads, which must not be forked.  Only the process
+    that runs a sweep in-process makes one: a Dask worker is daemonic and cannot have
+    children (there the workers themselves are the parallelism)."""
+    if workers is None or workers <= 1:
+        return None
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                               initializer=_quiet_worker)
+
+
 def failure_count(solutions: Sequence[ForwardSolution]) -> int:
     """Number of solutions whose status is not ``"ok"``."""
     return sum(1 for s in solutions if not s.ok)

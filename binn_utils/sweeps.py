@@ -34,6 +34,7 @@ import numpy as np
 
 from . import store
 from .benchmarks import INITIALS
+from .forward_solve import solve_pool
 from .training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
 
 CURVE_POINTS = 400
@@ -241,10 +242,11 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
 
 
 def compute_group(settings: Sequence[Setting], progress=False, device=None,
-                  forward_method="RK45") -> list[tuple[dict, dict]]:
+                  forward_method="RK45", solve_map=None) -> list[tuple[dict, dict]]:
     """Train settings of one merge group as one batched model and evaluate each: returns
     one (arrays, record) pair per setting, ready for :func:`store_computed`.  Writes
-    nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process)."""
+    nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process).
+    ``solve_map`` runs the u_p forward solves (``evaluation.evaluate``)."""
     from .benchmarks import get_benchmark
     from .observations import make_observations
     from .training import train
@@ -271,7 +273,8 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
         offset += len(s.seeds)
         part = split_result(result, sl, s.config)
         group = {"settings": len(settings), "replicates": len(seeds)} if len(settings) > 1 else None
-        out.append(evaluate_result(s, part, datas[sl], bench, group=group, forward_method=forward_method))
+        out.append(evaluate_result(s, part, datas[sl], bench, group=group, forward_method=forward_method,
+                                   solve_map=solve_map))
     return out
 
 
@@ -285,7 +288,8 @@ def split_result(result, sl: slice, config):
         diverged_epoch=result.diverged_epoch[sl], extra=dict(result.extra))
 
 
-def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_method="RK45") -> tuple[dict, dict]:
+def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_method="RK45",
+                    solve_map=None) -> tuple[dict, dict]:
     """Evaluate a trained setting: the (arrays, JSON-clean record) that the store keeps."""
     from .evaluation import evaluate
 
@@ -301,7 +305,8 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
     arrays["u_obs"] = np.stack([d.u_obs for d in datas]).astype(np.float32)
     metrics = {}
     for which in CHECKPOINTS:
-        ev = evaluate(result, datas, which, benchmark=bench, solve_kw={"method": forward_method})
+        ev = evaluate(result, datas, which, benchmark=bench, solve_kw={"method": forward_method},
+                      solve_map=solve_map)
         arrays[f"{which}_u_theta"] = ev.u_theta.astype(np.float32)
         arrays[f"{which}_u_p"] = ev.u_p.astype(np.float32)
         arrays["u_grid"] = ev.u_grid
@@ -345,14 +350,15 @@ def _clean_json(obj):
     return obj
 
 
-def _group_task(group, device=None, forward_method="RK45"):
+def _group_task(group, device=None, forward_method="RK45", solve_map=None):
     """The task of a sweep: one group trained and evaluated single-threaded; returns its
     (arrays, record) pairs (:func:`compute_group`) and the seconds it took.  It writes
     nothing, so it runs the same in-process or in a Dask worker on another machine."""
     import torch
     torch.set_num_threads(1)
     t0 = time.perf_counter()
-    return compute_group(group, device=device, forward_method=forward_method), time.perf_counter() - t0
+    return (compute_group(group, device=device, forward_method=forward_method, solve_map=solve_map),
+            time.perf_counter() - t0)
 
 
 #: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
@@ -576,7 +582,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
                  max_group_replicates: int | None = None, forward_method: str = "RK45",
                  scheduler: str | None = None, cluster: str | None = None, cluster_config: dict | None = None,
                  priority: str = "given", stop_starting_after: float | None = None,
-                 hard_stop_after: float | None = None) -> list[str]:
+                 hard_stop_after: float | None = None, solve_workers: int | None = None) -> list[str]:
     """Run every setting not yet in the store; returns the keys stored.
 
     Each group of settings (one setting, or with ``merge`` those that differ only in
@@ -601,7 +607,9 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     ``hard_stop_after`` seconds running groups are abandoned (the in-process path checks
     both between groups); what is left is reported on stderr and runs on the next call.
     ``device`` ("cuda") trains on a GPU; ``forward_method`` is the integrator of the u_p
-    forward solves (recorded).  The request is checked (:func:`check_run_request`; the
+    forward solves (recorded).  In-process, ``solve_workers`` processes run a group's
+    forward solves in parallel (default: all cores but one when training on a GPU, else
+    none); in a Dask sweep the workers are the parallelism.  The request is checked (:func:`check_run_request`; the
     folder only if there is something to store) before any training.  A task that raises
     is counted as failed and the others go on; the failures are raised together at the end
     as a RuntimeError.  Ctrl-C (KeyboardInterrupt) stops the sweep at once: running tasks
@@ -638,12 +646,20 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     left = 0
     try:
         if scheduler is None and cluster in (None, "local") and (workers == 1 or len(groups) == 1):
-            for i, g in enumerate(groups):
-                if any(lim is not None and clock() > lim for lim in (stop_starting_after, hard_stop_after)):
-                    left = sum(len(x) for x in groups[i:])
-                    say(f"stopped starting groups after {clock():.0f} s")
-                    break
-                sweep.finished(g, lambda: _group_task(g, device, forward_method))
+            if solve_workers is None:
+                solve_workers = max(1, (os.cpu_count() or 1) - 1) if device and "cuda" in str(device) else 1
+            pool = solve_pool(solve_workers)
+            try:
+                for i, g in enumerate(groups):
+                    if any(lim is not None and clock() > lim for lim in (stop_starting_after, hard_stop_after)):
+                        left = sum(len(x) for x in groups[i:])
+                        say(f"stopped starting groups after {clock():.0f} s")
+                        break
+                    sweep.finished(g, lambda: _group_task(g, device, forward_method,
+                                                          None if pool is None else pool.map))
+            finally:
+                if pool is not None:
+                    pool.shutdown(cancel_futures=True)
         else:
             left = _run_dask(sweep, groups, workers, scheduler, cluster, cluster_config, device, forward_method,
                              clock, stop_starting_after, hard_stop_after, say, announce)

@@ -345,18 +345,23 @@ def _capture_epoch(run_epoch, static, state):
     stream (compiling kernels and letting autograd and the allocator settle), then the
     state tensors are restored, so the warm-up changes nothing; capturing runs nothing."""
     saved = [t.clone() for t in state]
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(2):
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                run_epoch(*static)
+        torch.cuda.current_stream().wait_stream(side)
+        for t, s in zip(state, saved):
+            t.copy_(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
             run_epoch(*static)
-    torch.cuda.current_stream().wait_stream(side)
-    for t, s in zip(state, saved):
-        t.copy_(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        run_epoch(*static)
-    return graph
+        return graph
+    finally:  # on success a no-op (capturing runs nothing); after a failure, the state as it was
+        torch.cuda.synchronize()
+        for t, s in zip(state, saved):
+            t.copy_(s)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -586,7 +591,13 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                 if use_graph:
                     if graph is None:
                         static = (perms[:, e].clone(), cp[:, e].clone(), cb[:, e].clone())
-                        graph = _capture_epoch(run_epoch, static, state)
+                        try:
+                            graph = _capture_epoch(run_epoch, static, state)
+                        except RuntimeError as err:  # recorded: extra["cuda_graph"] is False
+                            import warnings
+                            warnings.warn(f"CUDA graph capture failed, training without it: {err}")
+                            use_graph = False
+                if use_graph:
                     for buf, src in zip(static, (perms[:, e], cp[:, e], cb[:, e])):
                         buf.copy_(src)
                     graph.replay()

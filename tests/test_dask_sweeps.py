@@ -188,3 +188,12 @@ def test_replicate_steps_count_every_optimiser_step_of_every_replicate():
     for batch in (10, 10 ** 6):
         t = Setting("test", "b", "diffusion", 1e-3, False, s.datasets, s.seeds, s.config.replace(batch_size=batch))
         assert replicate_steps(t) == 7 * -(-n_train // min(batch, n_train)) * 2
+
+
+def test_forward_solves_in_a_process_pool_give_the_same_records(tmp_path):
+    """In-process sweeps (the GPU layout) run a group's u_p solves in a process pool: the
+    same numbers and statuses as solving them one after the other."""
+    sets = _settings(2)
+    run_settings(sets, tmp_path / "pool", workers=1, progress=False, solve_workers=2)
+    run_settings(sets, tmp_path / "serial", workers=1, progress=False, solve_workers=1)
+    _assert_same_numbers(sets, tmp_path / "pool", tmp_path / "serial")
