@@ -222,6 +222,43 @@ class TrainResult:
         return np.stack([mlp_numpy(p, net, xt).reshape(T.shape) for p in self.params(which)])
 
 
+@dataclass
+class TrainState:
+    """Where a training run stopped at a chunk boundary (``train(..., stop_at_epoch=k)``):
+    everything ``train(..., resume=state)`` needs to go on as if it had never stopped (the
+    same numbers bit for bit on the same device; tested).  Arrays are numpy, replicate axis
+    first except ``hist`` (history keys, R, epochs so far)."""
+
+    epoch: int
+    flat: np.ndarray
+    m: np.ndarray
+    v: np.ndarray
+    step: float
+    lr: np.ndarray               # (R,) learning rates now (0 for a diverged replicate)
+    best: np.ndarray
+    best_val: np.ndarray
+    best_epoch: np.ndarray
+    diverged: np.ndarray         # (R,) 1-based epoch of divergence, -1 if never
+    hist: np.ndarray
+    gen_states: np.ndarray       # (R, n) uint8: the sampling generators before the next chunk
+    wall_time_s: float
+    first_epoch_s: float
+
+    FIELDS = ("flat", "m", "v", "lr", "best", "best_val", "best_epoch", "diverged", "hist", "gen_states")
+
+    def to_arrays(self) -> dict:
+        """The state as named arrays (what a checkpoint file holds)."""
+        out = {k: getattr(self, k) for k in self.FIELDS}
+        out["scalars"] = np.array([self.epoch, self.step, self.wall_time_s, self.first_epoch_s], dtype=np.float64)
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: dict) -> "TrainState":
+        epoch, step, wall, first = (float(x) for x in arrays["scalars"])
+        return cls(epoch=int(epoch), step=step, wall_time_s=wall, first_epoch_s=first,
+                   **{k: np.asarray(arrays[k]) for k in cls.FIELDS})
+
+
 # ----------------------------------------------------------------------------- compiled kernels
 _COMPILED: dict = {}
 # one process may train many shapes (replicate counts, batch sizes, last partial batches):
@@ -325,6 +362,9 @@ class _ChunkDrawer:
         return tuple(torch.cat([x.to(self.dev, non_blocking=True) for x in a]) for a in zip(*parts))
 
     def submit(self, chunk):
+        # the generators as they are before this chunk (a checkpoint taken before the chunk
+        # trains restarts the draws here); the previous draw has finished by now
+        self.states_before_last = [g.get_state().numpy().copy() for g in self.gens]
         if self.pool is None:
             return _Done(self._to_device([self._draw(self.gens, chunk)]))
         futures = [self.pool.submit(self._draw, self.gens[sl], chunk) for sl in self.slices]
@@ -338,6 +378,29 @@ class _ChunkDrawer:
     def close(self):
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _restore(resume: TrainState, state, hist, gens, R, E, chunk_epochs):
+    """Load ``resume`` into the run's state tensors, history and generators; returns
+    (epoch, wall time so far, first epoch's time)."""
+    flat, m, v, step_t, lr_t, best, best_val, best_epoch, diverged_t, epoch_t, _ = state
+    k = int(resume.epoch)
+    if not 0 < k < E or k % chunk_epochs:
+        raise TrainingError(f"cannot resume at epoch {k}: not a chunk boundary (every {chunk_epochs}) "
+                            f"before the last epoch ({E})")
+    if resume.flat.shape != tuple(flat.shape) or resume.gen_states.shape[0] != R:
+        raise TrainingError(f"the state to resume from is for {resume.flat.shape} parameters, "
+                            f"this run has {tuple(flat.shape)}")
+    for t, a in ((flat, resume.flat), (m, resume.m), (v, resume.v), (best, resume.best),
+                 (best_val, resume.best_val), (best_epoch, resume.best_epoch), (diverged_t, resume.diverged)):
+        t.copy_(torch.as_tensor(a).to(t.dtype))
+    lr_t.copy_(torch.as_tensor(resume.lr).reshape(R, 1).to(lr_t.dtype))
+    step_t.fill_(resume.step)
+    epoch_t.fill_(k)
+    hist[:, :, :k] = torch.as_tensor(resume.hist)
+    for g, st in zip(gens, resume.gen_states):
+        g.set_state(torch.as_tensor(st, dtype=torch.uint8))
+    return k, float(resume.wall_time_s), float(resume.first_epoch_s)
 
 
 def _capture_epoch(run_epoch, static, state):
@@ -426,7 +489,8 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
           seeds: Sequence[int] = tuple(range(10)), *, mechanisms=None, lr=None, w_pde=None,
           w_data=None, w_bc=None, initial_params: np.ndarray | None = None,
           progress: bool | str = False, device=None, cuda_graph: bool | None = None,
-          draw_threads: int | None = None) -> TrainResult:
+          draw_threads: int | None = None, resume: TrainState | None = None,
+          stop_at_epoch: int | None = None) -> TrainResult:
     """Train ``len(seeds)`` replicates; see the module docstring.
 
     data: one ``Observations`` shared by all replicates, or one per replicate (same sizes).
@@ -443,9 +507,14 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     draw_threads: threads drawing the next chunk's random numbers while the current chunk
     trains (default 8 on a GPU, 0 on the CPU: drawn in line).  Each replicate's numbers come
     from its own generator in the same order, so they do not depend on the threads.
+    stop_at_epoch: stop at the first chunk boundary at or after this epoch, before the last;
+    the result then has ``extra["state"]``, a :class:`TrainState`, and ``resume=state`` (same
+    data, configuration, seeds and per-replicate values) goes on from there.
     """
     config = (config or TrainConfig()).validate()
     dev = resolve_device(device)
+    if stop_at_epoch is not None and (not _is_int(stop_at_epoch) or stop_at_epoch < 1):
+        raise TrainingError(f"stop_at_epoch must be a positive integer, got {stop_at_epoch!r}")
     seeds = np.asarray(check_seeds(seeds), dtype=np.int64)
     R = seeds.size
     datas = [data] * R if isinstance(data, Observations) else list(data)
@@ -578,12 +647,20 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
         bar = tqdm(total=E, desc=progress if isinstance(progress, str) else "training",
                    unit="epoch", leave=False)
     start = time.perf_counter()
-    epoch = 0
+    epoch, prior_wall = 0, 0.0
+    if resume is not None:
+        epoch, prior_wall, first_epoch_s = _restore(resume, state, hist, gens, R, E, config.chunk_epochs)
+        if bar is not None:
+            bar.update(epoch)
     stop = False
-    pending = draw.submit(min(config.chunk_epochs, E))
+    paused = None
+    pending = draw.submit(min(config.chunk_epochs, E - epoch))
     try:
         while epoch < E and not stop:
             chunk = min(config.chunk_epochs, E - epoch)
+            if stop_at_epoch is not None and epoch >= stop_at_epoch:
+                paused = draw.states_before_last  # the generators before the chunk not yet trained
+                break
             perms, cp, cb = pending.result()   # (R, chunk, N), (R, chunk, S, P, 2), (R, chunk, S, 2nb)
             if epoch + chunk < E:  # draw the next chunk while this one trains
                 pending = draw.submit(min(config.chunk_epochs, E - epoch - chunk))
@@ -625,13 +702,22 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
             bar.close()
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
-    wall = time.perf_counter() - start
+    wall = prior_wall + time.perf_counter() - start
     # the first epoch includes compiling the kernels for new shapes; the steady-state
     # time extrapolates the other epochs' pace to the whole run
     steady = (wall - first_epoch_s) * epoch / (epoch - 1) if epoch > 1 else wall
     diverged = diverged_t.cpu().numpy().copy()
 
     status = ["ok" if d < 0 else f"diverged at epoch {d}" for d in diverged]
+    extra = {}
+    if paused is not None:
+        extra["state"] = TrainState(
+            epoch=epoch, flat=flat.detach().cpu().numpy().copy(), m=m.cpu().numpy().copy(),
+            v=v.cpu().numpy().copy(), step=float(step_t), lr=lr_t[:, 0].cpu().numpy().copy(),
+            best=best.cpu().numpy().copy(), best_val=best_val.cpu().numpy().copy(),
+            best_epoch=best_epoch.cpu().numpy().copy(), diverged=diverged.copy(),
+            hist=hist[:, :, :epoch].cpu().numpy().copy(), gen_states=np.stack(paused),
+            wall_time_s=wall, first_epoch_s=first_epoch_s)
     hist = hist.cpu()
     history = {k: hist[i, :, :epoch].numpy().copy() for i, k in enumerate(HISTORY_KEYS)}
     return TrainResult(layout=layout, config=config, seeds=seeds, mechanisms=mechanisms,
@@ -641,4 +727,4 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                        diverged_epoch=diverged, epochs_run=epoch, steps_per_epoch=steps_per_epoch,
                        wall_time_s=wall,
                        extra={"batch_size_used": B, "first_epoch_s": first_epoch_s, "steady_time_s": steady,
-                              "device": device_name(dev), "cuda_graph": use_graph})
+                              "device": device_name(dev), "cuda_graph": use_graph, **extra})

@@ -6,7 +6,7 @@ import torch
 from binn_utils.losses import loss_components
 from binn_utils.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
 from binn_utils.observations import Observations, make_observations
-from binn_utils.training import TrainConfig, TrainingError, _adam_update, train
+from binn_utils.training import TrainConfig, TrainingError, TrainState, _adam_update, train
 from reference_binn import RefBINN
 
 ARCHS = [
@@ -285,3 +285,43 @@ def test_gpu_float64_agrees_with_the_cpu_to_rounding(burgers_obs):
     cpu = train(burgers_obs, CFG, seeds=[4, 5])
     gpu = train(burgers_obs, CFG, seeds=[4, 5], device="cuda")
     np.testing.assert_allclose(gpu.final, cpu.final, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_stopping_at_a_checkpoint_and_resuming_gives_the_same_run(burgers_obs, dtype):
+    """A run stopped at a chunk boundary and resumed from its state (twice, once through
+    the arrays a checkpoint file holds) is the uninterrupted run bit for bit: parameters,
+    best parameters and epochs, history, statuses (a replicate that diverged before the
+    checkpoint stays frozen after it)."""
+    cfg = CFG.replace(epochs=7, chunk_epochs=2, dtype=dtype)
+    layout = train(burgers_obs, cfg.replace(epochs=1), seeds=[0]).layout
+    init = np.stack([xavier_init(layout, s).numpy() for s in (1, 2, 3)])
+    init[2] *= 1e300
+    kw = dict(seeds=[1, 2, 3], lr=[1e-3, 5e-3, 2e-3], initial_params=init)
+    whole = train(burgers_obs, cfg, **kw)
+    assert whole.status[:2] == ["ok", "ok"] and whole.status[2] == "diverged at epoch 1"
+    first = train(burgers_obs, cfg, stop_at_epoch=3, **kw)
+    state = first.extra["state"]
+    assert first.epochs_run == state.epoch == 4          # the next chunk boundary
+    second = train(burgers_obs, cfg, resume=state, stop_at_epoch=5, **kw)
+    state2 = TrainState.from_arrays({k: np.array(v) for k, v in second.extra["state"].to_arrays().items()})
+    assert state2.epoch == 6
+    last = train(burgers_obs, cfg, resume=state2, **kw)
+    assert "state" not in last.extra and last.epochs_run == 7
+    np.testing.assert_array_equal(last.final, whole.final)
+    np.testing.assert_array_equal(last.best, whole.best)
+    np.testing.assert_array_equal(last.best_epoch, whole.best_epoch)
+    assert last.status == whole.status
+    for k in whole.history:
+        np.testing.assert_array_equal(last.history[k], whole.history[k])
+
+
+def test_resuming_from_a_state_that_does_not_fit_is_an_error(burgers_obs):
+    cfg = CFG.replace(epochs=6, chunk_epochs=2)
+    state = train(burgers_obs, cfg, seeds=[1, 2], stop_at_epoch=2).extra["state"]
+    with pytest.raises(TrainingError, match="parameters"):
+        train(burgers_obs, cfg, seeds=[1, 2, 3], resume=state)
+    with pytest.raises(TrainingError, match="not a chunk boundary"):
+        train(burgers_obs, cfg.replace(chunk_epochs=3), seeds=[1, 2], resume=state)
+    with pytest.raises(TrainingError, match="stop_at_epoch"):
+        train(burgers_obs, cfg, seeds=[1, 2], stop_at_epoch=0)
