@@ -35,8 +35,8 @@ from collections import Counter
 from . import store, studies
 from .forward_solve import FORWARD_METHODS
 from .reporting import results_dir_for
-from .sweeps import (JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request, default_results_dir, group_cost,
-                     group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups,
+from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
+                     default_results_dir, group_cost, group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups,
                      replicate_steps, run_settings)
 
 STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size",
@@ -214,6 +214,10 @@ def main(argv=None) -> int:
                             help="TOML file whose [slurm] / [pbs] / [sge] section configures the batch jobs")
             sp.add_argument("--dry-run", action="store_true",
                             help="print the groups (and the batch job script) and run nothing")
+            sp.add_argument("--checkpoint-every", type=_positive_int, default=CHECKPOINT_EVERY, metavar="EPOCHS",
+                            help="train long groups in tasks of this many epochs, keeping the training state "
+                                 f"between them (a dead worker or a stopped sweep resumes there; default "
+                                 f"{CHECKPOINT_EVERY})")
             sp.add_argument("--solve-workers", type=_positive_int, default=None, metavar="N",
                             help="in-process sweeps (--workers 1): processes running the u_p forward solves "
                                  "in parallel (default: all cores but one with --device cuda, else 1)")
@@ -283,7 +287,7 @@ def _run(ap, args) -> int:
                             max_group_replicates=args.max_group, priority=args.priority,
                             stop_starting_after=args.stop_starting_after, hard_stop_after=args.hard_stop_after,
                             scheduler=args.scheduler, cluster=args.cluster, cluster_config=cluster_config,
-                            solve_workers=args.solve_workers)
+                            solve_workers=args.solve_workers, checkpoint_every=args.checkpoint_every)
     except RuntimeError as err:  # some settings failed; the others are stored
         print(f"binn sweep: {err}", file=sys.stderr)
         return 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .forward_solve import forward_solve
+from .forward_solve import forward_solve_many
 from .metrics import observed_range, operator_error, operator_grid, relative_l2
 from .observations import Observations
 from .training import TrainResult
@@ -41,12 +41,6 @@ class Evaluation:
     @property
     def n_failed_u_p(self) -> int:
         return int(sum(s != "ok" for s in self.up_status))
-
-
-def _solve(job):
-    """One u_p forward solve (module level, so that a process pool can run it)."""
-    ops, u0, x, t, kw = job
-    return forward_solve(*ops, u0, x, t, **kw)
 
 
 def evaluate(result: TrainResult, data: Observations | list, which: str = "final", *,
@@ -77,9 +71,9 @@ def evaluate(result: TrainResult, data: Observations | list, which: str = "final
     u_p = np.full_like(u_theta, np.nan)
     status = ["failed: non-finite network parameters"] * R
     solvable = [r for r in range(R) if np.all(np.isfinite(params[r]))]
-    jobs = [([result.operator(n, r, which) for n in ("D", "V", "G")], u_theta[r, 0], d0.x, d0.t, solve_kw or {})
-            for r in solvable]
-    for r, sol in zip(solvable, (solve_map or map)(_solve, jobs)):
+    sols = forward_solve_many([[result.operator(n, r, which) for n in ("D", "V", "G")] for r in solvable],
+                              [u_theta[r, 0] for r in solvable], d0.x, d0.t, solve_map=solve_map, **(solve_kw or {}))
+    for r, sol in zip(solvable, sols):
         u_p[r] = sol.u
         status[r] = "ok" if sol.ok else f"{sol.status}: {sol.message}"
 

@@ -366,8 +366,15 @@ def _unpack_operators(ops) -> tuple[Operator, Operator, Operator]:
     return D, V, G
 
 
-def forward_solve_many(operator_sets: Sequence, u0s, x, t, **kw) -> list[ForwardSolution]:
-    """Run :func:`forward_solve` for each operator set.
+def _solve_job(job) -> ForwardSolution:
+    """One forward solve (module level, so that a process pool can run it)."""
+    (D, V, G), u0, x, t, kw = job
+    return forward_solve(D, V, G, u0, x, t, **kw)
+
+
+def forward_solve_many(operator_sets: Sequence, u0s, x, t, solve_map=None, **kw) -> list[ForwardSolution]:
+    """Run :func:`forward_solve` for each operator set, one after the other or with
+    ``solve_map`` (a ``map``-like callable, e.g. the ``map`` of :func:`solve_pool`).
 
     ``operator_sets`` items are ``(D, V, G)`` tuples, mappings with keys
     ``"D"``, ``"V"``, ``"G"`` (missing -> absent) or objects with ``.D``,
@@ -385,8 +392,8 @@ def forward_solve_many(operator_sets: Sequence, u0s, x, t, **kw) -> list[Forward
         if len(u0_list) != len(operator_sets):
             raise ValueError(f"{len(u0_list)} initial conditions for "
                              f"{len(operator_sets)} operator sets")
-    return [forward_solve(*_unpack_operators(ops), u0, x, t, **kw)
-            for ops, u0 in zip(operator_sets, u0_list)]
+    jobs = [(_unpack_operators(ops), u0, x, t, kw) for ops, u0 in zip(operator_sets, u0_list)]
+    return list((solve_map or map)(_solve_job, jobs))
 
 
 def _quiet_worker():

@@ -242,11 +242,15 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
 
 
 def compute_group(settings: Sequence[Setting], progress=False, device=None,
-                  forward_method="RK45", solve_map=None) -> list[tuple[dict, dict]]:
+                  forward_method="RK45", solve_map=None, state=None, stop_at_epoch=None):
     """Train settings of one merge group as one batched model and evaluate each: returns
     one (arrays, record) pair per setting, ready for :func:`store_computed`.  Writes
     nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process).
-    ``solve_map`` runs the u_p forward solves (``evaluation.evaluate``)."""
+    ``solve_map`` runs the u_p forward solves (``evaluation.evaluate``).
+
+    With ``stop_at_epoch`` the training stops at that checkpoint (a chunk boundary) and the
+    group's ``training.TrainState`` is returned instead (nothing evaluated); ``state`` resumes
+    from one."""
     from .benchmarks import get_benchmark
     from .observations import make_observations
     from .training import train
@@ -266,7 +270,10 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
     per_rep = {k: np.concatenate([np.full(len(s.seeds), getattr(s.config, k), dtype=float) for s in settings])
                for k in MERGEABLE}
     seeds = [int(x) for s in settings for x in s.seeds]
-    result = train(datas, s0.config, seeds=seeds, progress=progress, device=device, **per_rep)
+    result = train(datas, s0.config, seeds=seeds, progress=progress, device=device, resume=state,
+                   stop_at_epoch=stop_at_epoch, **per_rep)
+    if "state" in result.extra:
+        return result.extra["state"]
     out, offset = [], 0
     for s in settings:
         sl = slice(offset, offset + len(s.seeds))
@@ -350,15 +357,38 @@ def _clean_json(obj):
     return obj
 
 
-def _group_task(group, device=None, forward_method="RK45", solve_map=None):
-    """The task of a sweep: one group trained and evaluated single-threaded; returns its
-    (arrays, record) pairs (:func:`compute_group`) and the seconds it took.  It writes
-    nothing, so it runs the same in-process or in a Dask worker on another machine."""
+def _group_task(group, device=None, forward_method="RK45", solve_map=None, state=None, segment_epochs=None):
+    """The task of a sweep: one group trained single-threaded for at most ``segment_epochs``
+    epochs from ``state`` (None: from the start).  Returns (its (arrays, record) pairs, or the
+    ``TrainState`` to go on from when training is not finished; :func:`compute_group`) and
+    the seconds it took.  It writes nothing, so it runs the same in-process or in a Dask
+    worker on another machine; a worker that dies costs at most one segment."""
     import torch
     torch.set_num_threads(1)
     t0 = time.perf_counter()
-    return (compute_group(group, device=device, forward_method=forward_method, solve_map=solve_map),
-            time.perf_counter() - t0)
+    stop = None if segment_epochs is None else (0 if state is None else state.epoch) + segment_epochs
+    return (compute_group(group, device=device, forward_method=forward_method, solve_map=solve_map,
+                          state=state, stop_at_epoch=stop), time.perf_counter() - t0)
+
+
+#: Training checkpoints of a sweep: every this many epochs (rounded up to whole chunks) a
+#: running group returns its state, which the sweep keeps in ``<results>/checkpoints/``.
+CHECKPOINT_EVERY = 500
+
+
+def segment_epochs(group, every: int | None = CHECKPOINT_EVERY) -> int | None:
+    """Epochs per task for ``group``: ``every`` rounded up to whole chunks of epochs (the
+    draws are made per chunk, so a state can only be taken between chunks); None if the
+    group's training is not longer than that (one task)."""
+    cfg = group[0].config
+    if every is None or cfg.epochs <= every:
+        return None
+    return -(-every // cfg.chunk_epochs) * cfg.chunk_epochs
+
+
+def group_key(group) -> str:
+    """The name of a group's checkpoint: the keys of its settings, in order."""
+    return "group-" + hashlib.sha1(json.dumps([s.key for s in group]).encode()).hexdigest()[:12]
 
 
 #: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
@@ -483,16 +513,43 @@ class _Sweep:
     bar: object
     done: list = field(default_factory=list)
     failed: list = field(default_factory=list)
+    resumable: int = 0   # training states kept (checkpoints written)
+
+    def _checkpoint_paths(self, group):
+        folder = self.results_dir / "checkpoints"
+        return folder / f"{group_key(group)}.npz", folder / f"{group_key(group)}.json"
+
+    def checkpoint(self, group):
+        """The group's stored training state, or None (none, or damaged: never trusted)."""
+        from .training import TrainState
+        npz, js = self._checkpoint_paths(group)
+        if store.check_pair(npz, js) is None:
+            return None
+        record, arrays = store.read_pair(npz, js)
+        if record.get("settings") != [s.key for s in group]:
+            return None
+        return TrainState.from_arrays(arrays)
 
     def finished(self, group, get):
+        """Store what a task returned.  Returns the ``TrainState`` to submit the group again
+        with when its training is not finished (kept as the group's checkpoint), else None."""
+        from .training import TrainState
         try:
             outputs, _ = get()
+            if isinstance(outputs, TrainState):
+                store.write_pair(*self._checkpoint_paths(group), outputs.to_arrays(),
+                                 {"settings": [s.key for s in group], "epoch": outputs.epoch})
+                self.resumable += 1
+                return outputs
             for s, (arrays, record) in zip(group, outputs):
                 store_computed(s, arrays, record, self.results_dir)
                 self.done.append(s.key)
+            for path in self._checkpoint_paths(group):
+                path.unlink(missing_ok=True)
         except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
             self.failed.extend((s, exc) for s in group if s.key not in self.done)
         self.bar.update(len(group))
+        return None
 
 
 def _local_cluster(n_workers: int):
@@ -512,8 +569,39 @@ def _dashboard(client) -> str:
     return f"dashboard {client.dashboard_link}"
 
 
+def _run_here(sweep: _Sweep, groups, device, forward_method, solve_workers, checkpoint_every, clock,
+              stop_starting_after, hard_stop_after, say) -> int:
+    """Run ``groups`` one after the other in this process (segment by segment, keeping each
+    group's checkpoint), the forward solves in a pool of ``solve_workers`` processes.
+    Returns the number of settings not started or left at a checkpoint (time window)."""
+    if solve_workers is None:
+        solve_workers = max(1, (os.cpu_count() or 1) - 1) if device and "cuda" in str(device) else 1
+    pool = solve_pool(solve_workers)
+    solve_map = None if pool is None else pool.map
+    try:
+        for i, g in enumerate(groups):
+            if any(lim is not None and clock() > lim for lim in (stop_starting_after, hard_stop_after)):
+                say(f"stopped starting groups after {clock():.0f} s")
+                return sum(len(x) for x in groups[i:])
+            state, seg = sweep.checkpoint(g), segment_epochs(g, checkpoint_every)
+            if state is not None:
+                say(f"resuming {len(g)} setting(s) at epoch {state.epoch} from their checkpoint")
+            while True:
+                state = sweep.finished(g, lambda: _group_task(g, device, forward_method, solve_map, state, seg))
+                if state is None:
+                    break
+                if hard_stop_after is not None and clock() > hard_stop_after:
+                    say(f"hard stop after {hard_stop_after:g} s: {len(g)} setting(s) kept at their checkpoint "
+                        f"(epoch {state.epoch})")
+                    return sum(len(x) for x in groups[i:])
+        return 0
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
 def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config, device, forward_method,
-              clock, stop_starting_after, hard_stop_after, say, announce):
+              clock, stop_starting_after, hard_stop_after, say, announce, checkpoint_every=CHECKPOINT_EVERY):
     """Run ``groups`` as Dask tasks: at most one per worker thread at a time (so the order
     and the time window decide what starts), each result stored by this process as it
     comes back.  Returns the number of settings not started or abandoned (time window)."""
@@ -536,7 +624,7 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
         announce(f"dask: LocalCluster of {len(owned.workers)} single-threaded worker processes "
                  f"({min(limits) / 2 ** 30:.1f} GiB memory limit each), {_dashboard(client)}")
     came_back = queue_mod.Queue()
-    todo, running, left = list(groups), {}, 0
+    todo, running, left, states = list(groups), {}, 0, {}
     try:
         while todo or running:
             if hard_stop_after is not None and clock() > hard_stop_after and (todo or running):
@@ -553,7 +641,9 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
             slots = max(sum(client.nthreads().values()), 1) - len(running)
             while todo and slots > 0:
                 g = todo.pop(0)
-                fut = client.submit(_group_task, g, device, forward_method, pure=False)
+                state = states.pop(id(g), None) or sweep.checkpoint(g)
+                fut = client.submit(_group_task, g, device, forward_method, None, state,
+                                    segment_epochs(g, checkpoint_every), pure=False)
                 running[fut] = g
                 fut.add_done_callback(came_back.put)
                 slots -= 1
@@ -565,8 +655,11 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
                 continue
             g = running.pop(fut, None)
             if g is not None:
-                sweep.finished(g, fut.result)
+                state = sweep.finished(g, fut.result)
                 fut.release()
+                if state is not None:  # the next segment first, on the next free worker
+                    states[id(g)] = state
+                    todo.insert(0, g)
     except BaseException:
         client.cancel(list(running))
         raise
@@ -582,7 +675,8 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
                  max_group_replicates: int | None = None, forward_method: str = "RK45",
                  scheduler: str | None = None, cluster: str | None = None, cluster_config: dict | None = None,
                  priority: str = "given", stop_starting_after: float | None = None,
-                 hard_stop_after: float | None = None, solve_workers: int | None = None) -> list[str]:
+                 hard_stop_after: float | None = None, solve_workers: int | None = None,
+                 checkpoint_every: int | None = CHECKPOINT_EVERY) -> list[str]:
     """Run every setting not yet in the store; returns the keys stored.
 
     Each group of settings (one setting, or with ``merge`` those that differ only in
@@ -609,7 +703,12 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     ``device`` ("cuda") trains on a GPU; ``forward_method`` is the integrator of the u_p
     forward solves (recorded).  In-process, ``solve_workers`` processes run a group's
     forward solves in parallel (default: all cores but one when training on a GPU, else
-    none); in a Dask sweep the workers are the parallelism.  The request is checked (:func:`check_run_request`; the
+    none); in a Dask sweep the workers are the parallelism.  A group longer than
+    ``checkpoint_every`` epochs is trained in tasks of that many epochs, each returning the
+    training state, which this process keeps as the group's checkpoint (in
+    ``<results_dir>/checkpoints/``, removed once the group is stored): a worker that dies
+    loses one task's epochs, and a sweep stopped and started again resumes the group at its
+    checkpoint (the same numbers: resuming is exact).  The request is checked (:func:`check_run_request`; the
     folder only if there is something to store) before any training.  A task that raises
     is counted as failed and the others go on; the failures are raised together at the end
     as a RuntimeError.  Ctrl-C (KeyboardInterrupt) stops the sweep at once: running tasks
@@ -646,23 +745,11 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     left = 0
     try:
         if scheduler is None and cluster in (None, "local") and (workers == 1 or len(groups) == 1):
-            if solve_workers is None:
-                solve_workers = max(1, (os.cpu_count() or 1) - 1) if device and "cuda" in str(device) else 1
-            pool = solve_pool(solve_workers)
-            try:
-                for i, g in enumerate(groups):
-                    if any(lim is not None and clock() > lim for lim in (stop_starting_after, hard_stop_after)):
-                        left = sum(len(x) for x in groups[i:])
-                        say(f"stopped starting groups after {clock():.0f} s")
-                        break
-                    sweep.finished(g, lambda: _group_task(g, device, forward_method,
-                                                          None if pool is None else pool.map))
-            finally:
-                if pool is not None:
-                    pool.shutdown(cancel_futures=True)
+            left = _run_here(sweep, groups, device, forward_method, solve_workers, checkpoint_every, clock,
+                             stop_starting_after, hard_stop_after, say)
         else:
             left = _run_dask(sweep, groups, workers, scheduler, cluster, cluster_config, device, forward_method,
-                             clock, stop_starting_after, hard_stop_after, say, announce)
+                             clock, stop_starting_after, hard_stop_after, say, announce, checkpoint_every)
     except KeyboardInterrupt:
         bar.close()
         raise KeyboardInterrupt(f"sweep interrupted: {len(sweep.done)} of {len(todo)} settings finished and "

@@ -1,5 +1,6 @@
 """Sweeps on Dask (a LocalCluster of 2 single-threaded workers, tiny settings): the same
 numbers as the in-process path, a killed worker, a failing setting, the batch-system dry run."""
+import json
 import os
 import signal
 import threading
@@ -197,3 +198,61 @@ def test_forward_solves_in_a_process_pool_give_the_same_records(tmp_path):
     run_settings(sets, tmp_path / "pool", workers=1, progress=False, solve_workers=2)
     run_settings(sets, tmp_path / "serial", workers=1, progress=False, solve_workers=1)
     _assert_same_numbers(sets, tmp_path / "pool", tmp_path / "serial")
+
+
+def _long_setting():
+    return [Setting("test", "long", "diffusion", 1e-3, False, *replicates(2), TINY.replace(epochs=9, chunk_epochs=2))]
+
+
+def _stop_after_first_segment(monkeypatch, results):
+    """A sweep interrupted (Ctrl-C) while the group's second segment trains."""
+    import binn_utils.sweeps as sw
+    real = sw.compute_group
+
+    def interrupted(*a, **k):
+        if k["state"] is not None:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+    with monkeypatch.context() as m:
+        m.setattr(sw, "compute_group", interrupted)
+        with pytest.raises(KeyboardInterrupt, match="rerun the same command"):
+            run_settings(_long_setting(), results, workers=1, progress=False, checkpoint_every=3)
+
+
+def test_a_stopped_sweep_resumes_a_group_at_its_checkpoint(tmp_path, monkeypatch):
+    """A group longer than --checkpoint-every trains in segments; interrupted during its
+    second segment, it keeps the checkpoint of the first, and the next sweep resumes there
+    and stores the same numbers as an uninterrupted sweep; the checkpoint is then removed."""
+    import binn_utils.sweeps as sw
+    sets = _long_setting()
+    run_settings(sets, tmp_path / "whole", workers=1, progress=False, checkpoint_every=None)
+    _stop_after_first_segment(monkeypatch, tmp_path / "cut")
+    ck = list((tmp_path / "cut" / "checkpoints").glob("group-*.json"))
+    assert len(ck) == 1 and not sets[0].is_done(tmp_path / "cut")
+    assert json.loads(ck[0].read_text())["epoch"] == 4              # 3 rounded up to whole chunks of 2
+    starts = []
+    real = sw.compute_group
+    monkeypatch.setattr(sw, "compute_group", lambda *a, **k: starts.append(k["state"].epoch) or real(*a, **k))
+    assert run_settings(sets, tmp_path / "cut", workers=1, progress=False, checkpoint_every=3) == [sets[0].key]
+    assert starts == [4, 8]                                           # resumed, never from zero
+    assert not list((tmp_path / "cut" / "checkpoints").glob("group-*"))
+    _assert_same_numbers(sets, tmp_path / "whole", tmp_path / "cut")
+
+
+def test_a_damaged_checkpoint_is_not_trusted(tmp_path, monkeypatch):
+    import binn_utils.sweeps as sw
+    _stop_after_first_segment(monkeypatch, tmp_path / "cut")
+    npz = next((tmp_path / "cut" / "checkpoints").glob("group-*.npz"))
+    npz.write_bytes(npz.read_bytes()[:100])
+    with pytest.warns(sw.store.StoreWarning, match="damaged"):
+        assert sw._Sweep(tmp_path / "cut", 1, None).checkpoint(_long_setting()) is None
+
+
+def test_segments_through_dask_give_the_same_numbers(tmp_path):
+    """On Dask each segment is a task that returns the training state; the client keeps it
+    and submits the next: the same numbers as one uninterrupted in-process run."""
+    sets = _long_setting() + [Setting("test", "short", "diffusion", 1e-3, False, *replicates(2), TINY)]
+    run_settings(sets, tmp_path / "whole", workers=1, progress=False, checkpoint_every=None)
+    run_settings(sets, tmp_path / "dask", workers=2, progress=False, checkpoint_every=3)
+    _assert_same_numbers(sets, tmp_path / "whole", tmp_path / "dask")
+    assert not list((tmp_path / "dask" / "checkpoints").glob("group-*"))
