@@ -900,24 +900,25 @@ def _part_chunks(n_networks: int, n_parts: int) -> list:
     return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers, scheduler):
+def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers, scheduler, n_parts=None):
     """Train the fit's networks in parts (one per worker), each stored as soon as it is
     trained (``<key>-part<i>of<n>``), so an interrupted fit resumes with the parts missing;
     parts run as Dask tasks on ``scheduler`` or on a LocalCluster of ``workers`` processes.
-    Returns the combined ``TrainResult`` (the parts' files are removed once it is stored by
-    the caller)."""
+    Returns the combined ``TrainResult`` and the parts' files (the caller removes them
+    once the combined result is stored).  ``n_parts`` (default: one per worker) fixes the
+    split; with one worker and no scheduler the parts train here, one after the other."""
     from tqdm import tqdm
 
     from . import store
     from .training import train
     datas = prep["datas"] if isinstance(prep["datas"], list) else [prep["datas"]] * len(prep["run_seeds"])
     seeds = prep["run_seeds"]
-    n_parts = workers or 1
     client = owned = None
     if scheduler:
         from distributed import Client
         client = Client(scheduler)
-        n_parts = max(n_parts if workers else 1, sum(client.nthreads().values()))
+    if n_parts is None:  # one part per worker
+        n_parts = sum(client.nthreads().values()) if client is not None else (workers or 1)
     chunks = _part_chunks(len(seeds), n_parts)
     files = []
     for i, sl in enumerate(chunks):
