@@ -274,7 +274,7 @@ def test_fit_without_data_or_mechanisms_and_missing_file(tmp_path, capsys):
 def test_predict_usage_errors(fitted, tmp_path, capsys):
     _, out = fitted
     ic = write_csv(tmp_path / "ic.csv", [["x", "u"], ["0", "1"], ["1", "1"], ["3", "1"]])
-    for argv, message in (([str(tmp_path)], "no fit.json"),
+    for argv, message in (([str(tmp_path), "--u-grid", "0:1:3"], "no fit.json"),
                           ([str(out)], "nothing to do"),
                           ([str(out), "--ic", str(ic)], "needs both --ic"),
                           ([str(out), "--ic", str(ic), "--t", "0,1"], "equally spaced"),
