@@ -43,9 +43,10 @@ import numpy as np
 
 from .user_data import MECHANISMS, Scaling, UserFit
 
-__all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "run_fit",
+__all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "run_fit",
            "write_fit_outputs", "operator_table", "write_operator_table", "load_fit_dir", "parse_times",
-           "parse_u_grid", "load_initial_condition", "predict_solutions", "predict"]
+           "parse_u_grid", "load_initial_condition", "predict_solutions", "predict", "write_example_csv",
+           "example_D", "example_G", "EXAMPLE_K"]
 
 #: Training length and initialisations of each ``--scale`` (``--epochs`` / ``--seeds`` override):
 #: quick is a smoke run whose numbers mean nothing; book and paper use the paper's defaults.
@@ -55,11 +56,13 @@ SCALES = {"quick": dict(epochs=20, seeds=2), "lite": dict(epochs=1000, seeds=3),
 OUTPUT_FILES = ("operators.csv", "solutions.npz", "solutions.png", "operators.png", "losses.png",
                 "diagnostics.md", "report.html", "fit.json")
 
-SECONDS_PER_REPLICATE_STEP = 3e-3
-"""Cost model of the estimate printed before training: seconds per optimiser step of one
-network (uncompiled float32 on one CPU core; the scratch-assay fit, 10 networks x 4000
-epochs x 4 steps, took about 500 s on one shared core).  Batched networks and faster
-machines take less; it is an order of magnitude, not a promise."""
+SECONDS_PER_STEP = 0.025
+SECONDS_PER_REPLICATE_STEP = 6e-4
+"""Cost model of the estimate printed before training: an optimiser step of R networks
+trained as one batched model takes about SECONDS_PER_STEP + R x SECONDS_PER_REPLICATE_STEP
+(uncompiled float32 on one CPU core: a fixed overhead per step, then the arithmetic; the
+scratch-assay fit, 10 networks x 4000 epochs x 4 steps, took about 500 s on one shared
+core).  Other machines and loads differ; it is an order of magnitude, not a promise."""
 
 SECONDS_PER_SOLVE = {"RK45": 2.0, "BDF": 0.5, "Radau": 1.0}
 """Rough seconds per forward solve of u_p on a grid of up to ~100 points."""
@@ -101,10 +104,10 @@ class FitPlan:
         return -(-n_train // min(self.prep["config"].batch_size, n_train))
 
     def estimated_seconds(self) -> float:
-        """Training (cost model) plus the forward solves; see ``SECONDS_PER_REPLICATE_STEP``."""
-        steps = self.n_networks * self.prep["config"].epochs * self.steps_per_epoch
-        return steps * SECONDS_PER_REPLICATE_STEP + self.n_networks * SECONDS_PER_SOLVE.get(
-            self.prep["forward_method"], 1.0)
+        """Training (cost model) plus the forward solves; see ``SECONDS_PER_STEP``."""
+        steps = self.prep["config"].epochs * self.steps_per_epoch
+        solves = self.n_networks * SECONDS_PER_SOLVE.get(self.prep["forward_method"], 1.0)
+        return steps * (SECONDS_PER_STEP + self.n_networks * SECONDS_PER_REPLICATE_STEP) + solves
 
     def describe(self) -> str:
         p, sc, cfg = self.prep, self.prep["scaling"], self.prep["config"]
@@ -122,7 +125,8 @@ class FitPlan:
             f"x {cfg.epochs} epochs x {self.steps_per_epoch} step(s) (batch {cfg.batch_size}, lr {cfg.lr:g}, "
             f"w_PDE {cfg.w_pde:g}); u_p by {p['forward_method']}; reported: {p['which']} networks",
             f"estimated time if nothing is stored: ~{_duration(self.estimated_seconds())} on one CPU core "
-            f"(cost model: {SECONDS_PER_REPLICATE_STEP * 1e3:g} ms per network-step)",
+            f"(cost model: {SECONDS_PER_STEP * 1e3:g} ms per step + {SECONDS_PER_REPLICATE_STEP * 1e3:g} ms per "
+            "network and step)",
             f"output: {self.out}"])
 
 
@@ -176,10 +180,11 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
                    data_file=data_file, data_file_sha1=sha1, units=dict(units or {}))
 
 
-def run_fit(plan: FitPlan, *, workers=None, scheduler=None, progress=True, require_stored=False,
+def run_fit(plan: FitPlan, *, workers=None, scheduler=None, progress=True, require_stored=None,
             echo=print) -> tuple[UserFit, dict]:
     """Train what is not stored (or load it), then write every output file; returns the
-    fit and {name: path} of the files written."""
+    fit and {name: path} of the files written.  ``require_stored``: as for
+    ``fit_user_data_cached`` (default: the ``BINN_REQUIRE_STORED`` environment variable)."""
     from .user_data import fit_user_data_cached
     t0 = time.perf_counter()
     fit = fit_user_data_cached(None, None, cache_dir=plan.cache_dir, prefix=plan.prefix, extra=plan.extra,
@@ -617,3 +622,44 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         echo(f"note: the initial condition leaves the observed range of u [{lo:g}, {hi:g}]: there the "
              "prediction rests on extrapolated operators")
     return files
+
+
+# ----------------------------------------------------------------------------- a problem with a known answer
+#: Carrying capacity (cells/µm²) of :func:`write_example_csv`'s known problem.
+EXAMPLE_K = 2e-3
+
+
+def example_D(u):
+    """Known diffusivity of the example (µm²/h): 400 (0.2 + u/K), increasing."""
+    return 400.0 * (0.2 + np.asarray(u, dtype=float) / EXAMPLE_K)
+
+
+def example_G(u):
+    """Known growth rate of the example (1/h): 0.06 (1 - u/K), decreasing, zero at u = K."""
+    return 0.06 * (1.0 - np.asarray(u, dtype=float) / EXAMPLE_K)
+
+
+def write_example_csv(path, n_x: int = 21, times=(0.0, 12.0, 24.0, 36.0, 48.0), n_rep: int = 2,
+                      noise: float = 0.02, seed: int = 1, columns=("x_um", "t_h", "density", "well")):
+    """A scratch-assay-like data set with a known answer: u_t = (D(u) u_x)_x + u G(u) with
+    :func:`example_D` and :func:`example_G` on x in [0, 1000] µm, solved (BDF) from a
+    scratch-shaped initial condition and observed at ``times`` (h) in ``n_rep`` replicates
+    with multiplicative Gaussian noise of relative size ``noise`` (seeded).  Writes a CSV
+    in long format; returns (x, t, noise-free u (n_t, n_x))."""
+    from .forward_solve import forward_solve
+    x = np.linspace(0.0, 1000.0, n_x)
+    t = np.asarray(times, dtype=float)
+    u0 = EXAMPLE_K * (0.1 + 0.7 / (1 + np.exp(-(np.abs(x - 500) - 250) / 40)))
+    sol = forward_solve(example_D, None, example_G, u0, x, t, method="BDF")
+    if not sol.ok:  # pragma: no cover - the known problem is smooth
+        raise RuntimeError(f"the example's forward solve failed: {sol.message}")
+    rng = np.random.default_rng(seed)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        for r in range(n_rep):
+            for k, tv in enumerate(t):
+                for j, xv in enumerate(x):
+                    w.writerow([f"{xv:g}", f"{tv:g}", f"{sol.u[k, j] * (1 + noise * rng.standard_normal()):.8g}",
+                                f"w{r + 1}"])
+    return x, t, sol.u

@@ -1,7 +1,8 @@
 """`binn fit` and `binn predict`: validation before work, every output file, the cache, predictions."""
 import csv
-import io
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,32 +12,17 @@ from binn_utils.benchmarks import get_benchmark, reference_solution, spatial_gri
 from binn_utils.forward_solve import forward_solve
 from binn_utils.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
 
-# a reaction-diffusion problem in "laboratory" units: x in um, t in h, u in cells/um^2
-K = 2e-3
-
-
-def D_true(u):
-    return 400.0 * (0.2 + np.asarray(u) / K)      # um^2/h, increasing
-
-
-def G_true(u):
-    return 0.06 * (1.0 - np.asarray(u) / K)       # 1/h, decreasing
+K = fit_report.EXAMPLE_K
 
 
 def synthetic_rows(n_x=11, times=(0.0, 12.0, 24.0, 36.0, 48.0), n_rep=2, noise=0.02, seed=1):
-    x = np.linspace(0.0, 1000.0, n_x)
-    t = np.asarray(times, float)
-    u0 = K * (0.1 + 0.7 / (1 + np.exp(-(np.abs(x - 500) - 250) / 40)))
-    sol = forward_solve(D_true, None, G_true, u0, x, t, method="BDF")
-    assert sol.ok
-    rng = np.random.default_rng(seed)
-    rows = [["x_um", "t_h", "density", "well"]]
-    for r in range(n_rep):
-        for k, tv in enumerate(t):
-            for j, xv in enumerate(x):
-                rows.append([f"{xv:g}", f"{tv:g}", f"{sol.u[k, j] * (1 + noise * rng.standard_normal()):.8g}",
-                             f"w{r + 1}"])
-    return rows, x, t, sol.u
+    """The rows of ``fit_report.write_example_csv`` (the known problem of the book page)."""
+    with tempfile.TemporaryDirectory() as d:
+        x, t, u = fit_report.write_example_csv(Path(d) / "e.csv", n_x=n_x, times=times, n_rep=n_rep, noise=noise,
+                                               seed=seed)
+        with open(Path(d) / "e.csv", newline="") as f:
+            rows = list(csv.reader(f))
+    return rows, x, t, u
 
 
 def write_csv(path, rows, delimiter=","):
