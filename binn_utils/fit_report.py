@@ -277,8 +277,6 @@ def diagnostics_markdown(fit: UserFit) -> str:
 
 def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None) -> dict:
     """Every output file of ``binn fit`` (module docstring) into ``plan.out``."""
-    import matplotlib
-    matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
     from . import figures, plotting
@@ -575,8 +573,6 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         rows = operator_table(result, scaling, which, grid, rec["u_range"])
         files["operators.csv"] = write_operator_table(rows, out / "operators.csv")
     if ic is not None:
-        import matplotlib
-        matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
 
         from . import figures, plotting
@@ -630,13 +626,13 @@ EXAMPLE_K = 2e-3
 
 
 def example_D(u):
-    """Known diffusivity of the example (µm²/h): 400 (0.2 + u/K), increasing."""
-    return 400.0 * (0.2 + np.asarray(u, dtype=float) / EXAMPLE_K)
+    """Known diffusivity of the example (µm²/h): 200 + 1800 u/K, increasing."""
+    return 200.0 + 1800.0 * np.asarray(u, dtype=float) / EXAMPLE_K
 
 
 def example_G(u):
-    """Known growth rate of the example (1/h): 0.06 (1 - u/K), decreasing, zero at u = K."""
-    return 0.06 * (1.0 - np.asarray(u, dtype=float) / EXAMPLE_K)
+    """Known growth rate of the example (1/h): 0.04 (1 - u/K), decreasing, zero at u = K."""
+    return 0.04 * (1.0 - np.asarray(u, dtype=float) / EXAMPLE_K)
 
 
 def write_example_csv(path, n_x: int = 21, times=(0.0, 12.0, 24.0, 36.0, 48.0), n_rep: int = 2,

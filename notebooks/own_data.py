@@ -83,8 +83,8 @@ reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_tru
 #
 # The example data (written by `binn_utils.fit_report.write_example_csv`) follow a
 # reaction-diffusion equation $u_t = (D(u)u_x)_x + uG(u)$ with a diffusivity that rises
-# with density, $D(u) = 400\,(0.2 + u/K)$ µm²/h, and a logistic growth rate
-# $G(u) = 0.06\,(1 - u/K)$ 1/h with $K = 2\times10^{-3}$ cells/µm², started from a
+# with density, $D(u) = 200 + 1800\,u/K$ µm²/h, and a logistic growth rate
+# $G(u) = 0.04\,(1 - u/K)$ 1/h with $K = 2\times10^{-3}$ cells/µm², started from a
 # scratch-shaped initial condition: {glue:text}`od_grid`. The printout of `binn fit`
 # before it trains:
 
