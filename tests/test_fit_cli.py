@@ -331,3 +331,19 @@ def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
     assert calls == [[1]]
     np.testing.assert_array_equal(again.final[[0, 2]], first.final[[0, 2]])
     np.testing.assert_array_equal(again.final[1], first.final[1])  # same seed, same data, same process
+
+
+@pytest.mark.slow
+def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
+    """--workers 2: the parts train on a LocalCluster of two processes; the networks are
+    those of the same parts trained in this process (same seeds, same data, same batches)."""
+    from binn_utils import user_data
+    path = write_csv(tmp_path / "d.csv", _rows())
+    cfg = training.TrainConfig(epochs=2, compile=False)
+    prep = prepare_fit(str(path), "DG", cfg, range(2), x="x_um", t="t_h", u="density", replicate="well")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    here, _ = user_data._train_parts(prep, tmp_path / "a" / "k.npz", {}, "k", False, 1, None, n_parts=2)
+    remote, files = user_data._train_parts(prep, tmp_path / "b" / "k.npz", {}, "k", False, 2, None)
+    assert [p.name for p, _ in files] == ["k-part1of2.npz", "k-part2of2.npz"]
+    np.testing.assert_allclose(remote.final, here.final, rtol=1e-6, atol=1e-7)
