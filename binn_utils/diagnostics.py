@@ -43,6 +43,13 @@ sweep, with ``rows()`` and ``to_markdown()``), and :func:`diagnose_arrays` (plai
 which the other two call; handy for synthetic curves).  Thresholds were chosen from the
 paper's statements and checked on short diffusion-benchmark runs (learning rates 5e-7,
 5e-4, 5e-2; w_PDE 1e-4, 1e-1, 1e3); see each constant's docstring.
+
+Calibration: :class:`thresholds` changes them for one calculation; :func:`flag_matrix`
+gives each diagnostic's flags under candidate thresholds (:data:`CANDIDATES`),
+:func:`choose_thresholds` picks a combination on one part of a set of settings whose
+ground truth is known (:func:`split_parts`: a seeded, stratified split) and
+:func:`count_flags` counts caught failures and false alarms on the other part (the
+diagnostics chapter does this on the paper's sweeps).
 """
 from __future__ import annotations
 

@@ -64,9 +64,13 @@ from binn_utils.reporting import results_dir_for
 
 SCALE = {"quick": "quick", "book": "lite", "paper": "lite"}[preset]
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))
-data_csv = out / "example.csv"
 out.mkdir(parents=True, exist_ok=True)
-x_true, t_true, u_true = fit_report.write_example_csv(data_csv)
+# the committed copy of fit_report.write_example_csv()'s data (data/README.md)
+data_csv = Path(fit_report.__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+x_true, t_true, _ = fit_report.write_example_csv(out / "regenerated.csv")
+if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
+    print("note: regenerating the example data here gives a file that differs in the last digits "
+          "from the committed one (another floating-point environment); the committed file is used")
 plan = fit_report.plan_fit(data_csv, "DG", out / "fit", x="x_um", t="t_h", u="density", replicate="well",
                            scale=SCALE, forward_method="BDF",
                            cache_dir=results_dir_for(preset, results_dir) / "own_data", prefix="example",
@@ -81,7 +85,8 @@ reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_tru
 # %% [markdown]
 # ## A problem with a known answer
 #
-# The example data (written by `binn_utils.fit_report.write_example_csv`) follow a
+# The example data (`data/own_data_example.csv`, written by
+# `binn_utils.fit_report.write_example_csv`) follow a
 # reaction-diffusion equation $u_t = (D(u)u_x)_x + uG(u)$ with a diffusivity that rises
 # with density, $D(u) = 200 + 1800\,u/K$ µm²/h, and a logistic growth rate
 # $G(u) = 0.04\,(1 - u/K)$ 1/h with $K = 2\times10^{-3}$ cells/µm², started from a
@@ -89,7 +94,7 @@ reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_tru
 # before it trains:
 
 # %% tags=["remove-input"]
-print(plan.describe().replace(str(out), "<out>"))
+print(plan.describe().replace(str(out), "<out>").replace(str(data_csv.parent), "data"))
 
 # %% [markdown]
 # ## The figures of the report

@@ -347,3 +347,13 @@ def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
     remote, files = user_data._train_parts(prep, tmp_path / "b" / "k.npz", {}, "k", False, 2, None)
     assert [p.name for p, _ in files] == ["k-part1of2.npz", "k-part2of2.npz"]
     np.testing.assert_allclose(remote.final, here.final, rtol=1e-6, atol=1e-7)
+
+
+def test_committed_example_data_is_the_generators(tmp_path):
+    """data/own_data_example.csv (the book page's data) is write_example_csv()'s output."""
+    committed = Path(fit_report.__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+    fit_report.write_example_csv(tmp_path / "e.csv")
+    a = load_observations_csv(committed, x="x_um", t="t_h", u="density", replicate="well")
+    b = load_observations_csv(tmp_path / "e.csv", x="x_um", t="t_h", u="density", replicate="well")
+    np.testing.assert_allclose(a.u, b.u, rtol=1e-6)
+    assert a.replicates == b.replicates == ["w1", "w2"]
