@@ -414,8 +414,12 @@ def _fit(ap, args) -> int:
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn fit: error: {err}\n")
     print(plan.describe(), flush=True)
-    fit, files = fit_report.run_fit(plan, workers=args.workers, scheduler=scheduler, progress=True, require_stored=False,
-                                    echo=lambda s: print(s, flush=True))
+    try:
+        fit, files = fit_report.run_fit(plan, workers=args.workers, scheduler=scheduler, progress=True,
+                                        require_stored=False, echo=lambda s: print(s, flush=True))
+    except RuntimeError as err:  # some training parts failed; the others are stored
+        print(f"binn fit: {err}", file=sys.stderr)
+        return 1
     ev = fit.evaluation
     print(f"forward solves u_p ({fit.forward_method}): {len(ev.up_status) - ev.n_failed_u_p} of "
           f"{len(ev.up_status)} ok; diagnostics: "

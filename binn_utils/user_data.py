@@ -935,6 +935,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
 
     bar = tqdm(total=len(chunks), initial=len(chunks) - len(todo), desc="training (parts)", unit="part",
                disable=not progress)
+    failed = []
     try:
         if todo and (scheduler or ((workers or 1) > 1 and len(todo) > 1)):
             from distributed import Client, as_completed
@@ -949,13 +950,19 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
                 futs[client.submit(train, *args, pure=False, **kw)] = i
             for fut in as_completed(futs):
                 i = futs[fut]
-                save_train_result(fut.result(), *files[i], part_spec(i))
+                try:
+                    save_train_result(fut.result(), *files[i], part_spec(i))
+                except Exception as exc:  # noqa: BLE001 - one failed part must not lose the others
+                    failed.append((i, exc))
                 bar.update(1)
         else:
             for i in todo:
                 args, kw = job(i)
-                save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
-                                  *files[i], part_spec(i))
+                try:
+                    save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
+                                      *files[i], part_spec(i))
+                except Exception as exc:  # noqa: BLE001
+                    failed.append((i, exc))
                 bar.update(1)
     finally:
         bar.close()
@@ -963,6 +970,10 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
             client.close()
         if owned is not None:
             owned.close()
+    if failed:
+        what = "; ".join(f"part {i + 1}: {type(e).__name__}: {e}" for i, e in failed)
+        raise RuntimeError(f"{len(failed)} of {len(chunks)} training parts failed ({what}); the "
+                           f"{len(chunks) - len(failed)} others are stored: rerun to retry the failed ones")
     return concat_results([load_train_result(*f) for f in files]), files
 
 

@@ -357,3 +357,26 @@ def test_committed_example_data_is_the_generators(tmp_path):
     b = load_observations_csv(tmp_path / "e.csv", x="x_um", t="t_h", u="density", replicate="well")
     np.testing.assert_allclose(a.u, b.u, rtol=1e-6)
     assert a.replicates == b.replicates == ["w1", "w2"]
+
+
+def test_a_failed_part_is_counted_and_the_others_kept(tmp_path, monkeypatch):
+    """A part whose training raises is counted and named in the error (which `binn fit`
+    prints, exiting 1), the other part is stored, and the rerun trains only the failed one."""
+    path = write_csv(tmp_path / "d.csv", _rows())
+    real = training.train
+    calls = []
+
+    def flaky(datas, config, seeds, **kw):
+        calls.append(list(seeds))
+        if list(seeds) == [1] and len(calls) <= 2:
+            raise RuntimeError("out of memory")
+        return real(datas, config, seeds, **kw)
+    monkeypatch.setattr(training, "train", flaky)
+    from binn_utils import user_data
+    prep = prepare_fit(str(path), "DG", training.TrainConfig(epochs=2, compile=False), range(2), x="x_um",
+                       t="t_h", u="density", replicate="well")
+    with pytest.raises(RuntimeError, match=r"1 of 2 training parts failed \(part 2: RuntimeError: out of memory\)"):
+        user_data._train_parts(prep, tmp_path / "k.npz", {}, "k", False, 1, None, n_parts=2)
+    assert (tmp_path / "k-part1of2.npz").is_file() and not (tmp_path / "k-part2of2.npz").exists()
+    result, _ = user_data._train_parts(prep, tmp_path / "k.npz", {}, "k", False, 1, None, n_parts=2)
+    assert calls == [[0], [1], [1]] and result.n_replicates == 2
