@@ -659,3 +659,17 @@ def write_example_csv(path, n_x: int = 21, times=(0.0, 12.0, 24.0, 36.0, 48.0), 
                     w.writerow([f"{xv:g}", f"{tv:g}", f"{sol.u[k, j] * (1 + noise * rng.standard_normal()):.8g}",
                                 f"w{r + 1}"])
     return x, t, sol.u
+
+
+EXAMPLE_FILE = Path(__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+"""The committed copy of :func:`write_example_csv`'s output (``data/README.md``)."""
+
+EXAMPLE_UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "G": "1/h"}
+
+
+def example_plan(out, scale: str = "lite", cache_dir=None) -> FitPlan:
+    """The ``binn fit`` request of the page "Fit your own data": D and G from
+    ``EXAMPLE_FILE`` (the replicate mean), u_p by BDF, networks stored under ``cache_dir``
+    with the prefix "example"."""
+    return plan_fit(EXAMPLE_FILE, "DG", out, x="x_um", t="t_h", u="density", replicate="well", scale=scale,
+                    forward_method="BDF", cache_dir=cache_dir, prefix="example", units=EXAMPLE_UNITS)

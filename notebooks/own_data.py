@@ -66,15 +66,12 @@ SCALE = {"quick": "quick", "book": "lite", "paper": "lite"}[preset]
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))
 out.mkdir(parents=True, exist_ok=True)
 # the committed copy of fit_report.write_example_csv()'s data (data/README.md)
-data_csv = Path(fit_report.__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+data_csv = fit_report.EXAMPLE_FILE
 x_true, t_true, _ = fit_report.write_example_csv(out / "regenerated.csv")
 if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
     print("note: regenerating the example data here gives a file that differs in the last digits "
           "from the committed one (another floating-point environment); the committed file is used")
-plan = fit_report.plan_fit(data_csv, "DG", out / "fit", x="x_um", t="t_h", u="density", replicate="well",
-                           scale=SCALE, forward_method="BDF",
-                           cache_dir=results_dir_for(preset, results_dir) / "own_data", prefix="example",
-                           units={"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "G": "1/h"})
+plan = fit_report.example_plan(out / "fit", SCALE, cache_dir=results_dir_for(preset, results_dir) / "own_data")
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 cfg = plan.prep["config"]
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
