@@ -569,7 +569,8 @@ def _mismatch(err_theta, err_p, up_status) -> Diagnostic:
         msg += f"; {len(failed)}/{R} forward solves failed"
     if flag:
         msg += (" - the learned operators do not reproduce the data: u_theta interpolates "
-                "without the right mechanism")
+                "without the right mechanism; try another w_PDE, longer training, or another "
+                "model (other mechanisms)")
     return Diagnostic("mechanistic_mismatch", value, thr, flag, msg,
                       {"n_failed_u_p": len(failed), "median_err_u_p_obs": med_p,
                        "median_err_u_theta_obs": float(_nanmedian(et)) if et.size else np.nan})
@@ -615,7 +616,8 @@ def _spread(u_grid, operators, u_range, groups) -> Diagnostic:
     msg = ("coefficient of variation across initialisations over the observed u range: "
            + ", ".join(f"{k} {_fmt(v)}" for k, v in per.items()))
     if flag:
-        msg += f" - {worst} is not consistent between initialisations: interpret with caution"
+        msg += (f" - {worst} is not consistent between initialisations: interpret with caution; "
+                "more initialisations show how far it varies, data over more of the u range constrain it")
     return Diagnostic("operator_spread", value, SPREAD_CV, flag, msg,
                       {"per_operator": per, "worst": worst})
 
