@@ -380,3 +380,23 @@ def test_a_failed_part_is_counted_and_the_others_kept(tmp_path, monkeypatch):
     assert (tmp_path / "k-part1of2.npz").is_file() and not (tmp_path / "k-part2of2.npz").exists()
     result, _ = user_data._train_parts(prep, tmp_path / "k.npz", {}, "k", False, 1, None, n_parts=2)
     assert calls == [[0], [1], [1]] and result.n_replicates == 2
+
+
+@pytest.mark.slow
+def test_fit_on_an_existing_scheduler(tmp_path, capsys):
+    """binn fit --scheduler ADDR: one part per worker of that scheduler, combined and stored
+    under the fit's key; a rerun without the scheduler loads the networks."""
+    from distributed import LocalCluster
+    path = write_csv(tmp_path / "d.csv", _rows())
+    argv = ["fit", str(path), "--mechanisms", "DG", *COLS, "--scale", "quick", "--epochs", "2",
+            "--forward-method", "BDF", "--out", str(tmp_path / "out")]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        assert cli.main(argv + ["--scheduler", cluster.scheduler_address]) == 0
+    rec = json.loads((tmp_path / "out" / "fit.json").read_text())
+    assert rec["results"]["networks_trained_by_this_run"] == 2
+    stored = json.loads((tmp_path / "out" / rec["networks"][1]).read_text())
+    assert stored["extra"]["trained_in_parts"] == 2
+    assert not list((tmp_path / "out" / "networks").glob("*part*"))
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    assert "nothing trained" in capsys.readouterr().out
