@@ -271,7 +271,10 @@ def diagnostics_markdown(fit: UserFit) -> str:
               + ("" if not n_fail else "; failed: " + "; ".join(
                   f"network {r}: {s}" for r, s in enumerate(ev.up_status) if s != "ok")) + ".",
               f"Training: {sum(s == 'ok' for s in fit.result.status)} of {fit.result.n_replicates} networks "
-              "trained without diverging."]
+              "trained without diverging.", "",
+              "A flag is a reason to look, not a verdict, and no flag is not proof of correct operators: on the "
+              "paper's own sweeps, where the truth is known, these checks miss some failures and fire on some "
+              "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth)."]
     return "\n".join(lines) + "\n"
 
 
@@ -385,7 +388,7 @@ def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: 
                     "<tr><td>" + _fmt(r["u"]) + "</td>" + "".join(f"<td>{_fmt(r[c])}</td>" for c in op_cols)
                     + "</tr>" for r in pick) + "</tbody></table>")
     md_lines = md.splitlines()
-    verdict = [ln for ln in md_lines if ln.startswith(("Verdict", "Forward", "Training"))]
+    verdict = [ln for ln in md_lines if ln.startswith(("Verdict", "Forward", "Training", "A flag"))]
     prov = record["provenance"]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>BINN fit: {esc(fit.data.source)}</title>
