@@ -9,6 +9,10 @@
     binn sweep all --cluster slurm --cluster-config cluster.toml [--dry-run]
     binn status --preset book            # how many settings of each study are stored
     binn migrate                         # add checksums to records stored before they existed
+    binn fit DATA.csv --mechanisms D,G --replicate well --out fit/   # your own data: a report
+    binn fit --example scratch-assay --out scratch-fit/              # Jin et al. (2016)
+    binn predict fit/ --ic ic.csv --t 0,12,24 --out what-if/         # the learned PDE, new start
+    binn predict fit/ --u-grid 0:0.002:41 --out ops/                 # operators on any u grid
 
 Each group of settings is a Dask task: by default on a LocalCluster of one single-threaded
 worker process per core that the command starts and closes (--workers 1: in-process);
@@ -223,10 +227,13 @@ def main(argv=None) -> int:
                                  "in parallel (default: all cores but one with --device cuda, else 1)")
     mp = sub.add_parser("migrate", help="add checksums (store format 2) to stored records that predate them")
     mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
+    _add_fit_parsers(sub)
     args = ap.parse_args(argv)
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
         try:
+            if args.cmd in ("fit", "predict"):
+                return (_fit if args.cmd == "fit" else _predict)(ap, args)
             return _migrate(args.results_dir) if args.cmd == "migrate" else _run(ap, args)
         except KeyboardInterrupt as err:
             print(f"binn {args.cmd}: {err or 'interrupted'}", file=sys.stderr)
@@ -325,6 +332,135 @@ def _migrate(results_dir) -> int:
     print(f"{root}: {kinds['migrated']} record(s) migrated, {kinds['current']} already current, "
           f"{kinds['damaged']} damaged (left as they are: they count as missing and are rerun)")
     return 1 if kinds["damaged"] else 0
+
+
+# ----------------------------------------------------------------------------- binn fit / predict
+EXAMPLES = {"scratch-assay": "PC-3 scratch assay of Jin et al. (2016), 16,000 cells per well (data/)"}
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
+def _add_fit_parsers(sub):
+    from .fit_report import SCALES
+    fp = sub.add_parser("fit", help="fit a BINN to your own data (CSV, long format) and write a report",
+                        description="Validate DATA.csv, train (or load the stored networks), and write "
+                                    "operators.csv, solutions.npz, figures, diagnostics.md, report.html and "
+                                    "fit.json into --out.")
+    fp.add_argument("data", nargs="?", metavar="DATA.csv", help="one row per measurement: x, t, u (and replicate)")
+    fp.add_argument("--example", choices=sorted(EXAMPLES), default=None,
+                    help="a shipped data set instead of DATA.csv, with its chapter's options")
+    fp.add_argument("--mechanisms", default=None, help="operators to learn: a subset of D, V, G, e.g. D,G")
+    for col in ("x", "t", "u"):
+        fp.add_argument(f"--{col}", default=col, metavar="COLUMN", help=f"column of {col} (default: {col})")
+    fp.add_argument("--replicate", default=None, metavar="COLUMN", help="column labelling replicate experiments")
+    fp.add_argument("--replicates", choices=("mean", "separate"), default="mean",
+                    help="train on the replicate mean (default) or on each replicate separately")
+    fp.add_argument("--scale", choices=tuple(SCALES), default="book",
+                    help="epochs and initialisations: quick (smoke run), lite, book or paper (4000 epochs, 10)")
+    fp.add_argument("--seeds", type=_positive_int, default=None, help="initialisations (default: the scale's)")
+    fp.add_argument("--epochs", type=_positive_int, default=None, help="default: the scale's")
+    fp.add_argument("--batch-size", type=_positive_int, default=None, help="default: 40 (the paper's)")
+    fp.add_argument("--lr", type=_positive_float, default=None, help="learning rate (default: 5e-4)")
+    fp.add_argument("--w-pde", type=_non_negative(), default=None, help="PDE loss weight (default: 0.1)")
+    fp.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
+                    help="integrator of u_p (default: RK45, the paper's; BDF is much faster on fine grids)")
+    fp.add_argument("--which", choices=("best", "final"), default="best",
+                    help="networks reported: best validation loss (default) or the last epoch")
+    where = fp.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_positive_int, default=None,
+                       help="train the networks in this many parts on a LocalCluster (default: in-process)")
+    where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                       help="train the parts on an existing Dask scheduler (default: $BINN_SCHEDULER if set)")
+    fp.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    pp = sub.add_parser("predict", help="solve the PDE learned by `binn fit` from a new initial condition, "
+                                        "or export its operators on a grid of u")
+    pp.add_argument("fitdir", metavar="FITDIR", help="the --out folder of `binn fit`")
+    pp.add_argument("--ic", default=None, metavar="IC.csv", help="initial condition: columns x and u")
+    pp.add_argument("--t", default=None, metavar="T0,T1,...", help="output times; the first is the initial condition's")
+    pp.add_argument("--x", default="x", metavar="COLUMN")
+    pp.add_argument("--u", default="u", metavar="COLUMN")
+    pp.add_argument("--u-grid", default=None, metavar="LO:HI:N", help="write the operators on this grid of u")
+    pp.add_argument("--forward-method", default=None, choices=FORWARD_METHODS,
+                    help="integrator (default: the one of the fit)")
+    pp.add_argument("--out", required=True, metavar="DIR")
+
+
+def _fit(ap, args) -> int:
+    """``binn fit``: validate everything, say what will be done, train what is missing, report."""
+    from . import fit_report
+    try:
+        kw = dict(replicates=args.replicates, scale=args.scale, seeds=args.seeds, epochs=args.epochs,
+                  batch_size=args.batch_size, lr=args.lr, w_pde=args.w_pde, forward_method=args.forward_method,
+                  which=args.which)
+        if args.example:
+            if args.data is not None:
+                raise ValueError("give DATA.csv or --example, not both")
+            from . import scratch
+            from .user_data import validate_mechanisms
+            mech = "".join(validate_mechanisms(args.mechanisms or "DG"))
+            preset = "book" if args.scale in ("book", "paper") else "quick"
+            plan = fit_report.plan_fit(scratch.load_scratch(16000), mech, args.out,
+                                       cache_dir=scratch.cache_dir(preset), prefix=scratch.fit_prefix(16000, mech),
+                                       extra=scratch.fit_extra(16000), units=scratch.UNITS, **kw)
+            plan.data_file, plan.data_file_sha1 = str(scratch.DATA_FILE.name), scratch.file_sha1()
+        else:
+            if args.data is None:
+                raise ValueError("name the data file (DATA.csv) or an --example")
+            if args.mechanisms is None:
+                raise ValueError("say which operators to learn: --mechanisms, a subset of D, V, G (e.g. D,G)")
+            plan = fit_report.plan_fit(args.data, args.mechanisms, args.out, x=args.x, t=args.t, u=args.u,
+                                       replicate=args.replicate, **kw)
+        scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
+        if scheduler and args.workers:
+            raise ValueError(f"--workers and a scheduler ({SCHEDULER_ENV}) are two places for the work: name one")
+    except ValueError as err:  # TrainingError is one
+        ap.exit(USAGE_ERROR, f"binn fit: error: {err}\n")
+    print(plan.describe(), flush=True)
+    try:
+        fit, files = fit_report.run_fit(plan, workers=args.workers, scheduler=scheduler, progress=True,
+                                        require_stored=False, echo=lambda s: print(s, flush=True))
+    except RuntimeError as err:  # some training parts failed; the others are stored
+        print(f"binn fit: {err}", file=sys.stderr)
+        return 1
+    ev = fit.evaluation
+    print(f"forward solves u_p ({fit.forward_method}): {len(ev.up_status) - ev.n_failed_u_p} of "
+          f"{len(ev.up_status)} ok; diagnostics: "
+          + ("no warning signs" if fit.report.ok else "flags " + ", ".join(fit.report.flags)) + " (diagnostics.md)")
+    print(f"wrote {', '.join(sorted(files))} into {plan.out}; open {plan.out / 'report.html'}")
+    return 0
+
+
+def _predict(ap, args) -> int:
+    """``binn predict``: the learned PDE from a new initial condition, or the operators on a grid."""
+    from . import fit_report
+    try:
+        if args.ic is None and args.u_grid is None:
+            raise ValueError("nothing to do: give --ic and --t (a prediction) and/or --u-grid (an operator table)")
+        if (args.ic is None) != (args.t is None):
+            raise ValueError("a prediction needs both --ic (initial condition) and --t (times)")
+        if args.t is not None:
+            fit_report.parse_times(args.t)
+        if args.u_grid is not None:
+            fit_report.parse_u_grid(args.u_grid)
+        fit_report.load_fit_dir(args.fitdir)
+        if args.ic is not None:
+            fit_report.load_initial_condition(args.ic, x=args.x, u=args.u)
+        store.check_writable(args.out)
+    except (ValueError, OSError) as err:
+        ap.exit(USAGE_ERROR, f"binn predict: error: {err}\n")
+    files = fit_report.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,
+                               u_grid=args.u_grid, method=args.forward_method, echo=lambda s: print(s, flush=True))
+    status = files.pop("status", [])
+    print(f"wrote {', '.join(sorted(files))} into {args.out}")
+    return 1 if status and not any(s == "ok" for s in status) else 0
 
 
 if __name__ == "__main__":

@@ -43,6 +43,13 @@ sweep, with ``rows()`` and ``to_markdown()``), and :func:`diagnose_arrays` (plai
 which the other two call; handy for synthetic curves).  Thresholds were chosen from the
 paper's statements and checked on short diffusion-benchmark runs (learning rates 5e-7,
 5e-4, 5e-2; w_PDE 1e-4, 1e-1, 1e3); see each constant's docstring.
+
+Calibration: :class:`thresholds` changes them for one calculation; :func:`flag_matrix`
+gives each diagnostic's flags under candidate thresholds (:data:`CANDIDATES`),
+:func:`choose_thresholds` picks a combination on one part of a set of settings whose
+ground truth is known (:func:`split_parts`: a seeded, stratified split) and
+:func:`count_flags` counts caught failures and false alarms on the other part (the
+diagnostics chapter does this on the paper's sweeps).
 """
 from __future__ import annotations
 
@@ -60,7 +67,8 @@ __all__ = [
     "MEAN_FIT_RATIO", "BLOWUP_FACTOR", "OVERFIT_FACTOR", "OVERFIT_MIN_BEFORE", "MISMATCH_RATIO", "MISMATCH_MIN_ERROR", "SPREAD_CV",
     "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays",
-    "diagnose_many", "observed_u_range", "shade_unobserved",
+    "diagnose_many", "observed_u_range", "shade_unobserved", "THRESHOLD_NAMES", "CANDIDATES", "thresholds",
+    "current_thresholds", "flag_matrix", "Counts", "count_flags", "combined_flags", "choose_thresholds", "split_parts",
 ]
 
 # ----------------------------------------------------------------------------- thresholds
@@ -561,7 +569,8 @@ def _mismatch(err_theta, err_p, up_status) -> Diagnostic:
         msg += f"; {len(failed)}/{R} forward solves failed"
     if flag:
         msg += (" - the learned operators do not reproduce the data: u_theta interpolates "
-                "without the right mechanism")
+                "without the right mechanism; try another w_PDE, longer training, or another "
+                "model (other mechanisms)")
     return Diagnostic("mechanistic_mismatch", value, thr, flag, msg,
                       {"n_failed_u_p": len(failed), "median_err_u_p_obs": med_p,
                        "median_err_u_theta_obs": float(_nanmedian(et)) if et.size else np.nan})
@@ -607,7 +616,8 @@ def _spread(u_grid, operators, u_range, groups) -> Diagnostic:
     msg = ("coefficient of variation across initialisations over the observed u range: "
            + ", ".join(f"{k} {_fmt(v)}" for k, v in per.items()))
     if flag:
-        msg += f" - {worst} is not consistent between initialisations: interpret with caution"
+        msg += (f" - {worst} is not consistent between initialisations: interpret with caution; "
+                "more initialisations show how far it varies, data over more of the u range constrain it")
     return Diagnostic("operator_spread", value, SPREAD_CV, flag, msg,
                       {"per_operator": per, "worst": worst})
 
@@ -781,3 +791,162 @@ def diagnose_many(objs: Sequence, labels: Sequence[str] | None = None, *,
             rep = dataclasses.replace(rep, label=str(labels[i]))  # don't relabel the caller's report
         reports.append(rep)
     return DiagnosticTable(reports)
+
+
+# ----------------------------------------------------------------------------- calibration
+#: The module constants a calibration may change (each diagnostic's flag thresholds).
+THRESHOLD_NAMES = ("UNDERFIT_TAIL_FRACTION", "UNDERFIT_TAIL_DECADES", "INSTABILITY_ROUGHNESS", "OVERFIT_FACTOR",
+                   "MISMATCH_RATIO", "SPREAD_CV", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX")
+
+
+def current_thresholds() -> dict:
+    """{name: value} of the thresholds in ``THRESHOLD_NAMES`` now in force."""
+    return {k: globals()[k] for k in THRESHOLD_NAMES}
+
+
+class thresholds:
+    """Context manager: diagnose with other thresholds, e.g.
+    ``with diagnostics.thresholds(SPREAD_CV=0.5): diagnose(...)``; the module's values are
+    restored on exit (not thread-safe: the thresholds are module constants)."""
+
+    def __init__(self, **values):
+        unknown = set(values) - set(THRESHOLD_NAMES)
+        if unknown:
+            raise ValueError(f"unknown threshold(s) {sorted(unknown)}; choose from {THRESHOLD_NAMES}")
+        for k, v in values.items():
+            if not isinstance(v, (int, float, np.integer, np.floating)) or not v > 0:
+                raise ValueError(f"threshold {k} must be a number > 0, got {v!r}")
+        self.values = {k: float(v) for k, v in values.items()}
+
+    def __enter__(self):
+        g = globals()
+        self._old = {k: g[k] for k in self.values}
+        g.update(self.values)
+        return self
+
+    def __exit__(self, *exc):
+        globals().update(self._old)
+        return False
+
+
+#: Candidate thresholds of each diagnostic searched by :func:`choose_thresholds` (the
+#: module's defaults first).  Each candidate sets the named constants together.
+CANDIDATES = {
+    "underfitting": [dict(UNDERFIT_TAIL_FRACTION=0.05 * f, UNDERFIT_TAIL_DECADES=0.1 * f) for f in (1, 2, 4, 8)],
+    "instability": [dict(INSTABILITY_ROUGHNESS=v) for v in (0.1, 0.15, 0.2, 0.3, 0.5)],
+    "overfitting": [dict(OVERFIT_FACTOR=v) for v in (1.5, 2.0, 3.0, 5.0)],
+    "mechanistic_mismatch": [dict(MISMATCH_RATIO=v) for v in (2.0, 1.5, 2.5, 3.0, 5.0)],
+    "operator_spread": [dict(SPREAD_CV=v) for v in (0.25, 0.35, 0.5, 0.75, 1.0)],
+    "loss_balance": [dict(BALANCE_MIN=lo, BALANCE_MAX=hi, WEIGHT_RATIO_MAX=w)
+                     for lo, hi, w in ((1e-3, 1e1, 1.0), (1e-4, 1e1, 1.0), (1e-3, 1e2, 1e2), (1e-4, 1e2, 1e2),
+                                       (1e-3, 1e3, 1e3), (1e-4, 1e3, 1e3))],
+}
+
+
+def flag_matrix(objs, candidates=None, which: str | None = None, diagnose_fn=None) -> dict:
+    """{diagnostic: (n_candidates, n_settings) bool}: the flag each diagnostic raises on
+    each of ``objs`` (as for :func:`diagnose_many`; or ``diagnose_fn(obj)``, e.g. keyword
+    arguments of :func:`diagnose_arrays`) under each of its ``candidates`` (default
+    :data:`CANDIDATES`).  Diagnostics depend only on their own thresholds, so any
+    combination of candidates is the OR of these rows."""
+    candidates = CANDIDATES if candidates is None else candidates
+    if diagnose_fn is None:
+        def diagnose_fn(o):
+            return diagnose(o, which=which, label="")
+    objs = list(objs)
+    out = {}
+    for name, cands in candidates.items():
+        rows = []
+        for c in cands:
+            with thresholds(**c):
+                rows.append([bool(diagnose_fn(o)[name].flag) for o in objs])
+        out[name] = np.array(rows, dtype=bool).reshape(len(cands), len(objs))
+    return out
+
+
+@dataclass
+class Counts:
+    """Flags against a ground truth: caught / failures and false alarms / fine settings."""
+
+    caught: int
+    failures: int
+    false_alarms: int
+    fine: int
+
+    @property
+    def caught_rate(self) -> float:
+        return self.caught / self.failures if self.failures else float("nan")
+
+    @property
+    def false_alarm_rate(self) -> float:
+        return self.false_alarms / self.fine if self.fine else float("nan")
+
+    def meets(self, caught_min: float, false_max: float) -> bool:
+        return bool(self.failures and self.fine and self.caught_rate >= caught_min
+                    and self.false_alarm_rate <= false_max)
+
+    def __str__(self):
+        return (f"{self.caught} of {self.failures} failures caught, {self.false_alarms} false alarms "
+                f"among {self.fine} fine settings")
+
+
+def count_flags(flagged, failed) -> Counts:
+    flagged, failed = np.asarray(flagged, bool), np.asarray(failed, bool)
+    return Counts(int(np.sum(flagged & failed)), int(np.sum(failed)), int(np.sum(flagged & ~failed)),
+                  int(np.sum(~failed)))
+
+
+def combined_flags(matrix: dict, choice: dict) -> np.ndarray:
+    """Flagged settings (any diagnostic) when diagnostic ``name`` uses candidate ``choice[name]``."""
+    rows = [matrix[n][choice[n]] for n in matrix]
+    return np.any(np.stack(rows), axis=0)
+
+
+def choose_thresholds(matrix: dict, failed, part, caught_min: float = 0.85, false_max: float = 0.15) -> tuple:
+    """The combination of candidates (one per diagnostic; indices into the rows of
+    ``matrix``, from :func:`flag_matrix`) chosen on the settings selected by ``part``
+    (bool mask) alone: among combinations that catch at least ``caught_min`` of the
+    failures there with at most ``false_max`` false alarms, the one with the fewest misses
+    plus false alarms; if none does, the one with the lowest sum of the two rates.  Ties
+    go to the combination closest to the defaults (candidate 0: fewest steps away).
+    Returns (choice {name: index}, Counts on ``part``)."""
+    import itertools
+    failed, part = np.asarray(failed, bool), np.asarray(part, bool)
+    names = list(matrix)
+    f = failed[part]
+    best, best_key = None, None
+    for combo in itertools.product(*(range(matrix[n].shape[0]) for n in names)):
+        flagged = np.any(np.stack([matrix[n][i][part] for n, i in zip(names, combo)]), axis=0)
+        c = count_flags(flagged, f)
+        ok = c.meets(caught_min, false_max)
+        errors = (c.failures - c.caught) + c.false_alarms
+        rates = (1 - c.caught_rate if c.failures else 0.0) + (c.false_alarm_rate if c.fine else 0.0)
+        key = (not ok, errors if ok else rates, sum(combo))
+        if best_key is None or key < best_key:
+            best, best_key = dict(zip(names, combo)), key
+    flagged = combined_flags({n: matrix[n][:, part] for n in names}, best)
+    return best, count_flags(flagged, f)
+
+
+def split_parts(keys, strata, seed: int = 0) -> np.ndarray:
+    """A seeded split of settings into two parts (True: the part thresholds are chosen on),
+    half of each stratum (e.g. study and ground-truth outcome) in each, and settings with
+    the same ``key`` (one run shown under two studies) always in the same part."""
+    keys, strata = list(keys), list(strata)
+    rng = np.random.default_rng(seed)
+    first = {}
+    by_stratum = {}
+    for k, s in zip(keys, strata):
+        if k not in first:
+            first[k] = s
+            by_stratum.setdefault(s, []).append(k)
+    chosen = set()
+    parity = 0
+    for s in sorted(by_stratum, key=str):
+        ks = by_stratum[s]
+        order = rng.permutation(len(ks))
+        for j, i in enumerate(order):
+            if (j + parity) % 2 == 0:
+                chosen.add(ks[i])
+        parity = (parity + len(ks)) % 2  # odd strata alternate which part gets the extra one
+    return np.array([k in chosen for k in keys])

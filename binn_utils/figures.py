@@ -404,3 +404,90 @@ def budgets_figure(budgets):
     axes[0][0].set_ylabel("rel. $L^2$ error")
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------------------------- own data (binn fit / predict)
+def _grid_axes(n: int, ncol: int = 3, w: float = 3.8, h: float = 3.2, sharey=True):
+    ncol = max(1, min(ncol, n))
+    nrow = -(-n // ncol)
+    fig, grid = plt.subplots(nrow, ncol, figsize=(w * ncol, h * nrow), sharey=sharey, squeeze=False)
+    for spare in grid.ravel()[n:]:
+        spare.axis("off")
+    return fig, grid, grid.ravel()[:n]
+
+
+def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_label="u", t_label="t",
+                       obs_label="replicate"):
+    """Data (every replicate, open grey symbols) against u_theta and u_p (mean +- 1 sd over
+    networks) at every observation time, one panel each.  ``u_obs`` is (n_rep, n_t, n_x);
+    ``u_theta`` / ``u_p`` are (R, n_t, n_x) or None (``binn predict``: u_p only)."""
+    u_obs = np.asarray(u_obs, float)
+    fig, grid, axes = _grid_axes(len(t))
+    markers = ("o", "s", "^", "v", "D")
+    for k, ax in enumerate(axes):
+        for r in range(u_obs.shape[0]):
+            ax.plot(x, u_obs[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
+                    label=f"{obs_label} {r + 1}" if u_obs.shape[0] > 1 else "data")
+        if u_theta is not None:
+            plotting.band(ax, x, np.asarray(u_theta)[:, k], COLORS["u_theta"], "$u_\\theta$")
+        if u_p is not None:
+            plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$", ls="--")
+        ax.set_title(f"{t_label} = {t[k]:g}")
+        ax.set_xlabel(x_label)
+    for row in grid:
+        row[0].set_ylabel(u_label)
+    axes[-1].legend(loc="best", fontsize=plotting.NOTE_SIZE)
+    fig.tight_layout()
+    return fig
+
+
+def own_data_predictions(x, t, u_p, *, x_label="x", u_label="u", t_label="t"):
+    """``binn predict``: the learned PDE solved from a new initial condition (mean +- 1 sd
+    over networks whose solve succeeded), one panel per requested time."""
+    fig, grid, axes = _grid_axes(len(t))
+    for k, ax in enumerate(axes):
+        plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$")
+        ax.set_title(f"{t_label} = {t[k]:g}")
+        ax.set_xlabel(x_label)
+    for row in grid:
+        row[0].set_ylabel(u_label)
+    fig.tight_layout()
+    return fig
+
+
+def own_data_operators(u_grid, curves: dict, u_range, *, u_label="u", labels=None):
+    """Each learned operator on ``u_grid`` (thin lines: networks; band: mean +- 1 sd), the
+    u values outside the observed range ``u_range`` shaded grey."""
+    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.6), squeeze=False)
+    for ax, (name, c) in zip(axes[0], curves.items()):
+        c = np.asarray(c, float)
+        for r in range(c.shape[0]):
+            ax.plot(u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)
+        plotting.band(ax, u_grid, c, COLORS[name], "mean $\\pm$ 1 sd")
+        if name in ("G", "V"):
+            ax.axhline(0.0, color="k", lw=0.6)
+        ax.set_xlim(u_grid[0], u_grid[-1])
+        plotting.shade_unobserved(ax, u_range, u_grid)
+        ax.set_xlabel(u_label)
+        ax.set_ylabel((labels or {}).get(name, plotting.OP_LABELS[name]))
+        ax.legend(fontsize=plotting.NOTE_SIZE)
+    fig.tight_layout()
+    return fig
+
+
+def own_data_losses(history: dict, best_epoch=None):
+    """Validation losses (total, data, PDE; median and interquartile range over networks)
+    and the training loss, against the epoch, in training units."""
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    n = np.asarray(history["val_total"]).shape[1]
+    ep = np.arange(1, n + 1)
+    for key, lab, ls in (("val_total", "validation, total", "-"), ("val_data", "validation, data", "-"),
+                         ("val_pde", "validation, PDE residual", "-"), ("train_total", "training, total", ":")):
+        if key in history:
+            plotting.loss_curve_panel(ax, ep, history[key], label=lab, ls=ls)
+    if best_epoch is not None and len(best_epoch):
+        ax.axvline(float(np.median(best_epoch)), color="0.5", lw=0.8, ls="--", label="median best epoch")
+    ax.set_ylabel("loss (training units)")
+    ax.legend(fontsize=plotting.NOTE_SIZE)
+    fig.tight_layout()
+    return fig

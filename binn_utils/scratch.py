@@ -108,6 +108,16 @@ def cache_dir(preset: str, results_dir=None) -> Path:
     return results_dir_for(preset, results_dir) / "scratch"
 
 
+def fit_extra(initial_cells=16000, drop_first_column: bool = True, path=DATA_FILE) -> dict:
+    """What the cache key records about the data's origin (file, its SHA-1, the selection)."""
+    return {"data_file": Path(path).name, "data_file_sha1": file_sha1(path),
+            "initial_cells": check_initial_cells(initial_cells), "drop_first_column": bool(drop_first_column)}
+
+
+def fit_prefix(initial_cells, mechanisms) -> str:
+    return f"scratch-{check_initial_cells(initial_cells)}-{mechanisms}"
+
+
 def fit_scratch(initial_cells=16000, mechanisms="DG", preset: str = "book", epochs=None, seeds=None,
                 drop_first_column: bool = True, results_dir=None, path=DATA_FILE,
                 require_stored: bool | None = None) -> UserFit:
@@ -117,10 +127,9 @@ def fit_scratch(initial_cells=16000, mechanisms="DG", preset: str = "book", epoc
     p = preset_values(preset, epochs, seeds)
     from .user_data import validate_mechanisms
     mech = "".join(validate_mechanisms(mechanisms))
-    extra = {"data_file": Path(path).name, "data_file_sha1": file_sha1(path), "initial_cells": cells,
-             "drop_first_column": bool(drop_first_column)}
+    extra = fit_extra(cells, drop_first_column, path)
     return fit_user_data_cached(data, mech, train_config(preset, p["epochs"]), seeds=range(p["seeds"]),
-                                cache_dir=cache_dir(preset, results_dir), prefix=f"scratch-{cells}-{mech}",
+                                cache_dir=cache_dir(preset, results_dir), prefix=fit_prefix(cells, mech),
                                 extra=extra, require_stored=require_stored)
 
 

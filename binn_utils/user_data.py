@@ -81,8 +81,8 @@ from .sweeps import CHECKPOINTS, REPORTED
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
-           "fit_user_data_cached", "fit_spec", "fit_cache_key", "data_digest", "save_train_result",
-           "load_train_result"]
+           "fit_user_data_cached", "fit_spec", "fit_spec_of", "fit_cache_key", "data_digest", "save_train_result",
+           "load_train_result", "concat_results", "prepare_fit"]
 
 TRAIN_X_RANGE = (-7.0, 7.0)
 """Training-domain positions: the paper's x in [-7, 7]."""
@@ -637,9 +637,11 @@ class UserFit:
     evaluation: object            # Evaluation (training units)
     report: object                # DiagnosticReport (u range in user units)
     which: str = REPORTED
+    forward_method: str = "RK45"  # integrator of the u_p forward solves (forward_solve.FORWARD_METHODS)
     n_u: int = 101
     cache_key: str | None = None  # fit_user_data_cached: name of the stored files
     cache_files: tuple = ()       # (npz, json) paths of the stored networks
+    trained: int = 0              # networks trained by the call that made this fit (0: loaded)
 
     @property
     def x(self) -> np.ndarray:
@@ -718,11 +720,13 @@ class UserFit:
 
 
 def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
-                 x, t, u, replicate) -> dict:
+                 x, t, u, replicate, forward_method="RK45") -> dict:
     """Validate the request and build the training-domain data (everything before training)."""
+    from .forward_solve import check_method
     from .training import TrainConfig, check_distinct, check_seeds
 
     mech = validate_mechanisms(mechanisms)
+    check_method(forward_method)
     _check_replicates_mode(replicates)
     if which not in CHECKPOINTS:
         raise ValueError(f"which must be one of {CHECKPOINTS}, got {which!r}")
@@ -740,7 +744,8 @@ def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_ra
         datas = [o for o in obs for _ in seeds]
         run_seeds = [s for _ in obs for s in seeds]
     return dict(data=data, mechanisms=mech, config=config, seeds=seeds, scaling=sc, observations=obs,
-                datas=datas, run_seeds=run_seeds, which=which, replicates=replicates)
+                datas=datas, run_seeds=run_seeds, which=which, replicates=replicates,
+                forward_method=forward_method)
 
 
 def _finish_fit(prep: dict, result) -> UserFit:
@@ -749,29 +754,32 @@ def _finish_fit(prep: dict, result) -> UserFit:
     from .evaluation import evaluate
 
     data, sc, datas, which = prep["data"], prep["scaling"], prep["datas"], prep["which"]
-    ev = evaluate(result, datas, which)
+    ev = evaluate(result, datas, which, solve_kw={"method": prep["forward_method"]})
     report = diagnose(result, ev, datas, which=which, label=data.source, u_scale=sc.u_factor)
     return UserFit(data=data, scaling=sc, mechanisms=prep["mechanisms"], replicates_mode=prep["replicates"],
                    observations=prep["observations"], result=result, evaluation=ev, report=report,
-                   which=which)
+                   which=which, forward_method=prep["forward_method"])
 
 
 def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
                   which: str = REPORTED, replicates: str = "mean", x_range=TRAIN_X_RANGE,
                   t_end: float = TRAIN_T_END, u_scale: float | None = None, progress=False,
-                  x: str = "x", t: str = "t", u: str = "u", replicate: str | None = None) -> UserFit:
+                  x: str = "x", t: str = "t", u: str = "u", replicate: str | None = None,
+                  forward_method: str = "RK45") -> UserFit:
     """Validate, rescale, train ``len(seeds)`` BINNs (per replicate with ``replicates="separate"``),
     evaluate u_theta and u_p, and diagnose; operators come back in the user's units.
 
     obs_or_path: a :class:`UserObservations` or a CSV path/buffer (``x``, ``t``, ``u``,
     ``replicate`` name its columns).  mechanisms: non-empty subset of D, V, G (e.g. "DV").
     config: a ``TrainConfig`` (default: the paper's defaults, 4000 epochs).
+    forward_method: integrator of the forward solve u_p, "RK45" (the paper's) or "BDF"
+    (implicit; the same solution to the tolerance, much faster on fine grids).
     See :func:`fit_user_data_cached` for the same fit stored on disk.
     """
     from .training import train
 
     prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
-                        x, t, u, replicate)
+                        x, t, u, replicate, forward_method)
     result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
                    progress=progress)
     return _finish_fit(prep, result)
@@ -855,12 +863,127 @@ def load_train_result(path_npz, path_json):
                        wall_time_s=float(rec["wall_time_s"]), extra=dict(rec.get("extra", {})))
 
 
+def concat_results(parts):
+    """One ``TrainResult`` of the networks of ``parts`` (TrainResults of the same layout and
+    configuration, trained separately), in order.  Loss histories of different lengths (a
+    time budget) are padded with NaN to the longest."""
+    from .training import HISTORY_KEYS, TrainResult
+    parts = list(parts)
+    if len(parts) == 1:
+        return parts[0]
+    p0 = parts[0]
+    for p in parts[1:]:
+        if p.layout != p0.layout or p.mechanisms != p0.mechanisms:
+            raise ValueError("cannot combine networks of different layouts or mechanisms")
+    n = max(p.epochs_run for p in parts)
+
+    def pad(h):
+        out = np.full((h.shape[0], n), np.nan)
+        out[:, :h.shape[1]] = h
+        return out
+    return TrainResult(layout=p0.layout, config=p0.config, mechanisms=p0.mechanisms,
+                       seeds=np.concatenate([p.seeds for p in parts]),
+                       final=np.concatenate([p.final for p in parts]), best=np.concatenate([p.best for p in parts]),
+                       best_epoch=np.concatenate([p.best_epoch for p in parts]),
+                       history={k: np.concatenate([pad(p.history[k]) for p in parts]) for k in HISTORY_KEYS},
+                       weights=np.concatenate([p.weights for p in parts]), lr=np.concatenate([p.lr for p in parts]),
+                       status=[s for p in parts for s in p.status],
+                       diverged_epoch=np.concatenate([p.diverged_epoch for p in parts]), epochs_run=n,
+                       steps_per_epoch=p0.steps_per_epoch, wall_time_s=float(sum(p.wall_time_s for p in parts)),
+                       extra={**p0.extra, "trained_in_parts": len(parts)})
+
+
+def _part_chunks(n_networks: int, n_parts: int) -> list:
+    """``n_parts`` (at most one per network) contiguous, near-equal slices of the networks."""
+    n_parts = max(1, min(int(n_parts), n_networks))
+    edges = np.linspace(0, n_networks, n_parts + 1).round().astype(int)
+    return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers, scheduler, n_parts=None):
+    """Train the fit's networks in parts (one per worker), each stored as soon as it is
+    trained (``<key>-part<i>of<n>``), so an interrupted fit resumes with the parts missing;
+    parts run as Dask tasks on ``scheduler`` or on a LocalCluster of ``workers`` processes.
+    Returns the combined ``TrainResult`` and the parts' files (the caller removes them
+    once the combined result is stored).  ``n_parts`` (default: one per worker) fixes the
+    split; with one worker and no scheduler the parts train here, one after the other."""
+    from tqdm import tqdm
+
+    from . import store
+    from .training import train
+    datas = prep["datas"] if isinstance(prep["datas"], list) else [prep["datas"]] * len(prep["run_seeds"])
+    seeds = prep["run_seeds"]
+    client = owned = None
+    if scheduler:
+        from distributed import Client
+        client = Client(scheduler)
+    if n_parts is None:  # one part per worker
+        n_parts = sum(client.nthreads().values()) if client is not None else (workers or 1)
+    chunks = _part_chunks(len(seeds), n_parts)
+    files = []
+    for i, sl in enumerate(chunks):
+        base = npz.parent / f"{key}-part{i + 1}of{len(chunks)}"
+        files.append((Path(f"{base}.npz"), Path(f"{base}.json")))
+    todo = [i for i, (a, b) in enumerate(files) if store.check_pair(a, b) is None]
+
+    def part_spec(i):
+        return {**spec, "part": [i + 1, len(chunks)], "networks": [chunks[i].start, chunks[i].stop]}
+
+    def job(i):
+        sl = chunks[i]
+        return (datas[sl], prep["config"], seeds[sl]), {"mechanisms": prep["mechanisms"]}
+
+    bar = tqdm(total=len(chunks), initial=len(chunks) - len(todo), desc="training (parts)", unit="part",
+               disable=not progress)
+    failed = []
+    try:
+        if todo and (scheduler or ((workers or 1) > 1 and len(todo) > 1)):
+            from distributed import Client, as_completed
+
+            from .sweeps import _local_cluster
+            if client is None:
+                owned = _local_cluster(min(workers, len(todo)))
+                client = Client(owned)
+            futs = {}
+            for i in todo:
+                args, kw = job(i)
+                futs[client.submit(train, *args, pure=False, **kw)] = i
+            for fut in as_completed(futs):
+                i = futs[fut]
+                try:
+                    save_train_result(fut.result(), *files[i], part_spec(i))
+                except Exception as exc:  # noqa: BLE001 - one failed part must not lose the others
+                    failed.append((i, exc))
+                bar.update(1)
+        else:
+            for i in todo:
+                args, kw = job(i)
+                try:
+                    save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
+                                      *files[i], part_spec(i))
+                except Exception as exc:  # noqa: BLE001
+                    failed.append((i, exc))
+                bar.update(1)
+    finally:
+        bar.close()
+        if client is not None:
+            client.close()
+        if owned is not None:
+            owned.close()
+    if failed:
+        what = "; ".join(f"part {i + 1}: {type(e).__name__}: {e}" for i, e in failed)
+        raise RuntimeError(f"{len(failed)} of {len(chunks)} training parts failed ({what}); the "
+                           f"{len(chunks) - len(failed)} others are stored: rerun to retry the failed ones")
+    return concat_results([load_train_result(*f) for f in files]), files
+
+
 def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
                          cache_dir, prefix: str = "fit", extra: dict | None = None,
                          require_stored: bool | None = None, which: str = REPORTED, replicates: str = "mean",
                          x_range=TRAIN_X_RANGE, t_end: float = TRAIN_T_END, u_scale: float | None = None,
                          progress=False, x: str = "x", t: str = "t", u: str = "u",
-                         replicate: str | None = None) -> UserFit:
+                         replicate: str | None = None, forward_method: str = "RK45",
+                         workers: int | None = None, scheduler: str | None = None, prepared: dict | None = None) -> UserFit:
     """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``.
 
     The files are ``cache_dir/<key>.npz`` and ``.json`` (:attr:`UserFit.cache_key`), where
@@ -868,20 +991,29 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     configuration, seeds, replicate handling, rescaling targets and ``extra``.  If they
     exist and are sound the networks are loaded instead of trained (a damaged pair, see
     ``store.read_pair``, is retrained, with a ``store.StoreWarning`` naming the file);
-    u_theta, the forward solve u_p and the diagnostics are always recomputed from the
-    stored networks (seconds), so a fresh fit and a loaded one give identical numbers.
+    u_theta, the forward solve u_p (integrator ``forward_method``, which therefore is not
+    part of the key) and the diagnostics are always recomputed from the stored networks
+    (seconds), so a fresh fit and a loaded one give identical numbers.
     ``require_stored`` (default: the environment variable ``BINN_REQUIRE_STORED`` is "1")
     turns a missing or damaged cache into a RuntimeError instead of a training run.
+
+    ``workers`` > 1 or a Dask ``scheduler`` ("tcp://HOST:PORT") trains the networks in
+    parts, one per worker, as Dask tasks (a LocalCluster of ``workers`` processes, or the
+    scheduler's workers); each part is stored as it finishes, so an interrupted fit
+    resumes, and the combined networks are stored under the same key as a one-part fit
+    (float32 networks trained in other groupings agree statistically, not bit for bit;
+    the stored record says how many parts).  ``prepared``: the output of the validation
+    step, when the caller has already run it (``binn fit`` does, to report before training).
     """
     from . import store
     from .training import train
 
-    prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
-                        x, t, u, replicate)
-    spec = fit_spec(prep["data"], prep["mechanisms"], prep["config"], prep["seeds"], replicates=replicates,
-                    x_range=x_range, t_end=t_end, u_scale=u_scale, extra=extra)
+    prep = prepared or _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end,
+                                    u_scale, x, t, u, replicate, forward_method)
+    spec = fit_spec_of(prep, x_range, t_end, u_scale, extra)
     key = fit_cache_key(spec, prefix)
     npz, js = Path(cache_dir) / f"{key}.npz", Path(cache_dir) / f"{key}.json"
+    trained = 0
     if store.check_pair(npz, js) is None:  # missing, or damaged (a StoreWarning names the file)
         if require_stored is None:
             require_stored = os.environ.get(REQUIRE_STORED_ENV) == "1"
@@ -890,11 +1022,37 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                                f"{REQUIRE_STORED_ENV}=1 forbids training it here; run it first (e.g. with "
                                "the same parameters outside the book build) and commit the two files")
         store.check_writable(npz.parent)
-        result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
-                       progress=progress)
-        save_train_result(result, npz, js, spec)
+        trained = len(prep["run_seeds"])
+        if (workers or 1) > 1 or scheduler:
+            result, parts = _train_parts(prep, npz, spec, key, progress, workers, scheduler)
+            save_train_result(result, npz, js, spec)
+            for files in parts:
+                for f in files:
+                    f.unlink(missing_ok=True)
+        else:
+            result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
+                           progress=progress)
+            save_train_result(result, npz, js, spec)
     # always continue from the stored copy: a fresh and a reloaded fit are the same fit
     fit = _finish_fit(prep, load_train_result(npz, js))
     fit.cache_key = key
     fit.cache_files = (npz, js)
+    fit.trained = trained
     return fit
+
+
+def fit_spec_of(prep: dict, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END, u_scale=None, extra=None) -> dict:
+    """:func:`fit_spec` of a validated request (the output of the validation step)."""
+    return fit_spec(prep["data"], prep["mechanisms"], prep["config"], prep["seeds"], replicates=prep["replicates"],
+                    x_range=x_range, t_end=t_end, u_scale=u_scale, extra=extra)
+
+
+def prepare_fit(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *, which: str = REPORTED,
+                replicates: str = "mean", x_range=TRAIN_X_RANGE, t_end: float = TRAIN_T_END,
+                u_scale: float | None = None, x: str = "x", t: str = "t", u: str = "u",
+                replicate: str | None = None, forward_method: str = "RK45") -> dict:
+    """The validation step of :func:`fit_user_data` alone (every error before any training):
+    a dict with the data, scaling, training-domain observations and the checked options,
+    to pass on as ``fit_user_data_cached(..., prepared=...)``."""
+    return _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
+                        x, t, u, replicate, forward_method)

@@ -40,6 +40,8 @@ study_presets = {"learning_rate": "paper", "loss_weight": "paper", "architecture
 epochs = None          # None: each study's preset value
 seeds = None           # number of initialisations; None: the preset's value
 failure_factor = 3.0   # ground-truth failure: median u_p error > this x the best comparable setting
+calibration_seed = 0   # seed of the split into the settings thresholds are chosen on and the held-out ones
+calibration_splits = 20  # further seeded splits (seeds 1..n) whose held-out counts are pooled
 results_dir = None     # None: the committed store (quick runs: out/results-quick)
 output_dir = None      # folder for the figure files; None: do not write files
 
@@ -364,6 +366,89 @@ else:
 # {glue:text}`dg_mm_false` settings that did not fail; the rank correlation between the
 # mismatch ratio and the $u_p$ error over all settings is {glue:text}`dg_rho`.
 #
+# %% [markdown]
+# ## Thresholds chosen on one part, counted on the other
+#
+# The thresholds above were set from the paper's statements and short runs. Can other
+# thresholds reach the target of a practitioner's report, at least 85% of the failures
+# flagged with at most 15% false alarms? Choosing them on all settings and counting on the
+# same settings would flatter them, so we split the settings in two (seeded; half of each
+# study's failures and half of its fine settings in each part; a run shown under two
+# studies stays in one part), choose on the first part and count on the second, with the
+# ground-truth rule above unchanged. For each diagnostic a few candidate thresholds are
+# searched (`diagnostics.CANDIDATES`, the module's values among them), and the chosen
+# combination is the one that meets the target on the first part with the fewest misses
+# plus false alarms (if none does, the one with the lowest sum of the two rates), ties
+# going to the smallest change from the module's values.
+
+# %% tags=["remove-cell"]
+M = diagnostics.flag_matrix(results)
+fail_arr = np.array(fail, dtype=bool)
+DEFAULT = {n: 0 for n in M}
+if not np.array_equal(diagnostics.combined_flags(M, DEFAULT), np.array(flag)):
+    raise RuntimeError("the flag matrix does not reproduce the diagnostics' own flags")
+keys = [s.key for s in settings]
+strata = [(s.study, f) for s, f in zip(settings, fail)]
+part = diagnostics.split_parts(keys, strata, seed=calibration_seed)
+choice, _ = diagnostics.choose_thresholds(M, fail_arr, part)
+
+
+def counts_on(ch, sel):
+    return diagnostics.count_flags(diagnostics.combined_flags(M, ch)[sel], fail_arr[sel])
+
+
+def cell(c):
+    caught = f"{c.caught} / {c.failures}" + (f" ({100 * c.caught_rate:.0f}%)" if c.failures else "")
+    false = f"{c.false_alarms} / {c.fine}" + (f" ({100 * c.false_alarm_rate:.0f}%)" if c.fine else "")
+    return f"{caught} | {false}"
+
+
+rows = ["| thresholds | settings | caught / failures | false alarms / fine |", "|---|---|---|---|"]
+for lab, ch in (("the module's", DEFAULT), ("chosen on the first part", choice)):
+    for plab, sel in (("first part (choice)", part), ("second part (held out)", ~part)):
+        rows.append(f"| {lab} | {plab} | {cell(counts_on(ch, sel))} |")
+calib_table = "\n".join(rows)
+changed = []
+for n, i in choice.items():
+    for k, v in diagnostics.CANDIDATES[n][i].items():
+        if v != diagnostics.CANDIDATES[n][0][k]:
+            changed.append(f"{k} {fmt(diagnostics.CANDIDATES[n][0][k], 'g')} → {fmt(v, 'g')}")
+reporting.glue("dg_cal_changed", "; ".join(changed) if changed else "none (the module's values)")
+held = counts_on(choice, ~part)
+reporting.glue("dg_cal_held", str(held))
+reporting.glue("dg_cal_meets", reporting.word(held.meets(0.85, 0.15) if held.failures and held.fine else None,
+                                              "meets", "does not meet"))
+# the same procedure on further seeded splits: the held-out counts pooled
+pool = [0, 0, 0, 0]
+n_meet = 0
+for seed in range(1, 1 + int(calibration_splits)):
+    p_s = diagnostics.split_parts(keys, strata, seed=calibration_seed + seed)
+    ch_s, _ = diagnostics.choose_thresholds(M, fail_arr, p_s)
+    c_s = counts_on(ch_s, ~p_s)
+    pool = [a + b for a, b in zip(pool, (c_s.caught, c_s.failures, c_s.false_alarms, c_s.fine))]
+    n_meet += c_s.meets(0.85, 0.15)
+pooled = diagnostics.Counts(*pool)
+reporting.glue("dg_cal_splits", str(int(calibration_splits)))
+reporting.glue("dg_cal_pooled", str(pooled) if calibration_splits else "n/a (no further splits)")
+reporting.glue("dg_cal_pooled_rates", (f"{100 * pooled.caught_rate:.0f}% caught, {100 * pooled.false_alarm_rate:.0f}% "
+                                       "false alarms") if pooled.failures and pooled.fine else "n/a")
+reporting.glue("dg_cal_n_meet", f"{n_meet} of {int(calibration_splits)}")
+
+# %% tags=["remove-input"]
+display(Markdown(calib_table))
+
+# %% [markdown]
+# Chosen on the first part: {glue:text}`dg_cal_changed`. On the held-out part the chosen
+# thresholds give {glue:text}`dg_cal_held`: the combination
+# {glue:text}`dg_cal_meets` the target there. With so few failures in each part one split
+# says little, so the same choice was repeated on {glue:text}`dg_cal_splits` further
+# seeded splits: pooled over their held-out parts, {glue:text}`dg_cal_pooled`
+# ({glue:text}`dg_cal_pooled_rates`); the target was met on the held-out part of
+# {glue:text}`dg_cal_n_meet` splits. The module's thresholds (and so the reports of
+# {doc}`own_data` and {doc}`scratch_assay`) are unchanged: a threshold enters them only
+# once it holds up on settings it was not chosen on. For one calculation, other thresholds
+# can be set with `diagnostics.thresholds(...)`.
+#
 # ## Verdict
 #
 # The paper's advice is qualitative; with its own experiments as test bed, our
@@ -373,6 +458,9 @@ else:
 # {glue:text}`dg_pl_agree` cases. The thresholds are ours (chosen from the paper's
 # statements and short runs, see `binn_utils.diagnostics`); a miss or a false alarm
 # here is a statement about these thresholds as much as about the paper's advice.
+# Thresholds chosen on half of the settings gave, on the other half,
+# {glue:text}`dg_cal_held` (pooled over {glue:text}`dg_cal_splits` further splits:
+# {glue:text}`dg_cal_pooled_rates`).
 #
 # ## What we learnt
 #

@@ -94,3 +94,15 @@ def test_committed_results_record_configuration_seed_commit_and_time():
         assert rec["config"]["epochs"] >= 1 and len(rec["seeds"]) == rec["replicates"], js.name
         assert rec["provenance"]["commit"] and rec["provenance"]["torch"], js.name
         assert rec["wall_time_s"] > 0, js.name
+
+
+def test_the_own_data_page_fit_is_committed(tmp_path):
+    """The page "Fit your own data" loads its stored networks (the book refuses to train)."""
+    from binn_utils import fit_report, store
+    from binn_utils.user_data import fit_cache_key, fit_spec_of
+    p = parameters("own_data")
+    assert p["preset"] == "book"
+    plan = fit_report.example_plan(tmp_path / "out", "lite", cache_dir=default_results_dir() / "own_data")
+    key = fit_cache_key(fit_spec_of(plan.prep, extra=plan.extra), plan.prefix)
+    npz = default_results_dir() / "own_data" / f"{key}.npz"
+    assert store.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"

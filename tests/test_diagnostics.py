@@ -291,3 +291,65 @@ def test_a_real_run_at_a_huge_learning_rate_is_not_ok():
     assert not reports[50.0].ok and "underfitting" in reports[50.0].flags
     assert reports[5e-3]["underfitting"].extra["collapsed_replicates"] == []
     assert reports[5e-3]["instability"].extra["blown_up_replicates"] == []
+
+
+# ----------------------------------------------------------------------------- calibration
+def _reports():
+    """Three settings: healthy; operator spread only (CV ~0.5); loss balance only (w_PDE = 10)."""
+    healthy = benign(converged())
+    offsets = np.array([[-1.0], [-0.3], [0.3], [1.0]])             # CV about 0.34
+    spread = benign(converged(), operators={"D": 0.5 * (1 + 0.4 * offsets) + 0 * U_GRID})
+    heavy = benign(converged(), weights=np.array([1.0, 10.0, 1e-3]),
+                   val_pde=converged() * 0.9 * 0.001)
+    return [dg.diagnose_arrays(**a) for a in (healthy, spread, heavy)], [healthy, spread, heavy]
+
+
+def test_thresholds_context_restores_and_rejects_unknown_names():
+    before = dg.current_thresholds()
+    _, args = _reports()
+    assert dg.diagnose_arrays(**args[1])["operator_spread"].flag
+    with dg.thresholds(SPREAD_CV=10.0):
+        assert dg.SPREAD_CV == 10.0
+        assert not dg.diagnose_arrays(**args[1])["operator_spread"].flag
+    assert dg.current_thresholds() == before
+    with pytest.raises(ValueError, match="unknown threshold"):
+        dg.thresholds(SPREAD=1.0)
+    with pytest.raises(ValueError, match="must be a number > 0"):
+        dg.thresholds(SPREAD_CV=-1)
+
+
+def test_flag_matrix_rows_and_choice():
+    objs, args = _reports()
+    M = dg.flag_matrix(args, diagnose_fn=lambda a: dg.diagnose_arrays(**a))
+    assert set(M) == set(dg.CANDIDATES)
+    assert all(M[n].shape == (len(dg.CANDIDATES[n]), 3) for n in M)
+    default = {n: 0 for n in M}                                   # candidate 0: the module's values
+    np.testing.assert_array_equal(dg.combined_flags(M, default), [bool(r.flags) for r in objs])
+    assert M["operator_spread"][0].tolist() == [False, True, False]
+    assert M["operator_spread"][-1].tolist() == [False, False, False]   # SPREAD_CV = 1
+    assert M["loss_balance"][0].tolist() == [False, False, True]
+    # setting 2 is a failure, 1 is fine: the choice keeps a rule that flags w_PDE / w_data = 10
+    # and relaxes the spread threshold
+    failed = np.array([False, False, True])
+    choice, counts = dg.choose_thresholds(M, failed, np.ones(3, bool))
+    assert (counts.caught, counts.failures, counts.false_alarms, counts.fine) == (1, 1, 0, 2)
+    assert not M["operator_spread"][choice["operator_spread"]][1]
+    assert M["loss_balance"][choice["loss_balance"]][2]
+    assert choice["operator_spread"] == 1                          # the smallest change that suffices
+    assert str(counts) == "1 of 1 failures caught, 0 false alarms among 2 fine settings"
+    # chosen on part of the settings only: the others do not influence the choice
+    part = np.array([True, False, True])
+    choice2, c2 = dg.choose_thresholds(M, failed, part)
+    assert choice2["operator_spread"] == 0 and (c2.failures, c2.fine) == (1, 1)
+
+
+def test_split_parts_is_seeded_balanced_and_keeps_runs_together():
+    keys = [f"k{i}" for i in range(20)] + ["k0", "k1"]          # two runs shown under a second study
+    strata = [("a", i % 4 == 0) for i in range(20)] + [("b", False), ("b", False)]
+    p = dg.split_parts(keys, strata, seed=0)
+    np.testing.assert_array_equal(p, dg.split_parts(keys, strata, seed=0))
+    assert not np.array_equal(p, dg.split_parts(keys, strata, seed=1))
+    assert p[20] == p[0] and p[21] == p[1]
+    fails = [i for i in range(20) if i % 4 == 0]
+    assert sum(p[i] for i in fails) in (2, 3)                  # 5 failures: 2 or 3 in each part
+    assert 9 <= int(p[:20].sum()) <= 11

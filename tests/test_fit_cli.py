@@ -1,0 +1,402 @@
+"""`binn fit` and `binn predict`: validation before work, every output file, the cache, predictions."""
+import csv
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from binn_utils import cli, fit_report, training
+from binn_utils.benchmarks import get_benchmark, reference_solution, spatial_grid
+from binn_utils.forward_solve import forward_solve
+from binn_utils.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
+
+K = fit_report.EXAMPLE_K
+
+
+def synthetic_rows(n_x=11, times=(0.0, 12.0, 24.0, 36.0, 48.0), n_rep=2, noise=0.02, seed=1):
+    """The rows of ``fit_report.write_example_csv`` (the known problem of the book page)."""
+    with tempfile.TemporaryDirectory() as d:
+        x, t, u = fit_report.write_example_csv(Path(d) / "e.csv", n_x=n_x, times=times, n_rep=n_rep, noise=noise,
+                                               seed=seed)
+        with open(Path(d) / "e.csv", newline="") as f:
+            rows = list(csv.reader(f))
+    return rows, x, t, u
+
+
+def write_csv(path, rows, delimiter=","):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, delimiter=delimiter, lineterminator="\n").writerows(rows)
+    return path
+
+
+COLS = ["--x", "x_um", "--t", "t_h", "--u", "density", "--replicate", "well"]
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """One quick `binn fit` (3 epochs, 2 networks) shared by the tests below."""
+    d = tmp_path_factory.mktemp("fit")
+    rows, *_ = synthetic_rows()
+    data = write_csv(d / "data.csv", rows)
+    out = d / "out"
+    rc = cli.main(["fit", str(data), "--mechanisms", "D,G", *COLS, "--scale", "quick", "--epochs", "3",
+                   "--forward-method", "BDF", "--out", str(out)])
+    assert rc == 0
+    return data, out
+
+
+def test_fit_writes_every_file(fitted):
+    data, out = fitted
+    for name in fit_report.OUTPUT_FILES:
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    rec = json.loads((out / "fit.json").read_text())
+    obs = load_observations_csv(data, x="x_um", t="t_h", u="density", replicate="well")
+    assert rec["data"]["digest_sha1"] == data_digest(obs)
+    assert rec["forward_method"] == "BDF" and rec["options"]["epochs"] == 3 and rec["options"]["seeds"] == 2
+    assert rec["provenance"]["commit"] and rec["provenance"]["torch"]
+    assert rec["results"]["networks_trained_by_this_run"] == 2
+    assert all((out / n).is_file() for n in rec["networks"])
+    # operators.csv: user units, both inside and outside the observed range, finite numbers
+    with open(out / "operators.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {"u", "observed", "D_median", "D_q25", "D_q75", "D_sd", "G_median"} <= set(rows[0])
+    assert "V_median" not in rows[0]
+    assert {r["observed"] for r in rows} == {"0", "1"}
+    lo, hi = rec["u_range"]
+    assert all((r["observed"] == "1") == (lo <= float(r["u"]) <= hi) for r in rows)
+    assert all(np.isfinite(float(r["D_median"])) for r in rows)
+    # solutions.npz on the data grid
+    z = np.load(out / "solutions.npz")
+    assert z["u_theta"].shape == z["u_p"].shape == (2, 5, 11)
+    assert z["u_data"].shape == (2, 5, 11)
+    np.testing.assert_allclose(z["u_data"], obs.u)
+    assert len(z["up_status"]) == 2
+    # the report is one self-contained page: three embedded figures, no links to other files
+    page = (out / "report.html").read_text()
+    assert page.count('src="data:image/png;base64,') == 3
+    assert "src=\"http" not in page and ".png\"" not in page
+    md = (out / "diagnostics.md").read_text()
+    for name in ("underfitting", "instability", "overfitting", "mechanistic mismatch", "operator spread",
+                 "loss balance"):
+        assert f"| {name} |" in md
+
+
+def test_rerun_trains_nothing(fitted, monkeypatch, capsys):
+    data, out = fitted
+
+    def refuse(*a, **k):
+        raise AssertionError("trained again")
+    monkeypatch.setattr(training, "train", refuse)
+    before = np.load(out / "solutions.npz")["u_theta"]
+    rc = cli.main(["fit", str(data), "--mechanisms", "DG", *COLS, "--scale", "quick", "--epochs", "3",
+                   "--forward-method", "BDF", "--out", str(out)])
+    assert rc == 0
+    assert "nothing trained" in capsys.readouterr().out
+    rec = json.loads((out / "fit.json").read_text())
+    assert rec["results"]["networks_trained_by_this_run"] == 0
+    np.testing.assert_array_equal(np.load(out / "solutions.npz")["u_theta"], before)
+
+
+def test_predict_and_operator_export(fitted, tmp_path, capsys):
+    _, out = fitted
+    ic = tmp_path / "ic.csv"
+    x = np.linspace(0, 1000, 21)
+    write_csv(ic, [["x", "u"]] + [[f"{v:g}", f"{K * (0.2 + 0.5 * (v > 500)):g}"] for v in x])
+    rc = cli.main(["predict", str(out), "--ic", str(ic), "--t", "0,6,12", "--u-grid", "0:0.004:9",
+                   "--out", str(tmp_path / "p")])
+    assert rc == 0
+    said = capsys.readouterr().out
+    z = np.load(tmp_path / "p" / "predictions.npz")
+    assert z["u_p"].shape == (2, 3, 21)
+    n_ok = int(sum(s == "ok" for s in z["status"]))
+    assert f"{n_ok} of 2 ok" in said
+    ok = z["status"] == "ok"
+    np.testing.assert_allclose(z["u_p"][ok, 0], np.broadcast_to(z["u0"], (ok.sum(), 21)), rtol=1e-12)
+    with open(tmp_path / "p" / "operators.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["u"]) for r in rows] == pytest.approx(np.linspace(0, 0.004, 9))
+    # the table on any grid agrees with the fit's own operators.csv where the grids meet
+    rec, result, sc = fit_report.load_fit_dir(out)
+    direct = sc.operator_factor("D") * result.operator_curves(sc.u_to_train([0.001]), rec["which"])["D"]
+    row = fit_report.operator_table(result, sc, rec["which"], [0.001], rec["u_range"])[0]
+    assert row["D_median"] == pytest.approx(float(np.median(direct)))
+
+
+@pytest.mark.parametrize("name, discretisation", [("diffusion", 1e-3), ("porous_medium", 3e-2)])
+def test_predict_with_true_operators_reproduces_the_reference(name, discretisation):
+    """A benchmark in other units: x in um (x_user = 100 (x + 7)), t in h (t_user = 3 t),
+    u in cells/um^2 (u_user = c u), so D_user(v) = 100^2 / 3 * D(v / c).  Solved through
+    ``predict_solutions`` it gives the benchmark's forward solve (to the solver tolerance)
+    and its reference solution (exact here, to the finite-volume discretisation error on the
+    71-point grid, larger at the Barenblatt solution's moving front)."""
+    bench = get_benchmark(name)
+    x, t = spatial_grid(), bench.times()
+    ref = reference_solution(bench)
+    xu, tu, c = 100 * (x + 7), 3 * t, 2e-3
+    sc = Scaling.fit(xu, tu, c * ref)
+
+    def d_user(v):
+        return 100 ** 2 / 3 * np.asarray(bench.D(np.asarray(v, float) / c), float) * np.ones_like(v)
+    u, status = fit_report.predict_solutions([(d_user, None, None)], xu, c * ref[0], tu, sc, method="BDF")
+    assert status == ["ok"]
+    same = forward_solve(bench.D, None, None, ref[0], x, t, method="BDF")
+    assert np.linalg.norm(u[0] - c * same.u) / np.linalg.norm(c * same.u) < 1e-5
+    assert np.linalg.norm(u[0] - c * ref) / np.linalg.norm(c * ref) < discretisation
+
+
+def test_predict_counts_failed_solves():
+    sc = Scaling.fit([0, 1, 2], [0, 1], [0.1, 1.0])
+
+    def broken(u):
+        return np.full_like(np.asarray(u, float), np.nan)
+    u, status = fit_report.predict_solutions([(broken, None, None)], [0, 1, 2], [0.1, 0.5, 1.0], [0, 1], sc)
+    assert status[0].startswith("failed") and np.all(np.isnan(u[0, 1:]))
+
+
+# ----------------------------------------------------------------------------- validation: exit 2, one line
+def _rows():
+    return synthetic_rows()[0]
+
+
+def _bad_cases():
+    r = _rows()
+    cases = {}
+    cases["missing column"] = ([[c if c != "density" else "dens" for c in r[0]]] + r[1:], {})
+    c = [row[:] for row in r]
+    c[5][2] = "abc"
+    cases["non-numeric"] = (c, {})
+    c = [row[:] for row in r]
+    c[7][2] = ""
+    cases["empty cell"] = (c, {})
+    c = [row[:] for row in r]
+    c[9][0] = "nan"
+    cases["nan"] = (c, {})
+    c = [row[:] for row in r]
+    c.append(c[3][:])
+    cases["duplicate"] = (c, {})
+    cases["incomplete grid"] = (r[:-1], {})
+    c = [row[:] for row in r]
+    for row in c[1:]:
+        if row[0] == "1000":
+            row[0] = "1100"
+    cases["uneven spacing"] = (c, {})
+    cases["too few points for a batch"] = ([r[0]] + [row for row in r[1:] if float(row[1]) <= 12], {})
+    cases["single time"] = ([r[0]] + [row for row in r[1:] if float(row[1]) == 0], {})
+    c = [row[:] for row in r]
+    for row in c[1:]:
+        row[2] = "0.5"
+    cases["constant"] = (c, {})
+    c = [row[:] for row in r]
+    for row in c[1:]:
+        row[2] = str(-abs(float(row[2])))
+    cases["negative"] = (c, {})
+    cases["semicolons"] = (r, {"delimiter": ";"})
+    return cases
+
+
+@pytest.mark.parametrize("case", list(_bad_cases()))
+def test_each_data_error_exits_2_with_the_api_message(case, tmp_path, capsys):
+    rows, kw = _bad_cases()[case]
+    path = write_csv(tmp_path / "bad.csv", rows, **kw)
+    with pytest.raises(ValueError) as api:
+        prepare_fit(str(path), "DG", training.TrainConfig(epochs=2, compile=False), range(2),
+                    x="x_um", t="t_h", u="density", replicate="well")
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["fit", str(path), "--mechanisms", "D,G", *COLS, "--scale", "quick", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert err == f"binn fit: error: {api.value}\n"
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()  # nothing written, nothing trained
+
+
+def test_encoding_and_mechanism_errors_exit_2(tmp_path, capsys):
+    rows = _rows()
+    path = write_csv(tmp_path / "ok.csv", rows)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(path.read_bytes().replace(b"density", "densit\u00e9".encode("latin-1")))
+    for argv, api in (
+            ([str(path), "--mechanisms", "D,X"], lambda: prepare_fit(str(path), "D,X")),
+            ([str(latin), "--mechanisms", "DG"], lambda: load_observations_csv(str(latin)))):
+        with pytest.raises(ValueError) as err_api:
+            api()
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["fit", *argv, "--scale", "quick", "--out", str(tmp_path / "o")])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err == f"binn fit: error: {err_api.value}\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--epochs", "0"], "--epochs: must be a positive integer, got 0"),
+    (["--lr", "-1"], "--lr: must be a finite number > 0, got -1"),
+    (["--w-pde", "nan"], "--w-pde: must be a finite number >= 0, got nan"),
+    (["--batch-size", "1000"], "too few observations for one mini-batch"),
+    (["--scale", "huge"], "invalid choice: 'huge'"),
+    (["--forward-method", "Euler"], "invalid choice: 'Euler'"),
+    (["--workers", "2", "--scheduler", "tcp://h:1"], "not allowed with argument"),
+    (["--example", "scratch-assay"], "give DATA.csv or --example, not both"),
+])
+def test_bad_options_exit_2(args, message, tmp_path, capsys):
+    path = write_csv(tmp_path / "ok.csv", _rows())
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["fit", str(path), "--mechanisms", "DG", *COLS, *args, "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_fit_without_data_or_mechanisms_and_missing_file(tmp_path, capsys):
+    for argv, message in ((["--out", "o"], "name the data file"),
+                          (["x.csv", "--out", "o"], "--mechanisms"),
+                          ([str(tmp_path / "none.csv"), "--mechanisms", "D", "--out", "o"], "no such file")):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["fit", *argv])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and message in err, err
+
+
+def test_predict_usage_errors(fitted, tmp_path, capsys):
+    _, out = fitted
+    ic = write_csv(tmp_path / "ic.csv", [["x", "u"], ["0", "1"], ["1", "1"], ["3", "1"]])
+    for argv, message in (([str(tmp_path), "--u-grid", "0:1:3"], "no fit.json"),
+                          ([str(out)], "nothing to do"),
+                          ([str(out), "--ic", str(ic)], "needs both --ic"),
+                          ([str(out), "--ic", str(ic), "--t", "0,1"], "equally spaced"),
+                          ([str(out), "--u-grid", "1:0:5"], "--u-grid must be"),
+                          ([str(out), "--ic", str(ic), "--t", "5,1"], "increasing times")):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["predict", *argv, "--out", str(tmp_path / "p")])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_fit_user_data_uses_the_integrator(tmp_path):
+    """The Python API and the CLI share one path: the integrator reaches the forward solve."""
+    from binn_utils.user_data import fit_user_data
+    path = write_csv(tmp_path / "d.csv", _rows())
+    cfg = training.TrainConfig(epochs=2, compile=False)
+    kw = dict(x="x_um", t="t_h", u="density", replicate="well")
+    rk, bdf = (fit_user_data(str(path), "DG", cfg, seeds=[0], forward_method=m, **kw) for m in ("RK45", "BDF"))
+    assert (rk.forward_method, bdf.forward_method) == ("RK45", "BDF")
+    ok = np.isfinite(rk.u_p).all() and np.isfinite(bdf.u_p).all()
+    if ok:  # the same solution to the solver tolerance
+        np.testing.assert_allclose(rk.u_p, bdf.u_p, rtol=1e-3, atol=1e-3 * np.abs(rk.u_p).max())
+    with pytest.raises(ValueError, match="unknown forward-solve method"):
+        fit_user_data(str(path), "DG", cfg, seeds=[0], forward_method="Euler", **kw)
+
+
+@pytest.mark.slow
+def test_fit_recovers_sign_and_shape_of_known_operators(tmp_path):
+    """A few hundred epochs on the small problem: D > 0 and increasing, G decreasing and
+    positive at low density (the true D = 200 + 1800 u/K, G = 0.04 (1 - u/K))."""
+    rows, *_ = synthetic_rows(n_x=21, noise=0.0, n_rep=1)
+    path = write_csv(tmp_path / "d.csv", rows)
+    plan = fit_report.plan_fit(str(path), "DG", tmp_path / "out", x="x_um", t="t_h", u="density",
+                               replicate="well", epochs=400, seeds=3, forward_method="BDF")
+    fit, _ = fit_report.run_fit(plan, progress=False, echo=lambda s: None, require_stored=False)
+    lo, hi = fit.u_range
+    g = np.linspace(lo + 0.1 * (hi - lo), hi - 0.1 * (hi - lo), 21)
+    c = fit.operator_curves(g)
+    D, G = np.median(c["D"], axis=0), np.median(c["G"], axis=0)
+    assert np.all(D > 0)
+    assert np.mean(np.diff(D) > 0) >= 0.8, D
+    assert np.mean(np.diff(G) < 0) >= 0.8, G
+    assert G[0] > 0, G
+
+
+def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
+    """A fit trained in parts stores each part as it finishes; after an interruption only
+    the missing part is trained, and the parts combine into one result of all networks."""
+    from binn_utils import user_data
+    path = write_csv(tmp_path / "d.csv", _rows())
+    cfg = training.TrainConfig(epochs=2, compile=False)
+    prep = prepare_fit(str(path), "DG", cfg, range(3), x="x_um", t="t_h", u="density", replicate="well")
+    npz = tmp_path / "k.npz"
+    first, files = user_data._train_parts(prep, npz, {"x": 1}, "k", False, 1, None, n_parts=3)
+    assert [p.name for p, _ in files] == [f"k-part{i}of3.npz" for i in (1, 2, 3)]
+    assert first.n_replicates == 3 and list(first.seeds) == [0, 1, 2]
+    assert first.extra["trained_in_parts"] == 3 and first.history["val_total"].shape == (3, 2)
+    for f in files[1]:
+        f.unlink()                       # "interrupted" before part 2 was stored
+    calls = []
+    real = training.train
+
+    def counting(datas, config, seeds, **kw):
+        calls.append(list(seeds))
+        return real(datas, config, seeds, **kw)
+    monkeypatch.setattr(training, "train", counting)
+    again, _ = user_data._train_parts(prep, npz, {"x": 1}, "k", False, 1, None, n_parts=3)
+    assert calls == [[1]]
+    np.testing.assert_array_equal(again.final[[0, 2]], first.final[[0, 2]])
+    np.testing.assert_array_equal(again.final[1], first.final[1])  # same seed, same data, same process
+
+
+@pytest.mark.slow
+def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
+    """--workers 2: the parts train on a LocalCluster of two processes; the networks are
+    those of the same parts trained in this process (same seeds, same data, same batches)."""
+    from binn_utils import user_data
+    path = write_csv(tmp_path / "d.csv", _rows())
+    cfg = training.TrainConfig(epochs=2, compile=False)
+    prep = prepare_fit(str(path), "DG", cfg, range(2), x="x_um", t="t_h", u="density", replicate="well")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    here, _ = user_data._train_parts(prep, tmp_path / "a" / "k.npz", {}, "k", False, 1, None, n_parts=2)
+    remote, files = user_data._train_parts(prep, tmp_path / "b" / "k.npz", {}, "k", False, 2, None)
+    assert [p.name for p, _ in files] == ["k-part1of2.npz", "k-part2of2.npz"]
+    np.testing.assert_allclose(remote.final, here.final, rtol=1e-6, atol=1e-7)
+
+
+def test_committed_example_data_is_the_generators(tmp_path):
+    """data/own_data_example.csv (the book page's data) is write_example_csv()'s output."""
+    committed = Path(fit_report.__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+    fit_report.write_example_csv(tmp_path / "e.csv")
+    a = load_observations_csv(committed, x="x_um", t="t_h", u="density", replicate="well")
+    b = load_observations_csv(tmp_path / "e.csv", x="x_um", t="t_h", u="density", replicate="well")
+    np.testing.assert_allclose(a.u, b.u, rtol=1e-6)
+    assert a.replicates == b.replicates == ["w1", "w2"]
+
+
+def test_a_failed_part_is_counted_and_the_others_kept(tmp_path, monkeypatch):
+    """A part whose training raises is counted and named in the error (which `binn fit`
+    prints, exiting 1), the other part is stored, and the rerun trains only the failed one."""
+    path = write_csv(tmp_path / "d.csv", _rows())
+    real = training.train
+    calls = []
+
+    def flaky(datas, config, seeds, **kw):
+        calls.append(list(seeds))
+        if list(seeds) == [1] and len(calls) <= 2:
+            raise RuntimeError("out of memory")
+        return real(datas, config, seeds, **kw)
+    monkeypatch.setattr(training, "train", flaky)
+    from binn_utils import user_data
+    prep = prepare_fit(str(path), "DG", training.TrainConfig(epochs=2, compile=False), range(2), x="x_um",
+                       t="t_h", u="density", replicate="well")
+    with pytest.raises(RuntimeError, match=r"1 of 2 training parts failed \(part 2: RuntimeError: out of memory\)"):
+        user_data._train_parts(prep, tmp_path / "k.npz", {}, "k", False, 1, None, n_parts=2)
+    assert (tmp_path / "k-part1of2.npz").is_file() and not (tmp_path / "k-part2of2.npz").exists()
+    result, _ = user_data._train_parts(prep, tmp_path / "k.npz", {}, "k", False, 1, None, n_parts=2)
+    assert calls == [[0], [1], [1]] and result.n_replicates == 2
+
+
+@pytest.mark.slow
+def test_fit_on_an_existing_scheduler(tmp_path, capsys):
+    """binn fit --scheduler ADDR: one part per worker of that scheduler, combined and stored
+    under the fit's key; a rerun without the scheduler loads the networks."""
+    from distributed import LocalCluster
+    path = write_csv(tmp_path / "d.csv", _rows())
+    argv = ["fit", str(path), "--mechanisms", "DG", *COLS, "--scale", "quick", "--epochs", "2",
+            "--forward-method", "BDF", "--out", str(tmp_path / "out")]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        assert cli.main(argv + ["--scheduler", cluster.scheduler_address]) == 0
+    rec = json.loads((tmp_path / "out" / "fit.json").read_text())
+    assert rec["results"]["networks_trained_by_this_run"] == 2
+    stored = json.loads((tmp_path / "out" / rec["networks"][1]).read_text())
+    assert stored["extra"]["trained_in_parts"] == 2
+    assert not list((tmp_path / "out" / "networks").glob("*part*"))
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    assert "nothing trained" in capsys.readouterr().out
