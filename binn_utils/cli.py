@@ -39,10 +39,9 @@ from .sweeps import (JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_req
                      group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups,
                      replicate_steps, run_settings)
 
-STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size",
-           "batch_size_authors")
+STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
-_SUPPORTING = ("learning_rate", "loss_weight", "architecture", "batch_size")
+_SUPPORTING = tuple(s.name for s in studies.repeated(dense=False))
 #: Named lists of studies for ``binn sweep --plan``: entries (study, preset, noise variance or
 #: None for the study's default, dense), run in this order (``--priority`` orders the groups).
 PLANS = {
@@ -61,28 +60,8 @@ PLANS = {
 
 
 def settings_for(study: str, preset: str, noise_var=None, dense=False, epochs=None, seeds=None) -> list:
-    kw = dict(dense=dense, epochs=epochs, seeds=seeds)
-    if study == "noise":
-        return studies.noise_study(preset, dense=dense, epochs=epochs, seeds=seeds,
-                                   **({} if noise_var is None else {"noise_vars": (noise_var,)}))
-    if noise_var is not None:
-        kw["noise_var"] = noise_var
-    if study == "defaults":
-        return studies.default_runs(preset, **kw)
-    if study == "framework":
-        return studies.framework_study(preset, **kw)
-    if study == "learning_rate":
-        return studies.learning_rate_study(preset, **kw)
-    if study == "loss_weight":
-        return studies.loss_weight_study(preset, **kw)
-    if study == "architecture":
-        return studies.architecture_study(preset, **kw)
-    if study == "batch_size":
-        fixed, budget = studies.batch_size_study(preset, **kw)
-        return fixed + budget
-    if study == "batch_size_authors":
-        return studies.batch_size_authors_budget(preset, **kw)
-    raise ValueError(f"unknown study {study!r}; choose from {STUDIES + ('all',)}")
+    """Every setting of one study (all its parts); ``noise_var`` None: the study's own noise levels."""
+    return studies.get(study).settings(preset, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -404,3 +404,10 @@ def budgets_figure(budgets):
     axes[0][0].set_ylabel("rel. $L^2$ error")
     fig.tight_layout()
     return fig
+
+
+def study_figure(study, results):
+    """The figure of a study (``study.figure`` names its function here) from its results
+    (a tuple of parts for a study whose results come in parts)."""
+    draw = globals()[study.figure]
+    return draw(*results) if isinstance(results, tuple) else draw(results)

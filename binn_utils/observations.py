@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 NOISE_VARIANCES = (0.0, 1e-3, 5e-3, 1e-2, 5e-2)
+#: The paper's default observation noise variance (main text).
+DEFAULT_NOISE_VAR = 1e-3
 SPLIT_FRACTIONS = (0.8, 0.1, 0.1)
 
 
@@ -96,7 +98,7 @@ def split_indices(n: int, seed: int, fractions=SPLIT_FRACTIONS):
             np.sort(perm[n_train + n_val:]))
 
 
-def make_observations(benchmark, noise_var: float = 1e-3, dataset: int = 0, dense: bool = False,
+def make_observations(benchmark, noise_var: float = DEFAULT_NOISE_VAR, dataset: int = 0, dense: bool = False,
                       split_seed: int | None = None) -> Observations:
     """Noisy observations of a benchmark (name or ``Benchmark``).
 

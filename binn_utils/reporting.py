@@ -728,82 +728,16 @@ def glue_summary(prefix: str, summary: dict):
 
 
 # ----------------------------------------------------------------------------- Supporting Material
-def verdict_bullets(study: str, s: dict) -> list[str]:
-    """The main-text comparisons of a study as markdown bullets (for the repeats of the
-    Supporting Material, which claim the same qualitative conclusions)."""
-    if study == "learning_rate":
-        return [f"Lowest median error of $u_\\theta$ at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at "
-                f"$r$ = {s['best_up']}; the paper's 5e-5 to 5e-4: {s['best_theta_verdict']} "
-                f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-                f"Smallest rate $r$ = {s['smallest']}: the median validation loss fell by "
-                f"{s['late_drop_small']} % over the last quarter of training, so it {s['small_still_falling']} "
-                f"(more than {s['late_pct']} %: not converged).",
-                f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
-                f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
-                f"{s['large_worse_verdict']} with the paper.",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "loss_weight":
-        return [f"Lowest median error of $u_\\theta$ at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of "
-                f"$u_\\mathrm{{p}}$ at {s['best_up']}; the paper's 1e-1 to 1: {s['best_theta_verdict']} "
-                f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-                f"$w_\\mathrm{{PDE}}$ = {s['low']}: median errors {s['low_theta']} ($u_\\theta$, "
-                f"{s['low_theta_ratio']} times the lowest) and {s['low_up']} ($u_\\mathrm{{p}}$, "
-                f"{s['low_up_ratio']} times the lowest); good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
-                f"(factor {s['factor']}) {s['low_verdict']} with the paper. The weighted PDE loss stays at least "
-                f"{s['low_gap_min']} orders of magnitude below the data loss (paper: more than three: "
-                f"{s['low_gap_verdict']}).",
-                f"$w_\\mathrm{{PDE}}$ = {s['high']}: median errors {s['high_theta']} ($u_\\theta$) and "
-                f"{s['high_up']} ($u_\\mathrm{{p}}$); large errors in both {s['high_verdict']} with the paper.",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "architecture":
-        ups = ", ".join(f"({k[3:].replace('x', ', ')}): {v}" for k, v in s.items()
-                        if k.startswith("up_") and "x" in k)
-        return [f"Median $u_\\mathrm{{p}}$ errors of the equal-size architectures $(h, n)$: {ups}; the "
-                f"smallest network {s['smallest']} being the worst {s['smallest_worst']} with the paper.",
-                f"$(4, 32)$ no better than $(4, 4)$: {s['saturates_verdict']}; its $D$ worse and more "
-                f"variable: {s['D_worse_verdict']}.",
-                f"Lowest mean $u_\\mathrm{{p}}$ error over the sixteen combinations: {s['best_mean']} "
-                f"({s['best_mean_combo']}); lowest median: {s['best_median']} ({s['best_median_combo']}).",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "batch_size":
-        return [f"Time for the fixed epochs per replicate: {s['times']}; fit $T = a/B + c$ with $a$ = "
-                f"{s['fit_a']} s, $c$ = {s['fit_c']} s, $R^2$ = {s['fit_r2']}: an inverse law "
-                f"{s['inverse_verdict']} with the paper.",
-                f"After {s['budget_steps']} optimiser steps the lowest median error of $u_\\theta$ is at "
-                f"$B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}; the paper's 40 to 160: "
-                f"{s['best_theta_verdict']} ($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-                f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors: {s['budget_up_iqr']}; $B$ = 10 the most "
-                f"variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "noise":
-        return [f"Errors of $u_\\theta$ from noise variance {s['nv_lo']} to {s['nv_hi']}: {s['theta_lo_a']} to "
-                f"{s['theta_hi_a']} for {s['arch_a']}, {s['theta_lo_b']} to {s['theta_hi_b']} for "
-                f"{s['arch_b']}; of $u_\\mathrm{{p}}$: {s['up_lo_a']} to {s['up_hi_a']} and {s['up_lo_b']} to "
-                f"{s['up_hi_b']}. Errors growing with the noise: {s['theta_grows_a']}, {s['up_grows_a']}, "
-                f"{s['theta_grows_b']}, {s['up_grows_b']} ($u_\\theta$ and $u_\\mathrm{{p}}$ for {s['arch_a']}, "
-                f"then for {s['arch_b']}).",
-                f"{s['arch_a']} better than {s['arch_b']} at {s['up_small_wins']} nonzero noise levels "
-                f"($u_\\mathrm{{p}}$): {s['up_small_wins_verdict']} with the paper.",
-                f"Final over minimum validation loss at noise variance {s['high']}: {s['rise_high_a']} "
-                f"({s['arch_a']}), {s['rise_high_b']} ({s['arch_b']}); a late rise "
-                f"(over {s['rise_pct']} %): {s['rise_verdict_a']}, {s['rise_verdict_b']}."]
-    raise ValueError(f"unknown study {study!r}")
-
-
-DEFAULT_SETTING = {"learning_rate": {"lr": 5e-4}, "loss_weight": {"w_pde": 0.1},
-                   "architecture": {"arch_D": (4, 32), "arch_V": (4, 32)}, "batch_size": {"batch_size": 40},
-                   "noise": {"noise_var": 1e-3, "arch_u": (4, 32)}}
-
-
-def compare_configurations(here: dict, reference: dict, expect_lower: bool) -> tuple[str, dict]:
-    """Markdown table comparing, per study, the errors at the paper's default setting in
-    this configuration with those in a reference configuration; returns (table, verdicts)."""
+def compare_configurations(here: dict, reference: dict, expect_lower: bool, defaults: dict) -> tuple[str, dict]:
+    """Markdown table comparing, per study, the errors at the paper's default setting
+    (``defaults``: study -> its default point) in this configuration with those in a
+    reference configuration; returns (table, verdicts)."""
     rows = ["| study | setting | median $u_\\theta$ error here | reference | median $u_\\mathrm{p}$ error here "
             "| reference | IQR of $u_\\mathrm{p}$ error here | reference |", "|---" * 8 + "|"]
     lower, narrower = [], []
     for study, res_here in here.items():
         res_ref = reference.get(study)
-        sel = DEFAULT_SETTING[study]
+        sel = defaults[study]
         a = find(res_here, **sel) if res_here else None
         b = find(res_ref, **sel) if res_ref else None
         if a is None or b is None:

@@ -61,18 +61,8 @@ def sp(name):
     return (study_presets or {}).get(name, preset) if preset == "book" else preset
 
 
-STUDIES = {  # study -> (title, settings); the batch-size study: its fixed-epoch runs
-    "learning_rate": ("learning rate (Burgers)",
-                      studies.learning_rate_study(sp("learning_rate"), epochs=epochs, seeds=seeds)),
-    "loss_weight": ("loss weighting (porous medium)",
-                    studies.loss_weight_study(sp("loss_weight"), epochs=epochs, seeds=seeds)),
-    "architecture": ("operator networks (diffusion-advection)",
-                     studies.architecture_study(sp("architecture"), epochs=epochs, seeds=seeds)),
-    "batch_size": ("batch size (diffusion)",
-                   studies.batch_size_study(sp("batch_size"), epochs=epochs, seeds=seeds)[0]),
-    "noise": ("observation noise (diffusion)",
-              studies.noise_study(sp("noise"), epochs=epochs, seeds=seeds)),
-}
+STUDIES = {  # study -> (title, settings); a study in parts: its first part (batch size: fixed epochs)
+    st.name: (st.label, st.groups(sp(st.name), epochs=epochs, seeds=seeds)[0]) for st in studies.sweeps()}
 settings = [s for _, ss in STUDIES.values() for s in ss]
 unique = list({s.key: s for s in settings}.values())
 loaded = dict(zip([s.key for s in unique], reporting.load_or_run(unique, preset, results_dir, desc="diagnostics")))
@@ -239,18 +229,17 @@ reporting.glue("dg_top_n", f"{per_diag[top][1]} of {n_fail}" if n_fail else "n/a
 # %% tags=["remove-cell"]
 from binn_utils.reporting import find
 
-PAPER_ROWS = {  # id -> (study, meta to find the setting)
-    "lr_small": ("learning_rate", dict(lr=5e-7)),
-    "lr_5e-2": ("learning_rate", dict(lr=5e-2)),
-    "lr_5e-1": ("learning_rate", dict(lr=5e-1)),
-    "w_low": ("loss_weight", dict(w_pde=1e-4)),
-    "w_high": ("loss_weight", dict(w_pde=1e3)),
-    "noise_big": ("noise", dict(noise_var=5e-2, arch_u=(6, 128))),
-    "def_lr": ("learning_rate", dict(lr=5e-4)),
-    "def_w": ("loss_weight", dict(w_pde=1e-1)),
-    "def_arch": ("architecture", dict(arch_D=(4, 32), arch_V=(4, 32))),
-    "def_B": ("batch_size", dict(batch_size=40)),
-    "def_noise": ("noise", dict(noise_var=1e-3, arch_u=(4, 32))),
+_lr, _lw = studies.get("learning_rate"), studies.get("loss_weight")
+PAPER_ROWS = {  # id -> (study, meta to find the setting): where the paper reports failure, then its defaults
+    "lr_small": ("learning_rate", _lr.paper_failures[0]),
+    "lr_5e-2": ("learning_rate", _lr.paper_failures[1]),
+    "lr_5e-1": ("learning_rate", _lr.paper_failures[2]),
+    "w_low": ("loss_weight", _lw.paper_failures[0]),
+    "w_high": ("loss_weight", _lw.paper_failures[1]),
+    "noise_big": ("noise", studies.get("noise").paper_failures[0]),
+    **{f"def_{tag}": (name, studies.get(name).default) for tag, name in (
+        ("lr", "learning_rate"), ("w", "loss_weight"), ("arch", "architecture"), ("B", "batch_size"),
+        ("noise", "noise"))},
 }
 n_agree = n_rows = 0
 for rid, (st, meta) in PAPER_ROWS.items():

@@ -94,24 +94,14 @@ _cache = {}
 
 
 def study(name):
-    """Results of a main-text study at its chapter's preset (loaded once; RuntimeError if missing)."""
+    """Results of a main-text study at its chapter's preset, a tuple of parts for a study in
+    parts (loaded once; RuntimeError if missing)."""
     if name not in _cache:
-        pre = sp(name)
+        st, pre = studies.get(name), sp(name)
         try:
-            if name == "framework":
-                _cache[name] = load(studies.framework_study(pre), pre, "framework run")
-            elif name == "noise":
-                _cache[name] = load(studies.noise_study(pre), pre, "noise study")
-            elif name == "learning_rate":
-                _cache[name] = load(studies.learning_rate_study(pre), pre, "learning-rate study")
-            elif name == "loss_weight":
-                _cache[name] = load(studies.loss_weight_study(pre), pre, "loss-weighting study")
-            elif name == "architecture":
-                _cache[name] = load(studies.architecture_study(pre), pre, "architecture study")
-            elif name == "batch_size":
-                fixed, budget = studies.batch_size_study(pre)
-                _cache[name] = (load(fixed, pre, "batch-size study"),
-                                load(budget, pre, "batch-size study (fixed budget)"))
+            parts = tuple(load(ss, pre, f"{st.title} study" + (f" ({what})" if i else ""))
+                          for i, (ss, what) in enumerate(zip(st.groups(pre), st.parts)))
+            _cache[name] = parts if len(parts) > 1 else parts[0]
         except RuntimeError as err:
             _cache[name] = err
     if isinstance(_cache[name], RuntimeError):
@@ -397,18 +387,12 @@ SM_CHECKS = {
                ("theta_grows_b", "$u_\\theta$ error grows with $\\sigma^2$, (6, 128)"),
                ("up_grows_b", "$u_\\mathrm{p}$ error grows with $\\sigma^2$, (6, 128)"))),
 }
-SM_TITLES = {"learning_rate": "learning rate", "loss_weight": "loss weighting", "architecture": "architecture",
-             "batch_size": "batch size", "noise": "noise"}
+SM_TITLES = {name: studies.get(name).title for name in SM_CHECKS}
 
 
 def sm_settings(name, nv, dense, pre):
-    if name == "noise":
-        return studies.noise_study(pre, dense=dense)
-    if name == "batch_size":
-        return studies.batch_size_study(pre, noise_var=nv, dense=dense)
-    fn = {"learning_rate": studies.learning_rate_study, "loss_weight": studies.loss_weight_study,
-          "architecture": studies.architecture_study}[name]
-    return fn(pre, noise_var=nv, dense=dense)
+    st = studies.get(name)
+    return st.groups(pre, noise_var=None if st.sweeps_noise else nv, dense=dense)
 
 
 def sm_presets():
@@ -422,14 +406,13 @@ def sm_load(name, nv, dense, at=None):
 
     Only the configurations the chapters run by default (the noise-free sparse repeat, and
     the main text's sparse noise study) may be trained (quick runs)."""
-    chapter_default = (not dense) and (name == "noise" or nv == 0.0)
+    chapter_default = (not dense) and (studies.get(name).sweeps_noise or nv == 0.0)
     for pre in ((at,) if at else sm_presets()):
         ss = sm_settings(name, nv, dense, pre)
         try:
-            if name == "batch_size":
-                return (load(ss[0], pre, f"{name} repeat", chapter_default),
-                        load(ss[1], pre, f"{name} repeat (budget)", chapter_default)), pre
-            return load(ss, pre, f"{name} repeat", chapter_default), pre
+            parts = tuple(load(part, pre, f"{name} repeat" + (f" ({what})" if i else ""), chapter_default)
+                          for i, (part, what) in enumerate(zip(ss, studies.get(name).parts)))
+            return (parts if len(parts) > 1 else parts[0]), pre
         except RuntimeError:
             continue
     return None
@@ -483,9 +466,10 @@ def claim_supplementary():
             continue
         group = f"{config_label(nv, True)} against 71 points"
         n_cmp = 0
-        for name in ("learning_rate", "loss_weight", "architecture", "batch_size", "noise"):
-            if name == "noise" and nv != 1e-3:
-                continue  # the noise study's default setting is sigma^2 = 1e-3
+        for st in studies.sweeps():
+            name = st.name
+            if st.sweeps_noise and nv != st.default["noise_var"]:
+                continue  # a study that sweeps sigma^2 is compared at its default noise level only
             here, pre = loaded.get((name, nv, True), (None, None))
             if here is None:
                 continue
@@ -495,7 +479,7 @@ def claim_supplementary():
                 continue
             h = here[0] if isinstance(here, tuple) else here
             r = ref[0] if isinstance(ref, tuple) else ref
-            sel = reporting.DEFAULT_SETTING[name]
+            sel = st.default
             a, b = find(h, **sel), find(r, **sel)
             if a is None or b is None:
                 continue
@@ -520,16 +504,14 @@ def claim_supplementary():
 
 # %% tags=["remove-cell"]
 # Claim 12: ground-truth-free diagnostics at the paper's failure settings and defaults.
-DIAG_CASES = (  # (study, meta, the paper's reading)
-    ("learning_rate", dict(lr=5e-7), "failure"), ("learning_rate", dict(lr=5e-2), "failure"),
-    ("learning_rate", dict(lr=5e-1), "failure"), ("loss_weight", dict(w_pde=1e-4), "failure"),
-    ("loss_weight", dict(w_pde=1e3), "failure"), ("learning_rate", dict(lr=5e-4), "default"),
-    ("loss_weight", dict(w_pde=1e-1), "default"))
+DIAG_STUDIES = (studies.get("learning_rate"), studies.get("loss_weight"))
+DIAG_CASES = (  # (study, meta, the paper's reading): where the paper reports failure, then its defaults
+    [(st.name, dict(m), "failure") for st in DIAG_STUDIES for m in st.paper_failures]
+    + [(st.name, dict(st.default), "default") for st in DIAG_STUDIES])
 
 
 def claim_diagnostics():
-    all_settings = {"learning_rate": studies.learning_rate_study(sp("learning_rate")),
-                    "loss_weight": studies.loss_weight_study(sp("loss_weight"))}
+    all_settings = {st.name: st.settings(sp(st.name)) for st in DIAG_STUDIES}
     cases, runs = [], {}
     for st, meta, reading in DIAG_CASES:
         (key, val), = meta.items()
@@ -961,7 +943,7 @@ display(Markdown("\n".join(lines)))
 # results: the preset, the number of settings, the epochs (a range for the fixed-budget
 # runs, whose epochs depend on the batch size), the replicates of each setting, where the
 # settings were trained and which integrator computed $u_\mathrm{p}$. The presets are
-# defined in `binn_utils/studies.py`: `paper` is the published grid (4000 epochs, 10
+# defined in `binn_utils/studies/base.py`: `paper` is the published grid (4000 epochs, 10
 # initialisations; 10 datasets in the noise study, 3 for its large network), `lite` 1000
 # epochs and 3 initialisations. A Supporting Material configuration is read at `paper`
 # where it is stored, else at `lite`.
