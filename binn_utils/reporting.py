@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .sweeps import default_results_dir, ensure, reported
+from .verdicts import Outcome, Summary, Verdict
 
 
 def results_dir_for(preset: str, results_dir=None) -> Path:
@@ -172,28 +173,8 @@ def word(flag, yes: str = "agrees", no: str = "disagrees", undecided: str = "can
     return undecided if flag is None else (yes if flag else no)
 
 
-#: Words a sub-claim can end with; only the first two decide anything.
-AGREES, DISAGREES, UNDECIDED, NOT_TESTED = "agrees", "disagrees", "cannot be decided", "not tested"
-TOO_FEW = "too few replicates to decide"
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not tested")
-
-
-def verdict_of(words) -> str:
-    """A claim's verdict from its sub-claims' words.
-
-    Only decided sub-claims count: sub-claims that were not tested, cannot be decided or
-    have too few replicates to decide neither support nor downgrade a claim.  reproduced:
-    every decided sub-claim agrees; not reproduced: none does; partly reproduced: some
-    agree and some disagree; not tested: nothing was decided."""
-    words = list(words)
-    agree, disagree = words.count(AGREES), words.count(DISAGREES)
-    if agree + disagree == 0:
-        return "not tested"
-    if disagree == 0:
-        return "reproduced"
-    if agree == 0:
-        return "not reproduced"
-    return "partly reproduced"
+#: The outcomes of a claim, in the order the scorecard counts them.
+VERDICTS = tuple(o.value for o in Outcome)
 
 
 def _norm(v):
@@ -368,7 +349,7 @@ def band_errors(res, op, band):
         return f(inside), f(outside)
 
 
-def framework_summary(res) -> dict:
+def framework_summary(res) -> Summary:
     """Fig. 1: how well u_theta and u_p match the truth, globally and where the true
     solution is near zero, and where the learned V and G deviate most."""
     th = median(res.metric("err_u_theta"))
@@ -376,18 +357,18 @@ def framework_summary(res) -> dict:
     th_near, th_rest = (median(e) for e in near_zero_errors(res, NEAR_ZERO, "u_theta"))
     lo, hi = res.record["u_range"]
     near = (lo, lo + NEAR_ZERO * (hi - lo))
-    s = {"data": INITIAL_WORDS[getattr(res.setting, "initial", "text")], "max_u": fmt(np.max(res["u_clean"])),
-         "err_theta": med_iqr(res.metric("err_u_theta")), "err_up": med_iqr(res.metric("err_u_p")),
-         "theta_ok": fmt(THETA_OK, "g"), "factor": fmt(FACTOR, "g"), "near_pct": fmt(100 * NEAR_ZERO, "g"),
-         "near_u": fmt(near[1], ".2g"), "up_near": fmt(up_near), "up_rest": fmt(up_rest),
-         "theta_near": fmt(th_near), "theta_rest": fmt(th_rest)}
-    s["theta_verdict"] = word(bool(th <= THETA_OK) if np.isfinite(th) else None)
-    s["near_verdict"] = word(bool(up_near > FACTOR * th_near) if np.isfinite([up_near, th_near]).all() else None)
-    s["local_verdict"] = word(bool(up_near > up_rest) if np.isfinite([up_near, up_rest]).all() else None)
+    s = Summary({"data": INITIAL_WORDS[getattr(res.setting, "initial", "text")], "max_u": fmt(np.max(res["u_clean"])),
+                 "err_theta": med_iqr(res.metric("err_u_theta")), "err_up": med_iqr(res.metric("err_u_p")),
+                 "theta_ok": fmt(THETA_OK, "g"), "factor": fmt(FACTOR, "g"), "near_pct": fmt(100 * NEAR_ZERO, "g"),
+                 "near_u": fmt(near[1], ".2g"), "up_near": fmt(up_near), "up_rest": fmt(up_rest),
+                 "theta_near": fmt(th_near), "theta_rest": fmt(th_rest)})
+    s.judge("theta_verdict", bool(th <= THETA_OK) if np.isfinite(th) else None)
+    s.judge("near_verdict", bool(up_near > FACTOR * th_near) if np.isfinite([up_near, th_near]).all() else None)
+    s.judge("local_verdict", bool(up_near > up_rest) if np.isfinite([up_near, up_rest]).all() else None)
     for op in ("V", "G"):
         e_in, e_out = band_errors(res, op, near)
         s[f"{op}_near"], s[f"{op}_rest"] = fmt(e_in), fmt(e_out)
-        s[f"{op}_verdict"] = word(bool(e_in > e_out) if np.isfinite([e_in, e_out]).all() else None)
+        s.judge(f"{op}_verdict", bool(e_in > e_out) if np.isfinite([e_in, e_out]).all() else None)
     return s
 
 
@@ -400,15 +381,15 @@ def _iqr(values):
     return float(q3 - q1)
 
 
-def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -> dict:
+def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -> Summary:
     """Fig. 2: errors against noise variance for two u-network architectures."""
     archs = sorted({meta_value(r, "arch_u") for r in results}, key=lambda a: (a[0] * a[1], a))
     nvs = sorted({meta_value(r, "noise_var") for r in results})
     high_noise = nvs[-1] if high_noise is None else high_noise
     shown_arch = archs[0] if shown_arch is None else tuple(shown_arch)
-    s = {"rise_pct": fmt(100 * RISE_THRESHOLD, "g"), "trend_p": fmt(TREND_P, "g"),
-         "noise_levels": ", ".join(value_label(v) for v in nvs), "nv_lo": value_label(nvs[0]),
-         "nv_hi": value_label(nvs[-1]), "shown": value_label(shown_noise), "high": value_label(high_noise)}
+    s = Summary({"rise_pct": fmt(100 * RISE_THRESHOLD, "g"), "trend_p": fmt(TREND_P, "g"),
+                 "noise_levels": ", ".join(value_label(v) for v in nvs), "nv_lo": value_label(nvs[0]),
+                 "nv_hi": value_label(nvs[-1]), "shown": value_label(shown_noise), "high": value_label(high_noise)})
     tags = ("a", "b")
     for tag, arch in zip(tags, archs):
         rs = [find(results, noise_var=v, arch_u=arch) for v in nvs]
@@ -425,7 +406,7 @@ def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -
             rho, p = rank_trend(lv, ev)
             s[f"{short}_rho_{tag}"] = fmt(rho, ".2f")
             s[f"{short}_p_{tag}"] = fmt(p, ".2g")
-            s[f"{short}_grows_{tag}"] = word(None if not np.isfinite(p) else bool(rho > 0 and p < TREND_P))
+            s.judge(f"{short}_grows_{tag}", None if not np.isfinite(p) else bool(rho > 0 and p < TREND_P))
         st = curve_stats(find(results, noise_var=high_noise, arch_u=arch) or rs[-1])
         sl = curve_stats(find(results, noise_var=shown_noise, arch_u=arch) or rs[0])
         s[f"rise_high_{tag}"] = fmt(st["rise"], ".2f")
@@ -433,27 +414,29 @@ def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -
         s[f"epochs_{tag}"] = fmt(st["epochs"], "d")
         s[f"rise_low_{tag}"] = fmt(sl["rise"], ".2f")
         rises = None if not np.isfinite(st["rise"]) else bool(st["rise"] > 1 + RISE_THRESHOLD)
-        s[f"rise_verdict_{tag}"] = word(rises, "rises", "does not rise")
+        s.judge(f"rise_verdict_{tag}", rises, "rises", "does not rise")
     if len(archs) == 2:
         nz = [v for v in nvs if v > 0]
         for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
             a = _medians([find(results, noise_var=v, arch_u=archs[0]) for v in nz], m)
             b = _medians([find(results, noise_var=v, arch_u=archs[1]) for v in nz], m)
             s[f"{short}_small_wins"] = f"{int(np.sum(a < b))} of {len(nz)}"
-            s[f"{short}_small_wins_verdict"] = word(bool(np.sum(a < b) > len(nz) / 2) if nz else None)
+            s.judge(f"{short}_small_wins_verdict", bool(np.sum(a < b) > len(nz) / 2) if nz else None)
         r0a, r0b = find(results, noise_var=0.0, arch_u=archs[0]), find(results, noise_var=0.0, arch_u=archs[1])
         if r0a is not None and r0b is not None:
             ma, mb = median(r0a.metric("err_u_theta")), median(r0b.metric("err_u_theta"))
             s["clean_theta_a"], s["clean_theta_b"] = fmt(ma), fmt(mb)
-            s["clean_large_wins"] = word(bool(mb < ma) if np.isfinite([ma, mb]).all() else None)
+            s.judge("clean_large_wins", bool(mb < ma) if np.isfinite([ma, mb]).all() else None)
         else:
             s["clean_theta_a"] = s["clean_theta_b"] = "n/a"
-            s["clean_large_wins"] = word(None)
+            s.judge("clean_large_wins", None)
     for k in [k for k in s if k.endswith("_a")]:  # a single architecture: fill the second one's keys
         s.setdefault(k[:-2] + "_b", "n/a")
     for k in ("theta_small_wins", "theta_small_wins_verdict", "up_small_wins", "up_small_wins_verdict",
               "clean_theta_a", "clean_theta_b", "clean_large_wins"):
         s.setdefault(k, "n/a")
+    for k in ("theta_small_wins_verdict", "up_small_wins_verdict", "clean_large_wins"):  # one architecture
+        s.verdicts.setdefault(k, Verdict.UNDECIDED)
     shown = find(results, noise_var=shown_noise, arch_u=shown_arch) or results[0]
     s["shown_arch"] = arch_label(meta_value(shown, "arch_u"))
     s["shown_D_err"] = med_iqr(shown.operator_error("D"))
@@ -463,19 +446,19 @@ def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -
     return s
 
 
-def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable_from=1e-2) -> dict:
+def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable_from=1e-2) -> Summary:
     """Fig. 3: errors and validation-loss behaviour against the learning rate."""
     rates = [meta_value(r, "lr") for r in results]
     order = np.argsort(rates)
     rs = [results[i] for i in order]
     rates = [rates[i] for i in order]
-    s = {}
+    s = Summary()
     for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
         meds = _medians(rs, m)
         best = _best(rates, meds)
         s[f"best_{short}"] = value_label(best) if best is not None else "n/a"
         s[f"best_{short}_err"] = fmt(np.nanmin(meds)) if np.isfinite(meds).any() else "n/a"
-        s[f"best_{short}_verdict"] = word(None if best is None else any(np.isclose(best, p) for p in paper_best))
+        s.judge(f"best_{short}_verdict", None if best is None else any(np.isclose(best, p) for p in paper_best))
     small, r_shown = rs[0], (find(rs, lr=shown) or rs[len(rs) // 2])
     cs, cm = curve_stats(small), curve_stats(r_shown)
     s["late_pct"] = fmt(100 * LATE_DROP_THRESHOLD, "g")
@@ -483,8 +466,9 @@ def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable
     s["shown"] = value_label(meta_value(r_shown, "lr"))
     s["late_drop_small"] = fmt(100 * cs["late_drop"], ".2g")
     s["late_drop_shown"] = fmt(100 * cm["late_drop"], ".2g")
-    s["small_still_falling"] = word(None if not np.isfinite(cs["late_drop"]) else bool(cs["late_drop"] > LATE_DROP_THRESHOLD),
-                                    "is still falling", "has levelled off")
+    s.judge("small_still_falling",
+            None if not np.isfinite(cs["late_drop"]) else bool(cs["late_drop"] > LATE_DROP_THRESHOLD),
+            "is still falling", "has levelled off")
     s["small_up"] = fmt(median(small.metric("err_u_p")))
     s["small_theta"] = fmt(median(small.metric("err_u_theta")))
     big = [r for r, v in zip(rs, rates) if v >= unstable_from]
@@ -498,20 +482,20 @@ def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable
     s["shown_theta"] = fmt(median(r_shown.metric("err_u_theta")))
     worse = [median(r.metric("err_u_p")) for r in big]
     ok = [np.isfinite(w) for w in worse]
-    s["large_worse_verdict"] = word(None if not big else
-                                    bool(all((not f) or w > median(r_shown.metric("err_u_p"))
-                                             for w, f in zip(worse, ok))))
+    s.judge("large_worse_verdict", None if not big else
+                                   bool(all((not f) or w > median(r_shown.metric("err_u_p"))
+                                            for w, f in zip(worse, ok))))
     s["failures"] = failures_sentence(rs, lambda r: f"r = {value_label(meta_value(r, 'lr'))}")
     return s
 
 
-def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), factor=2.0) -> dict:
+def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), factor=2.0) -> Summary:
     """Fig. 4: errors and weighted loss balance against w_PDE."""
     ws = [meta_value(r, "w_pde") for r in results]
     order = np.argsort(ws)
     rs = [results[i] for i in order]
     ws = [ws[i] for i in order]
-    s = {}
+    s = Summary()
     mins = {}
     for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
         meds = _medians(rs, m)
@@ -519,8 +503,8 @@ def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), fac
         mins[short] = np.nanmin(meds) if np.isfinite(meds).any() else np.nan
         s[f"best_{short}"] = value_label(best) if best is not None else "n/a"
         s[f"best_{short}_err"] = fmt(mins[short])
-        s[f"best_{short}_verdict"] = word(None if best is None else bool(paper_best[0] * (1 - 1e-9) <= best
-                                                                         <= paper_best[1] * (1 + 1e-9)))
+        s.judge(f"best_{short}_verdict", None if best is None else bool(paper_best[0] * (1 - 1e-9) <= best
+                                                                        <= paper_best[1] * (1 + 1e-9)))
     rl, rh = find(rs, w_pde=low), find(rs, w_pde=high)
     for tag, r in (("low", rl), ("high", rh)):
         th = median(r.metric("err_u_theta")) if r is not None else np.nan
@@ -530,8 +514,8 @@ def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), fac
         s[f"{tag}_up_ratio"] = fmt(up / mins["up"], ".2g") if np.isfinite(up) else "n/a"
     if rl is not None:
         th, up = median(rl.metric("err_u_theta")), median(rl.metric("err_u_p"))
-        s["low_verdict"] = word(bool(th <= factor * mins["theta"] and up > factor * mins["up"])
-                                if np.isfinite([th, up]).all() else None)
+        s.judge("low_verdict", bool(th <= factor * mins["theta"] and up > factor * mins["up"])
+                               if np.isfinite([th, up]).all() else None)
         wd, wp = rl.record["config"]["w_data"], rl.record["config"]["w_pde"]
         with np.errstate(all="ignore"):
             ld = np.nanmedian(np.asarray(rl["hist_val_data"], float) * wd, axis=0)
@@ -540,15 +524,17 @@ def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), fac
         gap = gap[np.isfinite(gap)]
         s["low_gap_min"] = fmt(gap.min(), ".2g") if gap.size else "n/a"
         s["low_gap_final"] = fmt(gap[-1], ".2g") if gap.size else "n/a"
-        s["low_gap_verdict"] = word(bool(gap.min() > 3) if gap.size else None)
+        s.judge("low_gap_verdict", bool(gap.min() > 3) if gap.size else None)
     else:
-        s.update(low_verdict=word(None), low_gap_min="n/a", low_gap_final="n/a", low_gap_verdict=word(None))
+        s.update(low_gap_min="n/a", low_gap_final="n/a")
+        s.judge("low_verdict", None)
+        s.judge("low_gap_verdict", None)
     if rh is not None:
         th, up = median(rh.metric("err_u_theta")), median(rh.metric("err_u_p"))
-        s["high_verdict"] = word(bool(th > factor * mins["theta"] and up > factor * mins["up"])
-                                 if np.isfinite([th, up]).all() else None)
+        s.judge("high_verdict", bool(th > factor * mins["theta"] and up > factor * mins["up"])
+                                if np.isfinite([th, up]).all() else None)
     else:
-        s["high_verdict"] = word(None)
+        s.judge("high_verdict", None)
     s["low"], s["high"], s["factor"] = value_label(low), value_label(high), fmt(factor, "g")
     s["failures"] = failures_sentence(rs, lambda r: f"w_PDE = {value_label(meta_value(r, 'w_pde'))}")
     return s
@@ -575,7 +561,7 @@ def architecture_matrix(results, stat="mean", metric="err_u_p"):
     return archs, M, notes
 
 
-def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
+def architecture_summary(results, up_metric: str = "err_u_p") -> Summary:
     """Fig. 5: forward-solve and operator errors for the operator-network architectures.
 
     ``up_metric``: the u_p error the comparisons use ("err_u_p": Frobenius norm, as every
@@ -583,7 +569,7 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
     archs, M_mean, _ = architecture_matrix(results, "mean", up_metric)
     _, M_med, _ = architecture_matrix(results, "median", up_metric)
     diag = [find(results, arch_D=a, arch_V=a) for a in archs]
-    s = {}
+    s = Summary()
     meds = np.array([median(r.metric(up_metric)) if r is not None else np.nan for r in diag])
     for a, r, m in zip(archs, diag, meds):
         tag = f"{a[0]}x{a[1]}"
@@ -605,11 +591,11 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
     worse_than = [clearly_above(errs[0], e) for e in errs[1:]]
     beaten_by = [clearly_above(e, errs[0]) for e in errs[1:]]
     if any(b for b in beaten_by):
-        s["smallest_worst"] = word(False)
+        s.judge("smallest_worst", False)
     elif any(w for w in worse_than):
-        s["smallest_worst"] = word(True)
+        s.judge("smallest_worst", True)
     else:
-        s["smallest_worst"] = word(None)
+        s.judge("smallest_worst", None)
     s["smallest_clearly_worse_than"] = ", ".join(arch_label(a) for a, w in zip(archs[1:], worse_than) if w) or "none"
     if np.isfinite(M_mean).any():
         i, j = np.unravel_index(np.nanargmin(M_mean), M_mean.shape)
@@ -627,12 +613,13 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
     if a44 in archs and a432 in archs:
         r44, r432 = find(results, arch_D=a44, arch_V=a44), find(results, arch_D=a432, arch_V=a432)
         better = clearly_above(r44.metric(up_metric), r432.metric(up_metric))
-        s["saturates_verdict"] = word(None if better is None else not better)
+        s.judge("saturates_verdict", None if better is None else not better)
         d44, d432 = r44.operator_error("D"), r432.operator_error("D")
-        s["D_worse_verdict"] = word(bool(median(d432) > median(d44) and _iqr(d432) > _iqr(d44))
-                                    if np.isfinite([median(d44), median(d432)]).all() else None)
+        s.judge("D_worse_verdict", bool(median(d432) > median(d44) and _iqr(d432) > _iqr(d44))
+                                   if np.isfinite([median(d44), median(d432)]).all() else None)
     else:
-        s["saturates_verdict"] = s["D_worse_verdict"] = word(None)
+        s.judge("saturates_verdict", None)
+        s.judge("D_worse_verdict", None)
     s["failures"] = failures_sentence(results, lambda r: f"D {arch_label(meta_value(r, 'arch_D'))} "
                                                          f"V {arch_label(meta_value(r, 'arch_V'))}")
     return s
@@ -669,16 +656,16 @@ def wall_time_fit(fixed) -> dict:
     return out
 
 
-def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> dict:
+def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> Summary:
     """Fig. 6: wall time against B, errors after a fixed budget of optimiser steps."""
     fit = wall_time_fit(fixed)
-    s = {"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
-         "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
-         "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
-                                                                                   fit["per_step_ms"]))}
+    s = Summary({"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
+                 "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
+                 "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
+                                                                                           fit["per_step_ms"]))})
     s["r2_min"] = fmt(INVERSE_LAW_R2, "g")
     inv = None if not np.isfinite(fit["r2"]) else bool(fit["r2"] > INVERSE_LAW_R2 and fit["a"] > 0)
-    s["inverse_verdict"] = word(inv)
+    s.judge("inverse_verdict", inv)
     if np.isfinite(fit["c"]) and np.isfinite(fit["a"]) and len(fit["B"]):
         s["c_share"] = fmt(100 * fit["c"] / fit["T"][-1], ".2g")
     else:
@@ -698,25 +685,26 @@ def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> dict:
         meds[short] = med
         best = _best(Bs, med)
         s[f"best_{short}"] = str(best) if best is not None else "n/a"
-        s[f"best_{short}_verdict"] = word(None if best is None else best in paper_best)
+        s.judge(f"best_{short}_verdict", None if best is None else best in paper_best)
         s[f"budget_{short}"] = ", ".join(f"B = {b}: {fmt(v)}" for b, v in zip(Bs, med))
     iqrs = [_iqr(r.metric("err_u_p")) for r in rb]
     s["budget_up_iqr"] = ", ".join(f"B = {b}: {fmt(v, '.2g')}" for b, v in zip(Bs, iqrs))
     if 10 in Bs and all(b in Bs for b in paper_best):
         i10 = Bs.index(10)
         mid = [iqrs[Bs.index(b)] for b in paper_best]
-        s["small_variable_verdict"] = word(bool(iqrs[i10] > max(mid)) if np.isfinite([iqrs[i10], *mid]).all()
-                                           else None)
+        s.judge("small_variable_verdict", bool(iqrs[i10] > max(mid)) if np.isfinite([iqrs[i10], *mid]).all()
+                                          else None)
     else:
-        s["small_variable_verdict"] = word(None)
+        s.judge("small_variable_verdict", None)
     if Bs and all(b in Bs for b in paper_best):
         big = Bs[-1]
         mb = meds["up"][Bs.index(big)]
         mm = min(meds["up"][Bs.index(b)] for b in paper_best)
         s["largest"] = str(big)
-        s["large_worse_verdict"] = word(bool(mb > mm) if np.isfinite([mb, mm]).all() else None)
+        s.judge("large_worse_verdict", bool(mb > mm) if np.isfinite([mb, mm]).all() else None)
     else:
-        s["largest"], s["large_worse_verdict"] = "n/a", word(None)
+        s["largest"] = "n/a"
+        s.judge("large_worse_verdict", None)
     s["failures"] = failures_sentence(rb, lambda r: f"B = {meta_value(r, 'batch_size'):g}")
     return s
 

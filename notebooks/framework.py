@@ -52,6 +52,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import plotting, reporting, studies
 from binn_utils.benchmarks import INITIALS
+from binn_utils.verdicts import Verdict
 
 plotting.style()
 
@@ -156,7 +157,7 @@ if compare_initial:
     display(Markdown("\n".join(rows)))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])
-    reporting.glue("fw_other_theta_verdict", reporting.word(sums[other]["theta_verdict"] == "agrees",
+    reporting.glue("fw_other_theta_verdict", reporting.word(sums[other].verdicts["theta_verdict"] is Verdict.AGREES,
                                                             "matches", "does not match"))
 else:
     reporting.glue("fw_ic_what", "not run (compare_initial is off)")

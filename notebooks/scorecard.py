@@ -48,8 +48,10 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from binn_utils import diagnostics, reporting, studies
-from binn_utils.reporting import (TOO_FEW, VERDICTS, arch_label, find, fmt, med_iqr, median, value_label,
-                                  verdict_of, word)
+from binn_utils.reporting import arch_label, find, fmt, med_iqr, median, value_label
+from binn_utils.verdicts import Outcome, Verdict, aggregate
+
+OUTCOMES = [o.value for o in Outcome]  # the order the scorecard counts them in
 from binn_utils.sweeps import reporting_checkpoint
 
 # Criteria of the verdicts (glued into the prose below; they live in binn_utils.reporting).
@@ -109,22 +111,15 @@ def study(name):
     return _cache[name]
 
 
-def norm(w):
-    """A summary's comparison word as agrees / disagrees / cannot be decided."""
-    return {"is still falling": "agrees", "has levelled off": "disagrees", "rises": "agrees",
-            "does not rise": "disagrees"}.get(w, w)
-
-
 def verdict(subs):
-    """The rule stated in the prose (``reporting.verdict_of``): from a claim's sub-claims."""
-    return verdict_of(w for *_, w in subs)
+    """The rule stated in the prose (``verdicts.aggregate``): from a claim's sub-claims."""
+    return aggregate(w for *_, w in subs).value
 
 
 def tally(subs):
     words = [w for *_, w in subs]
-    plural = {"agrees": "agree", "disagrees": "disagree"}
-    parts = [f"{n} {k if n == 1 else plural.get(k, k)}"
-             for k in ("agrees", "disagrees", "cannot be decided", TOO_FEW, "not tested") if (n := words.count(k))]
+    plural = {Verdict.AGREES: "agree", Verdict.DISAGREES: "disagree"}
+    parts = [f"{n} {k.value if n == 1 else plural.get(k, k.value)}" for k in Verdict if (n := words.count(k))]
     return f"sub-claims: {', '.join(parts)}"
 
 
@@ -140,13 +135,13 @@ def claim_framework(initial="code"):
         res, = load(studies.framework_study(sp("framework"), initial=initial), sp("framework"),
                     f"framework run ({initial})")
     f = reporting.framework_summary(res)
-    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f["theta_verdict"]),
+    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f.verdicts["theta_verdict"]),
             (f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
-             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f["near_verdict"]),
+             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f.verdicts["near_verdict"]),
             ("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
-             "there above that elsewhere)", f["local_verdict"])]
+             "there above that elsewhere)", f.verdicts["local_verdict"])]
     subs += [(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
-              "over the rest of the observed range)", f[f"{op}_verdict"]) for op in ("V", "G")]
+              "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
     ev = (f"{named(res, sp('framework'))}, {f['data']}. Median [IQR] rel. $L^2$ error of $u_\\theta$ "
           f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
           f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
@@ -172,7 +167,7 @@ def claim_noise_grows():
         for short, sym in (("theta", "$u_\\theta$"), ("up", "$u_\\mathrm{p}$")):
             subs.append((f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]} (Spearman's $\\rho > 0$, one-sided "
                          f"$p <$ {s['trend_p']}; here $\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']})",
-                         s[f"{short}_grows_{tag}"]))
+                         s.verdicts[f"{short}_grows_{tag}"]))
     ev = (f"{_noise_runs(res)}. Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
           f"{s['theta_lo_a']} to {s['theta_hi_a']} ({s['arch_a']}), {s['theta_lo_b']} to {s['theta_hi_b']} "
           f"({s['arch_b']}); $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} ({s['arch_a']}), {s['up_lo_b']} to "
@@ -206,16 +201,16 @@ def claim_noise_arch():
     wt, nt = _iqr_wins(res, "err_u_theta")
     wp, npp = _iqr_wins(res, "err_u_p")
     subs = [(f"{s['arch_a']} lower median $u_\\theta$ error at most nonzero noise levels",
-             s["theta_small_wins_verdict"]),
+             s.verdicts["theta_small_wins_verdict"]),
             (f"{s['arch_a']} lower median $u_\\mathrm{{p}}$ error at most nonzero noise levels",
-             s["up_small_wins_verdict"]),
+             s.verdicts["up_small_wins_verdict"]),
             (f"{s['arch_a']} less variable $u_\\theta$ error (IQR over the datasets both networks ran) at most "
              "nonzero noise levels",
-             word(bool(wt > nt / 2) if nt else None)),
+             Verdict.of(bool(wt > nt / 2) if nt else None)),
             (f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error (IQR over the datasets both networks ran) at "
              "most nonzero noise levels",
-             word(bool(wp > npp / 2) if npp else None)),
-            (f"{s['arch_b']} lower $u_\\theta$ error without noise", s["clean_large_wins"])]
+             Verdict.of(bool(wp > npp / 2) if npp else None)),
+            (f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"])]
     ev = (f"{_noise_runs(res)}. {s['arch_a']} has the lower median error at {s['theta_small_wins']} nonzero "
           f"noise levels ($u_\\theta$) and {s['up_small_wins']} ($u_\\mathrm{{p}}$), the smaller IQR at {wt} of {nt} "
           f"($u_\\theta$) and {wp} of {npp} ($u_\\mathrm{{p}}$); at $\\sigma^2 = 0$ median $u_\\theta$ error "
@@ -236,10 +231,10 @@ def claim_noise_D():
         centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
     e_in, e_out = reporting.band_errors(r, "D", band)
     subs = [(f"mean learned $D$ within {fmt(100 * OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
-             f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", word(bool(centre <= OPERATOR_OK) if np.isfinite(centre)
+             f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= OPERATOR_OK) if np.isfinite(centre)
                                                                 else None)),
             ("$D$ less reliable outside that range (larger mean |error|)",
-             word(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
+             Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
     ev = (f"{named(r, sp('noise'))}, $(h_u, n_u)$ = (4, 32). The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
@@ -257,10 +252,10 @@ def claim_noise_val():
         lows.append(fmt(rise, ".2f"))
         subs.append((f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)} (final at most "
                      f"{fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum)",
-                     word(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
+                     Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
     for tag in "ab":
         subs.append((f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
-                     norm(s[f"rise_verdict_{tag}"])))
+                     s.verdicts[f"rise_verdict_{tag}"]))
     ev = (f"{_noise_runs(res)}. Final over minimum median validation loss at $\\sigma^2$ = 1e-3: {lows[0]} "
           f"({s['arch_a']}), {lows[1]} ({s['arch_b']}); at {s['high']}: {s['rise_high_a']} (minimum at epoch "
           f"{s['minep_high_a']} of {s['epochs_a']}), {s['rise_high_b']} (epoch {s['minep_high_b']} of "
@@ -271,12 +266,12 @@ def claim_noise_val():
 def claim_learning_rate():
     res = study("learning_rate")
     s = reporting.learning_rate_summary(res)
-    subs = [("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s["best_up_verdict"]),
+    subs = [("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
+            ("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
             (f"$r$ = {s['smallest']} not converged (validation loss still falling by more than {s['late_pct']} % "
-             "over the last quarter)", norm(s["small_still_falling"])),
-            ("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s["large_worse_verdict"]),
-            ("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", "not tested")]
+             "over the last quarter)", s.verdicts["small_still_falling"]),
+            ("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
+            ("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
     ev = (f"{named(find(res, lr=5e-4) or res[0], sp('learning_rate'))}. Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
           f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "
@@ -292,12 +287,12 @@ def claim_loss_low_high():
     d_best = np.nanmin(list(d.values())) if np.isfinite(list(d.values())).any() else np.nan
     d_low = d.get(1e-4, np.nan)
     subs = [(f"$w_\\mathrm{{PDE}}$ = 1e-4: $u_\\theta$ error within {s['factor']} times the lowest, "
-             f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s["low_verdict"]),
+             f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s.verdicts["low_verdict"]),
             (f"$w_\\mathrm{{PDE}}$ = 1e-4: $D_\\phi$ wrong (median error more than {s['factor']} times the lowest)",
-             word(bool(d_low > FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
+             Verdict.of(bool(d_low > FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
             ("$w_\\mathrm{PDE}$ = 1e-4: weighted PDE loss more than three orders of magnitude below the data loss",
-             s["low_gap_verdict"]),
-            (f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s["high_verdict"])]
+             s.verdicts["low_gap_verdict"]),
+            (f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s.verdicts["high_verdict"])]
     ev = (f"{named(res[0], sp('loss_weight'))}. $w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
           f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
           f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
@@ -311,11 +306,11 @@ def claim_loss_best():
     res = study("loss_weight")
     s = reporting.loss_weight_summary(res, low=1e-4, high=1e3, factor=FACTOR)
     subs = [("lowest median $u_\\theta$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s["best_theta_verdict"]),
+             s.verdicts["best_theta_verdict"]),
             ("lowest median $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s["best_up_verdict"]),
+             s.verdicts["best_up_verdict"]),
             ("$w_\\mathrm{BC}$ has little influence (we do not sweep $w_\\mathrm{BC}$; neither does the paper)",
-             "not tested")]
+             Verdict.NOT_TESTED)]
     ev = (f"{named(res[0], sp('loss_weight'))}, $w_\\mathrm{{data}}$ = 1. Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} "
           f"at {s['best_up']}")
@@ -327,13 +322,13 @@ def claim_architecture(up_metric="err_u_p"):
     s = reporting.architecture_summary(res, up_metric=up_metric)
     r44 = find(res, arch_D=(4, 4), arch_V=(4, 4))
     subs = [(f"{s['smallest']} the worst of the equal-size architectures ($u_\\mathrm{{p}}$ error clearly above at "
-             f"least one other's and clearly below none; clearly: {s['tolerance']})", s["smallest_worst"])]
+             f"least one other's and clearly below none; clearly: {s['tolerance']})", s.verdicts["smallest_worst"])]
     for op in ("D", "V"):
         e = median(r44.operator_error(op)) if r44 is not None else np.nan
         subs.append((f"(4, 4) recovers {op} (median rel. error at most {fmt(OPERATOR_OK, 'g')})",
-                     word(bool(e <= OPERATOR_OK) if np.isfinite(e) else None)))
-    subs += [("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s["saturates_verdict"]),
-             ("(4, 32): $D$ error higher and more variable than with (4, 4)", s["D_worse_verdict"])]
+                     Verdict.of(bool(e <= OPERATOR_OK) if np.isfinite(e) else None)))
+    subs += [("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s.verdicts["saturates_verdict"]),
+             ("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
     ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
     norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
     ev = (f"{named(res[0], sp('architecture'))}. Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
@@ -350,11 +345,11 @@ def claim_batch_size(authors_budget=False):
         budget = load(studies.batch_size_authors_budget(sp("batch_size")), sp("batch_size"),
                       "batch-size study (the authors' budget)")
     s = reporting.batch_size_summary(fixed, budget)
-    subs = [(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s["inverse_verdict"]),
-            ("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s["best_up_verdict"]),
-            ("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s["small_variable_verdict"]),
-            (f"$B$ = {s['largest']} less accurate than the best of 40, 160", s["large_worse_verdict"])]
+    subs = [(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
+            ("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_theta_verdict"]),
+            ("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_up_verdict"]),
+            ("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s.verdicts["small_variable_verdict"]),
+            (f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]
     ev = (f"{named(fixed[0], sp('batch_size'))}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
           f"five minutes, about {studies.PAPER_BUDGET_STEPS:,} steps). Time per replicate {s['times']}, "
           f"$R^2$ = {s['fit_r2']}; median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
@@ -441,7 +436,7 @@ def claim_supplementary():
             got = sm_load(name, nv, dense)
             if got is None:
                 missing.append(SM_TITLES[name])
-                subs.append((group, f"{SM_TITLES[name]}: conclusions unchanged", "not tested"))
+                subs.append((group, f"{SM_TITLES[name]}: conclusions unchanged", Verdict.NOT_TESTED))
                 continue
             res, pre = got
             loaded[(name, 1e-3 if nv is None else nv, dense)] = res, pre  # the noise study: under its default 1e-3
@@ -451,10 +446,10 @@ def claim_supplementary():
             summ = fn(res)
             few = n_replicates(res) < reporting.MIN_REPLICATES
             for key, label in checks:
-                w = TOO_FEW if few else norm(summ[key])
+                w = Verdict.TOO_FEW if few else summ.verdicts[key]
                 subs.append((group, f"{SM_TITLES[name]}: {label}", w))
                 total += 1
-                agree += w == "agrees"
+                agree += w is Verdict.AGREES
         txt = f"{group}: {agree} of {total} comparisons agree" if total else f"{group}: not stored"
         if total and missing:
             txt += f" ({', '.join(missing)} not stored)"
@@ -486,20 +481,23 @@ def claim_supplementary():
             ea, eb = median(a.metric("err_u_p")), median(b.metric("err_u_p"))
             ia, ib = reporting._iqr(a.metric("err_u_p")), reporting._iqr(b.metric("err_u_p"))
             few = min(len(a.setting.seeds), len(b.setting.seeds)) < reporting.MIN_REPLICATES
-            subs.append((group, f"{SM_TITLES[name]}: lower median $u_\\mathrm{{p}}$ error at the default",
-                         TOO_FEW if few else word(bool(ea < eb) if np.isfinite([ea, eb]).all() else None)))
+
+            def decide(x, y):
+                return Verdict.TOO_FEW if few else Verdict.of(bool(x < y) if np.isfinite([x, y]).all() else None)
+
+            subs.append((group, f"{SM_TITLES[name]}: lower median $u_\\mathrm{{p}}$ error at the default", decide(ea, eb)))
             subs.append((group, f"{SM_TITLES[name]}: smaller IQR of the $u_\\mathrm{{p}}$ error at the default",
-                         TOO_FEW if few else word(bool(ia < ib) if np.isfinite([ia, ib]).all() else None)))
+                         decide(ia, ib)))
             lower.append(f"{SM_TITLES[name]} ($\\sigma^2$ = {value_label(nv)}): {fmt(ea)} against {fmt(eb)}")
             n_cmp += 1
         if not n_cmp:
-            subs.append((group, "denser data reduce the errors and their spread", "not tested"))
+            subs.append((group, "denser data reduce the errors and their spread", Verdict.NOT_TESTED))
     run = ("; ".join(sorted(runs)) if runs else
            planned(sm_settings("learning_rate", 0.0, False, sm_presets()[0]), sm_presets()[0]) + " (planned)")
     ev = (f"{run}. Comparisons with the main-text conclusions per configuration: {'; '.join(parts)}. "
           "Median $u_\\mathrm{p}$ error at the default setting, dense against sparse: "
           + ("; ".join(lower) if lower else "no dense repeat stored"))
-    return ev, subs, ["supplementary"], any(w == "not tested" for *_, w in subs)
+    return ev, subs, ["supplementary"], any(w is Verdict.NOT_TESTED for *_, w in subs)
 
 
 # %% tags=["remove-cell"]
@@ -530,12 +528,12 @@ def claim_diagnostics():
     for name, reading, res in cases:
         label = f"{name}: " + ("a flag fires" if reading == "failure" else "no flag (default)")
         if res is None:
-            subs.append((label, "not tested"))
+            subs.append((label, Verdict.NOT_TESTED))
             parts.append(f"{name}: not stored")
             continue
         rep = reports[name]
         fired = bool(rep.flags)
-        subs.append((label, word(fired if reading == "failure" else not fired)))
+        subs.append((label, Verdict.of(fired if reading == "failure" else not fired)))
         parts.append(f"{name}: " + (", ".join(f.replace("_", " ") for f in rep.flags) or "no flag"))
     what = "; ".join(f"{SM_TITLES[k]}: {v}" for k, v in runs.items()) or (
         "; ".join(planned(v, sp(k)) for k, v in all_settings.items()) + " (planned)")
@@ -618,7 +616,7 @@ for mine, other, fn in CHOICES:
     changed = [f"claim {i}: {ours[i]} → {v}" for i, v in sorted(theirs.items()) if v != ours[i]]
     choice_rows.append(f"| {mine} | {other} | {'; '.join(changed) or 'none'} |")
 
-counts = {k: sum(r[4].split(" (")[0] == k for r in rows) for k in VERDICTS}
+counts = {k: sum(r[4].split(" (")[0] == k for r in rows) for k in OUTCOMES}
 for k, n in counts.items():
     reporting.glue(f"sc_n_{k.replace(' ', '_')}", str(n))
 reporting.glue("sc_n_claims", str(len(rows)))
@@ -698,7 +696,7 @@ def what_failed(subs, most=4):
     out = []
     for sub in subs:
         group, label, w = sub if len(sub) == 3 else (None, *sub)
-        if w == "disagrees":
+        if w is Verdict.DISAGREES:
             out.append((f"{group}: " if group else "") + f"“{strip_criterion(label)}”")
     if len(out) > most:
         out = out[:most] + [f"and {len(out) - most} more"]
@@ -721,7 +719,7 @@ def tex_to_html(text):
 
 main = sorted([r for r in rows if base(r[4]) in ("not reproduced", "partly reproduced")],
               key=lambda r: (base(r[4]) != "not reproduced", r[0]))
-count_words = [(k, counts[k]) for k in VERDICTS]
+count_words = [(k, counts[k]) for k in OUTCOMES]
 
 # the headline box of this page (MyST, pasted at the top with glue:md)
 lines = ["```{admonition} Does the paper hold up?", ":class: tip", "",
@@ -927,7 +925,7 @@ for i, text, paper, ev, v, subs in rows:
     groups = {}
     for sub in subs:
         group, label, w = sub if len(sub) == 3 else (None, *sub)
-        groups.setdefault(group, []).append(f"{label}: *{w}*")
+        groups.setdefault(group, []).append(f"{label}: *{w.value}*")
     for group, items in groups.items():
         if group is None:
             lines += [f"* {item}" for item in items]
