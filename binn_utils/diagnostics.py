@@ -34,7 +34,7 @@ diagnostic               number (flag when ...)
 =======================  ==============================================================
 
 plus the observed range of u (robust quantiles of the observations,
-``RANGE_QUANTILES``), over which operators are identifiable; :func:`shade_unobserved`
+``RANGE_QUANTILES``), over which operators are identifiable; ``plotting.shade_unobserved``
 greys the rest of an operator plot.
 
 Entry points: :func:`diagnose` (a stored :class:`~binn_utils.sweeps.SettingResult`, or a
@@ -60,7 +60,7 @@ __all__ = [
     "MEAN_FIT_RATIO", "BLOWUP_FACTOR", "OVERFIT_FACTOR", "OVERFIT_MIN_BEFORE", "MISMATCH_RATIO", "MISMATCH_MIN_ERROR", "SPREAD_CV",
     "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays",
-    "diagnose_many", "observed_u_range", "shade_unobserved",
+    "diagnose_many", "observed_u_range",
 ]
 
 # ----------------------------------------------------------------------------- thresholds
@@ -348,29 +348,6 @@ def observed_u_range(u_obs, quantiles=RANGE_QUANTILES) -> tuple[float, float]:
     if not hi > lo:  # constant data: fall back to the raw extremes
         lo, hi = float(u.min()), float(u.max())
     return float(lo), float(hi)
-
-
-def shade_unobserved(ax, u_range, u_grid=None, *, color="0.85", alpha=0.7, label="u not observed", **kw):
-    """Grey out the parts of an operator plot's horizontal (u) axis outside ``u_range``.
-
-    Operators are only identifiable over the observed range of u (paper, noise study).
-    The shading spans the axis limits (call this after plotting), or ``u_grid``'s extent
-    if given (same call as ``plotting.shade_unobserved``); the limits are kept.
-    Returns the list of patches added.
-    """
-    lo, hi = (float(v) for v in u_range)
-    x0, x1 = ax.get_xlim()
-    if u_grid is not None:
-        x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
-    lim = ax.get_xlim()
-    patches = []
-    if x0 < lo:
-        patches.append(ax.axvspan(x0, lo, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
-        label = None
-    if x1 > hi:
-        patches.append(ax.axvspan(hi, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
-    ax.set_xlim(*lim)
-    return patches
 
 
 def _finite_pos(a):

@@ -19,7 +19,7 @@ DEFAULT_NOISE_VAR = 1e-3
 SPLIT_FRACTIONS = (0.8, 0.1, 0.1)
 
 
-def _stable_int(*parts) -> int:
+def stable_int(*parts) -> int:
     return zlib.crc32("|".join(map(str, parts)).encode())
 
 
@@ -88,7 +88,7 @@ def split_indices(n: int, seed: int, fractions=SPLIT_FRACTIONS):
     """Seeded random 80:10:10 split of ``n`` points (sorted index arrays)."""
     if n < 3:
         raise ValueError(f"need at least 3 observations to split into train/validation/test, got {n}")
-    rng = np.random.default_rng(_stable_int("split", seed))
+    rng = np.random.default_rng(stable_int("split", seed))
     perm = rng.permutation(n)
     n_train = int(round(fractions[0] * n))
     n_val = int(round(fractions[1] * n))
@@ -116,7 +116,7 @@ def make_observations(benchmark, noise_var: float = DEFAULT_NOISE_VAR, dataset: 
     x = spatial_grid(dense)
     t = bench.times()
     u = reference_solution(bench, dense=dense)
-    rng = np.random.default_rng(_stable_int("noise", bench.name, int(dense), int(dataset)))
+    rng = np.random.default_rng(stable_int("noise", bench.name, int(dense), int(dataset)))
     z = rng.standard_normal(u.shape)
     u_obs = u + np.sqrt(noise_var) * z
     return Observations(name=bench.name, x=x, t=t, u_obs=u_obs, u_clean=u, noise_var=noise_var,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .metrics import median_iqr
 from .sweeps import default_results_dir, ensure, reported
 from .verdicts import Outcome, Summary, Verdict
 
@@ -53,21 +54,24 @@ def largest_stored(make_settings, presets, results_dir=None) -> str:
 
 def med_iqr(values) -> str:
     """'median [q25, q75]' of the finite values, with the count of failures if any."""
-    v = np.asarray(values, dtype=float)
-    ok = v[np.isfinite(v)]
-    if ok.size == 0:
+    st = median_iqr(values)
+    if st["n"] == st["n_failed"]:
         return "all failed"
-    q1, med, q3 = np.percentile(ok, [25, 50, 75])
-    s = f"{med:.3g} [{q1:.3g}, {q3:.3g}]"
-    if ok.size < v.size:
-        s += f" ({v.size - ok.size} failed)"
+    s = f"{st['median']:.3g} [{st['q25']:.3g}, {st['q75']:.3g}]"
+    if st["n_failed"]:
+        s += f" ({st['n_failed']} failed)"
     return s
 
 
 def median(values) -> float:
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    return float(np.median(v)) if v.size else float("nan")
+    """The median of the finite values (NaN if none)."""
+    return median_iqr(values)["median"]
+
+
+def iqr(values) -> float:
+    """The interquartile range of the finite values (NaN if none)."""
+    st = median_iqr(values)
+    return st["q75"] - st["q25"]
 
 
 def glue(name: str, value, display: bool = False):
@@ -290,12 +294,8 @@ def _best(values, meds):
 
 def quartiles(values) -> tuple[float, float]:
     """(25th, 75th) percentile of the finite values (NaN, NaN if none)."""
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return float("nan"), float("nan")
-    q1, q3 = np.percentile(v, [25, 75])
-    return float(q1), float(q3)
+    st = median_iqr(values)
+    return st["q25"], st["q75"]
 
 
 def clearly_above(a, b):
@@ -370,15 +370,6 @@ def framework_summary(res) -> Summary:
         s[f"{op}_near"], s[f"{op}_rest"] = fmt(e_in), fmt(e_out)
         s.judge(f"{op}_verdict", bool(e_in > e_out) if np.isfinite([e_in, e_out]).all() else None)
     return s
-
-
-def _iqr(values):
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return float("nan")
-    q1, q3 = np.percentile(v, [25, 75])
-    return float(q3 - q1)
 
 
 def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -> Summary:
@@ -578,7 +569,7 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> Summary:
         for op in ("D", "V"):
             e = r.operator_error(op) if r is not None else np.array([np.nan])
             s[f"{op}err_{tag}"] = fmt(median(e))
-            s[f"{op}iqr_{tag}"] = fmt(_iqr(e), ".2g")
+            s[f"{op}iqr_{tag}"] = fmt(iqr(e), ".2g")
         s[f"val_{tag}"] = fmt(curve_stats(r)["final"]) if r is not None else "n/a"
     best = _best(archs, meds)
     s["best_diag"] = arch_label(best) if best is not None else "n/a"
@@ -615,7 +606,7 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> Summary:
         better = clearly_above(r44.metric(up_metric), r432.metric(up_metric))
         s.judge("saturates_verdict", None if better is None else not better)
         d44, d432 = r44.operator_error("D"), r432.operator_error("D")
-        s.judge("D_worse_verdict", bool(median(d432) > median(d44) and _iqr(d432) > _iqr(d44))
+        s.judge("D_worse_verdict", bool(median(d432) > median(d44) and iqr(d432) > iqr(d44))
                                    if np.isfinite([median(d44), median(d432)]).all() else None)
     else:
         s.judge("saturates_verdict", None)
@@ -687,7 +678,7 @@ def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> Summary:
         s[f"best_{short}"] = str(best) if best is not None else "n/a"
         s.judge(f"best_{short}_verdict", None if best is None else best in paper_best)
         s[f"budget_{short}"] = ", ".join(f"B = {b}: {fmt(v)}" for b, v in zip(Bs, med))
-    iqrs = [_iqr(r.metric("err_u_p")) for r in rb]
+    iqrs = [iqr(r.metric("err_u_p")) for r in rb]
     s["budget_up_iqr"] = ", ".join(f"B = {b}: {fmt(v, '.2g')}" for b, v in zip(Bs, iqrs))
     if 10 in Bs and all(b in Bs for b in paper_best):
         i10 = Bs.index(10)
@@ -733,7 +724,7 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, defa
         label = ", ".join(f"{k} = {value_label(v)}" for k, v in sel.items())
         th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
         up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
-        iq = (_iqr(a.metric("err_u_p")), _iqr(b.metric("err_u_p")))
+        iq = (iqr(a.metric("err_u_p")), iqr(b.metric("err_u_p")))
         rows.append(f"| {study.replace('_', ' ')} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
                     f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} |")
         if np.isfinite(up).all():

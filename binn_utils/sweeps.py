@@ -323,7 +323,7 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   device=result.extra.get("device"), trained_with=group, forward_method=forward_method,
                   provenance=provenance())
-    return arrays, _clean_json(record)
+    return arrays, clean_json(record)
 
 
 def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) -> dict:
@@ -333,15 +333,15 @@ def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) ->
     return store.write_pair(*setting.paths(results_dir), arrays, record)
 
 
-def _clean_json(obj):
+def clean_json(obj):
     if isinstance(obj, dict):
-        return {k: _clean_json(v) for k, v in obj.items()}
+        return {k: clean_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_clean_json(v) for v in obj]
+        return [clean_json(v) for v in obj]
     if isinstance(obj, float) and not np.isfinite(obj):
         return None  # JSON has no NaN; None marks a failed/undefined value
     if isinstance(obj, (np.floating, np.integer)):
-        return _clean_json(obj.item())
+        return clean_json(obj.item())
     return obj
 
 

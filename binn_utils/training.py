@@ -33,7 +33,7 @@ import torch
 from .losses import loss_components, step_loss
 from .networks import (Architecture, NetworkLayout, OperatorFunction, flat_grad, leaf_views, mlp_numpy,
                        xavier_init)
-from .observations import Observations, _stable_int
+from .observations import Observations, stable_int
 
 
 class TrainingError(ValueError):
@@ -388,7 +388,7 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     m = torch.zeros_like(flat)
     v = torch.zeros_like(flat)
 
-    gens = [torch.Generator().manual_seed(_stable_int("sampling", int(s))) for s in seeds]
+    gens = [torch.Generator().manual_seed(stable_int("sampling", int(s))) for s in seeds]
     nb = config.n_bc
     bc_x = torch.cat([torch.full((nb,), x0), torch.full((nb,), x1)]).to(dev, dtype)
 
@@ -400,7 +400,7 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
         return p.to(dtype), bt.to(dtype)
 
     # fixed validation collocation set, seeded per replicate
-    vgens = [torch.Generator().manual_seed(_stable_int("validation", int(s))) for s in seeds]
+    vgens = [torch.Generator().manual_seed(stable_int("validation", int(s))) for s in seeds]
     vp, vb = zip(*[collocation(g, (config.val_n_pde,), (2 * config.val_n_bc,)) for g in vgens])
     vbc_x = torch.cat([torch.full((config.val_n_bc,), x0), torch.full((config.val_n_bc,), x1)]).to(dtype)
     val_pde = torch.stack(vp).to(dev)

@@ -694,28 +694,6 @@ class UserFit:
                  self.report.summary()]
         return "\n".join(lines)
 
-    def plot_operators(self, axes=None, extend: float = 0.2):
-        """Median and +-1 sd band of each learned operator in user units, unobserved u shaded."""
-        import matplotlib.pyplot as plt
-        from .diagnostics import shade_unobserved
-        lo, hi = self.u_range
-        pad = extend * (hi - lo)
-        grid = np.linspace(max(lo - pad, 0.0) if lo >= 0 else lo - pad, hi + pad, 201)
-        curves = self.operator_curves(grid)
-        if axes is None:
-            _, axes = plt.subplots(1, len(curves), figsize=(4 * len(curves), 3), squeeze=False)
-            axes = axes[0]
-        for ax, (name, c) in zip(np.atleast_1d(axes), curves.items()):
-            ok = np.all(np.isfinite(c), axis=1)
-            m, s = np.median(c[ok], axis=0), np.std(c[ok], axis=0)
-            ax.fill_between(grid, m - s, m + s, alpha=0.3)
-            ax.plot(grid, m)
-            ax.set_xlim(grid[0], grid[-1])
-            shade_unobserved(ax, (lo, hi))
-            ax.set_xlabel("u")
-            ax.set_title(MECHANISMS[name])
-        return axes
-
 
 def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                  x, t, u, replicate) -> dict:
@@ -825,7 +803,7 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None):
     """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json with
     ``store.write_pair`` (atomic, the JSON last, with the arrays' SHA-256)."""
     from . import store
-    from .sweeps import _clean_json, provenance
+    from .sweeps import clean_json, provenance
     from .training import HISTORY_KEYS
     arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
               "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
@@ -836,7 +814,7 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None):
               "status": list(result.status), "epochs_run": int(result.epochs_run),
               "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
               "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
-    return store.write_pair(path_npz, path_json, arrays, _clean_json(record))
+    return store.write_pair(path_npz, path_json, arrays, clean_json(record))
 
 
 def load_train_result(path_npz, path_json):

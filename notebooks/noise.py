@@ -105,7 +105,7 @@ if other_r is not None:
     reporting.glue("nz_D_other_words", "n/a" if not np.isfinite(ratio) else
                    f"{reporting.fmt(ratio, '.2g')} times that of {arch_label(shown_arch)} "
                    f"({'larger' if ratio > 1 else 'smaller' if ratio < 1 else 'the same'}), with an interquartile "
-                   f"range {reporting.fmt(reporting._iqr(d_b), '.2g')} against {reporting.fmt(reporting._iqr(d_a), '.2g')}")
+                   f"range {reporting.fmt(reporting.iqr(d_b), '.2g')} against {reporting.fmt(reporting.iqr(d_a), '.2g')}")
 else:
     reporting.glue("nz_D_other_arch", "the other network")
     reporting.glue("nz_D_err_other", "not run")

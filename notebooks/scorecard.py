@@ -189,7 +189,7 @@ def _iqr_wins(res, metric):
         # matched datasets: both networks on the datasets the (6, 128) runs have
         common = set(a.setting.datasets) & set(b.setting.datasets)
         pick = lambda r: r.metric(metric)[np.isin(r.setting.datasets, sorted(common))]  # noqa: E731
-        ia, ib = reporting._iqr(pick(a)), reporting._iqr(pick(b))
+        ia, ib = reporting.iqr(pick(a)), reporting.iqr(pick(b))
         if np.isfinite([ia, ib]).all():
             n += 1
             wins += bool(ia < ib)
@@ -479,7 +479,7 @@ def claim_supplementary():
             if a is None or b is None:
                 continue
             ea, eb = median(a.metric("err_u_p")), median(b.metric("err_u_p"))
-            ia, ib = reporting._iqr(a.metric("err_u_p")), reporting._iqr(b.metric("err_u_p"))
+            ia, ib = reporting.iqr(a.metric("err_u_p")), reporting.iqr(b.metric("err_u_p"))
             few = min(len(a.setting.seeds), len(b.setting.seeds)) < reporting.MIN_REPLICATES
 
             def decide(x, y):

@@ -39,18 +39,21 @@ CONFIGS = {
 }
 
 
-STUDIES = ("learning_rate", "loss_weight", "architecture", "batch_size", "noise")
+sys.path.insert(0, str(ROOT))
+from binn_utils import studies  # noqa: E402
+
+STUDIES = tuple(st.name for st in studies.sweeps())
 INTRO = ("This page is the Supporting Material's repeat for the configuration below, drawn by the same "
          "notebook as the chapter's first page, {doc}`/notebooks/supplementary`, which states what the paper "
          "claims for these repeats and how they are read.")
 
 
 def drawn(params: dict) -> set:
-    """The studies a page draws (as the notebook decides: "all" means the four studies, and
-    the noise study only on the dense grid)."""
+    """The studies a page draws (as the notebook decides: "all" means the studies the
+    Supporting Material repeats on the page's grid; the noise study only on the dense one)."""
     study = params.get("study", "all")
     if study == "all":
-        return set(STUDIES) if params.get("dense") else set(STUDIES) - {"noise"}
+        return {st.name for st in studies.repeated(bool(params.get("dense")))}
     return {w.strip() for w in str(study).split(",") if w.strip()}
 
 

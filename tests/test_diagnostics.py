@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from binn_utils import diagnostics as dg
-from binn_utils.diagnostics import (DiagnosticReport, diagnose, diagnose_arrays, diagnose_many,
-                                    observed_u_range, shade_unobserved)
+from binn_utils.diagnostics import DiagnosticReport, diagnose, diagnose_arrays, diagnose_many, observed_u_range
+from binn_utils.plotting import shade_unobserved
 
 E = 1000
 EPOCHS = np.arange(1, E + 1)
