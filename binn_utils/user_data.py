@@ -76,6 +76,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import store
 from .observations import Observations, split_indices
 from .sweeps import CHECKPOINTS, REPORTED
 
@@ -758,9 +759,9 @@ def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = r
 # ----------------------------------------------------------------------------- cached fits
 FIT_CACHE_FORMAT = 1
 
-REQUIRE_STORED_ENV = "BINN_REQUIRE_STORED"
-"""With this environment variable set to "1" (``make book`` sets it), a cached fit that is
-missing raises a RuntimeError instead of training (the book is built from stored results)."""
+#: With this environment variable set to "1" (``make book`` sets it), a cached fit that is
+#: missing raises a RuntimeError instead of training (the book is built from stored results).
+REQUIRE_STORED_ENV = store.REQUIRE_STORED_ENV
 
 
 def data_digest(data: UserObservations) -> str:
@@ -862,7 +863,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     npz, js = Path(cache_dir) / f"{key}.npz", Path(cache_dir) / f"{key}.json"
     if store.check_pair(npz, js) is None:  # missing, or damaged (a StoreWarning names the file)
         if require_stored is None:
-            require_stored = os.environ.get(REQUIRE_STORED_ENV) == "1"
+            require_stored = store.require_stored()
         if require_stored:
             raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing or damaged) and "
                                f"{REQUIRE_STORED_ENV}=1 forbids training it here; run it first (e.g. with "

@@ -33,14 +33,13 @@
 # the flags are compared with the errors against the noise-free solution.
 
 # %% tags=["parameters"]
-preset = "book"        # "quick" (CI smoke run), "book" (committed results), "paper"
-# studies whose committed results were run with another preset (used only when preset == "book")
-study_presets = {"learning_rate": "paper", "loss_weight": "paper", "architecture": "paper", "batch_size": "paper",
-                 "noise": "paper"}
+# None: each study at the scale of its committed results (results/manifest.json); or one scale for
+# all: "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 epochs = None          # None: each study's preset value
 seeds = None           # number of initialisations; None: the preset's value
 failure_factor = 3.0   # ground-truth failure: median u_p error > this x the best comparable setting
-results_dir = None     # None: the committed store (quick runs: out/results-quick)
+results_dir = None     # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None      # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -57,8 +56,8 @@ fmt = reporting.fmt
 
 
 def sp(name):
-    """The preset of one study's results."""
-    return (study_presets or {}).get(name, preset) if preset == "book" else preset
+    """The preset of one study's results: its committed scale, or ``preset`` if one is given."""
+    return preset or reporting.committed_scale(name)
 
 
 STUDIES = {  # study -> (title, settings); a study in parts: its first part (batch size: fixed epochs)

@@ -31,7 +31,8 @@
 # {doc}`../book/errata`).
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
+# None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the preset's value
@@ -41,8 +42,8 @@ initial = "code"         # initial condition: "code" (the authors' Fig. 1 data) 
 replicate_shown = 0      # which initialisation the solution panels show (the paper shows one)
 compare_initial = True   # also show the other initial condition (same preset)
 compare_reactions = True # also compare the three readings of the reaction term (shorter runs)
-reaction_preset = "lite" # preset of that comparison ("quick" when preset is "quick")
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+reaction_preset = None   # preset of that comparison (None: as committed; "quick" when preset is "quick")
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -55,6 +56,8 @@ from binn_utils.benchmarks import INITIALS
 from binn_utils.verdicts import Verdict
 
 plotting.style()
+preset = preset or reporting.committed_scale("framework")
+reaction_preset = reaction_preset or reporting.committed_scale("framework_reactions")
 
 
 def framework_runs(pre, init, rx=reaction):

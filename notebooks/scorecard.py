@@ -29,25 +29,22 @@
 # computed from the stored results; the chapter linked after each claim shows the evidence.
 
 # %% tags=["parameters"]
-preset = "book"          # "quick" (CI smoke run: every study quick), "book" (committed results), "lite", "paper"
-# the preset of each study's committed results (used only when preset == "book"), as in the chapters
-study_presets = {"framework": "paper", "learning_rate": "paper", "loss_weight": "paper", "architecture": "paper",
-                 "batch_size": "paper", "noise": "paper"}
-# the Supporting Material repeats: each configuration at the largest of these presets stored
-SM_PRESETS = ("paper", "lite")
+# None: each study at the scale of its committed results (results/manifest.json), the Supporting
+# Material repeats at the largest committed scale stored; or one scale for everything: "quick" (CI
+# smoke run), "lite", "book", "paper"
+preset = None
 train_missing = None     # None: train missing runs with the quick preset only (and only the chapters' default
                          # configurations); False: never train; True: train everything that is missing
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # unused: this page writes no files
 
 # %% tags=["remove-cell"]
-import os
 import warnings
 
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, reporting, studies
+from binn_utils import diagnostics, reporting, store, studies
 from binn_utils.reporting import arch_label, find, fmt, med_iqr, median, value_label
 from binn_utils.verdicts import Outcome, Verdict, aggregate
 
@@ -60,8 +57,8 @@ THETA_OK, OPERATOR_OK, FACTOR, NEAR_ZERO = (reporting.THETA_OK, reporting.OPERAT
 
 
 def sp(name):
-    """The preset of one study's results: the chapters' presets for the book, else ``preset``."""
-    return (study_presets or {}).get(name, preset) if preset == "book" else preset
+    """The preset of one study's results: its committed scale, or ``preset`` if one is given."""
+    return preset or reporting.committed_scale(name)
 
 
 def may_train(chapter_default=True):
@@ -84,9 +81,8 @@ def named(res, pre, **kw):
 
 def load(settings, pre, desc, chapter_default=True):
     """Stored results of ``settings`` (RuntimeError if some are missing and may not be trained)."""
-    rdir = reporting.results_dir_for(pre, results_dir)
-    missing = [s for s in settings if not s.is_done(rdir)]
-    if missing and (not may_train(chapter_default) or os.environ.get("BINN_REQUIRE_STORED") == "1"):
+    missing = reporting.missing(settings, pre, results_dir)
+    if missing and (not may_train(chapter_default) or store.require_stored()):
         raise RuntimeError(f"{len(missing)} of {len(settings)} settings of the {desc} ({planned(settings, pre)}) "
                            "are not in the results store")
     return reporting.load_or_run(settings, pre, results_dir, desc=desc)
@@ -392,7 +388,7 @@ def sm_settings(name, nv, dense, pre):
 
 def sm_presets():
     """Presets to read the Supporting Material repeats at, the largest stored first."""
-    return SM_PRESETS if preset == "book" else (preset,)
+    return (preset,) if preset else reporting.committed_supporting_scales()
 
 
 def sm_load(name, nv, dense, at=None):

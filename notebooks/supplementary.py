@@ -55,7 +55,9 @@
 # {doc}`/notebooks/batch_size`, {doc}`/notebooks/noise`), drawn by the same functions.
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite" (1000 epochs, 3 initialisations), "book", "paper"
+# None: the scales of the committed repeats (results/manifest.json), the largest stored first;
+# or "quick" (CI smoke run), "lite" (1000 epochs, 3 initialisations), "book", "paper"
+preset = None
 fallback_preset = "lite" # a study (or reference) not stored at `preset` but stored at this one is read here; None: never
 noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
 dense = False            # True: 351 spatial points instead of 71
@@ -65,7 +67,7 @@ study = "all"
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
 compare = True           # also load the reference configuration (same preset) and compare errors with it
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -75,6 +77,7 @@ from IPython.display import Markdown, display
 from binn_utils import figures, plotting, reporting, studies
 
 plotting.style()
+scales = (preset,) if preset else reporting.committed_supporting_scales()
 SWEEPS = {st.name: st for st in studies.sweeps()}
 STUDIES = tuple(SWEEPS)
 wanted = STUDIES if study == "all" else tuple(w.strip() for w in str(study).split(",") if w.strip())
@@ -100,7 +103,7 @@ def load(name, nv, dn, at=None):
     a tuple of parts for a study whose results come in parts."""
     st = SWEEPS[name]
     make = lambda p: st.groups(p, noise_var=nv, dense=dn, epochs=epochs, seeds=seeds)  # noqa: E731
-    pre = at or reporting.largest_stored(make, (preset, fallback_preset), results_dir)
+    pre = at or reporting.largest_stored(make, scales + (fallback_preset,), results_dir)
     used_preset[(name, nv, dn)] = pre
     parts = tuple(reporting.load_or_run(ss, pre, results_dir, desc=name + (f" ({what})" if i else ""))
                   for i, (ss, what) in enumerate(zip(make(pre), st.parts)))

@@ -24,17 +24,17 @@ SOURCE = ROOT / "notebooks" / "supplementary.py"
 # name -> (page title, papermill parameters)
 CONFIGS = {
     "noise_1e-2": ("Supporting Material: more noise (σ² = 0.01)",
-                   {"preset": "paper", "noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
+                   {"noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
     # the dense grid (351 points): the four studies at each noise level, compared with the
     # 71-point grid at the same level; the dense noise study (which sweeps sigma^2) once
     "dense_0": ("Supporting Material: dense grid (351 points, no noise)",
-                {"preset": "paper", "noise_var": 0.0, "dense": True,
+                {"noise_var": 0.0, "dense": True,
                  "study": "learning_rate,loss_weight,architecture,batch_size", "compare": True}),
     "dense_1e-3": ("Supporting Material: dense grid (351 points, σ² = 0.001) and the dense noise study",
-                   {"preset": "paper", "noise_var": 0.001, "dense": True,
+                   {"noise_var": 0.001, "dense": True,
                     "study": "all", "compare": True}),
     "dense_1e-2": ("Supporting Material: dense grid (351 points, σ² = 0.01)",
-                   {"preset": "paper", "noise_var": 0.01, "dense": True,
+                   {"noise_var": 0.01, "dense": True,
                     "study": "learning_rate,loss_weight,architecture,batch_size", "compare": True}),
 }
 
