@@ -46,7 +46,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import diagnostics, reporting, store, studies
 from binn_utils.reporting import arch_label, find, fmt, med_iqr, median, value_label
-from binn_utils.verdicts import Outcome, Verdict, aggregate
+from binn_utils.verdicts import Claim, Outcome, Verdict, aggregate
 
 OUTCOMES = [o.value for o in Outcome]  # the order the scorecard counts them in
 from binn_utils.sweeps import reporting_checkpoint
@@ -538,33 +538,45 @@ def claim_diagnostics():
 
 
 # %% tags=["remove-cell"]
-CLAIMS = [
-    (r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
-     r"Fig. 1 (bottom), one BINN initialisation.", claim_framework),
-    (r"BINN performance degrades gradually with the noise variance but is robust for low-to-moderate noise: relative errors of $u_\theta$ and $u_\mathrm{p}$ grow with $\sigma^2$ on the diffusion equation.",
-     r"Fig. 2 (right), boxplots over 10 initialisations × 10 data sets, $(h_u,n_u)\in\{(4,32),(6,128)\}$.",
-     claim_noise_grows),
-    (r"For noisy data the smaller solution network $(4,32)$ gives slightly lower and less variable errors in $u_\theta$ and $u_\mathrm{p}$ than $(6,128)$; without noise the larger network interpolates best.",
-     r"Fig. 2 (right); dense-data repeat in the Supporting Material.", claim_noise_arch),
-    (r"The learned diffusivity is centred near the true $D=1/2$ over the observed range $u\in[0.4,0.6]$ and is unreliable outside it.",
-     r"Fig. 2 (left), mean ± 1 s.d. over 10 initialisations, $\sigma^2=10^{-3}$.", claim_noise_D),
-    (r"Validation losses stay stable at $\sigma^2=10^{-3}$ but rise in later epochs at $\sigma^2=0.05$ for both architectures, indicating over-fitting.",
-     r"Fig. 2 (bottom right).", claim_noise_val),
-    (r"Learning rate shows three regimes on Burgers' equation: $r=5\times10^{-7}$ under-fits (not converged after 4000 epochs), $r\gtrsim10^{-2}$ is unstable, and $r=5\times10^{-5}$ to $5\times10^{-4}$ gives the lowest errors in $u_\theta$ and $u_\mathrm{p}$; $r\approx10^{-4}$ is best across all benchmarks.",
-     r"Fig. 3; Supporting Material repeats at $\sigma^2\in\{0,10^{-2}\}$ and with dense data.", claim_learning_rate),
-    (r"On the porous-medium equation with $w_\mathrm{BC}=0$, a too small PDE weight ($w_\mathrm{PDE}=10^{-4}$) gives a small $u_\theta$ error but a wrong $D_\phi$ and a large $u_\mathrm{p}$ error, with the weighted PDE loss over three orders of magnitude below the data loss; a too large weight ($10^{3}$) gives large errors in both.",
-     r"Fig. 4; Supporting Material repeats.", claim_loss_low_high),
-    (r"The lowest errors occur for $w_\mathrm{PDE}/w_\mathrm{data}$ between $10^{-1}$ and $10^{0}$; in general $w_\mathrm{data}\gtrsim w_\mathrm{PDE}$ is recommended, and $w_\mathrm{BC}$ has little influence.",
-     r'Fig. 4 (bottom); "preliminary investigations" for $w_\mathrm{BC}$ (no figure).',
-     claim_loss_best),
-    (r"Operator-network capacity helps only until the operators can be represented: $(h,n)=(1,1)$ is biased with large $u_\mathrm{p}$ error, $(4,4)$ recovers $D$ and $V$, and $(4,32)$ is no better (slightly worse, more variable $D$).",
-     r"Fig. 5, linear diffusion–nonlinear advection, 16 combinations of $D$ and $V$ architectures.", claim_architecture),
-    (r"Training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
-     r"Fig. 6, diffusion equation, $B\in\{10,40,160,640\}$.", claim_batch_size),
-    (r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
-     r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary),
-    (r"Good agreement of $u_\theta$ with poor agreement of $u_\mathrm{p}$ signals failed mechanistic recovery; without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate reliable operators.",
-     r"Discussion, drawing on Figs. 2–6.", claim_diagnostics),
+CLAIMS = [  # the paper's words, its evidence, our check, and a short title, its figure and our chapter
+    Claim(1, r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
+          r"Fig. 1 (bottom), one BINN initialisation.", claim_framework,
+          title='u_theta matches, u_p fails near u = 0, V and G deviate there', figure='Fig. 1', chapter='framework'),
+    Claim(2, r"BINN performance degrades gradually with the noise variance but is robust for low-to-moderate noise: relative errors of $u_\theta$ and $u_\mathrm{p}$ grow with $\sigma^2$ on the diffusion equation.",
+          r"Fig. 2 (right), boxplots over 10 initialisations × 10 data sets, $(h_u,n_u)\in\{(4,32),(6,128)\}$.",
+          claim_noise_grows,
+          title='errors grow with the noise', figure='Fig. 2', chapter='noise'),
+    Claim(3, r"For noisy data the smaller solution network $(4,32)$ gives slightly lower and less variable errors in $u_\theta$ and $u_\mathrm{p}$ than $(6,128)$; without noise the larger network interpolates best.",
+          r"Fig. 2 (right); dense-data repeat in the Supporting Material.", claim_noise_arch,
+          title='the smaller u-network is better on noisy data', figure='Fig. 2', chapter='noise'),
+    Claim(4, r"The learned diffusivity is centred near the true $D=1/2$ over the observed range $u\in[0.4,0.6]$ and is unreliable outside it.",
+          r"Fig. 2 (left), mean ± 1 s.d. over 10 initialisations, $\sigma^2=10^{-3}$.", claim_noise_D,
+          title='learned D centred on the truth over the observed range', figure='Fig. 2', chapter='noise'),
+    Claim(5, r"Validation losses stay stable at $\sigma^2=10^{-3}$ but rise in later epochs at $\sigma^2=0.05$ for both architectures, indicating over-fitting.",
+          r"Fig. 2 (bottom right).", claim_noise_val,
+          title='validation loss stable at low noise, rising at high noise', figure='Fig. 2', chapter='noise'),
+    Claim(6, r"Learning rate shows three regimes on Burgers' equation: $r=5\times10^{-7}$ under-fits (not converged after 4000 epochs), $r\gtrsim10^{-2}$ is unstable, and $r=5\times10^{-5}$ to $5\times10^{-4}$ gives the lowest errors in $u_\theta$ and $u_\mathrm{p}$; $r\approx10^{-4}$ is best across all benchmarks.",
+          r"Fig. 3; Supporting Material repeats at $\sigma^2\in\{0,10^{-2}\}$ and with dense data.", claim_learning_rate,
+          title='three learning-rate regimes', figure='Fig. 3', chapter='learning_rate'),
+    Claim(7, r"On the porous-medium equation with $w_\mathrm{BC}=0$, a too small PDE weight ($w_\mathrm{PDE}=10^{-4}$) gives a small $u_\theta$ error but a wrong $D_\phi$ and a large $u_\mathrm{p}$ error, with the weighted PDE loss over three orders of magnitude below the data loss; a too large weight ($10^{3}$) gives large errors in both.",
+          r"Fig. 4; Supporting Material repeats.", claim_loss_low_high,
+          title='too small and too large PDE weights fail', figure='Fig. 4', chapter='loss_weighting'),
+    Claim(8, r"The lowest errors occur for $w_\mathrm{PDE}/w_\mathrm{data}$ between $10^{-1}$ and $10^{0}$; in general $w_\mathrm{data}\gtrsim w_\mathrm{PDE}$ is recommended, and $w_\mathrm{BC}$ has little influence.",
+          r'Fig. 4 (bottom); "preliminary investigations" for $w_\mathrm{BC}$ (no figure).',
+          claim_loss_best,
+          title='lowest errors for w_PDE/w_data in [0.1, 1]', figure='Fig. 4', chapter='loss_weighting'),
+    Claim(9, r"Operator-network capacity helps only until the operators can be represented: $(h,n)=(1,1)$ is biased with large $u_\mathrm{p}$ error, $(4,4)$ recovers $D$ and $V$, and $(4,32)$ is no better (slightly worse, more variable $D$).",
+          r"Fig. 5, linear diffusion–nonlinear advection, 16 combinations of $D$ and $V$ architectures.", claim_architecture,
+          title='operator-network capacity saturates at (4, 4)', figure='Fig. 5', chapter='architecture'),
+    Claim(10, r"Training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
+          r"Fig. 6, diffusion equation, $B\in\{10,40,160,640\}$.", claim_batch_size,
+          title='T ∝ 1/B; B = 40-160 best under a fixed budget', figure='Fig. 6', chapter='batch_size'),
+    Claim(11, r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
+          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary,
+          title='conclusions unchanged without noise, with more noise, with dense data', figure='Supporting Material', chapter='supplementary'),
+    Claim(12, r"Good agreement of $u_\theta$ with poor agreement of $u_\mathrm{p}$ signals failed mechanistic recovery; without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate reliable operators.",
+          r"Discussion, drawing on Figs. 2–6.", claim_diagnostics,
+          title='ground-truth-free diagnostics signal failure', figure='Discussion', chapter='diagnostics'),
 ]
 
 def judge(fn):
@@ -582,17 +594,17 @@ def judge(fn):
 
 
 rows = []  # (number, claim, paper's evidence, our evidence, verdict, sub-claims)
-for i, (text, paper, fn) in enumerate(CLAIMS, start=1):
-    ev, v, subs = judge(fn)
-    rows.append((i, text, paper, ev, v, subs))
+for c in CLAIMS:
+    ev, v, subs = judge(c.check)
+    rows.append((c.number, c.text, c.paper_evidence, ev, v, subs))
 
 # Our choices where the authors' text and code differ, and what each alternative does to the verdicts.
-CLAIM_FN = {fn: i for i, (_, _, fn) in enumerate(CLAIMS, start=1)}
+CLAIM_FN = {c.check: c.number for c in CLAIMS}
 
 
 def with_final_networks():
     with reporting_checkpoint("final"):
-        return {i: judge(fn)[1] for i, (_, _, fn) in enumerate(CLAIMS, start=1)}
+        return {c.number: judge(c.check)[1] for c in CLAIMS}
 
 
 CHOICES = (
@@ -634,20 +646,6 @@ from IPython.display import HTML
 
 MARKS = {"reproduced": ("✔", "#1a7f37"), "partly reproduced": ("◐", "#9a6700"),
          "not reproduced": ("✘", "#cf222e"), "not tested": ("○", "#57606a")}
-#: (short title, the paper's figure, the chapter that shows the evidence) per claim
-TITLES = [("u_theta matches, u_p fails near u = 0, V and G deviate there", "Fig. 1", "framework"),
-          ("errors grow with the noise", "Fig. 2", "noise"),
-          ("the smaller u-network is better on noisy data", "Fig. 2", "noise"),
-          ("learned D centred on the truth over the observed range", "Fig. 2", "noise"),
-          ("validation loss stable at low noise, rising at high noise", "Fig. 2", "noise"),
-          ("three learning-rate regimes", "Fig. 3", "learning_rate"),
-          ("too small and too large PDE weights fail", "Fig. 4", "loss_weighting"),
-          ("lowest errors for w_PDE/w_data in [0.1, 1]", "Fig. 4", "loss_weighting"),
-          ("operator-network capacity saturates at (4, 4)", "Fig. 5", "architecture"),
-          ("T ∝ 1/B; B = 40-160 best under a fixed budget", "Fig. 6", "batch_size"),
-          ("conclusions unchanged without noise, with more noise, with dense data", "Supporting Material",
-           "supplementary"),
-          ("ground-truth-free diagnostics signal failure", "Discussion", "diagnostics")]
 SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
                "T ∝ 1/B": "$T \\propto 1/B$", "B = 40-160": "$B$ = 40-160", "u = 0": "$u = 0$", "D ": "$D$ ",
                "V and G": "$V$ and $G$"}
@@ -665,7 +663,7 @@ def mark_md(v, words=True):
 
 def title_tex(i):
     """The short title of claim i with its symbols as math."""
-    t = TITLES[i - 1][0]
+    t = CLAIMS[i - 1].title
     for plain, tex in SYMBOLS_TEX.items():
         t = t.replace(plain, tex)
     return t
@@ -725,7 +723,7 @@ if main:
     lines += ["", "Where our runs contradict the paper (its sub-claims that disagree):"]
     lines.append("")
     for i, _, _, _, v, subs in main:
-        fig, chap = TITLES[i - 1][1], TITLES[i - 1][2]
+        fig, chap = CLAIMS[i - 1].figure, CLAIMS[i - 1].chapter
         lines.append(f"* {mark_md(v, words=False)} claim {i}, {title_tex(i)} ({{doc}}`{fig} <{chap}>`): "
                      f"{what_failed(subs, most=2) or 'see the sub-claims'}")
 else:
@@ -738,7 +736,7 @@ reporting.glue("hl_box", Markdown("\n".join(lines)))
 items = "".join(
     f'<li><span style="color:{MARKS[base(v)][1]};font-weight:bold">{MARKS[base(v)][0]}</span> claim {i}, '
     f"{tex_to_html(title_tex(i))} "
-    f'(<a href="../notebooks/{TITLES[i - 1][2]}.html">{html.escape(TITLES[i - 1][1])}</a>): '
+    f'(<a href="../notebooks/{CLAIMS[i - 1].chapter}.html">{html.escape(CLAIMS[i - 1].figure)}</a>): '
     f"{tex_to_html(what_failed(subs, most=2) or 'see the sub-claims')}</li>" for i, _, _, _, v, subs in main)
 counts_html = ", ".join(f'<span style="color:{MARKS[k][1]};font-weight:bold">{MARKS[k][0]}</span> '
                         f"<strong>{n}</strong> {k}" for k, n in count_words)
@@ -843,7 +841,7 @@ table = ["| # | verdict | claim (chapter) | what failed: the paper's sub-claims 
          "| --- | --- | --- | --- |"]
 for i, text, paper, ev, v, subs in rows:
     failed = what_failed(subs) if base(v) in ("partly reproduced", "not reproduced") else ""
-    table.append(f"| {i} | {mark_md(v)} | {cell(title_tex(i))} ({{doc}}`{TITLES[i - 1][1]} <{TITLES[i - 1][2]}>`) "
+    table.append(f"| {i} | {mark_md(v)} | {cell(title_tex(i))} ({{doc}}`{CLAIMS[i - 1].figure} <{CLAIMS[i - 1].chapter}>`) "
                  f"| {cell(failed)} |")
 display(Markdown("\n".join(table)))
 
