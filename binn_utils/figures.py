@@ -159,6 +159,34 @@ def _legend(ax, **kw):
 
 
 # ----------------------------------------------------------------------------- Fig. 2
+def framework_figure(res, replicate=0):
+    """Fig. 1: u_theta and u_p of one initialisation at every observation time (dashed: the
+    truth), and its learned D, G and V (unobserved u shaded)."""
+    x, t = res["x"], res["t"]
+    r = replicate
+    fig = plt.figure(figsize=(10, 7))
+    gs = fig.add_gridspec(2, 6)
+    axes = [fig.add_subplot(gs[0, :3]), fig.add_subplot(gs[0, 3:])] + [fig.add_subplot(gs[1, 2 * k:2 * k + 2])
+                                                                        for k in range(3)]
+    for ax, key in ((axes[0], "u_theta"), (axes[1], "u_p")):
+        for i in range(len(t)):
+            ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[key], lw=1.2,
+                    label=("$u_\\theta$" if key == "u_theta" else "$u_p$") if i == 0 else None)
+            ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)
+        ax.set_xlabel("$x$")
+        ax.set_ylabel("$u$")
+        ax.legend(loc="upper right")
+    for ax, op in zip(axes[2:], ("D", "G", "V")):
+        ax.plot(res["u_grid"], res.net(f"op_{op}")[r], color=plotting.COLORS[op], label=f"learned {op}")
+        ax.plot(res["u_grid"], res[f"true_op_{op}"], "k--", lw=0.9, label="truth")
+        plotting.shade_unobserved(ax, res.record["u_range"], res["u_grid"])
+        ax.set_xlabel("$u$")
+        ax.set_ylabel(plotting.OP_LABELS[op])
+        ax.legend()
+    fig.tight_layout()
+    return fig
+
+
 def noise_figure(results, shown_noise=1e-3, shown_arch=(4, 32), curve_noises=None):
     """Fig. 2 (diffusion): left, u_theta, D and u_p at t_end for one noise level and
     architecture; right, errors of u_theta and u_p against the noise variance for each

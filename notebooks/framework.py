@@ -51,7 +51,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, studies
 from binn_utils.benchmarks import INITIALS
 from binn_utils.verdicts import Verdict
 
@@ -74,28 +74,7 @@ reporting.glue("fw_what", reporting.run_description(res, preset=preset))
 # ## Learned and forward-predicted solutions, learned operators
 
 # %% tags=["hide-input"]
-x, t = res["x"], res["t"]
-r = replicate_shown
-fig = plt.figure(figsize=(10, 7))
-gs = fig.add_gridspec(2, 6)
-axes = [fig.add_subplot(gs[0, :3]), fig.add_subplot(gs[0, 3:])] + [fig.add_subplot(gs[1, 2 * k:2 * k + 2])
-                                                                    for k in range(3)]
-for ax, key in ((axes[0], "u_theta"), (axes[1], "u_p")):
-    for i in range(len(t)):
-        ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[key], lw=1.2,
-                label=("$u_\\theta$" if key == "u_theta" else "$u_p$") if i == 0 else None)
-        ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)
-    ax.set_xlabel("$x$")
-    ax.set_ylabel("$u$")
-    ax.legend(loc="upper right")
-for ax, op in zip(axes[2:], ("D", "G", "V")):
-    ax.plot(res["u_grid"], res.net(f"op_{op}")[r], color=plotting.COLORS[op], label=f"learned {op}")
-    ax.plot(res["u_grid"], res[f"true_op_{op}"], "k--", lw=0.9, label="truth")
-    plotting.shade_unobserved(ax, res.record["u_range"], res["u_grid"])
-    ax.set_xlabel("$u$")
-    ax.set_ylabel(plotting.OP_LABELS[op])
-    ax.legend()
-fig.tight_layout()
+fig = figures.framework_figure(res, replicate_shown)
 plotting.save(fig, output_dir, "fig1_framework")
 reporting.glue("fig_framework", fig)
 plt.close(fig)

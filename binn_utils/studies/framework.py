@@ -33,4 +33,4 @@ def chapter_settings(params) -> list[Setting]:
 
 
 STUDY = Study("framework", "framework", "nonlinear_adr", "nonlinear ADR", build, chapter="framework",
-              paper_figure=1, summary=framework_summary, chapter_settings=chapter_settings)
+              paper_figure=1, figure="framework_figure", summary=framework_summary, chapter_settings=chapter_settings)
