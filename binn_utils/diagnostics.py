@@ -53,6 +53,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .metrics import median_iqr
 from .sweeps import reported
 
 __all__ = [
@@ -758,3 +759,37 @@ def diagnose_many(objs: Sequence, labels: Sequence[str] | None = None, *,
             rep = dataclasses.replace(rep, label=str(labels[i]))  # don't relabel the caller's report
         reports.append(rep)
     return DiagnosticTable(reports)
+
+
+# ----------------------------------------------------------------------------- the ground truth
+def ground_truth(res) -> dict:
+    """Ground-truth numbers of one stored setting (medians over replicates): errors of u_p and
+    u_theta against the noise-free solution and of each operator, the replicates that
+    diverged or whose forward solve failed (``bad`` of ``R``), and the noise level."""
+    up, th = res.metric("err_u_p"), res.metric("err_u_theta")
+    st = res.record["status"]
+    ups = res.up_status()
+    bad = sum((a != "ok") or (b != "ok") for a, b in zip(st, ups))
+    ops = {k: median_iqr(res.operator_error(k))["median"]
+           for k in res.record["metrics"][reported()]["operator_errors"]}
+    return dict(up=median_iqr(up)["median"], theta=median_iqr(th)["median"], bad=bad, R=len(st), ops=ops,
+                noise=float(res.record["noise_var"]))
+
+
+def ground_truth_failures(results, groups, factor: float) -> list[dict]:
+    """``ground_truth`` of each result, with ``rel`` (its median u_p error over the best of
+    its group: the same study, ``groups[i]``, at the same noise level) and ``fail``: a
+    ground-truth failure when ``rel`` exceeds ``factor``, u_p has no finite error, or more
+    than half of the replicates diverged or had a failed forward solve."""
+    G = [ground_truth(r) for r in results]
+    group = [(groups[i], G[i]["noise"]) for i in range(len(results))]
+    best = {}
+    for g, v in zip(group, G):
+        if np.isfinite(v["up"]):
+            best[g] = min(best.get(g, np.inf), v["up"])
+    for i, v in enumerate(G):
+        b = best.get(group[i], np.nan)
+        v["rel"] = v["up"] / b if np.isfinite(v["up"]) and np.isfinite(b) and b > 0 else np.nan
+        v["fail"] = bool((np.isfinite(v["rel"]) and v["rel"] > factor) or not np.isfinite(v["up"])
+                         or v["bad"] > v["R"] / 2)
+    return G

@@ -15,6 +15,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter
 
 from . import plotting
 from .plotting import COLORS
@@ -439,3 +440,49 @@ def study_figure(study, results):
     (a tuple of parts for a study whose results come in parts)."""
     draw = globals()[study.figure]
     return draw(*results) if isinstance(results, tuple) else draw(results)
+
+
+def mismatch_figure(ratio, up, rel, study_of, titles: dict, flagged, failed, failure_factor, threshold):
+    """The diagnostics chapter's figure: per setting, the ground-truth-free mismatch ratio
+    against the median u_p error (left) and against that error over the best comparable
+    setting's (right); filled: a diagnostic flag raised, x: a ground-truth failure.
+    ``study_of[i]``: the study of setting i (``titles``: study -> legend label);
+    ``threshold``: the mismatch flag's ratio; a failed forward solve (ratio inf/NaN) is
+    drawn at a dotted line beyond the largest ratio."""
+    ratio, up, rel = (np.asarray(a, float) for a in (ratio, up, rel))
+    finite = np.isfinite(ratio)
+    r_max = np.nanmax(ratio[finite]) if finite.any() else threshold
+    r_edge = max(r_max, threshold) * 2.0
+    ratio_plot = np.where(finite, ratio, r_edge)
+    colors = dict(zip(titles, plt.get_cmap("tab10").colors))
+    fail_a = np.asarray(failed, bool)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.9))
+    for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
+                        (axes[1], rel, "$u_p$ error / best comparable setting's")):
+        for st, title in titles.items():
+            for want_flag in (True, False):
+                sel = np.array([study_of[i] == st and flagged[i] == want_flag for i in range(len(ratio))])
+                sel &= np.isfinite(y) & (ratio_plot > 0)
+                ax.scatter(ratio_plot[sel], y[sel], s=24, marker="o", lw=1.0,
+                           facecolors=colors[st] if want_flag else "none", edgecolors=colors[st],
+                           label=title if want_flag else None)
+        sel = fail_a & np.isfinite(y)
+        ax.scatter(ratio_plot[sel], y[sel], s=50, marker="x", color="k", lw=0.9, label="ground-truth failure")
+        ax.axvline(threshold, color="k", ls="--", lw=0.8)
+        if not finite.all():
+            ax.axvline(r_edge, color="0.6", ls=":", lw=0.8)
+            ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"),
+                        fontsize=plotting.NOTE_SIZE, ha="right", va="top", color="0.4", rotation=90)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
+        ax.set_xlabel("mismatch ratio err($u_p$, obs) / err($u_\\theta$, obs)  (no ground truth)")
+        ax.set_ylabel(ylab)
+    axes[1].axhline(failure_factor, color="tab:red", ls="--", lw=0.8)
+    axes[1].scatter([], [], s=24, facecolors="none", edgecolors="0.3", label="no flag raised (open)")
+    axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.tight_layout()
+    return fig
+

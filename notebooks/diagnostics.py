@@ -46,9 +46,8 @@ output_dir = None      # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
-from matplotlib.ticker import FuncFormatter
 
-from binn_utils import diagnostics, plotting, reporting, studies
+from binn_utils import diagnostics, figures, plotting, reporting, studies
 from binn_utils.sweeps import SettingResult, reported
 
 plotting.style()
@@ -97,28 +96,9 @@ DIAG_SHORT = {"underfitting": "U", "instability": "I", "overfitting": "O", "mech
               "operator_spread": "S", "loss_balance": "B"}
 
 
-def gt(res):
-    """Ground-truth numbers of one setting (medians over replicates)."""
-    up, th = res.metric("err_u_p"), res.metric("err_u_theta")
-    st = res.record["status"]
-    ups = res.up_status()
-    bad = sum((a != "ok") or (b != "ok") for a, b in zip(st, ups))
-    ops = {k: reporting.median(res.operator_error(k)) for k in res.record["metrics"][reported()]["operator_errors"]}
-    return dict(up=reporting.median(up), theta=reporting.median(th), bad=bad, R=len(st), ops=ops,
-                noise=float(res.record["noise_var"]))
-
-
-G = [gt(r) for r in results]
-group = [(study_of[i], G[i]["noise"]) for i in range(len(results))]
-best = {}
-for g, v in zip(group, G):
-    if np.isfinite(v["up"]):
-        best[g] = min(best.get(g, np.inf), v["up"])
-for i, v in enumerate(G):
-    b = best.get(group[i], np.nan)
-    v["rel"] = v["up"] / b if np.isfinite(v["up"]) and np.isfinite(b) and b > 0 else np.nan
-    v["fail"] = bool((np.isfinite(v["rel"]) and v["rel"] > failure_factor) or not np.isfinite(v["up"])
-                     or v["bad"] > v["R"] / 2)
+# the ground-truth rule (binn_utils.diagnostics.ground_truth_failures): groups of comparable settings
+# are the settings of one study at one noise level
+G = diagnostics.ground_truth_failures(results, study_of, failure_factor)
 flag = [bool(rep.flags) for rep in table]
 fail = [v["fail"] for v in G]
 outcome = ["hit" if f and fl else "miss" if f else "false alarm" if fl else "quiet and fine"
@@ -283,41 +263,10 @@ reporting.glue("dg_pl_agree", f"{n_agree} of {n_rows}")
 # %% tags=["hide-input"]
 ratio = np.array([rep["mechanistic_mismatch"].value for rep in table], float)
 up = np.array([v["up"] for v in G], float)
-rel = np.array([v["rel"] for v in G], float)
-finite = np.isfinite(ratio)
-r_max = np.nanmax(ratio[finite]) if finite.any() else diagnostics.MISMATCH_RATIO
-r_edge = max(r_max, diagnostics.MISMATCH_RATIO) * 2.0  # where a failed forward solve (ratio inf/NaN) is drawn
-ratio_plot = np.where(finite, ratio, r_edge)
-colors = dict(zip(STUDIES, plt.get_cmap("tab10").colors))
 fail_a = np.array(fail)
-fig, axes = plt.subplots(1, 2, figsize=(12, 3.9))
-for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
-                    (axes[1], rel, "$u_p$ error / best comparable setting's")):
-    for st, (title, _) in STUDIES.items():
-        for want_flag in (True, False):
-            sel = np.array([study_of[i] == st and flag[i] == want_flag for i in range(len(results))])
-            sel &= np.isfinite(y) & (ratio_plot > 0)
-            ax.scatter(ratio_plot[sel], y[sel], s=24, marker="o", lw=1.0,
-                       facecolors=colors[st] if want_flag else "none", edgecolors=colors[st],
-                       label=title if want_flag else None)
-    sel = fail_a & np.isfinite(y)
-    ax.scatter(ratio_plot[sel], y[sel], s=50, marker="x", color="k", lw=0.9, label="ground-truth failure")
-    ax.axvline(diagnostics.MISMATCH_RATIO, color="k", ls="--", lw=0.8)
-    if not finite.all():
-        ax.axvline(r_edge, color="0.6", ls=":", lw=0.8)
-        ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"), fontsize=plotting.NOTE_SIZE,
-                    ha="right", va="top", color="0.4", rotation=90)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
-    ax.set_xlabel("mismatch ratio err($u_p$, obs) / err($u_\\theta$, obs)  (no ground truth)")
-    ax.set_ylabel(ylab)
-axes[1].axhline(failure_factor, color="tab:red", ls="--", lw=0.8)
-axes[1].scatter([], [], s=24, facecolors="none", edgecolors="0.3", label="no flag raised (open)")
-axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
-fig.tight_layout()
+fig = figures.mismatch_figure(ratio, up, np.array([v["rel"] for v in G], float), study_of,
+                              {st: title for st, (title, _) in STUDIES.items()}, flag, fail, failure_factor,
+                              diagnostics.MISMATCH_RATIO)
 plotting.save(fig, output_dir, "diagnostics_mismatch")
 reporting.glue("fig_diag_mismatch", fig)
 plt.close(fig)
