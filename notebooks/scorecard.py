@@ -356,28 +356,7 @@ def claim_batch_size(authors_budget=False):
 # %% tags=["remove-cell"]
 # Claim 11: the Supporting Material's repeats.
 SM_CONFIGS = ((0.0, False), (1e-2, False), (0.0, True), (1e-3, True), (1e-2, True))
-SM_CHECKS = {
-    "learning_rate": (reporting.learning_rate_summary,
-                      (("best_theta_verdict", "lowest $u_\\theta$ error at $r$ in [5e-5, 5e-4]"),
-                       ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]"),
-                       ("small_still_falling", "smallest $r$ not converged"),
-                       ("large_worse_verdict", "larger errors at $r \\ge$ 1e-2"))),
-    "loss_weight": (reporting.loss_weight_summary,
-                    (("best_theta_verdict", "lowest $u_\\theta$ error at $w_\\mathrm{PDE}$ in [1e-1, 1]"),
-                     ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}$ in [1e-1, 1]"),
-                     ("low_verdict", "good $u_\\theta$, poor $u_\\mathrm{p}$ at $w_\\mathrm{PDE}$ = 1e-4"),
-                     ("high_verdict", "both errors large at $w_\\mathrm{PDE}$ = 1e3"))),
-    "architecture": (reporting.architecture_summary,
-                     (("smallest_worst", "(1, 1) the worst"), ("saturates_verdict", "(4, 32) no better than (4, 4)"))),
-    "batch_size": (lambda r: reporting.batch_size_summary(*r),
-                   (("best_theta_verdict", "lowest $u_\\theta$ error at $B$ in [40, 160]"),
-                    ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $B$ in [40, 160]"))),
-    "noise": (reporting.noise_summary,
-              (("theta_grows_a", "$u_\\theta$ error grows with $\\sigma^2$, (4, 32)"),
-               ("up_grows_a", "$u_\\mathrm{p}$ error grows with $\\sigma^2$, (4, 32)"),
-               ("theta_grows_b", "$u_\\theta$ error grows with $\\sigma^2$, (6, 128)"),
-               ("up_grows_b", "$u_\\mathrm{p}$ error grows with $\\sigma^2$, (6, 128)"))),
-}
+SM_CHECKS = {st.name: (st.summary, st.repeat_checks) for st in studies.sweeps() if st.repeat_checks}
 SM_TITLES = {name: studies.get(name).title for name in SM_CHECKS}
 
 
@@ -423,8 +402,9 @@ def claim_supplementary():
     subs, parts, runs = [], [], set()
     loaded = {}
     # the four studies in every configuration, and the noise study (which sweeps sigma^2) on the dense grid
-    for nv, dense, names in [(nv, dn, [n for n in SM_CHECKS if n != "noise"]) for nv, dn in SM_CONFIGS] + [
-            (None, True, ["noise"])]:
+    sparse = [st.name for st in studies.repeated(dense=False)]
+    for nv, dense, names in [(nv, dn, sparse) for nv, dn in SM_CONFIGS] + [
+            (None, True, [st.name for st in studies.repeated(dense=True) if st.sweeps_noise])]:
         group = config_label(nv, dense) if nv is not None else "noise study, 351 points"
         agree = total = 0
         missing = []
@@ -805,7 +785,7 @@ add("Fig. 6, the authors' budget", nv_words(1e-3, False),
     lambda: load(studies.batch_size_authors_budget(sp("batch_size")), sp("batch_size"), "authors' budget",
                  chapter_default=False), sp("batch_size"))
 for nv, dense in SM_CONFIGS:
-    for name in [n for n in SM_CHECKS if n != "noise"]:
+    for name in [st.name for st in studies.repeated(dense=False)]:
         got = sm_load(name, nv, dense)
         what = f"Supporting Material, {SM_TITLES[name]}"
         if got is None:

@@ -46,6 +46,10 @@ PAPER_FIGURES = {
     (0.01, True): 24,
 }
 
+#: The main-text comparisons a Supporting Material repeat is checked on: (verdict key of the
+#: summary, the sub-claim in the scorecard's words).
+REPEAT_CHECKS = (("smallest_worst", "(1, 1) the worst"), ("saturates_verdict", "(4, 32) no better than (4, 4)"))
+
 STUDY = Study(
     "architecture", "architecture", "diffusion_advection", "diffusion-advection", build,
     default={"arch_D": PAPER_DEFAULTS.arch_D, "arch_V": PAPER_DEFAULTS.arch_V},
@@ -58,4 +62,5 @@ STUDY = Study(
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
     heading="operator networks",
+    repeat_checks=REPEAT_CHECKS,
 )

@@ -108,6 +108,8 @@ class Study:
     heading: str | None = None       # what it varies, for tables (default: ``title``)
     #: points of its grid (``Setting.meta`` values) where the paper reports a failed recovery
     paper_failures: tuple = ()
+    #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
+    repeat_checks: tuple = ()
     chapter_settings: Callable | None = None  # chapter parameters -> every setting the chapter loads
 
     @property

@@ -90,6 +90,11 @@ PAPER_FIGURES = {
     (0.01, True): 27,
 }
 
+#: The main-text comparisons a Supporting Material repeat is checked on: (verdict key of the
+#: summary, the sub-claim in the scorecard's words).
+REPEAT_CHECKS = (("best_theta_verdict", "lowest $u_\\theta$ error at $B$ in [40, 160]"),
+                 ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $B$ in [40, 160]"))
+
 STUDY = Study(
     "batch_size", "batch size", "diffusion", "diffusion", build,
     default={"batch_size": PAPER_DEFAULTS.batch_size},
@@ -103,6 +108,7 @@ STUDY = Study(
     chapter_settings=chapter_settings,
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
+    repeat_checks=REPEAT_CHECKS,
 )
 AUTHORS_BUDGET = Study("batch_size_authors", "batch size, the authors' budget", "diffusion", "diffusion",
                        build_authors_budget, default={"batch_size": PAPER_DEFAULTS.batch_size})

@@ -45,6 +45,13 @@ PAPER_FIGURES = {
     (0.01, True): 21,
 }
 
+#: The main-text comparisons a Supporting Material repeat is checked on: (verdict key of the
+#: summary, the sub-claim in the scorecard's words).
+REPEAT_CHECKS = (("best_theta_verdict", "lowest $u_\\theta$ error at $w_\\mathrm{PDE}$ in [1e-1, 1]"),
+                 ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}$ in [1e-1, 1]"),
+                 ("low_verdict", "good $u_\\theta$, poor $u_\\mathrm{p}$ at $w_\\mathrm{PDE}$ = 1e-4"),
+                 ("high_verdict", "both errors large at $w_\\mathrm{PDE}$ = 1e3"))
+
 STUDY = Study(
     "loss_weight", "loss weighting", "porous_medium", "porous medium", build,
     default={"w_pde": PAPER_DEFAULTS.w_pde},
@@ -57,4 +64,5 @@ STUDY = Study(
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
     paper_failures=({"w_pde": 1e-4}, {"w_pde": 1e3}),
+    repeat_checks=REPEAT_CHECKS,
 )
