@@ -10,6 +10,7 @@ from the committed results.
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -382,7 +383,6 @@ def near_zero_errors(res, frac: float, key: str = "u_p") -> tuple[np.ndarray, np
 def band_errors(res, op, band):
     """Median over replicates of the mean |learned - true| of ``op`` inside and outside
     ``band`` (a u interval), both restricted to the observed range of u."""
-    import warnings
     u = np.asarray(res["u_grid"], float)
     lo, hi = res.record["u_range"]
     obs = (u >= lo - 1e-12) & (u <= hi + 1e-12)

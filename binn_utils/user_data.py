@@ -68,8 +68,11 @@ solving the same problem in both unit systems.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -77,8 +80,11 @@ from typing import Sequence
 import numpy as np
 
 from . import store
+from .diagnostics import diagnose
+from .evaluation import evaluate
 from .observations import Observations, split_indices
-from .sweeps import CHECKPOINTS, REPORTED
+from .sweeps import CHECKPOINTS, REPORTED, clean_json, provenance
+from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout, check_distinct, check_seeds, train
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
@@ -423,7 +429,6 @@ outlier sets the scale and the data are ~0 in training units (a warning)."""
 def _check_meaning(u, x, t, source, ucol):
     """Errors for observations that cannot be a density to fit; warnings (``DataWarning``)
     for ones whose fit would be hard to interpret.  ``u`` is (n_rep, n_t, n_x)."""
-    import warnings
     top = float(np.max(np.abs(u)))
     if not np.max(u) > 0:
         raise ValueError(f"{source}: column {ucol!r} has no positive value; u is a "
@@ -699,7 +704,6 @@ class UserFit:
 def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                  x, t, u, replicate) -> dict:
     """Validate the request and build the training-domain data (everything before training)."""
-    from .training import TrainConfig, check_distinct, check_seeds
 
     mech = validate_mechanisms(mechanisms)
     _check_replicates_mode(replicates)
@@ -724,8 +728,6 @@ def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_ra
 
 def _finish_fit(prep: dict, result) -> UserFit:
     """Evaluate (u_theta, forward solve u_p) and diagnose a trained result: the UserFit."""
-    from .diagnostics import diagnose
-    from .evaluation import evaluate
 
     data, sc, datas, which = prep["data"], prep["scaling"], prep["datas"], prep["which"]
     ev = evaluate(result, datas, which)
@@ -747,7 +749,6 @@ def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = r
     config: a ``TrainConfig`` (default: the paper's defaults, 4000 epochs).
     See :func:`fit_user_data_cached` for the same fit stored on disk.
     """
-    from .training import train
 
     prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                         x, t, u, replicate)
@@ -766,7 +767,6 @@ REQUIRE_STORED_ENV = store.REQUIRE_STORED_ENV
 
 def data_digest(data: UserObservations) -> str:
     """SHA-1 of the observations themselves (grid, values, replicate labels), in float64."""
-    import hashlib
     h = hashlib.sha1()
     for a in (data.x, data.t, data.u):
         a = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
@@ -783,7 +783,6 @@ def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="m
     ``extra``: JSON-serialisable facts about where the data came from (e.g. the source
     file's SHA-1 and the subset selected); they enter the key and are stored with the fit.
     """
-    from .training import TrainConfig
     config = (config or TrainConfig()).validate()
     return {"format": FIT_CACHE_FORMAT, "data_sha1": data_digest(data),
             "mechanisms": list(validate_mechanisms(mechanisms)), "config": config.to_dict(),
@@ -794,8 +793,6 @@ def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="m
 
 def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
     """``<prefix>-<12 hex digits of the SHA-1 of the spec>``: the stored files' name."""
-    import hashlib
-    import json
     digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
     return f"{prefix}-{digest}"
 
@@ -803,9 +800,6 @@ def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
 def save_train_result(result, path_npz, path_json, spec: dict | None = None):
     """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json with
     ``store.write_pair`` (atomic, the JSON last, with the arrays' SHA-256)."""
-    from . import store
-    from .sweeps import clean_json, provenance
-    from .training import HISTORY_KEYS
     arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
               "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
               "diverged_epoch": result.diverged_epoch}
@@ -821,8 +815,6 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None):
 def load_train_result(path_npz, path_json):
     """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
     ``store.DamagedRecordError`` naming the file if the stored pair is damaged."""
-    from . import store
-    from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
     rec, a = store.read_pair(path_npz, path_json)
     config = TrainConfig.from_dict(rec["config"])
     mech = tuple(rec["mechanisms"])
@@ -852,8 +844,6 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     ``require_stored`` (default: the environment variable ``BINN_REQUIRE_STORED`` is "1")
     turns a missing or damaged cache into a RuntimeError instead of a training run.
     """
-    from . import store
-    from .training import train
 
     prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                         x, t, u, replicate)

@@ -117,6 +117,20 @@ def test_nothing_below_the_presentation_layer_draws(module):
     assert not bad, f"{module} ({mine}) draws: " + ", ".join(bad)
 
 
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_of_the_package_is_imported_inside_a_function_above_the_store(module):
+    """Above the store layer every dependency is declared at the top of the module (the
+    engine and the store import some modules late, e.g. in the workers that train)."""
+    mine = layer_of(module)
+    if mine is None or ORDER.index(mine) <= ORDER.index("store"):
+        return
+    tree = ast.parse(MODULES[module].read_text())
+    top = {id(n) for n in tree.body}
+    late = [f"line {n.lineno}" for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            and id(n) not in top and (n.level or (n.module or "").startswith("binn_utils"))]
+    assert not late, f"{module} imports binn_utils modules inside functions: {', '.join(late)}"
+
+
 def test_the_import_graph_has_no_cycle():
     graph = {m: {d for t, _, _ in imports(m) if (d := internal(t)) and d != m
                  and not m.startswith(d + ".")} for m in MODULES}   # a package's submodule may import it
