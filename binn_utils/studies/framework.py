@@ -1,7 +1,7 @@
 """Fig. 1: the ADR-BINN with default hyperparameters on the nonlinear ADR benchmark."""
 from __future__ import annotations
 
-from ..benchmarks import INITIALS
+from ..problems import INITIALS
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import framework_summary
 from ..sweeps import Setting, replicates
