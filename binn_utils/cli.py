@@ -36,17 +36,18 @@ import sys
 import warnings
 from collections import Counter
 
-from . import store, studies
+from . import fit_report, scratch, store, studies
 from .forward_solve import FORWARD_METHODS
+from .fit_report import SCALES
 from .reporting import results_dir_for
 from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
-                     default_results_dir, group_cost, group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups,
-                     replicate_steps, run_settings)
+                     default_results_dir, group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
+                     migrate_store, order_groups, replicate_steps, run_settings)
+from .user_data import validate_mechanisms
 
-STUDIES = ("defaults", "framework", "noise", "learning_rate", "loss_weight", "architecture", "batch_size",
-           "batch_size_authors")
+STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
-_SUPPORTING = ("learning_rate", "loss_weight", "architecture", "batch_size")
+_SUPPORTING = tuple(s.name for s in studies.repeated(dense=False))
 #: Named lists of studies for ``binn sweep --plan``: entries (study, preset, noise variance or
 #: None for the study's default, dense), run in this order (``--priority`` orders the groups).
 PLANS = {
@@ -67,28 +68,8 @@ PLANS = {
 
 
 def settings_for(study: str, preset: str, noise_var=None, dense=False, epochs=None, seeds=None) -> list:
-    kw = dict(dense=dense, epochs=epochs, seeds=seeds)
-    if study == "noise":
-        return studies.noise_study(preset, dense=dense, epochs=epochs, seeds=seeds,
-                                   **({} if noise_var is None else {"noise_vars": (noise_var,)}))
-    if noise_var is not None:
-        kw["noise_var"] = noise_var
-    if study == "defaults":
-        return studies.default_runs(preset, **kw)
-    if study == "framework":
-        return studies.framework_study(preset, **kw)
-    if study == "learning_rate":
-        return studies.learning_rate_study(preset, **kw)
-    if study == "loss_weight":
-        return studies.loss_weight_study(preset, **kw)
-    if study == "architecture":
-        return studies.architecture_study(preset, **kw)
-    if study == "batch_size":
-        fixed, budget = studies.batch_size_study(preset, **kw)
-        return fixed + budget
-    if study == "batch_size_authors":
-        return studies.batch_size_authors_budget(preset, **kw)
-    raise ValueError(f"unknown study {study!r}; choose from {STUDIES + ('all',)}")
+    """Every setting of one study (all its parts); ``noise_var`` None: the study's own noise levels."""
+    return studies.get(study).settings(preset, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -349,7 +330,6 @@ def _positive_float(text: str) -> float:
 
 
 def _add_fit_parsers(sub):
-    from .fit_report import SCALES
     fp = sub.add_parser("fit", help="fit a BINN to your own data (CSV, long format) and write a report",
                         description="Validate DATA.csv, train (or load the stored networks), and write "
                                     "operators.csv, solutions.npz, figures, diagnostics.md, report.html and "
@@ -395,7 +375,6 @@ def _add_fit_parsers(sub):
 
 def _fit(ap, args) -> int:
     """``binn fit``: validate everything, say what will be done, train what is missing, report."""
-    from . import fit_report
     try:
         kw = dict(replicates=args.replicates, scale=args.scale, seeds=args.seeds, epochs=args.epochs,
                   batch_size=args.batch_size, lr=args.lr, w_pde=args.w_pde, forward_method=args.forward_method,
@@ -403,8 +382,6 @@ def _fit(ap, args) -> int:
         if args.example:
             if args.data is not None:
                 raise ValueError("give DATA.csv or --example, not both")
-            from . import scratch
-            from .user_data import validate_mechanisms
             mech = "".join(validate_mechanisms(args.mechanisms or "DG"))
             preset = "book" if args.scale in ("book", "paper") else "quick"
             plan = fit_report.plan_fit(scratch.load_scratch(16000), mech, args.out,
@@ -440,7 +417,6 @@ def _fit(ap, args) -> int:
 
 def _predict(ap, args) -> int:
     """``binn predict``: the learned PDE from a new initial condition, or the operators on a grid."""
-    from . import fit_report
     try:
         if args.ic is None and args.u_grid is None:
             raise ValueError("nothing to do: give --ic and --t (a prediction) and/or --u-grid (an operator table)")

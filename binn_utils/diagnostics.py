@@ -34,7 +34,7 @@ diagnostic               number (flag when ...)
 =======================  ==============================================================
 
 plus the observed range of u (robust quantiles of the observations,
-``RANGE_QUANTILES``), over which operators are identifiable; :func:`shade_unobserved`
+``RANGE_QUANTILES``), over which operators are identifiable; ``plotting.shade_unobserved``
 greys the rest of an operator plot.
 
 Entry points: :func:`diagnose` (a stored :class:`~binn_utils.sweeps.SettingResult`, or a
@@ -60,6 +60,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .metrics import median_iqr
 from .sweeps import reported
 
 __all__ = [
@@ -67,7 +68,7 @@ __all__ = [
     "MEAN_FIT_RATIO", "BLOWUP_FACTOR", "OVERFIT_FACTOR", "OVERFIT_MIN_BEFORE", "MISMATCH_RATIO", "MISMATCH_MIN_ERROR", "SPREAD_CV",
     "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays",
-    "diagnose_many", "observed_u_range", "shade_unobserved", "THRESHOLD_NAMES", "CANDIDATES", "thresholds",
+    "diagnose_many", "observed_u_range", "THRESHOLD_NAMES", "CANDIDATES", "thresholds",
     "current_thresholds", "flag_matrix", "Counts", "count_flags", "combined_flags", "choose_thresholds", "split_parts",
 ]
 
@@ -215,7 +216,7 @@ class Diagnostic:
 
     def __str__(self):
         mark = "FLAG" if self.flag else "ok"
-        return f"{self.name}: {_fmt(self.value)} [{mark}] {self.message}"
+        return f"{self.name}: {fmt_value(self.value)} [{mark}] {self.message}"
 
 
 @dataclass
@@ -266,7 +267,7 @@ class DiagnosticReport:
 
     def summary(self) -> str:
         lines = [f"{self.label or 'setting'}: {self.n_replicates} replicates, {self.n_epochs} epochs, "
-                 f"observed u in [{_fmt(self.u_range[0])}, {_fmt(self.u_range[1])}]"]
+                 f"observed u in [{fmt_value(self.u_range[0])}, {fmt_value(self.u_range[1])}]"]
         lines += [f"  {d}" for d in self.diagnostics.values()]
         lines.append("  verdict: " + ("no warning signs" if self.ok else "check " + ", ".join(self.flags)))
         return "\n".join(lines)
@@ -318,7 +319,7 @@ class DiagnosticTable:
             cells = []
             for c in columns:
                 v = r.get(c, "")
-                s = _fmt(v, digits) if not isinstance(v, str) else v
+                s = fmt_value(v, digits) if not isinstance(v, str) else v
                 flagname = _FLAG_OF_COLUMN.get(c) or ("operator_spread" if c.startswith("spread_") else None)
                 if flagname and rep.diagnostics[flagname].flag and s not in ("", "nan"):
                     s = f"**{s}**"
@@ -330,7 +331,7 @@ class DiagnosticTable:
         return self.to_markdown()
 
 
-def _fmt(v, digits: int = 3) -> str:
+def fmt_value(v, digits: int = 3) -> str:
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, (int, np.integer)):
@@ -341,7 +342,7 @@ def _fmt(v, digits: int = 3) -> str:
             return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
         return f"{v:.{digits}g}"
     if isinstance(v, (tuple, list)):
-        return "(" + ", ".join(_fmt(x, digits) for x in v) + ")"
+        return "(" + ", ".join(fmt_value(x, digits) for x in v) + ")"
     return str(v)
 
 
@@ -356,29 +357,6 @@ def observed_u_range(u_obs, quantiles=RANGE_QUANTILES) -> tuple[float, float]:
     if not hi > lo:  # constant data: fall back to the raw extremes
         lo, hi = float(u.min()), float(u.max())
     return float(lo), float(hi)
-
-
-def shade_unobserved(ax, u_range, u_grid=None, *, color="0.85", alpha=0.7, label="u not observed", **kw):
-    """Grey out the parts of an operator plot's horizontal (u) axis outside ``u_range``.
-
-    Operators are only identifiable over the observed range of u (paper, noise study).
-    The shading spans the axis limits (call this after plotting), or ``u_grid``'s extent
-    if given (same call as ``plotting.shade_unobserved``); the limits are kept.
-    Returns the list of patches added.
-    """
-    lo, hi = (float(v) for v in u_range)
-    x0, x1 = ax.get_xlim()
-    if u_grid is not None:
-        x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
-    lim = ax.get_xlim()
-    patches = []
-    if x0 < lo:
-        patches.append(ax.axvspan(x0, lo, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
-        label = None
-    if x1 > hi:
-        patches.append(ax.axvspan(hi, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
-    ax.set_xlim(*lim)
-    return patches
 
 
 def _finite_pos(a):
@@ -614,7 +592,7 @@ def _spread(u_grid, operators, u_range, groups) -> Diagnostic:
     value = finite[worst]
     flag = bool(value > SPREAD_CV)
     msg = ("coefficient of variation across initialisations over the observed u range: "
-           + ", ".join(f"{k} {_fmt(v)}" for k, v in per.items()))
+           + ", ".join(f"{k} {fmt_value(v)}" for k, v in per.items()))
     if flag:
         msg += (f" - {worst} is not consistent between initialisations: interpret with caution; "
                 "more initialisations show how far it varies, data over more of the u range constrain it")
@@ -644,8 +622,8 @@ def _balance(val_data, val_pde, weights) -> Diagnostic:
     high = bool(value > BALANCE_MAX) if not np.isnan(value) else False
     wbad = bool(wratio > WEIGHT_RATIO_MAX) if not np.isnan(wratio) else False
     flag = low or high or wbad
-    msg = (f"w_PDE L_PDE / (w_data L_data) = {_fmt(value)} on the validation data at the end; "
-           f"w_PDE / w_data = {_fmt(wratio)}")
+    msg = (f"w_PDE L_PDE / (w_data L_data) = {fmt_value(value)} on the validation data at the end; "
+           f"w_PDE / w_data = {fmt_value(wratio)}")
     if low:
         msg += " - the PDE residual has almost no influence: raise w_PDE"
     if high:
@@ -950,3 +928,37 @@ def split_parts(keys, strata, seed: int = 0) -> np.ndarray:
                 chosen.add(ks[i])
         parity = (parity + len(ks)) % 2  # odd strata alternate which part gets the extra one
     return np.array([k in chosen for k in keys])
+
+
+# ----------------------------------------------------------------------------- the ground truth
+def ground_truth(res) -> dict:
+    """Ground-truth numbers of one stored setting (medians over replicates): errors of u_p and
+    u_theta against the noise-free solution and of each operator, the replicates that
+    diverged or whose forward solve failed (``bad`` of ``R``), and the noise level."""
+    up, th = res.metric("err_u_p"), res.metric("err_u_theta")
+    st = res.record["status"]
+    ups = res.up_status()
+    bad = sum((a != "ok") or (b != "ok") for a, b in zip(st, ups))
+    ops = {k: median_iqr(res.operator_error(k))["median"]
+           for k in res.record["metrics"][reported()]["operator_errors"]}
+    return dict(up=median_iqr(up)["median"], theta=median_iqr(th)["median"], bad=bad, R=len(st), ops=ops,
+                noise=float(res.record["noise_var"]))
+
+
+def ground_truth_failures(results, groups, factor: float) -> list[dict]:
+    """``ground_truth`` of each result, with ``rel`` (its median u_p error over the best of
+    its group: the same study, ``groups[i]``, at the same noise level) and ``fail``: a
+    ground-truth failure when ``rel`` exceeds ``factor``, u_p has no finite error, or more
+    than half of the replicates diverged or had a failed forward solve."""
+    G = [ground_truth(r) for r in results]
+    group = [(groups[i], G[i]["noise"]) for i in range(len(results))]
+    best = {}
+    for g, v in zip(group, G):
+        if np.isfinite(v["up"]):
+            best[g] = min(best.get(g, np.inf), v["up"])
+    for i, v in enumerate(G):
+        b = best.get(group[i], np.nan)
+        v["rel"] = v["up"] / b if np.isfinite(v["up"]) and np.isfinite(b) and b > 0 else np.nan
+        v["fail"] = bool((np.isfinite(v["rel"]) and v["rel"] > factor) or not np.isfinite(v["up"])
+                         or v["bad"] > v["R"] / 2)
+    return G

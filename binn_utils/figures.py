@@ -15,6 +15,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter
 
 from . import plotting
 from .plotting import COLORS
@@ -159,6 +160,34 @@ def _legend(ax, **kw):
 
 
 # ----------------------------------------------------------------------------- Fig. 2
+def framework_figure(res, replicate=0):
+    """Fig. 1: u_theta and u_p of one initialisation at every observation time (dashed: the
+    truth), and its learned D, G and V (unobserved u shaded)."""
+    x, t = res["x"], res["t"]
+    r = replicate
+    fig = plt.figure(figsize=(10, 7))
+    gs = fig.add_gridspec(2, 6)
+    axes = [fig.add_subplot(gs[0, :3]), fig.add_subplot(gs[0, 3:])] + [fig.add_subplot(gs[1, 2 * k:2 * k + 2])
+                                                                        for k in range(3)]
+    for ax, key in ((axes[0], "u_theta"), (axes[1], "u_p")):
+        for i in range(len(t)):
+            ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[key], lw=1.2,
+                    label=("$u_\\theta$" if key == "u_theta" else "$u_p$") if i == 0 else None)
+            ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)
+        ax.set_xlabel("$x$")
+        ax.set_ylabel("$u$")
+        ax.legend(loc="upper right")
+    for ax, op in zip(axes[2:], ("D", "G", "V")):
+        ax.plot(res["u_grid"], res.net(f"op_{op}")[r], color=plotting.COLORS[op], label=f"learned {op}")
+        ax.plot(res["u_grid"], res[f"true_op_{op}"], "k--", lw=0.9, label="truth")
+        plotting.shade_unobserved(ax, res.record["u_range"], res["u_grid"])
+        ax.set_xlabel("$u$")
+        ax.set_ylabel(plotting.OP_LABELS[op])
+        ax.legend()
+    fig.tight_layout()
+    return fig
+
+
 def noise_figure(results, shown_noise=1e-3, shown_arch=(4, 32), curve_noises=None):
     """Fig. 2 (diffusion): left, u_theta, D and u_p at t_end for one noise level and
     architecture; right, errors of u_theta and u_p against the noise variance for each
@@ -491,3 +520,56 @@ def own_data_losses(history: dict, best_epoch=None):
     ax.legend(fontsize=plotting.NOTE_SIZE)
     fig.tight_layout()
     return fig
+
+
+def study_figure(study, results):
+    """The figure of a study (``study.figure`` names its function here) from its results
+    (a tuple of parts for a study whose results come in parts)."""
+    draw = globals()[study.figure]
+    return draw(*results) if isinstance(results, tuple) else draw(results)
+
+
+def mismatch_figure(ratio, up, rel, study_of, titles: dict, flagged, failed, failure_factor, threshold):
+    """The diagnostics chapter's figure: per setting, the ground-truth-free mismatch ratio
+    against the median u_p error (left) and against that error over the best comparable
+    setting's (right); filled: a diagnostic flag raised, x: a ground-truth failure.
+    ``study_of[i]``: the study of setting i (``titles``: study -> legend label);
+    ``threshold``: the mismatch flag's ratio; a failed forward solve (ratio inf/NaN) is
+    drawn at a dotted line beyond the largest ratio."""
+    ratio, up, rel = (np.asarray(a, float) for a in (ratio, up, rel))
+    finite = np.isfinite(ratio)
+    r_max = np.nanmax(ratio[finite]) if finite.any() else threshold
+    r_edge = max(r_max, threshold) * 2.0
+    ratio_plot = np.where(finite, ratio, r_edge)
+    colors = dict(zip(titles, plt.get_cmap("tab10").colors))
+    fail_a = np.asarray(failed, bool)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.9))
+    for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
+                        (axes[1], rel, "$u_p$ error / best comparable setting's")):
+        for st, title in titles.items():
+            for want_flag in (True, False):
+                sel = np.array([study_of[i] == st and flagged[i] == want_flag for i in range(len(ratio))])
+                sel &= np.isfinite(y) & (ratio_plot > 0)
+                ax.scatter(ratio_plot[sel], y[sel], s=24, marker="o", lw=1.0,
+                           facecolors=colors[st] if want_flag else "none", edgecolors=colors[st],
+                           label=title if want_flag else None)
+        sel = fail_a & np.isfinite(y)
+        ax.scatter(ratio_plot[sel], y[sel], s=50, marker="x", color="k", lw=0.9, label="ground-truth failure")
+        ax.axvline(threshold, color="k", ls="--", lw=0.8)
+        if not finite.all():
+            ax.axvline(r_edge, color="0.6", ls=":", lw=0.8)
+            ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"),
+                        fontsize=plotting.NOTE_SIZE, ha="right", va="top", color="0.4", rotation=90)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
+        ax.set_xlabel("mismatch ratio err($u_p$, obs) / err($u_\\theta$, obs)  (no ground truth)")
+        ax.set_ylabel(ylab)
+    axes[1].axhline(failure_factor, color="tab:red", ls="--", lw=0.8)
+    axes[1].scatter([], [], s=24, facecolors="none", edgecolors="0.3", label="no flag raised (open)")
+    axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.tight_layout()
+    return fig
+

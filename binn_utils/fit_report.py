@@ -39,9 +39,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
+from tqdm import tqdm
 
-from .user_data import MECHANISMS, Scaling, UserFit
+from . import figures, plotting, store
+from .diagnostics import fmt_value
+from .forward_solve import check_method, forward_solve
+from .sweeps import clean_json, provenance
+from .training import TrainConfig
+from .user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, delimiter_hint, fit_user_data_cached,
+                        load_train_result, prepare_fit, to_float)
 
 __all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "run_fit",
            "write_fit_outputs", "operator_table", "write_operator_table", "load_fit_dir", "parse_times",
@@ -146,9 +154,6 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     number of initialisations (seeds 0..n-1); None values take the ``scale``'s defaults
     (``SCALES``) or the paper's (``TrainConfig``).  ``cache_dir``: where the networks are
     stored (default ``out/networks``)."""
-    from . import store
-    from .training import TrainConfig
-    from .user_data import prepare_fit
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
     s = SCALES[scale]
@@ -185,7 +190,6 @@ def run_fit(plan: FitPlan, *, workers=None, scheduler=None, progress=True, requi
     """Train what is not stored (or load it), then write every output file; returns the
     fit and {name: path} of the files written.  ``require_stored``: as for
     ``fit_user_data_cached`` (default: the ``BINN_REQUIRE_STORED`` environment variable)."""
-    from .user_data import fit_user_data_cached
     t0 = time.perf_counter()
     fit = fit_user_data_cached(None, None, cache_dir=plan.cache_dir, prefix=plan.prefix, extra=plan.extra,
                                require_stored=require_stored, progress=progress, workers=workers,
@@ -243,7 +247,7 @@ def write_operator_table(rows: list[dict], path) -> Path:
 
 
 def _fmt(v) -> str:
-    from .diagnostics import _fmt as f
+    f = fmt_value
     return f(v)
 
 
@@ -280,10 +284,7 @@ def diagnostics_markdown(fit: UserFit) -> str:
 
 def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None) -> dict:
     """Every output file of ``binn fit`` (module docstring) into ``plan.out``."""
-    import matplotlib.pyplot as plt
 
-    from . import figures, plotting
-    from .sweeps import _clean_json, provenance
     out = plan.out
     out.mkdir(parents=True, exist_ok=True)
     files = {}
@@ -339,7 +340,7 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
                           "train_wall_time_s": float(fit.result.wall_time_s)},
               "provenance": provenance(), "seconds": seconds,
               "files": sorted(OUTPUT_FILES)}
-    (out / "fit.json").write_text(json.dumps(_clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
+    (out / "fit.json").write_text(json.dumps(clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
     (out / "report.html").write_text(report_html(fit, plan, rows, md, record), encoding="utf-8")
     files["report.html"] = out / "report.html"
@@ -347,7 +348,6 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
 
 
 def _load_spec(fit: UserFit) -> dict:
-    from . import store
     rec, _ = store.read_pair(*fit.cache_files, load_arrays=False)
     return rec.get("spec", {})
 
@@ -430,8 +430,6 @@ Full specification: <code>fit.json</code>.</p>
 def load_fit_dir(fitdir):
     """(record of fit.json, TrainResult, Scaling) of a ``binn fit`` output folder; a one-line
     ValueError if it is not one or its networks are missing or damaged."""
-    from . import store
-    from .user_data import load_train_result
     fitdir = Path(fitdir)
     js = fitdir / "fit.json"
     if not js.is_file():
@@ -486,7 +484,6 @@ def load_initial_condition(path, x="x", u="u"):
     ``u``, one row per position (other columns ignored; empty and ``#`` lines skipped);
     at least 3 distinct, equally spaced positions (the forward solve's grid), finite
     values.  Problems are one-line ValueErrors naming the row, as for the data file."""
-    from .user_data import _UNIFORM_RTOL, _delimiter_hint, _to_float
     source = str(getattr(path, "name", path))
     if not hasattr(path, "read") and not Path(path).is_file():
         raise ValueError(f"{source}: no such file")
@@ -502,7 +499,7 @@ def load_initial_condition(path, x="x", u="u"):
     header = [c.strip() for c in rows[0][1]]
     missing = [c for c in (x, u) if c not in header]
     if missing:
-        hint = _delimiter_hint(",".join(header), ",", (x, u))
+        hint = delimiter_hint(",".join(header), ",", (x, u))
         raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
                          f"{', '.join(map(repr, header))}" + (hint or " (pass --x, --u to name yours)"))
     jx, ju = header.index(x), header.index(u)
@@ -511,8 +508,8 @@ def load_initial_condition(path, x="x", u="u"):
         where = f"{source}: row {k} (line {line})"
         if max(jx, ju) >= len(r):
             raise ValueError(f"{where}: the row has {len(r)} field(s), the header {len(header)}")
-        xs.append(_to_float(r[jx], where, x))
-        us.append(_to_float(r[ju], where, u))
+        xs.append(to_float(r[jx], where, x))
+        us.append(to_float(r[ju], where, u))
     xs, us = np.array(xs), np.array(us)
     order = np.argsort(xs, kind="stable")
     xs, us = xs[order], us[order]
@@ -522,7 +519,7 @@ def load_initial_condition(path, x="x", u="u"):
     if np.any(dx <= 0):
         i = int(np.nonzero(dx <= 0)[0][0])
         raise ValueError(f"{source}: position x={xs[i]:g} appears twice; one value of u per position")
-    if not np.allclose(dx, dx.mean(), rtol=_UNIFORM_RTOL, atol=0):
+    if not np.allclose(dx, dx.mean(), rtol=UNIFORM_RTOL, atol=0):
         raise ValueError(f"{source}: positions x must be equally spaced (the forward solve uses a uniform grid), "
                          f"but spacings range from {dx.min():g} to {dx.max():g}; interpolate onto a uniform grid")
     return xs, us
@@ -534,7 +531,6 @@ def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") 
     training variables of ``scaling`` (where the solver's tolerances were chosen), with
     ``forward_solve``: returns u (R, n_t, n_x) in user units (NaN where a solve failed) and
     each solve's status ("ok" or "failed: ..."/"blowup: ...")."""
-    from .forward_solve import check_method, forward_solve
     check_method(method)
     x, u0, t = (np.asarray(v, dtype=float) for v in (x, u0, t))
     xp = scaling.x_to_train(x)
@@ -555,7 +551,6 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
     initial condition's) and/or export the operators on ``u_grid`` ("LO:HI:N" or values).
     Writes ``predictions.npz`` / ``.csv`` / ``.png`` and ``operators.csv`` into ``out``;
     returns {name: path} and, under "status", each network's solve status."""
-    from . import store
     if ic is None and u_grid is None:
         raise ValueError("nothing to do: give --ic and --t (a prediction) and/or --u-grid (an operator table)")
     if (ic is None) != (t is None):
@@ -576,10 +571,7 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         rows = operator_table(result, scaling, which, grid, rec["u_range"])
         files["operators.csv"] = write_operator_table(rows, out / "operators.csv")
     if ic is not None:
-        import matplotlib.pyplot as plt
 
-        from . import figures, plotting
-        from tqdm import tqdm
         sets = [[None if result.operator(n, r, which) is None else scaling.operator_to_user(n, result.operator(n, r, which))
                  for n in "DVG"] for r in range(result.n_replicates)]
         u_all, status = [], []
@@ -645,7 +637,6 @@ def write_example_csv(path, n_x: int = 21, times=(0.0, 12.0, 24.0, 36.0, 48.0), 
     scratch-shaped initial condition and observed at ``times`` (h) in ``n_rep`` replicates
     with multiplicative Gaussian noise of relative size ``noise`` (seeded).  Writes a CSV
     in long format; returns (x, t, noise-free u (n_t, n_x))."""
-    from .forward_solve import forward_solve
     x = np.linspace(0.0, 1000.0, n_x)
     t = np.asarray(times, dtype=float)
     u0 = EXAMPLE_K * (0.1 + 0.7 / (1 + np.exp(-(np.abs(x - 500) - 250) / 40)))

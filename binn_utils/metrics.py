@@ -142,5 +142,6 @@ def median_iqr(values) -> dict:
     if finite.size == 0:
         med = q25 = q75 = float("nan")
     else:
-        q25, med, q75 = (float(q) for q in np.percentile(finite, [25, 50, 75]))
+        med = float(np.median(finite))
+        q25, q75 = (float(q) for q in np.percentile(finite, [25, 75]))
     return dict(median=med, q25=q25, q75=q75, n=int(v.size), n_failed=n_failed)

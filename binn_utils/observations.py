@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 NOISE_VARIANCES = (0.0, 1e-3, 5e-3, 1e-2, 5e-2)
+#: The paper's default observation noise variance (main text).
+DEFAULT_NOISE_VAR = 1e-3
 SPLIT_FRACTIONS = (0.8, 0.1, 0.1)
 
 
-def _stable_int(*parts) -> int:
+def stable_int(*parts) -> int:
     return zlib.crc32("|".join(map(str, parts)).encode())
 
 
@@ -86,7 +88,7 @@ def split_indices(n: int, seed: int, fractions=SPLIT_FRACTIONS):
     """Seeded random 80:10:10 split of ``n`` points (sorted index arrays)."""
     if n < 3:
         raise ValueError(f"need at least 3 observations to split into train/validation/test, got {n}")
-    rng = np.random.default_rng(_stable_int("split", seed))
+    rng = np.random.default_rng(stable_int("split", seed))
     perm = rng.permutation(n)
     n_train = int(round(fractions[0] * n))
     n_val = int(round(fractions[1] * n))
@@ -96,14 +98,14 @@ def split_indices(n: int, seed: int, fractions=SPLIT_FRACTIONS):
             np.sort(perm[n_train + n_val:]))
 
 
-def make_observations(benchmark, noise_var: float = 1e-3, dataset: int = 0, dense: bool = False,
+def make_observations(benchmark, noise_var: float = DEFAULT_NOISE_VAR, dataset: int = 0, dense: bool = False,
                       split_seed: int | None = None) -> Observations:
     """Noisy observations of a benchmark (name or ``Benchmark``).
 
     ``dataset`` indexes independent noise realisations (the noise study uses ten);
     ``split_seed`` defaults to ``dataset`` so independent datasets also differ in split.
     """
-    from .benchmarks import get_benchmark, reference_solution, spatial_grid
+    from .problems import get_benchmark, reference_solution, spatial_grid
 
     bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
     noise_var = float(noise_var)
@@ -114,7 +116,7 @@ def make_observations(benchmark, noise_var: float = 1e-3, dataset: int = 0, dens
     x = spatial_grid(dense)
     t = bench.times()
     u = reference_solution(bench, dense=dense)
-    rng = np.random.default_rng(_stable_int("noise", bench.name, int(dense), int(dataset)))
+    rng = np.random.default_rng(stable_int("noise", bench.name, int(dense), int(dataset)))
     z = rng.standard_normal(u.shape)
     u_obs = u + np.sqrt(noise_var) * z
     return Observations(name=bench.name, x=x, t=t, u_obs=u_obs, u_clean=u, noise_var=noise_var,

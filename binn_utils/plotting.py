@@ -11,6 +11,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .user_data import MECHANISMS
+
 COLORS = {"u_theta": "tab:blue", "u_p": "tab:orange", "D": "tab:green", "G": "tab:purple", "V": "tab:brown"}
 OP_LABELS = {"D": "$D(u)$", "V": "$V(u)$", "G": "$G(u)$"}
 
@@ -72,10 +74,49 @@ def operator_panel(ax, u_grid, curves, true=None, u_range=None, name="D", label=
     ax.set_ylabel(OP_LABELS.get(name, name))
 
 
-def shade_unobserved(ax, u_range, u_grid):
-    """Grey background over the values of u outside the observed range (no legend entry)."""
-    from .diagnostics import shade_unobserved as _shade
-    _shade(ax, u_range, u_grid, color="0.9", alpha=1.0, label=None)
+def shade_unobserved(ax, u_range, u_grid=None, *, color="0.9", alpha=1.0, label=None, **kw):
+    """Grey out the parts of an operator plot's horizontal (u) axis outside ``u_range``.
+
+    Operators are only identifiable over the observed range of u (paper, noise study).
+    The shading spans the axis limits (call this after plotting), or ``u_grid``'s extent
+    if given; the limits are kept.  ``label``: its legend entry (None: none).  Returns the
+    list of patches added.
+    """
+    lo, hi = (float(v) for v in u_range)
+    x0, x1 = ax.get_xlim()
+    if u_grid is not None:
+        x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
+    lim = ax.get_xlim()
+    patches = []
+    if x0 < lo:
+        patches.append(ax.axvspan(x0, lo, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
+        label = None
+    if x1 > hi:
+        patches.append(ax.axvspan(hi, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
+    ax.set_xlim(*lim)
+    return patches
+
+
+def user_operators(fit, axes=None, extend: float = 0.2):
+    """Median and +-1 sd band of each operator a ``user_data.UserFit`` learned, in the
+    user's units, with the unobserved values of u shaded; returns the axes."""
+    lo, hi = fit.u_range
+    pad = extend * (hi - lo)
+    grid = np.linspace(max(lo - pad, 0.0) if lo >= 0 else lo - pad, hi + pad, 201)
+    curves = fit.operator_curves(grid)
+    if axes is None:
+        _, axes = plt.subplots(1, len(curves), figsize=(4 * len(curves), 3), squeeze=False)
+        axes = axes[0]
+    for ax, (name, c) in zip(np.atleast_1d(axes), curves.items()):
+        ok = np.all(np.isfinite(c), axis=1)
+        m, s = np.median(c[ok], axis=0), np.std(c[ok], axis=0)
+        ax.fill_between(grid, m - s, m + s, alpha=0.3)
+        ax.plot(grid, m)
+        ax.set_xlim(grid[0], grid[-1])
+        shade_unobserved(ax, (lo, hi), color="0.85", alpha=0.7, label="u not observed")
+        ax.set_xlabel("u")
+        ax.set_title(MECHANISMS[name])
+    return axes
 
 
 def loss_curve_panel(ax, epochs, curves, color=None, label=None, ls="-"):

@@ -1,72 +1,124 @@
 """Glue between the results store and the notebooks: presets, loading, numbers in prose.
 
 Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never
-typed by hand.  ``BINN_REQUIRE_STORED=1`` (set by ``make book``) turns a missing stored
-setting into an error instead of a long training run, so the book is always built from
-the committed results.
+typed by hand.  Results are read from the committed store (``results/``) and then the
+working store (``out/results``); what neither holds is trained into the working store, so
+a rerun never writes into the committed results (``stores_for``).
+``BINN_REQUIRE_STORED=1`` (set by ``make book``; ``store.require_stored``) turns a missing
+stored setting into an error instead of a long training run, so the book is always built
+from the committed results.
 """
 from __future__ import annotations
 
-import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .sweeps import default_results_dir, ensure, reported
+from .metrics import median_iqr
+from .store import read_manifest, require_stored
+from .sweeps import default_results_dir, load_setting, reported, run_settings
+from .verdicts import Outcome, Summary, Verdict
 
 
 def results_dir_for(preset: str, results_dir=None) -> Path:
-    """Where a notebook reads/writes results: quick runs never touch the committed store."""
+    """The store a preset belongs to: the committed one, or for quick runs out/results-quick
+    (``results_dir``: that folder instead)."""
     if results_dir:
         return Path(results_dir)
     root = default_results_dir()
     return root.parent / "out" / "results-quick" if preset == "quick" else root
 
 
+def working_dir() -> Path:
+    """The working store: what a notebook trains because the committed store lacks it."""
+    return default_results_dir().parent / "out" / "results"
+
+
+def stores_for(preset: str, results_dir=None) -> list[Path]:
+    """Where results are read, in order; the last is where missing ones are trained.
+
+    The committed store and then the working store (``working_dir``): a rerun reads the
+    committed results but never writes into them.  With ``BINN_REQUIRE_STORED=1`` only the
+    committed store counts; quick runs and an explicit ``results_dir`` use that one folder."""
+    here = results_dir_for(preset, results_dir)
+    if results_dir or preset == "quick" or require_stored():
+        return [here]
+    return [here, working_dir()]
+
+
+def where_stored(setting, stores) -> Path | None:
+    """The first of ``stores`` holding a sound copy of ``setting`` (None if none does)."""
+    return next((d for d in stores if setting.is_done(d)), None)
+
+
+def missing(settings, preset: str, results_dir=None) -> list:
+    """The settings stored in none of the stores ``stores_for(preset, results_dir)``."""
+    stores = stores_for(preset, results_dir)
+    return [s for s in settings if where_stored(s, stores) is None]
+
+
 def load_or_run(settings, preset: str, results_dir=None, progress=None, desc="settings", workers=1):
-    """Stored results for ``settings``, training (with a progress bar) what is missing."""
-    rdir = results_dir_for(preset, results_dir)
-    missing = [s for s in settings if not s.is_done(rdir)]
-    if missing and os.environ.get("BINN_REQUIRE_STORED") == "1":
-        names = ", ".join(f"{s.study}:{s.label}" for s in missing[:5])
-        raise RuntimeError(f"{len(missing)} settings are not in the results store {rdir} ({names}...); "
+    """Stored results for ``settings``, training (with a progress bar) what is missing into
+    the last of ``stores_for(preset, results_dir)``."""
+    stores = stores_for(preset, results_dir)
+    todo = [s for s in settings if where_stored(s, stores) is None]
+    if todo and require_stored():
+        names = ", ".join(f"{s.study}:{s.label}" for s in todo[:5])
+        raise RuntimeError(f"{len(todo)} settings are not in the results store {stores[0]} ({names}...); "
                            "run `binn sweep <study> --preset <preset>` first")
     if progress is None:
         progress = preset != "quick"
-    return ensure(settings, rdir, workers=workers, progress=progress, desc=desc)
+    if todo:
+        run_settings(todo, stores[-1], workers=workers, progress=progress, desc=desc)
+    return [load_setting(s, where_stored(s, stores)) for s in settings]
 
 
 def largest_stored(make_settings, presets, results_dir=None) -> str:
     """The first of ``presets`` whose settings (``make_settings(preset)``, a list or a tuple
-    of lists) are all in the store; the first preset if none is (it is then trained or,
-    with ``BINN_REQUIRE_STORED=1``, reported missing)."""
+    of lists) are all stored; the first preset if none is (it is then trained or, with
+    ``BINN_REQUIRE_STORED=1``, reported missing)."""
     presets = [p for p in dict.fromkeys(presets) if p]
     for pre in presets:
         ss = make_settings(pre)
         flat = [s for part in ss for s in part] if isinstance(ss, tuple) else list(ss)
-        rdir = results_dir_for(pre, results_dir)
-        if all(s.is_done(rdir) for s in flat):
+        if not missing(flat, pre, results_dir):
             return pre
     return presets[0]
 
 
+def committed_scale(name: str) -> str:
+    """The training scale of the committed results of study (or variant) ``name``, from the
+    committed store's manifest."""
+    m = read_manifest(default_results_dir())
+    return {**m["scales"], **m.get("variants", {})}[name]
+
+
+def committed_supporting_scales() -> tuple:
+    """The scales of the committed Supporting Material repeats, largest first."""
+    return tuple(read_manifest(default_results_dir())["supporting"])
+
+
 def med_iqr(values) -> str:
     """'median [q25, q75]' of the finite values, with the count of failures if any."""
-    v = np.asarray(values, dtype=float)
-    ok = v[np.isfinite(v)]
-    if ok.size == 0:
+    st = median_iqr(values)
+    if st["n"] == st["n_failed"]:
         return "all failed"
-    q1, med, q3 = np.percentile(ok, [25, 50, 75])
-    s = f"{med:.3g} [{q1:.3g}, {q3:.3g}]"
-    if ok.size < v.size:
-        s += f" ({v.size - ok.size} failed)"
+    s = f"{st['median']:.3g} [{st['q25']:.3g}, {st['q75']:.3g}]"
+    if st["n_failed"]:
+        s += f" ({st['n_failed']} failed)"
     return s
 
 
 def median(values) -> float:
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    return float(np.median(v)) if v.size else float("nan")
+    """The median of the finite values (NaN if none)."""
+    return median_iqr(values)["median"]
+
+
+def iqr(values) -> float:
+    """The interquartile range of the finite values (NaN if none)."""
+    st = median_iqr(values)
+    return st["q75"] - st["q25"]
 
 
 def glue(name: str, value, display: bool = False):
@@ -139,7 +191,7 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
 # and the Supporting Material notebook glue the same summaries under different prefixes.
 # A comparison with the paper is computed ("agrees"/"disagrees"), never typed.
 
-#: The nonlinear ADR benchmark's two initial conditions (``benchmarks.INITIALS``), in words.
+#: The nonlinear ADR benchmark's two initial conditions (``problems.INITIALS``), in words.
 INITIAL_WORDS = {"code": "the authors' Fig. 1 data (initial bumps of height 1 and 0.7)",
                  "text": "the paper's Eq. ic-nl (initial bumps of height 0.1 and 0.07)"}
 
@@ -172,28 +224,8 @@ def word(flag, yes: str = "agrees", no: str = "disagrees", undecided: str = "can
     return undecided if flag is None else (yes if flag else no)
 
 
-#: Words a sub-claim can end with; only the first two decide anything.
-AGREES, DISAGREES, UNDECIDED, NOT_TESTED = "agrees", "disagrees", "cannot be decided", "not tested"
-TOO_FEW = "too few replicates to decide"
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not tested")
-
-
-def verdict_of(words) -> str:
-    """A claim's verdict from its sub-claims' words.
-
-    Only decided sub-claims count: sub-claims that were not tested, cannot be decided or
-    have too few replicates to decide neither support nor downgrade a claim.  reproduced:
-    every decided sub-claim agrees; not reproduced: none does; partly reproduced: some
-    agree and some disagree; not tested: nothing was decided."""
-    words = list(words)
-    agree, disagree = words.count(AGREES), words.count(DISAGREES)
-    if agree + disagree == 0:
-        return "not tested"
-    if disagree == 0:
-        return "reproduced"
-    if agree == 0:
-        return "not reproduced"
-    return "partly reproduced"
+#: The outcomes of a claim, in the order the scorecard counts them.
+VERDICTS = tuple(o.value for o in Outcome)
 
 
 def _norm(v):
@@ -309,12 +341,8 @@ def _best(values, meds):
 
 def quartiles(values) -> tuple[float, float]:
     """(25th, 75th) percentile of the finite values (NaN, NaN if none)."""
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return float("nan"), float("nan")
-    q1, q3 = np.percentile(v, [25, 75])
-    return float(q1), float(q3)
+    st = median_iqr(values)
+    return st["q25"], st["q75"]
 
 
 def clearly_above(a, b):
@@ -355,7 +383,6 @@ def near_zero_errors(res, frac: float, key: str = "u_p") -> tuple[np.ndarray, np
 def band_errors(res, op, band):
     """Median over replicates of the mean |learned - true| of ``op`` inside and outside
     ``band`` (a u interval), both restricted to the observed range of u."""
-    import warnings
     u = np.asarray(res["u_grid"], float)
     lo, hi = res.record["u_range"]
     obs = (u >= lo - 1e-12) & (u <= hi + 1e-12)
@@ -368,7 +395,7 @@ def band_errors(res, op, band):
         return f(inside), f(outside)
 
 
-def framework_summary(res) -> dict:
+def framework_summary(res) -> Summary:
     """Fig. 1: how well u_theta and u_p match the truth, globally and where the true
     solution is near zero, and where the learned V and G deviate most."""
     th = median(res.metric("err_u_theta"))
@@ -376,39 +403,30 @@ def framework_summary(res) -> dict:
     th_near, th_rest = (median(e) for e in near_zero_errors(res, NEAR_ZERO, "u_theta"))
     lo, hi = res.record["u_range"]
     near = (lo, lo + NEAR_ZERO * (hi - lo))
-    s = {"data": INITIAL_WORDS[getattr(res.setting, "initial", "text")], "max_u": fmt(np.max(res["u_clean"])),
-         "err_theta": med_iqr(res.metric("err_u_theta")), "err_up": med_iqr(res.metric("err_u_p")),
-         "theta_ok": fmt(THETA_OK, "g"), "factor": fmt(FACTOR, "g"), "near_pct": fmt(100 * NEAR_ZERO, "g"),
-         "near_u": fmt(near[1], ".2g"), "up_near": fmt(up_near), "up_rest": fmt(up_rest),
-         "theta_near": fmt(th_near), "theta_rest": fmt(th_rest)}
-    s["theta_verdict"] = word(bool(th <= THETA_OK) if np.isfinite(th) else None)
-    s["near_verdict"] = word(bool(up_near > FACTOR * th_near) if np.isfinite([up_near, th_near]).all() else None)
-    s["local_verdict"] = word(bool(up_near > up_rest) if np.isfinite([up_near, up_rest]).all() else None)
+    s = Summary({"data": INITIAL_WORDS[getattr(res.setting, "initial", "text")], "max_u": fmt(np.max(res["u_clean"])),
+                 "err_theta": med_iqr(res.metric("err_u_theta")), "err_up": med_iqr(res.metric("err_u_p")),
+                 "theta_ok": fmt(THETA_OK, "g"), "factor": fmt(FACTOR, "g"), "near_pct": fmt(100 * NEAR_ZERO, "g"),
+                 "near_u": fmt(near[1], ".2g"), "up_near": fmt(up_near), "up_rest": fmt(up_rest),
+                 "theta_near": fmt(th_near), "theta_rest": fmt(th_rest)})
+    s.judge("theta_verdict", bool(th <= THETA_OK) if np.isfinite(th) else None)
+    s.judge("near_verdict", bool(up_near > FACTOR * th_near) if np.isfinite([up_near, th_near]).all() else None)
+    s.judge("local_verdict", bool(up_near > up_rest) if np.isfinite([up_near, up_rest]).all() else None)
     for op in ("V", "G"):
         e_in, e_out = band_errors(res, op, near)
         s[f"{op}_near"], s[f"{op}_rest"] = fmt(e_in), fmt(e_out)
-        s[f"{op}_verdict"] = word(bool(e_in > e_out) if np.isfinite([e_in, e_out]).all() else None)
+        s.judge(f"{op}_verdict", bool(e_in > e_out) if np.isfinite([e_in, e_out]).all() else None)
     return s
 
 
-def _iqr(values):
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return float("nan")
-    q1, q3 = np.percentile(v, [25, 75])
-    return float(q3 - q1)
-
-
-def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -> dict:
+def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -> Summary:
     """Fig. 2: errors against noise variance for two u-network architectures."""
     archs = sorted({meta_value(r, "arch_u") for r in results}, key=lambda a: (a[0] * a[1], a))
     nvs = sorted({meta_value(r, "noise_var") for r in results})
     high_noise = nvs[-1] if high_noise is None else high_noise
     shown_arch = archs[0] if shown_arch is None else tuple(shown_arch)
-    s = {"rise_pct": fmt(100 * RISE_THRESHOLD, "g"), "trend_p": fmt(TREND_P, "g"),
-         "noise_levels": ", ".join(value_label(v) for v in nvs), "nv_lo": value_label(nvs[0]),
-         "nv_hi": value_label(nvs[-1]), "shown": value_label(shown_noise), "high": value_label(high_noise)}
+    s = Summary({"rise_pct": fmt(100 * RISE_THRESHOLD, "g"), "trend_p": fmt(TREND_P, "g"),
+                 "noise_levels": ", ".join(value_label(v) for v in nvs), "nv_lo": value_label(nvs[0]),
+                 "nv_hi": value_label(nvs[-1]), "shown": value_label(shown_noise), "high": value_label(high_noise)})
     tags = ("a", "b")
     for tag, arch in zip(tags, archs):
         rs = [find(results, noise_var=v, arch_u=arch) for v in nvs]
@@ -425,7 +443,7 @@ def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -
             rho, p = rank_trend(lv, ev)
             s[f"{short}_rho_{tag}"] = fmt(rho, ".2f")
             s[f"{short}_p_{tag}"] = fmt(p, ".2g")
-            s[f"{short}_grows_{tag}"] = word(None if not np.isfinite(p) else bool(rho > 0 and p < TREND_P))
+            s.judge(f"{short}_grows_{tag}", None if not np.isfinite(p) else bool(rho > 0 and p < TREND_P))
         st = curve_stats(find(results, noise_var=high_noise, arch_u=arch) or rs[-1])
         sl = curve_stats(find(results, noise_var=shown_noise, arch_u=arch) or rs[0])
         s[f"rise_high_{tag}"] = fmt(st["rise"], ".2f")
@@ -433,27 +451,29 @@ def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -
         s[f"epochs_{tag}"] = fmt(st["epochs"], "d")
         s[f"rise_low_{tag}"] = fmt(sl["rise"], ".2f")
         rises = None if not np.isfinite(st["rise"]) else bool(st["rise"] > 1 + RISE_THRESHOLD)
-        s[f"rise_verdict_{tag}"] = word(rises, "rises", "does not rise")
+        s.judge(f"rise_verdict_{tag}", rises, "rises", "does not rise")
     if len(archs) == 2:
         nz = [v for v in nvs if v > 0]
         for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
             a = _medians([find(results, noise_var=v, arch_u=archs[0]) for v in nz], m)
             b = _medians([find(results, noise_var=v, arch_u=archs[1]) for v in nz], m)
             s[f"{short}_small_wins"] = f"{int(np.sum(a < b))} of {len(nz)}"
-            s[f"{short}_small_wins_verdict"] = word(bool(np.sum(a < b) > len(nz) / 2) if nz else None)
+            s.judge(f"{short}_small_wins_verdict", bool(np.sum(a < b) > len(nz) / 2) if nz else None)
         r0a, r0b = find(results, noise_var=0.0, arch_u=archs[0]), find(results, noise_var=0.0, arch_u=archs[1])
         if r0a is not None and r0b is not None:
             ma, mb = median(r0a.metric("err_u_theta")), median(r0b.metric("err_u_theta"))
             s["clean_theta_a"], s["clean_theta_b"] = fmt(ma), fmt(mb)
-            s["clean_large_wins"] = word(bool(mb < ma) if np.isfinite([ma, mb]).all() else None)
+            s.judge("clean_large_wins", bool(mb < ma) if np.isfinite([ma, mb]).all() else None)
         else:
             s["clean_theta_a"] = s["clean_theta_b"] = "n/a"
-            s["clean_large_wins"] = word(None)
+            s.judge("clean_large_wins", None)
     for k in [k for k in s if k.endswith("_a")]:  # a single architecture: fill the second one's keys
         s.setdefault(k[:-2] + "_b", "n/a")
     for k in ("theta_small_wins", "theta_small_wins_verdict", "up_small_wins", "up_small_wins_verdict",
               "clean_theta_a", "clean_theta_b", "clean_large_wins"):
         s.setdefault(k, "n/a")
+    for k in ("theta_small_wins_verdict", "up_small_wins_verdict", "clean_large_wins"):  # one architecture
+        s.verdicts.setdefault(k, Verdict.UNDECIDED)
     shown = find(results, noise_var=shown_noise, arch_u=shown_arch) or results[0]
     s["shown_arch"] = arch_label(meta_value(shown, "arch_u"))
     s["shown_D_err"] = med_iqr(shown.operator_error("D"))
@@ -463,19 +483,19 @@ def noise_summary(results, shown_noise=1e-3, high_noise=None, shown_arch=None) -
     return s
 
 
-def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable_from=1e-2) -> dict:
+def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable_from=1e-2) -> Summary:
     """Fig. 3: errors and validation-loss behaviour against the learning rate."""
     rates = [meta_value(r, "lr") for r in results]
     order = np.argsort(rates)
     rs = [results[i] for i in order]
     rates = [rates[i] for i in order]
-    s = {}
+    s = Summary()
     for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
         meds = _medians(rs, m)
         best = _best(rates, meds)
         s[f"best_{short}"] = value_label(best) if best is not None else "n/a"
         s[f"best_{short}_err"] = fmt(np.nanmin(meds)) if np.isfinite(meds).any() else "n/a"
-        s[f"best_{short}_verdict"] = word(None if best is None else any(np.isclose(best, p) for p in paper_best))
+        s.judge(f"best_{short}_verdict", None if best is None else any(np.isclose(best, p) for p in paper_best))
     small, r_shown = rs[0], (find(rs, lr=shown) or rs[len(rs) // 2])
     cs, cm = curve_stats(small), curve_stats(r_shown)
     s["late_pct"] = fmt(100 * LATE_DROP_THRESHOLD, "g")
@@ -483,8 +503,9 @@ def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable
     s["shown"] = value_label(meta_value(r_shown, "lr"))
     s["late_drop_small"] = fmt(100 * cs["late_drop"], ".2g")
     s["late_drop_shown"] = fmt(100 * cm["late_drop"], ".2g")
-    s["small_still_falling"] = word(None if not np.isfinite(cs["late_drop"]) else bool(cs["late_drop"] > LATE_DROP_THRESHOLD),
-                                    "is still falling", "has levelled off")
+    s.judge("small_still_falling",
+            None if not np.isfinite(cs["late_drop"]) else bool(cs["late_drop"] > LATE_DROP_THRESHOLD),
+            "is still falling", "has levelled off")
     s["small_up"] = fmt(median(small.metric("err_u_p")))
     s["small_theta"] = fmt(median(small.metric("err_u_theta")))
     big = [r for r, v in zip(rs, rates) if v >= unstable_from]
@@ -498,20 +519,20 @@ def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable
     s["shown_theta"] = fmt(median(r_shown.metric("err_u_theta")))
     worse = [median(r.metric("err_u_p")) for r in big]
     ok = [np.isfinite(w) for w in worse]
-    s["large_worse_verdict"] = word(None if not big else
-                                    bool(all((not f) or w > median(r_shown.metric("err_u_p"))
-                                             for w, f in zip(worse, ok))))
+    s.judge("large_worse_verdict", None if not big else
+                                   bool(all((not f) or w > median(r_shown.metric("err_u_p"))
+                                            for w, f in zip(worse, ok))))
     s["failures"] = failures_sentence(rs, lambda r: f"r = {value_label(meta_value(r, 'lr'))}")
     return s
 
 
-def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), factor=2.0) -> dict:
+def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), factor=2.0) -> Summary:
     """Fig. 4: errors and weighted loss balance against w_PDE."""
     ws = [meta_value(r, "w_pde") for r in results]
     order = np.argsort(ws)
     rs = [results[i] for i in order]
     ws = [ws[i] for i in order]
-    s = {}
+    s = Summary()
     mins = {}
     for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
         meds = _medians(rs, m)
@@ -519,8 +540,8 @@ def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), fac
         mins[short] = np.nanmin(meds) if np.isfinite(meds).any() else np.nan
         s[f"best_{short}"] = value_label(best) if best is not None else "n/a"
         s[f"best_{short}_err"] = fmt(mins[short])
-        s[f"best_{short}_verdict"] = word(None if best is None else bool(paper_best[0] * (1 - 1e-9) <= best
-                                                                         <= paper_best[1] * (1 + 1e-9)))
+        s.judge(f"best_{short}_verdict", None if best is None else bool(paper_best[0] * (1 - 1e-9) <= best
+                                                                        <= paper_best[1] * (1 + 1e-9)))
     rl, rh = find(rs, w_pde=low), find(rs, w_pde=high)
     for tag, r in (("low", rl), ("high", rh)):
         th = median(r.metric("err_u_theta")) if r is not None else np.nan
@@ -530,8 +551,8 @@ def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), fac
         s[f"{tag}_up_ratio"] = fmt(up / mins["up"], ".2g") if np.isfinite(up) else "n/a"
     if rl is not None:
         th, up = median(rl.metric("err_u_theta")), median(rl.metric("err_u_p"))
-        s["low_verdict"] = word(bool(th <= factor * mins["theta"] and up > factor * mins["up"])
-                                if np.isfinite([th, up]).all() else None)
+        s.judge("low_verdict", bool(th <= factor * mins["theta"] and up > factor * mins["up"])
+                               if np.isfinite([th, up]).all() else None)
         wd, wp = rl.record["config"]["w_data"], rl.record["config"]["w_pde"]
         with np.errstate(all="ignore"):
             ld = np.nanmedian(np.asarray(rl["hist_val_data"], float) * wd, axis=0)
@@ -540,15 +561,17 @@ def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), fac
         gap = gap[np.isfinite(gap)]
         s["low_gap_min"] = fmt(gap.min(), ".2g") if gap.size else "n/a"
         s["low_gap_final"] = fmt(gap[-1], ".2g") if gap.size else "n/a"
-        s["low_gap_verdict"] = word(bool(gap.min() > 3) if gap.size else None)
+        s.judge("low_gap_verdict", bool(gap.min() > 3) if gap.size else None)
     else:
-        s.update(low_verdict=word(None), low_gap_min="n/a", low_gap_final="n/a", low_gap_verdict=word(None))
+        s.update(low_gap_min="n/a", low_gap_final="n/a")
+        s.judge("low_verdict", None)
+        s.judge("low_gap_verdict", None)
     if rh is not None:
         th, up = median(rh.metric("err_u_theta")), median(rh.metric("err_u_p"))
-        s["high_verdict"] = word(bool(th > factor * mins["theta"] and up > factor * mins["up"])
-                                 if np.isfinite([th, up]).all() else None)
+        s.judge("high_verdict", bool(th > factor * mins["theta"] and up > factor * mins["up"])
+                                if np.isfinite([th, up]).all() else None)
     else:
-        s["high_verdict"] = word(None)
+        s.judge("high_verdict", None)
     s["low"], s["high"], s["factor"] = value_label(low), value_label(high), fmt(factor, "g")
     s["failures"] = failures_sentence(rs, lambda r: f"w_PDE = {value_label(meta_value(r, 'w_pde'))}")
     return s
@@ -575,7 +598,7 @@ def architecture_matrix(results, stat="mean", metric="err_u_p"):
     return archs, M, notes
 
 
-def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
+def architecture_summary(results, up_metric: str = "err_u_p") -> Summary:
     """Fig. 5: forward-solve and operator errors for the operator-network architectures.
 
     ``up_metric``: the u_p error the comparisons use ("err_u_p": Frobenius norm, as every
@@ -583,7 +606,7 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
     archs, M_mean, _ = architecture_matrix(results, "mean", up_metric)
     _, M_med, _ = architecture_matrix(results, "median", up_metric)
     diag = [find(results, arch_D=a, arch_V=a) for a in archs]
-    s = {}
+    s = Summary()
     meds = np.array([median(r.metric(up_metric)) if r is not None else np.nan for r in diag])
     for a, r, m in zip(archs, diag, meds):
         tag = f"{a[0]}x{a[1]}"
@@ -592,7 +615,7 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
         for op in ("D", "V"):
             e = r.operator_error(op) if r is not None else np.array([np.nan])
             s[f"{op}err_{tag}"] = fmt(median(e))
-            s[f"{op}iqr_{tag}"] = fmt(_iqr(e), ".2g")
+            s[f"{op}iqr_{tag}"] = fmt(iqr(e), ".2g")
         s[f"val_{tag}"] = fmt(curve_stats(r)["final"]) if r is not None else "n/a"
     best = _best(archs, meds)
     s["best_diag"] = arch_label(best) if best is not None else "n/a"
@@ -605,11 +628,11 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
     worse_than = [clearly_above(errs[0], e) for e in errs[1:]]
     beaten_by = [clearly_above(e, errs[0]) for e in errs[1:]]
     if any(b for b in beaten_by):
-        s["smallest_worst"] = word(False)
+        s.judge("smallest_worst", False)
     elif any(w for w in worse_than):
-        s["smallest_worst"] = word(True)
+        s.judge("smallest_worst", True)
     else:
-        s["smallest_worst"] = word(None)
+        s.judge("smallest_worst", None)
     s["smallest_clearly_worse_than"] = ", ".join(arch_label(a) for a, w in zip(archs[1:], worse_than) if w) or "none"
     if np.isfinite(M_mean).any():
         i, j = np.unravel_index(np.nanargmin(M_mean), M_mean.shape)
@@ -627,12 +650,13 @@ def architecture_summary(results, up_metric: str = "err_u_p") -> dict:
     if a44 in archs and a432 in archs:
         r44, r432 = find(results, arch_D=a44, arch_V=a44), find(results, arch_D=a432, arch_V=a432)
         better = clearly_above(r44.metric(up_metric), r432.metric(up_metric))
-        s["saturates_verdict"] = word(None if better is None else not better)
+        s.judge("saturates_verdict", None if better is None else not better)
         d44, d432 = r44.operator_error("D"), r432.operator_error("D")
-        s["D_worse_verdict"] = word(bool(median(d432) > median(d44) and _iqr(d432) > _iqr(d44))
-                                    if np.isfinite([median(d44), median(d432)]).all() else None)
+        s.judge("D_worse_verdict", bool(median(d432) > median(d44) and iqr(d432) > iqr(d44))
+                                   if np.isfinite([median(d44), median(d432)]).all() else None)
     else:
-        s["saturates_verdict"] = s["D_worse_verdict"] = word(None)
+        s.judge("saturates_verdict", None)
+        s.judge("D_worse_verdict", None)
     s["failures"] = failures_sentence(results, lambda r: f"D {arch_label(meta_value(r, 'arch_D'))} "
                                                          f"V {arch_label(meta_value(r, 'arch_V'))}")
     return s
@@ -669,16 +693,16 @@ def wall_time_fit(fixed) -> dict:
     return out
 
 
-def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> dict:
+def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> Summary:
     """Fig. 6: wall time against B, errors after a fixed budget of optimiser steps."""
     fit = wall_time_fit(fixed)
-    s = {"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
-         "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
-         "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
-                                                                                   fit["per_step_ms"]))}
+    s = Summary({"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
+                 "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
+                 "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
+                                                                                           fit["per_step_ms"]))})
     s["r2_min"] = fmt(INVERSE_LAW_R2, "g")
     inv = None if not np.isfinite(fit["r2"]) else bool(fit["r2"] > INVERSE_LAW_R2 and fit["a"] > 0)
-    s["inverse_verdict"] = word(inv)
+    s.judge("inverse_verdict", inv)
     if np.isfinite(fit["c"]) and np.isfinite(fit["a"]) and len(fit["B"]):
         s["c_share"] = fmt(100 * fit["c"] / fit["T"][-1], ".2g")
     else:
@@ -698,25 +722,26 @@ def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> dict:
         meds[short] = med
         best = _best(Bs, med)
         s[f"best_{short}"] = str(best) if best is not None else "n/a"
-        s[f"best_{short}_verdict"] = word(None if best is None else best in paper_best)
+        s.judge(f"best_{short}_verdict", None if best is None else best in paper_best)
         s[f"budget_{short}"] = ", ".join(f"B = {b}: {fmt(v)}" for b, v in zip(Bs, med))
-    iqrs = [_iqr(r.metric("err_u_p")) for r in rb]
+    iqrs = [iqr(r.metric("err_u_p")) for r in rb]
     s["budget_up_iqr"] = ", ".join(f"B = {b}: {fmt(v, '.2g')}" for b, v in zip(Bs, iqrs))
     if 10 in Bs and all(b in Bs for b in paper_best):
         i10 = Bs.index(10)
         mid = [iqrs[Bs.index(b)] for b in paper_best]
-        s["small_variable_verdict"] = word(bool(iqrs[i10] > max(mid)) if np.isfinite([iqrs[i10], *mid]).all()
-                                           else None)
+        s.judge("small_variable_verdict", bool(iqrs[i10] > max(mid)) if np.isfinite([iqrs[i10], *mid]).all()
+                                          else None)
     else:
-        s["small_variable_verdict"] = word(None)
+        s.judge("small_variable_verdict", None)
     if Bs and all(b in Bs for b in paper_best):
         big = Bs[-1]
         mb = meds["up"][Bs.index(big)]
         mm = min(meds["up"][Bs.index(b)] for b in paper_best)
         s["largest"] = str(big)
-        s["large_worse_verdict"] = word(bool(mb > mm) if np.isfinite([mb, mm]).all() else None)
+        s.judge("large_worse_verdict", bool(mb > mm) if np.isfinite([mb, mm]).all() else None)
     else:
-        s["largest"], s["large_worse_verdict"] = "n/a", word(None)
+        s["largest"] = "n/a"
+        s.judge("large_worse_verdict", None)
     s["failures"] = failures_sentence(rb, lambda r: f"B = {meta_value(r, 'batch_size'):g}")
     return s
 
@@ -728,82 +753,16 @@ def glue_summary(prefix: str, summary: dict):
 
 
 # ----------------------------------------------------------------------------- Supporting Material
-def verdict_bullets(study: str, s: dict) -> list[str]:
-    """The main-text comparisons of a study as markdown bullets (for the repeats of the
-    Supporting Material, which claim the same qualitative conclusions)."""
-    if study == "learning_rate":
-        return [f"Lowest median error of $u_\\theta$ at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at "
-                f"$r$ = {s['best_up']}; the paper's 5e-5 to 5e-4: {s['best_theta_verdict']} "
-                f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-                f"Smallest rate $r$ = {s['smallest']}: the median validation loss fell by "
-                f"{s['late_drop_small']} % over the last quarter of training, so it {s['small_still_falling']} "
-                f"(more than {s['late_pct']} %: not converged).",
-                f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
-                f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
-                f"{s['large_worse_verdict']} with the paper.",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "loss_weight":
-        return [f"Lowest median error of $u_\\theta$ at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of "
-                f"$u_\\mathrm{{p}}$ at {s['best_up']}; the paper's 1e-1 to 1: {s['best_theta_verdict']} "
-                f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-                f"$w_\\mathrm{{PDE}}$ = {s['low']}: median errors {s['low_theta']} ($u_\\theta$, "
-                f"{s['low_theta_ratio']} times the lowest) and {s['low_up']} ($u_\\mathrm{{p}}$, "
-                f"{s['low_up_ratio']} times the lowest); good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
-                f"(factor {s['factor']}) {s['low_verdict']} with the paper. The weighted PDE loss stays at least "
-                f"{s['low_gap_min']} orders of magnitude below the data loss (paper: more than three: "
-                f"{s['low_gap_verdict']}).",
-                f"$w_\\mathrm{{PDE}}$ = {s['high']}: median errors {s['high_theta']} ($u_\\theta$) and "
-                f"{s['high_up']} ($u_\\mathrm{{p}}$); large errors in both {s['high_verdict']} with the paper.",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "architecture":
-        ups = ", ".join(f"({k[3:].replace('x', ', ')}): {v}" for k, v in s.items()
-                        if k.startswith("up_") and "x" in k)
-        return [f"Median $u_\\mathrm{{p}}$ errors of the equal-size architectures $(h, n)$: {ups}; the "
-                f"smallest network {s['smallest']} being the worst {s['smallest_worst']} with the paper.",
-                f"$(4, 32)$ no better than $(4, 4)$: {s['saturates_verdict']}; its $D$ worse and more "
-                f"variable: {s['D_worse_verdict']}.",
-                f"Lowest mean $u_\\mathrm{{p}}$ error over the sixteen combinations: {s['best_mean']} "
-                f"({s['best_mean_combo']}); lowest median: {s['best_median']} ({s['best_median_combo']}).",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "batch_size":
-        return [f"Time for the fixed epochs per replicate: {s['times']}; fit $T = a/B + c$ with $a$ = "
-                f"{s['fit_a']} s, $c$ = {s['fit_c']} s, $R^2$ = {s['fit_r2']}: an inverse law "
-                f"{s['inverse_verdict']} with the paper.",
-                f"After {s['budget_steps']} optimiser steps the lowest median error of $u_\\theta$ is at "
-                f"$B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}; the paper's 40 to 160: "
-                f"{s['best_theta_verdict']} ($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-                f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors: {s['budget_up_iqr']}; $B$ = 10 the most "
-                f"variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
-                f"Diverged trainings and failed forward solves: {s['failures']}."]
-    if study == "noise":
-        return [f"Errors of $u_\\theta$ from noise variance {s['nv_lo']} to {s['nv_hi']}: {s['theta_lo_a']} to "
-                f"{s['theta_hi_a']} for {s['arch_a']}, {s['theta_lo_b']} to {s['theta_hi_b']} for "
-                f"{s['arch_b']}; of $u_\\mathrm{{p}}$: {s['up_lo_a']} to {s['up_hi_a']} and {s['up_lo_b']} to "
-                f"{s['up_hi_b']}. Errors growing with the noise: {s['theta_grows_a']}, {s['up_grows_a']}, "
-                f"{s['theta_grows_b']}, {s['up_grows_b']} ($u_\\theta$ and $u_\\mathrm{{p}}$ for {s['arch_a']}, "
-                f"then for {s['arch_b']}).",
-                f"{s['arch_a']} better than {s['arch_b']} at {s['up_small_wins']} nonzero noise levels "
-                f"($u_\\mathrm{{p}}$): {s['up_small_wins_verdict']} with the paper.",
-                f"Final over minimum validation loss at noise variance {s['high']}: {s['rise_high_a']} "
-                f"({s['arch_a']}), {s['rise_high_b']} ({s['arch_b']}); a late rise "
-                f"(over {s['rise_pct']} %): {s['rise_verdict_a']}, {s['rise_verdict_b']}."]
-    raise ValueError(f"unknown study {study!r}")
-
-
-DEFAULT_SETTING = {"learning_rate": {"lr": 5e-4}, "loss_weight": {"w_pde": 0.1},
-                   "architecture": {"arch_D": (4, 32), "arch_V": (4, 32)}, "batch_size": {"batch_size": 40},
-                   "noise": {"noise_var": 1e-3, "arch_u": (4, 32)}}
-
-
-def compare_configurations(here: dict, reference: dict, expect_lower: bool) -> tuple[str, dict]:
-    """Markdown table comparing, per study, the errors at the paper's default setting in
-    this configuration with those in a reference configuration; returns (table, verdicts)."""
+def compare_configurations(here: dict, reference: dict, expect_lower: bool, defaults: dict) -> tuple[str, dict]:
+    """Markdown table comparing, per study, the errors at the paper's default setting
+    (``defaults``: study -> its default point) in this configuration with those in a
+    reference configuration; returns (table, verdicts)."""
     rows = ["| study | setting | median $u_\\theta$ error here | reference | median $u_\\mathrm{p}$ error here "
             "| reference | IQR of $u_\\mathrm{p}$ error here | reference |", "|---" * 8 + "|"]
     lower, narrower = [], []
     for study, res_here in here.items():
         res_ref = reference.get(study)
-        sel = DEFAULT_SETTING[study]
+        sel = defaults[study]
         a = find(res_here, **sel) if res_here else None
         b = find(res_ref, **sel) if res_ref else None
         if a is None or b is None:
@@ -811,7 +770,7 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool) -> t
         label = ", ".join(f"{k} = {value_label(v)}" for k, v in sel.items())
         th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
         up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
-        iq = (_iqr(a.metric("err_u_p")), _iqr(b.metric("err_u_p")))
+        iq = (iqr(a.metric("err_u_p")), iqr(b.metric("err_u_p")))
         rows.append(f"| {study.replace('_', ' ')} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
                     f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} |")
         if np.isfinite(up).all():

@@ -27,7 +27,9 @@ import io
 import sys
 from pathlib import Path
 
-from .user_data import UserFit, UserObservations, fit_user_data_cached, load_observations_csv
+from .reporting import results_dir_for
+from .training import TrainConfig
+from .user_data import UserFit, UserObservations, fit_user_data_cached, load_observations_csv, validate_mechanisms
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "scratch_assay_jin2016.csv"
 INITIAL_CELLS = (10000, 12000, 14000, 16000, 18000, 20000)
@@ -98,13 +100,11 @@ def preset_values(preset: str, epochs=None, seeds=None) -> dict:
 
 def train_config(preset: str = "book", epochs=None):
     """The paper's default hyperparameters, with the preset's number of epochs."""
-    from .training import TrainConfig
     p = preset_values(preset, epochs)
     return TrainConfig(epochs=p["epochs"], compile=p["compile"])
 
 
 def cache_dir(preset: str, results_dir=None) -> Path:
-    from .reporting import results_dir_for
     return results_dir_for(preset, results_dir) / "scratch"
 
 
@@ -125,7 +125,6 @@ def fit_scratch(initial_cells=16000, mechanisms="DG", preset: str = "book", epoc
     cells = check_initial_cells(initial_cells)
     data = load_scratch(cells, drop_first_column, path)
     p = preset_values(preset, epochs, seeds)
-    from .user_data import validate_mechanisms
     mech = "".join(validate_mechanisms(mechanisms))
     extra = fit_extra(cells, drop_first_column, path)
     return fit_user_data_cached(data, mech, train_config(preset, p["epochs"]), seeds=range(p["seeds"]),

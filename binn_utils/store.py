@@ -243,3 +243,26 @@ def check_writable(folder) -> Path:
     except OSError as err:
         raise ValueError(f"cannot store results in {folder}: {err.strerror or err}") from None
     return folder
+
+
+# ----------------------------------------------------------------------------- store policy
+#: Set to "1" (``make book`` does) to make a missing stored result an error instead of a
+#: training run: the book is then built from the committed results only.
+REQUIRE_STORED_ENV = "BINN_REQUIRE_STORED"
+#: The committed store's manifest: which training scale each study's committed results used.
+MANIFEST = "manifest.json"
+
+
+def require_stored() -> bool:
+    """Whether a missing result must be an error (``BINN_REQUIRE_STORED=1``), not trained."""
+    return os.environ.get(REQUIRE_STORED_ENV) == "1"
+
+
+def read_manifest(folder) -> dict:
+    """The manifest of the store in ``folder``: ``scales`` (study -> the scale of its
+    committed results), ``supporting`` (the scales of the Supporting Material repeats,
+    largest first) and ``variants`` (a study variant -> its scale)."""
+    path = Path(folder) / MANIFEST
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no manifest of the committed results")
+    return json.loads(path.read_text())

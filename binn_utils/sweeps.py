@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from . import store
-from .benchmarks import INITIALS
+from .problems import INITIALS
 from .forward_solve import solve_pool
 from .training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
 
@@ -66,7 +66,7 @@ def reporting_checkpoint(which: str):
         _reported.reset(token)
 
 
-#: Benchmarks whose initial condition has a text and a code reading (see benchmarks.INITIALS).
+#: Benchmarks whose initial condition has a text and a code reading (see problems.INITIALS).
 CHOOSES_INITIAL = ("nonlinear_adr",)
 #: Specification fields added after the first stored results, with the value those had.
 LEGACY_DEFAULTS = {"initial": "text"}
@@ -251,7 +251,7 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
     With ``stop_at_epoch`` the training stops at that checkpoint (a chunk boundary) and the
     group's ``training.TrainState`` is returned instead (nothing evaluated); ``state`` resumes
     from one."""
-    from .benchmarks import get_benchmark
+    from .problems import get_benchmark
     from .observations import make_observations
     from .training import train
 
@@ -335,7 +335,7 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   device=result.extra.get("device"), trained_with=group, forward_method=forward_method,
                   provenance=provenance())
-    return arrays, _clean_json(record)
+    return arrays, clean_json(record)
 
 
 def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) -> dict:
@@ -345,15 +345,15 @@ def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) ->
     return store.write_pair(*setting.paths(results_dir), arrays, record)
 
 
-def _clean_json(obj):
+def clean_json(obj):
     if isinstance(obj, dict):
-        return {k: _clean_json(v) for k, v in obj.items()}
+        return {k: clean_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_clean_json(v) for v in obj]
+        return [clean_json(v) for v in obj]
     if isinstance(obj, float) and not np.isfinite(obj):
         return None  # JSON has no NaN; None marks a failed/undefined value
     if isinstance(obj, (np.floating, np.integer)):
-        return _clean_json(obj.item())
+        return clean_json(obj.item())
     return obj
 
 
@@ -552,7 +552,7 @@ class _Sweep:
         return None
 
 
-def _local_cluster(n_workers: int):
+def local_cluster(n_workers: int):
     """``n_workers`` single-threaded worker processes, the machine's memory shared among them."""
     import psutil
     from distributed import LocalCluster
@@ -618,7 +618,7 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
         announce(f"dask: {cluster} cluster, {jobs} job(s) submitted, scheduler {owned.scheduler_address}, "
                  f"{_dashboard(client)}")
     else:
-        owned = _local_cluster(min(workers, len(groups)))
+        owned = local_cluster(min(workers, len(groups)))
         client = Client(owned)
         limits = [w["memory_limit"] for w in client.scheduler_info()["workers"].values()]
         announce(f"dask: LocalCluster of {len(owned.workers)} single-threaded worker processes "

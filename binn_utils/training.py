@@ -33,7 +33,7 @@ import torch
 from .losses import loss_components, step_loss
 from .networks import (Architecture, NetworkLayout, OperatorFunction, flat_grad, leaf_views, mlp_numpy,
                        xavier_init)
-from .observations import Observations, _stable_int
+from .observations import Observations, stable_int
 
 
 class TrainingError(ValueError):
@@ -466,7 +466,7 @@ def _per_replicate(value, default, R, name):
 
 def resolve_mechanisms(data: Observations, mechanisms) -> tuple:
     if mechanisms is None:
-        from .benchmarks import BENCHMARK_NAMES, get_benchmark
+        from .problems import BENCHMARK_NAMES, get_benchmark
         if data.name not in BENCHMARK_NAMES:
             raise TrainingError("say which mechanisms are present (a subset of 'D', 'V', 'G') "
                                 f"for data {data.name!r}, which is not a benchmark")
@@ -567,12 +567,12 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     m = torch.zeros_like(flat)
     v = torch.zeros_like(flat)
 
-    gens = [torch.Generator().manual_seed(_stable_int("sampling", int(s))) for s in seeds]
+    gens = [torch.Generator().manual_seed(stable_int("sampling", int(s))) for s in seeds]
     nb = config.n_bc
     bc_x = torch.cat([torch.full((nb,), x0), torch.full((nb,), x1)]).to(dev, dtype)
 
     # fixed validation collocation set, seeded per replicate
-    vgens = [torch.Generator().manual_seed(_stable_int("validation", int(s))) for s in seeds]
+    vgens = [torch.Generator().manual_seed(stable_int("validation", int(s))) for s in seeds]
     vp, vb = zip(*[_collocation(g, (x0, x1), (t0, t1), dtype, (config.val_n_pde,), (2 * config.val_n_bc,))
                    for g in vgens])
     vbc_x = torch.cat([torch.full((config.val_n_bc,), x0), torch.full((config.val_n_bc,), x1)]).to(dtype)

@@ -68,16 +68,24 @@ solving the same problem in both unit systems.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from . import store
+from .diagnostics import diagnose
+from .evaluation import evaluate
+from .forward_solve import check_method
 from .observations import Observations, split_indices
-from .sweeps import CHECKPOINTS, REPORTED
+from .sweeps import CHECKPOINTS, REPORTED, clean_json, local_cluster, provenance
+from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout, check_distinct, check_seeds, train
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
@@ -93,7 +101,7 @@ TRAIN_T_END = 10.0
 MECHANISMS = {"D": "diffusion D(u)", "V": "advection V(u)", "G": "reaction G(u)"}
 
 _GRID_RTOL = 1e-9    # values closer than this (relative to the span) are the same grid node
-_UNIFORM_RTOL = 1e-6  # allowed relative variation of the spacing in x
+UNIFORM_RTOL = 1e-6  # allowed relative variation of the spacing in x
 
 
 # ----------------------------------------------------------------------------- scaling
@@ -225,7 +233,7 @@ def validate_mechanisms(mechanisms) -> tuple:
     return tuple(m for m in ("D", "V", "G") if m in items)
 
 
-def _to_float(value, where: str, column: str) -> float:
+def to_float(value, where: str, column: str) -> float:
     if isinstance(value, str):
         s = value.strip()
         if s == "":
@@ -391,8 +399,8 @@ def _build(xs, ts, us, reps, where, source, columns) -> UserObservations:
             "solution u_p is computed on a grid, so every replicate must observe every position "
             "at every time: drop incomplete times/positions or interpolate onto a grid first")
     dx = np.diff(xn)
-    if not np.allclose(dx, dx.mean(), rtol=_UNIFORM_RTOL, atol=0):
-        j = int(np.nonzero(~np.isclose(dx, dx[0], rtol=_UNIFORM_RTOL, atol=0))[0][0])
+    if not np.allclose(dx, dx.mean(), rtol=UNIFORM_RTOL, atol=0):
+        j = int(np.nonzero(~np.isclose(dx, dx[0], rtol=UNIFORM_RTOL, atol=0))[0][0])
         raise ValueError(f"{source}: positions x must be equally spaced (the forward solve uses a "
                          f"uniform grid), but spacings range from {dx.min():g} to {dx.max():g} "
                          f"({dx[0]:g} from x={xn[0]:g} to x={xn[1]:g}, {dx[j]:g} from x={xn[j]:g} to "
@@ -422,7 +430,6 @@ outlier sets the scale and the data are ~0 in training units (a warning)."""
 def _check_meaning(u, x, t, source, ucol):
     """Errors for observations that cannot be a density to fit; warnings (``DataWarning``)
     for ones whose fit would be hard to interpret.  ``u`` is (n_rep, n_t, n_x)."""
-    import warnings
     top = float(np.max(np.abs(u)))
     if not np.max(u) > 0:
         raise ValueError(f"{source}: column {ucol!r} has no positive value; u is a "
@@ -473,7 +480,7 @@ def _decode(data: bytes, encoding: str, source: str) -> str:
 OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe", ",": "comma"}
 
 
-def _delimiter_hint(line: str, delimiter: str, wanted) -> str:
+def delimiter_hint(line: str, delimiter: str, wanted) -> str:
     """' (found ...; pass delimiter=...)' when the header splits into the wanted columns at
     another separator, else ''."""
     for d, name in OTHER_DELIMITERS.items():
@@ -516,7 +523,7 @@ def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "
         wanted["replicate"] = replicate
     missing = [c for c in wanted.values() if c not in header]
     if missing:
-        hint = _delimiter_hint(delimiter.join(header), delimiter, wanted.values())
+        hint = delimiter_hint(delimiter.join(header), delimiter, wanted.values())
         if hint:
             raise ValueError(f"{source}: no column(s) {', '.join(map(repr, missing))} when split at "
                              f"{delimiter!r}{hint}")
@@ -537,9 +544,9 @@ def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "
                 raise ValueError(f"{w}: column {wanted[k]!r} is missing (the row has {len(row)} "
                                  f"field(s), the header {len(header)})")
             vals[k] = row[j]
-        xs.append(_to_float(vals["x"], w, x))
-        ts.append(_to_float(vals["t"], w, t))
-        us.append(_to_float(vals["u"], w, u))
+        xs.append(to_float(vals["x"], w, x))
+        ts.append(to_float(vals["t"], w, t))
+        us.append(to_float(vals["u"], w, u))
         if replicate is not None:
             r = vals["replicate"].strip()
             if r == "":
@@ -613,8 +620,8 @@ def _column(values, name, where) -> np.ndarray:
         v = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         for i, val in enumerate(values):
-            _to_float(val, where(i), name)
-        raise  # pragma: no cover - _to_float raised above
+            to_float(val, where(i), name)
+        raise  # pragma: no cover - to_float raised above
     bad = np.nonzero(~np.isfinite(v))[0]
     if bad.size:
         i = int(bad[0])
@@ -696,34 +703,10 @@ class UserFit:
                  self.report.summary()]
         return "\n".join(lines)
 
-    def plot_operators(self, axes=None, extend: float = 0.2):
-        """Median and +-1 sd band of each learned operator in user units, unobserved u shaded."""
-        import matplotlib.pyplot as plt
-        from .diagnostics import shade_unobserved
-        lo, hi = self.u_range
-        pad = extend * (hi - lo)
-        grid = np.linspace(max(lo - pad, 0.0) if lo >= 0 else lo - pad, hi + pad, 201)
-        curves = self.operator_curves(grid)
-        if axes is None:
-            _, axes = plt.subplots(1, len(curves), figsize=(4 * len(curves), 3), squeeze=False)
-            axes = axes[0]
-        for ax, (name, c) in zip(np.atleast_1d(axes), curves.items()):
-            ok = np.all(np.isfinite(c), axis=1)
-            m, s = np.median(c[ok], axis=0), np.std(c[ok], axis=0)
-            ax.fill_between(grid, m - s, m + s, alpha=0.3)
-            ax.plot(grid, m)
-            ax.set_xlim(grid[0], grid[-1])
-            shade_unobserved(ax, (lo, hi))
-            ax.set_xlabel("u")
-            ax.set_title(MECHANISMS[name])
-        return axes
-
 
 def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                  x, t, u, replicate, forward_method="RK45") -> dict:
     """Validate the request and build the training-domain data (everything before training)."""
-    from .forward_solve import check_method
-    from .training import TrainConfig, check_distinct, check_seeds
 
     mech = validate_mechanisms(mechanisms)
     check_method(forward_method)
@@ -750,8 +733,6 @@ def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_ra
 
 def _finish_fit(prep: dict, result) -> UserFit:
     """Evaluate (u_theta, forward solve u_p) and diagnose a trained result: the UserFit."""
-    from .diagnostics import diagnose
-    from .evaluation import evaluate
 
     data, sc, datas, which = prep["data"], prep["scaling"], prep["datas"], prep["which"]
     ev = evaluate(result, datas, which, solve_kw={"method": prep["forward_method"]})
@@ -776,7 +757,6 @@ def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = r
     (implicit; the same solution to the tolerance, much faster on fine grids).
     See :func:`fit_user_data_cached` for the same fit stored on disk.
     """
-    from .training import train
 
     prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                         x, t, u, replicate, forward_method)
@@ -788,14 +768,13 @@ def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = r
 # ----------------------------------------------------------------------------- cached fits
 FIT_CACHE_FORMAT = 1
 
-REQUIRE_STORED_ENV = "BINN_REQUIRE_STORED"
-"""With this environment variable set to "1" (``make book`` sets it), a cached fit that is
-missing raises a RuntimeError instead of training (the book is built from stored results)."""
+#: With this environment variable set to "1" (``make book`` sets it), a cached fit that is
+#: missing raises a RuntimeError instead of training (the book is built from stored results).
+REQUIRE_STORED_ENV = store.REQUIRE_STORED_ENV
 
 
 def data_digest(data: UserObservations) -> str:
     """SHA-1 of the observations themselves (grid, values, replicate labels), in float64."""
-    import hashlib
     h = hashlib.sha1()
     for a in (data.x, data.t, data.u):
         a = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
@@ -812,7 +791,6 @@ def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="m
     ``extra``: JSON-serialisable facts about where the data came from (e.g. the source
     file's SHA-1 and the subset selected); they enter the key and are stored with the fit.
     """
-    from .training import TrainConfig
     config = (config or TrainConfig()).validate()
     return {"format": FIT_CACHE_FORMAT, "data_sha1": data_digest(data),
             "mechanisms": list(validate_mechanisms(mechanisms)), "config": config.to_dict(),
@@ -823,8 +801,6 @@ def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="m
 
 def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
     """``<prefix>-<12 hex digits of the SHA-1 of the spec>``: the stored files' name."""
-    import hashlib
-    import json
     digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
     return f"{prefix}-{digest}"
 
@@ -832,9 +808,6 @@ def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
 def save_train_result(result, path_npz, path_json, spec: dict | None = None):
     """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json with
     ``store.write_pair`` (atomic, the JSON last, with the arrays' SHA-256)."""
-    from . import store
-    from .sweeps import _clean_json, provenance
-    from .training import HISTORY_KEYS
     arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
               "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
               "diverged_epoch": result.diverged_epoch}
@@ -844,14 +817,12 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None):
               "status": list(result.status), "epochs_run": int(result.epochs_run),
               "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
               "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
-    return store.write_pair(path_npz, path_json, arrays, _clean_json(record))
+    return store.write_pair(path_npz, path_json, arrays, clean_json(record))
 
 
 def load_train_result(path_npz, path_json):
     """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
     ``store.DamagedRecordError`` naming the file if the stored pair is damaged."""
-    from . import store
-    from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
     rec, a = store.read_pair(path_npz, path_json)
     config = TrainConfig.from_dict(rec["config"])
     mech = tuple(rec["mechanisms"])
@@ -867,7 +838,6 @@ def concat_results(parts):
     """One ``TrainResult`` of the networks of ``parts`` (TrainResults of the same layout and
     configuration, trained separately), in order.  Loss histories of different lengths (a
     time budget) are padded with NaN to the longest."""
-    from .training import HISTORY_KEYS, TrainResult
     parts = list(parts)
     if len(parts) == 1:
         return parts[0]
@@ -909,8 +879,6 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
     split; with one worker and no scheduler the parts train here, one after the other."""
     from tqdm import tqdm
 
-    from . import store
-    from .training import train
     datas = prep["datas"] if isinstance(prep["datas"], list) else [prep["datas"]] * len(prep["run_seeds"])
     seeds = prep["run_seeds"]
     client = owned = None
@@ -940,9 +908,8 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
         if todo and (scheduler or ((workers or 1) > 1 and len(todo) > 1)):
             from distributed import Client, as_completed
 
-            from .sweeps import _local_cluster
             if client is None:
-                owned = _local_cluster(min(workers, len(todo)))
+                owned = local_cluster(min(workers, len(todo)))
                 client = Client(owned)
             futs = {}
             for i in todo:
@@ -1005,8 +972,6 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     the stored record says how many parts).  ``prepared``: the output of the validation
     step, when the caller has already run it (``binn fit`` does, to report before training).
     """
-    from . import store
-    from .training import train
 
     prep = prepared or _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end,
                                     u_scale, x, t, u, replicate, forward_method)
@@ -1016,7 +981,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     trained = 0
     if store.check_pair(npz, js) is None:  # missing, or damaged (a StoreWarning names the file)
         if require_stored is None:
-            require_stored = os.environ.get(REQUIRE_STORED_ENV) == "1"
+            require_stored = store.require_stored()
         if require_stored:
             raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing or damaged) and "
                                f"{REQUIRE_STORED_ENV}=1 forbids training it here; run it first (e.g. with "

@@ -30,13 +30,14 @@
 # activation and linear output layer (see {doc}`../book/methods`).
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
+# None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
 archs = None             # swept (h, n) of the D and V networks; None: (1, 1), (4, 1), (4, 4), (4, 32)
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -48,6 +49,7 @@ from binn_utils import figures, plotting, reporting, studies
 from binn_utils.reporting import arch_label, meta_value
 
 plotting.style()
+preset = preset or reporting.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 settings = studies.architecture_study(preset, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs,
                                       seeds=seeds)

@@ -29,14 +29,15 @@
 # for a fixed budget (errors).
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
+# None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # epochs of the fixed-epoch runs; None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
 batch_sizes = None       # swept B; None: 10, 40, 160, 640
 budget_steps = None      # optimiser steps of the fixed-budget runs; None: the preset's value
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -47,6 +48,7 @@ from binn_utils import figures, plotting, reporting, studies
 from binn_utils.reporting import meta_value
 
 plotting.style()
+preset = preset or reporting.committed_scale("batch_size")
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
 fixed_settings, budget_settings = studies.batch_size_study(preset, batch_sizes=batch_sizes, noise_var=noise_var,
                                                            dense=dense, epochs=epochs, seeds=seeds,

@@ -33,25 +33,23 @@
 # the flags are compared with the errors against the noise-free solution.
 
 # %% tags=["parameters"]
-preset = "book"        # "quick" (CI smoke run), "book" (committed results), "paper"
-# studies whose committed results were run with another preset (used only when preset == "book")
-study_presets = {"learning_rate": "paper", "loss_weight": "paper", "architecture": "paper", "batch_size": "paper",
-                 "noise": "paper"}
+# None: each study at the scale of its committed results (results/manifest.json); or one scale for
+# all: "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 epochs = None          # None: each study's preset value
 seeds = None           # number of initialisations; None: the preset's value
 failure_factor = 3.0   # ground-truth failure: median u_p error > this x the best comparable setting
 calibration_seed = 0   # seed of the split into the settings thresholds are chosen on and the held-out ones
 calibration_splits = 20  # further seeded splits (seeds 1..n) whose held-out counts are pooled
-results_dir = None     # None: the committed store (quick runs: out/results-quick)
+results_dir = None     # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None      # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
-from matplotlib.ticker import FuncFormatter
 
-from binn_utils import diagnostics, plotting, reporting, studies
+from binn_utils import diagnostics, figures, plotting, reporting, studies
 from binn_utils.sweeps import SettingResult, reported
 
 plotting.style()
@@ -59,22 +57,12 @@ fmt = reporting.fmt
 
 
 def sp(name):
-    """The preset of one study's results."""
-    return (study_presets or {}).get(name, preset) if preset == "book" else preset
+    """The preset of one study's results: its committed scale, or ``preset`` if one is given."""
+    return preset or reporting.committed_scale(name)
 
 
-STUDIES = {  # study -> (title, settings); the batch-size study: its fixed-epoch runs
-    "learning_rate": ("learning rate (Burgers)",
-                      studies.learning_rate_study(sp("learning_rate"), epochs=epochs, seeds=seeds)),
-    "loss_weight": ("loss weighting (porous medium)",
-                    studies.loss_weight_study(sp("loss_weight"), epochs=epochs, seeds=seeds)),
-    "architecture": ("operator networks (diffusion-advection)",
-                     studies.architecture_study(sp("architecture"), epochs=epochs, seeds=seeds)),
-    "batch_size": ("batch size (diffusion)",
-                   studies.batch_size_study(sp("batch_size"), epochs=epochs, seeds=seeds)[0]),
-    "noise": ("observation noise (diffusion)",
-              studies.noise_study(sp("noise"), epochs=epochs, seeds=seeds)),
-}
+STUDIES = {  # study -> (title, settings); a study in parts: its first part (batch size: fixed epochs)
+    st.name: (st.label, st.groups(sp(st.name), epochs=epochs, seeds=seeds)[0]) for st in studies.sweeps()}
 settings = [s for _, ss in STUDIES.values() for s in ss]
 unique = list({s.key: s for s in settings}.values())
 loaded = dict(zip([s.key for s in unique], reporting.load_or_run(unique, preset, results_dir, desc="diagnostics")))
@@ -110,28 +98,9 @@ DIAG_SHORT = {"underfitting": "U", "instability": "I", "overfitting": "O", "mech
               "operator_spread": "S", "loss_balance": "B"}
 
 
-def gt(res):
-    """Ground-truth numbers of one setting (medians over replicates)."""
-    up, th = res.metric("err_u_p"), res.metric("err_u_theta")
-    st = res.record["status"]
-    ups = res.up_status()
-    bad = sum((a != "ok") or (b != "ok") for a, b in zip(st, ups))
-    ops = {k: reporting.median(res.operator_error(k)) for k in res.record["metrics"][reported()]["operator_errors"]}
-    return dict(up=reporting.median(up), theta=reporting.median(th), bad=bad, R=len(st), ops=ops,
-                noise=float(res.record["noise_var"]))
-
-
-G = [gt(r) for r in results]
-group = [(study_of[i], G[i]["noise"]) for i in range(len(results))]
-best = {}
-for g, v in zip(group, G):
-    if np.isfinite(v["up"]):
-        best[g] = min(best.get(g, np.inf), v["up"])
-for i, v in enumerate(G):
-    b = best.get(group[i], np.nan)
-    v["rel"] = v["up"] / b if np.isfinite(v["up"]) and np.isfinite(b) and b > 0 else np.nan
-    v["fail"] = bool((np.isfinite(v["rel"]) and v["rel"] > failure_factor) or not np.isfinite(v["up"])
-                     or v["bad"] > v["R"] / 2)
+# the ground-truth rule (binn_utils.diagnostics.ground_truth_failures): groups of comparable settings
+# are the settings of one study at one noise level
+G = diagnostics.ground_truth_failures(results, study_of, failure_factor)
 flag = [bool(rep.flags) for rep in table]
 fail = [v["fail"] for v in G]
 outcome = ["hit" if f and fl else "miss" if f else "false alarm" if fl else "quiet and fine"
@@ -241,18 +210,17 @@ reporting.glue("dg_top_n", f"{per_diag[top][1]} of {n_fail}" if n_fail else "n/a
 # %% tags=["remove-cell"]
 from binn_utils.reporting import find
 
-PAPER_ROWS = {  # id -> (study, meta to find the setting)
-    "lr_small": ("learning_rate", dict(lr=5e-7)),
-    "lr_5e-2": ("learning_rate", dict(lr=5e-2)),
-    "lr_5e-1": ("learning_rate", dict(lr=5e-1)),
-    "w_low": ("loss_weight", dict(w_pde=1e-4)),
-    "w_high": ("loss_weight", dict(w_pde=1e3)),
-    "noise_big": ("noise", dict(noise_var=5e-2, arch_u=(6, 128))),
-    "def_lr": ("learning_rate", dict(lr=5e-4)),
-    "def_w": ("loss_weight", dict(w_pde=1e-1)),
-    "def_arch": ("architecture", dict(arch_D=(4, 32), arch_V=(4, 32))),
-    "def_B": ("batch_size", dict(batch_size=40)),
-    "def_noise": ("noise", dict(noise_var=1e-3, arch_u=(4, 32))),
+_lr, _lw = studies.get("learning_rate"), studies.get("loss_weight")
+PAPER_ROWS = {  # id -> (study, meta to find the setting): where the paper reports failure, then its defaults
+    "lr_small": ("learning_rate", _lr.paper_failures[0]),
+    "lr_5e-2": ("learning_rate", _lr.paper_failures[1]),
+    "lr_5e-1": ("learning_rate", _lr.paper_failures[2]),
+    "w_low": ("loss_weight", _lw.paper_failures[0]),
+    "w_high": ("loss_weight", _lw.paper_failures[1]),
+    "noise_big": ("noise", studies.get("noise").paper_failures[0]),
+    **{f"def_{tag}": (name, studies.get(name).default) for tag, name in (
+        ("lr", "learning_rate"), ("w", "loss_weight"), ("arch", "architecture"), ("B", "batch_size"),
+        ("noise", "noise"))},
 }
 n_agree = n_rows = 0
 for rid, (st, meta) in PAPER_ROWS.items():
@@ -297,41 +265,10 @@ reporting.glue("dg_pl_agree", f"{n_agree} of {n_rows}")
 # %% tags=["hide-input"]
 ratio = np.array([rep["mechanistic_mismatch"].value for rep in table], float)
 up = np.array([v["up"] for v in G], float)
-rel = np.array([v["rel"] for v in G], float)
-finite = np.isfinite(ratio)
-r_max = np.nanmax(ratio[finite]) if finite.any() else diagnostics.MISMATCH_RATIO
-r_edge = max(r_max, diagnostics.MISMATCH_RATIO) * 2.0  # where a failed forward solve (ratio inf/NaN) is drawn
-ratio_plot = np.where(finite, ratio, r_edge)
-colors = dict(zip(STUDIES, plt.get_cmap("tab10").colors))
 fail_a = np.array(fail)
-fig, axes = plt.subplots(1, 2, figsize=(12, 3.9))
-for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
-                    (axes[1], rel, "$u_p$ error / best comparable setting's")):
-    for st, (title, _) in STUDIES.items():
-        for want_flag in (True, False):
-            sel = np.array([study_of[i] == st and flag[i] == want_flag for i in range(len(results))])
-            sel &= np.isfinite(y) & (ratio_plot > 0)
-            ax.scatter(ratio_plot[sel], y[sel], s=24, marker="o", lw=1.0,
-                       facecolors=colors[st] if want_flag else "none", edgecolors=colors[st],
-                       label=title if want_flag else None)
-    sel = fail_a & np.isfinite(y)
-    ax.scatter(ratio_plot[sel], y[sel], s=50, marker="x", color="k", lw=0.9, label="ground-truth failure")
-    ax.axvline(diagnostics.MISMATCH_RATIO, color="k", ls="--", lw=0.8)
-    if not finite.all():
-        ax.axvline(r_edge, color="0.6", ls=":", lw=0.8)
-        ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"), fontsize=plotting.NOTE_SIZE,
-                    ha="right", va="top", color="0.4", rotation=90)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
-    ax.set_xlabel("mismatch ratio err($u_p$, obs) / err($u_\\theta$, obs)  (no ground truth)")
-    ax.set_ylabel(ylab)
-axes[1].axhline(failure_factor, color="tab:red", ls="--", lw=0.8)
-axes[1].scatter([], [], s=24, facecolors="none", edgecolors="0.3", label="no flag raised (open)")
-axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
-fig.tight_layout()
+fig = figures.mismatch_figure(ratio, up, np.array([v["rel"] for v in G], float), study_of,
+                              {st: title for st, (title, _) in STUDIES.items()}, flag, fail, failure_factor,
+                              diagnostics.MISMATCH_RATIO)
 plotting.save(fig, output_dir, "diagnostics_mismatch")
 reporting.glue("fig_diag_mismatch", fig)
 plt.close(fig)

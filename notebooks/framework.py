@@ -31,7 +31,8 @@
 # {doc}`../book/errata`).
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
+# None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the preset's value
@@ -41,8 +42,8 @@ initial = "code"         # initial condition: "code" (the authors' Fig. 1 data) 
 replicate_shown = 0      # which initialisation the solution panels show (the paper shows one)
 compare_initial = True   # also show the other initial condition (same preset)
 compare_reactions = True # also compare the three readings of the reaction term (shorter runs)
-reaction_preset = "lite" # preset of that comparison ("quick" when preset is "quick")
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+reaction_preset = None   # preset of that comparison (None: as committed; "quick" when preset is "quick")
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -50,10 +51,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import plotting, reporting, studies
-from binn_utils.benchmarks import INITIALS
+from binn_utils import figures, plotting, reporting, studies
+from binn_utils.problems import INITIALS
+from binn_utils.verdicts import Verdict
 
 plotting.style()
+preset = preset or reporting.committed_scale("framework")
+reaction_preset = reaction_preset or reporting.committed_scale("framework_reactions")
 
 
 def framework_runs(pre, init, rx=reaction):
@@ -70,28 +74,7 @@ reporting.glue("fw_what", reporting.run_description(res, preset=preset))
 # ## Learned and forward-predicted solutions, learned operators
 
 # %% tags=["hide-input"]
-x, t = res["x"], res["t"]
-r = replicate_shown
-fig = plt.figure(figsize=(10, 7))
-gs = fig.add_gridspec(2, 6)
-axes = [fig.add_subplot(gs[0, :3]), fig.add_subplot(gs[0, 3:])] + [fig.add_subplot(gs[1, 2 * k:2 * k + 2])
-                                                                    for k in range(3)]
-for ax, key in ((axes[0], "u_theta"), (axes[1], "u_p")):
-    for i in range(len(t)):
-        ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[key], lw=1.2,
-                label=("$u_\\theta$" if key == "u_theta" else "$u_p$") if i == 0 else None)
-        ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)
-    ax.set_xlabel("$x$")
-    ax.set_ylabel("$u$")
-    ax.legend(loc="upper right")
-for ax, op in zip(axes[2:], ("D", "G", "V")):
-    ax.plot(res["u_grid"], res.net(f"op_{op}")[r], color=plotting.COLORS[op], label=f"learned {op}")
-    ax.plot(res["u_grid"], res[f"true_op_{op}"], "k--", lw=0.9, label="truth")
-    plotting.shade_unobserved(ax, res.record["u_range"], res["u_grid"])
-    ax.set_xlabel("$u$")
-    ax.set_ylabel(plotting.OP_LABELS[op])
-    ax.legend()
-fig.tight_layout()
+fig = figures.framework_figure(res, replicate_shown)
 plotting.save(fig, output_dir, "fig1_framework")
 reporting.glue("fig_framework", fig)
 plt.close(fig)
@@ -156,7 +139,7 @@ if compare_initial:
     display(Markdown("\n".join(rows)))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])
-    reporting.glue("fw_other_theta_verdict", reporting.word(sums[other]["theta_verdict"] == "agrees",
+    reporting.glue("fw_other_theta_verdict", reporting.word(sums[other].verdicts["theta_verdict"] is Verdict.AGREES,
                                                             "matches", "does not match"))
 else:
     reporting.glue("fw_ic_what", "not run (compare_initial is off)")

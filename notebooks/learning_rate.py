@@ -29,14 +29,15 @@
 # hyperparameter at the paper's defaults (see {doc}`../book/methods`).
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
+# None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
 rates = None             # swept learning rates; None: 5e-7, 5e-6, ..., 5e-1
 shown_rate = 5e-4        # the learning rate of the solution and operator panels
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -47,6 +48,7 @@ from binn_utils import figures, plotting, reporting, studies
 from binn_utils.reporting import find, meta_value, value_label
 
 plotting.style()
+preset = preset or reporting.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
 settings = studies.learning_rate_study(preset, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs,
                                        seeds=seeds)

@@ -30,14 +30,15 @@
 # with $w_\mathrm{BC} = 0$, $w_\mathrm{data} = 1$ and each $w_\mathrm{PDE}$.
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
+# None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
 weights = None           # swept w_PDE; None: 1e-4, 1e-3, ..., 1e3
 shown_weights = [1e-4, 1e-1, 1e3]  # the weights of the solution, operator and loss panels
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -48,6 +49,7 @@ from binn_utils import figures, plotting, reporting, studies
 from binn_utils.reporting import meta_value, value_label
 
 plotting.style()
+preset = preset or reporting.committed_scale("loss_weight")
 weights = tuple(weights or studies.PDE_WEIGHTS)
 settings = studies.loss_weight_study(preset, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs,
                                      seeds=seeds)

@@ -33,7 +33,8 @@
 # initialisations each.
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite", "book", "paper" (committed: the published grid)
+# None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+preset = None
 noise_vars = None        # swept noise variances; None: 0, 1e-3, 5e-3, 1e-2, 5e-2
 archs = None             # solution-network sizes (h_u, n_u); None: [(4, 32), (6, 128)]
 dense = False            # True: 351 spatial points instead of 71 (the Supporting Material repeat)
@@ -42,7 +43,7 @@ seeds = None             # initialisations per dataset; None: the preset's value
 datasets = None          # independently drawn datasets; None: the preset's value
 shown_noise = 1e-3       # noise level of the left-hand panels
 shown_arch = (4, 32)     # u-network of the left-hand panels
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -57,6 +58,7 @@ from binn_utils.observations import NOISE_VARIANCES
 from binn_utils.reporting import arch_label, find, meta_value, value_label
 
 plotting.style()
+preset = preset or reporting.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
 settings = studies.noise_study(preset, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
@@ -105,7 +107,7 @@ if other_r is not None:
     reporting.glue("nz_D_other_words", "n/a" if not np.isfinite(ratio) else
                    f"{reporting.fmt(ratio, '.2g')} times that of {arch_label(shown_arch)} "
                    f"({'larger' if ratio > 1 else 'smaller' if ratio < 1 else 'the same'}), with an interquartile "
-                   f"range {reporting.fmt(reporting._iqr(d_b), '.2g')} against {reporting.fmt(reporting._iqr(d_a), '.2g')}")
+                   f"range {reporting.fmt(reporting.iqr(d_b), '.2g')} against {reporting.fmt(reporting.iqr(d_a), '.2g')}")
 else:
     reporting.glue("nz_D_other_arch", "the other network")
     reporting.glue("nz_D_err_other", "not run")

@@ -29,27 +29,26 @@
 # computed from the stored results; the chapter linked after each claim shows the evidence.
 
 # %% tags=["parameters"]
-preset = "book"          # "quick" (CI smoke run: every study quick), "book" (committed results), "lite", "paper"
-# the preset of each study's committed results (used only when preset == "book"), as in the chapters
-study_presets = {"framework": "paper", "learning_rate": "paper", "loss_weight": "paper", "architecture": "paper",
-                 "batch_size": "paper", "noise": "paper"}
-# the Supporting Material repeats: each configuration at the largest of these presets stored
-SM_PRESETS = ("paper", "lite")
+# None: each study at the scale of its committed results (results/manifest.json), the Supporting
+# Material repeats at the largest committed scale stored; or one scale for everything: "quick" (CI
+# smoke run), "lite", "book", "paper"
+preset = None
 train_missing = None     # None: train missing runs with the quick preset only (and only the chapters' default
                          # configurations); False: never train; True: train everything that is missing
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # unused: this page writes no files
 
 # %% tags=["remove-cell"]
-import os
 import warnings
 
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, reporting, studies
-from binn_utils.reporting import (TOO_FEW, VERDICTS, arch_label, find, fmt, med_iqr, median, value_label,
-                                  verdict_of, word)
+from binn_utils import diagnostics, reporting, store, studies
+from binn_utils.reporting import arch_label, find, fmt, med_iqr, median, value_label
+from binn_utils.verdicts import Claim, Outcome, Verdict, aggregate
+
+OUTCOMES = [o.value for o in Outcome]  # the order the scorecard counts them in
 from binn_utils.sweeps import reporting_checkpoint
 
 # Criteria of the verdicts (glued into the prose below; they live in binn_utils.reporting).
@@ -58,8 +57,8 @@ THETA_OK, OPERATOR_OK, FACTOR, NEAR_ZERO = (reporting.THETA_OK, reporting.OPERAT
 
 
 def sp(name):
-    """The preset of one study's results: the chapters' presets for the book, else ``preset``."""
-    return (study_presets or {}).get(name, preset) if preset == "book" else preset
+    """The preset of one study's results: its committed scale, or ``preset`` if one is given."""
+    return preset or reporting.committed_scale(name)
 
 
 def may_train(chapter_default=True):
@@ -82,9 +81,8 @@ def named(res, pre, **kw):
 
 def load(settings, pre, desc, chapter_default=True):
     """Stored results of ``settings`` (RuntimeError if some are missing and may not be trained)."""
-    rdir = reporting.results_dir_for(pre, results_dir)
-    missing = [s for s in settings if not s.is_done(rdir)]
-    if missing and (not may_train(chapter_default) or os.environ.get("BINN_REQUIRE_STORED") == "1"):
+    missing = reporting.missing(settings, pre, results_dir)
+    if missing and (not may_train(chapter_default) or store.require_stored()):
         raise RuntimeError(f"{len(missing)} of {len(settings)} settings of the {desc} ({planned(settings, pre)}) "
                            "are not in the results store")
     return reporting.load_or_run(settings, pre, results_dir, desc=desc)
@@ -94,24 +92,14 @@ _cache = {}
 
 
 def study(name):
-    """Results of a main-text study at its chapter's preset (loaded once; RuntimeError if missing)."""
+    """Results of a main-text study at its chapter's preset, a tuple of parts for a study in
+    parts (loaded once; RuntimeError if missing)."""
     if name not in _cache:
-        pre = sp(name)
+        st, pre = studies.get(name), sp(name)
         try:
-            if name == "framework":
-                _cache[name] = load(studies.framework_study(pre), pre, "framework run")
-            elif name == "noise":
-                _cache[name] = load(studies.noise_study(pre), pre, "noise study")
-            elif name == "learning_rate":
-                _cache[name] = load(studies.learning_rate_study(pre), pre, "learning-rate study")
-            elif name == "loss_weight":
-                _cache[name] = load(studies.loss_weight_study(pre), pre, "loss-weighting study")
-            elif name == "architecture":
-                _cache[name] = load(studies.architecture_study(pre), pre, "architecture study")
-            elif name == "batch_size":
-                fixed, budget = studies.batch_size_study(pre)
-                _cache[name] = (load(fixed, pre, "batch-size study"),
-                                load(budget, pre, "batch-size study (fixed budget)"))
+            parts = tuple(load(ss, pre, f"{st.title} study" + (f" ({what})" if i else ""))
+                          for i, (ss, what) in enumerate(zip(st.groups(pre), st.parts)))
+            _cache[name] = parts if len(parts) > 1 else parts[0]
         except RuntimeError as err:
             _cache[name] = err
     if isinstance(_cache[name], RuntimeError):
@@ -119,22 +107,15 @@ def study(name):
     return _cache[name]
 
 
-def norm(w):
-    """A summary's comparison word as agrees / disagrees / cannot be decided."""
-    return {"is still falling": "agrees", "has levelled off": "disagrees", "rises": "agrees",
-            "does not rise": "disagrees"}.get(w, w)
-
-
 def verdict(subs):
-    """The rule stated in the prose (``reporting.verdict_of``): from a claim's sub-claims."""
-    return verdict_of(w for *_, w in subs)
+    """The rule stated in the prose (``verdicts.aggregate``): from a claim's sub-claims."""
+    return aggregate(w for *_, w in subs).value
 
 
 def tally(subs):
     words = [w for *_, w in subs]
-    plural = {"agrees": "agree", "disagrees": "disagree"}
-    parts = [f"{n} {k if n == 1 else plural.get(k, k)}"
-             for k in ("agrees", "disagrees", "cannot be decided", TOO_FEW, "not tested") if (n := words.count(k))]
+    plural = {Verdict.AGREES: "agree", Verdict.DISAGREES: "disagree"}
+    parts = [f"{n} {k.value if n == 1 else plural.get(k, k.value)}" for k in Verdict if (n := words.count(k))]
     return f"sub-claims: {', '.join(parts)}"
 
 
@@ -150,13 +131,13 @@ def claim_framework(initial="code"):
         res, = load(studies.framework_study(sp("framework"), initial=initial), sp("framework"),
                     f"framework run ({initial})")
     f = reporting.framework_summary(res)
-    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f["theta_verdict"]),
+    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f.verdicts["theta_verdict"]),
             (f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
-             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f["near_verdict"]),
+             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f.verdicts["near_verdict"]),
             ("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
-             "there above that elsewhere)", f["local_verdict"])]
+             "there above that elsewhere)", f.verdicts["local_verdict"])]
     subs += [(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
-              "over the rest of the observed range)", f[f"{op}_verdict"]) for op in ("V", "G")]
+              "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
     ev = (f"{named(res, sp('framework'))}, {f['data']}. Median [IQR] rel. $L^2$ error of $u_\\theta$ "
           f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
           f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
@@ -182,7 +163,7 @@ def claim_noise_grows():
         for short, sym in (("theta", "$u_\\theta$"), ("up", "$u_\\mathrm{p}$")):
             subs.append((f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]} (Spearman's $\\rho > 0$, one-sided "
                          f"$p <$ {s['trend_p']}; here $\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']})",
-                         s[f"{short}_grows_{tag}"]))
+                         s.verdicts[f"{short}_grows_{tag}"]))
     ev = (f"{_noise_runs(res)}. Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
           f"{s['theta_lo_a']} to {s['theta_hi_a']} ({s['arch_a']}), {s['theta_lo_b']} to {s['theta_hi_b']} "
           f"({s['arch_b']}); $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} ({s['arch_a']}), {s['up_lo_b']} to "
@@ -204,7 +185,7 @@ def _iqr_wins(res, metric):
         # matched datasets: both networks on the datasets the (6, 128) runs have
         common = set(a.setting.datasets) & set(b.setting.datasets)
         pick = lambda r: r.metric(metric)[np.isin(r.setting.datasets, sorted(common))]  # noqa: E731
-        ia, ib = reporting._iqr(pick(a)), reporting._iqr(pick(b))
+        ia, ib = reporting.iqr(pick(a)), reporting.iqr(pick(b))
         if np.isfinite([ia, ib]).all():
             n += 1
             wins += bool(ia < ib)
@@ -216,16 +197,16 @@ def claim_noise_arch():
     wt, nt = _iqr_wins(res, "err_u_theta")
     wp, npp = _iqr_wins(res, "err_u_p")
     subs = [(f"{s['arch_a']} lower median $u_\\theta$ error at most nonzero noise levels",
-             s["theta_small_wins_verdict"]),
+             s.verdicts["theta_small_wins_verdict"]),
             (f"{s['arch_a']} lower median $u_\\mathrm{{p}}$ error at most nonzero noise levels",
-             s["up_small_wins_verdict"]),
+             s.verdicts["up_small_wins_verdict"]),
             (f"{s['arch_a']} less variable $u_\\theta$ error (IQR over the datasets both networks ran) at most "
              "nonzero noise levels",
-             word(bool(wt > nt / 2) if nt else None)),
+             Verdict.of(bool(wt > nt / 2) if nt else None)),
             (f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error (IQR over the datasets both networks ran) at "
              "most nonzero noise levels",
-             word(bool(wp > npp / 2) if npp else None)),
-            (f"{s['arch_b']} lower $u_\\theta$ error without noise", s["clean_large_wins"])]
+             Verdict.of(bool(wp > npp / 2) if npp else None)),
+            (f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"])]
     ev = (f"{_noise_runs(res)}. {s['arch_a']} has the lower median error at {s['theta_small_wins']} nonzero "
           f"noise levels ($u_\\theta$) and {s['up_small_wins']} ($u_\\mathrm{{p}}$), the smaller IQR at {wt} of {nt} "
           f"($u_\\theta$) and {wp} of {npp} ($u_\\mathrm{{p}}$); at $\\sigma^2 = 0$ median $u_\\theta$ error "
@@ -246,10 +227,10 @@ def claim_noise_D():
         centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
     e_in, e_out = reporting.band_errors(r, "D", band)
     subs = [(f"mean learned $D$ within {fmt(100 * OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
-             f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", word(bool(centre <= OPERATOR_OK) if np.isfinite(centre)
+             f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= OPERATOR_OK) if np.isfinite(centre)
                                                                 else None)),
             ("$D$ less reliable outside that range (larger mean |error|)",
-             word(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
+             Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
     ev = (f"{named(r, sp('noise'))}, $(h_u, n_u)$ = (4, 32). The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
@@ -267,10 +248,10 @@ def claim_noise_val():
         lows.append(fmt(rise, ".2f"))
         subs.append((f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)} (final at most "
                      f"{fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum)",
-                     word(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
+                     Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
     for tag in "ab":
         subs.append((f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
-                     norm(s[f"rise_verdict_{tag}"])))
+                     s.verdicts[f"rise_verdict_{tag}"]))
     ev = (f"{_noise_runs(res)}. Final over minimum median validation loss at $\\sigma^2$ = 1e-3: {lows[0]} "
           f"({s['arch_a']}), {lows[1]} ({s['arch_b']}); at {s['high']}: {s['rise_high_a']} (minimum at epoch "
           f"{s['minep_high_a']} of {s['epochs_a']}), {s['rise_high_b']} (epoch {s['minep_high_b']} of "
@@ -281,12 +262,12 @@ def claim_noise_val():
 def claim_learning_rate():
     res = study("learning_rate")
     s = reporting.learning_rate_summary(res)
-    subs = [("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s["best_up_verdict"]),
+    subs = [("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
+            ("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
             (f"$r$ = {s['smallest']} not converged (validation loss still falling by more than {s['late_pct']} % "
-             "over the last quarter)", norm(s["small_still_falling"])),
-            ("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s["large_worse_verdict"]),
-            ("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", "not tested")]
+             "over the last quarter)", s.verdicts["small_still_falling"]),
+            ("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
+            ("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
     ev = (f"{named(find(res, lr=5e-4) or res[0], sp('learning_rate'))}. Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
           f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "
@@ -302,12 +283,12 @@ def claim_loss_low_high():
     d_best = np.nanmin(list(d.values())) if np.isfinite(list(d.values())).any() else np.nan
     d_low = d.get(1e-4, np.nan)
     subs = [(f"$w_\\mathrm{{PDE}}$ = 1e-4: $u_\\theta$ error within {s['factor']} times the lowest, "
-             f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s["low_verdict"]),
+             f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s.verdicts["low_verdict"]),
             (f"$w_\\mathrm{{PDE}}$ = 1e-4: $D_\\phi$ wrong (median error more than {s['factor']} times the lowest)",
-             word(bool(d_low > FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
+             Verdict.of(bool(d_low > FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
             ("$w_\\mathrm{PDE}$ = 1e-4: weighted PDE loss more than three orders of magnitude below the data loss",
-             s["low_gap_verdict"]),
-            (f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s["high_verdict"])]
+             s.verdicts["low_gap_verdict"]),
+            (f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s.verdicts["high_verdict"])]
     ev = (f"{named(res[0], sp('loss_weight'))}. $w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
           f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
           f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
@@ -321,11 +302,11 @@ def claim_loss_best():
     res = study("loss_weight")
     s = reporting.loss_weight_summary(res, low=1e-4, high=1e3, factor=FACTOR)
     subs = [("lowest median $u_\\theta$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s["best_theta_verdict"]),
+             s.verdicts["best_theta_verdict"]),
             ("lowest median $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s["best_up_verdict"]),
+             s.verdicts["best_up_verdict"]),
             ("$w_\\mathrm{BC}$ has little influence (we do not sweep $w_\\mathrm{BC}$; neither does the paper)",
-             "not tested")]
+             Verdict.NOT_TESTED)]
     ev = (f"{named(res[0], sp('loss_weight'))}, $w_\\mathrm{{data}}$ = 1. Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} "
           f"at {s['best_up']}")
@@ -337,13 +318,13 @@ def claim_architecture(up_metric="err_u_p"):
     s = reporting.architecture_summary(res, up_metric=up_metric)
     r44 = find(res, arch_D=(4, 4), arch_V=(4, 4))
     subs = [(f"{s['smallest']} the worst of the equal-size architectures ($u_\\mathrm{{p}}$ error clearly above at "
-             f"least one other's and clearly below none; clearly: {s['tolerance']})", s["smallest_worst"])]
+             f"least one other's and clearly below none; clearly: {s['tolerance']})", s.verdicts["smallest_worst"])]
     for op in ("D", "V"):
         e = median(r44.operator_error(op)) if r44 is not None else np.nan
         subs.append((f"(4, 4) recovers {op} (median rel. error at most {fmt(OPERATOR_OK, 'g')})",
-                     word(bool(e <= OPERATOR_OK) if np.isfinite(e) else None)))
-    subs += [("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s["saturates_verdict"]),
-             ("(4, 32): $D$ error higher and more variable than with (4, 4)", s["D_worse_verdict"])]
+                     Verdict.of(bool(e <= OPERATOR_OK) if np.isfinite(e) else None)))
+    subs += [("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s.verdicts["saturates_verdict"]),
+             ("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
     ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
     norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
     ev = (f"{named(res[0], sp('architecture'))}. Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
@@ -360,11 +341,11 @@ def claim_batch_size(authors_budget=False):
         budget = load(studies.batch_size_authors_budget(sp("batch_size")), sp("batch_size"),
                       "batch-size study (the authors' budget)")
     s = reporting.batch_size_summary(fixed, budget)
-    subs = [(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s["inverse_verdict"]),
-            ("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s["best_up_verdict"]),
-            ("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s["small_variable_verdict"]),
-            (f"$B$ = {s['largest']} less accurate than the best of 40, 160", s["large_worse_verdict"])]
+    subs = [(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
+            ("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_theta_verdict"]),
+            ("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_up_verdict"]),
+            ("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s.verdicts["small_variable_verdict"]),
+            (f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]
     ev = (f"{named(fixed[0], sp('batch_size'))}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
           f"five minutes, about {studies.PAPER_BUDGET_STEPS:,} steps). Time per replicate {s['times']}, "
           f"$R^2$ = {s['fit_r2']}; median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
@@ -375,45 +356,18 @@ def claim_batch_size(authors_budget=False):
 # %% tags=["remove-cell"]
 # Claim 11: the Supporting Material's repeats.
 SM_CONFIGS = ((0.0, False), (1e-2, False), (0.0, True), (1e-3, True), (1e-2, True))
-SM_CHECKS = {
-    "learning_rate": (reporting.learning_rate_summary,
-                      (("best_theta_verdict", "lowest $u_\\theta$ error at $r$ in [5e-5, 5e-4]"),
-                       ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]"),
-                       ("small_still_falling", "smallest $r$ not converged"),
-                       ("large_worse_verdict", "larger errors at $r \\ge$ 1e-2"))),
-    "loss_weight": (reporting.loss_weight_summary,
-                    (("best_theta_verdict", "lowest $u_\\theta$ error at $w_\\mathrm{PDE}$ in [1e-1, 1]"),
-                     ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}$ in [1e-1, 1]"),
-                     ("low_verdict", "good $u_\\theta$, poor $u_\\mathrm{p}$ at $w_\\mathrm{PDE}$ = 1e-4"),
-                     ("high_verdict", "both errors large at $w_\\mathrm{PDE}$ = 1e3"))),
-    "architecture": (reporting.architecture_summary,
-                     (("smallest_worst", "(1, 1) the worst"), ("saturates_verdict", "(4, 32) no better than (4, 4)"))),
-    "batch_size": (lambda r: reporting.batch_size_summary(*r),
-                   (("best_theta_verdict", "lowest $u_\\theta$ error at $B$ in [40, 160]"),
-                    ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $B$ in [40, 160]"))),
-    "noise": (reporting.noise_summary,
-              (("theta_grows_a", "$u_\\theta$ error grows with $\\sigma^2$, (4, 32)"),
-               ("up_grows_a", "$u_\\mathrm{p}$ error grows with $\\sigma^2$, (4, 32)"),
-               ("theta_grows_b", "$u_\\theta$ error grows with $\\sigma^2$, (6, 128)"),
-               ("up_grows_b", "$u_\\mathrm{p}$ error grows with $\\sigma^2$, (6, 128)"))),
-}
-SM_TITLES = {"learning_rate": "learning rate", "loss_weight": "loss weighting", "architecture": "architecture",
-             "batch_size": "batch size", "noise": "noise"}
+SM_CHECKS = {st.name: (st.summary, st.repeat_checks) for st in studies.sweeps() if st.repeat_checks}
+SM_TITLES = {name: studies.get(name).title for name in SM_CHECKS}
 
 
 def sm_settings(name, nv, dense, pre):
-    if name == "noise":
-        return studies.noise_study(pre, dense=dense)
-    if name == "batch_size":
-        return studies.batch_size_study(pre, noise_var=nv, dense=dense)
-    fn = {"learning_rate": studies.learning_rate_study, "loss_weight": studies.loss_weight_study,
-          "architecture": studies.architecture_study}[name]
-    return fn(pre, noise_var=nv, dense=dense)
+    st = studies.get(name)
+    return st.groups(pre, noise_var=None if st.sweeps_noise else nv, dense=dense)
 
 
 def sm_presets():
     """Presets to read the Supporting Material repeats at, the largest stored first."""
-    return SM_PRESETS if preset == "book" else (preset,)
+    return (preset,) if preset else reporting.committed_supporting_scales()
 
 
 def sm_load(name, nv, dense, at=None):
@@ -422,14 +376,13 @@ def sm_load(name, nv, dense, at=None):
 
     Only the configurations the chapters run by default (the noise-free sparse repeat, and
     the main text's sparse noise study) may be trained (quick runs)."""
-    chapter_default = (not dense) and (name == "noise" or nv == 0.0)
+    chapter_default = (not dense) and (studies.get(name).sweeps_noise or nv == 0.0)
     for pre in ((at,) if at else sm_presets()):
         ss = sm_settings(name, nv, dense, pre)
         try:
-            if name == "batch_size":
-                return (load(ss[0], pre, f"{name} repeat", chapter_default),
-                        load(ss[1], pre, f"{name} repeat (budget)", chapter_default)), pre
-            return load(ss, pre, f"{name} repeat", chapter_default), pre
+            parts = tuple(load(part, pre, f"{name} repeat" + (f" ({what})" if i else ""), chapter_default)
+                          for i, (part, what) in enumerate(zip(ss, studies.get(name).parts)))
+            return (parts if len(parts) > 1 else parts[0]), pre
         except RuntimeError:
             continue
     return None
@@ -449,8 +402,9 @@ def claim_supplementary():
     subs, parts, runs = [], [], set()
     loaded = {}
     # the four studies in every configuration, and the noise study (which sweeps sigma^2) on the dense grid
-    for nv, dense, names in [(nv, dn, [n for n in SM_CHECKS if n != "noise"]) for nv, dn in SM_CONFIGS] + [
-            (None, True, ["noise"])]:
+    sparse = [st.name for st in studies.repeated(dense=False)]
+    for nv, dense, names in [(nv, dn, sparse) for nv, dn in SM_CONFIGS] + [
+            (None, True, [st.name for st in studies.repeated(dense=True) if st.sweeps_noise])]:
         group = config_label(nv, dense) if nv is not None else "noise study, 351 points"
         agree = total = 0
         missing = []
@@ -458,7 +412,7 @@ def claim_supplementary():
             got = sm_load(name, nv, dense)
             if got is None:
                 missing.append(SM_TITLES[name])
-                subs.append((group, f"{SM_TITLES[name]}: conclusions unchanged", "not tested"))
+                subs.append((group, f"{SM_TITLES[name]}: conclusions unchanged", Verdict.NOT_TESTED))
                 continue
             res, pre = got
             loaded[(name, 1e-3 if nv is None else nv, dense)] = res, pre  # the noise study: under its default 1e-3
@@ -468,10 +422,10 @@ def claim_supplementary():
             summ = fn(res)
             few = n_replicates(res) < reporting.MIN_REPLICATES
             for key, label in checks:
-                w = TOO_FEW if few else norm(summ[key])
+                w = Verdict.TOO_FEW if few else summ.verdicts[key]
                 subs.append((group, f"{SM_TITLES[name]}: {label}", w))
                 total += 1
-                agree += w == "agrees"
+                agree += w is Verdict.AGREES
         txt = f"{group}: {agree} of {total} comparisons agree" if total else f"{group}: not stored"
         if total and missing:
             txt += f" ({', '.join(missing)} not stored)"
@@ -483,9 +437,10 @@ def claim_supplementary():
             continue
         group = f"{config_label(nv, True)} against 71 points"
         n_cmp = 0
-        for name in ("learning_rate", "loss_weight", "architecture", "batch_size", "noise"):
-            if name == "noise" and nv != 1e-3:
-                continue  # the noise study's default setting is sigma^2 = 1e-3
+        for st in studies.sweeps():
+            name = st.name
+            if st.sweeps_noise and nv != st.default["noise_var"]:
+                continue  # a study that sweeps sigma^2 is compared at its default noise level only
             here, pre = loaded.get((name, nv, True), (None, None))
             if here is None:
                 continue
@@ -495,41 +450,42 @@ def claim_supplementary():
                 continue
             h = here[0] if isinstance(here, tuple) else here
             r = ref[0] if isinstance(ref, tuple) else ref
-            sel = reporting.DEFAULT_SETTING[name]
+            sel = st.default
             a, b = find(h, **sel), find(r, **sel)
             if a is None or b is None:
                 continue
             ea, eb = median(a.metric("err_u_p")), median(b.metric("err_u_p"))
-            ia, ib = reporting._iqr(a.metric("err_u_p")), reporting._iqr(b.metric("err_u_p"))
+            ia, ib = reporting.iqr(a.metric("err_u_p")), reporting.iqr(b.metric("err_u_p"))
             few = min(len(a.setting.seeds), len(b.setting.seeds)) < reporting.MIN_REPLICATES
-            subs.append((group, f"{SM_TITLES[name]}: lower median $u_\\mathrm{{p}}$ error at the default",
-                         TOO_FEW if few else word(bool(ea < eb) if np.isfinite([ea, eb]).all() else None)))
+
+            def decide(x, y):
+                return Verdict.TOO_FEW if few else Verdict.of(bool(x < y) if np.isfinite([x, y]).all() else None)
+
+            subs.append((group, f"{SM_TITLES[name]}: lower median $u_\\mathrm{{p}}$ error at the default", decide(ea, eb)))
             subs.append((group, f"{SM_TITLES[name]}: smaller IQR of the $u_\\mathrm{{p}}$ error at the default",
-                         TOO_FEW if few else word(bool(ia < ib) if np.isfinite([ia, ib]).all() else None)))
+                         decide(ia, ib)))
             lower.append(f"{SM_TITLES[name]} ($\\sigma^2$ = {value_label(nv)}): {fmt(ea)} against {fmt(eb)}")
             n_cmp += 1
         if not n_cmp:
-            subs.append((group, "denser data reduce the errors and their spread", "not tested"))
+            subs.append((group, "denser data reduce the errors and their spread", Verdict.NOT_TESTED))
     run = ("; ".join(sorted(runs)) if runs else
            planned(sm_settings("learning_rate", 0.0, False, sm_presets()[0]), sm_presets()[0]) + " (planned)")
     ev = (f"{run}. Comparisons with the main-text conclusions per configuration: {'; '.join(parts)}. "
           "Median $u_\\mathrm{p}$ error at the default setting, dense against sparse: "
           + ("; ".join(lower) if lower else "no dense repeat stored"))
-    return ev, subs, ["supplementary"], any(w == "not tested" for *_, w in subs)
+    return ev, subs, ["supplementary"], any(w is Verdict.NOT_TESTED for *_, w in subs)
 
 
 # %% tags=["remove-cell"]
 # Claim 12: ground-truth-free diagnostics at the paper's failure settings and defaults.
-DIAG_CASES = (  # (study, meta, the paper's reading)
-    ("learning_rate", dict(lr=5e-7), "failure"), ("learning_rate", dict(lr=5e-2), "failure"),
-    ("learning_rate", dict(lr=5e-1), "failure"), ("loss_weight", dict(w_pde=1e-4), "failure"),
-    ("loss_weight", dict(w_pde=1e3), "failure"), ("learning_rate", dict(lr=5e-4), "default"),
-    ("loss_weight", dict(w_pde=1e-1), "default"))
+DIAG_STUDIES = (studies.get("learning_rate"), studies.get("loss_weight"))
+DIAG_CASES = (  # (study, meta, the paper's reading): where the paper reports failure, then its defaults
+    [(st.name, dict(m), "failure") for st in DIAG_STUDIES for m in st.paper_failures]
+    + [(st.name, dict(st.default), "default") for st in DIAG_STUDIES])
 
 
 def claim_diagnostics():
-    all_settings = {"learning_rate": studies.learning_rate_study(sp("learning_rate")),
-                    "loss_weight": studies.loss_weight_study(sp("loss_weight"))}
+    all_settings = {st.name: st.settings(sp(st.name)) for st in DIAG_STUDIES}
     cases, runs = [], {}
     for st, meta, reading in DIAG_CASES:
         (key, val), = meta.items()
@@ -548,12 +504,12 @@ def claim_diagnostics():
     for name, reading, res in cases:
         label = f"{name}: " + ("a flag fires" if reading == "failure" else "no flag (default)")
         if res is None:
-            subs.append((label, "not tested"))
+            subs.append((label, Verdict.NOT_TESTED))
             parts.append(f"{name}: not stored")
             continue
         rep = reports[name]
         fired = bool(rep.flags)
-        subs.append((label, word(fired if reading == "failure" else not fired)))
+        subs.append((label, Verdict.of(fired if reading == "failure" else not fired)))
         parts.append(f"{name}: " + (", ".join(f.replace("_", " ") for f in rep.flags) or "no flag"))
     what = "; ".join(f"{SM_TITLES[k]}: {v}" for k, v in runs.items()) or (
         "; ".join(planned(v, sp(k)) for k, v in all_settings.items()) + " (planned)")
@@ -562,33 +518,45 @@ def claim_diagnostics():
 
 
 # %% tags=["remove-cell"]
-CLAIMS = [
-    (r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
-     r"Fig. 1 (bottom), one BINN initialisation.", claim_framework),
-    (r"BINN performance degrades gradually with the noise variance but is robust for low-to-moderate noise: relative errors of $u_\theta$ and $u_\mathrm{p}$ grow with $\sigma^2$ on the diffusion equation.",
-     r"Fig. 2 (right), boxplots over 10 initialisations × 10 data sets, $(h_u,n_u)\in\{(4,32),(6,128)\}$.",
-     claim_noise_grows),
-    (r"For noisy data the smaller solution network $(4,32)$ gives slightly lower and less variable errors in $u_\theta$ and $u_\mathrm{p}$ than $(6,128)$; without noise the larger network interpolates best.",
-     r"Fig. 2 (right); dense-data repeat in the Supporting Material.", claim_noise_arch),
-    (r"The learned diffusivity is centred near the true $D=1/2$ over the observed range $u\in[0.4,0.6]$ and is unreliable outside it.",
-     r"Fig. 2 (left), mean ± 1 s.d. over 10 initialisations, $\sigma^2=10^{-3}$.", claim_noise_D),
-    (r"Validation losses stay stable at $\sigma^2=10^{-3}$ but rise in later epochs at $\sigma^2=0.05$ for both architectures, indicating over-fitting.",
-     r"Fig. 2 (bottom right).", claim_noise_val),
-    (r"Learning rate shows three regimes on Burgers' equation: $r=5\times10^{-7}$ under-fits (not converged after 4000 epochs), $r\gtrsim10^{-2}$ is unstable, and $r=5\times10^{-5}$ to $5\times10^{-4}$ gives the lowest errors in $u_\theta$ and $u_\mathrm{p}$; $r\approx10^{-4}$ is best across all benchmarks.",
-     r"Fig. 3; Supporting Material repeats at $\sigma^2\in\{0,10^{-2}\}$ and with dense data.", claim_learning_rate),
-    (r"On the porous-medium equation with $w_\mathrm{BC}=0$, a too small PDE weight ($w_\mathrm{PDE}=10^{-4}$) gives a small $u_\theta$ error but a wrong $D_\phi$ and a large $u_\mathrm{p}$ error, with the weighted PDE loss over three orders of magnitude below the data loss; a too large weight ($10^{3}$) gives large errors in both.",
-     r"Fig. 4; Supporting Material repeats.", claim_loss_low_high),
-    (r"The lowest errors occur for $w_\mathrm{PDE}/w_\mathrm{data}$ between $10^{-1}$ and $10^{0}$; in general $w_\mathrm{data}\gtrsim w_\mathrm{PDE}$ is recommended, and $w_\mathrm{BC}$ has little influence.",
-     r'Fig. 4 (bottom); "preliminary investigations" for $w_\mathrm{BC}$ (no figure).',
-     claim_loss_best),
-    (r"Operator-network capacity helps only until the operators can be represented: $(h,n)=(1,1)$ is biased with large $u_\mathrm{p}$ error, $(4,4)$ recovers $D$ and $V$, and $(4,32)$ is no better (slightly worse, more variable $D$).",
-     r"Fig. 5, linear diffusion–nonlinear advection, 16 combinations of $D$ and $V$ architectures.", claim_architecture),
-    (r"Training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
-     r"Fig. 6, diffusion equation, $B\in\{10,40,160,640\}$.", claim_batch_size),
-    (r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
-     r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary),
-    (r"Good agreement of $u_\theta$ with poor agreement of $u_\mathrm{p}$ signals failed mechanistic recovery; without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate reliable operators.",
-     r"Discussion, drawing on Figs. 2–6.", claim_diagnostics),
+CLAIMS = [  # the paper's words, its evidence, our check, and a short title, its figure and our chapter
+    Claim(1, r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
+          r"Fig. 1 (bottom), one BINN initialisation.", claim_framework,
+          title='u_theta matches, u_p fails near u = 0, V and G deviate there', figure='Fig. 1', chapter='framework'),
+    Claim(2, r"BINN performance degrades gradually with the noise variance but is robust for low-to-moderate noise: relative errors of $u_\theta$ and $u_\mathrm{p}$ grow with $\sigma^2$ on the diffusion equation.",
+          r"Fig. 2 (right), boxplots over 10 initialisations × 10 data sets, $(h_u,n_u)\in\{(4,32),(6,128)\}$.",
+          claim_noise_grows,
+          title='errors grow with the noise', figure='Fig. 2', chapter='noise'),
+    Claim(3, r"For noisy data the smaller solution network $(4,32)$ gives slightly lower and less variable errors in $u_\theta$ and $u_\mathrm{p}$ than $(6,128)$; without noise the larger network interpolates best.",
+          r"Fig. 2 (right); dense-data repeat in the Supporting Material.", claim_noise_arch,
+          title='the smaller u-network is better on noisy data', figure='Fig. 2', chapter='noise'),
+    Claim(4, r"The learned diffusivity is centred near the true $D=1/2$ over the observed range $u\in[0.4,0.6]$ and is unreliable outside it.",
+          r"Fig. 2 (left), mean ± 1 s.d. over 10 initialisations, $\sigma^2=10^{-3}$.", claim_noise_D,
+          title='learned D centred on the truth over the observed range', figure='Fig. 2', chapter='noise'),
+    Claim(5, r"Validation losses stay stable at $\sigma^2=10^{-3}$ but rise in later epochs at $\sigma^2=0.05$ for both architectures, indicating over-fitting.",
+          r"Fig. 2 (bottom right).", claim_noise_val,
+          title='validation loss stable at low noise, rising at high noise', figure='Fig. 2', chapter='noise'),
+    Claim(6, r"Learning rate shows three regimes on Burgers' equation: $r=5\times10^{-7}$ under-fits (not converged after 4000 epochs), $r\gtrsim10^{-2}$ is unstable, and $r=5\times10^{-5}$ to $5\times10^{-4}$ gives the lowest errors in $u_\theta$ and $u_\mathrm{p}$; $r\approx10^{-4}$ is best across all benchmarks.",
+          r"Fig. 3; Supporting Material repeats at $\sigma^2\in\{0,10^{-2}\}$ and with dense data.", claim_learning_rate,
+          title='three learning-rate regimes', figure='Fig. 3', chapter='learning_rate'),
+    Claim(7, r"On the porous-medium equation with $w_\mathrm{BC}=0$, a too small PDE weight ($w_\mathrm{PDE}=10^{-4}$) gives a small $u_\theta$ error but a wrong $D_\phi$ and a large $u_\mathrm{p}$ error, with the weighted PDE loss over three orders of magnitude below the data loss; a too large weight ($10^{3}$) gives large errors in both.",
+          r"Fig. 4; Supporting Material repeats.", claim_loss_low_high,
+          title='too small and too large PDE weights fail', figure='Fig. 4', chapter='loss_weighting'),
+    Claim(8, r"The lowest errors occur for $w_\mathrm{PDE}/w_\mathrm{data}$ between $10^{-1}$ and $10^{0}$; in general $w_\mathrm{data}\gtrsim w_\mathrm{PDE}$ is recommended, and $w_\mathrm{BC}$ has little influence.",
+          r'Fig. 4 (bottom); "preliminary investigations" for $w_\mathrm{BC}$ (no figure).',
+          claim_loss_best,
+          title='lowest errors for w_PDE/w_data in [0.1, 1]', figure='Fig. 4', chapter='loss_weighting'),
+    Claim(9, r"Operator-network capacity helps only until the operators can be represented: $(h,n)=(1,1)$ is biased with large $u_\mathrm{p}$ error, $(4,4)$ recovers $D$ and $V$, and $(4,32)$ is no better (slightly worse, more variable $D$).",
+          r"Fig. 5, linear diffusion–nonlinear advection, 16 combinations of $D$ and $V$ architectures.", claim_architecture,
+          title='operator-network capacity saturates at (4, 4)', figure='Fig. 5', chapter='architecture'),
+    Claim(10, r"Training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
+          r"Fig. 6, diffusion equation, $B\in\{10,40,160,640\}$.", claim_batch_size,
+          title='T ∝ 1/B; B = 40-160 best under a fixed budget', figure='Fig. 6', chapter='batch_size'),
+    Claim(11, r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
+          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary,
+          title='conclusions unchanged without noise, with more noise, with dense data', figure='Supporting Material', chapter='supplementary'),
+    Claim(12, r"Good agreement of $u_\theta$ with poor agreement of $u_\mathrm{p}$ signals failed mechanistic recovery; without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate reliable operators.",
+          r"Discussion, drawing on Figs. 2–6.", claim_diagnostics,
+          title='ground-truth-free diagnostics signal failure', figure='Discussion', chapter='diagnostics'),
 ]
 
 def judge(fn):
@@ -606,17 +574,17 @@ def judge(fn):
 
 
 rows = []  # (number, claim, paper's evidence, our evidence, verdict, sub-claims)
-for i, (text, paper, fn) in enumerate(CLAIMS, start=1):
-    ev, v, subs = judge(fn)
-    rows.append((i, text, paper, ev, v, subs))
+for c in CLAIMS:
+    ev, v, subs = judge(c.check)
+    rows.append((c.number, c.text, c.paper_evidence, ev, v, subs))
 
 # Our choices where the authors' text and code differ, and what each alternative does to the verdicts.
-CLAIM_FN = {fn: i for i, (_, _, fn) in enumerate(CLAIMS, start=1)}
+CLAIM_FN = {c.check: c.number for c in CLAIMS}
 
 
 def with_final_networks():
     with reporting_checkpoint("final"):
-        return {i: judge(fn)[1] for i, (_, _, fn) in enumerate(CLAIMS, start=1)}
+        return {c.number: judge(c.check)[1] for c in CLAIMS}
 
 
 CHOICES = (
@@ -636,7 +604,7 @@ for mine, other, fn in CHOICES:
     changed = [f"claim {i}: {ours[i]} → {v}" for i, v in sorted(theirs.items()) if v != ours[i]]
     choice_rows.append(f"| {mine} | {other} | {'; '.join(changed) or 'none'} |")
 
-counts = {k: sum(r[4].split(" (")[0] == k for r in rows) for k in VERDICTS}
+counts = {k: sum(r[4].split(" (")[0] == k for r in rows) for k in OUTCOMES}
 for k, n in counts.items():
     reporting.glue(f"sc_n_{k.replace(' ', '_')}", str(n))
 reporting.glue("sc_n_claims", str(len(rows)))
@@ -658,20 +626,6 @@ from IPython.display import HTML
 
 MARKS = {"reproduced": ("✔", "#1a7f37"), "partly reproduced": ("◐", "#9a6700"),
          "not reproduced": ("✘", "#cf222e"), "not tested": ("○", "#57606a")}
-#: (short title, the paper's figure, the chapter that shows the evidence) per claim
-TITLES = [("u_theta matches, u_p fails near u = 0, V and G deviate there", "Fig. 1", "framework"),
-          ("errors grow with the noise", "Fig. 2", "noise"),
-          ("the smaller u-network is better on noisy data", "Fig. 2", "noise"),
-          ("learned D centred on the truth over the observed range", "Fig. 2", "noise"),
-          ("validation loss stable at low noise, rising at high noise", "Fig. 2", "noise"),
-          ("three learning-rate regimes", "Fig. 3", "learning_rate"),
-          ("too small and too large PDE weights fail", "Fig. 4", "loss_weighting"),
-          ("lowest errors for w_PDE/w_data in [0.1, 1]", "Fig. 4", "loss_weighting"),
-          ("operator-network capacity saturates at (4, 4)", "Fig. 5", "architecture"),
-          ("T ∝ 1/B; B = 40-160 best under a fixed budget", "Fig. 6", "batch_size"),
-          ("conclusions unchanged without noise, with more noise, with dense data", "Supporting Material",
-           "supplementary"),
-          ("ground-truth-free diagnostics signal failure", "Discussion", "diagnostics")]
 SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
                "T ∝ 1/B": "$T \\propto 1/B$", "B = 40-160": "$B$ = 40-160", "u = 0": "$u = 0$", "D ": "$D$ ",
                "V and G": "$V$ and $G$"}
@@ -689,7 +643,7 @@ def mark_md(v, words=True):
 
 def title_tex(i):
     """The short title of claim i with its symbols as math."""
-    t = TITLES[i - 1][0]
+    t = CLAIMS[i - 1].title
     for plain, tex in SYMBOLS_TEX.items():
         t = t.replace(plain, tex)
     return t
@@ -716,7 +670,7 @@ def what_failed(subs, most=4):
     out = []
     for sub in subs:
         group, label, w = sub if len(sub) == 3 else (None, *sub)
-        if w == "disagrees":
+        if w is Verdict.DISAGREES:
             out.append((f"{group}: " if group else "") + f"“{strip_criterion(label)}”")
     if len(out) > most:
         out = out[:most] + [f"and {len(out) - most} more"]
@@ -739,7 +693,7 @@ def tex_to_html(text):
 
 main = sorted([r for r in rows if base(r[4]) in ("not reproduced", "partly reproduced")],
               key=lambda r: (base(r[4]) != "not reproduced", r[0]))
-count_words = [(k, counts[k]) for k in VERDICTS]
+count_words = [(k, counts[k]) for k in OUTCOMES]
 
 # the headline box of this page (MyST, pasted at the top with glue:md)
 lines = ["```{admonition} Does the paper hold up?", ":class: tip", "",
@@ -749,7 +703,7 @@ if main:
     lines += ["", "Where our runs contradict the paper (its sub-claims that disagree):"]
     lines.append("")
     for i, _, _, _, v, subs in main:
-        fig, chap = TITLES[i - 1][1], TITLES[i - 1][2]
+        fig, chap = CLAIMS[i - 1].figure, CLAIMS[i - 1].chapter
         lines.append(f"* {mark_md(v, words=False)} claim {i}, {title_tex(i)} ({{doc}}`{fig} <{chap}>`): "
                      f"{what_failed(subs, most=2) or 'see the sub-claims'}")
 else:
@@ -762,7 +716,7 @@ reporting.glue("hl_box", Markdown("\n".join(lines)))
 items = "".join(
     f'<li><span style="color:{MARKS[base(v)][1]};font-weight:bold">{MARKS[base(v)][0]}</span> claim {i}, '
     f"{tex_to_html(title_tex(i))} "
-    f'(<a href="../notebooks/{TITLES[i - 1][2]}.html">{html.escape(TITLES[i - 1][1])}</a>): '
+    f'(<a href="../notebooks/{CLAIMS[i - 1].chapter}.html">{html.escape(CLAIMS[i - 1].figure)}</a>): '
     f"{tex_to_html(what_failed(subs, most=2) or 'see the sub-claims')}</li>" for i, _, _, _, v, subs in main)
 counts_html = ", ".join(f'<span style="color:{MARKS[k][1]};font-weight:bold">{MARKS[k][0]}</span> '
                         f"<strong>{n}</strong> {k}" for k, n in count_words)
@@ -831,7 +785,7 @@ add("Fig. 6, the authors' budget", nv_words(1e-3, False),
     lambda: load(studies.batch_size_authors_budget(sp("batch_size")), sp("batch_size"), "authors' budget",
                  chapter_default=False), sp("batch_size"))
 for nv, dense in SM_CONFIGS:
-    for name in [n for n in SM_CHECKS if n != "noise"]:
+    for name in [st.name for st in studies.repeated(dense=False)]:
         got = sm_load(name, nv, dense)
         what = f"Supporting Material, {SM_TITLES[name]}"
         if got is None:
@@ -867,7 +821,7 @@ table = ["| # | verdict | claim (chapter) | what failed: the paper's sub-claims 
          "| --- | --- | --- | --- |"]
 for i, text, paper, ev, v, subs in rows:
     failed = what_failed(subs) if base(v) in ("partly reproduced", "not reproduced") else ""
-    table.append(f"| {i} | {mark_md(v)} | {cell(title_tex(i))} ({{doc}}`{TITLES[i - 1][1]} <{TITLES[i - 1][2]}>`) "
+    table.append(f"| {i} | {mark_md(v)} | {cell(title_tex(i))} ({{doc}}`{CLAIMS[i - 1].figure} <{CLAIMS[i - 1].chapter}>`) "
                  f"| {cell(failed)} |")
 display(Markdown("\n".join(table)))
 
@@ -945,7 +899,7 @@ for i, text, paper, ev, v, subs in rows:
     groups = {}
     for sub in subs:
         group, label, w = sub if len(sub) == 3 else (None, *sub)
-        groups.setdefault(group, []).append(f"{label}: *{w}*")
+        groups.setdefault(group, []).append(f"{label}: *{w.value}*")
     for group, items in groups.items():
         if group is None:
             lines += [f"* {item}" for item in items]
@@ -961,7 +915,7 @@ display(Markdown("\n".join(lines)))
 # results: the preset, the number of settings, the epochs (a range for the fixed-budget
 # runs, whose epochs depend on the batch size), the replicates of each setting, where the
 # settings were trained and which integrator computed $u_\mathrm{p}$. The presets are
-# defined in `binn_utils/studies.py`: `paper` is the published grid (4000 epochs, 10
+# defined in `binn_utils/studies/base.py`: `paper` is the published grid (4000 epochs, 10
 # initialisations; 10 datasets in the noise study, 3 for its large network), `lite` 1000
 # epochs and 3 initialisations. A Supporting Material configuration is read at `paper`
 # where it is stored, else at `lite`.

@@ -183,7 +183,7 @@ for ax, (name, c) in zip(axes, curves.items()):
     if name == "G":
         ax.axhline(0.0, color="k", lw=0.6)
     ax.set_xlim(U * grid[0], U * grid[-1])
-    diagnostics.shade_unobserved(ax, (U * lo, U * hi), label="u not observed")
+    plotting.shade_unobserved(ax, (U * lo, U * hi), color="0.85", alpha=0.7, label="u not observed")
     ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
     ax.set_ylabel(f"{names[name]} ({units[name]})")
     ax.legend()

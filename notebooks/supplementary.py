@@ -55,7 +55,9 @@
 # {doc}`/notebooks/batch_size`, {doc}`/notebooks/noise`), drawn by the same functions.
 
 # %% tags=["parameters"]
-preset = "paper"         # "quick" (CI smoke run), "lite" (1000 epochs, 3 initialisations), "book", "paper"
+# None: the scales of the committed repeats (results/manifest.json), the largest stored first;
+# or "quick" (CI smoke run), "lite" (1000 epochs, 3 initialisations), "book", "paper"
+preset = None
 fallback_preset = "lite" # a study (or reference) not stored at `preset` but stored at this one is read here; None: never
 noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
 dense = False            # True: 351 spatial points instead of 71
@@ -65,7 +67,7 @@ study = "all"
 epochs = None            # None: the preset's value
 seeds = None             # number of initialisations; None: the preset's value
 compare = True           # also load the reference configuration (same preset) and compare errors with it
-results_dir = None       # None: the committed store (quick runs: out/results-quick)
+results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -75,25 +77,21 @@ from IPython.display import Markdown, display
 from binn_utils import figures, plotting, reporting, studies
 
 plotting.style()
-STUDIES = ("learning_rate", "loss_weight", "architecture", "batch_size", "noise")
+scales = (preset,) if preset else reporting.committed_supporting_scales()
+SWEEPS = {st.name: st for st in studies.sweeps()}
+STUDIES = tuple(SWEEPS)
 wanted = STUDIES if study == "all" else tuple(w.strip() for w in str(study).split(",") if w.strip())
 unknown = [w for w in wanted if w not in STUDIES]
 if unknown or not wanted:
     raise ValueError(f"study must be 'all' or a comma-separated list of {STUDIES}, got {study!r}")
-# The noise study sweeps sigma^2 itself; the paper repeats it only on the dense grid
-# (on the sparse grid it is Fig. 2), so "all" includes it only when dense.
-run = {name: name in wanted and (study != "all" or name != "noise" or dense) for name in STUDIES}
+# "all": the studies the paper repeats on this grid (the noise study, which sweeps sigma^2
+# itself, only on the dense grid: on the sparse grid it is Fig. 2)
+run = {name: name in wanted and (study != "all" or SWEEPS[name] in studies.repeated(dense)) for name in STUDIES}
 
 
-def study_settings(name, pre, nv, dn):
-    kw = dict(dense=dn, epochs=epochs, seeds=seeds)
-    if name == "noise":
-        return studies.noise_study(pre, **kw)
-    if name == "batch_size":
-        return studies.batch_size_study(pre, noise_var=nv, **kw)
-    fn = {"learning_rate": studies.learning_rate_study, "loss_weight": studies.loss_weight_study,
-          "architecture": studies.architecture_study}[name]
-    return fn(pre, noise_var=nv, **kw)
+def noise_of(name, nv):
+    """The noise variance a study is loaded at: None (all its levels) for a study that sweeps it."""
+    return None if SWEEPS[name].sweeps_noise else nv
 
 
 used_preset = {}  # (study, noise variance, dense) -> the preset its results were read at
@@ -101,29 +99,32 @@ used_preset = {}  # (study, noise variance, dense) -> the preset its results wer
 
 def load(name, nv, dn, at=None):
     """A study's results at ``preset``, or at ``fallback_preset`` where only that is stored
-    (``at``: exactly at that preset, e.g. a reference at the scale of what it is compared with)."""
-    pre = at or reporting.largest_stored(lambda p: study_settings(name, p, nv, dn), (preset, fallback_preset),
-                                         results_dir)
+    (``at``: exactly at that preset, e.g. a reference at the scale of what it is compared with);
+    a tuple of parts for a study whose results come in parts."""
+    st = SWEEPS[name]
+    make = lambda p: st.groups(p, noise_var=nv, dense=dn, epochs=epochs, seeds=seeds)  # noqa: E731
+    pre = at or reporting.largest_stored(make, scales + (fallback_preset,), results_dir)
     used_preset[(name, nv, dn)] = pre
-    ss = study_settings(name, pre, nv, dn)
-    if name == "batch_size":
-        return (reporting.load_or_run(ss[0], pre, results_dir, desc=name),
-                reporting.load_or_run(ss[1], pre, results_dir, desc=name + " (budget)"))
-    return reporting.load_or_run(ss, pre, results_dir, desc=name)
+    parts = tuple(reporting.load_or_run(ss, pre, results_dir, desc=name + (f" ({what})" if i else ""))
+                  for i, (ss, what) in enumerate(zip(make(pre), st.parts)))
+    return parts if len(parts) > 1 else parts[0]
 
 
-results = {name: load(name, None if name == "noise" else noise_var, dense) for name in STUDIES if run[name]}
+results = {name: load(name, noise_of(name, noise_var), dense) for name in STUDIES if run[name]}
 
 # The paper compares each dense repeat with the sparse grid at the same noise level, and
 # the noise-free and high-noise repeats with the main text (sigma^2 = 1e-3, sparse).
-ref_noise, ref_dense = (noise_var, False) if dense else (1e-3, False)
+ref_noise, ref_dense = studies.reference_configuration(noise_var, dense)
 same_as_ref = (float(noise_var), bool(dense)) == (float(ref_noise), ref_dense)
 expect_lower = bool(dense or noise_var < ref_noise)
-reference = ({name: load(name, ref_noise, ref_dense, at=used_preset[(name, noise_var, dense)])
-              for name in results if name != "noise"}
-             if compare and not same_as_ref else {})
-if dense and "noise" in results and compare:
-    reference["noise"] = load("noise", None, False, at=used_preset[("noise", None, dense)])
+reference = {}
+if compare:
+    for name in results:
+        if SWEEPS[name].sweeps_noise:  # compared on the sparse grid (dense pages only)
+            if dense:
+                reference[name] = load(name, None, False, at=used_preset[(name, None, dense)])
+        elif not same_as_ref:
+            reference[name] = load(name, ref_noise, ref_dense, at=used_preset[(name, noise_var, dense)])
 
 grid = "351" if dense else "71"
 reporting.glue("sm_config", f"noise variance {noise_var:g}, {grid} spatial points")
@@ -135,41 +136,23 @@ reporting.glue("sm_min_reps", str(reporting.MIN_REPLICATES))
 
 def not_run_reason(name):
     """Why this page does not draw the study ``name``."""
-    if name == "noise" and study == "all":
+    if SWEEPS[name].sweeps_noise and study == "all":
         return ("the noise study is repeated on the dense grid only (on the 71-point grid it is the main text's "
                 "{doc}`/notebooks/noise`; the dense repeat is on {doc}`/book/supporting/dense_1e-3`)")
-    if name == "noise" and dense:
+    if SWEEPS[name].sweeps_noise and dense:
         return ("the dense noise study sweeps the noise variance itself, so the book draws it once, on "
                 "{doc}`/book/supporting/dense_1e-3`")
     return f"this page draws study = {study}; rerun it with study = \"{name}\" to draw the {name.replace('_', ' ')} study"
 
 
 NOT_RUN = {name: not_run_reason(name) for name in STUDIES}
-
-#: The figure of the paper each repeat redraws: (noise variance, dense) -> study -> figure number.
-#: The Supporting Material's figures continue the main text's numbering (its LaTeX does not
-#: reset the figure counter): Figs. 7-10 without noise, 11-14 with sigma^2 = 0.01, 15 the
-#: dense noise study, 16-27 the four studies on the dense grid at each noise level.
-PAPER_FIGURES = {
-    (0.0, False): {"learning_rate": 7, "loss_weight": 8, "architecture": 9, "batch_size": 10},
-    (1e-2, False): {"learning_rate": 11, "loss_weight": 12, "architecture": 13, "batch_size": 14},
-    (1e-3, False): {"learning_rate": 3, "loss_weight": 4, "architecture": 5, "batch_size": 6, "noise": 2},
-    (0.0, True): {"learning_rate": 16, "loss_weight": 19, "architecture": 22, "batch_size": 25, "noise": 15},
-    (1e-3, True): {"learning_rate": 17, "loss_weight": 20, "architecture": 23, "batch_size": 26, "noise": 15},
-    (1e-2, True): {"learning_rate": 18, "loss_weight": 21, "architecture": 24, "batch_size": 27, "noise": 15},
-}
-for name in STUDIES:
-    num = PAPER_FIGURES.get((float(noise_var), bool(dense)), {}).get(name)
+for name, st in SWEEPS.items():
+    num = st.paper_figures.get((float(noise_var), bool(dense)))
     reporting.glue(f"sm_{name}_paper_fig", f"the paper's Fig. {num}" if num else "a configuration the paper does not show")
 
 
 def _main(res):
     return res[0] if isinstance(res, tuple) else res
-
-
-FIGURES = {"learning_rate": figures.learning_rate_figure, "loss_weight": figures.loss_weight_figure,
-           "architecture": figures.architecture_figure, "noise": figures.noise_figure,
-           "batch_size": lambda r: figures.batch_size_figure(*r)}
 
 
 def draw(name):
@@ -178,33 +161,29 @@ def draw(name):
     page's note says why)."""
     if not run[name]:
         return
+    st, res = SWEEPS[name], results[name]
+    fig = figures.study_figure(st, res)
+    pre = used_preset[(name, noise_of(name, noise_var), dense)]
+    if st.described_by:  # one description per value (e.g. u-network: the book preset gives them different budgets)
+        firsts = {}
+        for r in _main(res):
+            firsts.setdefault(reporting.meta_value(r, st.described_by), r)
+        what = "; ".join(f"{reporting.value_label(v)}: {reporting.run_description(r, noise=False, preset=pre)}"
+                         for v, r in firsts.items())
     else:
-        res = results[name]
-        fig = FIGURES[name](res)
-        pre = used_preset[(name, None if name == "noise" else noise_var, dense)]
-        if name == "noise":  # one description per u-network (the book preset gives them different budgets)
-            parts = [(a, reporting.find(res, arch_u=a)) for a in studies.NOISE_ARCHS]
-            what = "; ".join(f"{reporting.arch_label(a)}: {reporting.run_description(r, noise=False, preset=pre)}"
-                             for a, r in parts if r is not None)
-        else:
-            what = reporting.run_description(_main(res)[0], preset=pre)
-        reporting.glue(f"sm_{name}_what", what)
-        plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
+        what = reporting.run_description(_main(res)[0], preset=pre)
+    reporting.glue(f"sm_{name}_what", what)
+    plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)
     plt.close(fig)
-
-
-SUMMARIES = {"learning_rate": reporting.learning_rate_summary, "loss_weight": reporting.loss_weight_summary,
-             "architecture": reporting.architecture_summary, "noise": reporting.noise_summary,
-             "batch_size": lambda r: reporting.batch_size_summary(*r)}
 
 
 def bullets(name):
     """The study's comparisons with the paper, as a list (computed from the results)."""
     if not run[name]:
         return
-    lines = reporting.verdict_bullets(name, SUMMARIES[name](results[name]))
-    display(Markdown("\n".join(f"* {line}" for line in lines)))
+    st = SWEEPS[name]
+    display(Markdown("\n".join(f"* {line}" for line in st.bullets(st.summary(results[name])))))
 
 
 # %% [markdown]
@@ -334,7 +313,8 @@ bullets("noise")
 here = {k: _main(v) for k, v in results.items()}
 ref = {k: _main(v) for k, v in reference.items()}
 if ref:
-    table, comp = reporting.compare_configurations(here, ref, expect_lower)
+    table, comp = reporting.compare_configurations(here, ref, expect_lower,
+                                                   {name: st.default for name, st in SWEEPS.items()})
 else:
     table, comp = "*No comparison: this is the reference configuration (or `compare` is off).*", {
         "n": 0, "errors_as_expected": "n/a", "spread_as_expected": "n/a"}

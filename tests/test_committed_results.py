@@ -1,10 +1,11 @@
 """The committed results store covers every setting the book's figures need.
 
-Each chapter's `parameters` cell (read from the Jupytext source, as papermill and the
-book see it) names the preset its committed results were run with; from those values we
-rebuild the chapter's settings and check that every one is stored, so that `make book`
-(which refuses to train) cannot fail on a missing result, and a chapter's default cannot
-drift away from what was run.
+The store's manifest (`results/manifest.json`) names the scale each study's committed
+results were run at; every chapter reads its scale from there (its `preset` parameter is
+None). From the manifest and the chapters' other parameters (read from the Jupytext
+source, as papermill and the book see them) we rebuild each chapter's settings and check
+that every one is stored, so that `make book` (which refuses to train) cannot fail on a
+missing result, and a chapter's default cannot drift away from what was run.
 """
 import ast
 import json
@@ -14,9 +15,7 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
-from binn_utils.benchmarks import INITIALS
-from binn_utils.cli import settings_for
-from binn_utils.reporting import largest_stored
+from binn_utils.reporting import committed_scale, committed_supporting_scales, largest_stored
 from binn_utils.sweeps import default_results_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,42 +39,47 @@ def supplementary_settings(p: dict) -> list:
     at ``preset``, or at ``fallback_preset`` where only that is stored, and its reference
     configuration at the same preset."""
     nv, dense = p["noise_var"], p["dense"]
-    names = (["learning_rate", "loss_weight", "architecture", "batch_size"] + (["noise"] if dense else [])
-             if p["study"] == "all" else [w.strip() for w in p["study"].split(",")])
-    # the reference configuration of the comparison: the main text's for sparse repeats,
-    # the sparse grid at the same noise level for dense ones
-    ref = (nv, False) if dense else (1e-3, False)
+    scales = (p["preset"],) if p["preset"] else committed_supporting_scales()
+    sweeps = {st.name: st for st in studies.sweeps()}
+    chosen = (studies.repeated(dense) if p["study"] == "all"
+              else [sweeps[w.strip()] for w in p["study"].split(",")])
+    ref = studies.reference_configuration(nv, dense)
     configs = [(nv, dense)] + ([ref] if p.get("compare") and ref != (nv, dense) else [])
     out = []
-    for name in names:
-        # the noise study sweeps sigma^2 itself (all its levels), like the notebook
-        make = (lambda pre, v, d, name=name: settings_for(name, pre, None if name == "noise" else v, d,
-                                                          epochs=p.get("epochs"), seeds=p.get("seeds")))
-        pre = largest_stored(lambda q: make(q, nv, dense), (p["preset"], p.get("fallback_preset")))
+    for st in chosen:
+        # a study that sweeps sigma^2 itself is loaded at all its levels, like the notebook
+        make = (lambda pre, v, d, st=st: st.settings(pre, noise_var=None if st.sweeps_noise else v, dense=d,
+                                                     epochs=p.get("epochs"), seeds=p.get("seeds")))
+        pre = largest_stored(lambda q: make(q, nv, dense), scales + (p.get("fallback_preset"),))
         out += [s for v, d in configs for s in make(pre, v, d)]
     return out
 
 
 def book_settings() -> dict:
     """chapter -> the settings its figures load with the chapter's default parameters."""
-    fw, nz = parameters("framework"), parameters("noise")
-    out = {
-        "framework": [studies.framework_study(fw["preset"], noise_var=fw["noise_var"], reaction=fw["reaction"],
-                                              initial=init)[0] for init in INITIALS]
-        + [studies.framework_study(fw["reaction_preset"], noise_var=fw["noise_var"], reaction=rx,
-                                   initial=fw["initial"])[0] for rx in ("supporting", "text", "equation")],
-        "noise": studies.noise_study(nz["preset"]),
-        "learning_rate": studies.learning_rate_study(parameters("learning_rate")["preset"]),
-        "loss_weighting": studies.loss_weight_study(parameters("loss_weighting")["preset"]),
-        "architecture": studies.architecture_study(parameters("architecture")["preset"]),
-        "batch_size": sum(studies.batch_size_study(parameters("batch_size")["preset"]), [])
-        + studies.batch_size_authors_budget(parameters("batch_size")["preset"]),
-        "supplementary": supplementary_settings(parameters("supplementary")),
-    }
+    out = {st.chapter: st.settings_for_chapter({**parameters(st.chapter), "preset": committed_scale(st.name),
+                                                "reaction_preset": committed_scale("framework_reactions")})
+           for st in studies.REGISTRY.values() if st.chapter}
+    out["supplementary"] = supplementary_settings(parameters("supplementary"))
     from render_supporting import CONFIGS
     for name, (_, params) in CONFIGS.items():
         out[f"supporting/{name}"] = supplementary_settings({**parameters("supplementary"), **params})
     return out
+
+
+@pytest.mark.parametrize("notebook", ["scorecard", "diagnostics", "supplementary"]
+                         + [st.chapter for st in studies.REGISTRY.values() if st.chapter])
+def test_notebooks_take_the_committed_scales_from_the_manifest(notebook):
+    p = parameters(notebook)
+    assert p["preset"] is None and p.get("reaction_preset") is None
+    assert "study_presets" not in p and "SM_PRESETS" not in p
+
+
+def test_the_manifest_names_a_known_scale_for_every_study_with_a_chapter():
+    for st in studies.REGISTRY.values():
+        if st.chapter:
+            assert committed_scale(st.name) in studies.PRESETS, st.name
+    assert set(committed_supporting_scales()) <= set(studies.PRESETS)
 
 
 @pytest.mark.parametrize("chapter, settings", sorted(book_settings().items()))

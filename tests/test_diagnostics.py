@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from binn_utils import diagnostics as dg
-from binn_utils.diagnostics import (DiagnosticReport, diagnose, diagnose_arrays, diagnose_many,
-                                    observed_u_range, shade_unobserved)
+from binn_utils.diagnostics import DiagnosticReport, diagnose, diagnose_arrays, diagnose_many, observed_u_range
+from binn_utils.plotting import shade_unobserved
 
 E = 1000
 EPOCHS = np.arange(1, E + 1)
@@ -353,3 +353,39 @@ def test_split_parts_is_seeded_balanced_and_keeps_runs_together():
     fails = [i for i in range(20) if i % 4 == 0]
     assert sum(p[i] for i in fails) in (2, 3)                  # 5 failures: 2 or 3 in each part
     assert 9 <= int(p[:20].sum()) <= 11
+
+
+class _Stored:
+    """A stored setting as the ground-truth rule sees it."""
+
+    def __init__(self, up, noise=1e-3, status=None, up_status=None):
+        self._up = np.asarray(up, float)
+        n = self._up.size
+        self.record = {"status": status or ["ok"] * n, "noise_var": noise,
+                       "metrics": {"best": {"operator_errors": {"D": [0.1] * n}}}}
+        self._ups = up_status or ["ok"] * n
+
+    def metric(self, name, which=None):
+        return self._up if name == "err_u_p" else self._up / 2
+
+    def up_status(self, which=None):
+        return self._ups
+
+    def operator_error(self, op, which=None):
+        return np.full(self._up.size, 0.1)
+
+
+def test_ground_truth_failure_rule():
+    from binn_utils.diagnostics import ground_truth_failures
+    rs = [_Stored([0.1, 0.1, 0.1]),                       # the best of its group
+          _Stored([0.35, 0.35, 0.35]),                    # 3.5 x the best: a failure at factor 3
+          _Stored([0.25, 0.25, 0.25]),                    # 2.5 x: fine
+          _Stored([0.9, 0.9, 0.9], noise=1e-2),           # alone at its noise level: its own best
+          _Stored([0.1, 0.1, 0.1], status=["ok", "diverged", "diverged"]),   # most replicates diverged
+          _Stored([np.nan] * 3)]                          # no finite u_p error
+    G = ground_truth_failures(rs, ["s"] * 6, 3.0)
+    assert [v["fail"] for v in G] == [False, True, False, False, True, True]
+    assert G[1]["rel"] == pytest.approx(3.5) and G[3]["rel"] == pytest.approx(1.0)
+    assert G[0]["theta"] == pytest.approx(0.05) and G[4]["bad"] == 2 and G[0]["ops"] == {"D": pytest.approx(0.1)}
+    # groups are per study: the same errors in another study are judged against that study's best
+    assert not ground_truth_failures(rs[1:2], ["t"], 3.0)[0]["fail"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from binn_utils import cli, fit_report, training
-from binn_utils.benchmarks import get_benchmark, reference_solution, spatial_grid
+from binn_utils.problems import get_benchmark, reference_solution, spatial_grid
 from binn_utils.forward_solve import forward_solve
 from binn_utils.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
 

@@ -101,17 +101,6 @@ def test_reported_networks_are_the_best_validation_ones():
     assert "final networks" in table[0] and table[2].split("|")[4].strip() == "0.5"
 
 
-def test_verdict_counts_only_decided_subclaims():
-    v = reporting.verdict_of
-    A, D, U, N, F = (reporting.AGREES, reporting.DISAGREES, reporting.UNDECIDED, reporting.NOT_TESTED,
-                     reporting.TOO_FEW)
-    assert v([A, A, N]) == "reproduced"              # not tested does not downgrade
-    assert v([A, U, F]) == "reproduced"
-    assert v([A, D, N]) == "partly reproduced"
-    assert v([D, D, U]) == "not reproduced"
-    assert v([N, U, F]) == v([]) == "not tested"
-
-
 def test_clearly_above_needs_separated_interquartile_ranges():
     low, high = np.linspace(0.1, 0.2, 9), np.linspace(0.3, 0.4, 9)
     assert reporting.clearly_above(high, low) is True and reporting.clearly_above(low, high) is False

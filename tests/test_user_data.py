@@ -284,7 +284,8 @@ def test_fit_user_data_end_to_end(tmp_path):
     assert rep.n_replicates == 2 and rep.u_range == pytest.approx(observed_u_range(fit.evaluation.u_theta))
     table = diagnose_many([fit, (fit.result, fit.evaluation, fit.observations[0])], labels=["a", "b"])
     assert [r["setting"] for r in table.rows()] == ["a", "b"] and fit.report.label == fit.data.source
-    axes = fit.plot_operators()
+    from binn_utils.plotting import user_operators
+    axes = user_operators(fit)
     assert len(axes) == 2
     # each replicate separately: seeds x replicates networks, spread measured within a replicate
     fit2 = fit_user_data(fit.data, "D", cfg.replace(epochs=2), seeds=[0, 1], replicates="separate")

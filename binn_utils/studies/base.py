@@ -1,0 +1,137 @@
+"""What a study is, and the training scales its settings are built at.
+
+A :class:`Study` is one experiment of the paper: a grid of settings on one benchmark, the
+paper's default point in that grid, the figure that draws it, the summary of its numbers
+and the chapter that reports it.  Every study lives in its own module of this package and
+is listed once in the registry (``binn_utils.studies.REGISTRY``).
+
+Training scales (``scale``; the CLI's ``--preset``):
+
+* ``quick``: a smoke run for CI (few epochs, two replicates, no compilation); its numbers
+  mean nothing scientifically.
+* ``book``: the paper's 4000 epochs with 5 initialisations (10 for the default runs), a
+  smaller noise study.
+* ``lite``: the Supporting Material repeats at 1000 epochs and 3 initialisations.
+* ``paper``: the published grid (4000 epochs, ten initialisations, ten datasets in the
+  noise study).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from ..reporting import find
+from ..sweeps import Setting, replicates
+from ..training import TrainConfig, TrainingError
+
+PRESETS = {
+    "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),
+    # book: the paper's 4000 epochs, but 5 initialisations per setting (10 for the
+    # default runs) and a reduced noise study -- what two CPU cores allowed in one session
+    "book": dict(epochs=4000, seeds=5, datasets=3, compile=True, big_epochs=500, big_datasets=2,
+                 budget_steps=40_000, noise_seeds=3, big_seeds=2),
+    # lite: the Supporting Material repeats (other noise levels, dense data) at a quarter
+    # of the training length and 3 initialisations
+    "lite": dict(epochs=1000, seeds=3, datasets=2, compile=True, big_epochs=250, big_datasets=1,
+                 budget_steps=10_000, noise_seeds=2, big_seeds=2),
+    # paper: the published grid, except that the (6, 128) u-network of the noise study,
+    # ~25x dearer per step, gets 3 datasets instead of 10 (10 initialisations each)
+    "paper": dict(epochs=4000, seeds=10, datasets=10, compile=True, big_epochs=4000, big_datasets=3,
+                  budget_steps=75_000),
+}
+#: The paper's default hyperparameters: written once, in ``TrainConfig``.
+PAPER_DEFAULTS = TrainConfig()
+
+
+def preset(name: str) -> dict:
+    """The numbers of one training scale (epochs, initialisations, datasets, ...)."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
+    return dict(PRESETS[name])
+
+
+def count(name: str, value, default) -> int:
+    """An override (epochs, seeds, datasets, budget steps): ``default`` if None, else a
+    positive integer (0, negatives and fractions are errors, never replaced or truncated)."""
+    if value is None:
+        return int(default)
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise TrainingError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def train_config(p: dict, epochs=None, **kw) -> TrainConfig:
+    """The paper's defaults with a scale's epochs and compilation, and ``kw`` changed."""
+    return TrainConfig(epochs=count("epochs", epochs, p["epochs"]), compile=p["compile"], **kw)
+
+
+def initialisations(p: dict, seeds):
+    """(datasets, seeds) of one setting: ``seeds`` initialisations (the scale's by default)."""
+    return replicates(count("seeds", seeds, p["seeds"]))
+
+
+def number_label(v) -> str:
+    return f"{v:g}"
+
+
+@dataclass(frozen=True)
+class Study:
+    """One experiment of the paper.
+
+    ``build(scale, **overrides)`` returns the study's settings: a list, or a tuple of lists
+    for a study whose results come in parts (``parts`` names them; the batch-size study:
+    fixed epochs, fixed budget).  ``default`` is the paper's default point in the study's
+    swept values (``Setting.meta`` keys), derived from ``PAPER_DEFAULTS``.
+    """
+
+    name: str                        # as the CLI and ``Setting.study`` spell it
+    title: str                       # in words, e.g. "learning rate"
+    benchmark: str                   # the PDE problem it trains on
+    problem: str                     # that problem in words
+    build: Callable
+    default: Mapping = field(default_factory=dict)
+    chapter: str | None = None       # the notebook that reports it
+    paper_figure: int | None = None  # the paper's figure it reproduces
+    figure: str | None = None        # the function of ``binn_utils.figures`` that draws it
+    parts: tuple = ("",)             # names of the parts of its results
+    sweep: bool = False              # a hyperparameter sweep of the main text (Figs. 2-6)
+    repeated_on: tuple = ()          # grids ("sparse", "dense") the Supporting Material repeats it on
+    sweeps_noise: bool = False       # its grid includes the noise variance
+    summary: Callable | None = None  # results -> numbers (``binn_utils.reporting``)
+    bullets: Callable | None = None  # summary -> its comparisons with the paper, as markdown bullets
+    #: (noise variance, dense) -> the paper's figure of that configuration (the Supporting
+    #: Material's figures continue the main text's numbering: Figs. 7-27)
+    paper_figures: Mapping = field(default_factory=dict)
+    described_by: str | None = None  # a swept value whose settings ran with different budgets
+    heading: str | None = None       # what it varies, for tables (default: ``title``)
+    #: points of its grid (``Setting.meta`` values) where the paper reports a failed recovery
+    paper_failures: tuple = ()
+    #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
+    repeat_checks: tuple = ()
+    chapter_settings: Callable | None = None  # chapter parameters -> every setting the chapter loads
+
+    @property
+    def label(self) -> str:
+        """'<heading> (<problem>)', e.g. 'learning rate (Burgers)'."""
+        return f"{self.heading or self.title} ({self.problem})"
+
+    def groups(self, scale: str = "book", **overrides) -> tuple:
+        """The settings as a tuple of lists, one per part; an override of None keeps the default."""
+        out = self.build(scale, **{k: v for k, v in overrides.items() if v is not None})
+        return out if isinstance(out, tuple) else (out,)
+
+    def settings(self, scale: str = "book", **overrides) -> list[Setting]:
+        """Every setting of the study at ``scale`` (all parts), in order."""
+        return [s for part in self.groups(scale, **overrides) for s in part]
+
+    def settings_for_chapter(self, params: Mapping) -> list[Setting]:
+        """Every setting the study's chapter loads with parameters ``params``."""
+        if self.chapter_settings is not None:
+            return self.chapter_settings(params)
+        return self.settings(params["preset"])
+
+    def default_setting(self, results):
+        """The result at the paper's default point (None if not among ``results``)."""
+        return find(results, **self.default)

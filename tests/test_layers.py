@@ -1,0 +1,171 @@
+"""The package's layers import one way, and only the presentation layer draws.
+
+    engine <- store <- analysis <- studies <- presentation <- applications (and notebooks)
+
+Every import of every module of ``binn_utils`` is read with ``ast``, including imports
+inside functions: a module may import from its own layer or a layer below it, never
+above; nothing imports a private name (``_x``) of another module; no module below the
+presentation layer imports matplotlib; and the import graph has no cycle.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "binn_utils"
+LAYERS = {
+    "engine": ["problems", "solvers", "observations", "networks", "losses", "training",
+               "forward_solve", "metrics", "evaluation"],
+    "store": ["store", "sweeps"],
+    "analysis": ["stats", "verdicts", "reporting", "diagnostics", "user_data", "scratch"],
+    "studies": ["studies"],
+    "presentation": ["plotting", "figures"],
+    "applications": ["cli", "fit_report"],
+}
+ORDER = list(LAYERS)
+DRAWING = ("matplotlib",)
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def layer_of(module: str) -> str | None:
+    """The layer of ``binn_utils.<top>...`` (None for the package itself)."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None
+    for layer, names in LAYERS.items():
+        if parts[1] in names:
+            return layer
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS in {__file__}")
+
+
+def imports(module: str):
+    """(imported module, names, line) of every import in ``module``, relative ones resolved."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, (), node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            names = tuple(a.name for a in node.names)
+            if node.module is None or node.level and not node.module:
+                # "from . import x": each name is a module
+                for n in names:
+                    yield f"{target}.{n}", (), node.lineno
+            else:
+                yield target, names, node.lineno
+
+
+def internal(target: str) -> str | None:
+    """The module of ``binn_utils`` an import refers to (None for outside modules)."""
+    if not target.startswith("binn_utils"):
+        return None
+    while target and target not in MODULES:
+        target = target.rsplit(".", 1)[0] if "." in target else ""
+    return target or None
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_go_down_or_sideways(module):
+    mine = layer_of(module)
+    if mine is None:
+        return
+    upward = []
+    for target, _, line in imports(module):
+        dep = internal(target)
+        if dep is None or layer_of(dep) is None:
+            continue
+        if ORDER.index(layer_of(dep)) > ORDER.index(mine):
+            upward.append(f"line {line}: {module} ({mine}) imports {dep} ({layer_of(dep)})")
+    assert not upward, "\n".join(upward)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_private_name_of_another_module_is_imported(module):
+    bad = [f"line {line}: {n} from {target}" for target, names, line in imports(module)
+           if internal(target) not in (None, module) for n in names if n.startswith("_") and n != "__version__"]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_nothing_below_the_presentation_layer_draws(module):
+    mine = layer_of(module)
+    if mine is None or ORDER.index(mine) >= ORDER.index("presentation"):
+        return
+    bad = [f"line {line}: {target}" for target, _, line in imports(module) if target.split(".")[0] in DRAWING]
+    # a function that takes an Axes draws, whatever it imports
+    tree = ast.parse(MODULES[module].read_text())
+    bad += [f"line {f.lineno}: {f.name}(ax...)" for f in ast.walk(tree)
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(a.arg in ("ax", "axes") for a in f.args.args + f.args.kwonlyargs)]
+    assert not bad, f"{module} ({mine}) draws: " + ", ".join(bad)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_of_the_package_is_imported_inside_a_function_above_the_store(module):
+    """Above the store layer every dependency is declared at the top of the module (the
+    engine and the store import some modules late, e.g. in the workers that train)."""
+    mine = layer_of(module)
+    if mine is None or ORDER.index(mine) <= ORDER.index("store"):
+        return
+    tree = ast.parse(MODULES[module].read_text())
+    top = {id(n) for n in tree.body}
+    late = [f"line {n.lineno}" for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            and id(n) not in top and (getattr(n, "level", 0) or (getattr(n, "module", None) or "").startswith("binn_utils")
+                                      or any(a.name.startswith("binn_utils") for a in n.names))]
+    assert not late, f"{module} imports binn_utils modules inside functions: {', '.join(late)}"
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = {m: {d for t, _, _ in imports(m) if (d := internal(t)) and d != m
+                 and not m.startswith(d + ".")} for m in MODULES}   # a package's submodule may import it
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for d in sorted(graph[m]):
+            if state.get(d) == "open":
+                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(d):] + [d]))
+            if d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+def test_the_rules_catch_an_upward_import(tmp_path, monkeypatch):
+    """The checker itself: an engine module importing a study is reported."""
+    fake = tmp_path / "binn_utils"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "metrics.py").write_text("def f():\n    from .studies import REGISTRY\n")
+    (fake / "solvers.py").write_text("def shade(ax, lo, hi):\n    ax.axvspan(lo, hi)\n")
+    (fake / "studies.py").write_text("from .metrics import f\n")
+    monkeypatch.setattr(__import__(__name__), "PKG", fake)
+    monkeypatch.setattr(__import__(__name__), "MODULES", {module_name(p): p for p in fake.rglob("*.py")})
+    with pytest.raises(AssertionError, match="imports binn_utils.studies"):
+        test_imports_go_down_or_sideways("binn_utils.metrics")
+    with pytest.raises(AssertionError, match="draws"):
+        test_nothing_below_the_presentation_layer_draws("binn_utils.solvers")
+    with pytest.raises(AssertionError, match="import cycle"):
+        test_the_import_graph_has_no_cycle()

@@ -1,0 +1,96 @@
+"""The study registry: every study is one module that owns its grid, default point and figure."""
+import importlib
+import pkgutil
+
+import pytest
+
+from binn_utils import cli, figures, studies
+from binn_utils.reporting import find
+from binn_utils.sweeps import SettingResult
+from binn_utils.training import TrainConfig
+
+NAMES = tuple(studies.REGISTRY)
+
+
+def test_every_module_of_the_package_defines_a_registered_study():
+    pkg = studies.__path__
+    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name != "base"]
+    registered = {s.name for s in studies.REGISTRY.values()}
+    for name in modules:
+        mod = importlib.import_module(f"binn_utils.studies.{name}")
+        assert mod.STUDY.name in registered, name
+    assert len(registered) == len(studies.REGISTRY)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_settings_carry_the_study_name_and_are_distinct(name):
+    st = studies.get(name)
+    sets = st.settings("quick")
+    assert sets
+    # the study's own settings; a study in parts names each part (batch_size, batch_size_budget)
+    assert all(s.study.startswith(name) for s in sets)
+    assert len({s.key for s in sets}) == len(sets)
+    assert len(st.groups("quick")) == len(st.parts)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_settings_are_the_registry_settings(name):
+    keys = [s.key for s in cli.settings_for(name, "quick", noise_var=1e-2, dense=True, epochs=3, seeds=2)]
+    assert keys == [s.key for s in studies.get(name).settings("quick", noise_var=1e-2, dense=True, epochs=3,
+                                                              seeds=2)]
+
+
+def test_noise_override_of_a_study_that_sweeps_noise_picks_that_level():
+    sets = studies.get("noise").settings("quick", noise_var=1e-2)
+    assert {s.noise_var for s in sets} == {1e-2}
+    assert len(sets) == len(studies.NOISE_ARCHS)
+
+
+def _fake_results(settings):
+    return [SettingResult(s, {"status": []}, {}) for s in settings]
+
+
+@pytest.mark.parametrize("st", studies.sweeps(), ids=lambda s: s.name)
+def test_default_point_and_paper_failures_lie_on_the_grid(st):
+    results = _fake_results(st.groups("paper")[0])
+    hit = st.default_setting(results)
+    assert hit is not None
+    # the default point is the paper's default hyperparameters (one source: TrainConfig)
+    cfg, paper = hit.setting.config, TrainConfig()
+    for field in ("lr", "w_pde", "batch_size", "arch_u", "arch_D", "arch_V"):
+        assert getattr(cfg, field) == getattr(paper, field), field
+    for point in st.paper_failures:
+        assert find(results, **point) is not None, point
+
+
+@pytest.mark.parametrize("st", [s for s in studies.REGISTRY.values() if s.figure], ids=lambda s: s.name)
+def test_figure_names_a_function_of_the_figures_module(st):
+    assert callable(getattr(figures, st.figure))
+
+
+def test_supporting_material_repeats_and_reference():
+    assert [s.name for s in studies.repeated(dense=False)] == ["learning_rate", "loss_weight", "architecture",
+                                                               "batch_size"]
+    assert [s.name for s in studies.repeated(dense=True)][-1] == "noise"
+    assert studies.reference_configuration(0.0, False) == (1e-3, False)
+    assert studies.reference_configuration(1e-2, True) == (1e-2, False)
+
+
+def test_unknown_study_is_refused_with_the_known_names():
+    with pytest.raises(ValueError, match="learning_rate"):
+        studies.get("nope")
+
+
+@pytest.mark.parametrize("st", [s for s in studies.sweeps() if s.repeat_checks], ids=lambda s: s.name)
+def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
+    """On the committed results: each comparison a Supporting Material repeat is checked on is
+    a typed verdict of the study's summary (not a word to be parsed back)."""
+    from binn_utils import reporting
+    from binn_utils.verdicts import Verdict
+    monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
+    scale = reporting.committed_scale(st.name)
+    parts = tuple(reporting.load_or_run(p, scale, progress=False) for p in st.groups(scale))
+    summary = st.summary(parts if len(parts) > 1 else parts[0])
+    for key, label in st.repeat_checks:
+        assert isinstance(summary.verdicts[key], Verdict), key
+        assert label
