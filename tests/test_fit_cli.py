@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import cli, fit_report, training
+from binn_utils import cli, fit_report, training, user_data
 from binn_utils.problems import get_benchmark, reference_solution, spatial_grid
 from binn_utils.forward_solve import forward_solve
 from binn_utils.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
@@ -88,7 +88,7 @@ def test_rerun_trains_nothing(fitted, monkeypatch, capsys):
 
     def refuse(*a, **k):
         raise AssertionError("trained again")
-    monkeypatch.setattr(training, "train", refuse)
+    monkeypatch.setattr(user_data, "train", refuse)
     before = np.load(out / "solutions.npz")["u_theta"]
     rc = cli.main(["fit", str(data), "--mechanisms", "DG", *COLS, "--scale", "quick", "--epochs", "3",
                    "--forward-method", "BDF", "--out", str(out)])
@@ -309,7 +309,6 @@ def test_fit_recovers_sign_and_shape_of_known_operators(tmp_path):
 def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
     """A fit trained in parts stores each part as it finishes; after an interruption only
     the missing part is trained, and the parts combine into one result of all networks."""
-    from binn_utils import user_data
     path = write_csv(tmp_path / "d.csv", _rows())
     cfg = training.TrainConfig(epochs=2, compile=False)
     prep = prepare_fit(str(path), "DG", cfg, range(3), x="x_um", t="t_h", u="density", replicate="well")
@@ -326,7 +325,7 @@ def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
     def counting(datas, config, seeds, **kw):
         calls.append(list(seeds))
         return real(datas, config, seeds, **kw)
-    monkeypatch.setattr(training, "train", counting)
+    monkeypatch.setattr(user_data, "train", counting)
     again, _ = user_data._train_parts(prep, npz, {"x": 1}, "k", False, 1, None, n_parts=3)
     assert calls == [[1]]
     np.testing.assert_array_equal(again.final[[0, 2]], first.final[[0, 2]])
@@ -337,7 +336,6 @@ def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
 def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
     """--workers 2: the parts train on a LocalCluster of two processes; the networks are
     those of the same parts trained in this process (same seeds, same data, same batches)."""
-    from binn_utils import user_data
     path = write_csv(tmp_path / "d.csv", _rows())
     cfg = training.TrainConfig(epochs=2, compile=False)
     prep = prepare_fit(str(path), "DG", cfg, range(2), x="x_um", t="t_h", u="density", replicate="well")
@@ -371,8 +369,7 @@ def test_a_failed_part_is_counted_and_the_others_kept(tmp_path, monkeypatch):
         if list(seeds) == [1] and len(calls) <= 2:
             raise RuntimeError("out of memory")
         return real(datas, config, seeds, **kw)
-    monkeypatch.setattr(training, "train", flaky)
-    from binn_utils import user_data
+    monkeypatch.setattr(user_data, "train", flaky)
     prep = prepare_fit(str(path), "DG", training.TrainConfig(epochs=2, compile=False), range(2), x="x_um",
                        t="t_h", u="density", replicate="well")
     with pytest.raises(RuntimeError, match=r"1 of 2 training parts failed \(part 2: RuntimeError: out of memory\)"):
