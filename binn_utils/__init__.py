@@ -1,7 +1,7 @@
 """binn_utils: the engine of the executable edition of Crossley, Yin, Waters & Baker,
 "Reliable mechanistic operator recovery with biologically-informed neural networks".
 
-Modules follow the paper's concepts: ``benchmarks`` (the five PDEs and their reference
+Modules follow the paper's concepts: ``problems`` (the five benchmark PDEs and their reference
 solutions), ``solvers`` (the data-generating numerical methods), ``observations`` (noise,
 grids, splits), ``networks`` (the four MLPs), ``losses``, ``training`` (the batched
 trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``, ``sweeps`` (the results

@@ -52,7 +52,7 @@ def evaluate(result: TrainResult, data: Observations | list, which: str = "final
         raise ValueError(f"{len(datas)} datasets for {R} replicates")
     d0 = datas[0]
     if benchmark is None and d0.u_clean is not None:
-        from .benchmarks import BENCHMARK_NAMES, get_benchmark
+        from .problems import BENCHMARK_NAMES, get_benchmark
         benchmark = get_benchmark(d0.name) if d0.name in BENCHMARK_NAMES else None
     truth = d0.u_clean
     u_lo, u_hi = observed_range(truth if truth is not None else d0.u_obs)

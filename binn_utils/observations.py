@@ -105,7 +105,7 @@ def make_observations(benchmark, noise_var: float = DEFAULT_NOISE_VAR, dataset: 
     ``dataset`` indexes independent noise realisations (the noise study uses ten);
     ``split_seed`` defaults to ``dataset`` so independent datasets also differ in split.
     """
-    from .benchmarks import get_benchmark, reference_solution, spatial_grid
+    from .problems import get_benchmark, reference_solution, spatial_grid
 
     bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
     noise_var = float(noise_var)

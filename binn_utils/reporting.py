@@ -191,7 +191,7 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
 # and the Supporting Material notebook glue the same summaries under different prefixes.
 # A comparison with the paper is computed ("agrees"/"disagrees"), never typed.
 
-#: The nonlinear ADR benchmark's two initial conditions (``benchmarks.INITIALS``), in words.
+#: The nonlinear ADR benchmark's two initial conditions (``problems.INITIALS``), in words.
 INITIAL_WORDS = {"code": "the authors' Fig. 1 data (initial bumps of height 1 and 0.7)",
                  "text": "the paper's Eq. ic-nl (initial bumps of height 0.1 and 0.07)"}
 

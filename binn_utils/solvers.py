@@ -11,7 +11,7 @@ with homogeneous Neumann conditions :math:`u_x = 0` at both ends (paper Eq. BC)
 on a *uniform* grid ``x``.  ``D``, ``V`` and ``G`` are arbitrary vectorised
 callables of ``u``, so every solver can be run on every benchmark (this is how
 the numerical paths are cross-checked against each other and against the exact
-solutions in ``tests/test_benchmarks.py``).
+solutions in ``tests/test_problems.py``).
 
 They follow the three discretisations described in the Supporting Material,
 section "Synthetic data generation", with the corrections documented in each

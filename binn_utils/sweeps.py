@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from . import store
-from .benchmarks import INITIALS
+from .problems import INITIALS
 from .training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
 
 CURVE_POINTS = 400
@@ -65,7 +65,7 @@ def reporting_checkpoint(which: str):
         _reported.reset(token)
 
 
-#: Benchmarks whose initial condition has a text and a code reading (see benchmarks.INITIALS).
+#: Benchmarks whose initial condition has a text and a code reading (see problems.INITIALS).
 CHOOSES_INITIAL = ("nonlinear_adr",)
 #: Specification fields added after the first stored results, with the value those had.
 LEGACY_DEFAULTS = {"initial": "text"}
@@ -245,7 +245,7 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
     """Train settings of one merge group as one batched model and evaluate each: returns
     one (arrays, record) pair per setting, ready for :func:`store_computed`.  Writes
     nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process)."""
-    from .benchmarks import get_benchmark
+    from .problems import get_benchmark
     from .observations import make_observations
     from .training import train
 

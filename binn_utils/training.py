@@ -300,7 +300,7 @@ def _per_replicate(value, default, R, name):
 
 def resolve_mechanisms(data: Observations, mechanisms) -> tuple:
     if mechanisms is None:
-        from .benchmarks import BENCHMARK_NAMES, get_benchmark
+        from .problems import BENCHMARK_NAMES, get_benchmark
         if data.name not in BENCHMARK_NAMES:
             raise TrainingError("say which mechanisms are present (a subset of 'D', 'V', 'G') "
                                 f"for data {data.name!r}, which is not a benchmark")

@@ -52,7 +52,7 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from binn_utils import figures, plotting, reporting, studies
-from binn_utils.benchmarks import INITIALS
+from binn_utils.problems import INITIALS
 from binn_utils.verdicts import Verdict
 
 plotting.style()

@@ -250,7 +250,7 @@ def test_forward_solve_many_and_failure_count():
 # --------------------------------------------------------------------------
 # Relative L2 error (over the (t, x) data grid) of the FV forward solve with
 # the TRUE operators and the true initial condition, solved directly on the
-# data grid, against benchmarks.reference_solution.  Measured values
+# data grid, against problems.reference_solution.  Measured values
 # (SciPy 1.17.1, rtol=1e-6, atol=1e-9) in the comments; tolerances ~1.3-1.5x.
 # The steep advective cases (Burgers, diffusion-advection) are limited by the
 # first-order upwind flux: its numerical diffusion ~ |V| dx / 2 (0.03 at
@@ -281,7 +281,7 @@ TRUE_OPERATOR_TOL = {
     "name, reaction, n_x", list(TRUE_OPERATOR_TOL),
     ids=[f"{b}-{r}-{n}" if b == "nonlinear_adr" else f"{b}-{n}" for b, r, n in TRUE_OPERATOR_TOL])
 def test_true_operators_reproduce_reference(name, reaction, n_x):
-    benchmarks = pytest.importorskip("binn_utils.benchmarks")
+    benchmarks = pytest.importorskip("binn_utils.problems")
     bench = benchmarks.get_benchmark(name, reaction=reaction)
     dense = n_x == 351
     x = benchmarks.spatial_grid(dense)
@@ -319,7 +319,7 @@ def test_stiff_operator_falls_back_to_implicit_solver():
 def test_implicit_method_on_the_dense_grid_matches_rk45(name):
     """method="BDF" (used for some dense-grid evaluations) gives RK45's solution to the
     tolerance, in far fewer right-hand-side evaluations (RK45 is stability-limited there)."""
-    benchmarks = pytest.importorskip("binn_utils.benchmarks")
+    benchmarks = pytest.importorskip("binn_utils.problems")
     bench = benchmarks.get_benchmark(name)
     x = benchmarks.spatial_grid(dense=True)
     t = bench.times()

@@ -14,7 +14,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "binn_utils"
 LAYERS = {
-    "engine": ["benchmarks", "problems", "solvers", "observations", "networks", "losses", "training",
+    "engine": ["problems", "solvers", "observations", "networks", "losses", "training",
                "forward_solve", "metrics", "evaluation"],
     "store": ["store", "sweeps"],
     "analysis": ["stats", "verdicts", "reporting", "diagnostics", "user_data", "scratch"],

@@ -1,7 +1,7 @@
 """The default-hyperparameter runs: one setting per benchmark (the engine's acceptance runs)."""
 from __future__ import annotations
 
-from ..benchmarks import BENCHMARK_NAMES
+from ..problems import BENCHMARK_NAMES
 from ..observations import DEFAULT_NOISE_VAR
 from ..sweeps import Setting, replicates
 from .base import Study, count, preset, train_config

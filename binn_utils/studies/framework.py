@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import reporting
-from ..benchmarks import INITIALS
+from ..problems import INITIALS
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import framework_summary
 from ..sweeps import Setting, replicates

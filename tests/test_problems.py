@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from binn_utils import benchmarks as bm
+from binn_utils import problems as bm
 from binn_utils import solvers
 
 SOLVERS = {"mol": solvers.solve_mol, "spectral": solvers.solve_spectral,

@@ -54,7 +54,7 @@ METHODS = ("exact", "mol", "spectral", "fem")
 #: refined by this factor (spacing 0.04/refine) so that the sampled solution
 #: is converged to about 1e-4 of max|u| in the max norm.  Measured against
 #: exact solutions or much finer/more accurate solutions (errata page and
-#: tests/test_benchmarks.py).  Max-norm relative errors at these defaults:
+#: tests/test_problems.py).  Max-norm relative errors at these defaults:
 #: diffusion mol/fem 5e-6, spectral 1e-8; burgers spectral 3e-6, mol 3e-5,
 #: fem 7e-5; diffusion_advection fem 1e-4, spectral 8e-5, mol 3e-5;
 #: nonlinear_adr (reaction "supporting" / "text") mol 1e-6 / 3e-5,
