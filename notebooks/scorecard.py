@@ -120,237 +120,30 @@ def tally(subs):
 
 
 # %% tags=["remove-cell"]
-# One function per claim: returns (evidence, sub-claims, chapters it links to, whether some of
-# its results are missing); sub-claims are (label, word) or
-# (group, label, word) with word one of agrees / disagrees / cannot be decided / not tested.
-
-def claim_framework(initial="code"):
-    if initial == "code":
-        res, = study("framework")
-    else:
-        res, = load(studies.framework_study(sp("framework"), initial=initial), sp("framework"),
-                    f"framework run ({initial})")
-    f = reporting.framework_summary(res)
-    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f.verdicts["theta_verdict"]),
-            (f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
-             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f.verdicts["near_verdict"]),
-            ("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
-             "there above that elsewhere)", f.verdicts["local_verdict"])]
-    subs += [(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
-              "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
-    ev = (f"{named(res, sp('framework'))}, {f['data']}. Median [IQR] rel. $L^2$ error of $u_\\theta$ "
-          f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
-          f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
-          f"{f['theta_near']} ($u_\\theta$), elsewhere {f['up_rest']} ($u_\\mathrm{{p}}$); median mean |error| of "
-          f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
-    return ev, subs, ["framework"], False
+# Claims 1-10 are checked by their studies (binn_utils/studies/*.py, ``Study.claims``); a check
+# returns (evidence, sub-claims, chapters it links to, whether some of its results are missing),
+# sub-claims being (label, verdict) or (group, label, verdict), and reads the results through
+# this context. Claims 11 and 12 span several studies and are checked below.
 
 
-def _noise():
-    res = study("noise")
-    return res, reporting.noise_summary(res, shown_noise=1e-3, shown_arch=(4, 32))
+class Context:
+    """Each study's results at its scale, as the claims' checks read them."""
+
+    def scale(self, name):
+        return sp(name)
+
+    def study(self, name):
+        return study(name)
+
+    def variant(self, name, desc, scale=None, **overrides):
+        pre = scale or sp(name)
+        return load(studies.get(name).settings(pre, **overrides), pre, desc)
+
+    def run(self, res, name, **kw):
+        return named(res, sp(name), **kw)
 
 
-def _noise_runs(res):
-    return "; ".join(f"{arch_label(a)}: {named(find(res, arch_u=a), sp('noise'), noise=False)}"
-                     for a in studies.NOISE_ARCHS if find(res, arch_u=a) is not None)
-
-
-def claim_noise_grows():
-    res, s = _noise()
-    subs = []
-    for tag in "ab":
-        for short, sym in (("theta", "$u_\\theta$"), ("up", "$u_\\mathrm{p}$")):
-            subs.append((f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]} (Spearman's $\\rho > 0$, one-sided "
-                         f"$p <$ {s['trend_p']}; here $\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']})",
-                         s.verdicts[f"{short}_grows_{tag}"]))
-    ev = (f"{_noise_runs(res)}. Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
-          f"{s['theta_lo_a']} to {s['theta_hi_a']} ({s['arch_a']}), {s['theta_lo_b']} to {s['theta_hi_b']} "
-          f"({s['arch_b']}); $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} ({s['arch_a']}), {s['up_lo_b']} to "
-          f"{s['up_hi_b']} ({s['arch_b']}); Spearman's rank correlation of the per-replicate errors with "
-          f"$\\sigma^2$ over all five levels: $u_\\theta$ {s['theta_rho_a']}, {s['theta_rho_b']}; "
-          f"$u_\\mathrm{{p}}$ {s['up_rho_a']}, {s['up_rho_b']} ({s['arch_a']}, {s['arch_b']})")
-    return ev, subs, ["noise"], False
-
-
-def _iqr_wins(res, metric):
-    """Nonzero noise levels at which (4, 32) has the smaller IQR of ``metric`` than (6, 128)."""
-    small, big = studies.NOISE_ARCHS
-    nz = sorted({reporting.meta_value(r, "noise_var") for r in res} - {0.0})
-    wins = n = 0
-    for nv in nz:
-        a, b = find(res, noise_var=nv, arch_u=small), find(res, noise_var=nv, arch_u=big)
-        if a is None or b is None:
-            continue
-        # matched datasets: both networks on the datasets the (6, 128) runs have
-        common = set(a.setting.datasets) & set(b.setting.datasets)
-        pick = lambda r: r.metric(metric)[np.isin(r.setting.datasets, sorted(common))]  # noqa: E731
-        ia, ib = reporting.iqr(pick(a)), reporting.iqr(pick(b))
-        if np.isfinite([ia, ib]).all():
-            n += 1
-            wins += bool(ia < ib)
-    return wins, n
-
-
-def claim_noise_arch():
-    res, s = _noise()
-    wt, nt = _iqr_wins(res, "err_u_theta")
-    wp, npp = _iqr_wins(res, "err_u_p")
-    subs = [(f"{s['arch_a']} lower median $u_\\theta$ error at most nonzero noise levels",
-             s.verdicts["theta_small_wins_verdict"]),
-            (f"{s['arch_a']} lower median $u_\\mathrm{{p}}$ error at most nonzero noise levels",
-             s.verdicts["up_small_wins_verdict"]),
-            (f"{s['arch_a']} less variable $u_\\theta$ error (IQR over the datasets both networks ran) at most "
-             "nonzero noise levels",
-             Verdict.of(bool(wt > nt / 2) if nt else None)),
-            (f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error (IQR over the datasets both networks ran) at "
-             "most nonzero noise levels",
-             Verdict.of(bool(wp > npp / 2) if npp else None)),
-            (f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"])]
-    ev = (f"{_noise_runs(res)}. {s['arch_a']} has the lower median error at {s['theta_small_wins']} nonzero "
-          f"noise levels ($u_\\theta$) and {s['up_small_wins']} ($u_\\mathrm{{p}}$), the smaller IQR at {wt} of {nt} "
-          f"($u_\\theta$) and {wp} of {npp} ($u_\\mathrm{{p}}$); at $\\sigma^2 = 0$ median $u_\\theta$ error "
-          f"{s['clean_theta_a']} ({s['arch_a']}) against {s['clean_theta_b']} ({s['arch_b']})")
-    return ev, subs, ["noise"], False
-
-
-def claim_noise_D():
-    res, s = _noise()
-    r = find(res, noise_var=1e-3, arch_u=(4, 32))
-    uc = r["u_clean"]
-    band = (float(uc[-1].min()), float(uc[-1].max()))  # the paper's "approximately [0.4, 0.6]"
-    u = np.asarray(r["u_grid"], float)
-    D, Dt = np.asarray(r.net("op_D"), float), np.asarray(r["true_op_D"], float)
-    inb = (u >= band[0]) & (u <= band[1])
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
-    e_in, e_out = reporting.band_errors(r, "D", band)
-    subs = [(f"mean learned $D$ within {fmt(100 * OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
-             f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= OPERATOR_OK) if np.isfinite(centre)
-                                                                else None)),
-            ("$D$ less reliable outside that range (larger mean |error|)",
-             Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
-    ev = (f"{named(r, sp('noise'))}, $(h_u, n_u)$ = (4, 32). The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
-          f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
-          f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
-          f"rel. $L^2$ error of $D$ over all observed $u$ {s['shown_D_err']}")
-    return ev, subs, ["noise"], False
-
-
-def claim_noise_val():
-    res, s = _noise()
-    subs = []
-    lows = []
-    for a in studies.NOISE_ARCHS:
-        r = find(res, noise_var=1e-3, arch_u=a)
-        rise = reporting.curve_stats(r)["rise"] if r is not None else np.nan
-        lows.append(fmt(rise, ".2f"))
-        subs.append((f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)} (final at most "
-                     f"{fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum)",
-                     Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
-    for tag in "ab":
-        subs.append((f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
-                     s.verdicts[f"rise_verdict_{tag}"]))
-    ev = (f"{_noise_runs(res)}. Final over minimum median validation loss at $\\sigma^2$ = 1e-3: {lows[0]} "
-          f"({s['arch_a']}), {lows[1]} ({s['arch_b']}); at {s['high']}: {s['rise_high_a']} (minimum at epoch "
-          f"{s['minep_high_a']} of {s['epochs_a']}), {s['rise_high_b']} (epoch {s['minep_high_b']} of "
-          f"{s['epochs_b']})")
-    return ev, subs, ["noise"], False
-
-
-def claim_learning_rate():
-    res = study("learning_rate")
-    s = reporting.learning_rate_summary(res)
-    subs = [("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
-            (f"$r$ = {s['smallest']} not converged (validation loss still falling by more than {s['late_pct']} % "
-             "over the last quarter)", s.verdicts["small_still_falling"]),
-            ("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
-            ("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
-    ev = (f"{named(find(res, lr=5e-4) or res[0], sp('learning_rate'))}. Lowest median error of $u_\\theta$ "
-          f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
-          f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "
-          f"the last quarter; median $u_\\mathrm{{p}}$ errors at $r$ = {s['large_rates']}: {s['large_up']} against "
-          f"{s['shown_up']} at $r$ = {s['shown']}")
-    return ev, subs, ["learning_rate"], False
-
-
-def claim_loss_low_high():
-    res = study("loss_weight")
-    s = reporting.loss_weight_summary(res, low=1e-4, high=1e3, factor=FACTOR)
-    d = {reporting.meta_value(r, "w_pde"): median(r.operator_error("D")) for r in res}
-    d_best = np.nanmin(list(d.values())) if np.isfinite(list(d.values())).any() else np.nan
-    d_low = d.get(1e-4, np.nan)
-    subs = [(f"$w_\\mathrm{{PDE}}$ = 1e-4: $u_\\theta$ error within {s['factor']} times the lowest, "
-             f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s.verdicts["low_verdict"]),
-            (f"$w_\\mathrm{{PDE}}$ = 1e-4: $D_\\phi$ wrong (median error more than {s['factor']} times the lowest)",
-             Verdict.of(bool(d_low > FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
-            ("$w_\\mathrm{PDE}$ = 1e-4: weighted PDE loss more than three orders of magnitude below the data loss",
-             s.verdicts["low_gap_verdict"]),
-            (f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s.verdicts["high_verdict"])]
-    ev = (f"{named(res[0], sp('loss_weight'))}. $w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
-          f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
-          f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
-          f"$D_\\phi$ {fmt(d_low)} (lowest {fmt(d_best)}), weighted PDE loss at least {s['low_gap_min']} decades "
-          f"below the data loss; $w_\\mathrm{{PDE}}$ = 1e3: {s['high_theta']} ($u_\\theta$, "
-          f"{s['high_theta_ratio']}x), {s['high_up']} ($u_\\mathrm{{p}}$, {s['high_up_ratio']}x)")
-    return ev, subs, ["loss_weighting"], False
-
-
-def claim_loss_best():
-    res = study("loss_weight")
-    s = reporting.loss_weight_summary(res, low=1e-4, high=1e3, factor=FACTOR)
-    subs = [("lowest median $u_\\theta$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s.verdicts["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s.verdicts["best_up_verdict"]),
-            ("$w_\\mathrm{BC}$ has little influence (we do not sweep $w_\\mathrm{BC}$; neither does the paper)",
-             Verdict.NOT_TESTED)]
-    ev = (f"{named(res[0], sp('loss_weight'))}, $w_\\mathrm{{data}}$ = 1. Lowest median error of $u_\\theta$ "
-          f"{s['best_theta_err']} at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} "
-          f"at {s['best_up']}")
-    return ev, subs, ["loss_weighting"], False
-
-
-def claim_architecture(up_metric="err_u_p"):
-    res = study("architecture")
-    s = reporting.architecture_summary(res, up_metric=up_metric)
-    r44 = find(res, arch_D=(4, 4), arch_V=(4, 4))
-    subs = [(f"{s['smallest']} the worst of the equal-size architectures ($u_\\mathrm{{p}}$ error clearly above at "
-             f"least one other's and clearly below none; clearly: {s['tolerance']})", s.verdicts["smallest_worst"])]
-    for op in ("D", "V"):
-        e = median(r44.operator_error(op)) if r44 is not None else np.nan
-        subs.append((f"(4, 4) recovers {op} (median rel. error at most {fmt(OPERATOR_OK, 'g')})",
-                     Verdict.of(bool(e <= OPERATOR_OK) if np.isfinite(e) else None)))
-    subs += [("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s.verdicts["saturates_verdict"]),
-             ("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
-    ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
-    norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
-    ev = (f"{named(res[0], sp('architecture'))}. Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
-          f"networks: {ups}; (1, 1) clearly worse than {s['smallest_clearly_worse_than']}; "
-          f"median rel. error of $D$ / $V$: (1, 1) {s['Derr_1x1']} / {s['Verr_1x1']}, (4, 4) {s['Derr_4x4']} / "
-          f"{s['Verr_4x4']}, (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']} (IQR of $D$ error: {s['Diqr_4x4']} and "
-          f"{s['Diqr_4x32']})")
-    return ev, subs, ["architecture"], False
-
-
-def claim_batch_size(authors_budget=False):
-    fixed, budget = study("batch_size")
-    if authors_budget:  # the epochs ten minutes of the authors' trainer gave, per B
-        budget = load(studies.batch_size_authors_budget(sp("batch_size")), sp("batch_size"),
-                      "batch-size study (the authors' budget)")
-    s = reporting.batch_size_summary(fixed, budget)
-    subs = [(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
-            ("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_up_verdict"]),
-            ("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s.verdicts["small_variable_verdict"]),
-            (f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]
-    ev = (f"{named(fixed[0], sp('batch_size'))}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
-          f"five minutes, about {studies.PAPER_BUDGET_STEPS:,} steps). Time per replicate {s['times']}, "
-          f"$R^2$ = {s['fit_r2']}; median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
-          f"{s['budget_up_iqr']}")
-    return ev, subs, ["batch_size"], False
+ctx = Context()
 
 
 # %% tags=["remove-cell"]
@@ -518,46 +311,14 @@ def claim_diagnostics():
 
 
 # %% tags=["remove-cell"]
-CLAIMS = [  # the paper's words, its evidence, our check, and a short title, its figure and our chapter
-    Claim(1, r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
-          r"Fig. 1 (bottom), one BINN initialisation.", claim_framework,
-          title='u_theta matches, u_p fails near u = 0, V and G deviate there', figure='Fig. 1', chapter='framework'),
-    Claim(2, r"BINN performance degrades gradually with the noise variance but is robust for low-to-moderate noise: relative errors of $u_\theta$ and $u_\mathrm{p}$ grow with $\sigma^2$ on the diffusion equation.",
-          r"Fig. 2 (right), boxplots over 10 initialisations × 10 data sets, $(h_u,n_u)\in\{(4,32),(6,128)\}$.",
-          claim_noise_grows,
-          title='errors grow with the noise', figure='Fig. 2', chapter='noise'),
-    Claim(3, r"For noisy data the smaller solution network $(4,32)$ gives slightly lower and less variable errors in $u_\theta$ and $u_\mathrm{p}$ than $(6,128)$; without noise the larger network interpolates best.",
-          r"Fig. 2 (right); dense-data repeat in the Supporting Material.", claim_noise_arch,
-          title='the smaller u-network is better on noisy data', figure='Fig. 2', chapter='noise'),
-    Claim(4, r"The learned diffusivity is centred near the true $D=1/2$ over the observed range $u\in[0.4,0.6]$ and is unreliable outside it.",
-          r"Fig. 2 (left), mean ± 1 s.d. over 10 initialisations, $\sigma^2=10^{-3}$.", claim_noise_D,
-          title='learned D centred on the truth over the observed range', figure='Fig. 2', chapter='noise'),
-    Claim(5, r"Validation losses stay stable at $\sigma^2=10^{-3}$ but rise in later epochs at $\sigma^2=0.05$ for both architectures, indicating over-fitting.",
-          r"Fig. 2 (bottom right).", claim_noise_val,
-          title='validation loss stable at low noise, rising at high noise', figure='Fig. 2', chapter='noise'),
-    Claim(6, r"Learning rate shows three regimes on Burgers' equation: $r=5\times10^{-7}$ under-fits (not converged after 4000 epochs), $r\gtrsim10^{-2}$ is unstable, and $r=5\times10^{-5}$ to $5\times10^{-4}$ gives the lowest errors in $u_\theta$ and $u_\mathrm{p}$; $r\approx10^{-4}$ is best across all benchmarks.",
-          r"Fig. 3; Supporting Material repeats at $\sigma^2\in\{0,10^{-2}\}$ and with dense data.", claim_learning_rate,
-          title='three learning-rate regimes', figure='Fig. 3', chapter='learning_rate'),
-    Claim(7, r"On the porous-medium equation with $w_\mathrm{BC}=0$, a too small PDE weight ($w_\mathrm{PDE}=10^{-4}$) gives a small $u_\theta$ error but a wrong $D_\phi$ and a large $u_\mathrm{p}$ error, with the weighted PDE loss over three orders of magnitude below the data loss; a too large weight ($10^{3}$) gives large errors in both.",
-          r"Fig. 4; Supporting Material repeats.", claim_loss_low_high,
-          title='too small and too large PDE weights fail', figure='Fig. 4', chapter='loss_weighting'),
-    Claim(8, r"The lowest errors occur for $w_\mathrm{PDE}/w_\mathrm{data}$ between $10^{-1}$ and $10^{0}$; in general $w_\mathrm{data}\gtrsim w_\mathrm{PDE}$ is recommended, and $w_\mathrm{BC}$ has little influence.",
-          r'Fig. 4 (bottom); "preliminary investigations" for $w_\mathrm{BC}$ (no figure).',
-          claim_loss_best,
-          title='lowest errors for w_PDE/w_data in [0.1, 1]', figure='Fig. 4', chapter='loss_weighting'),
-    Claim(9, r"Operator-network capacity helps only until the operators can be represented: $(h,n)=(1,1)$ is biased with large $u_\mathrm{p}$ error, $(4,4)$ recovers $D$ and $V$, and $(4,32)$ is no better (slightly worse, more variable $D$).",
-          r"Fig. 5, linear diffusion–nonlinear advection, 16 combinations of $D$ and $V$ architectures.", claim_architecture,
-          title='operator-network capacity saturates at (4, 4)', figure='Fig. 5', chapter='architecture'),
-    Claim(10, r"Training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
-          r"Fig. 6, diffusion equation, $B\in\{10,40,160,640\}$.", claim_batch_size,
-          title='T ∝ 1/B; B = 40-160 best under a fixed budget', figure='Fig. 6', chapter='batch_size'),
+CLAIMS = sorted([c for st in studies.REGISTRY.values() for c in st.claims] + [  # the two spanning studies
     Claim(11, r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
-          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary,
+          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", lambda ctx: claim_supplementary(),
           title='conclusions unchanged without noise, with more noise, with dense data', figure='Supporting Material', chapter='supplementary'),
     Claim(12, r"Good agreement of $u_\theta$ with poor agreement of $u_\mathrm{p}$ signals failed mechanistic recovery; without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate reliable operators.",
-          r"Discussion, drawing on Figs. 2–6.", claim_diagnostics,
+          r"Discussion, drawing on Figs. 2–6.", lambda ctx: claim_diagnostics(),
           title='ground-truth-free diagnostics signal failure', figure='Discussion', chapter='diagnostics'),
-]
+], key=lambda c: c.number)
 
 def judge(fn):
     """(evidence, verdict, sub-claims) of one claim function."""
@@ -575,27 +336,27 @@ def judge(fn):
 
 rows = []  # (number, claim, paper's evidence, our evidence, verdict, sub-claims)
 for c in CLAIMS:
-    ev, v, subs = judge(c.check)
+    ev, v, subs = judge(lambda c=c: c.check(ctx))
     rows.append((c.number, c.text, c.paper_evidence, ev, v, subs))
 
 # Our choices where the authors' text and code differ, and what each alternative does to the verdicts.
-CLAIM_FN = {c.check: c.number for c in CLAIMS}
+CLAIM_OF = {st: studies.get(st).claims[0] for st in ("framework", "architecture", "batch_size")}
 
 
 def with_final_networks():
     with reporting_checkpoint("final"):
-        return {c.number: judge(c.check)[1] for c in CLAIMS}
+        return {c.number: judge(lambda c=c: c.check(ctx))[1] for c in CLAIMS}
 
 
 CHOICES = (
     ("networks evaluated: best validation loss (the authors' code)", "final networks", with_final_networks),
     ("Fig. 1 data: the authors' (heights 1 and 0.7)", "the paper's Eq. ic-nl (heights 0.1 and 0.07)",
-     lambda: {CLAIM_FN[claim_framework]: judge(lambda: claim_framework(initial="text"))[1]}),
+     lambda: {CLAIM_OF["framework"].number: judge(lambda: CLAIM_OF["framework"].check(ctx, initial="text"))[1]}),
     ("Fig. 5 error: Frobenius norm (as every other figure)", "spectral norm (the published heat map)",
-     lambda: {CLAIM_FN[claim_architecture]: judge(lambda: claim_architecture("err_u_p_spectral"))[1]}),
+     lambda: {CLAIM_OF["architecture"].number: judge(lambda: CLAIM_OF["architecture"].check(ctx, "err_u_p_spectral"))[1]}),
     (f"Fig. 6 budget: {studies.PAPER_BUDGET_STEPS:,} optimiser steps for every $B$ (the paper's five minutes)",
      "the epochs ten minutes of the authors' trainer gave for each $B$",
-     lambda: {CLAIM_FN[claim_batch_size]: judge(lambda: claim_batch_size(authors_budget=True))[1]}),
+     lambda: {CLAIM_OF["batch_size"].number: judge(lambda: CLAIM_OF["batch_size"].check(ctx, authors_budget=True))[1]}),
 )
 ours = {i: v for i, _, _, _, v, _ in rows}
 choice_rows = ["| our choice | alternative | claims whose verdict changes |", "| --- | --- | --- |"]

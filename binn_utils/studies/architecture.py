@@ -1,9 +1,13 @@
 """Fig. 5: diffusion-advection benchmark, (h, n) of the D and V networks over all combinations."""
 from __future__ import annotations
 
+import numpy as np
+
+from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import architecture_summary
+from ..reporting import architecture_summary, find, fmt, median
 from ..sweeps import Setting
+from ..verdicts import Claim, Verdict
 from .base import PAPER_DEFAULTS, Study, initialisations, preset, train_config
 
 OPERATOR_ARCHS = ((1, 1), (4, 1), (4, 4), (4, 32))
@@ -36,6 +40,39 @@ def bullets(s: dict) -> list[str]:
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
 
+# ----------------------------------------------------------------------------- claims
+# Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
+# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+
+def claim_architecture(ctx, up_metric="err_u_p"):
+    res = ctx.study("architecture")
+    s = reporting.architecture_summary(res, up_metric=up_metric)
+    r44 = find(res, arch_D=(4, 4), arch_V=(4, 4))
+    subs = [(f"{s['smallest']} the worst of the equal-size architectures ($u_\\mathrm{{p}}$ error clearly above at "
+             f"least one other's and clearly below none; clearly: {s['tolerance']})", s.verdicts["smallest_worst"])]
+    for op in ("D", "V"):
+        e = median(r44.operator_error(op)) if r44 is not None else np.nan
+        subs.append((f"(4, 4) recovers {op} (median rel. error at most {fmt(reporting.OPERATOR_OK, 'g')})",
+                     Verdict.of(bool(e <= reporting.OPERATOR_OK) if np.isfinite(e) else None)))
+    subs += [("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s.verdicts["saturates_verdict"]),
+             ("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
+    ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
+    norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
+    ev = (f"{ctx.run(res[0], 'architecture')}. Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
+          f"networks: {ups}; (1, 1) clearly worse than {s['smallest_clearly_worse_than']}; "
+          f"median rel. error of $D$ / $V$: (1, 1) {s['Derr_1x1']} / {s['Verr_1x1']}, (4, 4) {s['Derr_4x4']} / "
+          f"{s['Verr_4x4']}, (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']} (IQR of $D$ error: {s['Diqr_4x4']} and "
+          f"{s['Diqr_4x32']})")
+    return ev, subs, ["architecture"], False
+
+
+#: The paper's claims this study checks: its words, its evidence, our check of it.
+CLAIMS = (
+    Claim(9, r"Operator-network capacity helps only until the operators can be represented: $(h,n)=(1,1)$ is biased with large $u_\mathrm{p}$ error, $(4,4)$ recovers $D$ and $V$, and $(4,32)$ is no better (slightly worse, more variable $D$).",
+          r"Fig. 5, linear diffusion–nonlinear advection, 16 combinations of $D$ and $V$ architectures.", claim_architecture,
+          title='operator-network capacity saturates at (4, 4)', figure='Fig. 5', chapter='architecture'),
+)
+
 #: The paper's figure of each configuration (noise variance, dense grid).
 PAPER_FIGURES = {
     (0.0, False): 9,
@@ -63,4 +100,5 @@ STUDY = Study(
     paper_figures=PAPER_FIGURES,
     heading="operator networks",
     repeat_checks=REPEAT_CHECKS,
+    claims=CLAIMS,
 )

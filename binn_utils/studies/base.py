@@ -110,6 +110,9 @@ class Study:
     paper_failures: tuple = ()
     #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
     repeat_checks: tuple = ()
+    #: the paper's claims this study checks (``verdicts.Claim``; ``check(ctx)`` reads the results
+    #: through ``ctx``: see the scorecard)
+    claims: tuple = ()
     chapter_settings: Callable | None = None  # chapter parameters -> every setting the chapter loads
 
     @property

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR, make_observations
 from ..reporting import batch_size_summary
 from ..sweeps import Setting
+from ..verdicts import Claim
 from .base import PAPER_DEFAULTS, Study, count, initialisations, preset, train_config
 
 BATCH_SIZES = (10, 40, 160, 640)
@@ -80,6 +82,35 @@ def bullets(s: dict) -> list[str]:
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
 
+# ----------------------------------------------------------------------------- claims
+# Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
+# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+
+def claim_batch_size(ctx, authors_budget=False):
+    fixed, budget = ctx.study("batch_size")
+    if authors_budget:  # the epochs ten minutes of the authors' trainer gave, per B
+        budget = ctx.variant("batch_size_authors", "batch-size study (the authors' budget)",
+                             scale=ctx.scale("batch_size"))
+    s = reporting.batch_size_summary(fixed, budget)
+    subs = [(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
+            ("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_theta_verdict"]),
+            ("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_up_verdict"]),
+            ("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s.verdicts["small_variable_verdict"]),
+            (f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]
+    ev = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
+          f"five minutes, about {PAPER_BUDGET_STEPS:,} steps). Time per replicate {s['times']}, "
+          f"$R^2$ = {s['fit_r2']}; median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
+          f"{s['budget_up_iqr']}")
+    return ev, subs, ["batch_size"], False
+
+
+#: The paper's claims this study checks: its words, its evidence, our check of it.
+CLAIMS = (
+    Claim(10, r"Training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
+          r"Fig. 6, diffusion equation, $B\in\{10,40,160,640\}$.", claim_batch_size,
+          title='T ∝ 1/B; B = 40-160 best under a fixed budget', figure='Fig. 6', chapter='batch_size'),
+)
+
 #: The paper's figure of each configuration (noise variance, dense grid).
 PAPER_FIGURES = {
     (0.0, False): 10,
@@ -109,6 +140,7 @@ STUDY = Study(
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
     repeat_checks=REPEAT_CHECKS,
+    claims=CLAIMS,
 )
 AUTHORS_BUDGET = Study("batch_size_authors", "batch size, the authors' budget", "diffusion", "diffusion",
                        build_authors_budget, default={"batch_size": PAPER_DEFAULTS.batch_size})

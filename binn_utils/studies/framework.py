@@ -1,10 +1,12 @@
 """Fig. 1: the ADR-BINN with default hyperparameters on the nonlinear ADR benchmark."""
 from __future__ import annotations
 
+from .. import reporting
 from ..problems import INITIALS
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import framework_summary
 from ..sweeps import Setting, replicates
+from ..verdicts import Claim
 from .base import Study, count, preset, train_config
 
 #: The three readings of the reaction term the chapter compares.
@@ -32,5 +34,38 @@ def chapter_settings(params) -> list[Setting]:
                for rx in REACTION_READINGS])
 
 
+# ----------------------------------------------------------------------------- claims
+# Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
+# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+
+def claim_framework(ctx, initial="code"):
+    if initial == "code":
+        res, = ctx.study("framework")
+    else:
+        res, = ctx.variant("framework", f"framework run ({initial})", initial=initial)
+    f = reporting.framework_summary(res)
+    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f.verdicts["theta_verdict"]),
+            (f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
+             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f.verdicts["near_verdict"]),
+            ("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
+             "there above that elsewhere)", f.verdicts["local_verdict"])]
+    subs += [(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
+              "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
+    ev = (f"{ctx.run(res, 'framework')}, {f['data']}. Median [IQR] rel. $L^2$ error of $u_\\theta$ "
+          f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
+          f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
+          f"{f['theta_near']} ($u_\\theta$), elsewhere {f['up_rest']} ($u_\\mathrm{{p}}$); median mean |error| of "
+          f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
+    return ev, subs, ["framework"], False
+
+
+#: The paper's claims this study checks: its words, its evidence, our check of it.
+CLAIMS = (
+    Claim(1, r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
+          r"Fig. 1 (bottom), one BINN initialisation.", claim_framework,
+          title='u_theta matches, u_p fails near u = 0, V and G deviate there', figure='Fig. 1', chapter='framework'),
+)
+
 STUDY = Study("framework", "framework", "nonlinear_adr", "nonlinear ADR", build, chapter="framework",
-              paper_figure=1, figure="framework_figure", summary=framework_summary, chapter_settings=chapter_settings)
+              paper_figure=1, figure="framework_figure", summary=framework_summary, chapter_settings=chapter_settings,
+              claims=CLAIMS)

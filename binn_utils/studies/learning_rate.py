@@ -1,9 +1,11 @@
 """Fig. 3: Burgers' equation, learning rate r from 5e-7 to 5e-1."""
 from __future__ import annotations
 
+from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import learning_rate_summary
+from ..reporting import find, learning_rate_summary
 from ..sweeps import Setting
+from ..verdicts import Claim, Verdict
 from .base import PAPER_DEFAULTS, Study, initialisations, number_label, preset, train_config
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
@@ -31,6 +33,34 @@ def bullets(s: dict) -> list[str]:
             f"{s['large_worse_verdict']} with the paper.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
+
+# ----------------------------------------------------------------------------- claims
+# Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
+# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+
+def claim_learning_rate(ctx):
+    res = ctx.study("learning_rate")
+    s = reporting.learning_rate_summary(res)
+    subs = [("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
+            ("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
+            (f"$r$ = {s['smallest']} not converged (validation loss still falling by more than {s['late_pct']} % "
+             "over the last quarter)", s.verdicts["small_still_falling"]),
+            ("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
+            ("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
+    ev = (f"{ctx.run(find(res, lr=5e-4) or res[0], 'learning_rate')}. Lowest median error of $u_\\theta$ "
+          f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
+          f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "
+          f"the last quarter; median $u_\\mathrm{{p}}$ errors at $r$ = {s['large_rates']}: {s['large_up']} against "
+          f"{s['shown_up']} at $r$ = {s['shown']}")
+    return ev, subs, ["learning_rate"], False
+
+
+#: The paper's claims this study checks: its words, its evidence, our check of it.
+CLAIMS = (
+    Claim(6, r"Learning rate shows three regimes on Burgers' equation: $r=5\times10^{-7}$ under-fits (not converged after 4000 epochs), $r\gtrsim10^{-2}$ is unstable, and $r=5\times10^{-5}$ to $5\times10^{-4}$ gives the lowest errors in $u_\theta$ and $u_\mathrm{p}$; $r\approx10^{-4}$ is best across all benchmarks.",
+          r"Fig. 3; Supporting Material repeats at $\sigma^2\in\{0,10^{-2}\}$ and with dense data.", claim_learning_rate,
+          title='three learning-rate regimes', figure='Fig. 3', chapter='learning_rate'),
+)
 
 #: The paper's figure of each configuration (noise variance, dense grid).
 PAPER_FIGURES = {
@@ -62,4 +92,5 @@ STUDY = Study(
     paper_figures=PAPER_FIGURES,
     paper_failures=({"lr": 5e-7}, {"lr": 5e-2}, {"lr": 5e-1}),
     repeat_checks=REPEAT_CHECKS,
+    claims=CLAIMS,
 )

@@ -1,9 +1,13 @@
 """Fig. 4: porous-medium equation, w_PDE swept with w_data = 1 and w_BC = 0."""
 from __future__ import annotations
 
+import numpy as np
+
+from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import loss_weight_summary
+from ..reporting import fmt, loss_weight_summary, median
 from ..sweeps import Setting
+from ..verdicts import Claim, Verdict
 from .base import PAPER_DEFAULTS, Study, initialisations, number_label, preset, train_config
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
@@ -35,6 +39,58 @@ def bullets(s: dict) -> list[str]:
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
 
+# ----------------------------------------------------------------------------- claims
+# Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
+# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+
+def claim_loss_low_high(ctx):
+    res = ctx.study("loss_weight")
+    s = reporting.loss_weight_summary(res, low=1e-4, high=1e3, factor=reporting.FACTOR)
+    d = {reporting.meta_value(r, "w_pde"): median(r.operator_error("D")) for r in res}
+    d_best = np.nanmin(list(d.values())) if np.isfinite(list(d.values())).any() else np.nan
+    d_low = d.get(1e-4, np.nan)
+    subs = [(f"$w_\\mathrm{{PDE}}$ = 1e-4: $u_\\theta$ error within {s['factor']} times the lowest, "
+             f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s.verdicts["low_verdict"]),
+            (f"$w_\\mathrm{{PDE}}$ = 1e-4: $D_\\phi$ wrong (median error more than {s['factor']} times the lowest)",
+             Verdict.of(bool(d_low > reporting.FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
+            ("$w_\\mathrm{PDE}$ = 1e-4: weighted PDE loss more than three orders of magnitude below the data loss",
+             s.verdicts["low_gap_verdict"]),
+            (f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s.verdicts["high_verdict"])]
+    ev = (f"{ctx.run(res[0], 'loss_weight')}. $w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
+          f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
+          f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
+          f"$D_\\phi$ {fmt(d_low)} (lowest {fmt(d_best)}), weighted PDE loss at least {s['low_gap_min']} decades "
+          f"below the data loss; $w_\\mathrm{{PDE}}$ = 1e3: {s['high_theta']} ($u_\\theta$, "
+          f"{s['high_theta_ratio']}x), {s['high_up']} ($u_\\mathrm{{p}}$, {s['high_up_ratio']}x)")
+    return ev, subs, ["loss_weighting"], False
+
+
+def claim_loss_best(ctx):
+    res = ctx.study("loss_weight")
+    s = reporting.loss_weight_summary(res, low=1e-4, high=1e3, factor=reporting.FACTOR)
+    subs = [("lowest median $u_\\theta$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
+             s.verdicts["best_theta_verdict"]),
+            ("lowest median $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
+             s.verdicts["best_up_verdict"]),
+            ("$w_\\mathrm{BC}$ has little influence (we do not sweep $w_\\mathrm{BC}$; neither does the paper)",
+             Verdict.NOT_TESTED)]
+    ev = (f"{ctx.run(res[0], 'loss_weight')}, $w_\\mathrm{{data}}$ = 1. Lowest median error of $u_\\theta$ "
+          f"{s['best_theta_err']} at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} "
+          f"at {s['best_up']}")
+    return ev, subs, ["loss_weighting"], False
+
+
+#: The paper's claims this study checks: its words, its evidence, our check of it.
+CLAIMS = (
+    Claim(7, r"On the porous-medium equation with $w_\mathrm{BC}=0$, a too small PDE weight ($w_\mathrm{PDE}=10^{-4}$) gives a small $u_\theta$ error but a wrong $D_\phi$ and a large $u_\mathrm{p}$ error, with the weighted PDE loss over three orders of magnitude below the data loss; a too large weight ($10^{3}$) gives large errors in both.",
+          r"Fig. 4; Supporting Material repeats.", claim_loss_low_high,
+          title='too small and too large PDE weights fail', figure='Fig. 4', chapter='loss_weighting'),
+    Claim(8, r"The lowest errors occur for $w_\mathrm{PDE}/w_\mathrm{data}$ between $10^{-1}$ and $10^{0}$; in general $w_\mathrm{data}\gtrsim w_\mathrm{PDE}$ is recommended, and $w_\mathrm{BC}$ has little influence.",
+          r'Fig. 4 (bottom); "preliminary investigations" for $w_\mathrm{BC}$ (no figure).',
+          claim_loss_best,
+          title='lowest errors for w_PDE/w_data in [0.1, 1]', figure='Fig. 4', chapter='loss_weighting'),
+)
+
 #: The paper's figure of each configuration (noise variance, dense grid).
 PAPER_FIGURES = {
     (0.0, False): 8,
@@ -65,4 +121,5 @@ STUDY = Study(
     paper_figures=PAPER_FIGURES,
     paper_failures=({"w_pde": 1e-4}, {"w_pde": 1e3}),
     repeat_checks=REPEAT_CHECKS,
+    claims=CLAIMS,
 )
