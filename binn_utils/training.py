@@ -30,8 +30,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .losses import loss_components, step_loss
-from .networks import (Architecture, NetworkLayout, OperatorFunction, flat_grad, leaf_views, mlp_numpy,
+from .losses import loss_and_grad, loss_components
+from .networks import (ENGINE_VERSION, Architecture, NetworkLayout, OperatorFunction, leaf_views, mlp_numpy,
                        xavier_init)
 from .observations import Observations, _stable_int
 
@@ -242,22 +242,54 @@ def _adam_update(flat, grad, m, v, step, lr, b1: float, b2: float, eps: float):
     flat.sub_(m / denom * (lr / bc1))
 
 
+def _canonical(t: torch.Tensor) -> torch.Tensor:
+    """``t`` with the strides of a fresh contiguous tensor of its shape.
+
+    ``.contiguous()`` leaves a tensor alone when only size-1 dimensions have unusual
+    strides, e.g. ``cp[:, e, s]`` at R = 1, whose leading stride is the chunk's length: the
+    compiled kernel, specialised on strides, would then be recompiled for every chunk length
+    (this made R = 1 slower than the reference).  Metadata only: no host-device sync.
+    """
+    stride, expected = t.stride(), []
+    acc = 1
+    for n in reversed(t.shape):
+        expected.append(acc)
+        acc *= n
+    if tuple(reversed(expected)) == stride:
+        return t
+    return t.clone(memory_format=torch.contiguous_format)
+
+
 def _kernels(layout: NetworkLayout, compile_: bool):
+    """(loss_and_grad, val_fn, adam) for this layout, compiled once per process.
+
+    loss_and_grad(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights) -> (total (R,),
+    grad (R, n_params)): the weighted total loss per replicate and its gradient in flat
+    order, by the hand-written backward (``losses.loss_and_grad``); no autograd, no
+    host-device synchronisation.  ``leaves`` is accepted for the caller's convenience and
+    not used.
+    """
     key = (layout, compile_)
     if key not in _COMPILED:
-        def loss_fn(flat, pde_xt, bc_xt, data_xt, data_u, weights):
-            return step_loss(flat, layout, pde_xt, bc_xt, data_xt, data_u, weights)
+        def step_fn(flat, pde_xt, bc_xt, data_xt, data_u, weights):
+            return loss_and_grad(flat, layout, pde_xt, bc_xt, data_xt, data_u, weights)
 
         def val_fn(flat, pde_xt, bc_xt, data_xt, data_u):
             return loss_components(flat, layout, pde_xt, bc_xt, data_xt, data_u)
 
         if compile_:
-            loss_fn = torch.compile(loss_fn, dynamic=False)
+            step_fn = torch.compile(step_fn, dynamic=False)
             val_fn = torch.compile(val_fn, dynamic=False)
             adam = torch.compile(_adam_update, dynamic=False)
         else:
             adam = _adam_update
-        _COMPILED[key] = (loss_fn, val_fn, adam)
+
+        def loss_and_grad_fn(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights):
+            with torch.no_grad():
+                return step_fn(flat.detach(), _canonical(pde_xt), _canonical(bc_xt), _canonical(data_xt),
+                               _canonical(data_u), _canonical(weights))
+
+        _COMPILED[key] = (loss_and_grad_fn, val_fn, adam)
     return _COMPILED[key]
 
 
@@ -444,9 +476,8 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                 bc_xt = torch.stack([bc_x.expand(R, -1), cb[:, e, s]], dim=2)
                 # contiguous inputs: strides then do not depend on the chunk length, so the
                 # compiled kernels are not re-specialised (recompiled) between runs
-                total, _ = loss_fn(leaves, cp[:, e, s].contiguous(), bc_xt, batch[..., :2].contiguous(),
-                                   batch[..., 2].contiguous(), weights)
-                grad = flat_grad(torch.autograd.grad(total.sum(), leaf_list), leaves)
+                total, grad = loss_fn(flat, leaves, cp[:, e, s].contiguous(), bc_xt,
+                                      batch[..., :2].contiguous(), batch[..., 2].contiguous(), weights)
                 step_t += 1
                 with torch.no_grad():
                     adam(flat, grad, m, v, step_t, lr_t, b1, b2, config.eps)
@@ -498,4 +529,4 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                        diverged_epoch=diverged, epochs_run=epoch, steps_per_epoch=steps_per_epoch,
                        wall_time_s=wall,
                        extra={"batch_size_used": B, "first_epoch_s": first_epoch_s, "steady_time_s": steady,
-                              "device": device_name(dev)})
+                              "device": device_name(dev), "engine": ENGINE_VERSION})
