@@ -249,10 +249,11 @@ def _tune_malloc():
     """Keep freed memory in the process (glibc): no trimming, no mmap for large blocks.
 
     Each compiled step allocates its work buffers afresh (a few hundred kB at R = 10); with
-    glibc's defaults they are returned to the kernel and touched anew every step -- about
-    600 page faults per step, a third of the step's time and the reason two processes did
-    not halve the time (page zeroing competes for memory bandwidth).  Process-wide and
-    harmless elsewhere: the process's peak memory stays mapped.  A no-op off glibc.
+    glibc's defaults they were returned to the kernel and touched anew every step -- about
+    600 page faults per step at R = 10, which cost about half the step's time (measured
+    under load: 633 -> 298 us per replicate-step), and page zeroing competes for memory
+    bandwidth between processes.  Process-wide and harmless elsewhere: the process's peak
+    memory stays mapped.  A no-op off glibc.
     """
     global _MALLOC_TUNED
     if _MALLOC_TUNED:
@@ -335,9 +336,9 @@ def _kernels(layout: NetworkLayout, compile_: bool):
             return loss_components(flat, layout, pde_xt, bc_xt, data_xt, data_u)
 
         if compile_:
-            # on the CPU, a C++ wrapper calls the generated kernels: at small R the Python
-            # wrapper's per-kernel overhead was a third of the step.  CUDA keeps the default
-            # (the GPU path captures CUDA graphs).
+            # on the CPU, a C++ wrapper calls the generated kernels (the Python wrapper's
+            # per-kernel calls were a large part of the step at small R).  CUDA keeps the
+            # default (the GPU path captures CUDA graphs).
             step_fn, val_fn, adam = (_by_device(f) for f in (step_fn, val_fn, _adam_update))
         else:  # the same arithmetic as compiled on the CPU: denormals flushed
             step_fn, val_fn, adam = (_flush_denormals(f) for f in (step_fn, val_fn, _adam_update))
