@@ -1,15 +1,18 @@
 """Speed benchmark of the BINN trainer; prints its figures (no assertions).
 
-    python benchmarks/speed.py            # everything (a few minutes)
-    python benchmarks/speed.py --quick    # fewer steps, no full run
-    python benchmarks/speed.py --device cuda   # GPU: one batched model, R in the thousands
+    python benchmarks/speed.py                 # everything (a few minutes)
+    python benchmarks/speed.py --quick         # fewer steps, no full run
+    python benchmarks/speed.py --device cuda   # GPU: one process, R in the thousands
 
 1. the plain reference step (one model, nested autograd, torch.optim.Adam; tests/reference_binn.py);
-2. the fast step (batched, derivatives propagated analytically, torch.compile) for R = 1, 10, 50
-   on one thread, and with one single-threaded process per core;
+2. the fast step (batched, derivatives propagated analytically, hand-written backward,
+   torch.compile) for R = 1, 10, 50 on one thread, for the (6, 128) solution network and for
+   the dense (351-node) grid's batch of 40, and with one single-threaded process per core;
 3. a full default run: 10 replicates x 4000 epochs on the diffusion benchmark (71 x 7 data,
    noise 1e-3, B = 40, per-epoch validation), replicates split over one process per core.
-Default configuration = the paper's hyperparameter table (u, D networks (4, 32)).
+Default configuration = the paper's hyperparameter table (u, D networks (4, 32)).  Each line
+ends with the 1-minute load average: the machine may be shared, and the figures are only
+comparable at equal load.
 """
 from __future__ import annotations
 
@@ -64,19 +67,23 @@ def reference_step_us(n_steps: int) -> float:
     return 1e6 * (time.perf_counter() - t0) / n_steps
 
 
-def fast_run(R: int, epochs: int, seed0: int = 0):
-    """(compile+warm-up seconds, timed training seconds, replicate-steps) on this process."""
+def fast_run(R: int, epochs: int, seed0: int = 0, arch_u=(4, 32), dense: bool = False, device=None):
+    """(compile+warm-up seconds, timed training seconds, replicate-steps, result) on this process."""
     from binn_utils.observations import make_observations
     from binn_utils.training import TrainConfig, train
 
     _setup()
-    obs = make_observations("diffusion", 1e-3)
+    obs = make_observations("diffusion", 1e-3, dense=dense)
     seeds = list(range(seed0, seed0 + R))
     t0 = time.perf_counter()
-    train(obs, TrainConfig(epochs=2), seeds=seeds)  # compile and warm up these shapes
+    train(obs, TrainConfig(epochs=2, arch_u=arch_u), seeds=seeds, device=device)  # compile, warm up
     warm = time.perf_counter() - t0
-    res = train(obs, TrainConfig(epochs=epochs), seeds=seeds)
+    res = train(obs, TrainConfig(epochs=epochs, arch_u=arch_u), seeds=seeds, device=device)
     return warm, res.wall_time_s, res.epochs_run * res.steps_per_epoch * R, res
+
+
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:4.1f}"
 
 
 def _worker(args):
@@ -121,6 +128,15 @@ def cuda_lines(Rs, epochs: int):
                   f"CUDA graph {res.extra['cuda_graph']})", flush=True)
 
 
+def _fast_line(label, ref, R, epochs, **kw):
+    warm, wall, rs, res = fast_run(R, epochs, **kw)
+    us = 1e6 * wall / rs
+    vs = f"x{ref / us:5.1f} vs reference; " if ref else ""
+    print(f"{label:<44s} {us:8.1f} us per replicate-step   ({vs}compile+warm-up {warm:5.1f} s; {_load()})",
+          flush=True)
+    return us
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer steps and no full default run")
@@ -133,24 +149,26 @@ def main():
         cuda_lines(args.replicates, args.epochs)
         return
     _setup()
-    print(f"torch {torch.__version__}, {os.cpu_count()} cores, one thread per process, float32")
+    print(f"torch {torch.__version__}, {os.cpu_count()} cores, one thread per process, float32; {_load()}",
+          flush=True)
     ref = reference_step_us(50 if args.quick else 200)
-    print(f"reference step (one model, nested autograd):        {ref:8.0f} us per replicate-step")
+    print(f"{'reference step (one model, nested autograd):':<44s} {ref:8.0f} us per replicate-step   "
+          f"({_load()})", flush=True)
     epochs = 20 if args.quick else 100
     for R in (1, 10, 50):
-        warm, wall, rs, _ = fast_run(R, epochs)
-        us = 1e6 * wall / rs
-        print(f"fast step, R={R:3d}, 1 process:   {us:8.1f} us per replicate-step   "
-              f"(x{ref / us:5.1f} vs reference; compile+warm-up {warm:5.1f} s)")
+        _fast_line(f"fast step, R={R:3d}, 1 process:", ref, R, epochs)
+    _fast_line("fast step, R= 10, u network (6, 128):", ref, 10, max(2, epochs // 5), arch_u=(6, 128))
+    _fast_line("fast step, R= 10, dense grid (351 x 7), B=40:", ref, 10, max(2, epochs // 5), dense=True)
     total, warm, wall, rs, _ = parallel(50, epochs, args.procs)
     us = 1e6 * wall / rs
-    print(f"fast step, R=50 over {args.procs} processes: {us:8.1f} us per replicate-step   "
-          f"(x{ref / us:5.1f} vs reference)")
+    print(f"{f'fast step, R=50 over {args.procs} processes:':<44s} {us:8.1f} us per replicate-step   "
+          f"(x{ref / us:5.1f} vs reference; machine-wide; {_load()})", flush=True)
     if not args.quick:
         total, warm, wall, rs, val = parallel(10, 4000, args.procs)
         print(f"full default run, 10 replicates x 4000 epochs over {args.procs} processes: "
               f"{wall:6.1f} s training ({total:6.1f} s wall including process start and "
-              f"{warm:5.1f} s compile/warm-up); final validation loss median {np.median(val):.2e}")
+              f"{warm:5.1f} s compile/warm-up); final validation loss median {np.median(val):.2e}; {_load()}",
+              flush=True)
 
 
 if __name__ == "__main__":

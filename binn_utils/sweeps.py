@@ -333,7 +333,8 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
                   wall_time_s=result.wall_time_s, steady_time_s=result.extra["steady_time_s"],
                   first_epoch_s=result.extra["first_epoch_s"], replicates=result.n_replicates,
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
-                  device=result.extra.get("device"), trained_with=group, forward_method=forward_method,
+                  device=result.extra.get("device"), engine=result.extra.get("engine", 1), trained_with=group,
+                  forward_method=forward_method,
                   provenance=provenance())
     return arrays, clean_json(record)
 

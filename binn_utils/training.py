@@ -30,8 +30,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .losses import loss_components, step_loss
-from .networks import (Architecture, NetworkLayout, OperatorFunction, flat_grad, leaf_views, mlp_numpy,
+from .losses import loss_and_grad, loss_components
+from .networks import (ENGINE_VERSION, Architecture, NetworkLayout, OperatorFunction, leaf_views, mlp_numpy,
                        xavier_init)
 from .observations import Observations, stable_int
 
@@ -279,34 +279,113 @@ def _adam_update(flat, grad, m, v, step, lr, b1: float, b2: float, eps: float):
     flat.sub_(m / denom * (lr / bc1))
 
 
+_MALLOC_TUNED = False
+
+
+def _tune_malloc():
+    """Keep freed memory in the process (glibc): no trimming, no mmap for large blocks.
+
+    Each compiled step allocates its work buffers afresh (a few hundred kB at R = 10); with
+    glibc's defaults they were returned to the kernel and touched anew every step -- about
+    600 page faults per step at R = 10, which cost about half the step's time (measured
+    under load: 633 -> 298 us per replicate-step), and page zeroing competes for memory
+    bandwidth between processes.  Process-wide and harmless elsewhere: the process's peak
+    memory stays mapped.  A no-op off glibc.
+    """
+    global _MALLOC_TUNED
+    if _MALLOC_TUNED:
+        return
+    _MALLOC_TUNED = True
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-1, 1 << 30)   # M_TRIM_THRESHOLD: do not give the heap's top back
+        libc.mallopt(-3, 1 << 25)   # M_MMAP_THRESHOLD: 32 MiB (glibc's maximum), serve from the heap
+    except (OSError, AttributeError):
+        pass
+
+
+def _canonical(t: torch.Tensor) -> torch.Tensor:
+    """``t`` with the strides of a fresh contiguous tensor of its shape.
+
+    ``.contiguous()`` leaves a tensor alone when only size-1 dimensions have unusual
+    strides, e.g. ``cp[:, e, s]`` at R = 1, whose leading stride is the chunk's length: the
+    compiled kernel, specialised on strides, would then be recompiled for every chunk length
+    (this made R = 1 slower than the reference).  Metadata only: no host-device sync.
+    """
+    stride, expected = t.stride(), []
+    acc = 1
+    for n in reversed(t.shape):
+        expected.append(acc)
+        acc *= n
+    if tuple(reversed(expected)) == stride:
+        return t
+    return t.clone(memory_format=torch.contiguous_format)
+
+
+def _flush_denormals(fn):
+    """``fn`` run with float denormals flushed to zero on the CPU (FTZ/DAZ), then the
+    default (gradual underflow) restored.
+
+    Saturated tanh units and the softplus' tails produce float32 denormals (below 1.2e-38)
+    whose arithmetic takes microcode assists on x86: training ran twice as slowly at R = 50.
+    Flushing them changes results only through quantities below 1e-38 (and float64 not at
+    all in practice), and makes the step's arithmetic independent of the caller's setting.
+    It applies to the calling thread, i.e. to all the work with one intra-op thread.
+    """
+    def call(*args, **kw):
+        torch.set_flush_denormal(True)
+        try:
+            return fn(*args, **kw)
+        finally:
+            torch.set_flush_denormal(False)
+    return call
+
+
+def _by_device(fn):
+    """``fn`` compiled (static shapes), with the C++ wrapper and denormals flushed for CPU
+    tensors."""
+    cpu = _flush_denormals(torch.compile(fn, dynamic=False, options={"cpp_wrapper": True}))
+    other = torch.compile(fn, dynamic=False)
+
+    def call(flat, *args, **kw):
+        t = flat if isinstance(flat, torch.Tensor) else next(iter(flat.values()))  # leaf_views dict
+        return (cpu if t.device.type == "cpu" else other)(flat, *args, **kw)
+    return call
+
+
 def _kernels(layout: NetworkLayout, compile_: bool):
     """(loss_and_grad, val_fn, adam) for this layout, compiled once per process.
 
-    ``loss_and_grad(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights)`` returns the
-    per-replicate weighted total loss (R,), detached, and its gradient (R, n_params) in
-    ``flat`` order; none of the three synchronises with the host (CUDA-graph capturable).
+    loss_and_grad(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights) -> (total (R,),
+    grad (R, n_params)): the weighted total loss per replicate and its gradient in flat
+    order, by the hand-written backward (``losses.loss_and_grad``); no autograd, no
+    host-device synchronisation.  ``leaves`` is accepted for the caller's convenience and
+    not used.
     """
     key = (layout, compile_)
+    _tune_malloc()
     if key not in _COMPILED:
-        def loss_fn(flat, pde_xt, bc_xt, data_xt, data_u, weights):
-            return step_loss(flat, layout, pde_xt, bc_xt, data_xt, data_u, weights)
+        def step_fn(flat, pde_xt, bc_xt, data_xt, data_u, weights):
+            return loss_and_grad(flat, layout, pde_xt, bc_xt, data_xt, data_u, weights)
 
         def val_fn(flat, pde_xt, bc_xt, data_xt, data_u):
             return loss_components(flat, layout, pde_xt, bc_xt, data_xt, data_u)
 
         if compile_:
-            loss_fn = torch.compile(loss_fn, dynamic=False)
-            val_fn = torch.compile(val_fn, dynamic=False)
-            adam = torch.compile(_adam_update, dynamic=False)
-        else:
-            adam = _adam_update
+            # on the CPU, a C++ wrapper calls the generated kernels (the Python wrapper's
+            # per-kernel calls were a large part of the step at small R).  CUDA keeps the
+            # default (the GPU path captures CUDA graphs).
+            step_fn, val_fn, adam = (_by_device(f) for f in (step_fn, val_fn, _adam_update))
+        else:  # the same arithmetic as compiled on the CPU: denormals flushed
+            step_fn, val_fn, adam = (_flush_denormals(f) for f in (step_fn, val_fn, _adam_update))
 
-        def loss_and_grad(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights):
-            total, _ = loss_fn(leaves, pde_xt, bc_xt, data_xt, data_u, weights)
-            grad = flat_grad(torch.autograd.grad(total.sum(), list(leaves.values())), leaves)
-            return total.detach(), grad
+        def loss_and_grad_fn(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights):
+            with torch.no_grad():
+                return step_fn(flat.detach(), _canonical(pde_xt), _canonical(bc_xt), _canonical(data_xt),
+                               _canonical(data_u), _canonical(weights))
 
-        _COMPILED[key] = (loss_and_grad, val_fn, adam)
+        _COMPILED[key] = (loss_and_grad_fn, val_fn, adam)
     return _COMPILED[key]
 
 
@@ -727,4 +806,5 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
                        diverged_epoch=diverged, epochs_run=epoch, steps_per_epoch=steps_per_epoch,
                        wall_time_s=wall,
                        extra={"batch_size_used": B, "first_epoch_s": first_epoch_s, "steady_time_s": steady,
-                              "device": device_name(dev), "cuda_graph": use_graph, **extra})
+                              "device": device_name(dev), "cuda_graph": use_graph, "engine": ENGINE_VERSION,
+                              **extra})

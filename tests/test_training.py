@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from binn_utils.losses import loss_components
+from binn_utils.losses import loss_and_grad, loss_components
 from binn_utils.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
 from binn_utils.observations import Observations, make_observations
 from binn_utils.training import TrainConfig, TrainingError, TrainState, _adam_update, train
@@ -50,6 +50,64 @@ def test_fast_losses_and_gradients_equal_reference(archs):
         # and elementwise for every parameter that has a non-negligible gradient
         big = g_ref.abs() > 1e-6 * g_ref.abs().max()
         np.testing.assert_allclose(grads[r][big].numpy(), g_ref[big].numpy(), rtol=1e-8)
+
+
+HAND_BACKWARD_ARCHS = ARCHS + [
+    dict(arch_u=(1, 1), arch_D=(3, 7), arch_V=(1, 1), arch_G=(1, 1)),      # affine u, V, G networks
+    dict(arch_u=(6, 128), arch_D=(5, 64), arch_V=(3, 9), arch_G=(4, 6)),   # deeper and wider
+    dict(arch_u=(2, 3), arch_D=None, arch_V=(6, 5), arch_G=(5, 2)),        # V and G without D
+    dict(arch_u=(4, 32), arch_D=None, arch_V=None, arch_G=(4, 32)),        # G only
+]
+
+
+@pytest.mark.parametrize("archs", HAND_BACKWARD_ARCHS)
+@pytest.mark.parametrize("shift", [0.0, 21.0])
+def test_hand_written_backward_equals_autograd(archs, shift):
+    """losses.loss_and_grad (the training step: hand-written backward of the jet, the
+    operator networks and the loss) == autograd through loss_components, in float64.
+    shift > 20 puts the output layers' pre-activations above softplus' threshold (the
+    linear branch, where its derivatives switch to 1, 0, 0)."""
+    layout = NetworkLayout.build(archs["arch_u"], archs["arch_D"], archs["arch_V"], archs["arch_G"])
+    R = 3
+    gen = torch.Generator().manual_seed(5)
+    flat = torch.stack([xavier_init(layout, s) for s in range(R)])
+    flat += 0.3 * torch.randn(flat.shape, generator=gen, dtype=torch.float64)
+    for net in layout.nets:  # the output bias
+        b_off = net.layers[-1][1]
+        flat[:, b_off] += shift * (1.0 + 0.1 * torch.arange(R))
+    if shift:  # some replicates' points on each side of the threshold
+        flat[0, layout.net("u").layers[-1][1]] -= shift
+    pde, bc, dxt, du = _points(gen, R)
+    w = torch.tensor([[1.0, 0.1, 1e-3], [2.0, 10.0, 0.5], [0.3, 1e-4, 1.0]], dtype=torch.float64)
+    leaves = leaf_views(flat.clone(), layout)
+    comps = loss_components(leaves, layout, pde, bc, dxt, du)
+    total_ref = (comps * w).sum(dim=1)
+    g_ref = flat_grad(torch.autograd.grad(total_ref.sum(), list(leaves.values())), leaves)
+    total, grad = loss_and_grad(flat, layout, pde, bc, dxt, du, w)
+    assert not total.requires_grad and not grad.requires_grad
+    assert grad.shape == (R, layout.n_params)
+    np.testing.assert_allclose(total.numpy(), total_ref.detach().numpy(), rtol=1e-12, atol=0)
+    for r in range(R):
+        assert torch.linalg.norm(grad[r] - g_ref[r]) <= 1e-10 * torch.linalg.norm(g_ref[r])
+        big = g_ref[r].abs() > 1e-6 * g_ref[r].abs().max()
+        np.testing.assert_allclose(grad[r][big].numpy(), g_ref[r][big].numpy(), rtol=1e-8)
+
+
+@pytest.mark.slow
+def test_compiled_step_equals_eager_and_is_not_recompiled_per_chunk_length(burgers_obs):
+    """The compiled kernels (torch.compile, C++ wrapper) give the eager numbers in float64,
+    and at R = 1 a run of another length (another chunk stride) reuses the compiled step."""
+    from torch._dynamo.utils import counters
+    cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), arch_V=(2, 3), dtype="float64", epochs=3,
+                      batch_size=10 ** 6, clip_batch_to_data=True, val_n_pde=20, val_n_bc=5)
+    eager = train(burgers_obs, cfg.replace(compile=False), seeds=[4])
+    compiled = train(burgers_obs, cfg, seeds=[4])
+    np.testing.assert_allclose(compiled.final, eager.final, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(compiled.history["val_total"], eager.history["val_total"], rtol=1e-9)
+    assert compiled.extra["engine"] == eager.extra["engine"] >= 2
+    before = dict(counters["stats"])
+    train(burgers_obs, cfg.replace(epochs=5), seeds=[4])
+    assert counters["stats"].get("unique_graphs", 0) == before.get("unique_graphs", 0)
 
 
 def test_batched_adam_equals_separate_torch_adams():
