@@ -642,7 +642,6 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     else:
         flat = torch.stack([xavier_init(layout, int(s), dtype) for s in seeds]).to(dev)
     leaves = leaf_views(flat, layout)
-    leaf_list = list(leaves.values())
     m = torch.zeros_like(flat)
     v = torch.zeros_like(flat)
 
