@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import torch
 
-from .networks import (NetworkLayout, _jet_bwd, _jet_fwd, _mlp_value_bwd, _mlp_value_fwd, _operator_bwd,
-                       _operator_fwd, operator_with_slope, solution_jet, mlp_value)
+from .networks import (NetworkLayout, jet_bwd, jet_fwd, mlp_value_bwd, mlp_value_fwd, operator_bwd,
+                       operator_fwd, operator_with_slope, solution_jet, mlp_value)
 
 
 def loss_components(flat: torch.Tensor, layout: NetworkLayout, pde_xt: torch.Tensor,
@@ -81,7 +81,7 @@ def loss_and_grad(flat: torch.Tensor, layout: NetworkLayout, pde_xt: torch.Tenso
     B = data_xt.shape[1]
     xt = torch.cat([pde_xt, bc_xt, data_xt], dim=1)
     netu = layout.net("u")
-    (u3, ux3, ut3, uxx3), saved_u = _jet_fwd(flat, netu, xt, P, Q)
+    (u3, ux3, ut3, uxx3), saved_u = jet_fwd(flat, netu, xt, P, Q)
     u = u3[..., 0]
     ux = ux3[..., 0]
     # ---- forward (as loss_components)
@@ -96,15 +96,15 @@ def loss_and_grad(flat: torch.Tensor, layout: NetworkLayout, pde_xt: torch.Tenso
     res = ut3[..., 0]
     netD, netV, netG = layout.net("D"), layout.net("V"), layout.net("G")
     if netD is not None:
-        D3, dD3, saved_D = _operator_fwd(flat, netD, up3)
+        D3, dD3, saved_D = operator_fwd(flat, netD, up3)
         D, dD = D3[..., 0], dD3[..., 0]
         res = res - dD * uxp * uxp - D * uxx
     if netV is not None:
-        V3, dV3, saved_V = _operator_fwd(flat, netV, up3)
+        V3, dV3, saved_V = operator_fwd(flat, netV, up3)
         V, dV = V3[..., 0], dV3[..., 0]
         res = res + (V + up * dV) * uxp
     if netG is not None:
-        G3, saved_G = _mlp_value_fwd(flat, netG, up3)
+        G3, saved_G = mlp_value_fwd(flat, netG, up3)
         G = G3[..., 0]
         res = res - up * G
     l_pde = (res * res).mean(dim=1)
@@ -120,22 +120,22 @@ def loss_and_grad(flat: torch.Tensor, layout: NetworkLayout, pde_xt: torch.Tenso
     if netD is not None:
         g_uxx = g_uxx - g_res * D
         g_uxp = g_uxp - 2.0 * g_res * dD * uxp
-        op_grads["D"], g_in = _operator_bwd(netD, saved_D, (-g_res * uxx)[..., None],
+        op_grads["D"], g_in = operator_bwd(netD, saved_D, (-g_res * uxx)[..., None],
                                             (-g_res * uxp * uxp)[..., None])
         g_up = g_up + g_in[..., 0]
     if netV is not None:
         g_uxp = g_uxp + g_res * (V + up * dV)
         g_up = g_up + g_res * dV * uxp
-        op_grads["V"], g_in = _operator_bwd(netV, saved_V, (g_res * uxp)[..., None],
+        op_grads["V"], g_in = operator_bwd(netV, saved_V, (g_res * uxp)[..., None],
                                             (g_res * up * uxp)[..., None])
         g_up = g_up + g_in[..., 0]
     if netG is not None:
         g_up = g_up - g_res * G
-        op_grads["G"], g_in = _mlp_value_bwd(netG, saved_G, (-g_res * up)[..., None])
+        op_grads["G"], g_in = mlp_value_bwd(netG, saved_G, (-g_res * up)[..., None])
         g_up = g_up + g_in[..., 0]
     g_u = torch.cat([g_up, torch.zeros_like(uxb), (2.0 / B) * w_data * err], dim=1)
     g_ux = torch.cat([g_uxp, (2.0 / n_bc) * w_bc * uxb], dim=1)
-    op_grads["u"] = _jet_bwd(netu, saved_u, g_u[..., None], g_ux[..., None], g_res[..., None],
+    op_grads["u"] = jet_bwd(netu, saved_u, g_u[..., None], g_ux[..., None], g_res[..., None],
                              g_uxx[..., None])
     pieces = []
     for net in layout.nets:

@@ -219,7 +219,7 @@ def _rows(t, a, b):
 
 
 # --------------------------------------------------------------------------- forward passes
-def _mlp_value_fwd(flat, net: NetSpec, inp):
+def mlp_value_fwd(flat, net: NetSpec, inp):
     layers = unpack(flat, net)
     h = inp
     hs = []
@@ -233,10 +233,10 @@ def _mlp_value_fwd(flat, net: NetSpec, inp):
 
 def mlp_value(flat: torch.Tensor, net: NetSpec, inp: torch.Tensor) -> torch.Tensor:
     """Plain forward pass: inp (R, N, in_dim) -> (R, N, 1)."""
-    return _mlp_value_fwd(flat, net, inp)[0]
+    return mlp_value_fwd(flat, net, inp)[0]
 
 
-def _mlp_value_bwd(net: NetSpec, saved, gout):
+def mlp_value_bwd(net: NetSpec, saved, gout):
     """Gradients [(gW, gb) per layer] and d/d input of sum(gout * mlp_value)."""
     layers, hs, z = saved
     gz = gout * softplus_d1(z) if net.output == "softplus" else gout
@@ -251,7 +251,7 @@ def _mlp_value_bwd(net: NetSpec, saved, gout):
     return grads, gz
 
 
-def _operator_fwd(flat, net: NetSpec, u):
+def operator_fwd(flat, net: NetSpec, u):
     layers = unpack(flat, net)
     N = u.shape[1]
     W0, b0 = layers[0]
@@ -278,11 +278,11 @@ def operator_with_slope(flat: torch.Tensor, net: NetSpec, u: torch.Tensor):
     u: (R, N, 1).  Value and tangent rows are stacked so each layer is a single batched
     matrix product.
     """
-    f, fu, _ = _operator_fwd(flat, net, u)
+    f, fu, _ = operator_fwd(flat, net, u)
     return f, fu
 
 
-def _operator_bwd(net: NetSpec, saved, gf, gfu):
+def operator_bwd(net: NetSpec, saved, gf, gfu):
     """Hand-written backward of ``operator_with_slope``: given the gradients gf, gfu (R, N, 1)
     of a scalar with respect to f(u) and f'(u), the parameter gradients [(gW, gb) per layer]
     and the gradient with respect to u (R, N, 1)."""
@@ -309,7 +309,7 @@ def _operator_bwd(net: NetSpec, saved, gf, gfu):
     return grads, torch.bmm(gz, W0.transpose(1, 2))
 
 
-def _jet_fwd(flat, net: NetSpec, xt, n_pde: int, n_x: int):
+def jet_fwd(flat, net: NetSpec, xt, n_pde: int, n_x: int):
     layers = unpack(flat, net)
     P, Q = n_pde, n_x
     M = xt.shape[1]
@@ -361,10 +361,10 @@ def solution_jet(flat: torch.Tensor, net: NetSpec, xt: torch.Tensor, n_pde: int,
     first ``n_x`` rows (PDE + BC) need u_x, the first ``n_pde`` rows need u_t and u_xx.
     Returns u (R, M, 1), u_x (R, n_x, 1), u_t (R, n_pde, 1), u_xx (R, n_pde, 1).
     """
-    return _jet_fwd(flat, net, xt, n_pde, n_x)[0]
+    return jet_fwd(flat, net, xt, n_pde, n_x)[0]
 
 
-def _jet_bwd(net: NetSpec, saved, gu, gux, gut, guxx):
+def jet_bwd(net: NetSpec, saved, gu, gux, gut, guxx):
     """Hand-written backward of ``solution_jet``: given the gradients of a scalar with respect
     to u (R, M, 1), u_x (R, Q, 1), u_t and u_xx (R, P, 1), the parameter gradients
     [(gW, gb) per layer].  Rows: [PDE (P) | BC (Q - P) | data (M - Q)]."""
