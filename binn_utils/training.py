@@ -400,14 +400,11 @@ def _collocation(gen, x_range, t_range, dtype, shape_p, shape_b):
     return p.to(dtype), bt.to(dtype)
 
 
-class _Done:
-    """A finished future (what ``_ChunkDrawer.submit`` returns when it draws in line)."""
+class _Later:
+    """A future's face (``result()``) over a function: what ``_ChunkDrawer.submit`` returns."""
 
-    def __init__(self, value):
-        self.value = value
-
-    def result(self):
-        return self.value
+    def __init__(self, fn):
+        self.result = fn
 
 
 class _ChunkDrawer:
@@ -445,14 +442,10 @@ class _ChunkDrawer:
         # trains restarts the draws here); the previous draw has finished by now
         self.states_before_last = [g.get_state().numpy().copy() for g in self.gens]
         if self.pool is None:
-            return _Done(self._to_device([self._draw(self.gens, chunk)]))
+            drawn = self._to_device([self._draw(self.gens, chunk)])  # now: the generators move on here
+            return _Later(lambda: drawn)
         futures = [self.pool.submit(self._draw, self.gens[sl], chunk) for sl in self.slices]
-        drawer = self
-
-        class _Pending:
-            def result(self):
-                return drawer._to_device([f.result() for f in futures])
-        return _Pending()
+        return _Later(lambda: self._to_device([f.result() for f in futures]))
 
     def close(self):
         if self.pool is not None:
