@@ -1,6 +1,6 @@
 """The scorecard in words: verdict marks, the claims table, the headline box (MyST for the
 scorecard, HTML for the landing page), the details of every claim, the table of our
-choices and the table of what was run, from the data of ``binn_utils.studies.scorecard``.
+choices and the table of what was run, from the data of ``binn_utils.claims.scorecard``.
 Nothing here changes a verdict."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import html
 import re
 from collections import Counter
 
-from .studies.context import RunRow
-from .studies.scorecard import ChoiceEffect, Judged
+from .claims.context import RunRow
+from .claims.scorecard import ChoiceEffect, Judged
 from .verdicts import Outcome, Verdict
 
 MARKS = {Outcome.REPRODUCED: ("✔", "#1a7f37"), Outcome.PARTLY: ("◐", "#9a6700"),

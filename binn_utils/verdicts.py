@@ -91,7 +91,7 @@ class ClaimCheck:
 class Claim:
     """A claim of the paper: its number, its words, the paper's evidence, and the function
     that checks it against the results (``check(ctx, **choices)`` returns a
-    :class:`ClaimCheck`; ``ctx`` is a ``binn_utils.studies.context.Context``)."""
+    :class:`ClaimCheck`; ``ctx`` is a ``binn_utils.claims.context.Context``)."""
 
     number: int
     text: str

@@ -40,14 +40,14 @@ output_dir = None        # unused: this page writes no files
 
 # %% tags=["remove-cell"]
 # Every claim is checked by the study that owns it (binn_utils/studies/*.py; claims 11 and
-# 12, which span studies: binn_utils/studies/spanning.py) through one context that reads each
+# 12, which span studies: binn_utils/claims/spanning.py) through one context that reads each
 # study's results; binn_utils.scorecard_text turns the verdicts into this page's words.
 from IPython.display import HTML, Markdown, display
 
 from binn_utils import reporting, scorecard_text as text
 from binn_utils.reporting import fmt
-from binn_utils.studies import scorecard
-from binn_utils.studies.context import Context
+from binn_utils.claims import scorecard
+from binn_utils.claims.context import Context
 
 ctx = Context(scale=preset, train=train_missing, results_dir=results_dir)
 judged = scorecard.judge_all(ctx)

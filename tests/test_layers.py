@@ -18,7 +18,7 @@ LAYERS = {
                "forward_solve", "metrics", "evaluation"],
     "store": ["store", "sweeps"],
     "analysis": ["stats", "verdicts", "reporting", "diagnostics", "user_data", "scratch"],
-    "studies": ["studies"],
+    "studies": ["studies", "claims"],
     "presentation": ["plotting", "figures", "scorecard_text"],
     "applications": ["cli", "fit_report"],
 }

@@ -4,9 +4,6 @@
 the chapters, the Supporting Material, the scorecard and the committed-results test loop
 over it.  Adding a study: write a module that defines ``STUDY`` (see ``learning_rate.py``)
 and list it below.
-The scorecard's side of the registry lives in submodules the package does not import:
-``context`` (how claims read results), ``spanning`` (the claims spanning studies) and
-``scorecard`` (every claim checked, our choices, what was run).
 """
 from __future__ import annotations
 

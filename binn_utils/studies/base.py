@@ -131,7 +131,7 @@ class Study:
     #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
     repeat_checks: tuple = ()
     #: the paper's claims this study checks (``verdicts.Claim``; ``check(ctx)`` reads the results
-    #: through ``ctx``, a ``studies.context.Context``)
+    #: through ``ctx``, a ``claims.context.Context``)
     claims: tuple = ()
     choices: tuple = ()              # ``Choice``s: our readings that a claim's verdict may depend on
     shown: tuple = ()                # ``Shown``: its rows of the scorecard's table of what was run

@@ -36,7 +36,7 @@ def chapter_settings(params) -> list[Setting]:
 
 # ----------------------------------------------------------------------------- claims
 # Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
-# ctx.scale(name), ctx.run(result, name); see studies.context) and returns a verdicts.ClaimCheck.
+# ctx.scale(name), ctx.run(result, name); see claims.context) and returns a verdicts.ClaimCheck.
 
 def claim_framework(ctx, initial="code"):
     if initial == "code":

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .. import reporting
 from ..store import require_stored
-from . import get
+from ..studies import get
 
 
 def described(settings, scale: str) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 from .. import diagnostics, reporting
 from ..reporting import find, fmt, median, value_label
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
-from . import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
+from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
 from .context import RunRow, described, flat, run_row
 
 

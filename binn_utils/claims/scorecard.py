@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from ..sweeps import reporting_checkpoint
 from ..verdicts import Claim, ClaimCheck, Outcome
-from . import REGISTRY, spanning
+from ..studies import REGISTRY
+from . import spanning
 from .context import Context, RunRow, run_row
 
 
