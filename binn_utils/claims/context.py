@@ -9,7 +9,8 @@ A claim's check (``verdicts.Claim.check``) reads results only through a context:
 
 Each raises ``RuntimeError`` when the results are not stored and may not be trained.  The
 claims that span studies (``spanning``) also read the Supporting Material repeats
-(``ctx.repeat``) and single settings (``ctx.load``).
+(``ctx.repeat``, ``ctx.repeat_settings``, ``ctx.supporting_scales``) and single settings
+(``ctx.load``).  A test's fake context overrides these (``tests/test_scorecard.py``).
 """
 from __future__ import annotations
 
