@@ -6,10 +6,12 @@ solutions), ``solvers`` (the data-generating numerical methods), ``observations`
 grids, splits), ``networks`` (the four MLPs), ``losses``, ``training`` (the batched
 trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``, ``sweeps`` (the results
 store) and ``store`` (its checksummed file pairs), ``studies`` (the paper's experiments,
-one module per study, in a registry), ``verdicts`` (claims and their typed verdicts),
+one module per study, in a registry), ``claims`` (the paper's claims checked across the
+registry), ``verdicts`` (claims and their typed verdicts),
 ``diagnostics`` (failure diagnostics without ground truth), ``user_data`` (fitting your own
 observations), ``scratch`` (the scratch-assay example), ``reporting`` (numbers for the
-prose), ``plotting`` and ``figures`` (the only modules that draw), and ``cli`` (the
+prose), ``plotting`` and ``figures`` (the only modules that draw), ``scorecard_text`` (the
+scorecard in words), and ``cli`` (the
 ``binn`` command).  CONTRIBUTING.md shows how the layers import and how to add a study.
 """
 __version__ = "0.1.0"

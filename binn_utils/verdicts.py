@@ -3,8 +3,8 @@
 A sub-claim of the paper is checked against the stored results and gets a
 :class:`Verdict`; a claim's :class:`Outcome` follows from its sub-claims' verdicts by one
 rule, :func:`aggregate`.  The words a reader sees are the presentation layer's business
-(``binn_utils.reporting.word`` for the chapters' prose, the scorecard for its tables): no
-code here or above it reads a verdict back from prose.
+(``binn_utils.reporting.word`` for the chapters' prose, ``binn_utils.scorecard_text`` for
+the scorecard): no code here or above it reads a verdict back from prose.
 """
 from __future__ import annotations
 
@@ -72,9 +72,26 @@ class SubClaim:
 
 
 @dataclass(frozen=True)
+class ClaimCheck:
+    """What checking a claim against the results found: our evidence (the runs it rests on,
+    then its numbers), its sub-claims, the chapters that show it, and whether some of the
+    results it needs are not stored (``missing``)."""
+
+    evidence: str
+    subclaims: tuple[SubClaim, ...]
+    chapters: tuple[str, ...]
+    missing: bool = False
+
+    @property
+    def outcome(self) -> Outcome:
+        return aggregate(s.verdict for s in self.subclaims)
+
+
+@dataclass(frozen=True)
 class Claim:
     """A claim of the paper: its number, its words, the paper's evidence, and the function
-    that checks it against the results (returning its evidence and sub-claims)."""
+    that checks it against the results (``check(ctx, **choices)`` returns a
+    :class:`ClaimCheck`; ``ctx`` is a ``binn_utils.claims.context.Context``)."""
 
     number: int
     text: str

@@ -18,8 +18,8 @@ LAYERS = {
                "forward_solve", "metrics", "evaluation"],
     "store": ["store", "sweeps"],
     "analysis": ["stats", "verdicts", "reporting", "diagnostics", "user_data", "scratch"],
-    "studies": ["studies"],
-    "presentation": ["plotting", "figures"],
+    "studies": ["studies", "claims"],
+    "presentation": ["plotting", "figures", "scorecard_text"],
     "applications": ["cli", "fit_report"],
 }
 ORDER = list(LAYERS)

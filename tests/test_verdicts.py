@@ -160,9 +160,9 @@ def claim(number):
 
 
 def outcome(number, ctx, **variant):
-    ev, subs, chapters, missing = claim(number).check(ctx, **variant)
-    assert ev and chapters and not missing
-    return aggregate(v for *_, v in subs)
+    check = claim(number).check(ctx, **variant)
+    assert check.evidence and check.chapters and not check.missing
+    return check.outcome
 
 
 def test_every_main_text_claim_belongs_to_one_study():
@@ -181,10 +181,10 @@ def test_learning_rate_claim_on_synthetic_results():
     wrong = sweep("lr", RATES, lambda r: 1.0 / r, lambda r: flat)      # the largest rate is best, nothing falling
     assert outcome(6, Ctx(learning_rate=wrong)) is Outcome.NOT_REPRODUCED
     failed = sweep("lr", RATES, lambda r: np.nan, lambda r: np.full(100, np.nan))
-    _, subs, _, _ = claim(6).check(Ctx(learning_rate=failed))
+    subs = claim(6).check(Ctx(learning_rate=failed)).subclaims
     # every run failed: where the errors are lowest and whether r = 5e-7 converged cannot be
     # decided; a failed run at a large rate counts as a larger error than at the shown rate
-    assert [v for _, v in subs] == [U, U, U, A, N]
+    assert [s.verdict for s in subs] == [U, U, U, A, N]
     with pytest.raises(RuntimeError):
         claim(6).check(Ctx())                                            # not stored: the scorecard says so
 

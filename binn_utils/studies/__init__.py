@@ -49,6 +49,10 @@ def repeated(dense: bool) -> list[Study]:
     return [s for s in REGISTRY.values() if grid in s.repeated_on]
 
 
+#: The Supporting Material's repeats (noise variance, dense grid), besides the main text's (1e-3, sparse).
+SUPPORTING_CONFIGURATIONS = ((0.0, False), (1e-2, False), (0.0, True), (1e-3, True), (1e-2, True))
+
+
 def reference_configuration(noise_var: float, dense: bool) -> tuple[float, bool]:
     """The configuration a Supporting Material repeat is compared with: the sparse grid at
     the same noise level for a dense repeat, the main text's otherwise."""
@@ -56,5 +60,5 @@ def reference_configuration(noise_var: float, dense: bool) -> tuple[float, bool]
 
 
 __all__ = ["REGISTRY", "Study", "PRESETS", "PAPER_DEFAULTS", "preset", "get", "sweeps", "repeated",
-           "reference_configuration", "OPERATOR_ARCHS", "BATCH_SIZES", "PAPER_BUDGET_STEPS",
+           "reference_configuration", "SUPPORTING_CONFIGURATIONS", "OPERATOR_ARCHS", "BATCH_SIZES", "PAPER_BUDGET_STEPS",
            "AUTHORS_BUDGET_EPOCHS", "LEARNING_RATES", "PDE_WEIGHTS", "NOISE_ARCHS"]

@@ -7,8 +7,8 @@ from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import architecture_summary, find, fmt, median
 from ..sweeps import Setting
-from ..verdicts import Claim, Verdict
-from .base import PAPER_DEFAULTS, Study, initialisations, preset, train_config
+from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, preset, train_config
 
 OPERATOR_ARCHS = ((1, 1), (4, 1), (4, 4), (4, 32))
 
@@ -42,20 +42,20 @@ def bullets(s: dict) -> list[str]:
 
 # ----------------------------------------------------------------------------- claims
 # Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
-# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+# ctx.scale(name), ctx.run(result, name); see claims.context) and returns a verdicts.ClaimCheck.
 
 def claim_architecture(ctx, up_metric="err_u_p"):
     res = ctx.study("architecture")
     s = reporting.architecture_summary(res, up_metric=up_metric)
     r44 = find(res, arch_D=(4, 4), arch_V=(4, 4))
-    subs = [(f"{s['smallest']} the worst of the equal-size architectures ($u_\\mathrm{{p}}$ error clearly above at "
-             f"least one other's and clearly below none; clearly: {s['tolerance']})", s.verdicts["smallest_worst"])]
+    subs = [SubClaim(f"{s['smallest']} the worst of the equal-size architectures ($u_\\mathrm{{p}}$ error clearly above at "
+                     f"least one other's and clearly below none; clearly: {s['tolerance']})", s.verdicts["smallest_worst"])]
     for op in ("D", "V"):
         e = median(r44.operator_error(op)) if r44 is not None else np.nan
-        subs.append((f"(4, 4) recovers {op} (median rel. error at most {fmt(reporting.OPERATOR_OK, 'g')})",
-                     Verdict.of(bool(e <= reporting.OPERATOR_OK) if np.isfinite(e) else None)))
-    subs += [("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s.verdicts["saturates_verdict"]),
-             ("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
+        subs.append(SubClaim(f"(4, 4) recovers {op} (median rel. error at most {fmt(reporting.OPERATOR_OK, 'g')})",
+                             Verdict.of(bool(e <= reporting.OPERATOR_OK) if np.isfinite(e) else None)))
+    subs += [SubClaim("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s.verdicts["saturates_verdict"]),
+             SubClaim("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
     ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
     norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
     ev = (f"{ctx.run(res[0], 'architecture')}. Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
@@ -63,7 +63,7 @@ def claim_architecture(ctx, up_metric="err_u_p"):
           f"median rel. error of $D$ / $V$: (1, 1) {s['Derr_1x1']} / {s['Verr_1x1']}, (4, 4) {s['Derr_4x4']} / "
           f"{s['Verr_4x4']}, (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']} (IQR of $D$ error: {s['Diqr_4x4']} and "
           f"{s['Diqr_4x32']})")
-    return ev, subs, ["architecture"], False
+    return ClaimCheck(ev, tuple(subs), ("architecture",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
@@ -101,4 +101,7 @@ STUDY = Study(
     heading="operator networks",
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
+    choices=(Choice("Fig. 5 error: Frobenius norm (as every other figure)", "spectral norm (the published heat map)",
+                    {"up_metric": "err_u_p_spectral"}),),
+    shown=(Shown("Fig. 5, operator networks"),),
 )

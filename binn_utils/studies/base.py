@@ -77,6 +77,26 @@ def number_label(v) -> str:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """Results of a study the book shows: one row of the scorecard's table of what was run."""
+
+    what: str                     # e.g. "Fig. 1, the authors' data"
+    part: int | None = None       # only this part of a study in parts
+    variant: str | None = None    # the settings of this registered study instead, at the study's scale
+    overrides: Mapping = field(default_factory=dict)  # settings overrides, e.g. {"initial": "text"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of our choices where the paper's text and the authors' code differ: checking the
+    study's claims with ``check`` keyword arguments ``overrides`` takes the alternative."""
+
+    ours: str
+    alternative: str
+    overrides: Mapping
+
+
+@dataclass(frozen=True)
 class Study:
     """One experiment of the paper.
 
@@ -111,8 +131,13 @@ class Study:
     #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
     repeat_checks: tuple = ()
     #: the paper's claims this study checks (``verdicts.Claim``; ``check(ctx)`` reads the results
-    #: through ``ctx``: see the scorecard)
+    #: through ``ctx``, a ``claims.context.Context``)
     claims: tuple = ()
+    choices: tuple = ()              # ``Choice``s: our readings that a claim's verdict may depend on
+    shown: tuple = ()                # ``Shown``: its rows of the scorecard's table of what was run
+    symbol: str = ""                 # its swept value as math, e.g. "$r$"
+    #: claim 12 checks the ground-truth-free diagnostics at its ``paper_failures`` and its default
+    diagnosed: bool = False
     chapter_settings: Callable | None = None  # chapter parameters -> every setting the chapter loads
 
     @property

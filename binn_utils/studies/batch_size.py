@@ -8,8 +8,8 @@ from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR, make_observations
 from ..reporting import batch_size_summary
 from ..sweeps import Setting
-from ..verdicts import Claim
-from .base import PAPER_DEFAULTS, Study, count, initialisations, preset, train_config
+from ..verdicts import Claim, ClaimCheck, SubClaim
+from .base import PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, preset, train_config
 
 BATCH_SIZES = (10, 40, 160, 640)
 # the published trainer takes ~4 ms per step here, so five minutes ~ 75,000 steps
@@ -84,7 +84,7 @@ def bullets(s: dict) -> list[str]:
 
 # ----------------------------------------------------------------------------- claims
 # Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
-# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+# ctx.scale(name), ctx.run(result, name); see claims.context) and returns a verdicts.ClaimCheck.
 
 def claim_batch_size(ctx, authors_budget=False):
     fixed, budget = ctx.study("batch_size")
@@ -92,16 +92,16 @@ def claim_batch_size(ctx, authors_budget=False):
         budget = ctx.variant("batch_size_authors", "batch-size study (the authors' budget)",
                              scale=ctx.scale("batch_size"))
     s = reporting.batch_size_summary(fixed, budget)
-    subs = [(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
-            ("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_up_verdict"]),
-            ("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s.verdicts["small_variable_verdict"]),
-            (f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]
+    subs = [SubClaim(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
+            SubClaim("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_theta_verdict"]),
+            SubClaim("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_up_verdict"]),
+            SubClaim("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s.verdicts["small_variable_verdict"]),
+            SubClaim(f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]
     ev = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
           f"five minutes, about {PAPER_BUDGET_STEPS:,} steps). Time per replicate {s['times']}, "
           f"$R^2$ = {s['fit_r2']}; median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
           f"{s['budget_up_iqr']}")
-    return ev, subs, ["batch_size"], False
+    return ClaimCheck(ev, tuple(subs), ("batch_size",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
@@ -141,6 +141,10 @@ STUDY = Study(
     paper_figures=PAPER_FIGURES,
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
+    choices=(Choice(f"Fig. 6 budget: {PAPER_BUDGET_STEPS:,} optimiser steps for every $B$ (the paper's five minutes)",
+                    "the epochs ten minutes of the authors' trainer gave for each $B$", {"authors_budget": True}),),
+    shown=(Shown("Fig. 6, fixed epochs", part=0), Shown("Fig. 6, fixed budget of steps", part=1),
+           Shown("Fig. 6, the authors' budget", variant="batch_size_authors")),
 )
 AUTHORS_BUDGET = Study("batch_size_authors", "batch size, the authors' budget", "diffusion", "diffusion",
                        build_authors_budget, default={"batch_size": PAPER_DEFAULTS.batch_size})

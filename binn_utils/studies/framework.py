@@ -6,8 +6,8 @@ from ..problems import INITIALS
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import framework_summary
 from ..sweeps import Setting, replicates
-from ..verdicts import Claim
-from .base import Study, count, preset, train_config
+from ..verdicts import Claim, ClaimCheck, SubClaim
+from .base import Choice, Shown, Study, count, preset, train_config
 
 #: The three readings of the reaction term the chapter compares.
 REACTION_READINGS = ("supporting", "text", "equation")
@@ -36,7 +36,7 @@ def chapter_settings(params) -> list[Setting]:
 
 # ----------------------------------------------------------------------------- claims
 # Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
-# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+# ctx.scale(name), ctx.run(result, name); see claims.context) and returns a verdicts.ClaimCheck.
 
 def claim_framework(ctx, initial="code"):
     if initial == "code":
@@ -44,19 +44,19 @@ def claim_framework(ctx, initial="code"):
     else:
         res, = ctx.variant("framework", f"framework run ({initial})", initial=initial)
     f = reporting.framework_summary(res)
-    subs = [(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f.verdicts["theta_verdict"]),
-            (f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
-             f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f.verdicts["near_verdict"]),
-            ("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
-             "there above that elsewhere)", f.verdicts["local_verdict"])]
-    subs += [(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
-              "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
+    subs = [SubClaim(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f.verdicts["theta_verdict"]),
+            SubClaim(f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
+                     f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f.verdicts["near_verdict"]),
+            SubClaim("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
+                     "there above that elsewhere)", f.verdicts["local_verdict"])]
+    subs += [SubClaim(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
+                      "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
     ev = (f"{ctx.run(res, 'framework')}, {f['data']}. Median [IQR] rel. $L^2$ error of $u_\\theta$ "
           f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
           f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
           f"{f['theta_near']} ($u_\\theta$), elsewhere {f['up_rest']} ($u_\\mathrm{{p}}$); median mean |error| of "
           f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
-    return ev, subs, ["framework"], False
+    return ClaimCheck(ev, tuple(subs), ("framework",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
@@ -68,4 +68,8 @@ CLAIMS = (
 
 STUDY = Study("framework", "framework", "nonlinear_adr", "nonlinear ADR", build, chapter="framework",
               paper_figure=1, figure="framework_figure", summary=framework_summary, chapter_settings=chapter_settings,
-              claims=CLAIMS)
+              claims=CLAIMS,
+              choices=(Choice("Fig. 1 data: the authors' (heights 1 and 0.7)",
+                              "the paper's Eq. ic-nl (heights 0.1 and 0.07)", {"initial": "text"}),),
+              shown=(Shown("Fig. 1, the authors' data"),
+                     Shown("Fig. 1, the paper's Eq. ic-nl", overrides={"initial": "text"})))

@@ -5,8 +5,8 @@ from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import find, learning_rate_summary
 from ..sweeps import Setting
-from ..verdicts import Claim, Verdict
-from .base import PAPER_DEFAULTS, Study, initialisations, number_label, preset, train_config
+from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, preset, train_config
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
 
@@ -36,23 +36,23 @@ def bullets(s: dict) -> list[str]:
 
 # ----------------------------------------------------------------------------- claims
 # Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
-# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+# ctx.scale(name), ctx.run(result, name); see claims.context) and returns a verdicts.ClaimCheck.
 
 def claim_learning_rate(ctx):
     res = ctx.study("learning_rate")
     s = reporting.learning_rate_summary(res)
-    subs = [("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
-            (f"$r$ = {s['smallest']} not converged (validation loss still falling by more than {s['late_pct']} % "
-             "over the last quarter)", s.verdicts["small_still_falling"]),
-            ("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
-            ("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
+    subs = [SubClaim("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
+            SubClaim("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
+            SubClaim(f"$r$ = {s['smallest']} not converged (validation loss still falling by more than {s['late_pct']} % "
+                     "over the last quarter)", s.verdicts["small_still_falling"]),
+            SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
+            SubClaim("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
     ev = (f"{ctx.run(find(res, lr=5e-4) or res[0], 'learning_rate')}. Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
           f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "
           f"the last quarter; median $u_\\mathrm{{p}}$ errors at $r$ = {s['large_rates']}: {s['large_up']} against "
           f"{s['shown_up']} at $r$ = {s['shown']}")
-    return ev, subs, ["learning_rate"], False
+    return ClaimCheck(ev, tuple(subs), ("learning_rate",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
@@ -93,4 +93,7 @@ STUDY = Study(
     paper_failures=({"lr": 5e-7}, {"lr": 5e-2}, {"lr": 5e-1}),
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
+    shown=(Shown("Fig. 3, learning rate"),),
+    symbol="$r$",
+    diagnosed=True,
 )

@@ -7,8 +7,8 @@ from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import fmt, loss_weight_summary, median
 from ..sweeps import Setting
-from ..verdicts import Claim, Verdict
-from .base import PAPER_DEFAULTS, Study, initialisations, number_label, preset, train_config
+from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, preset, train_config
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
 
@@ -41,7 +41,7 @@ def bullets(s: dict) -> list[str]:
 
 # ----------------------------------------------------------------------------- claims
 # Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
-# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+# ctx.scale(name), ctx.run(result, name); see claims.context) and returns a verdicts.ClaimCheck.
 
 def claim_loss_low_high(ctx):
     res = ctx.study("loss_weight")
@@ -49,35 +49,35 @@ def claim_loss_low_high(ctx):
     d = {reporting.meta_value(r, "w_pde"): median(r.operator_error("D")) for r in res}
     d_best = np.nanmin(list(d.values())) if np.isfinite(list(d.values())).any() else np.nan
     d_low = d.get(1e-4, np.nan)
-    subs = [(f"$w_\\mathrm{{PDE}}$ = 1e-4: $u_\\theta$ error within {s['factor']} times the lowest, "
-             f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s.verdicts["low_verdict"]),
-            (f"$w_\\mathrm{{PDE}}$ = 1e-4: $D_\\phi$ wrong (median error more than {s['factor']} times the lowest)",
-             Verdict.of(bool(d_low > reporting.FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
-            ("$w_\\mathrm{PDE}$ = 1e-4: weighted PDE loss more than three orders of magnitude below the data loss",
-             s.verdicts["low_gap_verdict"]),
-            (f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s.verdicts["high_verdict"])]
+    subs = [SubClaim(f"$w_\\mathrm{{PDE}}$ = 1e-4: $u_\\theta$ error within {s['factor']} times the lowest, "
+                     f"$u_\\mathrm{{p}}$ error more than {s['factor']} times", s.verdicts["low_verdict"]),
+            SubClaim(f"$w_\\mathrm{{PDE}}$ = 1e-4: $D_\\phi$ wrong (median error more than {s['factor']} times the lowest)",
+                     Verdict.of(bool(d_low > reporting.FACTOR * d_best) if np.isfinite([d_low, d_best]).all() else None)),
+            SubClaim("$w_\\mathrm{PDE}$ = 1e-4: weighted PDE loss more than three orders of magnitude below the data loss",
+                     s.verdicts["low_gap_verdict"]),
+            SubClaim(f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s.verdicts["high_verdict"])]
     ev = (f"{ctx.run(res[0], 'loss_weight')}. $w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
           f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
           f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
           f"$D_\\phi$ {fmt(d_low)} (lowest {fmt(d_best)}), weighted PDE loss at least {s['low_gap_min']} decades "
           f"below the data loss; $w_\\mathrm{{PDE}}$ = 1e3: {s['high_theta']} ($u_\\theta$, "
           f"{s['high_theta_ratio']}x), {s['high_up']} ($u_\\mathrm{{p}}$, {s['high_up_ratio']}x)")
-    return ev, subs, ["loss_weighting"], False
+    return ClaimCheck(ev, tuple(subs), ("loss_weighting",))
 
 
 def claim_loss_best(ctx):
     res = ctx.study("loss_weight")
     s = reporting.loss_weight_summary(res, low=1e-4, high=1e3, factor=reporting.FACTOR)
-    subs = [("lowest median $u_\\theta$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s.verdicts["best_theta_verdict"]),
-            ("lowest median $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
-             s.verdicts["best_up_verdict"]),
-            ("$w_\\mathrm{BC}$ has little influence (we do not sweep $w_\\mathrm{BC}$; neither does the paper)",
-             Verdict.NOT_TESTED)]
+    subs = [SubClaim("lowest median $u_\\theta$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
+                     s.verdicts["best_theta_verdict"]),
+            SubClaim("lowest median $u_\\mathrm{p}$ error at $w_\\mathrm{PDE}/w_\\mathrm{data}$ in [1e-1, 1]",
+                     s.verdicts["best_up_verdict"]),
+            SubClaim("$w_\\mathrm{BC}$ has little influence (we do not sweep $w_\\mathrm{BC}$; neither does the paper)",
+                     Verdict.NOT_TESTED)]
     ev = (f"{ctx.run(res[0], 'loss_weight')}, $w_\\mathrm{{data}}$ = 1. Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} "
           f"at {s['best_up']}")
-    return ev, subs, ["loss_weighting"], False
+    return ClaimCheck(ev, tuple(subs), ("loss_weighting",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
@@ -122,4 +122,7 @@ STUDY = Study(
     paper_failures=({"w_pde": 1e-4}, {"w_pde": 1e3}),
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
+    shown=(Shown("Fig. 4, loss weighting"),),
+    symbol="$w_\\mathrm{PDE}$",
+    diagnosed=True,
 )

@@ -9,8 +9,8 @@ from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
 from ..reporting import arch_label, find, fmt, noise_summary
 from ..sweeps import Setting, replicates
-from ..verdicts import Claim, Verdict
-from .base import PAPER_DEFAULTS, Study, count, number_label, preset, train_config
+from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, preset, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
 
@@ -57,7 +57,7 @@ def bullets(s: dict) -> list[str]:
 
 # ----------------------------------------------------------------------------- claims
 # Each check reads the results through ``ctx`` (ctx.study(name), ctx.variant(name, desc, **overrides),
-# ctx.scale(name), ctx.run(result, name)) and returns (evidence, sub-claims, chapters, results missing).
+# ctx.scale(name), ctx.run(result, name); see claims.context) and returns a verdicts.ClaimCheck.
 
 def _noise(ctx):
     res = ctx.study("noise")
@@ -74,16 +74,16 @@ def claim_noise_grows(ctx):
     subs = []
     for tag in "ab":
         for short, sym in (("theta", "$u_\\theta$"), ("up", "$u_\\mathrm{p}$")):
-            subs.append((f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]} (Spearman's $\\rho > 0$, one-sided "
-                         f"$p <$ {s['trend_p']}; here $\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']})",
-                         s.verdicts[f"{short}_grows_{tag}"]))
+            subs.append(SubClaim(f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]} (Spearman's $\\rho > 0$, one-sided "
+                                 f"$p <$ {s['trend_p']}; here $\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']})",
+                                 s.verdicts[f"{short}_grows_{tag}"]))
     ev = (f"{_noise_runs(ctx, res)}. Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
           f"{s['theta_lo_a']} to {s['theta_hi_a']} ({s['arch_a']}), {s['theta_lo_b']} to {s['theta_hi_b']} "
           f"({s['arch_b']}); $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} ({s['arch_a']}), {s['up_lo_b']} to "
           f"{s['up_hi_b']} ({s['arch_b']}); Spearman's rank correlation of the per-replicate errors with "
           f"$\\sigma^2$ over all five levels: $u_\\theta$ {s['theta_rho_a']}, {s['theta_rho_b']}; "
           f"$u_\\mathrm{{p}}$ {s['up_rho_a']}, {s['up_rho_b']} ({s['arch_a']}, {s['arch_b']})")
-    return ev, subs, ["noise"], False
+    return ClaimCheck(ev, tuple(subs), ("noise",))
 
 
 def _iqr_wins(res, metric):
@@ -109,22 +109,22 @@ def claim_noise_arch(ctx):
     res, s = _noise(ctx)
     wt, nt = _iqr_wins(res, "err_u_theta")
     wp, npp = _iqr_wins(res, "err_u_p")
-    subs = [(f"{s['arch_a']} lower median $u_\\theta$ error at most nonzero noise levels",
-             s.verdicts["theta_small_wins_verdict"]),
-            (f"{s['arch_a']} lower median $u_\\mathrm{{p}}$ error at most nonzero noise levels",
-             s.verdicts["up_small_wins_verdict"]),
-            (f"{s['arch_a']} less variable $u_\\theta$ error (IQR over the datasets both networks ran) at most "
-             "nonzero noise levels",
-             Verdict.of(bool(wt > nt / 2) if nt else None)),
-            (f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error (IQR over the datasets both networks ran) at "
-             "most nonzero noise levels",
-             Verdict.of(bool(wp > npp / 2) if npp else None)),
-            (f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"])]
+    subs = [SubClaim(f"{s['arch_a']} lower median $u_\\theta$ error at most nonzero noise levels",
+                     s.verdicts["theta_small_wins_verdict"]),
+            SubClaim(f"{s['arch_a']} lower median $u_\\mathrm{{p}}$ error at most nonzero noise levels",
+                     s.verdicts["up_small_wins_verdict"]),
+            SubClaim(f"{s['arch_a']} less variable $u_\\theta$ error (IQR over the datasets both networks ran) at most "
+                     "nonzero noise levels",
+                     Verdict.of(bool(wt > nt / 2) if nt else None)),
+            SubClaim(f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error (IQR over the datasets both networks ran) at "
+                     "most nonzero noise levels",
+                     Verdict.of(bool(wp > npp / 2) if npp else None)),
+            SubClaim(f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"])]
     ev = (f"{_noise_runs(ctx, res)}. {s['arch_a']} has the lower median error at {s['theta_small_wins']} nonzero "
           f"noise levels ($u_\\theta$) and {s['up_small_wins']} ($u_\\mathrm{{p}}$), the smaller IQR at {wt} of {nt} "
           f"($u_\\theta$) and {wp} of {npp} ($u_\\mathrm{{p}}$); at $\\sigma^2 = 0$ median $u_\\theta$ error "
           f"{s['clean_theta_a']} ({s['arch_a']}) against {s['clean_theta_b']} ({s['arch_b']})")
-    return ev, subs, ["noise"], False
+    return ClaimCheck(ev, tuple(subs), ("noise",))
 
 
 def claim_noise_D(ctx):
@@ -139,16 +139,16 @@ def claim_noise_D(ctx):
         warnings.simplefilter("ignore", RuntimeWarning)
         centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
     e_in, e_out = reporting.band_errors(r, "D", band)
-    subs = [(f"mean learned $D$ within {fmt(100 * reporting.OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
-             f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre)
+    subs = [SubClaim(f"mean learned $D$ within {fmt(100 * reporting.OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
+                     f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre)
                                                                 else None)),
-            ("$D$ less reliable outside that range (larger mean |error|)",
-             Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
+            SubClaim("$D$ less reliable outside that range (larger mean |error|)",
+                     Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
     ev = (f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = (4, 32). The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
           f"rel. $L^2$ error of $D$ over all observed $u$ {s['shown_D_err']}")
-    return ev, subs, ["noise"], False
+    return ClaimCheck(ev, tuple(subs), ("noise",))
 
 
 def claim_noise_val(ctx):
@@ -159,17 +159,17 @@ def claim_noise_val(ctx):
         r = find(res, noise_var=1e-3, arch_u=a)
         rise = reporting.curve_stats(r)["rise"] if r is not None else np.nan
         lows.append(fmt(rise, ".2f"))
-        subs.append((f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)} (final at most "
-                     f"{fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum)",
-                     Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
+        subs.append(SubClaim(f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)} (final at most "
+                             f"{fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum)",
+                             Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
     for tag in "ab":
-        subs.append((f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
-                     s.verdicts[f"rise_verdict_{tag}"]))
+        subs.append(SubClaim(f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
+                             s.verdicts[f"rise_verdict_{tag}"]))
     ev = (f"{_noise_runs(ctx, res)}. Final over minimum median validation loss at $\\sigma^2$ = 1e-3: {lows[0]} "
           f"({s['arch_a']}), {lows[1]} ({s['arch_b']}); at {s['high']}: {s['rise_high_a']} (minimum at epoch "
           f"{s['minep_high_a']} of {s['epochs_a']}), {s['rise_high_b']} (epoch {s['minep_high_b']} of "
           f"{s['epochs_b']})")
-    return ev, subs, ["noise"], False
+    return ClaimCheck(ev, tuple(subs), ("noise",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
@@ -221,4 +221,5 @@ STUDY = Study(
     paper_failures=({"noise_var": 5e-2, "arch_u": (6, 128)},),
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
+    shown=(Shown("Fig. 2, noise"),),
 )

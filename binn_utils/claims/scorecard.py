@@ -1,0 +1,105 @@
+"""The scorecard as data: every claim of the paper checked against the results, the choices
+of ours that move a verdict, and what was run.  Words and tables: ``binn_utils.scorecard_text``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..sweeps import reporting_checkpoint
+from ..verdicts import Claim, ClaimCheck, Outcome
+from ..studies import REGISTRY
+from . import spanning
+from .context import Context, RunRow, run_row
+
+
+def claims() -> list[Claim]:
+    """Every claim of the paper, by number: the studies' and the spanning ones."""
+    return sorted([c for st in REGISTRY.values() for c in st.claims] + list(spanning.CLAIMS), key=lambda c: c.number)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A claim and what checking it found (``check`` None: results it needs are not stored,
+    and may not be trained; ``error`` says which)."""
+
+    claim: Claim
+    check: ClaimCheck | None
+    error: str = ""
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.check.outcome if self.check else Outcome.NOT_TESTED
+
+    @property
+    def unstored(self) -> bool:
+        """Not tested because results it needs are not stored yet."""
+        return self.outcome is Outcome.NOT_TESTED and (self.check is None or self.check.missing)
+
+    @property
+    def subclaims(self) -> tuple:
+        return self.check.subclaims if self.check else ()
+
+
+def judge(claim: Claim, ctx: Context, **choices) -> Judged:
+    """Check one claim (with ``choices``: keyword arguments of its check)."""
+    try:
+        return Judged(claim, claim.check(ctx, **choices))
+    except RuntimeError as err:  # results not stored (and not to be trained here, or BINN_REQUIRE_STORED=1)
+        return Judged(claim, None, str(err))
+
+
+def judge_all(ctx: Context) -> list[Judged]:
+    return [judge(c, ctx) for c in claims()]
+
+
+@dataclass(frozen=True)
+class ChoiceEffect:
+    """One of our choices, its alternative, and the claims whose verdict the alternative
+    changes (``changed``: (ours, theirs) pairs)."""
+
+    ours: str
+    alternative: str
+    changed: tuple[tuple[Judged, Judged], ...]
+
+
+def _verdict(j: Judged):
+    return j.outcome, j.unstored
+
+
+def choice_effects(ctx: Context, judged: list[Judged]) -> list[ChoiceEffect]:
+    """Each choice of ours where the authors' text and code differ, with the verdicts the
+    alternative gives: the networks evaluated (every claim), then the studies' ``choices``."""
+    ours = {j.claim.number: j for j in judged}
+
+    def effect(mine, other, theirs):
+        return ChoiceEffect(mine, other, tuple((ours[t.claim.number], t) for t in theirs
+                                               if _verdict(t) != _verdict(ours[t.claim.number])))
+
+    with reporting_checkpoint("final"):
+        final = judge_all(ctx)
+    out = [effect("networks evaluated: best validation loss (the authors' code)", "final networks", final)]
+    for st in sorted((s for s in REGISTRY.values() if s.choices), key=lambda s: s.paper_figure):
+        for ch in st.choices:
+            out.append(effect(ch.ours, ch.alternative, [judge(c, ctx, **ch.overrides) for c in st.claims]))
+    return out
+
+
+def runs(ctx: Context) -> list[RunRow]:
+    """The table of what was run: every study and configuration the book reads (the
+    studies' ``shown`` rows, by figure, then the Supporting Material repeats)."""
+    out = []
+    for st in sorted((s for s in REGISTRY.values() if s.shown), key=lambda s: s.paper_figure):
+        scale = ctx.scale(st.name)
+        for sh in st.shown:
+            source = REGISTRY[sh.variant or st.name]
+            groups = source.groups(scale, **sh.overrides)
+            settings = groups[sh.part] if sh.part is not None else [s for g in groups for s in g]
+            try:
+                if sh.variant or sh.overrides:
+                    res = ctx.variant(source.name, f"{st.title} ({sh.what})", scale=scale, **sh.overrides)
+                else:
+                    res = ctx.study(st.name)
+                    res = res[sh.part] if sh.part is not None else res
+            except RuntimeError:
+                res = None
+            out.append(run_row(sh.what, settings, res, (scale,)))
+    return out + spanning.supporting_rows(ctx)

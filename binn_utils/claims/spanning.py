@@ -1,0 +1,172 @@
+"""The paper's claims that span studies: 11 (the Supporting Material repeats leave the
+conclusions unchanged) and 12 (ground-truth-free diagnostics signal failure).
+
+Their study-specific facts come from the registry: the studies repeated on each grid
+(``Study.repeated_on``) and the comparisons a repeat is checked on (``Study.repeat_checks``),
+the studies whose failures claim 12 diagnoses (``Study.diagnosed``, at ``paper_failures``
+and the default point).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import diagnostics, reporting
+from ..reporting import find, fmt, median, value_label
+from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
+from .context import RunRow, described, flat, run_row
+
+
+def n_replicates(res) -> int:
+    """The fewest replicates of any setting in a study's results."""
+    return min(len(r.setting.seeds) for r in flat(res))
+
+
+def config_label(noise_var, dense: bool) -> str:
+    return f"$\\sigma^2$ = {value_label(noise_var)}, {351 if dense else 71} points"
+
+
+def _first(res):
+    return res[0] if isinstance(res, tuple) else res
+
+
+def claim_supplementary(ctx) -> ClaimCheck:
+    """Claim 11: every stored Supporting Material repeat against the main text's comparisons,
+    and each dense repeat against the sparse grid at the same noise level."""
+    subs, parts, runs, loaded = [], [], set(), {}
+    # the repeated studies in every configuration, and the noise study (which sweeps sigma^2) on the dense grid
+    sparse = [st.name for st in repeated(dense=False)]
+    for nv, dense, names in [(nv, dn, sparse) for nv, dn in SUPPORTING_CONFIGURATIONS] + [
+            (None, True, [st.name for st in repeated(dense=True) if st.sweeps_noise])]:
+        group = config_label(nv, dense) if nv is not None else "noise study, 351 points"
+        agree = total = 0
+        missing = []
+        for name in names:
+            st = get(name)
+            got = ctx.repeat(name, nv, dense)
+            if got is None:
+                missing.append(st.title)
+                subs.append(SubClaim(f"{st.title}: conclusions unchanged", Verdict.NOT_TESTED, group))
+                continue
+            res, scale = got
+            loaded[(name, 1e-3 if nv is None else nv, dense)] = res, scale  # the noise study: under its default 1e-3
+            runs.add(described([_first(res)[0].setting], scale))
+            summ = st.summary(res)
+            few = n_replicates(res) < reporting.MIN_REPLICATES
+            for key, label in st.repeat_checks:
+                w = Verdict.TOO_FEW if few else summ.verdicts[key]
+                subs.append(SubClaim(f"{st.title}: {label}", w, group))
+                total += 1
+                agree += w is Verdict.AGREES
+        txt = f"{group}: {agree} of {total} comparisons agree" if total else f"{group}: not stored"
+        if total and missing:
+            txt += f" ({', '.join(missing)} not stored)"
+        parts.append(txt)
+    # more data: dense against sparse at the same noise level, at the paper's default setting of each study
+    lower = []
+    for nv, dense in SUPPORTING_CONFIGURATIONS:
+        if not dense:
+            continue
+        group = f"{config_label(nv, True)} against 71 points"
+        n_cmp = 0
+        for st in sweeps():
+            if st.sweeps_noise and nv != st.default["noise_var"]:
+                continue  # a study that sweeps sigma^2 is compared at its default noise level only
+            here, scale = loaded.get((st.name, nv, True), (None, None))
+            if here is None:
+                continue
+            # the sparse reference at the dense repeat's scale: a comparison at one scale
+            ref, _ = ctx.repeat(st.name, nv, False, at=scale) or (None, None)
+            if ref is None:
+                continue
+            a, b = find(_first(here), **st.default), find(_first(ref), **st.default)
+            if a is None or b is None:
+                continue
+            ea, eb = median(a.metric("err_u_p")), median(b.metric("err_u_p"))
+            ia, ib = reporting.iqr(a.metric("err_u_p")), reporting.iqr(b.metric("err_u_p"))
+            few = min(len(a.setting.seeds), len(b.setting.seeds)) < reporting.MIN_REPLICATES
+
+            def decide(x, y):
+                return Verdict.TOO_FEW if few else Verdict.of(bool(x < y) if np.isfinite([x, y]).all() else None)
+
+            subs.append(SubClaim(f"{st.title}: lower median $u_\\mathrm{{p}}$ error at the default", decide(ea, eb),
+                                 group))
+            subs.append(SubClaim(f"{st.title}: smaller IQR of the $u_\\mathrm{{p}}$ error at the default",
+                                 decide(ia, ib), group))
+            lower.append(f"{st.title} ($\\sigma^2$ = {value_label(nv)}): {fmt(ea)} against {fmt(eb)}")
+            n_cmp += 1
+        if not n_cmp:
+            subs.append(SubClaim("denser data reduce the errors and their spread", Verdict.NOT_TESTED, group))
+    first = ctx.supporting_scales()[0]
+    run = ("; ".join(sorted(runs)) if runs else
+           described(ctx.repeat_settings(sparse[0], 0.0, False, first)[0], first) + " (planned)")
+    ev = (f"{run}. Comparisons with the main-text conclusions per configuration: {'; '.join(parts)}. "
+          "Median $u_\\mathrm{p}$ error at the default setting, dense against sparse: "
+          + ("; ".join(lower) if lower else "no dense repeat stored"))
+    return ClaimCheck(ev, tuple(subs), ("supplementary",), any(s.verdict is Verdict.NOT_TESTED for s in subs))
+
+
+def diagnosed() -> list:
+    """The studies whose failures claim 12 diagnoses."""
+    return [st for st in REGISTRY.values() if st.diagnosed]
+
+
+def claim_diagnostics(ctx) -> ClaimCheck:
+    """Claim 12: a ground-truth-free diagnostic flags each setting where the paper reports a
+    failure, and none flags the paper's defaults."""
+    studies_ = diagnosed()
+    cases = [(st, dict(m), "failure") for st in studies_ for m in st.paper_failures] + [
+        (st, dict(st.default), "default") for st in studies_]
+    all_settings = {st.name: st.settings(ctx.scale(st.name)) for st in studies_}
+    named, runs = [], {}
+    for st, meta, reading in cases:
+        (key, val), = meta.items()
+        s = next(x for x in all_settings[st.name] if np.isclose(dict(x.meta)[key], val))
+        name = f"{st.symbol} = {value_label(val)}"
+        try:
+            (res,) = ctx.load([s], ctx.scale(st.name), f"{st.name} setting {s.label}")
+            runs[st.name] = ctx.run(res, st.name, noise=False)
+        except RuntimeError:
+            res = None
+        named.append((name, reading, res))
+    stored = [c for c in named if c[2] is not None]
+    table = diagnostics.diagnose_many([r for *_, r in stored], labels=[n for n, *_ in stored]) if stored else []
+    reports = dict(zip([n for n, *_ in stored], table))
+    subs, parts = [], []
+    for name, reading, res in named:
+        label = f"{name}: " + ("a flag fires" if reading == "failure" else "no flag (default)")
+        if res is None:
+            subs.append(SubClaim(label, Verdict.NOT_TESTED))
+            parts.append(f"{name}: not stored")
+            continue
+        fired = bool(reports[name].flags)
+        subs.append(SubClaim(label, Verdict.of(fired if reading == "failure" else not fired)))
+        parts.append(f"{name}: " + (", ".join(f.replace("_", " ") for f in reports[name].flags) or "no flag"))
+    what = "; ".join(f"{get(k).title}: {v}" for k, v in runs.items()) or (
+        "; ".join(described(v, ctx.scale(k)) for k, v in all_settings.items()) + " (planned)")
+    ev = f"{what}. Flags raised by `binn_utils.diagnostics`: {'; '.join(parts)}"
+    return ClaimCheck(ev, tuple(subs), tuple(st.chapter for st in studies_), any(r is None for *_, r in named))
+
+
+CLAIMS = (
+    Claim(11, r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
+          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary,
+          title='conclusions unchanged without noise, with more noise, with dense data', figure='Supporting Material', chapter='supplementary'),
+    Claim(12, r"Good agreement of $u_\theta$ with poor agreement of $u_\mathrm{p}$ signals failed mechanistic recovery; without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate reliable operators.",
+          r"Discussion, drawing on Figs. 2–6.", claim_diagnostics,
+          title='ground-truth-free diagnostics signal failure', figure='Discussion', chapter='diagnostics'),
+)
+
+
+def supporting_rows(ctx) -> list[RunRow]:
+    """The table of what was run: the Supporting Material repeats, each at the largest scale stored."""
+    out = []
+    for nv, dense, names in [(nv, dn, [st.name for st in repeated(dense=False)])
+                             for nv, dn in SUPPORTING_CONFIGURATIONS] + [
+            (None, True, [st.name for st in repeated(dense=True) if st.sweeps_noise])]:
+        for name in names:
+            got = ctx.repeat(name, nv, dense)
+            scales = (got[1],) if got else ctx.supporting_scales()
+            settings = [s for part in ctx.repeat_settings(name, nv, dense, scales[0]) for s in part]
+            out.append(run_row(f"Supporting Material, {get(name).title}", settings, got and got[0], scales))
+    return out

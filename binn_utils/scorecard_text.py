@@ -1,0 +1,232 @@
+"""The scorecard in words: verdict marks, the claims table, the headline box (MyST for the
+scorecard, HTML for the landing page), the details of every claim, the table of our
+choices and the table of what was run, from the data of ``binn_utils.claims.scorecard``.
+Nothing here changes a verdict."""
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+
+from .claims.context import RunRow
+from .claims.scorecard import ChoiceEffect, Judged
+from .verdicts import Outcome, Verdict
+
+MARKS = {Outcome.REPRODUCED: ("✔", "#1a7f37"), Outcome.PARTLY: ("◐", "#9a6700"),
+         Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.NOT_TESTED: ("○", "#57606a")}
+FAILING = (Outcome.PARTLY, Outcome.NOT_REPRODUCED)
+SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
+               "T ∝ 1/B": "$T \\propto 1/B$", "B = 40-160": "$B$ = 40-160", "u = 0": "$u = 0$", "D ": "$D$ ",
+               "V and G": "$V$ and $G$"}
+PROVENANCE_HEAD = ["results", "data", "preset", "settings", "epochs",
+                   "replicates per setting (datasets × initialisations)", "trained on (settings)",
+                   "u_p solver (settings)"]
+
+
+def verdict_words(j: Judged) -> str:
+    """'partly reproduced', or 'not tested (results not stored yet)'."""
+    return j.outcome.value + (" (results not stored yet)" if j.unstored else "")
+
+
+def mark_md(outcome: Outcome, text: str = "") -> str:
+    """The coloured mark of an outcome, followed by ``text``."""
+    sym, colour = MARKS[outcome]
+    return f'<span style="color:{colour};font-weight:bold">{sym}{" " + text if text else ""}</span>'
+
+
+def title_tex(claim) -> str:
+    """The short title of a claim with its symbols as math."""
+    t = claim.title
+    for plain, tex in SYMBOLS_TEX.items():
+        t = t.replace(plain, tex)
+    return t
+
+
+def strip_criterion(label: str) -> str:
+    """A sub-claim's label without its final parenthesis (the criterion), e.g.
+    '(4, 4) recovers D (median rel. error at most 0.1)' -> '(4, 4) recovers D'."""
+    label = label.strip()
+    if not label.endswith(")"):
+        return label
+    depth = 0
+    for k in range(len(label) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(label[k], 0)
+        if depth == 0:
+            head, paren = label[:k].rstrip(), label[k:]
+            # a criterion has words in it; "(4, 4)" is part of the sentence
+            return head if head and re.search(r"[a-z]{2}", re.sub(r"\$[^$]*\$", "", paren)) else label
+    return label
+
+
+def what_failed(subclaims, most: int = 4) -> str:
+    """The sub-claims that disagree with the paper, in words (grouped ones with their group)."""
+    out = [(f"{s.group}: " if s.group else "") + f"“{strip_criterion(s.label)}”"
+           for s in subclaims if s.verdict is Verdict.DISAGREES]
+    if len(out) > most:
+        out = out[:most] + [f"and {len(out) - most} more"]
+    return "; ".join(out)
+
+
+def tally(subclaims) -> str:
+    """'sub-claims: 3 agree, 1 disagrees, 1 not tested'."""
+    words = [s.verdict for s in subclaims]
+    plural = {Verdict.AGREES: "agree", Verdict.DISAGREES: "disagree"}
+    parts = [f"{n} {k.value if n == 1 else plural.get(k, k.value)}" for k in Verdict if (n := words.count(k))]
+    return f"sub-claims: {', '.join(parts)}"
+
+
+def evidence(j: Judged) -> str:
+    """Our evidence for a claim: the runs, the numbers, the tally and the chapters."""
+    if j.check is None:
+        return f"Results not stored yet: {j.error}."
+    links = ", ".join(f"{{doc}}`{c}`" for c in j.check.chapters)
+    return f"{j.check.evidence}; {tally(j.subclaims)} ({links})."
+
+
+def split_evidence(ev: str) -> tuple[str, str]:
+    """(runs, numbers) of a claim's evidence: the run description up to the first sentence
+    end, which the table of what was run replaces, and the numbers after it."""
+    m = re.search(r"\. (?=[A-Z$(])", ev)
+    return (ev[:m.start()], ev[m.end():]) if m else ("", ev)
+
+
+def tex_to_html(text: str) -> str:
+    """HTML for the landing page: inline $...$ as MathJax spans (as Sphinx writes them)."""
+    parts = re.split(r"(\$[^$]+\$)", text)
+    return "".join(f'<span class="math notranslate nohighlight">\\({html.escape(p[1:-1])}\\)</span>'
+                   if p.startswith("$") and p.endswith("$") and len(p) > 1 else html.escape(p) for p in parts)
+
+
+def counts(judged: list[Judged]) -> dict[Outcome, int]:
+    """How many claims have each outcome, in the order the scorecard counts them."""
+    return {o: sum(j.outcome is o for j in judged) for o in Outcome}
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def _link(claim) -> str:
+    return f"{{doc}}`{claim.figure} <{claim.chapter}>`"
+
+
+def claims_table(judged: list[Judged]) -> str:
+    """One row per claim: verdict, short title with its chapter, the sub-claims that disagree."""
+    table = ["| # | verdict | claim (chapter) | what failed: the paper's sub-claims our runs contradict |",
+             "| --- | --- | --- | --- |"]
+    for j in judged:
+        failed = what_failed(j.subclaims) if j.outcome in FAILING else ""
+        table.append(f"| {j.claim.number} | {mark_md(j.outcome, verdict_words(j))} | {_cell(title_tex(j.claim))} "
+                     f"({_link(j.claim)}) | {_cell(failed)} |")
+    return "\n".join(table)
+
+
+def choices_table(effects: list[ChoiceEffect]) -> str:
+    rows = ["| our choice | alternative | claims whose verdict changes |", "| --- | --- | --- |"]
+    for e in effects:
+        changed = [f"claim {o.claim.number}: {verdict_words(o)} → {verdict_words(t)}" for o, t in e.changed]
+        rows.append(f"| {e.ours} | {e.alternative} | {'; '.join(changed) or 'none'} |")
+    return "\n".join(rows)
+
+
+def _failing(judged: list[Judged]) -> list[Judged]:
+    """The claims not (fully) reproduced, the not reproduced first."""
+    return sorted([j for j in judged if j.outcome in FAILING],
+                  key=lambda j: (j.outcome is not Outcome.NOT_REPRODUCED, j.claim.number))
+
+
+def headline_md(judged: list[Judged]) -> str:
+    """The headline box of the scorecard (MyST)."""
+    main, n = _failing(judged), counts(judged)
+    lines = ["```{admonition} Does the paper hold up?", ":class: tip", "",
+             f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
+                                                                  for k, c in n.items()) + "."]
+    if main:
+        lines += ["", "Where our runs contradict the paper (its sub-claims that disagree):", ""]
+        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}): "
+                  f"{what_failed(j.subclaims, most=2) or 'see the sub-claims'}" for j in main]
+    else:
+        lines.append("No claim disagrees with our runs.")
+    lines += ["", "Each claim, its evidence and its sub-claims are below; the table of what was run "
+              "(presets, epochs, replicates, hardware) closes the page.", "```"]
+    return "\n".join(lines)
+
+
+def _mark_html(outcome: Outcome) -> str:
+    sym, colour = MARKS[outcome]
+    return f'<span style="color:{colour};font-weight:bold">{sym}</span>'
+
+
+def headline_html(judged: list[Judged]) -> str:
+    """The headline box as HTML for the landing page (links relative to book/intro.html)."""
+    main = _failing(judged)
+    items = "".join(
+        f"<li>{_mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
+        f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>): '
+        f"{tex_to_html(what_failed(j.subclaims, most=2) or 'see the sub-claims')}</li>" for j in main)
+    counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
+    return (f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
+            f"Does the paper hold up?</p><p>Of the paper's {len(judged)} claims, checked against this edition's "
+            f"runs: {counts_html}.</p>"
+            + (f"<p>Where our runs contradict the paper (its sub-claims that disagree):</p><ul>{items}</ul>"
+               if main else "<p>No claim disagrees with our runs.</p>")
+            + '<p>Every verdict, with its evidence and sub-claims: <a href="../notebooks/scorecard.html">the '
+            "reproduction scorecard</a>.</p></div>")
+
+
+def details_md(judged: list[Judged]) -> str:
+    """Each claim in the paper's words, its evidence, our numbers and every sub-claim."""
+    lines = []
+    for j in judged:
+        _, numbers = split_evidence(evidence(j))
+        lines += [f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}", "",
+                  f"*The paper:* {j.claim.text} *Its evidence:* {j.claim.paper_evidence}", "",
+                  f"*Ours:* {numbers}", ""]
+        groups: dict = {}
+        for s in j.subclaims:
+            groups.setdefault(s.group, []).append(f"{s.label}: *{s.verdict.value}*")
+        for group, items in groups.items():
+            if group is None:
+                lines += [f"* {item}" for item in items]
+            else:
+                lines.append(f"* {group}: " + "; ".join(items))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _hardware(device: str) -> str:
+    if device.startswith("cuda"):
+        return f"GPU ({device.split(':', 1)[1].strip()})" if ":" in device else "GPU"
+    return "CPU"
+
+
+def _counted(values) -> str:
+    c = Counter(values)
+    return ", ".join(f"{k}" if len(c) == 1 else f"{k}: {n}" for k, n in c.items())
+
+
+def data_words(row: RunRow) -> str:
+    """'σ² = 0.001, 71 points', or 'σ² = 0 to 0.05, 351 points'."""
+    nv = row.noise_vars
+    levels = f"{nv[0]:g}" if len(nv) == 1 else f"{nv[0]:g} to {nv[-1]:g}"
+    return f"σ² = {levels}, {351 if row.dense else 71} points"
+
+
+def provenance_cells(row: RunRow) -> list[str]:
+    """A row of the table of what was run, as the cells under ``PROVENANCE_HEAD``."""
+    head = [row.what, data_words(row), "/".join(row.scales)]
+    if not row.stored:
+        return head + ["not stored yet", "", "", "", ""]
+    epochs = sorted(set(row.epochs))
+    ep = f"{epochs[0]:,}" if len(epochs) == 1 else f"{epochs[0]:,}-{epochs[-1]:,}"
+    rp = ", ".join(f"{d} × {k}" if d > 1 else f"{k}" for d, k in sorted(set(row.replicates), reverse=True))
+    return head + [str(len(row.epochs)), ep, rp, _counted(_hardware(d) for d in row.devices), _counted(row.solvers)]
+
+
+def provenance_html(rows: list[RunRow]) -> str:
+    """The table of what was run (HTML)."""
+    return ('<table class="table provenance-table"><thead><tr>'
+            + "".join(f"<th>{html.escape(h)}</th>" for h in PROVENANCE_HEAD) + "</tr></thead><tbody>"
+            + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in provenance_cells(r)) + "</tr>"
+                      for r in rows)
+            + "</tbody></table>")

@@ -1,0 +1,206 @@
+"""The scorecard: the claims that span studies (11: the Supporting Material repeats, 12: the
+ground-truth-free diagnostics) on small synthetic result sets read through a fake context,
+judging a claim, and the scorecard's words (binn_utils.scorecard_text)."""
+import dataclasses
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from binn_utils import scorecard_text as text
+from binn_utils import studies
+from binn_utils.claims import scorecard, spanning
+from binn_utils.claims.context import Context, RunRow
+from binn_utils.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
+
+A, D, N, F = Verdict.AGREES, Verdict.DISAGREES, Verdict.NOT_TESTED, Verdict.TOO_FEW
+
+
+class Result:
+    """A stored setting as the spanning claims see it: its meta, per-replicate u_p errors, seeds."""
+
+    def __init__(self, setting, err=0.1, seeds=5):
+        self.setting = dataclasses.replace(setting, seeds=tuple(range(seeds)), datasets=(0,) * seeds)
+        self.meta = dict(setting.meta)
+        self.err = np.full(seeds, err) + np.linspace(0, err / 10, seeds)
+
+    def metric(self, name, which=None):
+        return self.err
+
+
+class FakeContext(Context):
+    """Results from a dict instead of the store: (study, noise variance, dense) -> u_p error of
+    every setting of a Supporting Material repeat; ``stored(setting)`` for single settings."""
+
+    def __init__(self, repeats=None, stored=lambda s: False, seeds=5):
+        super().__init__(scale="lite", train=False)
+        self.repeats, self.stored, self.seeds = repeats or {}, stored, seeds
+
+    def repeat(self, name, noise_var, dense, at=None):
+        if (name, noise_var, dense) not in self.repeats or at not in (None, "lite"):
+            return None
+        err = self.repeats[(name, noise_var, dense)]
+        parts = tuple([Result(s, err, self.seeds) for s in part]
+                      for part in self.repeat_settings(name, noise_var, dense, "lite"))
+        return (parts if len(parts) > 1 else parts[0]), "lite"
+
+    def load(self, settings, scale, desc, chapter_default=True):
+        if not all(self.stored(s) for s in settings):
+            raise RuntimeError(f"{desc} not stored")
+        return [Result(s) for s in settings]
+
+    def run(self, res, name, **kw):
+        return f"{name} runs"
+
+
+@pytest.fixture
+def summaries(monkeypatch):
+    """Every repeated study's summary gives the verdict ``summaries.verdict`` to each comparison."""
+    state = SimpleNamespace(verdict=A)
+    for st in studies.repeated(dense=False) + studies.repeated(dense=True):
+        fake = lambda res, st=st: SimpleNamespace(verdicts={k: state.verdict for k, _ in st.repeat_checks})  # noqa: E731
+        monkeypatch.setitem(studies.REGISTRY, st.name, dataclasses.replace(st, summary=fake))
+    return state
+
+
+def every_repeat(sparse_err, dense_err):
+    out = {}
+    for nv, dense in studies.SUPPORTING_CONFIGURATIONS + ((1e-3, False),):
+        for st in studies.repeated(dense):
+            out[(st.name, None if st.sweeps_noise else nv, dense)] = dense_err if dense else sparse_err
+    out[("noise", 1e-3, False)] = sparse_err  # the dense noise study's sparse reference
+    return out
+
+
+def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_errors(summaries):
+    check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.2, dense_err=0.1)))
+    assert check.outcome is Outcome.REPRODUCED and not check.missing
+    groups = {s.group for s in check.subclaims}
+    assert "$\\sigma^2$ = 1e-2, 351 points against 71 points" in groups and "noise study, 351 points" in groups
+    # every repeated study's comparisons, in every configuration
+    lr = [s for s in check.subclaims if s.label.startswith("learning rate: ")]
+    assert len(lr) == 5 * len(studies.get("learning_rate").repeat_checks) + 3 * 2
+    assert "lower median $u_\\mathrm{p}$ error at the default" in check.subclaims[-2].label
+
+
+def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help(summaries):
+    summaries.verdict = D
+    check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.1, dense_err=0.2)))
+    assert check.outcome is Outcome.NOT_REPRODUCED
+    assert {s.verdict for s in check.subclaims} == {D}
+
+
+def test_claim_11_is_not_tested_without_stored_repeats_and_with_too_few_replicates(summaries):
+    check = spanning.claim_supplementary(FakeContext())
+    assert check.outcome is Outcome.NOT_TESTED and check.missing
+    assert "(planned)" in check.evidence and "no dense repeat stored" in check.evidence
+    few = spanning.claim_supplementary(FakeContext(every_repeat(0.2, 0.1), seeds=3))
+    assert few.outcome is Outcome.NOT_TESTED and {s.verdict for s in few.subclaims} == {F}
+
+
+def diagnosed_at(where):
+    """A fake diagnose_many: a flag fires on the settings ``where`` picks."""
+    return lambda results, labels: [SimpleNamespace(flags=["instability"] if where(r.setting) else [])
+                                    for r in results]
+
+
+def failure(setting):
+    st = studies.get(setting.study)
+    return any(dict(setting.meta) == pytest.approx(dict(m)) for m in st.paper_failures)
+
+
+def test_claim_12_reads_the_studies_marked_diagnosed():
+    assert [st.name for st in spanning.diagnosed()] == ["learning_rate", "loss_weight"]
+
+
+@pytest.mark.parametrize("where, expected", [(failure, Outcome.REPRODUCED),
+                                             (lambda s: not failure(s), Outcome.NOT_REPRODUCED),
+                                             (lambda s: True, Outcome.PARTLY)])
+def test_claim_12_on_synthetic_flags(monkeypatch, where, expected):
+    monkeypatch.setattr(spanning.diagnostics, "diagnose_many", diagnosed_at(where))
+    check = spanning.claim_diagnostics(FakeContext(stored=lambda s: True))
+    assert check.outcome is expected and not check.missing
+    assert check.chapters == ("learning_rate", "loss_weighting")
+    labels = [s.label for s in check.subclaims]
+    assert labels[0] == "$r$ = 5e-7: a flag fires" and labels[-1] == "$w_\\mathrm{PDE}$ = 1e-1: no flag (default)"
+    assert len(labels) == sum(len(st.paper_failures) + 1 for st in spanning.diagnosed())
+
+
+def test_claim_12_not_tested_where_not_stored(monkeypatch):
+    monkeypatch.setattr(spanning.diagnostics, "diagnose_many", diagnosed_at(failure))
+    none = spanning.claim_diagnostics(FakeContext())
+    assert none.outcome is Outcome.NOT_TESTED and none.missing and "(planned)" in none.evidence
+    lr_only = spanning.claim_diagnostics(FakeContext(stored=lambda s: s.study == "learning_rate"))
+    assert lr_only.outcome is Outcome.REPRODUCED and lr_only.missing
+    assert [s.verdict for s in lr_only.subclaims] == [A, A, A, N, N, A, N]
+
+
+# ----------------------------------------------------------------------------- judging and words
+def claim(number, check, title="u_theta matches", chapter="framework"):
+    return Claim(number, "text", "evidence", check, title=title, figure=f"Fig. {number}", chapter=chapter)
+
+
+def checked(number, *verdicts, group=None):
+    subs = tuple(SubClaim(f"sub-claim {k} (criterion at most 0.1)", v, group) for k, v in enumerate(verdicts))
+    return scorecard.judge(claim(number, lambda ctx: ClaimCheck(f"runs. Numbers {number}", subs, ("ch",))), None)
+
+
+def test_judge_a_claim_whose_results_are_not_stored():
+    def missing(ctx):
+        raise RuntimeError("3 of 7 settings are not in the results store")
+    j = scorecard.judge(claim(1, missing), None)
+    assert j.outcome is Outcome.NOT_TESTED and j.unstored and j.subclaims == ()
+    assert text.verdict_words(j) == "not tested (results not stored yet)"
+    assert text.evidence(j) == "Results not stored yet: 3 of 7 settings are not in the results store."
+    assert text.verdict_words(checked(2, N)) == "not tested"        # nothing missing: just not tested
+
+
+def test_strip_criterion_and_what_failed():
+    assert text.strip_criterion("(4, 4) recovers D (median rel. error at most 0.1)") == "(4, 4) recovers D"
+    assert text.strip_criterion("(4, 32) no better than (4, 4)") == "(4, 32) no better than (4, 4)"
+    assert text.strip_criterion("$B$ = 10 the most variable ($u_\\mathrm{p}$)") == \
+        "$B$ = 10 the most variable ($u_\\mathrm{p}$)"
+    subs = checked(1, A, D, D, D, D, D, group="71 points").subclaims
+    assert text.what_failed(subs[:3]) == "71 points: “sub-claim 1”; 71 points: “sub-claim 2”"
+    assert text.what_failed(subs, most=2).endswith("; and 3 more")
+    assert text.what_failed(checked(1, A, N).subclaims) == ""
+
+
+def test_headline_box_counts_and_lists_the_failing_claims():
+    judged = [checked(1, A), checked(2, A, D), checked(3, D), checked(4, N), checked(5, A, A)]
+    assert text.counts(judged) == {Outcome.REPRODUCED: 2, Outcome.PARTLY: 1, Outcome.NOT_REPRODUCED: 1,
+                                   Outcome.NOT_TESTED: 1}
+    md = text.headline_md(judged)
+    assert "Of the paper's 5 claims:" in md and "**2** reproduced" in md and "**1** not tested" in md
+    # the not reproduced first, each with the sub-claims that disagree, criterion stripped
+    assert md.index("claim 3,") < md.index("claim 2,") and "claim 1," not in md
+    assert "$u_\\theta$ matches ({doc}`Fig. 2 <framework>`): “sub-claim 1”" in md
+    html = text.headline_html(judged)
+    assert "<strong>2</strong> reproduced" in html and '<a href="../notebooks/framework.html">Fig. 3</a>' in html
+    assert "No claim disagrees" in text.headline_md([checked(1, A)])
+
+
+def test_claims_table_details_and_choices():
+    judged = [checked(1, A), checked(2, A, D, group="g")]
+    table = text.claims_table(judged).split("\n")
+    assert len(table) == 4 and "✔ reproduced" in table[2] and table[2].endswith("|  |")
+    assert table[3].endswith("| g: “sub-claim 1” |")
+    details = text.details_md(judged)
+    assert "*Ours:* Numbers 2; sub-claims: 1 agrees, 1 disagrees ({doc}`ch`)." in details
+    assert "* g: sub-claim 0 (criterion at most 0.1): *agrees*; sub-claim 1 (criterion at most 0.1): *disagrees*" \
+        in details
+    effects = [scorecard.ChoiceEffect("ours", "theirs", ((judged[0], checked(1, D)),)),
+               scorecard.ChoiceEffect("mine", "other", ())]
+    assert text.choices_table(effects).split("\n")[2:] == [
+        "| ours | theirs | claim 1: reproduced → not reproduced |", "| mine | other | none |"]
+
+
+def test_provenance_cells():
+    row = RunRow("Fig. 6", ("paper",), (1e-3,), False, epochs=(4000, 8000, 4000),
+                 replicates=((1, 10), (1, 10), (3, 10)), devices=("cpu", "cuda: NVIDIA H100", "cpu"),
+                 solvers=("RK45",) * 3)
+    assert text.provenance_cells(row) == ["Fig. 6", "σ² = 0.001, 71 points", "paper", "3", "4,000-8,000",
+                                          "3 × 10, 10", "CPU: 2, GPU (NVIDIA H100): 1", "RK45"]
+    empty = RunRow("SM", ("paper", "lite"), (0.0, 0.05), True)
+    assert text.provenance_cells(empty) == ["SM", "σ² = 0 to 0.05, 351 points", "paper/lite", "not stored yet",
+                                            "", "", "", ""]
