@@ -1,0 +1,68 @@
+"""Small synthetic results for the tests of the studies' rules and the paper's claims: what
+the summaries and the claims' checks read of a stored setting, and nothing else."""
+from types import SimpleNamespace
+
+import numpy as np
+
+from binn_utils import studies
+
+RATES, WEIGHTS = studies.LEARNING_RATES, studies.PDE_WEIGHTS
+
+
+class Fake:
+    """A stored setting as the summaries see it: meta values, per-replicate errors (``errs``:
+    metric -> values; ``op_D`` etc.: operator errors), the validation-loss curve of every
+    replicate (``curve``), record fields and further arrays (``arrays``: e.g. ``u_clean``;
+    the networks' arrays as ``best_u_p``, ``best_op_D``), the datasets of the replicates."""
+
+    def __init__(self, meta, errs, curve=None, record=None, arrays=None, datasets=None):
+        self.meta = meta
+        self._errs = {k: np.asarray(v, float) for k, v in errs.items()}
+        n = len(next(iter(self._errs.values())))
+        ep = np.arange(1, 101)
+        c = np.exp(-ep / 30.0) + 0.01 if curve is None else curve
+        self.arrays = {"curve_epochs": ep, "hist_val_total": np.stack([c] * n),
+                       "hist_val_data": np.stack([c] * n), "hist_val_pde": np.stack([c * 1e-5] * n),
+                       **(arrays or {})}
+        self.record = {"status": ["ok"] * n, "metrics": {"best": {"up_status": ["ok"] * n}},
+                       "config": {"w_data": 1.0, "w_pde": meta.get("w_pde", 0.1)}, **(record or {})}
+        self.setting = SimpleNamespace(datasets=tuple(range(n)) if datasets is None else tuple(datasets),
+                                       initial="text")
+
+    def __getitem__(self, k):
+        return self.arrays[k]
+
+    def metric(self, name, which=None):
+        return self._errs[name]
+
+    def net(self, name, which=None):
+        return self.arrays[f"best_{name}"]
+
+    def up_status(self, which=None):
+        return self.record["metrics"]["best"]["up_status"]
+
+    def operator_error(self, op, which=None):
+        return self._errs.get(f"op_{op}", np.full(len(self._errs["err_u_p"]), 0.1))
+
+
+def sweep(key, values, err_of, curve_of=lambda v: None):
+    """One setting per swept value, three replicates with the error ``err_of(value)`` in both
+    u_theta and u_p."""
+    return [Fake({key: v}, {"err_u_theta": [err_of(v)] * 3, "err_u_p": [err_of(v)] * 3}, curve_of(v))
+            for v in values]
+
+
+def batch_results(T_of_B, err_of_B):
+    """(fixed-epoch, fixed-budget) results of the batch-size study: the time per replicate
+    ``T_of_B(B used)`` of the fixed epochs (B clipped to the 398 training points), the
+    per-replicate errors ``err_of_B(B)`` after the budget."""
+    fixed, budget = [], []
+    for B in studies.BATCH_SIZES:
+        used = min(B, 398)
+        rec = {"batch_size_used": used, "config": {"batch_size": B}, "replicates": 3,
+               "wall_time_s": 3 * T_of_B(used), "epochs_run": 100, "steps_per_epoch": -(-398 // used)}
+        fixed.append(Fake({"batch_size": B}, {"err_u_theta": [0.1] * 3, "err_u_p": [0.1] * 3}, record=rec))
+        budget.append(Fake({"batch_size": B, "budget_steps": 1000}, {"err_u_theta": err_of_B(B),
+                                                                     "err_u_p": err_of_B(B)},
+                           record={"epochs_run": 10}))
+    return fixed, budget

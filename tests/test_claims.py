@@ -1,0 +1,332 @@
+"""The paper's claims 1-10 (``Study.claims``) checked on small synthetic result sets read
+through a fake context: for each claim a set on which every decided sub-claim agrees, one on
+which one named sub-claim disagrees, the claim's outcome by ``verdicts.aggregate``, and
+results that are not stored (the context raises RuntimeError, as the scorecard's loader
+does, and the check lets it through: the scorecard reports the claim as not tested)."""
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+from binn_utils import studies
+from binn_utils.observations import NOISE_VARIANCES
+from binn_utils.verdicts import Outcome, Verdict, aggregate
+from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
+
+A, D, U, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED
+Checked = namedtuple("Checked", "evidence subclaims chapters missing")
+
+
+def check(number, ctx, *args, **kw) -> Checked:
+    """Claim ``number``'s check on ``ctx`` (a ``verdicts.ClaimCheck``), its sub-claims as
+    (group, label, verdict)."""
+    out = claim(number).check(ctx, *args, **kw)
+    return Checked(out.evidence, [(s.group, s.label, s.verdict) for s in out.subclaims], out.chapters, out.missing)
+
+
+def claim(number):
+    return next(c for st in studies.REGISTRY.values() for c in st.claims if c.number == number)
+
+
+def verdicts(number, ctx, *args, **kw) -> list:
+    """The sub-claims' verdicts of claim ``number`` on results that are all stored."""
+    got = check(number, ctx, *args, **kw)
+    assert got.evidence and got.chapters and got.missing is False
+    return [v for *_, v in got.subclaims]
+
+
+class Ctx:
+    """The four ways a claim's check reads results, over synthetic results (``name=results``);
+    RuntimeError for a study not given, as the scorecard's loader raises for one not stored.
+    ``variants`` records every variant asked for."""
+
+    def __init__(self, **results):
+        self.results = results
+        self.variants = []
+
+    def scale(self, name):
+        return "synthetic"
+
+    def study(self, name):
+        if name not in self.results:
+            raise RuntimeError(f"the {name} study is not in the results store")
+        return self.results[name]
+
+    def variant(self, name, desc, scale=None, **overrides):
+        self.variants.append((name, scale, overrides))
+        return self.study(name)
+
+    def run(self, res, name, **kw):
+        return f"{name} runs"
+
+
+def test_every_main_text_claim_belongs_to_one_study():
+    numbers = sorted(c.number for st in studies.REGISTRY.values() for c in st.claims)
+    assert numbers == list(range(1, 11))
+
+
+# ----------------------------------------------------------------------------- claim 1 (Fig. 1)
+def framework(up_near=0.2, op_near=0.5):
+    """One setting, three replicates: u_theta off by 0.01 everywhere, u_p off by ``up_near``
+    where the true solution is in the lowest 20 % of its range (0.01 elsewhere), the learned
+    V and G off by ``op_near`` for u <= 0.2 (0.01 above)."""
+    t, x = np.linspace(0, 1, 3)[:, None], np.linspace(-1, 1, 21)[None, :]
+    truth = np.maximum(0, 1 - 4 * x ** 2) * np.ones_like(t)        # in [0, 1], zero for |x| > 1/2
+    near = truth <= 0.2
+    u = np.linspace(0, 1, 11)
+    op = u + np.where(u <= 0.2, op_near, 0.01)
+    arrays = {"u_clean": truth, "u_grid": u, "true_op_V": u, "true_op_G": u,
+              "best_u_theta": np.stack([truth + 0.01] * 3),
+              "best_u_p": np.stack([truth + np.where(near, up_near, 0.01)] * 3),
+              "best_op_V": np.stack([op] * 3), "best_op_G": np.stack([op] * 3)}
+    return [Fake({}, {"err_u_theta": [0.01] * 3, "err_u_p": [0.05] * 3}, record={"u_range": (0.0, 1.0)},
+                 arrays=arrays)]
+
+
+def test_framework_claim():
+    assert verdicts(1, Ctx(framework=framework())) == [A] * 5
+    # u_p misses the truth near zero by 1.5 times u_theta's error, not more than twice: only
+    # "u_p misses it near zero" flips; its error is still largest there
+    got = check(1, Ctx(framework=framework(up_near=0.015)))
+    assert [v for *_, v in got.subclaims] == [A, D, A, A, A]
+    assert "misses it" in got.subclaims[1][1]
+    assert verdicts(1, Ctx(framework=framework(op_near=0.0))) == [A, A, A, D, D]
+    # the paper's initial condition: a variant of the study, read through the context
+    ctx = Ctx(framework=framework())
+    assert verdicts(1, ctx, initial="text") == [A] * 5
+    assert ctx.variants == [("framework", None, {"initial": "text"})]
+
+
+# ----------------------------------------------------------------------------- claims 2-5 (Fig. 2)
+SMALL, BIG = studies.NOISE_ARCHS
+SPREAD = {SMALL: np.array([0.99, 1.0, 1.01, 1.02]), BIG: np.array([0.9, 1.0, 1.1, 1.2])}
+
+
+def noise_error(arch, nv, metric):
+    """Median errors growing with the noise; (4, 32) lower at every nonzero level, (6, 128)
+    lower without noise."""
+    if arch == SMALL:
+        return 0.01 + nv
+    return 0.005 if nv == 0 else 0.012 + 1.2 * nv
+
+
+def noise(error=noise_error, rises=lambda arch, nv: nv == max(NOISE_VARIANCES), D_in_band=0.5, D_out=0.8,
+          third_dataset=False):
+    """Both u-networks at every noise level, four replicates on two datasets (errors
+    ``error(arch, nv, metric)`` times a spread: 1-2 % for (4, 32), 10-20 % for (6, 128)); a
+    validation loss that rises late where ``rises(arch, nv)``, else one that levels off; the
+    data at t_end in u in [0.4, 0.6], the learned D (true: 1/2) ``D_in_band`` there and ``D_out``
+    elsewhere.  ``third_dataset``: (4, 32) also ran a third dataset, errors 0, 0, 10, 10."""
+    ep = np.arange(1, 101)
+    flat, rising = np.exp(-ep / 10.0) + 0.1, 0.1 + (ep / 100 - 0.5) ** 2
+    u = np.linspace(0, 1, 21)
+    clean = np.array([np.linspace(0.2, 0.9, 5), np.linspace(0.4, 0.6, 5)])
+    band = (u >= 0.4) & (u <= 0.6)
+    arrays = {"u_clean": clean, "u_grid": u, "true_op_D": np.full(u.size, 0.5),
+              "best_op_D": np.stack([np.where(band, D_in_band, D_out)] * 4)}
+    out = []
+    for arch in studies.NOISE_ARCHS:
+        extra = [0.0, 0.0, 10.0, 10.0] if third_dataset and arch == SMALL else []
+        for nv in NOISE_VARIANCES:
+            errs = {m: np.r_[error(arch, nv, m) * SPREAD[arch], extra] for m in ("err_u_theta", "err_u_p")}
+            out.append(Fake({"noise_var": nv, "arch_u": list(arch)}, errs, rising if rises(arch, nv) else flat,
+                            record={"u_range": (0.2, 0.9)}, arrays=arrays, datasets=(0, 0, 1, 1) + (2,) * len(extra)))
+    return out
+
+
+def test_noise_grows_claim():
+    assert verdicts(2, Ctx(noise=noise())) == [A] * 4       # u_theta, u_p of (4, 32), then of (6, 128)
+    falls = lambda arch, nv, m: 0.1 - nv if (arch, m) == (BIG, "err_u_p") else noise_error(arch, nv, m)  # noqa: E731
+    got = check(2, Ctx(noise=noise(falls)))
+    assert [v for *_, v in got.subclaims] == [A, A, A, D]
+    assert "$u_\\mathrm{p}$ error grows" in got.subclaims[3][1] and "(6, 128)" in got.subclaims[3][1]
+
+
+def test_noise_architecture_claim():
+    assert verdicts(3, Ctx(noise=noise())) == [A] * 5
+    # (6, 128) with half the u_p error of (4, 32) at every nonzero level, still the more variable
+    big_up = lambda arch, nv, m: (0.5 * noise_error(SMALL, nv, m) if (arch, m) == (BIG, "err_u_p") and nv  # noqa: E731
+                                  else noise_error(arch, nv, m))
+    got = check(3, Ctx(noise=noise(big_up)))
+    assert [v for *_, v in got.subclaims] == [A, D, A, A, A]
+    assert "lower median $u_\\mathrm{p}$ error" in got.subclaims[1][1]
+    # (4, 32) as good as (6, 128) without noise
+    same = lambda arch, nv, m: noise_error(SMALL, nv, m)  # noqa: E731
+    assert verdicts(3, Ctx(noise=noise(same)))[4] is D
+
+
+def test_noise_architecture_claim_compares_spreads_on_the_datasets_both_networks_ran():
+    # (4, 32) also ran a third dataset, with errors so spread that its IQR over all its runs
+    # is the larger; over the datasets both ran it is the smaller
+    assert verdicts(3, Ctx(noise=noise(third_dataset=True))) == [A] * 5
+
+
+def test_learned_diffusivity_claim():
+    assert verdicts(4, Ctx(noise=noise())) == [A, A]
+    got = check(4, Ctx(noise=noise(D_in_band=0.75)))   # 50 % off over the observed range, worse outside
+    assert [v for *_, v in got.subclaims] == [D, A]
+    assert "mean learned $D$ within 10 %" in got.subclaims[0][1]
+    assert verdicts(4, Ctx(noise=noise(D_in_band=0.8, D_out=0.6))) == [D, D]   # wronger inside than outside
+
+
+def test_validation_loss_claim():
+    assert verdicts(5, Ctx(noise=noise())) == [A] * 4      # stable at 1e-3 ((4, 32), (6, 128)); rising at 5e-2
+    got = check(5, Ctx(noise=noise(rises=lambda arch, nv: nv == max(NOISE_VARIANCES) and arch == BIG)))
+    assert [v for *_, v in got.subclaims] == [A, A, D, A]
+    assert "rises late" in got.subclaims[2][1] and "(4, 32)" in got.subclaims[2][1]
+    assert verdicts(5, Ctx(noise=noise(rises=lambda arch, nv: nv >= 1e-3))) == [D, D, A, A]
+
+
+# ----------------------------------------------------------------------------- claim 6 (Fig. 3)
+EP = np.arange(1, 101)
+FALLING, FLAT = 1.0 - 0.009 * EP, np.exp(-EP / 5.0) + 0.1
+
+
+def learning_rate(best_up=5e-4):
+    """Errors lowest at r = 5e-4 (u_theta) and ``best_up`` (u_p), ten times steeper from
+    r = 1e-2 on; the validation loss still falling at r = 5e-7, levelled off elsewhere."""
+    err = lambda r, best: 0.01 + abs(np.log10(r / best)) * (1 if r < 1e-2 else 10)  # noqa: E731
+    return [Fake({"lr": r}, {"err_u_theta": [err(r, 5e-4)] * 3, "err_u_p": [err(r, best_up)] * 3},
+                 FALLING if r == min(RATES) else FLAT) for r in RATES]
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice")
+def test_learning_rate_claim():
+    assert verdicts(6, Ctx(learning_rate=learning_rate())) == [A, A, A, A, N]   # N: other benchmarks
+    got = check(6, Ctx(learning_rate=learning_rate(best_up=5e-3)))
+    assert [v for *_, v in got.subclaims] == [A, D, A, A, N]
+    assert "lowest median $u_\\mathrm{p}$ error" in got.subclaims[1][1]
+    wrong = sweep("lr", RATES, lambda r: 1.0 / r, lambda r: FLAT)      # the largest rate is best, nothing falling
+    assert verdicts(6, Ctx(learning_rate=wrong)) == [D, D, D, D, N]
+    failed = sweep("lr", RATES, lambda r: np.nan, lambda r: np.full(100, np.nan))
+    # every run failed: where the errors are lowest and whether r = 5e-7 converged cannot be
+    # decided; a failed run at a large rate counts as a larger error than at the shown rate
+    assert verdicts(6, Ctx(learning_rate=failed)) == [U, U, U, A, N]
+
+
+# ----------------------------------------------------------------------------- claims 7, 8 (Fig. 4)
+def loss_weight(D_low=0.5, best_up_at=0.3):
+    """u_theta error lowest at w_PDE ~ 0.3 and ten times larger at 1e3; u_p error lowest at
+    ``best_up_at`` and ten times larger at 1e-4 and 1e3; D error ``D_low`` at 1e-4 (0.05
+    elsewhere); the weighted PDE loss 1e-5 w_PDE times the data loss."""
+    dist = lambda w, best: abs(np.log10(w / best))  # noqa: E731
+    return [Fake({"w_pde": w}, {"err_u_theta": [(0.015 + 0.001 * dist(w, 0.3)) * (10 if w == 1e3 else 1)] * 3,
+                                "err_u_p": [(0.01 + 0.01 * dist(w, best_up_at)) * (10 if w in (1e-4, 1e3) else 1)] * 3,
+                                "op_D": [D_low if w == 1e-4 else 0.05] * 3})
+            for w in WEIGHTS]
+
+
+def test_loss_weight_extremes_claim():
+    assert verdicts(7, Ctx(loss_weight=loss_weight())) == [A] * 4
+    got = check(7, Ctx(loss_weight=loss_weight(D_low=0.05)))           # D_phi as good at 1e-4 as elsewhere
+    assert [v for *_, v in got.subclaims] == [A, D, A, A]
+    assert "$D_\\phi$ wrong" in got.subclaims[1][1]
+
+
+def test_loss_weight_best_claim():
+    assert verdicts(8, Ctx(loss_weight=loss_weight())) == [A, A, N]       # N: w_BC is not swept
+    got = check(8, Ctx(loss_weight=loss_weight(best_up_at=100.0)))
+    assert [v for *_, v in got.subclaims] == [A, D, N]
+    assert "lowest median $u_\\mathrm{p}$ error" in got.subclaims[1][1]
+
+
+# ----------------------------------------------------------------------------- claim 9 (Fig. 5)
+def architecture(up_4x1=(0.3, 0.31, 0.32), spectral_1x1=(1.0, 1.1, 1.2)):
+    """The 16 operator-network combinations: u_p error of (1, 1) clearly above the other
+    equal-size networks' (``up_4x1`` for (4, 1)), (4, 32) as good as (4, 4), whose D and V
+    are recovered; (4, 32)'s D worse and more variable.  The spectral-norm u_p error is the
+    same but ``spectral_1x1`` for (1, 1)."""
+    up = {(1, 1): (1.0, 1.1, 1.2), (4, 1): up_4x1, (4, 4): (0.1, 0.11, 0.12), (4, 32): (0.1, 0.11, 0.12)}
+    ops = {(4, 4): {"op_D": [0.05] * 3, "op_V": [0.05] * 3}, (4, 32): {"op_D": [0.06, 0.08, 0.12]}}
+    out = []
+    for aD in studies.OPERATOR_ARCHS:
+        for aV in studies.OPERATOR_ARCHS:
+            e = up[aD] if aD == aV else (0.2,) * 3
+            out.append(Fake({"arch_D": list(aD), "arch_V": list(aV)},
+                            {"err_u_theta": [0.01] * 3, "err_u_p": e,
+                             "err_u_p_spectral": spectral_1x1 if aD == aV == (1, 1) else e,
+                             **(ops.get(aD, {}) if aD == aV else {})}))
+    return out
+
+
+def test_architecture_claim():
+    assert verdicts(9, Ctx(architecture=architecture())) == [A] * 5
+    got = check(9, Ctx(architecture=architecture(up_4x1=(2.0, 2.1, 2.2))))   # (4, 1) clearly worse than (1, 1)
+    assert [v for *_, v in got.subclaims] == [D, A, A, A, A]
+    assert "(1, 1) the worst" in got.subclaims[0][1]
+    # the published heat map's error: the check reads the metric it is given
+    spectral = Ctx(architecture=architecture(spectral_1x1=(0.1, 0.11, 0.12)))
+    assert verdicts(9, spectral) == [A] * 5
+    assert verdicts(9, spectral, up_metric="err_u_p_spectral") == [D, A, A, A, A]
+
+
+# ----------------------------------------------------------------------------- claim 10 (Fig. 6)
+INVERSE = lambda B: 100 / B + 1                                  # noqa: E731  (seconds per replicate)
+PAPER_LIKE = lambda B: {10: [0.1, 0.3, 0.5], 40: [0.05] * 3, 160: [0.06] * 3, 640: [0.2] * 3}[B]  # noqa: E731
+
+
+def test_batch_size_claim():
+    assert verdicts(10, Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE))) == [A] * 5
+    got = check(10, Ctx(batch_size=batch_results(lambda B: 0.01 * B + 1, PAPER_LIKE)))   # time grows with B
+    assert [v for *_, v in got.subclaims] == [D, A, A, A, A]
+    assert "$T = a/B + c$" in got.subclaims[0][1]
+    disagree = batch_results(lambda B: 0.01 * B + 1, lambda B: [0.5 - 0.001 * B] * 3)
+    assert verdicts(10, Ctx(batch_size=disagree)) == [D] * 5
+    # the authors' budget: the same fixed-epoch runs, the budget runs of a variant at the study's scale
+    ctx = Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE), batch_size_authors=disagree[1])
+    assert verdicts(10, ctx, authors_budget=True) == [A, D, D, D, D]
+    assert ctx.variants == [("batch_size_authors", "synthetic", {})]
+
+
+# ----------------------------------------------------------------------------- outcomes
+# (claim, its results, check's extra arguments, the outcome by verdicts.aggregate)
+OUTCOMES = [
+    (1, dict(framework=framework()), {}, Outcome.REPRODUCED),
+    (1, dict(framework=framework(up_near=0.015)), {}, Outcome.PARTLY),
+    (2, dict(noise=noise()), {}, Outcome.REPRODUCED),
+    (2, dict(noise=noise(lambda arch, nv, m: 0.1 - nv)), {}, Outcome.NOT_REPRODUCED),
+    (3, dict(noise=noise()), {}, Outcome.REPRODUCED),
+    (4, dict(noise=noise(D_in_band=0.75)), {}, Outcome.PARTLY),
+    (4, dict(noise=noise(D_in_band=0.8, D_out=0.6)), {}, Outcome.NOT_REPRODUCED),
+    (5, dict(noise=noise()), {}, Outcome.REPRODUCED),
+    (5, dict(noise=noise(rises=lambda arch, nv: False)), {}, Outcome.PARTLY),
+    (6, dict(learning_rate=learning_rate()), {}, Outcome.REPRODUCED),          # the not-tested part aside
+    (6, dict(learning_rate=learning_rate(best_up=5e-3)), {}, Outcome.PARTLY),
+    (6, dict(learning_rate=sweep("lr", RATES, lambda r: 1.0 / r, lambda r: FLAT)), {}, Outcome.NOT_REPRODUCED),
+    (7, dict(loss_weight=loss_weight()), {}, Outcome.REPRODUCED),
+    (7, dict(loss_weight=loss_weight(D_low=0.05)), {}, Outcome.PARTLY),
+    (8, dict(loss_weight=loss_weight()), {}, Outcome.REPRODUCED),
+    (8, dict(loss_weight=loss_weight(best_up_at=100.0)), {}, Outcome.PARTLY),
+    (9, dict(architecture=architecture()), {}, Outcome.REPRODUCED),
+    (9, dict(architecture=architecture(spectral_1x1=(0.1, 0.11, 0.12))), {"up_metric": "err_u_p_spectral"},
+     Outcome.PARTLY),
+    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE)), {}, Outcome.REPRODUCED),
+    (10, dict(batch_size=batch_results(lambda B: 0.01 * B + 1, lambda B: [0.5 - 0.001 * B] * 3)), {},
+     Outcome.NOT_REPRODUCED),
+    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE),
+              batch_size_authors=batch_results(INVERSE, lambda B: [0.5 - 0.001 * B] * 3)[1]),
+     {"authors_budget": True}, Outcome.PARTLY),
+]
+
+
+@pytest.mark.parametrize("number, results, kw, expected", OUTCOMES,
+                         ids=[f"claim{n}-{o.name}" for n, _, _, o in OUTCOMES])
+def test_outcome_of_a_claim_is_the_aggregate_of_its_subclaims(number, results, kw, expected):
+    assert aggregate(verdicts(number, Ctx(**results), **kw)) is expected
+
+
+# ----------------------------------------------------------------------------- not stored
+# (claim, the results that are stored, the check's extra arguments)
+NOT_STORED = [(n, {}, {}) for n in range(1, 11)] + [
+    (1, dict(noise=noise()), {}),                                        # another study is stored
+    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE)), {"authors_budget": True}),  # the variant is not
+]
+
+
+@pytest.mark.parametrize("number, results, kw", NOT_STORED, ids=[f"claim{n}" for n, *_ in NOT_STORED])
+def test_results_not_stored_reach_the_scorecard_as_the_loaders_error(number, results, kw):
+    """A check does not decide on missing results, nor turn their absence into sub-claims: the
+    loader's RuntimeError goes through, and the scorecard reports the claim as not tested
+    (results not stored yet)."""
+    with pytest.raises(RuntimeError, match="not in the results store"):
+        check(number, Ctx(**results), **kw)
