@@ -517,11 +517,11 @@ def learning_rate_summary(results, shown=5e-4, paper_best=(5e-5, 5e-4), unstable
     s["large_theta"] = ", ".join(fmt(median(r.metric("err_u_theta"))) for r in big) or "n/a"
     s["shown_up"] = fmt(median(r_shown.metric("err_u_p")))
     s["shown_theta"] = fmt(median(r_shown.metric("err_u_theta")))
-    worse = [median(r.metric("err_u_p")) for r in big]
-    ok = [np.isfinite(w) for w in worse]
-    s.judge("large_worse_verdict", None if not big else
-                                   bool(all((not f) or w > median(r_shown.metric("err_u_p"))
-                                            for w, f in zip(worse, ok))))
+    # a large rate whose every run failed counts as worse; if the shown rate's runs all failed,
+    # there is nothing to compare with: undecided
+    worse, shown_up = [median(r.metric("err_u_p")) for r in big], median(r_shown.metric("err_u_p"))
+    s.judge("large_worse_verdict", None if not big or not np.isfinite(shown_up) else
+                                   bool(all((not np.isfinite(w)) or w > shown_up for w in worse)))
     s["failures"] = failures_sentence(rs, lambda r: f"r = {value_label(meta_value(r, 'lr'))}")
     return s
 

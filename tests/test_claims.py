@@ -199,9 +199,16 @@ def test_learning_rate_claim():
     wrong = sweep("lr", RATES, lambda r: 1.0 / r, lambda r: FLAT)      # the largest rate is best, nothing falling
     assert verdicts(6, Ctx(learning_rate=wrong)) == [D, D, D, D, N]
     failed = sweep("lr", RATES, lambda r: np.nan, lambda r: np.full(100, np.nan))
-    # every run failed: where the errors are lowest and whether r = 5e-7 converged cannot be
-    # decided; a failed run at a large rate counts as a larger error than at the shown rate
-    assert verdicts(6, Ctx(learning_rate=failed)) == [U, U, U, A, N]
+    # every run failed: nothing can be decided (the shown rate has no error to compare with)
+    assert verdicts(6, Ctx(learning_rate=failed)) == [U, U, U, U, N]
+    # the shown rate's runs failed, the others did not: the large rates cannot be judged
+    shown_failed = [Fake({"lr": r}, {"err_u_theta": [0.01] * 3, "err_u_p": [np.nan if r == 5e-4 else 0.01] * 3},
+                         FLAT) for r in RATES]
+    assert verdicts(6, Ctx(learning_rate=shown_failed))[3] is U
+    # a large rate whose runs all failed counts as worse than the shown rate
+    big_failed = [Fake({"lr": r}, {"err_u_theta": [0.01] * 3, "err_u_p": [np.nan if r == 5e-1 else 0.01 + r] * 3},
+                       FLAT) for r in RATES]
+    assert verdicts(6, Ctx(learning_rate=big_failed))[3] is A
 
 
 # ----------------------------------------------------------------------------- claims 7, 8 (Fig. 4)
