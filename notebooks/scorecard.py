@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, reporting, store, studies
+from binn_utils import diagnostics, reporting, store, studies, sweeps
 from binn_utils.reporting import arch_label, find, fmt, med_iqr, median, value_label
 from binn_utils.verdicts import Claim, Outcome, Verdict, aggregate
 
@@ -58,7 +58,7 @@ THETA_OK, OPERATOR_OK, FACTOR, NEAR_ZERO = (reporting.THETA_OK, reporting.OPERAT
 
 def sp(name):
     """The preset of one study's results: its committed scale, or ``preset`` if one is given."""
-    return preset or reporting.committed_scale(name)
+    return preset or store.committed_scale(name)
 
 
 def may_train(chapter_default=True):
@@ -81,11 +81,11 @@ def named(res, pre, **kw):
 
 def load(settings, pre, desc, chapter_default=True):
     """Stored results of ``settings`` (RuntimeError if some are missing and may not be trained)."""
-    missing = reporting.missing(settings, pre, results_dir)
+    missing = sweeps.missing(settings, pre, results_dir)
     if missing and (not may_train(chapter_default) or store.require_stored()):
         raise RuntimeError(f"{len(missing)} of {len(settings)} settings of the {desc} ({planned(settings, pre)}) "
                            "are not in the results store")
-    return reporting.load_or_run(settings, pre, results_dir, desc=desc)
+    return sweeps.load_or_run(settings, pre, results_dir, desc=desc)
 
 
 _cache = {}
@@ -160,7 +160,7 @@ def sm_settings(name, nv, dense, pre):
 
 def sm_presets():
     """Presets to read the Supporting Material repeats at, the largest stored first."""
-    return (preset,) if preset else reporting.committed_supporting_scales()
+    return (preset,) if preset else store.committed_supporting_scales()
 
 
 def sm_load(name, nv, dense, at=None):
