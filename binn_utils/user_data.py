@@ -883,7 +883,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
                 args, kw = job(i)
                 try:
                     store.save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
-                                      *files[i], part_spec(i))
+                                            *files[i], part_spec(i))
                 except Exception as exc:  # noqa: BLE001
                     failed.append((i, exc))
                 bar.update(1)
@@ -909,9 +909,10 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                          workers: int | None = None, scheduler: str | None = None, prepared: dict | None = None) -> UserFit:
     """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``.
 
-    The files are the store's pair ``cache_dir/<key>.npz`` and ``.json``
-    (:attr:`UserFit.cache_key`; ``store.key_of(prefix, spec)``), where the spec is :func:`fit_spec`: the observations (their SHA-1), mechanisms, training
-    configuration, seeds, replicate handling, rescaling targets and ``extra``.  If they
+    The files are the store's pair ``cache_dir/<key>.npz`` and ``.json``, named
+    ``store.key_of(prefix, spec)`` (:attr:`UserFit.cache_key`), where the spec is
+    :func:`fit_spec`: the observations (their SHA-1), mechanisms, training configuration,
+    seeds, replicate handling, rescaling targets and ``extra``.  If they
     exist and are sound the networks are loaded instead of trained (a damaged pair, see
     ``store.read_pair``, is retrained, with a ``store.StoreWarning`` naming the file);
     u_theta, the forward solve u_p (integrator ``forward_method``, which therefore is not

@@ -217,7 +217,8 @@ def test_a_rerun_reads_the_committed_store_and_trains_into_the_working_store(tmp
     # the book reads the committed store only: what a rerun trained does not count there
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
     assert store.stores_for("lite") == [committed]
-    with pytest.raises(RuntimeError, match="1 settings are not in the results store .*BINN_REQUIRE_STORED=1 forbids training"):
+    with pytest.raises(RuntimeError, match="1 settings are not in the results store .*"
+                                           "BINN_REQUIRE_STORED=1 forbids training"):
         sweeps.load_or_run([old, new], "lite")
     # asked explicitly: a results_dir is read and written, and nothing else
     assert store.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
