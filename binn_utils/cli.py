@@ -39,9 +39,8 @@ from collections import Counter
 from . import fit_report, scratch, store, studies
 from .forward_solve import FORWARD_METHODS
 from .fit_report import SCALES
-from .reporting import results_dir_for
 from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
-                     default_results_dir, group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
+                     group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
                      migrate_store, order_groups, replicate_steps, run_settings)
 from .user_data import validate_mechanisms
 
@@ -230,7 +229,7 @@ def _run(ap, args) -> int:
     try:
         _check_request_shape(args)
         presets = {e[1] for p in args.plan for e in PLANS[p]} if args.plan else {args.preset or "book"}
-        results_dir = results_dir_for("quick" if presets == {"quick"} else "book", args.results_dir)
+        results_dir = store.results_dir_for("quick" if presets == {"quick"} else "book", args.results_dir)
         if results_dir.exists() and not results_dir.is_dir():
             raise ValueError(f"--results-dir {results_dir} is a file, not a folder")
         plan = requested_settings(args)
@@ -304,7 +303,7 @@ def _dry_run(args, todo, cluster_config) -> int:
 
 def _migrate(results_dir) -> int:
     """``binn migrate``: every stored pair to the current store format (no retraining)."""
-    root = results_dir or default_results_dir()
+    root = results_dir or store.default_results_dir()
     outcomes = migrate_store(root)
     kinds = Counter(o.split(":")[0] for o in outcomes.values())
     for path, o in outcomes.items():

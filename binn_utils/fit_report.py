@@ -46,10 +46,9 @@ from tqdm import tqdm
 from . import figures, plotting, store
 from .diagnostics import fmt_value
 from .forward_solve import check_method, forward_solve
-from .sweeps import clean_json, provenance
 from .training import TrainConfig
 from .user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, delimiter_hint, fit_user_data_cached,
-                        load_train_result, prepare_fit, to_float)
+                        prepare_fit, to_float)
 
 __all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "run_fit",
            "write_fit_outputs", "operator_table", "write_operator_table", "load_fit_dir", "parse_times",
@@ -338,9 +337,9 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
                           "err_u_p_obs": [float(v) for v in ev.err_u_p_obs],
                           "networks_trained_by_this_run": int(fit.trained),
                           "train_wall_time_s": float(fit.result.wall_time_s)},
-              "provenance": provenance(), "seconds": seconds,
+              "provenance": store.provenance(), "seconds": seconds,
               "files": sorted(OUTPUT_FILES)}
-    (out / "fit.json").write_text(json.dumps(clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
+    (out / "fit.json").write_text(json.dumps(store.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
     (out / "report.html").write_text(report_html(fit, plan, rows, md, record), encoding="utf-8")
     files["report.html"] = out / "report.html"
@@ -441,7 +440,7 @@ def load_fit_dir(fitdir):
     except (ValueError, KeyError, TypeError) as err:
         raise ValueError(f"{js}: not a readable fit record ({err})") from None
     try:
-        result = load_train_result(npz, pj)
+        result = store.load_train_result(npz, pj)
     except (OSError, store.DamagedRecordError) as err:
         raise ValueError(f"{fitdir}: the trained networks cannot be read ({err})") from None
     return rec, result, scaling

@@ -1,102 +1,18 @@
-"""Glue between the results store and the notebooks: presets, loading, numbers in prose.
+"""Glue between the results and the notebooks: statistics, numbers in prose, summaries.
 
 Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never
-typed by hand.  Results are read from the committed store (``results/``) and then the
-working store (``out/results``); what neither holds is trained into the working store, so
-a rerun never writes into the committed results (``stores_for``).
-``BINN_REQUIRE_STORED=1`` (set by ``make book``; ``store.require_stored``) turns a missing
-stored setting into an error instead of a long training run, so the book is always built
-from the committed results.
+typed by hand.  Where results are read from and whether a missing one may be trained is
+the store's policy (``store.stores_for``, ``sweeps.load_or_run``).
 """
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 from .metrics import median_iqr
-from .store import read_manifest, require_stored
-from .sweeps import default_results_dir, load_setting, reported, run_settings
+from .sweeps import reported
 from .verdicts import Outcome, Summary, Verdict
-
-
-def results_dir_for(preset: str, results_dir=None) -> Path:
-    """The store a preset belongs to: the committed one, or for quick runs out/results-quick
-    (``results_dir``: that folder instead)."""
-    if results_dir:
-        return Path(results_dir)
-    root = default_results_dir()
-    return root.parent / "out" / "results-quick" if preset == "quick" else root
-
-
-def working_dir() -> Path:
-    """The working store: what a notebook trains because the committed store lacks it."""
-    return default_results_dir().parent / "out" / "results"
-
-
-def stores_for(preset: str, results_dir=None) -> list[Path]:
-    """Where results are read, in order; the last is where missing ones are trained.
-
-    The committed store and then the working store (``working_dir``): a rerun reads the
-    committed results but never writes into them.  With ``BINN_REQUIRE_STORED=1`` only the
-    committed store counts; quick runs and an explicit ``results_dir`` use that one folder."""
-    here = results_dir_for(preset, results_dir)
-    if results_dir or preset == "quick" or require_stored():
-        return [here]
-    return [here, working_dir()]
-
-
-def where_stored(setting, stores) -> Path | None:
-    """The first of ``stores`` holding a sound copy of ``setting`` (None if none does)."""
-    return next((d for d in stores if setting.is_done(d)), None)
-
-
-def missing(settings, preset: str, results_dir=None) -> list:
-    """The settings stored in none of the stores ``stores_for(preset, results_dir)``."""
-    stores = stores_for(preset, results_dir)
-    return [s for s in settings if where_stored(s, stores) is None]
-
-
-def load_or_run(settings, preset: str, results_dir=None, progress=None, desc="settings", workers=1):
-    """Stored results for ``settings``, training (with a progress bar) what is missing into
-    the last of ``stores_for(preset, results_dir)``."""
-    stores = stores_for(preset, results_dir)
-    todo = [s for s in settings if where_stored(s, stores) is None]
-    if todo and require_stored():
-        names = ", ".join(f"{s.study}:{s.label}" for s in todo[:5])
-        raise RuntimeError(f"{len(todo)} settings are not in the results store {stores[0]} ({names}...); "
-                           "run `binn sweep <study> --preset <preset>` first")
-    if progress is None:
-        progress = preset != "quick"
-    if todo:
-        run_settings(todo, stores[-1], workers=workers, progress=progress, desc=desc)
-    return [load_setting(s, where_stored(s, stores)) for s in settings]
-
-
-def largest_stored(make_settings, presets, results_dir=None) -> str:
-    """The first of ``presets`` whose settings (``make_settings(preset)``, a list or a tuple
-    of lists) are all stored; the first preset if none is (it is then trained or, with
-    ``BINN_REQUIRE_STORED=1``, reported missing)."""
-    presets = [p for p in dict.fromkeys(presets) if p]
-    for pre in presets:
-        ss = make_settings(pre)
-        flat = [s for part in ss for s in part] if isinstance(ss, tuple) else list(ss)
-        if not missing(flat, pre, results_dir):
-            return pre
-    return presets[0]
-
-
-def committed_scale(name: str) -> str:
-    """The training scale of the committed results of study (or variant) ``name``, from the
-    committed store's manifest."""
-    m = read_manifest(default_results_dir())
-    return {**m["scales"], **m.get("variants", {})}[name]
-
-
-def committed_supporting_scales() -> tuple:
-    """The scales of the committed Supporting Material repeats, largest first."""
-    return tuple(read_manifest(default_results_dir())["supporting"])
 
 
 def med_iqr(values) -> str:

@@ -27,7 +27,7 @@ import io
 import sys
 from pathlib import Path
 
-from .reporting import results_dir_for
+from .store import results_dir_for
 from .training import TrainConfig
 from .user_data import UserFit, UserObservations, fit_user_data_cached, load_observations_csv, validate_mechanisms
 

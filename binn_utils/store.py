@@ -1,7 +1,9 @@
-"""Stored pairs of files: ``<name>.npz`` (arrays) and ``<name>.json`` (a record describing them).
+"""The results store: stored pairs of files, where they live, and whether a missing one may be trained.
 
-Both the results store (``sweeps``) and the cached own-data fits (``user_data``) keep their
-results as such pairs.  This module writes and checks them:
+Both the runs of the sweeps (``sweeps``) and the cached own-data fits (``user_data``) keep
+their results as pairs ``<key>.npz`` (arrays) and ``<key>.json`` (a record describing
+them), named by :func:`key_of` (a prefix and a hash of everything that determines the
+numbers).  This module writes and checks them, and holds the store policy (below).
 
 *Writing* (:func:`write_pair`).  The arrays go to a uniquely named temporary file in the
 same folder, which is flushed to disk (``fsync``) and renamed over ``<name>.npz``; then
@@ -20,6 +22,14 @@ wrong.  A record written before checksums existed (no ``npz_sha256``, store form
 accepted when its ``.npz`` is a readable zip archive whose every member passes the zip
 format's own CRC-32 check; :func:`migrate_pair` (``binn migrate``) adds the checksum to
 such records without touching the arrays.
+
+*Policy.*  Results are read from the committed store (``results/``) and then the working
+store (``out/results``); what neither holds is trained into the working store, so a rerun
+never writes into the committed results (:func:`stores_for`).  ``BINN_REQUIRE_STORED=1``
+(set by ``make book``; :func:`require_stored`) turns a missing or damaged stored result,
+a run or a fit, into an error instead of a training run (:func:`check_may_train`), so the
+book is always built from the committed results.  The committed store's manifest records
+the training scale of each study's committed results (:func:`committed_scale`).
 """
 from __future__ import annotations
 
@@ -28,12 +38,17 @@ import hashlib
 import io
 import json
 import os
+import platform
+import subprocess
 import tempfile
+import time
 import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
 
 STORE_FORMAT = 2
 """Version of the stored pair (not of what the numbers mean, so not part of any key):
@@ -49,6 +64,19 @@ class DamagedRecordError(RuntimeError):
 
 class StoreWarning(UserWarning):
     """A damaged stored pair was found and is treated as missing (it will be recomputed)."""
+
+
+def key_of(prefix: str, spec: dict) -> str:
+    """``<prefix>-<12 hex digits of the SHA-1 of spec>``: the name a result is stored under
+    (``spec``: JSON-serialisable, everything that determines the stored numbers)."""
+    digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
+    return f"{prefix}-{digest}"
+
+
+def pair_paths(folder, key: str) -> tuple[Path, Path]:
+    """The two files of the pair stored as ``key`` in ``folder``: (.npz, .json)."""
+    folder = Path(folder)
+    return folder / f"{key}.npz", folder / f"{key}.json"
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -266,3 +294,120 @@ def read_manifest(folder) -> dict:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no manifest of the committed results")
     return json.loads(path.read_text())
+
+
+def default_results_dir() -> Path:
+    """The committed store: ``results/`` of the repository."""
+    return Path(__file__).resolve().parents[1] / "results"
+
+
+def results_dir_for(preset: str, results_dir=None) -> Path:
+    """The store a preset belongs to: the committed one, or for quick runs out/results-quick
+    (``results_dir``: that folder instead)."""
+    if results_dir:
+        return Path(results_dir)
+    root = default_results_dir()
+    return root.parent / "out" / "results-quick" if preset == "quick" else root
+
+
+def working_dir() -> Path:
+    """The working store: what a notebook trains because the committed store lacks it."""
+    return default_results_dir().parent / "out" / "results"
+
+
+def stores_for(preset: str, results_dir=None) -> list[Path]:
+    """Where results are read, in order; the last is where missing ones are trained.
+
+    The committed store and then the working store (``working_dir``): a rerun reads the
+    committed results but never writes into them.  With ``BINN_REQUIRE_STORED=1`` only the
+    committed store counts; quick runs and an explicit ``results_dir`` use that one folder."""
+    here = results_dir_for(preset, results_dir)
+    if results_dir or preset == "quick" or require_stored():
+        return [here]
+    return [here, working_dir()]
+
+
+def check_may_train(missing, where, what: str, hint: str, require: bool | None = None):
+    """Raise a RuntimeError if results named ``missing`` (not stored in ``where``, or damaged)
+    must not be trained here: ``require`` (default: :func:`require_stored`) is true."""
+    missing = list(missing)
+    if require is None:
+        require = require_stored()
+    if not missing or not require:
+        return
+    names = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+    why = f"{REQUIRE_STORED_ENV}=1" if require_stored() else "require_stored=True"
+    raise RuntimeError(f"{len(missing)} {what} not in the results store {where} (missing or damaged: {names}) "
+                       f"and {why} forbids training here; {hint}")
+
+
+def committed_scale(name: str) -> str:
+    """The training scale of the committed results of study (or variant) ``name``, from the
+    committed store's manifest."""
+    m = read_manifest(default_results_dir())
+    return {**m["scales"], **m.get("variants", {})}[name]
+
+
+def committed_supporting_scales() -> tuple:
+    """The scales of the committed Supporting Material repeats, largest first."""
+    return tuple(read_manifest(default_results_dir())["supporting"])
+
+
+# ----------------------------------------------------------------------------- records
+def clean_json(obj):
+    """``obj`` as JSON can hold it: numpy scalars as Python numbers, NaN and inf as None."""
+    if isinstance(obj, dict):
+        return {k: clean_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean_json(v) for v in obj]
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None  # JSON has no NaN; None marks a failed/undefined value
+    if isinstance(obj, (np.floating, np.integer)):
+        return clean_json(obj.item())
+    return obj
+
+
+def provenance() -> dict:
+    """Where a stored result comes from: the commit, the versions and the machine."""
+    import scipy
+    import torch
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() or "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() != ""
+    except (OSError, subprocess.SubprocessError):
+        commit, dirty = "unknown", None
+    return {"commit": commit, "dirty_worktree": dirty, "python": platform.python_version(),
+            "torch": torch.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
+            "machine": platform.machine(), "processor": platform.processor() or platform.machine(),
+            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def save_train_result(result, path_npz, path_json, spec: dict | None = None) -> dict:
+    """Store trained networks (a ``TrainResult``: parameters, histories, statuses) as a pair
+    (:func:`write_pair`), with ``spec`` (what determines them) in the record."""
+    arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
+              "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
+              "diverged_epoch": result.diverged_epoch}
+    for k in HISTORY_KEYS:  # loss curves in single precision (they are only looked at)
+        arrays[f"hist_{k}"] = np.asarray(result.history[k], dtype=np.float32)
+    record = {"spec": spec or {}, "config": result.config.to_dict(), "mechanisms": list(result.mechanisms),
+              "status": list(result.status), "epochs_run": int(result.epochs_run),
+              "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
+              "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
+    return write_pair(path_npz, path_json, arrays, clean_json(record))
+
+
+def load_train_result(path_npz, path_json) -> TrainResult:
+    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
+    :class:`DamagedRecordError` naming the file if the stored pair is damaged."""
+    rec, a = read_pair(path_npz, path_json)
+    config = TrainConfig.from_dict(rec["config"])
+    mech = tuple(rec["mechanisms"])
+    return TrainResult(layout=build_layout(config, mech), config=config, seeds=a["seeds"], mechanisms=mech,
+                       final=a["final"], best=a["best"], best_epoch=a["best_epoch"],
+                       history={k: a[f"hist_{k}"].astype(np.float64) for k in HISTORY_KEYS}, weights=a["weights"],
+                       lr=a["lr"], status=list(rec["status"]), diverged_epoch=a["diverged_epoch"],
+                       epochs_run=int(rec["epochs_run"]), steps_per_epoch=int(rec["steps_per_epoch"]),
+                       wall_time_s=float(rec["wall_time_s"]), extra=dict(rec.get("extra", {})))

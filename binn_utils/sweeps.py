@@ -22,8 +22,6 @@ import hashlib
 import json
 import logging
 import os
-import platform
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -70,10 +68,6 @@ def reporting_checkpoint(which: str):
 CHOOSES_INITIAL = ("nonlinear_adr",)
 #: Specification fields added after the first stored results, with the value those had.
 LEGACY_DEFAULTS = {"initial": "text"}
-
-
-def default_results_dir() -> Path:
-    return Path(__file__).resolve().parents[1] / "results"
 
 
 @dataclass(frozen=True)
@@ -131,12 +125,10 @@ class Setting:
         where they differ from the value those results had (``LEGACY_DEFAULTS``), so the
         committed keys stay valid while every record states the field."""
         spec = {k: v for k, v in self.spec().items() if LEGACY_DEFAULTS.get(k, object()) != v}
-        digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
-        return f"{self.benchmark}-{digest}"
+        return store.key_of(self.benchmark, spec)
 
     def paths(self, results_dir) -> tuple[Path, Path]:
-        folder = Path(results_dir) / "runs"
-        return folder / f"{self.key}.npz", folder / f"{self.key}.json"
+        return store.pair_paths(Path(results_dir) / "runs", self.key)
 
     def stored_record(self, results_dir, warn: bool = True) -> dict | None:
         """The stored record if the setting is stored and sound; None if it is missing or
@@ -153,23 +145,6 @@ def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int 
     ds = [dataset0 + d for d in range(n_datasets) for _ in range(n_seeds)]
     ss = [seed0 + s for _ in range(n_datasets) for s in range(n_seeds)]
     return tuple(ds), tuple(ss)
-
-
-# ----------------------------------------------------------------------------- provenance
-def provenance() -> dict:
-    import scipy
-    import torch
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() or "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() != ""
-    except (OSError, subprocess.SubprocessError):
-        commit, dirty = "unknown", None
-    return {"commit": commit, "dirty_worktree": dirty, "python": platform.python_version(),
-            "torch": torch.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
-            "machine": platform.machine(), "processor": platform.processor() or platform.machine(),
-            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 # ----------------------------------------------------------------------------- running
@@ -335,8 +310,8 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   device=result.extra.get("device"), engine=result.extra.get("engine", 1), trained_with=group,
                   forward_method=forward_method,
-                  provenance=provenance())
-    return arrays, clean_json(record)
+                  provenance=store.provenance())
+    return arrays, store.clean_json(record)
 
 
 def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) -> dict:
@@ -344,18 +319,6 @@ def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) ->
     under the folder's lock); returns the record as written.  Only the process that owns
     the sweep (the Dask client) calls this: workers return their results, never write."""
     return store.write_pair(*setting.paths(results_dir), arrays, record)
-
-
-def clean_json(obj):
-    if isinstance(obj, dict):
-        return {k: clean_json(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [clean_json(v) for v in obj]
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return None  # JSON has no NaN; None marks a failed/undefined value
-    if isinstance(obj, (np.floating, np.integer)):
-        return clean_json(obj.item())
-    return obj
 
 
 def _group_task(group, device=None, forward_method="RK45", solve_map=None, state=None, segment_epochs=None):
@@ -716,7 +679,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     are cancelled, the cluster closed, and every setting finished before is stored.
     """
     t0 = time.perf_counter()
-    results_dir = Path(results_dir or default_results_dir())
+    results_dir = Path(results_dir or store.default_results_dir())
     todo, seen = [], set()
     for s in settings:
         if s.key not in seen and not s.is_done(results_dir):
@@ -819,7 +782,7 @@ def load_setting(setting: Setting, results_dir=None) -> SettingResult:
     """The stored setting; FileNotFoundError if it is not stored, ``store.DamagedRecordError``
     (naming the file) if its stored pair is damaged (rerun it: a sweep recomputes it)."""
     try:
-        record, arrays = store.read_pair(*setting.paths(results_dir or default_results_dir()))
+        record, arrays = store.read_pair(*setting.paths(results_dir or store.default_results_dir()))
     except FileNotFoundError:
         raise FileNotFoundError(f"no stored results for {setting.study}/{setting.key}; run it first") from None
     return SettingResult(setting, record, arrays)
@@ -838,7 +801,7 @@ def migrate_store(results_dir=None) -> dict:
     other field and every key as they are; no retraining.  Damaged pairs are left alone
     (they count as missing and are rerun).  Returns {path of the .json: outcome}, the
     outcome "current", "migrated" or "damaged: <why>"."""
-    root = Path(results_dir or default_results_dir())
+    root = Path(results_dir or store.default_results_dir())
     out = {}
     for js in sorted(root.rglob("*.json")):
         npz = js.with_suffix(".npz")
@@ -877,3 +840,43 @@ def ensure(settings: Sequence[Setting], results_dir=None, workers=None, progress
     """Load the settings, training (with a progress bar) only those not yet stored."""
     run_settings(settings, results_dir, workers=workers, progress=progress, desc=desc)
     return [load_setting(s, results_dir) for s in settings]
+
+
+# ----------------------------------------------------------------------------- which store
+def where_stored(setting: Setting, stores) -> Path | None:
+    """The first of ``stores`` holding a sound copy of ``setting`` (None if none does)."""
+    return next((d for d in stores if setting.is_done(d)), None)
+
+
+def missing(settings, preset: str, results_dir=None) -> list:
+    """The settings stored in none of the stores ``store.stores_for(preset, results_dir)``."""
+    stores = store.stores_for(preset, results_dir)
+    return [s for s in settings if where_stored(s, stores) is None]
+
+
+def load_or_run(settings, preset: str, results_dir=None, progress=None, desc="settings", workers=1):
+    """Stored results for ``settings``, training (with a progress bar) what is missing into
+    the last of ``store.stores_for(preset, results_dir)`` (where ``store.check_may_train``
+    allows it)."""
+    stores = store.stores_for(preset, results_dir)
+    todo = [s for s in settings if where_stored(s, stores) is None]
+    store.check_may_train([f"{s.study}:{s.label}" for s in todo], stores[0], "settings are",
+                          "run `binn sweep <study> --preset <preset>` first")
+    if progress is None:
+        progress = preset != "quick"
+    if todo:
+        run_settings(todo, stores[-1], workers=workers, progress=progress, desc=desc)
+    return [load_setting(s, where_stored(s, stores)) for s in settings]
+
+
+def largest_stored(make_settings, presets, results_dir=None) -> str:
+    """The first of ``presets`` whose settings (``make_settings(preset)``, a list or a tuple
+    of lists) are all stored; the first preset if none is (it is then trained or, with
+    ``BINN_REQUIRE_STORED=1``, reported missing)."""
+    presets = [p for p in dict.fromkeys(presets) if p]
+    for pre in presets:
+        ss = make_settings(pre)
+        flat = [s for part in ss for s in part] if isinstance(ss, tuple) else list(ss)
+        if not missing(flat, pre, results_dir):
+            return pre
+    return presets[0]

@@ -70,7 +70,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -84,13 +83,12 @@ from .diagnostics import diagnose
 from .evaluation import evaluate
 from .forward_solve import check_method
 from .observations import Observations, split_indices
-from .sweeps import CHECKPOINTS, REPORTED, clean_json, local_cluster, provenance
-from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout, check_distinct, check_seeds, train
+from .sweeps import CHECKPOINTS, REPORTED, local_cluster
+from .training import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds, train
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
-           "fit_user_data_cached", "fit_spec", "fit_spec_of", "fit_cache_key", "data_digest", "save_train_result",
-           "load_train_result", "concat_results", "prepare_fit"]
+           "fit_user_data_cached", "fit_spec", "fit_spec_of", "data_digest", "concat_results", "prepare_fit"]
 
 TRAIN_X_RANGE = (-7.0, 7.0)
 """Training-domain positions: the paper's x in [-7, 7]."""
@@ -768,10 +766,6 @@ def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = r
 # ----------------------------------------------------------------------------- cached fits
 FIT_CACHE_FORMAT = 1
 
-#: With this environment variable set to "1" (``make book`` sets it), a cached fit that is
-#: missing raises a RuntimeError instead of training (the book is built from stored results).
-REQUIRE_STORED_ENV = store.REQUIRE_STORED_ENV
-
 
 def data_digest(data: UserObservations) -> str:
     """SHA-1 of the observations themselves (grid, values, replicate labels), in float64."""
@@ -786,7 +780,7 @@ def data_digest(data: UserObservations) -> str:
 
 def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="mean", x_range=TRAIN_X_RANGE,
              t_end=TRAIN_T_END, u_scale=None, extra: dict | None = None) -> dict:
-    """Everything that determines a fit's trained networks (the cache key hashes this).
+    """Everything that determines a fit's trained networks (its key, ``store.key_of``, hashes this).
 
     ``extra``: JSON-serialisable facts about where the data came from (e.g. the source
     file's SHA-1 and the subset selected); they enter the key and are stored with the fit.
@@ -797,41 +791,6 @@ def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="m
             "seeds": [int(s) for s in seeds], "replicates": replicates,
             "x_range": [float(v) for v in x_range], "t_end": float(t_end),
             "u_scale": None if u_scale is None else float(u_scale), "extra": dict(extra or {})}
-
-
-def fit_cache_key(spec: dict, prefix: str = "fit") -> str:
-    """``<prefix>-<12 hex digits of the SHA-1 of the spec>``: the stored files' name."""
-    digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
-    return f"{prefix}-{digest}"
-
-
-def save_train_result(result, path_npz, path_json, spec: dict | None = None):
-    """Store a ``TrainResult`` (parameters, histories, statuses) as .npz + .json with
-    ``store.write_pair`` (atomic, the JSON last, with the arrays' SHA-256)."""
-    arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
-              "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
-              "diverged_epoch": result.diverged_epoch}
-    for k in HISTORY_KEYS:  # loss curves in single precision (they are only looked at)
-        arrays[f"hist_{k}"] = np.asarray(result.history[k], dtype=np.float32)
-    record = {"spec": spec or {}, "config": result.config.to_dict(), "mechanisms": list(result.mechanisms),
-              "status": list(result.status), "epochs_run": int(result.epochs_run),
-              "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
-              "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
-    return store.write_pair(path_npz, path_json, arrays, clean_json(record))
-
-
-def load_train_result(path_npz, path_json):
-    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
-    ``store.DamagedRecordError`` naming the file if the stored pair is damaged."""
-    rec, a = store.read_pair(path_npz, path_json)
-    config = TrainConfig.from_dict(rec["config"])
-    mech = tuple(rec["mechanisms"])
-    return TrainResult(layout=build_layout(config, mech), config=config, seeds=a["seeds"], mechanisms=mech,
-                       final=a["final"], best=a["best"], best_epoch=a["best_epoch"],
-                       history={k: a[f"hist_{k}"].astype(np.float64) for k in HISTORY_KEYS}, weights=a["weights"], lr=a["lr"],
-                       status=list(rec["status"]), diverged_epoch=a["diverged_epoch"],
-                       epochs_run=int(rec["epochs_run"]), steps_per_epoch=int(rec["steps_per_epoch"]),
-                       wall_time_s=float(rec["wall_time_s"]), extra=dict(rec.get("extra", {})))
 
 
 def concat_results(parts):
@@ -888,10 +847,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
     if n_parts is None:  # one part per worker
         n_parts = sum(client.nthreads().values()) if client is not None else (workers or 1)
     chunks = _part_chunks(len(seeds), n_parts)
-    files = []
-    for i, sl in enumerate(chunks):
-        base = npz.parent / f"{key}-part{i + 1}of{len(chunks)}"
-        files.append((Path(f"{base}.npz"), Path(f"{base}.json")))
+    files = [store.pair_paths(npz.parent, f"{key}-part{i + 1}of{len(chunks)}") for i in range(len(chunks))]
     todo = [i for i, (a, b) in enumerate(files) if store.check_pair(a, b) is None]
 
     def part_spec(i):
@@ -918,7 +874,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
             for fut in as_completed(futs):
                 i = futs[fut]
                 try:
-                    save_train_result(fut.result(), *files[i], part_spec(i))
+                    store.save_train_result(fut.result(), *files[i], part_spec(i))
                 except Exception as exc:  # noqa: BLE001 - one failed part must not lose the others
                     failed.append((i, exc))
                 bar.update(1)
@@ -926,8 +882,8 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
             for i in todo:
                 args, kw = job(i)
                 try:
-                    save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
-                                      *files[i], part_spec(i))
+                    store.save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
+                                            *files[i], part_spec(i))
                 except Exception as exc:  # noqa: BLE001
                     failed.append((i, exc))
                 bar.update(1)
@@ -941,7 +897,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
         what = "; ".join(f"part {i + 1}: {type(e).__name__}: {e}" for i, e in failed)
         raise RuntimeError(f"{len(failed)} of {len(chunks)} training parts failed ({what}); the "
                            f"{len(chunks) - len(failed)} others are stored: rerun to retry the failed ones")
-    return concat_results([load_train_result(*f) for f in files]), files
+    return concat_results([store.load_train_result(*f) for f in files]), files
 
 
 def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
@@ -953,16 +909,18 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                          workers: int | None = None, scheduler: str | None = None, prepared: dict | None = None) -> UserFit:
     """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``.
 
-    The files are ``cache_dir/<key>.npz`` and ``.json`` (:attr:`UserFit.cache_key`), where
-    the key hashes :func:`fit_spec`: the observations (their SHA-1), mechanisms, training
-    configuration, seeds, replicate handling, rescaling targets and ``extra``.  If they
+    The files are the store's pair ``cache_dir/<key>.npz`` and ``.json``, named
+    ``store.key_of(prefix, spec)`` (:attr:`UserFit.cache_key`), where the spec is
+    :func:`fit_spec`: the observations (their SHA-1), mechanisms, training configuration,
+    seeds, replicate handling, rescaling targets and ``extra``.  If they
     exist and are sound the networks are loaded instead of trained (a damaged pair, see
     ``store.read_pair``, is retrained, with a ``store.StoreWarning`` naming the file);
     u_theta, the forward solve u_p (integrator ``forward_method``, which therefore is not
     part of the key) and the diagnostics are always recomputed from the stored networks
     (seconds), so a fresh fit and a loaded one give identical numbers.
-    ``require_stored`` (default: the environment variable ``BINN_REQUIRE_STORED`` is "1")
-    turns a missing or damaged cache into a RuntimeError instead of a training run.
+    ``require_stored`` (default: ``store.require_stored()``, the environment variable
+    ``BINN_REQUIRE_STORED`` is "1") turns a missing or damaged cache into a RuntimeError
+    instead of a training run (``store.check_may_train``).
 
     ``workers`` > 1 or a Dask ``scheduler`` ("tcp://HOST:PORT") trains the networks in
     parts, one per worker, as Dask tasks (a LocalCluster of ``workers`` processes, or the
@@ -976,30 +934,27 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     prep = prepared or _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end,
                                     u_scale, x, t, u, replicate, forward_method)
     spec = fit_spec_of(prep, x_range, t_end, u_scale, extra)
-    key = fit_cache_key(spec, prefix)
-    npz, js = Path(cache_dir) / f"{key}.npz", Path(cache_dir) / f"{key}.json"
+    key = store.key_of(prefix, spec)
+    npz, js = store.pair_paths(cache_dir, key)
     trained = 0
     if store.check_pair(npz, js) is None:  # missing, or damaged (a StoreWarning names the file)
-        if require_stored is None:
-            require_stored = store.require_stored()
-        if require_stored:
-            raise RuntimeError(f"the fit {key} is not stored ({npz} and {js.name} are missing or damaged) and "
-                               f"{REQUIRE_STORED_ENV}=1 forbids training it here; run it first (e.g. with "
-                               "the same parameters outside the book build) and commit the two files")
+        store.check_may_train([key], npz.parent, "fit is",
+                              f"run it first (e.g. with the same parameters outside the book build) and "
+                              f"commit {npz.name} and {js.name}", require=require_stored)
         store.check_writable(npz.parent)
         trained = len(prep["run_seeds"])
         if (workers or 1) > 1 or scheduler:
             result, parts = _train_parts(prep, npz, spec, key, progress, workers, scheduler)
-            save_train_result(result, npz, js, spec)
+            store.save_train_result(result, npz, js, spec)
             for files in parts:
                 for f in files:
                     f.unlink(missing_ok=True)
         else:
             result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
                            progress=progress)
-            save_train_result(result, npz, js, spec)
+            store.save_train_result(result, npz, js, spec)
     # always continue from the stored copy: a fresh and a reloaded fit are the same fit
-    fit = _finish_fit(prep, load_train_result(npz, js))
+    fit = _finish_fit(prep, store.load_train_result(npz, js))
     fit.cache_key = key
     fit.cache_files = (npz, js)
     fit.trained = trained

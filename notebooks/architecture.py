@@ -45,15 +45,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, store, studies, sweeps
 from binn_utils.reporting import arch_label, meta_value
 
 plotting.style()
-preset = preset or reporting.committed_scale("architecture")
+preset = preset or store.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 settings = studies.architecture_study(preset, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs,
                                       seeds=seeds)
-results = reporting.load_or_run(settings, preset, results_dir, desc="architecture")
+results = sweeps.load_or_run(settings, preset, results_dir, desc="architecture")
 ar_devices = reporting.devices_note(results, lambda r: r.setting.label)
 reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices, preset=preset))
 reporting.glue("ar_devices", ar_devices)

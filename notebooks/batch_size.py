@@ -44,17 +44,17 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, store, studies, sweeps
 from binn_utils.reporting import meta_value
 
 plotting.style()
-preset = preset or reporting.committed_scale("batch_size")
+preset = preset or store.committed_scale("batch_size")
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
 fixed_settings, budget_settings = studies.batch_size_study(preset, batch_sizes=batch_sizes, noise_var=noise_var,
                                                            dense=dense, epochs=epochs, seeds=seeds,
                                                            budget_steps=budget_steps)
-fixed = reporting.load_or_run(fixed_settings, preset, results_dir, desc="batch size")
-budget = reporting.load_or_run(budget_settings, preset, results_dir, desc="batch size, fixed budget")
+fixed = sweeps.load_or_run(fixed_settings, preset, results_dir, desc="batch size")
+budget = sweeps.load_or_run(budget_settings, preset, results_dir, desc="batch size, fixed budget")
 bs_devices = reporting.devices_note(
     fixed + budget, lambda r: ("fixed-budget" if r.setting.study == "batch_size_budget" else "fixed-epoch")
     + f" B = {meta_value(r, 'batch_size'):g}")
@@ -190,7 +190,7 @@ reporting.glue("bs_networks", "best-validation" if reported() == "best" else "fi
 # timing and is not run).
 
 # %% tags=["remove-input"]
-authors = reporting.load_or_run(studies.batch_size_authors_budget(preset, noise_var=noise_var, dense=dense,
+authors = sweeps.load_or_run(studies.batch_size_authors_budget(preset, noise_var=noise_var, dense=dense,
                                                                   epochs=epochs, seeds=seeds),
                                 preset, results_dir, desc="batch size, authors' budget")
 authors = [r for r in authors if meta_value(r, "batch_size") in batch_sizes]

@@ -49,7 +49,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, figures, plotting, reporting, studies
+from binn_utils import diagnostics, figures, plotting, reporting, store, studies, sweeps
 from binn_utils.sweeps import SettingResult, reported
 
 plotting.style()
@@ -58,14 +58,14 @@ fmt = reporting.fmt
 
 def sp(name):
     """The preset of one study's results: its committed scale, or ``preset`` if one is given."""
-    return preset or reporting.committed_scale(name)
+    return preset or store.committed_scale(name)
 
 
 STUDIES = {  # study -> (title, settings); a study in parts: its first part (batch size: fixed epochs)
     st.name: (st.label, st.groups(sp(st.name), epochs=epochs, seeds=seeds)[0]) for st in studies.sweeps()}
 settings = [s for _, ss in STUDIES.values() for s in ss]
 unique = list({s.key: s for s in settings}.values())
-loaded = dict(zip([s.key for s in unique], reporting.load_or_run(unique, preset, results_dir, desc="diagnostics")))
+loaded = dict(zip([s.key for s in unique], sweeps.load_or_run(unique, preset, results_dir, desc="diagnostics")))
 # a run shared by two studies is shown under each, with that study's label and swept value
 results = [SettingResult(s, loaded[s.key].record, loaded[s.key].arrays) for s in settings]
 study_of = [s.study for s in settings]

@@ -51,13 +51,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, store, studies, sweeps
 from binn_utils.problems import INITIALS
 from binn_utils.verdicts import Verdict
 
 plotting.style()
-preset = preset or reporting.committed_scale("framework")
-reaction_preset = reaction_preset or reporting.committed_scale("framework_reactions")
+preset = preset or store.committed_scale("framework")
+reaction_preset = reaction_preset or store.committed_scale("framework_reactions")
 
 
 def framework_runs(pre, init, rx=reaction):
@@ -65,7 +65,7 @@ def framework_runs(pre, init, rx=reaction):
                                    reaction=rx, initial=init)
 
 
-(res,) = reporting.load_or_run(framework_runs(preset, initial), preset, results_dir, desc="framework")
+(res,) = sweeps.load_or_run(framework_runs(preset, initial), preset, results_dir, desc="framework")
 summary = reporting.framework_summary(res)
 reporting.glue_summary("fw", summary)
 reporting.glue("fw_what", reporting.run_description(res, preset=preset))
@@ -120,7 +120,7 @@ display(Markdown("\n".join(rows)))
 # %% tags=["remove-input"]
 if compare_initial:
     runs = {init: (res if init == initial else
-                   reporting.load_or_run(framework_runs(preset, init), preset, results_dir, desc=init)[0])
+                   sweeps.load_or_run(framework_runs(preset, init), preset, results_dir, desc=init)[0])
             for init in INITIALS}
     reporting.glue("fw_ic_what", reporting.run_description(runs["text"], preset=preset))
     uc_text = np.asarray(runs["text"]["u_clean"], float)
@@ -165,7 +165,7 @@ if compare_reactions:
     rpre = "quick" if preset == "quick" else reaction_preset
     variants = {"supporting": "$G=-1/2$ (Supporting Material)", "text": "$G(u)=u/2$ (text)",
                 "equation": "$G=+1/2$ (displayed equation)"}
-    rx = reporting.load_or_run([studies.framework_study(rpre, noise_var=noise_var, dense=dense, reaction=v,
+    rx = sweeps.load_or_run([studies.framework_study(rpre, noise_var=noise_var, dense=dense, reaction=v,
                                                         initial=initial)[0] for v in variants],
                                rpre, results_dir, desc="reactions")
     reporting.glue("fw_rx_what", reporting.run_description(rx[0], preset=rpre))

@@ -44,15 +44,15 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, store, studies, sweeps
 from binn_utils.reporting import find, meta_value, value_label
 
 plotting.style()
-preset = preset or reporting.committed_scale("learning_rate")
+preset = preset or store.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
 settings = studies.learning_rate_study(preset, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs,
                                        seeds=seeds)
-results = reporting.load_or_run(settings, preset, results_dir, desc="learning rate")
+results = sweeps.load_or_run(settings, preset, results_dir, desc="learning rate")
 shown = find(results, lr=shown_rate) or results[len(results) // 2]
 reporting.glue("lr_what", reporting.run_description(shown, preset=preset))
 reporting.glue_summary("lr", reporting.learning_rate_summary(results, shown=meta_value(shown, "lr")))

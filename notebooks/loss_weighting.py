@@ -45,15 +45,15 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, store, studies, sweeps
 from binn_utils.reporting import meta_value, value_label
 
 plotting.style()
-preset = preset or reporting.committed_scale("loss_weight")
+preset = preset or store.committed_scale("loss_weight")
 weights = tuple(weights or studies.PDE_WEIGHTS)
 settings = studies.loss_weight_study(preset, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs,
                                      seeds=seeds)
-results = reporting.load_or_run(settings, preset, results_dir, desc="loss weight")
+results = sweeps.load_or_run(settings, preset, results_dir, desc="loss weight")
 reporting.glue("lw_what", reporting.run_description(results[0], preset=preset))
 reporting.glue_summary("lw", reporting.loss_weight_summary(results, low=min(shown_weights),
                                                            high=max(shown_weights)))

@@ -53,17 +53,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, store, studies, sweeps
 from binn_utils.observations import NOISE_VARIANCES
 from binn_utils.reporting import arch_label, find, meta_value, value_label
 
 plotting.style()
-preset = preset or reporting.committed_scale("noise")
+preset = preset or store.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
 settings = studies.noise_study(preset, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
                                seeds=seeds, datasets=datasets)
-results = reporting.load_or_run(settings, preset, results_dir, desc="noise")
+results = sweeps.load_or_run(settings, preset, results_dir, desc="noise")
 summary = reporting.noise_summary(results, shown_noise=shown_noise, shown_arch=shown_arch)
 reporting.glue_summary("nz", summary)
 for tag, arch in zip("ab", archs):

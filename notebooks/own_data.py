@@ -60,7 +60,7 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from binn_utils import fit_report, reporting
-from binn_utils.reporting import results_dir_for
+from binn_utils.store import results_dir_for
 
 SCALE = {"quick": "quick", "book": "lite", "paper": "lite"}[preset]
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))

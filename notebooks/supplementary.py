@@ -74,10 +74,10 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies
+from binn_utils import figures, plotting, reporting, store, studies, sweeps
 
 plotting.style()
-scales = (preset,) if preset else reporting.committed_supporting_scales()
+scales = (preset,) if preset else store.committed_supporting_scales()
 SWEEPS = {st.name: st for st in studies.sweeps()}
 STUDIES = tuple(SWEEPS)
 wanted = STUDIES if study == "all" else tuple(w.strip() for w in str(study).split(",") if w.strip())
@@ -103,9 +103,9 @@ def load(name, nv, dn, at=None):
     a tuple of parts for a study whose results come in parts."""
     st = SWEEPS[name]
     make = lambda p: st.groups(p, noise_var=nv, dense=dn, epochs=epochs, seeds=seeds)  # noqa: E731
-    pre = at or reporting.largest_stored(make, scales + (fallback_preset,), results_dir)
+    pre = at or sweeps.largest_stored(make, scales + (fallback_preset,), results_dir)
     used_preset[(name, nv, dn)] = pre
-    parts = tuple(reporting.load_or_run(ss, pre, results_dir, desc=name + (f" ({what})" if i else ""))
+    parts = tuple(sweeps.load_or_run(ss, pre, results_dir, desc=name + (f" ({what})" if i else ""))
                   for i, (ss, what) in enumerate(zip(make(pre), st.parts)))
     return parts if len(parts) > 1 else parts[0]
 

@@ -92,8 +92,8 @@ def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_
 
 def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, capsys):
     """Without --results-dir the quick preset writes to out/results-quick, the others to results/."""
-    import binn_utils.reporting as reporting
-    monkeypatch.setattr(reporting, "default_results_dir", lambda: tmp_path / "results")
+    import binn_utils.store as store
+    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
     used = []
     monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)) or [])
     assert cli.main(["sweep", "learning_rate", "--preset", "quick"]) == 0

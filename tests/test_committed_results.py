@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
-from binn_utils.reporting import committed_scale, committed_supporting_scales, largest_stored
-from binn_utils.sweeps import default_results_dir
+from binn_utils.store import committed_scale, committed_supporting_scales, default_results_dir
+from binn_utils.sweeps import largest_stored
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -103,10 +103,10 @@ def test_committed_results_record_configuration_seed_commit_and_time():
 def test_the_own_data_page_fit_is_committed(tmp_path):
     """The page "Fit your own data" loads its stored networks (the book refuses to train)."""
     from binn_utils import fit_report, store
-    from binn_utils.user_data import fit_cache_key, fit_spec_of
+    from binn_utils.user_data import fit_spec_of
     p = parameters("own_data")
     assert p["preset"] == "book"
     plan = fit_report.example_plan(tmp_path / "out", "lite", cache_dir=default_results_dir() / "own_data")
-    key = fit_cache_key(fit_spec_of(plan.prep, extra=plan.extra), plan.prefix)
+    key = store.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"
     assert store.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"

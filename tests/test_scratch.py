@@ -29,7 +29,7 @@ def test_bad_initial_cells_lists_valid_values(bad):
 def test_cached_fit_round_trip(tmp_path, monkeypatch):
     obs = scratch.load_scratch(10000)
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
-    with pytest.raises(RuntimeError, match="not stored"):
+    with pytest.raises(RuntimeError, match="1 fit is not in the results store"):
         fit_user_data_cached(obs, "DG", CFG, seeds=[0, 1], cache_dir=tmp_path, require_stored=True)
     fresh = fit_user_data_cached(obs, "DG", CFG, seeds=[0, 1], cache_dir=tmp_path, prefix="t")
     npz, js = fresh.cache_files

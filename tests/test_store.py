@@ -236,3 +236,38 @@ def test_cached_fit_is_verified_and_a_damaged_one_retrained(tmp_path, monkeypatc
     js.write_bytes(store.json_bytes(rec))
     assert migrate_store(tmp_path) == {str(js): "migrated"}
     assert json.loads(js.read_text())[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
+
+
+def test_one_rule_decides_whether_a_missing_result_may_be_trained(monkeypatch):
+    monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
+    store.check_may_train(["a"], "results", "settings are", "run it")              # may train
+    store.check_may_train([], "results", "settings are", "run it", require=True)   # nothing missing
+    with pytest.raises(RuntimeError, match=r"2 settings are not .* \(missing or damaged: a, b\) and "
+                                           r"require_stored=True forbids training here; run it"):
+        store.check_may_train(["a", "b"], "results", "settings are", "run it", require=True)
+    monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
+    with pytest.raises(RuntimeError, match="BINN_REQUIRE_STORED=1 forbids training"):
+        store.check_may_train(["a"], "results", "fit is", "run it")
+    store.check_may_train(["a"], "results", "fit is", "run it", require=False)     # `binn fit` asks to train
+
+
+def test_a_user_fit_is_a_pair_of_the_store_and_a_damaged_one_is_not_retrained_in_a_book_build(tmp_path, monkeypatch):
+    """User fits are stored, checked and refused like the sweeps' runs: named by ``store.key_of``,
+    and with BINN_REQUIRE_STORED=1 a damaged one is reported (a warning naming the file) and
+    is an error, not a training run."""
+    from binn_utils.user_data import fit_spec, fit_user_data_cached, observations_from_arrays
+    monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
+    x, t = np.linspace(0.0, 1.0, 15), np.linspace(0.0, 2.0, 6)
+    obs = observations_from_arrays(x, t, 1.0 + 0.5 * np.exp(-t)[:, None] * np.cos(np.pi * x)[None, :])
+    cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), epochs=2, batch_size=20, compile=False)
+    fit = fit_user_data_cached(obs, "D", cfg, seeds=[0], cache_dir=tmp_path, prefix="mine")
+    assert fit.cache_key == store.key_of("mine", fit_spec(obs, "D", cfg, [0]))
+    assert fit.cache_files == store.pair_paths(tmp_path, fit.cache_key)
+    npz, js = fit.cache_files
+    js.write_text(js.read_text()[:-5])                                             # truncated record
+    monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
+    with pytest.warns(StoreWarning, match=js.name), \
+            pytest.raises(RuntimeError, match="1 fit is not in the results store .*BINN_REQUIRE_STORED=1"):
+        fit_user_data_cached(obs, "D", cfg, seeds=[0], cache_dir=tmp_path, prefix="mine")
+    with pytest.raises(DamagedRecordError, match=js.name):                         # nothing was rewritten
+        store.read_pair(npz, js)

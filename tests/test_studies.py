@@ -85,11 +85,11 @@ def test_unknown_study_is_refused_with_the_known_names():
 def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
     """On the committed results: each comparison a Supporting Material repeat is checked on is
     a typed verdict of the study's summary (not a word to be parsed back)."""
-    from binn_utils import reporting
+    from binn_utils import store, sweeps
     from binn_utils.verdicts import Verdict
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    scale = reporting.committed_scale(st.name)
-    parts = tuple(reporting.load_or_run(p, scale, progress=False) for p in st.groups(scale))
+    scale = store.committed_scale(st.name)
+    parts = tuple(sweeps.load_or_run(p, scale, progress=False) for p in st.groups(scale))
     summary = st.summary(parts if len(parts) > 1 else parts[0])
     for key, label in st.repeat_checks:
         assert isinstance(summary.verdicts[key], Verdict), key

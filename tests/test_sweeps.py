@@ -203,22 +203,23 @@ def test_no_document_claims_bitwise_independence_in_float32():
 
 
 def test_a_rerun_reads_the_committed_store_and_trains_into_the_working_store(tmp_path, monkeypatch):
-    from binn_utils import reporting
+    from binn_utils import store, sweeps
     committed = tmp_path / "results"
-    monkeypatch.setattr(reporting, "default_results_dir", lambda: committed)
+    monkeypatch.setattr(store, "default_results_dir", lambda: committed)
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     old, new = _setting("old"), _setting("new", lr=1e-3)
     run_settings([old], committed, workers=1, progress=False)
-    assert reporting.stores_for("lite") == [committed, tmp_path / "out" / "results"]
-    got = reporting.load_or_run([old, new], "lite", progress=False)
+    assert store.stores_for("lite") == [committed, tmp_path / "out" / "results"]
+    got = sweeps.load_or_run([old, new], "lite", progress=False)
     assert [r.setting.key for r in got] == [old.key, new.key]
     assert new.is_done(tmp_path / "out" / "results") and not new.is_done(committed)   # committed store untouched
-    assert reporting.missing([old, new], "lite") == []
+    assert sweeps.missing([old, new], "lite") == []
     # the book reads the committed store only: what a rerun trained does not count there
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    assert reporting.stores_for("lite") == [committed]
-    with pytest.raises(RuntimeError, match="1 settings are not in the results store"):
-        reporting.load_or_run([old, new], "lite")
+    assert store.stores_for("lite") == [committed]
+    with pytest.raises(RuntimeError, match="1 settings are not in the results store .*"
+                                           "BINN_REQUIRE_STORED=1 forbids training"):
+        sweeps.load_or_run([old, new], "lite")
     # asked explicitly: a results_dir is read and written, and nothing else
-    assert reporting.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
-    assert reporting.stores_for("quick") == [tmp_path / "out" / "results-quick"]
+    assert store.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
+    assert store.stores_for("quick") == [tmp_path / "out" / "results-quick"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import reporting
+from .. import reporting, store, sweeps
 from ..store import require_stored
 from ..studies import get
 
@@ -43,11 +43,11 @@ class Context:
         self._studies: dict = {}
 
     def scale(self, name: str) -> str:
-        return self.fixed_scale or reporting.committed_scale(name)
+        return self.fixed_scale or store.committed_scale(name)
 
     def supporting_scales(self) -> tuple:
         """Scales to read the Supporting Material repeats at, the largest stored first."""
-        return (self.fixed_scale,) if self.fixed_scale else reporting.committed_supporting_scales()
+        return (self.fixed_scale,) if self.fixed_scale else store.committed_supporting_scales()
 
     def may_train(self, chapter_default: bool = True) -> bool:
         if self.train is None:
@@ -56,11 +56,11 @@ class Context:
 
     def load(self, settings, scale: str, desc: str, chapter_default: bool = True) -> list:
         """Stored results of ``settings`` (RuntimeError if some are missing and may not be trained)."""
-        missing = reporting.missing(settings, scale, self.results_dir)
+        missing = sweeps.missing(settings, scale, self.results_dir)
         if missing and (not self.may_train(chapter_default) or require_stored()):
             raise RuntimeError(f"{len(missing)} of {len(settings)} settings of the {desc} "
                                f"({described(settings, scale)}) are not in the results store")
-        return reporting.load_or_run(settings, scale, self.results_dir, desc=desc)
+        return sweeps.load_or_run(settings, scale, self.results_dir, desc=desc)
 
     def _parts(self, groups, scale, desc, what, chapter_default=True):
         parts = tuple(self.load(ss, scale, desc + (f" ({w})" if i else ""), chapter_default)
