@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from . import plotting
+from . import diagnostics, plotting
 from .plotting import COLORS
 from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                         wall_time_fit)
@@ -529,20 +529,22 @@ def study_figure(study, results):
     return draw(*results) if isinstance(results, tuple) else draw(results)
 
 
-def mismatch_figure(ratio, up, rel, study_of, titles: dict, flagged, failed, failure_factor, threshold):
-    """The diagnostics chapter's figure: per setting, the ground-truth-free mismatch ratio
-    against the median u_p error (left) and against that error over the best comparable
-    setting's (right); filled: a diagnostic flag raised, x: a ground-truth failure.
-    ``study_of[i]``: the study of setting i (``titles``: study -> legend label);
-    ``threshold``: the mismatch flag's ratio; a failed forward solve (ratio inf/NaN) is
-    drawn at a dotted line beyond the largest ratio."""
-    ratio, up, rel = (np.asarray(a, float) for a in (ratio, up, rel))
+def mismatch_figure(scored, titles: dict, failure_factor):
+    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.diagnostics.Scored`):
+    per setting, the ground-truth-free mismatch ratio against the median u_p error (left)
+    and against that error over the best comparable setting's (right); filled: a
+    diagnostic flag raised, x: a ground-truth failure, dashed: the mismatch flag's ratio
+    and ``failure_factor``. ``titles``: study -> legend label; a failed forward solve
+    (ratio inf/NaN) is drawn at a dotted line beyond the largest ratio."""
+    ratio = scored.mismatch_ratio()
+    up, rel = (np.array([v[k] for v in scored.truth], float) for k in ("up", "rel"))
+    study_of, flagged, threshold = scored.groups, scored.flagged, diagnostics.MISMATCH_RATIO
     finite = np.isfinite(ratio)
     r_max = np.nanmax(ratio[finite]) if finite.any() else threshold
     r_edge = max(r_max, threshold) * 2.0
     ratio_plot = np.where(finite, ratio, r_edge)
     colors = dict(zip(titles, plt.get_cmap("tab10").colors))
-    fail_a = np.asarray(failed, bool)
+    fail_a = np.asarray(scored.failed, bool)
     fig, axes = plt.subplots(1, 2, figsize=(12, 3.9))
     for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
                         (axes[1], rel, "$u_p$ error / best comparable setting's")):

@@ -19,7 +19,7 @@ LAYERS = {
     "store": ["store", "sweeps"],
     "analysis": ["stats", "verdicts", "reporting", "diagnostics", "user_data", "scratch"],
     "studies": ["studies"],
-    "presentation": ["plotting", "figures"],
+    "presentation": ["plotting", "figures", "tables"],
     "applications": ["cli", "fit_report"],
 }
 ORDER = list(LAYERS)
