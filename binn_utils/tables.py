@@ -1,13 +1,13 @@
-"""Markdown tables and short phrases of the diagnostics chapter, from the analysis layer's
-objects (:class:`~binn_utils.diagnostics.Scored`, :class:`~binn_utils.diagnostics.Calibration`).
+"""Markdown tables and short phrases the chapters show, from the analysis layer's objects.
 
-``titles`` maps a study's name (a group of :class:`~binn_utils.diagnostics.Scored`) to the
-words a table shows for it.
+The diagnostics chapter's come from :class:`~binn_utils.diagnostics.Scored` and
+:class:`~binn_utils.diagnostics.Calibration`; there ``titles`` maps a study's name (a group
+of ``Scored``) to the words a table shows for it.
 """
 from __future__ import annotations
 
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from .reporting import fmt
+from .reporting import fmt, meta_value, run_description, value_label
 
 #: the training scales in words
 SCALE_WORDS = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisations (noise: fewer)",
@@ -17,6 +17,19 @@ SCALE_WORDS = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisati
 def scales_sentence(scale_of: dict) -> str:
     """'<study>: <scale> preset (<its words>); ...' for {study name: scale}."""
     return "; ".join(f"{name.replace('_', ' ')}: {s} preset ({SCALE_WORDS.get(s, '')})" for name, s in scale_of.items())
+
+
+def runs_description(study, results, scale: str) -> str:
+    """The runs behind a study's figure (``results``: a tuple of parts for a study in parts,
+    described by its first): one description per value of ``study.described_by`` (whose
+    settings ran with different budgets), else one."""
+    first = results[0] if isinstance(results, tuple) else results
+    if not study.described_by:
+        return run_description(first[0], preset=scale)
+    firsts = {}
+    for r in first:
+        firsts.setdefault(meta_value(r, study.described_by), r)
+    return "; ".join(f"{value_label(v)}: {run_description(r, noise=False, preset=scale)}" for v, r in firsts.items())
 
 
 def short_flags(rep) -> str:

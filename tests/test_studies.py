@@ -6,6 +6,7 @@ import pytest
 
 from binn_utils import cli, figures, studies
 from binn_utils.reporting import find
+from binn_utils.studies.repeats import Page
 from binn_utils.sweeps import SettingResult
 from binn_utils.training import TrainConfig
 
@@ -14,7 +15,7 @@ NAMES = tuple(studies.REGISTRY)
 
 def test_every_module_of_the_package_defines_a_registered_study():
     pkg = studies.__path__
-    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name != "base"]
+    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name not in ("base", "repeats")]
     registered = {s.name for s in studies.REGISTRY.values()}
     for name in modules:
         mod = importlib.import_module(f"binn_utils.studies.{name}")
@@ -74,6 +75,29 @@ def test_supporting_material_repeats_and_reference():
     assert [s.name for s in studies.repeated(dense=True)][-1] == "noise"
     assert studies.reference_configuration(0.0, False) == (1e-3, False)
     assert studies.reference_configuration(1e-2, True) == (1e-2, False)
+
+
+def test_a_supporting_material_page_draws_the_repeated_studies_against_their_reference():
+    sparse = Page(noise_var=0.0)
+    assert sparse.studies() == studies.repeated(dense=False) and not sparse.is_reference and sparse.expect_lower
+    assert sparse.reference_of(studies.get("learning_rate")) == (1e-3, False)
+    dense = Page(noise_var=1e-2, dense=True, study="noise, batch_size")
+    assert [s.name for s in dense.studies()] == ["batch_size", "noise"]          # in the book's order
+    assert dense.reference == (1e-2, False) and dense.expect_lower
+    assert dense.reference_of(studies.get("noise")) == (1e-2, False)              # the sparse grid, all levels
+    assert not Page(noise_var=1e-2).expect_lower
+    main = Page(noise_var=1e-3, study="noise")
+    assert main.is_reference and main.reference_of(studies.get("noise")) is None
+    assert main.reference_of(studies.get("learning_rate")) is None
+    assert Page(noise_var=0.0, compare=False).reference_of(studies.get("learning_rate")) is None
+    # a study that sweeps sigma^2 is built at all its levels whatever the page's noise
+    noise = studies.get("noise")
+    assert main.groups(noise, 0.0, False, "quick")[0] == noise.settings("quick")
+    lr = main.groups(studies.get("learning_rate"), 0.0, True, "quick")[0]
+    assert {s.noise_var for s in lr} == {0.0} and all(s.dense for s in lr)
+    assert Page.of({"noise_var": 0.01, "dense": True, "output_dir": None}) == Page(noise_var=0.01, dense=True)
+    with pytest.raises(ValueError, match="learning_rate"):
+        Page(study="nonsense").studies()
 
 
 def test_unknown_study_is_refused_with_the_known_names():
