@@ -6,6 +6,8 @@ of ``Scored``) to the words a table shows for it.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
 from .reporting import fmt, meta_value, run_description, value_label
 
@@ -17,6 +19,43 @@ SCALE_WORDS = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisati
 def scales_sentence(scale_of: dict) -> str:
     """'<study>: <scale> preset (<its words>); ...' for {study name: scale}."""
     return "; ".join(f"{name.replace('_', ' ')}: {s} preset ({SCALE_WORDS.get(s, '')})" for name, s in scale_of.items())
+
+
+def fmt_plain(v, spec: str = ".3g") -> str:
+    """:func:`~binn_utils.reporting.fmt`, but values of 1000 and more as plain rounded
+    numbers (1,234 not 1.23e+03)."""
+    try:
+        big = abs(float(v)) >= 1000
+    except (TypeError, ValueError):
+        big = False
+    return f"{float(v):,.0f}" if big and np.isfinite(float(v)) else fmt(v, spec)
+
+
+def median_curve(curves, u_grid, unit: str, scale=1e3) -> str:
+    """The median over initialisations of an operator's curves on ``u_grid`` in words: its
+    values at the ends and any extremum inside (densities times ``scale``, in 10^-3 cells/µm^2)."""
+    med = np.nanmedian(curves, axis=0)
+    out = (f"{fmt_plain(med[0])} {unit} at the lowest and {fmt_plain(med[-1])} {unit} at the highest observed "
+           "density")
+    for i, what in ((int(np.nanargmax(med)), "maximum"), (int(np.nanargmin(med)), "minimum")):
+        if 0 < i < med.size - 1:  # an extremum inside the range
+            out += f", {what} {fmt_plain(med[i])} {unit} at u ≈ {scale * u_grid[i]:.2g} × 10⁻³ cells/µm²"
+    return out
+
+
+def report_table(report) -> str:
+    """One setting's diagnostics: value (bold if flagged), threshold, flag, message."""
+    def threshold(v):
+        if isinstance(v, dict):
+            return ", ".join(f"{k.replace('_', ' ')} {fmt_plain(x, '.3g')}" for k, x in v.items())
+        return fmt_plain(v, ".3g")
+
+    rows = ["| diagnostic | value | threshold | flag | what it says |", "|---|---|---|---|---|"]
+    for d in report.diagnostics.values():
+        val = fmt_plain(d.value, ".3g")
+        rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | {threshold(d.threshold)} | "
+                    f"{'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
+    return "\n".join(rows)
 
 
 def runs_description(study, results, scale: str) -> str:
