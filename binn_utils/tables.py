@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from .reporting import fmt, meta_value, run_description, value_label
+from .reporting import arch_label, architecture_matrix, fmt, meta_value, run_description, value_label
 
 #: the training scales in words
 SCALE_WORDS = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisations (noise: fewer)",
@@ -155,3 +155,40 @@ def rates(c: Counts) -> str:
     if not (c.failures and c.fine):
         return "n/a"
     return f"{100 * c.caught_rate:.0f}% caught, {100 * c.false_alarm_rate:.0f}% false alarms"
+
+
+def _matrix_cell(matrix, aD, aV) -> str:
+    """One cell of ``architecture_matrix``'s output with its failure count ('not run' if absent)."""
+    archs, M, notes = matrix
+    if tuple(aD) not in archs or tuple(aV) not in archs:
+        return "not run"
+    i, j = archs.index(tuple(aD)), archs.index(tuple(aV))
+    return fmt(M[i, j]) + (f" ({notes[i][j]})" if notes[i][j] else "")
+
+
+def architecture_table(results, stat: str) -> str:
+    """The ``stat`` (mean or median) over replicates of the u_p error of every combination of
+    D network (rows) and V network (columns), failures counted in the cell."""
+    matrix = architecture_matrix(results, stat)
+    a = matrix[0]
+    rows = [f"| {stat}: $D$ \\ $V$ | " + " | ".join(arch_label(x) for x in a) + " |", "|---" * (len(a) + 1) + "|"]
+    for aD in a:
+        rows.append(f"| {arch_label(aD)} | " + " | ".join(_matrix_cell(matrix, aD, aV) for aV in a) + " |")
+    return "\n".join(rows)
+
+
+def published_row_table(results, axis, row_order, row_D=(4, 4)) -> str:
+    """The heat-map row ``D = row_D`` of our runs in both metrics, against what a published
+    map whose row holds the V networks ``row_order`` under the labels ``axis`` shows there."""
+    maps = {(stat, metric): architecture_matrix(results, stat, metric)
+            for stat, metric in (("mean", "err_u_p"), ("median", "err_u_p"), ("median", "err_u_p_spectral"))}
+    lines = [f"| $V$ network (label), $D$ = {arch_label(row_D)} | Frobenius, mean (left map) | Frobenius, median "
+             "| spectral, median (right map) | published cell shows $V$ | spectral, median of that $V$ |",
+             "|---" * 6 + "|"]
+    for lab, shown in zip(axis, row_order):
+        lines.append(f"| {arch_label(lab)} | {_matrix_cell(maps['mean', 'err_u_p'], row_D, lab)} "
+                     f"| {_matrix_cell(maps['median', 'err_u_p'], row_D, lab)} "
+                     f"| {_matrix_cell(maps['median', 'err_u_p_spectral'], row_D, lab)} | {arch_label(shown)}"
+                     + (" (mislabelled)" if shown != lab else "")
+                     + f" | {_matrix_cell(maps['median', 'err_u_p_spectral'], row_D, shown)} |")
+    return "\n".join(lines)
