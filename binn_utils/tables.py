@@ -192,3 +192,14 @@ def published_row_table(results, axis, row_order, row_D=(4, 4)) -> str:
                      + (" (mislabelled)" if shown != lab else "")
                      + f" | {_matrix_cell(maps['median', 'err_u_p_spectral'], row_D, shown)} |")
     return "\n".join(lines)
+
+
+def steps_table(rows) -> str:
+    """Optimiser steps and median u_p errors of each batch size after the fixed epochs and
+    the fixed budget (rows of ``studies.batch_size.steps_against_errors``)."""
+    out = ["| $B$ | optimiser steps, fixed epochs | fixed budget | median $u_\\mathrm{p}$ error, fixed epochs "
+           "| fixed budget | ratio budget / epochs | same ratio, final networks |", "|---" * 7 + "|"]
+    for r in rows:
+        out.append(f"| {r['batch_size']:g} | {r['steps'][0]:,} | {r['steps'][1]:,} | {fmt(r['err'][0])} | "
+                   f"{fmt(r['err'][1])} | {fmt(r['ratio'], '.2g')} | {fmt(r['ratio_final'], '.2g')} |")
+    return "\n".join(out)

@@ -2,6 +2,7 @@
 import importlib
 import pkgutil
 
+import numpy as np
 import pytest
 
 from binn_utils import cli, figures, studies
@@ -118,3 +119,28 @@ def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
     for key, label in st.repeat_checks:
         assert isinstance(summary.verdicts[key], Verdict), key
         assert label
+
+
+class _Run:
+    """A stored batch-size run as steps_against_errors reads it."""
+
+    def __init__(self, B, epochs, steps_per_epoch, err, final=None):
+        self.meta = {"batch_size": B}
+        self.record = {"epochs_run": epochs, "steps_per_epoch": steps_per_epoch}
+        self._err = {None: np.array(err, float), "final": np.array(final if final is not None else err, float)}
+
+    def metric(self, name, which=None):
+        return self._err[which]
+
+
+def test_batch_size_steps_against_errors_counts_where_more_steps_went_with_larger_errors():
+    from binn_utils import tables
+    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, [0.1, 0.3]), _Run(160, 100, 3, [0.1]), _Run(640, 100, 1, [0.1])]
+    budget = [_Run(10, 50, 40, [0.1]), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, [0.3], final=[0.6])]
+    rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
+    assert [r["batch_size"] for r in rows] == [10, 40, 160]             # ascending B; 640 has no budget run
+    assert rows[0]["steps"] == [4000, 2000] and rows[0]["ratio"] == pytest.approx(0.5)
+    assert rows[2]["ratio_final"] == pytest.approx(6.0)
+    assert (more_worse, decided) == (2, 2)                              # B = 40: same steps, not decided
+    lines = tables.steps_table(rows).splitlines()
+    assert len(lines) == 5 and lines[2] == "| 10 | 4,000 | 2,000 | 0.2 | 0.1 | 0.5 | 0.5 |"
