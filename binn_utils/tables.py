@@ -1,8 +1,10 @@
-"""Markdown tables and short phrases the chapters show, from the analysis layer's objects.
+"""Markdown tables and short phrases the chapters show, from the analysis layer's results.
 
 The diagnostics chapter's come from :class:`~binn_utils.diagnostics.Scored` and
-:class:`~binn_utils.diagnostics.Calibration`; there ``titles`` maps a study's name (a group
-of ``Scored``) to the words a table shows for it.
+:class:`~binn_utils.diagnostics.Calibration` (``titles`` maps a study's name, a group of
+``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
+Supporting Material, architecture and batch-size chapters.  Nothing here computes a number
+the chapters judge by: that is the analysis layer's and the studies' job.
 """
 from __future__ import annotations
 
