@@ -144,3 +144,25 @@ def test_batch_size_steps_against_errors_counts_where_more_steps_went_with_large
     assert (more_worse, decided) == (2, 2)                              # B = 40: same steps, not decided
     lines = tables.steps_table(rows).splitlines()
     assert len(lines) == 5 and lines[2] == "| 10 | 4,000 | 2,000 | 0.2 | 0.1 | 0.5 | 0.5 |"
+
+
+class _Curve(dict):
+    """A stored learning-rate run as large_rate_curves reads it: its rate and validation loss."""
+
+    def __init__(self, lr, curve):
+        super().__init__(hist_val_total=np.array([curve]), curve_epochs=np.arange(1, len(curve) + 1))
+        self.meta = {"lr": lr}
+
+
+def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
+    ep = np.arange(40)
+    smooth = 1e-1 * 0.9 ** ep                                           # the shown rate: smooth, ends low
+    jagged = 1e-2 * 10 ** (0.5 * (ep % 2))                              # rougher than the shown curve
+    stuck = np.full(40, 0.5)                                             # flat and high: stalled
+    flat_low = 1e-1 * 0.9 ** ep                                          # flat (as smooth) and as low
+    res = [_Curve(5e-4, smooth), _Curve(5e-2, jagged), _Curve(5e-1, stuck), _Curve(1e-2, flat_low),
+           _Curve(5e-3, jagged)]                                          # below 1e-2: not a large rate
+    c = studies.learning_rate.large_rate_curves(res, res[0])
+    assert list(c["stats"]) == ["1e-2", "5e-2", "5e-1"]
+    assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
+    assert c["shown"]["final"] == pytest.approx(smooth[-1])
