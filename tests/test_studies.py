@@ -166,3 +166,21 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert list(c["stats"]) == ["1e-2", "5e-2", "5e-1"]
     assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
     assert c["shown"]["final"] == pytest.approx(smooth[-1])
+
+
+def test_reaction_readings_have_labels_and_a_table_row_each():
+    from binn_utils import tables
+    from binn_utils.problems import REACTIONS
+
+    class Run(dict):
+        def metric(self, name, which=None):
+            return np.array([0.1, 0.2, 0.3])
+
+        def operator_error(self, op, which=None):
+            return np.array([0.5, np.nan])
+
+    fw = studies.framework
+    assert fw.REACTION_READINGS == tuple(fw.REACTION_LABELS) and set(fw.REACTION_READINGS) == set(REACTIONS)
+    rows = tables.reactions_table(fw.REACTION_LABELS.values(), [Run(u_clean=np.array([0.25, 1.0]))] * 3).splitlines()
+    assert len(rows) == 5
+    assert rows[2] == "| $G=-1/2$ (Supporting Material) | 1.000 | 0.2 [0.15, 0.25] | 0.2 [0.15, 0.25] | 0.5 [0.5, 0.5] (1 failed) |"
