@@ -56,8 +56,8 @@ def report_table(report) -> str:
     rows = ["| diagnostic | value | threshold | flag | what it says |", "|---|---|---|---|---|"]
     for d in report.diagnostics.values():
         val = fmt_plain(d.value, ".3g")
-        rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | {threshold(d.threshold)} | "
-                    f"{'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
+        rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | "
+                    f"{threshold(d.threshold)} | {'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
     return "\n".join(rows)
 
 

@@ -132,4 +132,4 @@ def test_tables_and_metric_comparison_of_the_heat_maps(results):
     spec = {k: np.median([_rel(_u_p(e), 2) for e in v if e is not None]) for k, v in PERTURB.items()}
     assert m["ratio"].size == 4 and m["best_combo"] == min(spec, key=spec.get)
     assert m["best"] == pytest.approx(min(spec.values()))
-    assert m["same_best"] is True                                  # (4, 4), (4, 4) has the smallest errors in both norms
+    assert m["same_best"] is True                      # (4, 4), (4, 4) has the smallest errors in both norms

@@ -1,4 +1,6 @@
 """Cached own-data fits (user_data.fit_user_data_cached) and the scratch-assay data."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -85,7 +87,6 @@ def test_zero_crossing_interpolates_the_first_sign_change():
 
 
 def test_forward_solve_errors_per_time_and_bias_inside_the_scratch():
-    from types import SimpleNamespace
     x = np.linspace(0.0, 1.0, 11)
     u_mean = np.array([1.0 - np.exp(-((x - 0.5) / 0.1) ** 2), np.ones_like(x)])   # a scratch around x = 0.5
     u_p = np.stack([u_mean + 0.1, u_mean + 0.3])                                  # two initialisations
@@ -102,15 +103,15 @@ def test_forward_solve_errors_per_time_and_bias_inside_the_scratch():
 def test_scratch_chapter_phrases():
     from binn_utils import tables
     from binn_utils.diagnostics import Diagnostic
-    from types import SimpleNamespace
     assert tables.fmt_plain(12345.6) == "12,346" and tables.fmt_plain(0.12345) == "0.123"
     assert tables.fmt_plain(np.nan) == "n/a" and tables.fmt_plain("x") == "x"
     u = np.linspace(0.0, 2e-3, 21)
     hump = np.array([1e-3 - (u - 1e-3) ** 2 * 1e3] * 3)
     text = tables.median_curve(hump, u, "1/h")
     assert "maximum 0.001 1/h at u ≈ 1" in text and "minimum" not in text
-    report = SimpleNamespace(diagnostics={"a": Diagnostic("mechanistic_mismatch", 3.0, 2.0, True, "u_p | off"),
-                                          "b": Diagnostic("loss_balance", 0.5, {"low": 1e-3, "high": 1e4}, False, "ok")})
+    report = SimpleNamespace(diagnostics={
+        "a": Diagnostic("mechanistic_mismatch", 3.0, 2.0, True, "u_p | off"),
+        "b": Diagnostic("loss_balance", 0.5, {"low": 1e-3, "high": 1e4}, False, "ok")})
     rows = tables.report_table(report).splitlines()
     assert rows[2] == "| mechanistic mismatch | **3** | 2 | **yes** | u_p / off |"
     assert rows[3] == "| loss balance | 0.5 | low 0.001, high 10,000 | no | ok |"

@@ -135,7 +135,8 @@ class _Run:
 
 def test_batch_size_steps_against_errors_counts_where_more_steps_went_with_larger_errors():
     from binn_utils import tables
-    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, [0.1, 0.3]), _Run(160, 100, 3, [0.1]), _Run(640, 100, 1, [0.1])]
+    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, [0.1, 0.3]), _Run(160, 100, 3, [0.1]),
+             _Run(640, 100, 1, [0.1])]
     budget = [_Run(10, 50, 40, [0.1]), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, [0.3], final=[0.6])]
     rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
     assert [r["batch_size"] for r in rows] == [10, 40, 160]             # ascending B; 640 has no budget run
@@ -183,4 +184,5 @@ def test_reaction_readings_have_labels_and_a_table_row_each():
     assert fw.REACTION_READINGS == tuple(fw.REACTION_LABELS) and set(fw.REACTION_READINGS) == set(REACTIONS)
     rows = tables.reactions_table(fw.REACTION_LABELS.values(), [Run(u_clean=np.array([0.25, 1.0]))] * 3).splitlines()
     assert len(rows) == 5
-    assert rows[2] == "| $G=-1/2$ (Supporting Material) | 1.000 | 0.2 [0.15, 0.25] | 0.2 [0.15, 0.25] | 0.5 [0.5, 0.5] (1 failed) |"
+    assert rows[2] == ("| $G=-1/2$ (Supporting Material) | 1.000 | 0.2 [0.15, 0.25] | 0.2 [0.15, 0.25] | "
+                       "0.5 [0.5, 0.5] (1 failed) |")
