@@ -105,8 +105,8 @@ display(Markdown(tables.settings_table(scored, SHORT_TITLES)))
 
 # %% tags=["remove-input", "hide-output"]
 display(Markdown(scored.table.to_markdown(columns=["setting", "err_u_theta_obs", "err_u_p_obs", "underfitting",
-                                            "tail_decades", "instability", "overfitting", "mismatch", "spread",
-                                            "loss_balance", "w_pde/w_data"])))
+                                                   "tail_decades", "instability", "overfitting", "mismatch",
+                                                   "spread", "loss_balance", "w_pde/w_data"])))
 
 # %% [markdown]
 # ## How often do the flags match the ground truth?
