@@ -1,6 +1,8 @@
 """The study registry: every study is one module that owns its grid, default point and figure."""
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -186,3 +188,10 @@ def test_reaction_readings_have_labels_and_a_table_row_each():
     assert len(rows) == 5
     assert rows[2] == ("| $G=-1/2$ (Supporting Material) | 1.000 | 0.2 [0.15, 0.25] | 0.2 [0.15, 0.25] | "
                        "0.5 [0.5, 0.5] (1 failed) |")
+
+
+def test_the_diagnostics_chapter_has_a_row_for_every_failure_and_default_point_of_the_registry():
+    text = (Path(__file__).resolve().parents[1] / "notebooks" / "diagnostics.py").read_text()
+    rows = set(re.findall(r"\{glue:text\}`dg_pl_(\w+?)_flags`", text))
+    points = {f"{st.name}_failure{j}" for st in studies.sweeps() for j in range(len(st.paper_failures))}
+    assert rows == points | {f"{st.name}_default" for st in studies.sweeps()}
