@@ -78,7 +78,8 @@ from binn_utils import figures, plotting, reporting, studies, tables
 from binn_utils.studies.repeats import Page
 
 plotting.style()
-page = Page(noise_var, dense, study, preset, fallback_preset, epochs, seeds, compare, results_dir)
+page = Page(noise_var=noise_var, dense=dense, study=study, preset=preset, fallback_preset=fallback_preset,
+            epochs=epochs, seeds=seeds, compare=compare, results_dir=results_dir)
 SWEEPS = {st.name: st for st in studies.sweeps()}
 drawn = page.studies()
 scale = {st.name: page.scale(st) for st in drawn}  # the preset each study's results are read at
