@@ -48,8 +48,12 @@ Calibration: :class:`thresholds` changes them for one calculation; :func:`flag_m
 gives each diagnostic's flags under candidate thresholds (:data:`CANDIDATES`),
 :func:`choose_thresholds` picks a combination on one part of a set of settings whose
 ground truth is known (:func:`split_parts`: a seeded, stratified split) and
-:func:`count_flags` counts caught failures and false alarms on the other part (the
-diagnostics chapter does this on the paper's sweeps).
+:func:`count_flags` counts caught failures and false alarms on the other part.
+
+Against a known ground truth (the diagnostics chapter, on the paper's sweeps):
+:func:`ground_truth_failures` applies the failure rule, :func:`score` sets each setting's
+flags against it (:class:`Scored`: hits, misses, false alarms, which diagnostic does the
+work) and :meth:`Scored.calibrate` chooses and counts thresholds on a seeded split.
 """
 from __future__ import annotations
 
@@ -61,6 +65,7 @@ from typing import Sequence
 import numpy as np
 
 from .metrics import median_iqr
+from .reporting import find, rank_trend
 from .sweeps import reported
 
 __all__ = [
@@ -70,6 +75,8 @@ __all__ = [
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays",
     "diagnose_many", "observed_u_range", "THRESHOLD_NAMES", "CANDIDATES", "thresholds",
     "current_thresholds", "flag_matrix", "Counts", "count_flags", "combined_flags", "choose_thresholds", "split_parts",
+    "ground_truth", "ground_truth_failures", "SHORT_NAMES", "OUTCOMES", "outcome", "Calibration",
+    "Scored", "score",
 ]
 
 # ----------------------------------------------------------------------------- thresholds
@@ -962,3 +969,147 @@ def ground_truth_failures(results, groups, factor: float) -> list[dict]:
         v["fail"] = bool((np.isfinite(v["rel"]) and v["rel"] > factor) or not np.isfinite(v["up"])
                          or v["bad"] > v["R"] / 2)
     return G
+
+
+# ----------------------------------------------------------------------------- flags against the ground truth
+#: one letter per diagnostic, for tables
+SHORT_NAMES = {"underfitting": "U", "instability": "I", "overfitting": "O", "mechanistic_mismatch": "M",
+               "operator_spread": "S", "loss_balance": "B"}
+#: what a setting is, given its flags and its ground truth
+OUTCOMES = ("hit", "miss", "false alarm", "quiet and fine")
+
+
+def outcome(failed: bool, flagged: bool) -> str:
+    """hit (a failure, flagged), miss (a failure, not flagged), false alarm (flagged, no
+    failure) or quiet and fine."""
+    return "hit" if failed and flagged else "miss" if failed else "false alarm" if flagged else "quiet and fine"
+
+
+@dataclass
+class Calibration:
+    """Thresholds chosen on one part of a set of settings and counted on the other
+    (:meth:`Scored.calibrate`)."""
+
+    choice: dict     # {diagnostic: index into CANDIDATES[diagnostic]} chosen on the first part
+    counts: dict     # {(thresholds, part): Counts}: thresholds "module" or "chosen", part "first" or "second"
+    pooled: Counts   # the held-out counts of the further splits, summed
+    splits: int      # further splits
+    met: int         # further splits whose held-out part meets the target
+    target: tuple    # (least share of failures caught, largest share of false alarms)
+
+    @property
+    def held(self) -> Counts:
+        """The chosen thresholds on the held-out (second) part."""
+        return self.counts[("chosen", "second")]
+
+    def held_meets(self) -> bool | None:
+        """Whether :attr:`held` meets the target (None without failures or fine settings there)."""
+        return self.held.meets(*self.target) if self.held.failures and self.held.fine else None
+
+    def changed(self) -> list[tuple]:
+        """(threshold name, the module's value, the chosen value) of every threshold the choice changes."""
+        return [(k, CANDIDATES[n][0][k], v) for n, i in self.choice.items()
+                for k, v in CANDIDATES[n][i].items() if v != CANDIDATES[n][0][k]]
+
+
+@dataclass
+class Scored:
+    """The diagnostics of several settings set against their ground truth (:func:`score`)."""
+
+    results: list
+    groups: list           # groups[i]: the study of setting i (settings compared with each other)
+    table: DiagnosticTable
+    truth: list            # :func:`ground_truth_failures` of each setting
+
+    @property
+    def flagged(self) -> list[bool]:
+        """Settings where at least one diagnostic raised its flag."""
+        return [bool(rep.flags) for rep in self.table]
+
+    @property
+    def failed(self) -> list[bool]:
+        """Ground-truth failures."""
+        return [v["fail"] for v in self.truth]
+
+    @property
+    def outcomes(self) -> list[str]:
+        return [outcome(f, fl) for f, fl in zip(self.failed, self.flagged)]
+
+    def counts(self, group=None) -> dict:
+        """{outcome: settings} and "n" (settings) over the settings of ``group`` (None: all)."""
+        out = [o for o, g in zip(self.outcomes, self.groups) if group is None or g == group]
+        return {**{k: out.count(k) for k in OUTCOMES}, "n": len(out)}
+
+    def by_diagnostic(self) -> dict:
+        """{diagnostic: (settings it flags, failures among them, failures it alone flags)}."""
+        out = {}
+        for n in SHORT_NAMES:
+            fl = [n in rep.flags for rep in self.table]
+            out[n] = (sum(fl), sum(f and fa for f, fa in zip(fl, self.failed)),
+                      sum(f and fa and rep.flags == [n] for f, fa, rep in zip(fl, self.failed, self.table)))
+        return out
+
+    def top_diagnostic(self) -> str | None:
+        """The diagnostic whose flags coincide with the most failures (of two, the one that
+        flags fewer settings); None if no flag coincides with a failure."""
+        per = self.by_diagnostic()
+        top = max(per, key=lambda n: (per[n][1], -per[n][0]))
+        return top if per[top][1] else None
+
+    def index(self, group, **meta) -> int | None:
+        """The setting of ``group`` whose swept values match ``meta`` (None if not among them)."""
+        idx = [i for i, g in enumerate(self.groups) if g == group]
+        hit = find([self.results[i] for i in idx], **meta)
+        return None if hit is None else next(i for i in idx if self.results[i] is hit)
+
+    def mismatch_ratio(self) -> np.ndarray:
+        """The mechanistic-mismatch number of each setting."""
+        return np.array([rep["mechanistic_mismatch"].value for rep in self.table], float)
+
+    def mismatch_correlation(self) -> float:
+        """Spearman's rank correlation between the mismatch number and the median u_p error,
+        over the settings where both are finite and positive (NaN with fewer than three)."""
+        ratio, up = self.mismatch_ratio(), np.array([v["up"] for v in self.truth], float)
+        ok = np.isfinite(ratio) & np.isfinite(up) & (ratio > 0) & (up > 0)
+        return rank_trend(ratio[ok], up[ok])[0]
+
+    def mismatch_counts(self) -> Counts:
+        """The mechanistic-mismatch flag alone against the ground truth."""
+        return count_flags([rep["mechanistic_mismatch"].flag for rep in self.table], self.failed)
+
+    def calibrate(self, keys, seed: int = 0, splits: int = 0, caught_min: float = 0.85,
+                  false_max: float = 0.15, diagnose_fn=None) -> Calibration:
+        """Thresholds (:data:`CANDIDATES`) chosen on one part of the settings by
+        :func:`choose_thresholds` and counted on the other (:func:`split_parts`, stratified by
+        group and ground truth; ``keys[i]``: the run of setting i), then the same on
+        ``splits`` further splits (seeds ``seed + 1 ...``), their held-out counts pooled.
+        ``diagnose_fn``: as for :func:`flag_matrix`."""
+        matrix = flag_matrix(self.results, diagnose_fn=diagnose_fn)
+        failed = np.array(self.failed, bool)
+        module = {n: 0 for n in matrix}
+        if not np.array_equal(combined_flags(matrix, module), np.array(self.flagged)):
+            raise RuntimeError("the flag matrix does not reproduce the diagnostics' own flags")
+        strata = list(zip(self.groups, self.failed))
+
+        def on(choice, sel):
+            return count_flags(combined_flags(matrix, choice)[sel], failed[sel])
+
+        part = split_parts(keys, strata, seed=seed)
+        choice, _ = choose_thresholds(matrix, failed, part, caught_min, false_max)
+        counts = {(lab, plab): on(ch, sel) for lab, ch in (("module", module), ("chosen", choice))
+                  for plab, sel in (("first", part), ("second", ~part))}
+        pool, met = [0, 0, 0, 0], 0
+        for s in range(seed + 1, seed + 1 + splits):
+            p = split_parts(keys, strata, seed=s)
+            c = on(choose_thresholds(matrix, failed, p, caught_min, false_max)[0], ~p)
+            pool = [a + b for a, b in zip(pool, (c.caught, c.failures, c.false_alarms, c.fine))]
+            met += c.meets(caught_min, false_max)
+        return Calibration(choice, counts, Counts(*pool), splits, met, (caught_min, false_max))
+
+
+def score(results, groups, factor: float, labels: Sequence[str] | None = None) -> Scored:
+    """The diagnostics of ``results`` (:func:`diagnose_many`) and their ground truth
+    (:func:`ground_truth_failures` with ``groups`` and ``factor``)."""
+    results = list(results)
+    return Scored(results, list(groups), diagnose_many(results, labels=labels),
+                  ground_truth_failures(results, groups, factor))

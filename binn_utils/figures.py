@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from . import plotting
+from . import diagnostics, plotting, scratch
 from .plotting import COLORS
 from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                         wall_time_fit)
@@ -522,6 +522,67 @@ def own_data_losses(history: dict, best_epoch=None):
     return fig
 
 
+def scratch_solutions(x, t, u_obs, experiments, u_theta, u_p, scale=1e3):
+    """The scratch-assay chapter's data (every experiment, open grey symbols) against u_theta
+    and u_p (mean +- 1 sd over initialisations), one panel per observation time; densities
+    times ``scale`` (10^-3 cells/µm^2), the legend in the empty panel if there is one."""
+    fig, grid, axes = _grid_axes(len(t), w=3.8, h=3.3)
+    markers = ("o", "s", "^", "v", "D")
+    for k, ax in enumerate(axes):
+        for r in range(len(experiments)):
+            ax.plot(x, scale * u_obs[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
+                    label=f"experiment {experiments[r]}")
+        plotting.band(ax, x, scale * u_theta[:, k], COLORS["u_theta"], "$u_\\theta$")
+        plotting.band(ax, x, scale * u_p[:, k], COLORS["u_p"], "$u_p$", ls="--")
+        ax.set_title(f"t = {t[k]:g} h")
+        ax.set_xlabel("x (µm)")
+    for row in grid:
+        row[0].set_ylabel("density ($10^{-3}$ cells/µm²)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if len(grid.ravel()) > len(t):  # the legend in the empty slot
+        grid.ravel()[-1].legend(handles, labels, loc="center")
+    else:
+        axes[-1].legend(loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+SCRATCH_NAMES = {"D": "diffusivity $D(u)$", "G": "growth rate $G(u)$", "V": "advection $V(u)$"}
+
+
+def scratch_operators(u_grid, curves: dict, u_range, history: dict, scale=1e3):
+    """The scratch-assay chapter's learned operators in the data's units on ``u_grid`` (thin
+    lines: initialisations; band: mean +- 1 sd; grey: outside the observed ``u_range``) and,
+    right, the training and validation losses (median and IQR over initialisations)."""
+    lo, hi = u_range
+    fig, axes = plt.subplots(1, len(curves) + 1, figsize=(3.8 * (len(curves) + 1), 3.8))
+    for ax, (name, c) in zip(axes, curves.items()):
+        for r in range(c.shape[0]):
+            ax.plot(scale * u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)
+        plotting.band(ax, scale * u_grid, c, COLORS[name], "mean $\\pm$ 1 sd")
+        if name == "G":
+            ax.axhline(0.0, color="k", lw=0.6)
+        ax.set_xlim(scale * u_grid[0], scale * u_grid[-1])
+        plotting.shade_unobserved(ax, (scale * lo, scale * hi), color="0.85", alpha=0.7, label="u not observed")
+        ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
+        ax.set_ylabel(f"{SCRATCH_NAMES[name]} ({scratch.OPERATOR_UNITS[name]})")
+        ax.legend()
+    ax = axes[-1]
+    ep = np.arange(1, np.asarray(history["val_total"]).shape[1] + 1)
+    for key, lab, ls in (("val_total", "validation, total", "-"), ("train_total", "training, total", ":")):
+        c = np.asarray(history[key], float)
+        med = np.nanmedian(c, axis=0)
+        q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
+        line, = ax.plot(ep, med, ls=ls, lw=1.1, label=lab)
+        ax.fill_between(ep, q1, q3, color=line.get_color(), alpha=0.2, lw=0)
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("loss (training units)")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
 def study_figure(study, results):
     """The figure of a study (``study.figure`` names its function here) from its results
     (a tuple of parts for a study whose results come in parts)."""
@@ -529,20 +590,22 @@ def study_figure(study, results):
     return draw(*results) if isinstance(results, tuple) else draw(results)
 
 
-def mismatch_figure(ratio, up, rel, study_of, titles: dict, flagged, failed, failure_factor, threshold):
-    """The diagnostics chapter's figure: per setting, the ground-truth-free mismatch ratio
-    against the median u_p error (left) and against that error over the best comparable
-    setting's (right); filled: a diagnostic flag raised, x: a ground-truth failure.
-    ``study_of[i]``: the study of setting i (``titles``: study -> legend label);
-    ``threshold``: the mismatch flag's ratio; a failed forward solve (ratio inf/NaN) is
-    drawn at a dotted line beyond the largest ratio."""
-    ratio, up, rel = (np.asarray(a, float) for a in (ratio, up, rel))
+def mismatch_figure(scored, titles: dict, failure_factor):
+    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.diagnostics.Scored`):
+    per setting, the ground-truth-free mismatch ratio against the median u_p error (left)
+    and against that error over the best comparable setting's (right); filled: a
+    diagnostic flag raised, x: a ground-truth failure, dashed: the mismatch flag's ratio
+    and ``failure_factor``. ``titles``: study -> legend label; a failed forward solve
+    (ratio inf/NaN) is drawn at a dotted line beyond the largest ratio."""
+    ratio = scored.mismatch_ratio()
+    up, rel = (np.array([v[k] for v in scored.truth], float) for k in ("up", "rel"))
+    study_of, flagged, threshold = scored.groups, scored.flagged, diagnostics.MISMATCH_RATIO
     finite = np.isfinite(ratio)
     r_max = np.nanmax(ratio[finite]) if finite.any() else threshold
     r_edge = max(r_max, threshold) * 2.0
     ratio_plot = np.where(finite, ratio, r_edge)
     colors = dict(zip(titles, plt.get_cmap("tab10").colors))
-    fail_a = np.asarray(failed, bool)
+    fail_a = np.asarray(scored.failed, bool)
     fig, axes = plt.subplots(1, 2, figsize=(12, 3.9))
     for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
                         (axes[1], rel, "$u_p$ error / best comparable setting's")):

@@ -660,6 +660,28 @@ EXAMPLE_FILE = Path(__file__).resolve().parents[1] / "data" / "own_data_example.
 EXAMPLE_UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "G": "1/h"}
 
 
+#: the example's true operators and the shape of each
+EXAMPLE_TRUTH = {"D": (example_D, "increasing"), "G": (example_G, "decreasing")}
+
+
+def median_trend(curves, agree: float = 0.8) -> str:
+    """The shape of the median of ``curves`` (one row per network): "increasing" ("decreasing")
+    if it rises (falls) over at least ``agree`` of the grid's steps, else "not monotone"."""
+    rising = np.mean(np.diff(np.median(curves, axis=0)) > 0)
+    return "increasing" if rising >= agree else ("decreasing" if rising <= 1 - agree else "not monotone")
+
+
+def example_recovery(fit: UserFit, n: int = 101) -> dict:
+    """{operator: (shape of its median curve, median over networks of its relative L2 error
+    against the truth)} of a fit to the example, over the observed range of u."""
+    g = np.linspace(*fit.u_range, n)
+    curves = fit.operator_curves(g)
+    with np.errstate(all="ignore"):
+        return {k: (median_trend(c), float(np.median([np.linalg.norm(ci - EXAMPLE_TRUTH[k][0](g))
+                                                      / np.linalg.norm(EXAMPLE_TRUTH[k][0](g)) for ci in c])))
+                for k, c in curves.items()}
+
+
 def example_plan(out, scale: str = "lite", cache_dir=None) -> FitPlan:
     """The ``binn fit`` request of the page "Fit your own data": D and G from
     ``EXAMPLE_FILE`` (the replicate mean), u_p by BDF, networks stored under ``cache_dir``

@@ -27,6 +27,10 @@ import io
 import sys
 from pathlib import Path
 
+import numpy as np
+
+from .metrics import relative_l2
+from .reporting import median
 from .store import results_dir_for
 from .training import TrainConfig
 from .user_data import UserFit, UserObservations, fit_user_data_cached, load_observations_csv, validate_mechanisms
@@ -35,6 +39,8 @@ DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "scratch_assay_jin201
 INITIAL_CELLS = (10000, 12000, 14000, 16000, 18000, 20000)
 COLUMNS = {"x": "x_um", "t": "t_h", "u": "density_cells_per_um2", "replicate": "replicate"}
 UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "G": "1/h"}
+#: the learned operators in the data's units
+OPERATOR_UNITS = {"D": "µm²/h", "G": "1/h", "V": "µm/h"}
 EDGE_X_UM = 25.0
 """The first spatial column, dropped by Lagergren et al. (2020) as an edge artefact."""
 
@@ -130,6 +136,60 @@ def fit_scratch(initial_cells=16000, mechanisms="DG", preset: str = "book", epoc
     return fit_user_data_cached(data, mech, train_config(preset, p["epochs"]), seeds=range(p["seeds"]),
                                 cache_dir=cache_dir(preset, results_dir), prefix=fit_prefix(cells, mech),
                                 extra=extra, require_stored=require_stored)
+
+
+# ----------------------------------------------------------------------------- reading a fit
+#: An initialisation's operator is "increasing" ("decreasing") if it rises (falls) over at
+#: least this share of the observed range, "non-monotone" otherwise; the operator has a
+#: shape when at least this share of the initialisations share it.
+AGREE = 0.8
+SHAPES = ("increasing", "decreasing", "non-monotone")
+#: "inside the scratch": positions where the initial mean density is below this share of its maximum
+SCRATCH_LEVEL = 0.1
+
+
+def replicate_errors(data: UserObservations) -> np.ndarray:
+    """Relative L2 error of each experiment against the mean of the experiments."""
+    return np.array([relative_l2(data.u[r], data.u_mean) for r in range(data.n_replicates)])
+
+
+def errors_per_time(fit: UserFit, u_mean) -> np.ndarray:
+    """Per observation time: the median over initialisations of u_p's relative L2 error against ``u_mean``."""
+    R, n_t = fit.result.n_replicates, len(fit.t)
+    with np.errstate(all="ignore"):
+        per_t = np.array([[relative_l2(fit.u_p[r, k], u_mean[k]) for k in range(n_t)] for r in range(R)])
+        return np.array([median(per_t[:, k]) for k in range(n_t)])
+
+
+def scratch_bias(fit: UserFit, u_mean) -> tuple[np.ndarray, np.ndarray]:
+    """(the positions inside the scratch, and per time the median over initialisations of
+    the mean of u_p minus ``u_mean`` there)."""
+    inside = u_mean[0] < SCRATCH_LEVEL * u_mean[0].max()
+    with np.errstate(all="ignore"):
+        bias = np.array([median([np.mean(fit.u_p[r, k, inside] - u_mean[k, inside])
+                                 for r in range(fit.result.n_replicates)]) for k in range(len(fit.t))])
+    return inside, bias
+
+
+def operator_shape(curves, agree: float = AGREE) -> tuple[str, dict, int]:
+    """(the shape of an operator's finite curves, one per initialisation, on a grid of the
+    observed range: see :data:`AGREE`; the initialisations of each shape; their number)."""
+    c = curves[np.all(np.isfinite(curves), axis=1)]
+    rising = np.mean(np.diff(c, axis=1) > 0, axis=1)
+    kinds = np.where(rising >= agree, "increasing", np.where(rising <= 1 - agree, "decreasing", "non-monotone"))
+    counts = {k: int(np.sum(kinds == k)) for k in SHAPES}
+    n = int(c.shape[0])
+    common = [k for k in SHAPES if n and counts[k] >= agree * n]
+    return (common[0] if common else "of no consistent shape"), counts, n
+
+
+def zero_crossing(u_grid, curve) -> float | None:
+    """Where ``curve`` first falls from positive to non-positive (linear interpolation), None if nowhere."""
+    cross = np.nonzero((curve[:-1] > 0) & (curve[1:] <= 0))[0]
+    if not cross.size:
+        return None
+    i = cross[0]
+    return u_grid[i] - curve[i] * (u_grid[i + 1] - u_grid[i]) / (curve[i + 1] - curve[i])
 
 
 def main(argv=None) -> int:

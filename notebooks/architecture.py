@@ -45,7 +45,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
+from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
 from binn_utils.reporting import arch_label, meta_value
 
 plotting.style()
@@ -99,18 +99,9 @@ plt.close(fig)
 # $D$ network, columns: $V$ network), followed by the usual table.
 
 # %% tags=["remove-input"]
-def matrix_table(stat):
-    a, M, notes = reporting.architecture_matrix(results, stat)
-    rows = [f"| {stat}: $D$ \\ $V$ | " + " | ".join(arch_label(x) for x in a) + " |",
-            "|---" * (len(a) + 1) + "|"]
-    for i, aD in enumerate(a):
-        cells = [reporting.fmt(M[i, j]) + (f" ({notes[i][j]})" if notes[i][j] else "") for j in range(len(a))]
-        rows.append(f"| {arch_label(aD)} | " + " | ".join(cells) + " |")
-    return "\n".join(rows)
-
-
-display(Markdown(matrix_table("mean") + "\n\n" + matrix_table("median") + "\n\n" + reporting.metrics_table(
-    results, lambda r: f"$D$ {arch_label(meta_value(r, 'arch_D'))}, $V$ {arch_label(meta_value(r, 'arch_V'))}")))
+display(Markdown(tables.architecture_table(results, "mean") + "\n\n" + tables.architecture_table(results, "median")
+                 + "\n\n" + reporting.metrics_table(results, lambda r: f"$D$ {arch_label(meta_value(r, 'arch_D'))}, "
+                                                                  f"$V$ {arch_label(meta_value(r, 'arch_V'))}")))
 
 # %% [markdown]
 # Diverged trainings and failed forward solves: {glue:text}`ar_failures`.
@@ -139,60 +130,28 @@ display(Markdown(matrix_table("mean") + "\n\n" + matrix_table("median") + "\n\n"
 # what the published arrangement puts under each label:
 
 # %% tags=["remove-input"]
-#: Axis labels of the published heat map (both axes), and the V network whose result fills
-#: each column of its D = (4, 4) row (the authors' plotting order).
-PUBLISHED_AXIS = ((1, 1), (4, 1), (4, 4), (4, 32))
-PUBLISHED_D44_ROW = ((1, 1), (4, 4), (4, 32), (4, 1))
-mislabelled = [(lab, shown) for lab, shown in zip(PUBLISHED_AXIS, PUBLISHED_D44_ROW) if lab != shown]
-reporting.glue("ar_pub_axis", ", ".join(arch_label(a) for a in PUBLISHED_AXIS))
-reporting.glue("ar_pub_row_order", ", ".join(arch_label(a) for a in PUBLISHED_D44_ROW))
+AXIS, ROW = studies.architecture.PUBLISHED_AXIS, studies.architecture.PUBLISHED_D44_ROW
+mislabelled = [(lab, shown) for lab, shown in zip(AXIS, ROW) if lab != shown]
+reporting.glue("ar_pub_axis", ", ".join(arch_label(a) for a in AXIS))
+reporting.glue("ar_pub_row_order", ", ".join(arch_label(a) for a in ROW))
 reporting.glue("ar_pub_n_wrong", str(len(mislabelled)))
-reporting.glue("ar_pub_n_cells", str(len(PUBLISHED_AXIS)))
+reporting.glue("ar_pub_n_cells", str(len(AXIS)))
 reporting.glue("ar_pub_wrong", "; ".join(f"the cell labelled V = {arch_label(lab)} shows V = {arch_label(shown)}"
                                          for lab, shown in mislabelled) or "none")
-
-maps = {(stat, metric): reporting.architecture_matrix(results, stat, metric)
-        for stat, metric in (("mean", "err_u_p"), ("median", "err_u_p"), ("median", "err_u_p_spectral"))}
-m_archs = maps["median", "err_u_p"][0]
-fro, spec = maps["median", "err_u_p"][1], maps["median", "err_u_p_spectral"][1]
-ratio = (spec / fro)[np.isfinite(spec / fro)]
+metrics = studies.architecture.spectral_against_frobenius(results)
+ratio, med = metrics["ratio"], np.median(metrics["ratio"]) if metrics["ratio"].size else np.nan
 reporting.glue("ar_spec_cells", str(ratio.size))
-reporting.glue("ar_spec_ratio_med", reporting.fmt(np.median(ratio) if ratio.size else np.nan, ".2f"))
+reporting.glue("ar_spec_ratio_med", reporting.fmt(med, ".2f"))
 reporting.glue("ar_spec_ratio_lo", reporting.fmt(ratio.min() if ratio.size else np.nan, ".2f"))
 reporting.glue("ar_spec_ratio_hi", reporting.fmt(ratio.max() if ratio.size else np.nan, ".2f"))
 reporting.glue("ar_spec_lower", "n/a" if not ratio.size else
-               "lower than" if np.median(ratio) < 1 else "higher than" if np.median(ratio) > 1 else "the same as")
-if np.isfinite(spec).any() and np.isfinite(fro).any():
-    i, j = np.unravel_index(np.nanargmin(spec), spec.shape)
-    i2, j2 = np.unravel_index(np.nanargmin(fro), fro.shape)
-    reporting.glue("ar_spec_best", reporting.fmt(spec[i, j]))
-    reporting.glue("ar_spec_best_combo", f"D {arch_label(m_archs[i])}, V {arch_label(m_archs[j])}")
-    reporting.glue("ar_spec_best_same", "the same combination" if (i, j) == (i2, j2) else "a different combination")
-else:
-    for k in ("ar_spec_best", "ar_spec_best_combo", "ar_spec_best_same"):
-        reporting.glue(k, "n/a")
-
-
-def cell(stat, metric, aD, aV):
-    """One cell of a heat map with its failure count, 'not run' where the setting was not run."""
-    a, M, notes = maps[stat, metric]
-    if tuple(aD) not in a or tuple(aV) not in a:
-        return "not run"
-    i, j = a.index(tuple(aD)), a.index(tuple(aV))
-    return reporting.fmt(M[i, j]) + (f" ({notes[i][j]})" if notes[i][j] else "")
-
-
-row_D = (4, 4)
-lines = [f"| $V$ network (label), $D$ = {arch_label(row_D)} | Frobenius, mean (left map) | Frobenius, median "
-         "| spectral, median (right map) | published cell shows $V$ | spectral, median of that $V$ |",
-         "|---" * 6 + "|"]
-for lab, shown in zip(PUBLISHED_AXIS, PUBLISHED_D44_ROW):
-    lines.append(f"| {arch_label(lab)} | {cell('mean', 'err_u_p', row_D, lab)} "
-                 f"| {cell('median', 'err_u_p', row_D, lab)} "
-                 f"| {cell('median', 'err_u_p_spectral', row_D, lab)} | {arch_label(shown)}"
-                 + (" (mislabelled)" if shown != lab else "")
-                 + f" | {cell('median', 'err_u_p_spectral', row_D, shown)} |")
-display(Markdown("\n".join(lines)))
+               "lower than" if med < 1 else "higher than" if med > 1 else "the same as")
+combo = metrics["best_combo"]
+reporting.glue("ar_spec_best", reporting.fmt(metrics["best"]))
+reporting.glue("ar_spec_best_combo", f"D {arch_label(combo[0])}, V {arch_label(combo[1])}" if combo else "n/a")
+reporting.glue("ar_spec_best_same", "n/a" if combo is None else
+               "the same combination" if metrics["same_best"] else "a different combination")
+display(Markdown(tables.published_row_table(results, AXIS, ROW)))
 
 # %% [markdown]
 # ## Verdict

@@ -44,7 +44,7 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
+from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
 from binn_utils.reporting import meta_value
 
 plotting.style()
@@ -141,24 +141,8 @@ display(Markdown(reporting.metrics_table(
     fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
 from binn_utils.sweeps import reported  # noqa: E402
 
-rows = ["| $B$ | optimiser steps, fixed epochs | fixed budget | median $u_\\mathrm{p}$ error, fixed epochs "
-        "| fixed budget | ratio budget / epochs | same ratio, final networks |", "|---" * 7 + "|"]
-more_worse = decided = 0
-for f in sorted(fixed, key=lambda r: meta_value(r, "batch_size")):
-    b = reporting.find(budget, batch_size=meta_value(f, "batch_size"))
-    if b is None:
-        continue
-    steps = [r.record["epochs_run"] * r.record["steps_per_epoch"] for r in (f, b)]
-    err = [reporting.median(r.metric("err_u_p")) for r in (f, b)]
-    fin = [reporting.median(r.metric("err_u_p", "final")) for r in (f, b)]
-    ratio = err[1] / err[0] if err[0] > 0 else float("nan")
-    ratio_f = fin[1] / fin[0] if fin[0] > 0 else float("nan")
-    rows.append(f"| {meta_value(f, 'batch_size'):g} | {steps[0]:,} | {steps[1]:,} | {reporting.fmt(err[0])} | "
-                f"{reporting.fmt(err[1])} | {reporting.fmt(ratio, '.2g')} | {reporting.fmt(ratio_f, '.2g')} |")
-    if steps[0] != steps[1] and all(e == e for e in err):
-        decided += 1
-        more_worse += (steps[1] > steps[0]) == (err[1] > err[0])
-display(Markdown("\n".join(rows)))
+rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
+display(Markdown(tables.steps_table(rows)))
 reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
 reporting.glue("bs_steps_words", "n/a" if not decided else (
     "more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark training "

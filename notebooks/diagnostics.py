@@ -46,35 +46,27 @@ output_dir = None      # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
-import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, figures, plotting, reporting, store, studies, sweeps
-from binn_utils.sweeps import SettingResult, reported
+from binn_utils import diagnostics, figures, plotting, reporting, store, studies, sweeps, tables
+from binn_utils.sweeps import SettingResult
 
 plotting.style()
-fmt = reporting.fmt
-
-
-def sp(name):
-    """The preset of one study's results: its committed scale, or ``preset`` if one is given."""
-    return preset or store.committed_scale(name)
-
-
-STUDIES = {  # study -> (title, settings); a study in parts: its first part (batch size: fixed epochs)
-    st.name: (st.label, st.groups(sp(st.name), epochs=epochs, seeds=seeds)[0]) for st in studies.sweeps()}
-settings = [s for _, ss in STUDIES.values() for s in ss]
+SWEEPS = studies.sweeps()
+TITLES = {st.name: st.label for st in SWEEPS}                  # e.g. "learning rate (Burgers)"
+SHORT_TITLES = {st.name: st.heading or st.title for st in SWEEPS}  # e.g. "learning rate"
+# each study at its committed scale, or at `preset`; a study in parts: its first part (batch size: fixed epochs)
+scale = {st.name: preset or store.committed_scale(st.name) for st in SWEEPS}
+settings = [s for st in SWEEPS for s in st.groups(scale[st.name], epochs=epochs, seeds=seeds)[0]]
 unique = list({s.key: s for s in settings}.values())
 loaded = dict(zip([s.key for s in unique], sweeps.load_or_run(unique, preset, results_dir, desc="diagnostics")))
 # a run shared by two studies is shown under each, with that study's label and swept value
 results = [SettingResult(s, loaded[s.key].record, loaded[s.key].arrays) for s in settings]
-study_of = [s.study for s in settings]
-table = diagnostics.diagnose_many(results, labels=[s.label for s in settings])
+# the ground-truth rule (diagnostics.ground_truth_failures): comparable settings are those of one study
+# at one noise level
+scored = diagnostics.score(results, [s.study for s in settings], failure_factor, labels=[s.label for s in settings])
 reporting.glue("dg_n", str(len(results)))
-_desc = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisations (noise: fewer)",
-         "book": "4000 epochs, 5 initialisations", "paper": "the paper's grid"}
-reporting.glue("dg_presets", "; ".join(f"{name.replace('_', ' ')}: {sp(name)} preset ({_desc.get(sp(name), '')})"
-                                       for name in STUDIES))
+reporting.glue("dg_presets", tables.scales_sentence(scale))
 
 # %% [markdown]
 # The runs checked here are those of the chapters: {glue:text}`dg_presets`.
@@ -94,18 +86,7 @@ reporting.glue("dg_presets", "; ".join(f"{name.replace('_', ' ')}: {sp(name)} pr
 # *false alarm* (flagged, no failure) or *quiet and fine*.
 
 # %% tags=["remove-cell"]
-DIAG_SHORT = {"underfitting": "U", "instability": "I", "overfitting": "O", "mechanistic_mismatch": "M",
-              "operator_spread": "S", "loss_balance": "B"}
-
-
-# the ground-truth rule (binn_utils.diagnostics.ground_truth_failures): groups of comparable settings
-# are the settings of one study at one noise level
-G = diagnostics.ground_truth_failures(results, study_of, failure_factor)
-flag = [bool(rep.flags) for rep in table]
-fail = [v["fail"] for v in G]
-outcome = ["hit" if f and fl else "miss" if f else "false alarm" if fl else "quiet and fine"
-           for f, fl in zip(fail, flag)]
-reporting.glue("dg_factor", fmt(failure_factor, "g"))
+reporting.glue("dg_factor", reporting.fmt(failure_factor, "g"))
 
 # %% [markdown]
 # ## Every setting
@@ -117,46 +98,24 @@ reporting.glue("dg_factor", fmt(failure_factor, "g"))
 # $u_p$ error to the best comparable setting's.
 
 # %% tags=["remove-input"]
-rows = ["| study | setting | flags | err $u_\\theta$ | err $u_p$ (x best) | operator errors | "
-        "failure | outcome |", "|---|---|---|---|---|---|---|---|"]
-for i, (s, rep, v) in enumerate(zip(settings, table, G)):
-    fl = " ".join(DIAG_SHORT[n] for n in rep.flags) or "-"
-    ops = ", ".join(f"{k} {fmt(e)}" for k, e in v["ops"].items())
-    extra = f"; {v['bad']}/{v['R']} failed" if v["bad"] else ""
-    rows.append(f"| {STUDIES[s.study][0].split(' (')[0]} | {s.label} | {fl} | {fmt(v['theta'])} | "
-                f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')}){extra} | {ops} | {'**yes**' if v['fail'] else 'no'} | "
-                f"{outcome[i]} |")
-display(Markdown("\n".join(rows)))
+display(Markdown(tables.settings_table(scored, SHORT_TITLES)))
 
 # %% [markdown]
 # The numbers behind the flags (flagged values in bold):
 
 # %% tags=["remove-input", "hide-output"]
-display(Markdown(table.to_markdown(columns=["setting", "err_u_theta_obs", "err_u_p_obs", "underfitting",
-                                            "tail_decades", "instability", "overfitting", "mismatch", "spread",
-                                            "loss_balance", "w_pde/w_data"])))
+display(Markdown(scored.table.to_markdown(columns=["setting", "err_u_theta_obs", "err_u_p_obs", "underfitting",
+                                                   "tail_decades", "instability", "overfitting", "mismatch",
+                                                   "spread", "loss_balance", "w_pde/w_data"])))
 
 # %% [markdown]
 # ## How often do the flags match the ground truth?
 
 # %% tags=["remove-input"]
-def count(idx):
-    c = {k: sum(outcome[i] == k for i in idx) for k in ("hit", "miss", "false alarm", "quiet and fine")}
-    c["n"] = len(idx)
-    return c
-
-
-rows = ["| study | settings | failures | hits | misses | false alarms | quiet and fine |", "|---|---|---|---|---|---|---|"]
-for st, (title, _) in STUDIES.items():
-    c = count([i for i in range(len(results)) if study_of[i] == st])
-    rows.append(f"| {title} | {c['n']} | {c['hit'] + c['miss']} | {c['hit']} | {c['miss']} | {c['false alarm']} | "
-                f"{c['quiet and fine']} |")
-tot = count(range(len(results)))
-rows.append(f"| **all** | {tot['n']} | {tot['hit'] + tot['miss']} | {tot['hit']} | {tot['miss']} | "
-            f"{tot['false alarm']} | {tot['quiet and fine']} |")
-display(Markdown("\n".join(rows)))
+display(Markdown(tables.outcome_table(scored, TITLES)))
 
 # %% tags=["remove-cell"]
+tot = scored.counts()
 n_fail = tot["hit"] + tot["miss"]
 n_fine = tot["n"] - n_fail
 for k, v in (("n_fail", n_fail), ("n_fine", n_fine), ("hits", tot["hit"]), ("misses", tot["miss"]),
@@ -164,13 +123,9 @@ for k, v in (("n_fail", n_fail), ("n_fine", n_fine), ("hits", tot["hit"]), ("mis
     reporting.glue(f"dg_{k}", str(v))
 reporting.glue("dg_sens", f"{100 * tot['hit'] / n_fail:.0f}%" if n_fail else "n/a (no failures)")
 reporting.glue("dg_false_rate", f"{100 * tot['false alarm'] / n_fine:.0f}%" if n_fine else "n/a (every setting failed)")
-reporting.glue("dg_n_flagged", str(sum(flag)))
-names = [f"{STUDIES[settings[i].study][0].split(' (')[0]}: {settings[i].label}" for i in range(len(results))]
-miss = [names[i] for i in range(len(results)) if outcome[i] == "miss"]
-reporting.glue("dg_miss_list", "; ".join(miss) if miss else "none")
-fa = [f"{names[i]} ({' '.join(DIAG_SHORT[n] for n in table[i].flags)})" for i in range(len(results))
-      if outcome[i] == "false alarm"]
-reporting.glue("dg_false_list", "; ".join(fa) if fa else "none")
+reporting.glue("dg_n_flagged", str(sum(scored.flagged)))
+reporting.glue("dg_miss_list", tables.outcome_list(scored, SHORT_TITLES, "miss"))
+reporting.glue("dg_false_list", tables.outcome_list(scored, SHORT_TITLES, "false alarm"))
 
 # %% [markdown]
 # Of the {glue:text}`dg_n` settings, {glue:text}`dg_n_fail` are failures by the rule
@@ -183,20 +138,12 @@ reporting.glue("dg_false_list", "; ".join(fa) if fa else "none")
 # Which diagnostic does the work:
 
 # %% tags=["remove-input"]
-rows = ["| diagnostic | settings flagged | of which failures | failures caught by this flag alone |",
-        "|---|---|---|---|"]
-per_diag = {}
-for n, short in DIAG_SHORT.items():
-    fl = [n in rep.flags for rep in table]
-    alone = sum(f and fa and table[i].flags == [n] for i, (f, fa) in enumerate(zip(fl, fail)))
-    per_diag[n] = (sum(fl), sum(f and fa for f, fa in zip(fl, fail)))
-    rows.append(f"| {n.replace('_', ' ')} ({short}) | {sum(fl)} | {per_diag[n][1]} | {alone} |")
-display(Markdown("\n".join(rows)))
+display(Markdown(tables.diagnostic_table(scored)))
 
 # %% tags=["remove-cell"]
-top = max(per_diag, key=lambda n: (per_diag[n][1], -per_diag[n][0]))
-reporting.glue("dg_top", top.replace("_", " ") if per_diag[top][1] else "none (no flag coincided with a failure)")
-reporting.glue("dg_top_n", f"{per_diag[top][1]} of {n_fail}" if n_fail else "n/a")
+top = scored.top_diagnostic()
+reporting.glue("dg_top", top.replace("_", " ") if top else "none (no flag coincided with a failure)")
+reporting.glue("dg_top_n", f"{scored.by_diagnostic()[top][1] if top else 0} of {n_fail}" if n_fail else "n/a")
 
 # %% [markdown]
 # The diagnostic whose flags coincide with the most failures is
@@ -208,53 +155,31 @@ reporting.glue("dg_top_n", f"{per_diag[top][1]} of {n_fail}" if n_fail else "n/a
 # What our diagnostics and the ground truth say there:
 
 # %% tags=["remove-cell"]
-from binn_utils.reporting import find
-
-_lr, _lw = studies.get("learning_rate"), studies.get("loss_weight")
-PAPER_ROWS = {  # id -> (study, meta to find the setting): where the paper reports failure, then its defaults
-    "lr_small": ("learning_rate", _lr.paper_failures[0]),
-    "lr_5e-2": ("learning_rate", _lr.paper_failures[1]),
-    "lr_5e-1": ("learning_rate", _lr.paper_failures[2]),
-    "w_low": ("loss_weight", _lw.paper_failures[0]),
-    "w_high": ("loss_weight", _lw.paper_failures[1]),
-    "noise_big": ("noise", studies.get("noise").paper_failures[0]),
-    **{f"def_{tag}": (name, studies.get(name).default) for tag, name in (
-        ("lr", "learning_rate"), ("w", "loss_weight"), ("arch", "architecture"), ("B", "batch_size"),
-        ("noise", "noise"))},
-}
-n_agree = n_rows = 0
-for rid, (st, meta) in PAPER_ROWS.items():
-    idx = [i for i in range(len(results)) if study_of[i] == st]
-    hit = find([results[i] for i in idx], **meta)
-    if hit is None:
-        for k in ("flags", "up", "gt", "agree"):
-            reporting.glue(f"dg_pl_{rid}_{k}", "not run")
-        continue
-    i = next(j for j in idx if results[j] is hit)
-    paper_fail = not rid.startswith("def_")
-    reporting.glue(f"dg_pl_{rid}_flags", ", ".join(n.replace("_", " ") for n in table[i].flags) or "none")
-    reporting.glue(f"dg_pl_{rid}_up", f"{fmt(G[i]['up'])} ({fmt(G[i]['rel'], '.2g')} x best)")
-    reporting.glue(f"dg_pl_{rid}_gt", "failure" if fail[i] else "fine")
-    ok = flag[i] == paper_fail
-    n_agree += ok
-    n_rows += 1
-    reporting.glue(f"dg_pl_{rid}_agree", "yes" if ok else "no")
-reporting.glue("dg_pl_agree", f"{n_agree} of {n_rows}")
+# each study's points where the paper reports failure (glued as dg_pl_<study>_failure<i>_...), then its default
+# point (dg_pl_<study>_default_...)
+points = ([(f"{st.name}_failure{j}", st.name, m, True) for st in SWEEPS for j, m in enumerate(st.paper_failures)]
+          + [(f"{st.name}_default", st.name, st.default, False) for st in SWEEPS])
+rows = {rid: tables.paper_point(scored, scored.index(name, **meta), fails) for rid, name, meta, fails in points}
+for rid, cells in rows.items():
+    for k, v in cells.items():
+        reporting.glue(f"dg_pl_{rid}_{k}", v)
+reporting.glue("dg_pl_agree", f"{sum(c['agree'] == 'yes' for c in rows.values())} of "
+                              f"{sum(c['agree'] != 'not run' for c in rows.values())}")
 
 # %% [markdown]
 # | setting | the paper says | our flags | median err $u_p$ | ground truth (our rule) | flags match the paper |
 # |---|---|---|---|---|---|
-# | Burgers, $r = 5\times10^{-7}$ | under-fitting: loss still falling, large errors | {glue:text}`dg_pl_lr_small_flags` | {glue:text}`dg_pl_lr_small_up` | {glue:text}`dg_pl_lr_small_gt` | {glue:text}`dg_pl_lr_small_agree` |
-# | Burgers, $r = 5\times10^{-2}$ | unstable optimisation, larger errors | {glue:text}`dg_pl_lr_5e-2_flags` | {glue:text}`dg_pl_lr_5e-2_up` | {glue:text}`dg_pl_lr_5e-2_gt` | {glue:text}`dg_pl_lr_5e-2_agree` |
-# | Burgers, $r = 5\times10^{-1}$ | unstable optimisation, larger errors | {glue:text}`dg_pl_lr_5e-1_flags` | {glue:text}`dg_pl_lr_5e-1_up` | {glue:text}`dg_pl_lr_5e-1_gt` | {glue:text}`dg_pl_lr_5e-1_agree` |
-# | porous medium, $w_{PDE} = 10^{-4}$ | $u_\theta$ fine, $u_p$ and $D$ wrong | {glue:text}`dg_pl_w_low_flags` | {glue:text}`dg_pl_w_low_up` | {glue:text}`dg_pl_w_low_gt` | {glue:text}`dg_pl_w_low_agree` |
-# | porous medium, $w_{PDE} = 10^{3}$ | $u_\theta$ and $u_p$ both poor | {glue:text}`dg_pl_w_high_flags` | {glue:text}`dg_pl_w_high_up` | {glue:text}`dg_pl_w_high_gt` | {glue:text}`dg_pl_w_high_agree` |
-# | diffusion, $\sigma^2 = 0.05$, $(h_u, n_u) = (6, 128)$ | over-fitting: validation loss rises late | {glue:text}`dg_pl_noise_big_flags` | {glue:text}`dg_pl_noise_big_up` | {glue:text}`dg_pl_noise_big_gt` | {glue:text}`dg_pl_noise_big_agree` |
-# | Burgers, $r = 5\times10^{-4}$ (default) | good | {glue:text}`dg_pl_def_lr_flags` | {glue:text}`dg_pl_def_lr_up` | {glue:text}`dg_pl_def_lr_gt` | {glue:text}`dg_pl_def_lr_agree` |
-# | porous medium, $w_{PDE} = 10^{-1}$ (default) | good | {glue:text}`dg_pl_def_w_flags` | {glue:text}`dg_pl_def_w_up` | {glue:text}`dg_pl_def_w_gt` | {glue:text}`dg_pl_def_w_agree` |
-# | diffusion-advection, $D$, $V$ $(4, 32)$ (default) | good | {glue:text}`dg_pl_def_arch_flags` | {glue:text}`dg_pl_def_arch_up` | {glue:text}`dg_pl_def_arch_gt` | {glue:text}`dg_pl_def_arch_agree` |
-# | diffusion, $B = 40$ (default) | good | {glue:text}`dg_pl_def_B_flags` | {glue:text}`dg_pl_def_B_up` | {glue:text}`dg_pl_def_B_gt` | {glue:text}`dg_pl_def_B_agree` |
-# | diffusion, $\sigma^2 = 10^{-3}$, $(4, 32)$ (default) | good | {glue:text}`dg_pl_def_noise_flags` | {glue:text}`dg_pl_def_noise_up` | {glue:text}`dg_pl_def_noise_gt` | {glue:text}`dg_pl_def_noise_agree` |
+# | Burgers, $r = 5\times10^{-7}$ | under-fitting: loss still falling, large errors | {glue:text}`dg_pl_learning_rate_failure0_flags` | {glue:text}`dg_pl_learning_rate_failure0_up` | {glue:text}`dg_pl_learning_rate_failure0_gt` | {glue:text}`dg_pl_learning_rate_failure0_agree` |
+# | Burgers, $r = 5\times10^{-2}$ | unstable optimisation, larger errors | {glue:text}`dg_pl_learning_rate_failure1_flags` | {glue:text}`dg_pl_learning_rate_failure1_up` | {glue:text}`dg_pl_learning_rate_failure1_gt` | {glue:text}`dg_pl_learning_rate_failure1_agree` |
+# | Burgers, $r = 5\times10^{-1}$ | unstable optimisation, larger errors | {glue:text}`dg_pl_learning_rate_failure2_flags` | {glue:text}`dg_pl_learning_rate_failure2_up` | {glue:text}`dg_pl_learning_rate_failure2_gt` | {glue:text}`dg_pl_learning_rate_failure2_agree` |
+# | porous medium, $w_{PDE} = 10^{-4}$ | $u_\theta$ fine, $u_p$ and $D$ wrong | {glue:text}`dg_pl_loss_weight_failure0_flags` | {glue:text}`dg_pl_loss_weight_failure0_up` | {glue:text}`dg_pl_loss_weight_failure0_gt` | {glue:text}`dg_pl_loss_weight_failure0_agree` |
+# | porous medium, $w_{PDE} = 10^{3}$ | $u_\theta$ and $u_p$ both poor | {glue:text}`dg_pl_loss_weight_failure1_flags` | {glue:text}`dg_pl_loss_weight_failure1_up` | {glue:text}`dg_pl_loss_weight_failure1_gt` | {glue:text}`dg_pl_loss_weight_failure1_agree` |
+# | diffusion, $\sigma^2 = 0.05$, $(h_u, n_u) = (6, 128)$ | over-fitting: validation loss rises late | {glue:text}`dg_pl_noise_failure0_flags` | {glue:text}`dg_pl_noise_failure0_up` | {glue:text}`dg_pl_noise_failure0_gt` | {glue:text}`dg_pl_noise_failure0_agree` |
+# | Burgers, $r = 5\times10^{-4}$ (default) | good | {glue:text}`dg_pl_learning_rate_default_flags` | {glue:text}`dg_pl_learning_rate_default_up` | {glue:text}`dg_pl_learning_rate_default_gt` | {glue:text}`dg_pl_learning_rate_default_agree` |
+# | porous medium, $w_{PDE} = 10^{-1}$ (default) | good | {glue:text}`dg_pl_loss_weight_default_flags` | {glue:text}`dg_pl_loss_weight_default_up` | {glue:text}`dg_pl_loss_weight_default_gt` | {glue:text}`dg_pl_loss_weight_default_agree` |
+# | diffusion-advection, $D$, $V$ $(4, 32)$ (default) | good | {glue:text}`dg_pl_architecture_default_flags` | {glue:text}`dg_pl_architecture_default_up` | {glue:text}`dg_pl_architecture_default_gt` | {glue:text}`dg_pl_architecture_default_agree` |
+# | diffusion, $B = 40$ (default) | good | {glue:text}`dg_pl_batch_size_default_flags` | {glue:text}`dg_pl_batch_size_default_up` | {glue:text}`dg_pl_batch_size_default_gt` | {glue:text}`dg_pl_batch_size_default_agree` |
+# | diffusion, $\sigma^2 = 10^{-3}$, $(4, 32)$ (default) | good | {glue:text}`dg_pl_noise_default_flags` | {glue:text}`dg_pl_noise_default_up` | {glue:text}`dg_pl_noise_default_gt` | {glue:text}`dg_pl_noise_default_agree` |
 #
 # "Flags match the paper": a flag where the paper reports failure, no flag at a default.
 # They match in {glue:text}`dg_pl_agree` rows. The last-but-one column applies our rule,
@@ -263,28 +188,16 @@ reporting.glue("dg_pl_agree", f"{n_agree} of {n_rows}")
 # ## Forward-solve mismatch against the ground truth
 
 # %% tags=["hide-input"]
-ratio = np.array([rep["mechanistic_mismatch"].value for rep in table], float)
-up = np.array([v["up"] for v in G], float)
-fail_a = np.array(fail)
-fig = figures.mismatch_figure(ratio, up, np.array([v["rel"] for v in G], float), study_of,
-                              {st: title for st, (title, _) in STUDIES.items()}, flag, fail, failure_factor,
-                              diagnostics.MISMATCH_RATIO)
+fig = figures.mismatch_figure(scored, TITLES, failure_factor)
 plotting.save(fig, output_dir, "diagnostics_mismatch")
 reporting.glue("fig_diag_mismatch", fig)
 plt.close(fig)
 
 # %% tags=["remove-cell"]
-mm_flag = np.array([rep["mechanistic_mismatch"].flag for rep in table])
-reporting.glue("dg_mm_hits", f"{int(np.sum(mm_flag & fail_a))} of {int(fail_a.sum())}")
-reporting.glue("dg_mm_false", f"{int(np.sum(mm_flag & ~fail_a))} of {int((~fail_a).sum())}")
-ok = np.isfinite(ratio) & np.isfinite(up) & (ratio > 0) & (up > 0)
-if ok.sum() >= 3:
-    lr_, lu_ = np.log(ratio[ok]), np.log(up[ok])
-    rk = lambda a: np.argsort(np.argsort(a))  # noqa: E731
-    rho = float(np.corrcoef(rk(lr_), rk(lu_))[0, 1])
-    reporting.glue("dg_rho", fmt(rho, ".2f"))
-else:
-    reporting.glue("dg_rho", "n/a")
+mm = scored.mismatch_counts()
+reporting.glue("dg_mm_hits", f"{mm.caught} of {mm.failures}")
+reporting.glue("dg_mm_false", f"{mm.false_alarms} of {mm.fine}")
+reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 
 # %% [markdown]
 # ```{glue:figure} fig_diag_mismatch
@@ -319,60 +232,17 @@ else:
 # going to the smallest change from the module's values.
 
 # %% tags=["remove-cell"]
-M = diagnostics.flag_matrix(results)
-fail_arr = np.array(fail, dtype=bool)
-DEFAULT = {n: 0 for n in M}
-if not np.array_equal(diagnostics.combined_flags(M, DEFAULT), np.array(flag)):
-    raise RuntimeError("the flag matrix does not reproduce the diagnostics' own flags")
-keys = [s.key for s in settings]
-strata = [(s.study, f) for s, f in zip(settings, fail)]
-part = diagnostics.split_parts(keys, strata, seed=calibration_seed)
-choice, _ = diagnostics.choose_thresholds(M, fail_arr, part)
-
-
-def counts_on(ch, sel):
-    return diagnostics.count_flags(diagnostics.combined_flags(M, ch)[sel], fail_arr[sel])
-
-
-def cell(c):
-    caught = f"{c.caught} / {c.failures}" + (f" ({100 * c.caught_rate:.0f}%)" if c.failures else "")
-    false = f"{c.false_alarms} / {c.fine}" + (f" ({100 * c.false_alarm_rate:.0f}%)" if c.fine else "")
-    return f"{caught} | {false}"
-
-
-rows = ["| thresholds | settings | caught / failures | false alarms / fine |", "|---|---|---|---|"]
-for lab, ch in (("the module's", DEFAULT), ("chosen on the first part", choice)):
-    for plab, sel in (("first part (choice)", part), ("second part (held out)", ~part)):
-        rows.append(f"| {lab} | {plab} | {cell(counts_on(ch, sel))} |")
-calib_table = "\n".join(rows)
-changed = []
-for n, i in choice.items():
-    for k, v in diagnostics.CANDIDATES[n][i].items():
-        if v != diagnostics.CANDIDATES[n][0][k]:
-            changed.append(f"{k} {fmt(diagnostics.CANDIDATES[n][0][k], 'g')} → {fmt(v, 'g')}")
-reporting.glue("dg_cal_changed", "; ".join(changed) if changed else "none (the module's values)")
-held = counts_on(choice, ~part)
-reporting.glue("dg_cal_held", str(held))
-reporting.glue("dg_cal_meets", reporting.word(held.meets(0.85, 0.15) if held.failures and held.fine else None,
-                                              "meets", "does not meet"))
-# the same procedure on further seeded splits: the held-out counts pooled
-pool = [0, 0, 0, 0]
-n_meet = 0
-for seed in range(1, 1 + int(calibration_splits)):
-    p_s = diagnostics.split_parts(keys, strata, seed=calibration_seed + seed)
-    ch_s, _ = diagnostics.choose_thresholds(M, fail_arr, p_s)
-    c_s = counts_on(ch_s, ~p_s)
-    pool = [a + b for a, b in zip(pool, (c_s.caught, c_s.failures, c_s.false_alarms, c_s.fine))]
-    n_meet += c_s.meets(0.85, 0.15)
-pooled = diagnostics.Counts(*pool)
-reporting.glue("dg_cal_splits", str(int(calibration_splits)))
-reporting.glue("dg_cal_pooled", str(pooled) if calibration_splits else "n/a (no further splits)")
-reporting.glue("dg_cal_pooled_rates", (f"{100 * pooled.caught_rate:.0f}% caught, {100 * pooled.false_alarm_rate:.0f}% "
-                                       "false alarms") if pooled.failures and pooled.fine else "n/a")
-reporting.glue("dg_cal_n_meet", f"{n_meet} of {int(calibration_splits)}")
+cal = scored.calibrate([s.key for s in settings], seed=calibration_seed, splits=int(calibration_splits))
+reporting.glue("dg_cal_changed", tables.changed_thresholds(cal))
+reporting.glue("dg_cal_held", str(cal.held))
+reporting.glue("dg_cal_meets", reporting.word(cal.held_meets(), "meets", "does not meet"))
+reporting.glue("dg_cal_splits", str(cal.splits))
+reporting.glue("dg_cal_pooled", str(cal.pooled) if cal.splits else "n/a (no further splits)")
+reporting.glue("dg_cal_pooled_rates", tables.rates(cal.pooled))
+reporting.glue("dg_cal_n_meet", f"{cal.met} of {cal.splits}")
 
 # %% tags=["remove-input"]
-display(Markdown(calib_table))
+display(Markdown(tables.calibration_table(cal)))
 
 # %% [markdown]
 # Chosen on the first part: {glue:text}`dg_cal_changed`. On the held-out part the chosen

@@ -51,7 +51,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
+from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
 from binn_utils.problems import INITIALS
 from binn_utils.verdicts import Verdict
 
@@ -97,17 +97,7 @@ plt.close(fig)
 # true solution is near zero, and the operator errors over the observed range of $u$ are:
 
 # %% tags=["remove-input"]
-rows = ["| quantity | median [IQR] over initialisations |", "|---|---|",
-        f"| rel. $L^2$ error of $u_\\theta$ | {summary['err_theta']} |",
-        f"| rel. $L^2$ error of $u_p$ | {summary['err_up']} (final networks: "
-        f"{reporting.fmt(reporting.median(res.metric('err_u_p', 'final')))}) |",
-        f"| mean \\|error\\| of $u_\\theta$ / $u_p$ where the true solution is in the lowest "
-        f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
-        f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
-for op in ("D", "V", "G"):
-    rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record['u_range'][0]:.3f}, "
-                f"{res.record['u_range'][1]:.3f}] | {reporting.med_iqr(res.operator_error(op))} |")
-display(Markdown("\n".join(rows)))
+display(Markdown(tables.framework_table(res, summary)))
 
 # %% [markdown]
 # ## The paper's initial condition
@@ -130,13 +120,8 @@ if compare_initial:
     reporting.glue("fw_text_tend", reporting.fmt(runs["text"]["t"][-1], "g"))
     reporting.glue("fw_sigma", reporting.fmt(sigma, ".2g"))
     reporting.glue("fw_text_vs_noise", "below" if uc_text[-1].max() < sigma else "above")
-    rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
-            "| mean \\|error\\| near zero, $u_\\theta$ / $u_p$ |", "|---|---|---|---|---|"]
     sums = {init: reporting.framework_summary(rr) for init, rr in runs.items()}
-    for init, f in sums.items():
-        rows.append(f"| {f['data']} | {f['max_u']} | {f['err_theta']} | {f['err_up']} | "
-                    f"{f['theta_near']} / {f['up_near']} |")
-    display(Markdown("\n".join(rows)))
+    display(Markdown(tables.initials_table(sums.values())))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])
     reporting.glue("fw_other_theta_verdict", reporting.word(sums[other].verdicts["theta_verdict"] is Verdict.AGREES,
@@ -163,18 +148,12 @@ else:
 # %% tags=["remove-input"]
 if compare_reactions:
     rpre = "quick" if preset == "quick" else reaction_preset
-    variants = {"supporting": "$G=-1/2$ (Supporting Material)", "text": "$G(u)=u/2$ (text)",
-                "equation": "$G=+1/2$ (displayed equation)"}
+    variants = studies.framework.REACTION_LABELS
     rx = sweeps.load_or_run([studies.framework_study(rpre, noise_var=noise_var, dense=dense, reaction=v,
                                                         initial=initial)[0] for v in variants],
                                rpre, results_dir, desc="reactions")
     reporting.glue("fw_rx_what", reporting.run_description(rx[0], preset=rpre))
-    rows = ["| reaction | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
-            "| rel. error of $G$ |", "|---|---|---|---|---|"]
-    for (name, label), rr in zip(variants.items(), rx):
-        rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {reporting.med_iqr(rr.metric('err_u_theta'))} | "
-                    f"{reporting.med_iqr(rr.metric('err_u_p'))} | {reporting.med_iqr(rr.operator_error('G'))} |")
-    display(Markdown("\n".join(rows)))
+    display(Markdown(tables.reactions_table(variants.values(), rx)))
 else:
     reporting.glue("fw_rx_what", "not run (compare_reactions is off)")
 

@@ -62,12 +62,8 @@ reporting.glue("lr_rates", ", ".join(value_label(r) for r in sorted(rates)))
 # "erratic" when its step-to-step roughness exceeds that at the shown rate; "stalled" when it
 # is no rougher (flat) and ends more than reporting.FACTOR times above the shown rate's.
 summary = reporting.learning_rate_summary(results, shown=meta_value(shown, "lr"))
-cs_shown = reporting.curve_stats(shown)
-large = [r for r in sorted(results, key=lambda r: meta_value(r, "lr")) if meta_value(r, "lr") >= 1e-2]
-stats = {value_label(meta_value(r, "lr")): reporting.curve_stats(r) for r in large}
-erratic = [k for k, c in stats.items() if c["roughness"] > cs_shown["roughness"]]
-flat = [k for k, c in stats.items() if k not in erratic]
-stalled = [k for k in flat if stats[k]["final"] > reporting.FACTOR * cs_shown["final"]]
+curves = studies.learning_rate.large_rate_curves(results, shown)
+cs_shown, stats, erratic, flat, stalled = (curves[k] for k in ("shown", "stats", "erratic", "flat", "stalled"))
 fmtr = reporting.fmt
 
 

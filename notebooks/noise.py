@@ -47,8 +47,6 @@ results_dir = None       # None: read results/, train what it lacks into out/res
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
-import warnings
-
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
@@ -76,16 +74,7 @@ reporting.glue("nz_grid", "351" if dense else "71")
 # truth" is an RMS relative deviation of the mean learned D of at most reporting.OPERATOR_OK
 # there; "unreliable outside" a larger mean |error| outside that range (within the data).
 shown_r = find(results, noise_var=shown_noise, arch_u=shown_arch) or results[0]
-uc_end = np.asarray(shown_r["u_clean"], float)[-1]
-band = (float(uc_end.min()), float(uc_end.max()))
-u_grid = np.asarray(shown_r["u_grid"], float)
-D_net, D_true = np.asarray(shown_r.net("op_D"), float), np.asarray(shown_r["true_op_D"], float)
-in_band = (u_grid >= band[0]) & (u_grid <= band[1])
-with np.errstate(all="ignore"), warnings.catch_warnings():
-    warnings.simplefilter("ignore", RuntimeWarning)
-    centre = (float(np.sqrt(np.mean(((np.nanmean(D_net, axis=0) - D_true) / D_true)[in_band] ** 2)))
-              if in_band.any() else np.nan)
-e_in, e_out = reporting.band_errors(shown_r, "D", band)
+band, centre, e_in, e_out = studies.noise.diffusivity_in_band(shown_r)
 reporting.glue("nz_D_band", f"[{band[0]:.2f}, {band[1]:.2f}]")
 reporting.glue("nz_D_centre", reporting.fmt(centre, ".2g"))
 reporting.glue("nz_D_ok", reporting.fmt(100 * reporting.OPERATOR_OK, "g"))

@@ -56,7 +56,6 @@ output_dir = None   # folder for the fit's output files; None: a temporary folde
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from IPython.display import Markdown, display
 
 from binn_utils import fit_report, reporting
@@ -116,22 +115,12 @@ display(Image(filename=str(files["operators.png"]), width=700))
 
 # %% tags=["remove-cell"]
 lo, hi = fit.u_range
-g = np.linspace(lo, hi, 101)
-curves = fit.operator_curves(g)
-true = {"D": fit_report.example_D(g), "G": fit_report.example_G(g)}
-with np.errstate(all="ignore"):
-    err = {k: float(np.median([np.linalg.norm(c - true[k]) / np.linalg.norm(true[k]) for c in curves[k]]))
-           for k in curves}
-
-
-def trend(c):
-    rising = np.mean(np.diff(np.median(c, axis=0)) > 0)
-    return "increasing" if rising >= 0.8 else ("decreasing" if rising <= 0.2 else "not monotone")
-
-
+recovered = fit_report.example_recovery(fit)
 reporting.glue("od_range", f"[{lo:.2g}, {hi:.2g}] cells/µm²")
-reporting.glue("od_D", f"{trend(curves['D'])} (true: increasing), median relative error {reporting.fmt(err['D'])}")
-reporting.glue("od_G", f"{trend(curves['G'])} (true: decreasing), median relative error {reporting.fmt(err['G'])}")
+for op in ("D", "G"):
+    shape, err = recovered[op]
+    reporting.glue(f"od_{op}", f"{shape} (true: {fit_report.EXAMPLE_TRUTH[op][1]}), median relative error "
+                               f"{reporting.fmt(err)}")
 
 # %% [markdown]
 # `operators.png`: the learned $D(u)$ and $G(u)$ in the data's units, each initialisation

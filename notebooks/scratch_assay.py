@@ -48,23 +48,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, plotting, reporting, scratch
-from binn_utils.metrics import relative_l2
+from binn_utils import diagnostics, figures, plotting, reporting, scratch, tables
+from binn_utils.tables import fmt_plain as fmt
 
 plotting.style()
 data = scratch.load_scratch(initial_cells, drop_first_column)
 fit = scratch.fit_scratch(initial_cells, mechanisms, preset, epochs, seeds, drop_first_column, results_dir)
 R = fit.result.n_replicates
-U = 1e3  # densities are plotted in 10^-3 cells/µm^2
-
-
-def fmt(v, spec=".3g"):
-    """reporting.fmt, but large values as plain rounded numbers (1,234 not 1.23e+03)."""
-    try:
-        big = abs(float(v)) >= 1000
-    except (TypeError, ValueError):
-        big = False
-    return f"{float(v):,.0f}" if big and np.isfinite(float(v)) else reporting.fmt(v, spec)
+U = 1e3  # densities are shown in 10^-3 cells/µm^2
 
 reporting.glue("sc_cells", f"{int(initial_cells):,}")
 reporting.glue("sc_what", f"{fit.result.epochs_run} epochs, {R} initialisations, "
@@ -82,30 +73,7 @@ reporting.glue("sc_R", str(R))
 # %% tags=["hide-input"]
 x, t = fit.x, fit.t
 u_mean = data.u_mean
-# two rows of panels (three per row), so that the labels stay legible at page width
-ncol = min(3, len(t))
-nrow = -(-len(t) // ncol)
-fig, grid = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.3 * nrow), sharey=True, squeeze=False)
-axes = grid.ravel()[:len(t)]
-for spare in grid.ravel()[len(t):]:
-    spare.axis("off")
-markers = ("o", "s", "^", "v", "D")
-for k, ax in enumerate(axes):
-    for r in range(data.n_replicates):
-        ax.plot(x, U * data.u[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
-                label=f"experiment {data.replicates[r]}")
-    plotting.band(ax, x, U * fit.u_theta[:, k], plotting.COLORS["u_theta"], "$u_\\theta$")
-    plotting.band(ax, x, U * fit.u_p[:, k], plotting.COLORS["u_p"], "$u_p$", ls="--")
-    ax.set_title(f"t = {t[k]:g} h")
-    ax.set_xlabel("x (µm)")
-for row in grid:
-    row[0].set_ylabel("density ($10^{-3}$ cells/µm²)")
-handles, labels = axes[0].get_legend_handles_labels()
-if len(grid.ravel()) > len(t):  # the legend in the empty slot
-    grid.ravel()[-1].legend(handles, labels, loc="center")
-else:
-    axes[-1].legend(loc="lower right")
-fig.tight_layout()
+fig = figures.scratch_solutions(x, t, data.u, data.replicates, fit.u_theta, fit.u_p, scale=U)
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_solutions")
 reporting.glue("fig_scratch_solutions", fig)
 plt.close(fig)
@@ -124,7 +92,7 @@ plt.close(fig)
 # %% tags=["remove-cell"]
 # How well do u_theta and u_p reproduce the data?  Compared with how well the
 # experiments reproduce each other (each experiment against their mean).
-rep_err = np.array([relative_l2(data.u[r], u_mean) for r in range(data.n_replicates)])
+rep_err = scratch.replicate_errors(data)
 err_th = fit.evaluation.err_u_theta_obs
 err_p = fit.evaluation.err_u_p_obs
 reporting.glue("sc_err_theta", reporting.med_iqr(err_th))
@@ -137,18 +105,12 @@ reporting.glue("sc_p_vs_rep", "n/a (every forward solve failed)" if not np.isfin
 n_fail = fit.evaluation.n_failed_u_p
 reporting.glue("sc_up_failed", "none" if n_fail == 0 else f"{n_fail} of {R}")
 # per observation time: where does the forward solve miss the data most?
-with np.errstate(all="ignore"):
-    per_t = np.array([[relative_l2(fit.u_p[r, k], u_mean[k]) for k in range(len(t))] for r in range(R)])
-    per_t_med = np.array([reporting.median(per_t[:, k]) for k in range(len(t))])
+per_t_med = scratch.errors_per_time(fit, u_mean)
 reporting.glue("sc_per_t", ", ".join(f"{t[k]:g} h: {fmt(per_t_med[k])}" for k in range(len(t))))
 later = per_t_med[1:]
 reporting.glue("sc_worst_t", f"{t[1 + int(np.nanargmax(later))]:g} h" if np.isfinite(later).any() else "n/a")
-# Inside the scratch (positions where the initial mean density is below 10% of its
-# maximum): mean of u_p - data (median over initialisations), per time.
-scratch_x = u_mean[0] < 0.1 * u_mean[0].max()
-with np.errstate(all="ignore"):
-    bias = np.array([reporting.median([np.mean(fit.u_p[r, k, scratch_x] - u_mean[k, scratch_x]) for r in range(R)])
-                     for k in range(len(t))])
+# inside the scratch: mean of u_p - data (median over initialisations), per time
+scratch_x, bias = scratch.scratch_bias(fit, u_mean)
 reporting.glue("sc_scratch_x", f"{x[scratch_x].min():g} to {x[scratch_x].max():g} µm" if scratch_x.any() else "none")
 reporting.glue("sc_bias", ", ".join(f"{t[k]:g} h: {U * bias[k]:+.2f}" for k in range(1, len(t))))
 b1 = bias[1] if len(t) > 1 else np.nan
@@ -173,34 +135,7 @@ reporting.glue("sc_bias_first", "n/a" if not np.isfinite(b1) else
 lo, hi = fit.u_range
 grid = np.linspace(min(0.0, lo), hi + 0.25 * (hi - min(0.0, lo)), 201)
 curves = fit.operator_curves(grid)
-units = {"D": "µm²/h", "G": "1/h", "V": "µm/h"}
-names = {"D": "diffusivity $D(u)$", "G": "growth rate $G(u)$", "V": "advection $V(u)$"}
-fig, axes = plt.subplots(1, len(curves) + 1, figsize=(3.8 * (len(curves) + 1), 3.8))
-for ax, (name, c) in zip(axes, curves.items()):
-    for r in range(c.shape[0]):
-        ax.plot(U * grid, c[r], color=plotting.COLORS[name], lw=0.5, alpha=0.35)
-    plotting.band(ax, U * grid, c, plotting.COLORS[name], "mean $\\pm$ 1 sd")
-    if name == "G":
-        ax.axhline(0.0, color="k", lw=0.6)
-    ax.set_xlim(U * grid[0], U * grid[-1])
-    plotting.shade_unobserved(ax, (U * lo, U * hi), color="0.85", alpha=0.7, label="u not observed")
-    ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
-    ax.set_ylabel(f"{names[name]} ({units[name]})")
-    ax.legend()
-ax = axes[-1]
-h = fit.result.history
-ep = np.arange(1, fit.result.epochs_run + 1)
-for key, lab, ls in (("val_total", "validation, total", "-"), ("train_total", "training, total", ":")):
-    c = np.asarray(h[key], float)
-    med = np.nanmedian(c, axis=0)
-    q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
-    line, = ax.plot(ep, med, ls=ls, lw=1.1, label=lab)
-    ax.fill_between(ep, q1, q3, color=line.get_color(), alpha=0.2, lw=0)
-ax.set_yscale("log")
-ax.set_xlabel("epoch")
-ax.set_ylabel("loss (training units)")
-ax.legend()
-fig.tight_layout()
+fig = figures.scratch_operators(grid, curves, fit.u_range, fit.result.history, scale=U)
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_operators")
 reporting.glue("fig_scratch_operators", fig)
 plt.close(fig)
@@ -217,62 +152,27 @@ plt.close(fig)
 # ```
 
 # %% tags=["remove-cell"]
-# Qualitative shape of the learned operators over the observed range, per initialisation:
-# the share of the observed range over which the curve rises.  An initialisation's
-# operator is "increasing" if it rises over at least 80% of the range, "decreasing" if it
-# falls over at least 80%, "non-monotone" otherwise; the operator gets a shape when at
-# least 80% of the initialisations share it ("no consistent shape" otherwise).
-AGREE = 0.8
-SHAPES = ("increasing", "decreasing", "non-monotone")
-obs_grid = fit.u_grid
-obs_curves = fit.operator_curves(obs_grid)
-
-
-def shape_counts(c):
-    c = c[np.all(np.isfinite(c), axis=1)]
-    rising = np.mean(np.diff(c, axis=1) > 0, axis=1)
-    kinds = np.where(rising >= AGREE, "increasing", np.where(rising <= 1 - AGREE, "decreasing", "non-monotone"))
-    counts = {k: int(np.sum(kinds == k)) for k in SHAPES}
-    n = int(c.shape[0])
-    common = [k for k in SHAPES if n and counts[k] >= AGREE * n]
-    return (common[0] if common else "of no consistent shape"), counts, n
-
-
-def describe_median(c, unit):
-    med = np.nanmedian(c, axis=0)
-    out = f"{fmt(med[0])} {unit} at the lowest and {fmt(med[-1])} {unit} at the highest observed density"
-    for i, what in ((int(np.nanargmax(med)), "maximum"), (int(np.nanargmin(med)), "minimum")):
-        if 0 < i < med.size - 1:  # an extremum inside the range
-            out += f", {what} {fmt(med[i])} {unit} at u ≈ {U * obs_grid[i]:.2g} × 10⁻³ cells/µm²"
-    return out
-
-
-reporting.glue("sc_agree", f"{100 * AGREE:.0f}%")
+# Qualitative shape of the learned operators over the observed range (scratch.operator_shape)
+obs_curves = fit.operator_curves(fit.u_grid)
+reporting.glue("sc_agree", f"{100 * scratch.AGREE:.0f}%")
 reporting.glue("sc_obs_range", f"[{U * lo:.2g}, {U * hi:.2g}]" + " × 10⁻³ cells/µm²")
-for name, expected in (("D", "increasing"), ("G", "decreasing")):
+for name, expected in (("D", "increasing"), ("G", "decreasing")):  # Lagergren et al. (2020)
     if name not in obs_curves:
         for k in ("shape", "counts", "median", "lit"):
             reporting.glue(f"sc_{name}_{k}", "n/a (not learned)")
         continue
-    shape, counts, n = shape_counts(obs_curves[name])
+    shape, counts, n = scratch.operator_shape(obs_curves[name])
     reporting.glue(f"sc_{name}_shape", shape)
-    reporting.glue(f"sc_{name}_counts", ", ".join(f"{counts[k]} {k}" for k in SHAPES) + f" (of {n})")
-    reporting.glue(f"sc_{name}_median", describe_median(obs_curves[name], units[name]))
+    reporting.glue(f"sc_{name}_counts", ", ".join(f"{counts[k]} {k}" for k in scratch.SHAPES) + f" (of {n})")
+    reporting.glue(f"sc_{name}_median", tables.median_curve(obs_curves[name], fit.u_grid,
+                                                            scratch.OPERATOR_UNITS[name], scale=U))
     reporting.glue(f"sc_{name}_lit", reporting.word(None if n == 0 else shape == expected,
                                                    "agrees", "does not agree"))
 # where does the median growth rate cross zero (the implied carrying capacity)?
-if "G" in curves:
-    gmed = np.nanmedian(curves["G"], axis=0)
-    cross = np.nonzero((gmed[:-1] > 0) & (gmed[1:] <= 0))[0]
-    if cross.size:
-        i = cross[0]
-        uz = grid[i] - gmed[i] * (grid[i + 1] - grid[i]) / (gmed[i + 1] - gmed[i])
-        where = "inside" if uz <= hi else "above"
-        reporting.glue("sc_G_zero", f"at u ≈ {U * uz:.3g} × 10⁻³ cells/µm², {where} the observed range")
-    else:
-        reporting.glue("sc_G_zero", f"nowhere in the plotted range (up to {U * grid[-1]:.3g} × 10⁻³ cells/µm²)")
-else:
-    reporting.glue("sc_G_zero", "n/a (G not learned)")
+uz = scratch.zero_crossing(grid, np.nanmedian(curves["G"], axis=0)) if "G" in curves else None
+reporting.glue("sc_G_zero", "n/a (G not learned)" if "G" not in curves else
+               f"nowhere in the plotted range (up to {U * grid[-1]:.3g} × 10⁻³ cells/µm²)" if uz is None else
+               f"at u ≈ {U * uz:.3g} × 10⁻³ cells/µm², {'inside' if uz <= hi else 'above'} the observed range")
 
 # %% [markdown]
 # Over the observed densities {glue:text}`sc_obs_range`, the learned diffusivity is
@@ -290,18 +190,7 @@ else:
 # there) applied to this fit; a flagged value is in bold.
 
 # %% tags=["remove-input"]
-def _thr(v):
-    if isinstance(v, dict):
-        return ", ".join(f"{k.replace('_', ' ')} {fmt(x, '.3g')}" for k, x in v.items())
-    return fmt(v, ".3g")
-
-
-rows = ["| diagnostic | value | threshold | flag | what it says |", "|---|---|---|---|---|"]
-for d in fit.report.diagnostics.values():
-    val = fmt(d.value, ".3g")
-    rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | {_thr(d.threshold)} | "
-                f"{'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
-display(Markdown("\n".join(rows)))
+display(Markdown(tables.report_table(fit.report)))
 
 # %% tags=["remove-cell"]
 flags = fit.report.flags

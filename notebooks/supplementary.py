@@ -74,105 +74,53 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
+from binn_utils import figures, plotting, reporting, studies, tables
+from binn_utils.studies.repeats import Page
 
 plotting.style()
-scales = (preset,) if preset else store.committed_supporting_scales()
+page = Page(noise_var=noise_var, dense=dense, study=study, preset=preset, fallback_preset=fallback_preset,
+            epochs=epochs, seeds=seeds, compare=compare, results_dir=results_dir)
 SWEEPS = {st.name: st for st in studies.sweeps()}
-STUDIES = tuple(SWEEPS)
-wanted = STUDIES if study == "all" else tuple(w.strip() for w in str(study).split(",") if w.strip())
-unknown = [w for w in wanted if w not in STUDIES]
-if unknown or not wanted:
-    raise ValueError(f"study must be 'all' or a comma-separated list of {STUDIES}, got {study!r}")
-# "all": the studies the paper repeats on this grid (the noise study, which sweeps sigma^2
-# itself, only on the dense grid: on the sparse grid it is Fig. 2)
-run = {name: name in wanted and (study != "all" or SWEEPS[name] in studies.repeated(dense)) for name in STUDIES}
-
-
-def noise_of(name, nv):
-    """The noise variance a study is loaded at: None (all its levels) for a study that sweeps it."""
-    return None if SWEEPS[name].sweeps_noise else nv
-
-
-used_preset = {}  # (study, noise variance, dense) -> the preset its results were read at
-
-
-def load(name, nv, dn, at=None):
-    """A study's results at ``preset``, or at ``fallback_preset`` where only that is stored
-    (``at``: exactly at that preset, e.g. a reference at the scale of what it is compared with);
-    a tuple of parts for a study whose results come in parts."""
-    st = SWEEPS[name]
-    make = lambda p: st.groups(p, noise_var=nv, dense=dn, epochs=epochs, seeds=seeds)  # noqa: E731
-    pre = at or sweeps.largest_stored(make, scales + (fallback_preset,), results_dir)
-    used_preset[(name, nv, dn)] = pre
-    parts = tuple(sweeps.load_or_run(ss, pre, results_dir, desc=name + (f" ({what})" if i else ""))
-                  for i, (ss, what) in enumerate(zip(make(pre), st.parts)))
-    return parts if len(parts) > 1 else parts[0]
-
-
-results = {name: load(name, noise_of(name, noise_var), dense) for name in STUDIES if run[name]}
-
+drawn = page.studies()
+scale = {st.name: page.scale(st) for st in drawn}  # the preset each study's results are read at
+results = {st.name: page.load(st, noise_var, dense, scale[st.name]) for st in drawn}
 # The paper compares each dense repeat with the sparse grid at the same noise level, and
 # the noise-free and high-noise repeats with the main text (sigma^2 = 1e-3, sparse).
-ref_noise, ref_dense = studies.reference_configuration(noise_var, dense)
-same_as_ref = (float(noise_var), bool(dense)) == (float(ref_noise), ref_dense)
-expect_lower = bool(dense or noise_var < ref_noise)
-reference = {}
-if compare:
-    for name in results:
-        if SWEEPS[name].sweeps_noise:  # compared on the sparse grid (dense pages only)
-            if dense:
-                reference[name] = load(name, None, False, at=used_preset[(name, None, dense)])
-        elif not same_as_ref:
-            reference[name] = load(name, ref_noise, ref_dense, at=used_preset[(name, noise_var, dense)])
+reference = {st.name: page.load(st, *page.reference_of(st), scale[st.name]) for st in drawn if page.reference_of(st)}
 
-grid = "351" if dense else "71"
-reporting.glue("sm_config", f"noise variance {noise_var:g}, {grid} spatial points")
-reporting.glue("sm_reference", "none (this is the main-text configuration)" if same_as_ref else
+ref_noise, _ = page.reference
+reporting.glue("sm_config", f"noise variance {noise_var:g}, {'351' if dense else '71'} spatial points")
+reporting.glue("sm_reference", "none (this is the main-text configuration)" if page.is_reference else
                f"noise variance {ref_noise:g}, 71 spatial points")
-reporting.glue("sm_expect", "lower" if expect_lower else "higher")
+reporting.glue("sm_expect", "lower" if page.expect_lower else "higher")
 reporting.glue("sm_min_reps", str(reporting.MIN_REPLICATES))
 
 
-def not_run_reason(name):
-    """Why this page does not draw the study ``name``."""
-    if SWEEPS[name].sweeps_noise and study == "all":
+def not_run_reason(st):
+    """Why this page does not draw the study ``st``."""
+    if st.sweeps_noise and study == "all":
         return ("the noise study is repeated on the dense grid only (on the 71-point grid it is the main text's "
                 "{doc}`/notebooks/noise`; the dense repeat is on {doc}`/book/supporting/dense_1e-3`)")
-    if SWEEPS[name].sweeps_noise and dense:
+    if st.sweeps_noise and dense:
         return ("the dense noise study sweeps the noise variance itself, so the book draws it once, on "
                 "{doc}`/book/supporting/dense_1e-3`")
-    return f"this page draws study = {study}; rerun it with study = \"{name}\" to draw the {name.replace('_', ' ')} study"
+    return (f"this page draws study = {study}; rerun it with study = \"{st.name}\" to draw the "
+            f"{st.name.replace('_', ' ')} study")
 
 
-NOT_RUN = {name: not_run_reason(name) for name in STUDIES}
 for name, st in SWEEPS.items():
     num = st.paper_figures.get((float(noise_var), bool(dense)))
     reporting.glue(f"sm_{name}_paper_fig", f"the paper's Fig. {num}" if num else "a configuration the paper does not show")
-
-
-def _main(res):
-    return res[0] if isinstance(res, tuple) else res
 
 
 def draw(name):
     """The study's figure, saved, glued as sm_fig_<name>, with its run description (nothing
     for a study this page does not draw: its section is left out of the page, and the
     page's note says why)."""
-    if not run[name]:
+    if name not in results:
         return
-    st, res = SWEEPS[name], results[name]
-    fig = figures.study_figure(st, res)
-    pre = used_preset[(name, noise_of(name, noise_var), dense)]
-    if st.described_by:  # one description per value (e.g. u-network: the book preset gives them different budgets)
-        firsts = {}
-        for r in _main(res):
-            firsts.setdefault(reporting.meta_value(r, st.described_by), r)
-        what = "; ".join(f"{reporting.value_label(v)}: {reporting.run_description(r, noise=False, preset=pre)}"
-                         for v, r in firsts.items())
-    else:
-        what = reporting.run_description(_main(res)[0], preset=pre)
-    reporting.glue(f"sm_{name}_what", what)
+    fig = figures.study_figure(SWEEPS[name], results[name])
+    reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale[name]))
     plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)
     plt.close(fig)
@@ -180,7 +128,7 @@ def draw(name):
 
 def bullets(name):
     """The study's comparisons with the paper, as a list (computed from the results)."""
-    if not run[name]:
+    if name not in results:
         return
     st = SWEEPS[name]
     display(Markdown("\n".join(f"* {line}" for line in st.bullets(st.summary(results[name])))))
@@ -191,9 +139,9 @@ def bullets(name):
 # end: {glue:text}`sm_reference`.
 
 # %% tags=["remove-input"]
-skipped = [name for name in STUDIES if not run[name]]
+skipped = [st for st in SWEEPS.values() if st.name not in results]
 if skipped:  # one unnumbered note instead of a section per study this page does not draw
-    display(Markdown("**Not on this page:** " + "; ".join(NOT_RUN[n] for n in skipped) + "."))
+    display(Markdown("**Not on this page:** " + "; ".join(not_run_reason(st) for st in skipped) + "."))
 
 # %% [markdown] tags=["sm-learning_rate"]
 # ## Learning rate (Burgers' equation)
@@ -310,10 +258,10 @@ bullets("noise")
 # ({glue:text}`sm_reference`) are:
 
 # %% tags=["remove-cell"]
-here = {k: _main(v) for k, v in results.items()}
-ref = {k: _main(v) for k, v in reference.items()}
+here = {k: v[0] if isinstance(v, tuple) else v for k, v in results.items()}  # a study in parts: its first
+ref = {k: v[0] if isinstance(v, tuple) else v for k, v in reference.items()}
 if ref:
-    table, comp = reporting.compare_configurations(here, ref, expect_lower,
+    table, comp = reporting.compare_configurations(here, ref, page.expect_lower,
                                                    {name: st.default for name, st in SWEEPS.items()})
 else:
     table, comp = "*No comparison: this is the reference configuration (or `compare` is off).*", {

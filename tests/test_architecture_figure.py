@@ -115,3 +115,21 @@ def test_default_figure_keeps_one_heat_map(results):
         assert set(_heatmaps(fig)) == {"heatmap:mean:err_u_p"}
     finally:
         plt.close(fig)
+
+
+def test_tables_and_metric_comparison_of_the_heat_maps(results):
+    from binn_utils import studies, tables
+    from binn_utils.reporting import fmt
+    mean = tables.architecture_table(results, "mean").splitlines()
+    assert mean[0] == "| mean: $D$ \\ $V$ | (1, 1) | (4, 4) |" and len(mean) == 4
+    fro = np.mean([_rel(_u_p(e), "fro") for e in PERTURB[(1, 1), (4, 4)] if e is not None])
+    assert mean[2].endswith(f" | {fmt(fro)} (1 failed) |")
+    # a published row whose second cell shows another V network; (4, 32) was not run here
+    row = tables.published_row_table(results, ((1, 1), (4, 4), (4, 32)), ((1, 1), (1, 1), (4, 4)), row_D=(4, 4))
+    lines = row.splitlines()
+    assert "(mislabelled)" in lines[3] and "(mislabelled)" not in lines[2] and "not run" in lines[4]
+    m = studies.architecture.spectral_against_frobenius(results)
+    spec = {k: np.median([_rel(_u_p(e), 2) for e in v if e is not None]) for k, v in PERTURB.items()}
+    assert m["ratio"].size == 4 and m["best_combo"] == min(spec, key=spec.get)
+    assert m["best"] == pytest.approx(min(spec.values()))
+    assert m["same_best"] is True                      # (4, 4), (4, 4) has the smallest errors in both norms

@@ -16,7 +16,7 @@ import pytest
 
 from binn_utils import studies
 from binn_utils.store import committed_scale, committed_supporting_scales, default_results_dir
-from binn_utils.sweeps import largest_stored
+from binn_utils.studies.repeats import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -38,21 +38,7 @@ def supplementary_settings(p: dict) -> list:
     """The settings the Supporting Material notebook loads with parameters ``p``: each study
     at ``preset``, or at ``fallback_preset`` where only that is stored, and its reference
     configuration at the same preset."""
-    nv, dense = p["noise_var"], p["dense"]
-    scales = (p["preset"],) if p["preset"] else committed_supporting_scales()
-    sweeps = {st.name: st for st in studies.sweeps()}
-    chosen = (studies.repeated(dense) if p["study"] == "all"
-              else [sweeps[w.strip()] for w in p["study"].split(",")])
-    ref = studies.reference_configuration(nv, dense)
-    configs = [(nv, dense)] + ([ref] if p.get("compare") and ref != (nv, dense) else [])
-    out = []
-    for st in chosen:
-        # a study that sweeps sigma^2 itself is loaded at all its levels, like the notebook
-        make = (lambda pre, v, d, st=st: st.settings(pre, noise_var=None if st.sweeps_noise else v, dense=d,
-                                                     epochs=p.get("epochs"), seeds=p.get("seeds")))
-        pre = largest_stored(lambda q: make(q, nv, dense), scales + (p.get("fallback_preset"),))
-        out += [s for v, d in configs for s in make(pre, v, d)]
-    return out
+    return Page.of(p).settings()
 
 
 def book_settings() -> dict:

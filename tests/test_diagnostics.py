@@ -389,3 +389,96 @@ def test_ground_truth_failure_rule():
     assert G[0]["theta"] == pytest.approx(0.05) and G[4]["bad"] == 2 and G[0]["ops"] == {"D": pytest.approx(0.1)}
     # groups are per study: the same errors in another study are judged against that study's best
     assert not ground_truth_failures(rs[1:2], ["t"], 3.0)[0]["fail"]
+
+
+# ----------------------------------------------------------------------------- flags against the ground truth
+def test_outcome_of_each_combination():
+    assert [dg.outcome(f, fl) for f, fl in ((True, True), (True, False), (False, True), (False, False))] == \
+        list(dg.OUTCOMES)
+
+
+def _scored():
+    """Four settings of two studies: quiet and fine, hit (under-fitting), false alarm
+    (mismatch), miss; a failure's median u_p error is 5x its study's best."""
+    steep = 0.1 * 10 ** (-2.0 * EPOCHS / E) * np.ones((4, 1))
+    args = [benign(converged()), benign(steep, err_u_p_obs=np.full(4, 0.07)),
+            benign(converged(), err_u_p_obs=np.array([0.2, 0.25, 0.3, 0.05])),
+            benign(converged(), err_u_p_obs=np.full(4, 0.08))]
+    results = [_Stored([up] * 4) for up in (0.1, 0.5, 0.1, 0.5)]
+    for i, (r, a) in enumerate(zip(results, args)):
+        r.meta, r.args = {"lr": 0.1 * i}, a
+    groups = ["a", "a", "b", "b"]
+    table = dg.DiagnosticTable([diagnose_arrays(**a) for a in args])
+    return dg.Scored(results, groups, table, dg.ground_truth_failures(results, groups, 3.0))
+
+
+def test_scored_counts_outcomes_per_study_and_per_diagnostic():
+    sc = _scored()
+    assert sc.flagged == [False, True, True, False] and sc.failed == [False, True, False, True]
+    assert sc.outcomes == ["quiet and fine", "hit", "false alarm", "miss"]
+    assert sc.counts("a") == {"hit": 1, "miss": 0, "false alarm": 0, "quiet and fine": 1, "n": 2}
+    assert sc.counts() == {"hit": 1, "miss": 1, "false alarm": 1, "quiet and fine": 1, "n": 4}
+    per = sc.by_diagnostic()
+    assert per["underfitting"] == (1, 1, 1) and per["mechanistic_mismatch"] == (1, 0, 0)
+    assert per["overfitting"] == (0, 0, 0) and list(per) == list(dg.SHORT_NAMES)
+    assert sc.top_diagnostic() == "underfitting"
+    later = dg.Scored(sc.results[2:], sc.groups[2:], dg.DiagnosticTable(sc.table.reports[2:]), sc.truth[2:])
+    assert later.top_diagnostic() is None                        # its only flag is a false alarm
+    mm = sc.mismatch_counts()
+    assert (mm.caught, mm.failures, mm.false_alarms, mm.fine) == (0, 2, 1, 2)
+    assert sc.index("b", lr=0.3) == 3 and sc.index("a", lr=0.3) is None
+
+
+def test_mismatch_correlation_ranks_finite_positive_settings():
+    sc = _scored()
+    ratio = sc.mismatch_ratio()
+    order = np.argsort(ratio)
+    for sign in (1, -1):
+        truth = [dict(v) for v in sc.truth]
+        for rank, i in enumerate(order):
+            truth[i]["up"] = 10.0 ** (sign * rank)
+        assert dg.Scored(sc.results, sc.groups, sc.table, truth).mismatch_correlation() == pytest.approx(sign)
+    truth = [dict(v, up=np.nan) for v in sc.truth[:2]] + sc.truth[2:]
+    assert np.isnan(dg.Scored(sc.results, sc.groups, sc.table, truth).mismatch_correlation())
+
+
+def test_calibrate_counts_both_parts_and_pools_further_splits():
+    sc = _scored()
+    keys = ["k0", "k1", "k2", "k3"]
+    cal = sc.calibrate(keys, seed=0, splits=3, diagnose_fn=lambda r: diagnose_arrays(**r.args))
+    first = dg.split_parts(keys, list(zip(sc.groups, sc.failed)), seed=0)
+    mod = cal.counts[("module", "first")], cal.counts[("module", "second")]
+    assert (mod[0].failures + mod[0].fine, mod[1].failures + mod[1].fine) == (first.sum(), (~first).sum())
+    assert mod[0].caught + mod[1].caught == 1 and mod[0].false_alarms + mod[1].false_alarms == 1
+    assert cal.held is cal.counts[("chosen", "second")] and cal.splits == 3 and 0 <= cal.met <= 3
+    held_sizes = sum((~dg.split_parts(keys, list(zip(sc.groups, sc.failed)), seed=s)).sum() for s in (1, 2, 3))
+    assert cal.pooled.failures + cal.pooled.fine == held_sizes
+    assert all(old != new for _, old, new in cal.changed())
+    assert cal.held_meets() in (None, True, False)
+    # diagnostics that do not reproduce the table's flags are refused
+    with pytest.raises(RuntimeError):
+        sc.calibrate(keys, diagnose_fn=lambda r: diagnose_arrays(**benign(converged())))
+
+
+def test_chapter_tables_of_scored_settings():
+    from binn_utils import tables
+    sc = _scored()
+    titles = {"a": "study A", "b": "study B"}
+    rows = tables.settings_table(sc, titles).splitlines()
+    assert len(rows) == 2 + 4 and sum("**yes**" in r for r in rows) == 2 and "| U |" in rows[3]
+    out = tables.outcome_table(sc, titles).splitlines()
+    assert out[-1] == "| **all** | 4 | 2 | 1 | 1 | 1 | 1 |" and out[2].startswith("| study A | 2 | 1 | 1 | 0 |")
+    assert tables.outcome_list(sc, titles, "false alarm") == f"study B: {sc.table[2].label} (M)"
+    assert tables.outcome_list(sc, titles, "nothing") == "none"
+    assert tables.diagnostic_table(sc).splitlines()[2] == "| underfitting (U) | 1 | 1 | 1 |"
+    assert tables.paper_point(sc, None, True) == dict.fromkeys(("flags", "up", "gt", "agree"), "not run")
+    hit = tables.paper_point(sc, 1, True)
+    assert hit["flags"] == "underfitting" and hit["gt"] == "failure" and hit["agree"] == "yes"
+    assert tables.paper_point(sc, 0, True)["agree"] == "no" and tables.paper_point(sc, 0, False)["agree"] == "yes"
+    cal = dg.Calibration({n: 0 for n in dg.CANDIDATES}, {(t, p): dg.Counts(1, 2, 0, 2) for t in ("module", "chosen")
+                                                         for p in ("first", "second")}, dg.Counts(0, 0, 0, 0), 0, 0,
+                         (0.85, 0.15))
+    assert len(tables.calibration_table(cal).splitlines()) == 6
+    assert "1 / 2 (50%) | 0 / 2 (0%)" in tables.calibration_table(cal)
+    assert tables.changed_thresholds(cal) == "none (the module's values)" and tables.rates(cal.pooled) == "n/a"
+    assert cal.held_meets() is False

@@ -19,7 +19,7 @@ LAYERS = {
     "store": ["store", "sweeps"],
     "analysis": ["stats", "verdicts", "reporting", "diagnostics", "user_data", "scratch"],
     "studies": ["studies", "claims"],
-    "presentation": ["plotting", "figures", "scorecard_text"],
+    "presentation": ["plotting", "figures", "tables", "scorecard_text"],
     "applications": ["cli", "fit_report"],
 }
 ORDER = list(LAYERS)

@@ -1,4 +1,6 @@
 """Cached own-data fits (user_data.fit_user_data_cached) and the scratch-assay data."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -66,3 +68,50 @@ def test_scratch_presets():
         scratch.preset_values("huge")
     assert scratch.preset_values("quick", epochs=5, seeds=3)["epochs"] == 5
     assert scratch.cache_dir("quick").parts[-2:] == ("results-quick", "scratch")
+
+
+def test_operator_shape_needs_most_initialisations_to_agree():
+    u = np.linspace(0.0, 1.0, 21)
+    up = np.array([u * (1 + k) for k in range(5)] + [1 - u, np.full_like(u, np.nan)])
+    shape, counts, n = scratch.operator_shape(up)
+    assert (shape, n) == ("increasing", 6) and counts == {"increasing": 5, "decreasing": 1, "non-monotone": 0}
+    mixed = np.array([u, u, u, 1 - u, 1 - u, np.sin(6 * u)])
+    assert scratch.operator_shape(mixed)[0] == "of no consistent shape"
+    assert scratch.operator_shape(mixed[3:5])[0] == "decreasing"
+
+
+def test_zero_crossing_interpolates_the_first_sign_change():
+    u = np.linspace(0.0, 2.0, 5)
+    assert scratch.zero_crossing(u, 0.8 - u) == pytest.approx(0.8)
+    assert scratch.zero_crossing(u, 1.0 + u) is None
+
+
+def test_forward_solve_errors_per_time_and_bias_inside_the_scratch():
+    x = np.linspace(0.0, 1.0, 11)
+    u_mean = np.array([1.0 - np.exp(-((x - 0.5) / 0.1) ** 2), np.ones_like(x)])   # a scratch around x = 0.5
+    u_p = np.stack([u_mean + 0.1, u_mean + 0.3])                                  # two initialisations
+    fit = SimpleNamespace(u_p=u_p, t=np.array([0.0, 12.0]), result=SimpleNamespace(n_replicates=2))
+    inside, bias = scratch.scratch_bias(fit, u_mean)
+    assert inside.tolist() == (u_mean[0] < 0.1).tolist() and inside.sum() == 1
+    np.testing.assert_allclose(bias, [0.2, 0.2])
+    per_t = scratch.errors_per_time(fit, u_mean)
+    np.testing.assert_allclose(per_t[1], 0.2)                                     # median of 0.1 and 0.3 on ones
+    data = SimpleNamespace(u=np.stack([u_mean, 2 * u_mean]), u_mean=1.5 * u_mean, n_replicates=2)
+    np.testing.assert_allclose(scratch.replicate_errors(data), [1 / 3, 1 / 3])
+
+
+def test_scratch_chapter_phrases():
+    from binn_utils import tables
+    from binn_utils.diagnostics import Diagnostic
+    assert tables.fmt_plain(12345.6) == "12,346" and tables.fmt_plain(0.12345) == "0.123"
+    assert tables.fmt_plain(np.nan) == "n/a" and tables.fmt_plain("x") == "x"
+    u = np.linspace(0.0, 2e-3, 21)
+    hump = np.array([1e-3 - (u - 1e-3) ** 2 * 1e3] * 3)
+    text = tables.median_curve(hump, u, "1/h")
+    assert "maximum 0.001 1/h at u ≈ 1" in text and "minimum" not in text
+    report = SimpleNamespace(diagnostics={
+        "a": Diagnostic("mechanistic_mismatch", 3.0, 2.0, True, "u_p | off"),
+        "b": Diagnostic("loss_balance", 0.5, {"low": 1e-3, "high": 1e4}, False, "ok")})
+    rows = tables.report_table(report).splitlines()
+    assert rows[2] == "| mechanistic mismatch | **3** | 2 | **yes** | u_p / off |"
+    assert rows[3] == "| loss balance | 0.5 | low 0.001, high 10,000 | no | ok |"

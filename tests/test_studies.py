@@ -1,11 +1,15 @@
 """The study registry: every study is one module that owns its grid, default point and figure."""
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from binn_utils import cli, figures, studies
 from binn_utils.reporting import find
+from binn_utils.studies.repeats import Page
 from binn_utils.sweeps import SettingResult
 from binn_utils.training import TrainConfig
 
@@ -14,7 +18,7 @@ NAMES = tuple(studies.REGISTRY)
 
 def test_every_module_of_the_package_defines_a_registered_study():
     pkg = studies.__path__
-    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name != "base"]
+    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name not in ("base", "repeats")]
     registered = {s.name for s in studies.REGISTRY.values()}
     for name in modules:
         mod = importlib.import_module(f"binn_utils.studies.{name}")
@@ -76,6 +80,29 @@ def test_supporting_material_repeats_and_reference():
     assert studies.reference_configuration(1e-2, True) == (1e-2, False)
 
 
+def test_a_supporting_material_page_draws_the_repeated_studies_against_their_reference():
+    sparse = Page(noise_var=0.0)
+    assert sparse.studies() == studies.repeated(dense=False) and not sparse.is_reference and sparse.expect_lower
+    assert sparse.reference_of(studies.get("learning_rate")) == (1e-3, False)
+    dense = Page(noise_var=1e-2, dense=True, study="noise, batch_size")
+    assert [s.name for s in dense.studies()] == ["batch_size", "noise"]          # in the book's order
+    assert dense.reference == (1e-2, False) and dense.expect_lower
+    assert dense.reference_of(studies.get("noise")) == (1e-2, False)              # the sparse grid, all levels
+    assert not Page(noise_var=1e-2).expect_lower
+    main = Page(noise_var=1e-3, study="noise")
+    assert main.is_reference and main.reference_of(studies.get("noise")) is None
+    assert main.reference_of(studies.get("learning_rate")) is None
+    assert Page(noise_var=0.0, compare=False).reference_of(studies.get("learning_rate")) is None
+    # a study that sweeps sigma^2 is built at all its levels whatever the page's noise
+    noise = studies.get("noise")
+    assert main.groups(noise, 0.0, False, "quick")[0] == noise.settings("quick")
+    lr = main.groups(studies.get("learning_rate"), 0.0, True, "quick")[0]
+    assert {s.noise_var for s in lr} == {0.0} and all(s.dense for s in lr)
+    assert Page.of({"noise_var": 0.01, "dense": True, "output_dir": None}) == Page(noise_var=0.01, dense=True)
+    with pytest.raises(ValueError, match="learning_rate"):
+        Page(study="nonsense").studies()
+
+
 def test_unknown_study_is_refused_with_the_known_names():
     with pytest.raises(ValueError, match="learning_rate"):
         studies.get("nope")
@@ -94,3 +121,77 @@ def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
     for key, label in st.repeat_checks:
         assert isinstance(summary.verdicts[key], Verdict), key
         assert label
+
+
+class _Run:
+    """A stored batch-size run as steps_against_errors reads it."""
+
+    def __init__(self, B, epochs, steps_per_epoch, err, final=None):
+        self.meta = {"batch_size": B}
+        self.record = {"epochs_run": epochs, "steps_per_epoch": steps_per_epoch}
+        self._err = {None: np.array(err, float), "final": np.array(final if final is not None else err, float)}
+
+    def metric(self, name, which=None):
+        return self._err[which]
+
+
+def test_batch_size_steps_against_errors_counts_where_more_steps_went_with_larger_errors():
+    from binn_utils import tables
+    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, [0.1, 0.3]), _Run(160, 100, 3, [0.1]),
+             _Run(640, 100, 1, [0.1])]
+    budget = [_Run(10, 50, 40, [0.1]), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, [0.3], final=[0.6])]
+    rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
+    assert [r["batch_size"] for r in rows] == [10, 40, 160]             # ascending B; 640 has no budget run
+    assert rows[0]["steps"] == [4000, 2000] and rows[0]["ratio"] == pytest.approx(0.5)
+    assert rows[2]["ratio_final"] == pytest.approx(6.0)
+    assert (more_worse, decided) == (2, 2)                              # B = 40: same steps, not decided
+    lines = tables.steps_table(rows).splitlines()
+    assert len(lines) == 5 and lines[2] == "| 10 | 4,000 | 2,000 | 0.2 | 0.1 | 0.5 | 0.5 |"
+
+
+class _Curve(dict):
+    """A stored learning-rate run as large_rate_curves reads it: its rate and validation loss."""
+
+    def __init__(self, lr, curve):
+        super().__init__(hist_val_total=np.array([curve]), curve_epochs=np.arange(1, len(curve) + 1))
+        self.meta = {"lr": lr}
+
+
+def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
+    ep = np.arange(40)
+    smooth = 1e-1 * 0.9 ** ep                                           # the shown rate: smooth, ends low
+    jagged = 1e-2 * 10 ** (0.5 * (ep % 2))                              # rougher than the shown curve
+    stuck = np.full(40, 0.5)                                             # flat and high: stalled
+    flat_low = 1e-1 * 0.9 ** ep                                          # flat (as smooth) and as low
+    res = [_Curve(5e-4, smooth), _Curve(5e-2, jagged), _Curve(5e-1, stuck), _Curve(1e-2, flat_low),
+           _Curve(5e-3, jagged)]                                          # below 1e-2: not a large rate
+    c = studies.learning_rate.large_rate_curves(res, res[0])
+    assert list(c["stats"]) == ["1e-2", "5e-2", "5e-1"]
+    assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
+    assert c["shown"]["final"] == pytest.approx(smooth[-1])
+
+
+def test_reaction_readings_have_labels_and_a_table_row_each():
+    from binn_utils import tables
+    from binn_utils.problems import REACTIONS
+
+    class Run(dict):
+        def metric(self, name, which=None):
+            return np.array([0.1, 0.2, 0.3])
+
+        def operator_error(self, op, which=None):
+            return np.array([0.5, np.nan])
+
+    fw = studies.framework
+    assert fw.REACTION_READINGS == tuple(fw.REACTION_LABELS) and set(fw.REACTION_READINGS) == set(REACTIONS)
+    rows = tables.reactions_table(fw.REACTION_LABELS.values(), [Run(u_clean=np.array([0.25, 1.0]))] * 3).splitlines()
+    assert len(rows) == 5
+    assert rows[2] == ("| $G=-1/2$ (Supporting Material) | 1.000 | 0.2 [0.15, 0.25] | 0.2 [0.15, 0.25] | "
+                       "0.5 [0.5, 0.5] (1 failed) |")
+
+
+def test_the_diagnostics_chapter_has_a_row_for_every_failure_and_default_point_of_the_registry():
+    text = (Path(__file__).resolve().parents[1] / "notebooks" / "diagnostics.py").read_text()
+    rows = set(re.findall(r"\{glue:text\}`dg_pl_(\w+?)_flags`", text))
+    points = {f"{st.name}_failure{j}" for st in studies.sweeps() for j in range(len(st.paper_failures))}
+    assert rows == points | {f"{st.name}_default" for st in studies.sweeps()}

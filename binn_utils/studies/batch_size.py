@@ -6,7 +6,7 @@ import math
 
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR, make_observations
-from ..reporting import batch_size_summary
+from ..reporting import batch_size_summary, median
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim
 from .base import PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, preset, train_config
@@ -61,6 +61,30 @@ def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False,
 def summary(results) -> dict:
     """Numbers of (fixed-epoch results, fixed-budget results)."""
     return batch_size_summary(*results)
+
+
+def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
+    """Each batch size run for the fixed epochs and for the fixed budget: its optimiser steps
+    (``steps``), median u_p errors of the reported (``err``) and final (``final``) networks,
+    and the budget run's error over the fixed-epoch run's (``ratio``, ``ratio_final``).
+    Returns (rows, in ascending B; of the batch sizes whose two runs took different numbers
+    of steps and have finite errors, those where more steps went with the larger error;
+    those batch sizes)."""
+    rows, more_worse, decided = [], 0, 0
+    for f in sorted(fixed, key=lambda r: reporting.meta_value(r, "batch_size")):
+        b = reporting.find(budget, batch_size=reporting.meta_value(f, "batch_size"))
+        if b is None:
+            continue
+        steps = [r.record["epochs_run"] * r.record["steps_per_epoch"] for r in (f, b)]
+        err = [median(r.metric("err_u_p")) for r in (f, b)]
+        fin = [median(r.metric("err_u_p", "final")) for r in (f, b)]
+        rows.append({"batch_size": reporting.meta_value(f, "batch_size"), "steps": steps, "err": err, "final": fin,
+                     "ratio": err[1] / err[0] if err[0] > 0 else float("nan"),
+                     "ratio_final": fin[1] / fin[0] if fin[0] > 0 else float("nan")})
+        if steps[0] != steps[1] and all(e == e for e in err):
+            decided += 1
+            more_worse += (steps[1] > steps[0]) == (err[1] > err[0])
+    return rows, more_worse, decided
 
 
 def chapter_settings(params) -> list[Setting]:

@@ -9,8 +9,10 @@ from ..sweeps import Setting, replicates
 from ..verdicts import Claim, ClaimCheck, SubClaim
 from .base import Choice, Shown, Study, count, preset, train_config
 
-#: The three readings of the reaction term the chapter compares.
-REACTION_READINGS = ("supporting", "text", "equation")
+#: The three readings of the reaction term the chapter compares, in words.
+REACTION_LABELS = {"supporting": "$G=-1/2$ (Supporting Material)", "text": "$G(u)=u/2$ (text)",
+                   "equation": "$G=+1/2$ (displayed equation)"}
+REACTION_READINGS = tuple(REACTION_LABELS)
 
 
 def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, seeds=None,

@@ -19,6 +19,22 @@ def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense
                     train_config(p, epochs, lr=float(r)), meta=(("lr", float(r)),)) for r in rates]
 
 
+def large_rate_curves(results, shown, unstable_from=1e-2) -> dict:
+    """How the validation loss behaves at the rates from ``unstable_from`` on, against the
+    ``shown`` result's: ``stats`` (``reporting.curve_stats`` per rate, keyed by its label),
+    ``erratic`` (rougher than the shown rate's curve), ``flat`` (the others) and ``stalled``
+    (flat, ending more than ``reporting.FACTOR`` times above the shown rate's final loss);
+    ``shown``: the shown rate's curve statistics."""
+    shown_stats = reporting.curve_stats(shown)
+    large = [r for r in sorted(results, key=lambda r: reporting.meta_value(r, "lr"))
+             if reporting.meta_value(r, "lr") >= unstable_from]
+    stats = {reporting.value_label(reporting.meta_value(r, "lr")): reporting.curve_stats(r) for r in large}
+    erratic = [k for k, c in stats.items() if c["roughness"] > shown_stats["roughness"]]
+    flat = [k for k in stats if k not in erratic]
+    return {"shown": shown_stats, "stats": stats, "erratic": erratic, "flat": flat,
+            "stalled": [k for k in flat if stats[k]["final"] > reporting.FACTOR * shown_stats["final"]]}
+
+
 def bullets(s: dict) -> list[str]:
     """The main-text comparisons of the study as markdown bullets (the Supporting Material
     repeats claim the same qualitative conclusions)."""

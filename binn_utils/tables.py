@@ -1,0 +1,244 @@
+"""Markdown tables and short phrases the chapters show, from the analysis layer's results.
+
+The diagnostics chapter's come from :class:`~binn_utils.diagnostics.Scored` and
+:class:`~binn_utils.diagnostics.Calibration` (``titles`` maps a study's name, a group of
+``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
+Supporting Material, architecture and batch-size chapters.  Nothing here computes a number
+the chapters judge by: that is the analysis layer's and the studies' job.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
+from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
+                        value_label)
+
+#: the training scales in words
+SCALE_WORDS = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisations (noise: fewer)",
+               "book": "4000 epochs, 5 initialisations", "paper": "the paper's grid"}
+
+
+def scales_sentence(scale_of: dict) -> str:
+    """'<study>: <scale> preset (<its words>); ...' for {study name: scale}."""
+    return "; ".join(f"{name.replace('_', ' ')}: {s} preset ({SCALE_WORDS.get(s, '')})" for name, s in scale_of.items())
+
+
+def fmt_plain(v, spec: str = ".3g") -> str:
+    """:func:`~binn_utils.reporting.fmt`, but values of 1000 and more as plain rounded
+    numbers (1,234 not 1.23e+03)."""
+    try:
+        big = abs(float(v)) >= 1000
+    except (TypeError, ValueError):
+        big = False
+    return f"{float(v):,.0f}" if big and np.isfinite(float(v)) else fmt(v, spec)
+
+
+def median_curve(curves, u_grid, unit: str, scale=1e3) -> str:
+    """The median over initialisations of an operator's curves on ``u_grid`` in words: its
+    values at the ends and any extremum inside (densities times ``scale``, in 10^-3 cells/µm^2)."""
+    med = np.nanmedian(curves, axis=0)
+    out = (f"{fmt_plain(med[0])} {unit} at the lowest and {fmt_plain(med[-1])} {unit} at the highest observed "
+           "density")
+    for i, what in ((int(np.nanargmax(med)), "maximum"), (int(np.nanargmin(med)), "minimum")):
+        if 0 < i < med.size - 1:  # an extremum inside the range
+            out += f", {what} {fmt_plain(med[i])} {unit} at u ≈ {scale * u_grid[i]:.2g} × 10⁻³ cells/µm²"
+    return out
+
+
+def report_table(report) -> str:
+    """One setting's diagnostics: value (bold if flagged), threshold, flag, message."""
+    def threshold(v):
+        if isinstance(v, dict):
+            return ", ".join(f"{k.replace('_', ' ')} {fmt_plain(x, '.3g')}" for k, x in v.items())
+        return fmt_plain(v, ".3g")
+
+    rows = ["| diagnostic | value | threshold | flag | what it says |", "|---|---|---|---|---|"]
+    for d in report.diagnostics.values():
+        val = fmt_plain(d.value, ".3g")
+        rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | "
+                    f"{threshold(d.threshold)} | {'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
+    return "\n".join(rows)
+
+
+def runs_description(study, results, scale: str) -> str:
+    """The runs behind a study's figure (``results``: a tuple of parts for a study in parts,
+    described by its first): one description per value of ``study.described_by`` (whose
+    settings ran with different budgets), else one."""
+    first = results[0] if isinstance(results, tuple) else results
+    if not study.described_by:
+        return run_description(first[0], preset=scale)
+    firsts = {}
+    for r in first:
+        firsts.setdefault(meta_value(r, study.described_by), r)
+    return "; ".join(f"{value_label(v)}: {run_description(r, noise=False, preset=scale)}" for v, r in firsts.items())
+
+
+def short_flags(rep) -> str:
+    """The letters of the flags one report raises (e.g. 'U M'), '-' for none."""
+    return " ".join(SHORT_NAMES[n] for n in rep.flags) or "-"
+
+
+def settings_table(scored: Scored, titles: dict) -> str:
+    """Every setting: its flags, ground-truth errors, failure and outcome."""
+    rows = ["| study | setting | flags | err $u_\\theta$ | err $u_p$ (x best) | operator errors | "
+            "failure | outcome |", "|---|---|---|---|---|---|---|---|"]
+    for g, rep, v, out in zip(scored.groups, scored.table, scored.truth, scored.outcomes):
+        ops = ", ".join(f"{k} {fmt(e)}" for k, e in v["ops"].items())
+        extra = f"; {v['bad']}/{v['R']} failed" if v["bad"] else ""
+        rows.append(f"| {titles[g]} | {rep.label} | {short_flags(rep)} | {fmt(v['theta'])} | "
+                    f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')}){extra} | {ops} | {'**yes**' if v['fail'] else 'no'} | "
+                    f"{out} |")
+    return "\n".join(rows)
+
+
+def outcome_table(scored: Scored, titles: dict) -> str:
+    """Hits, misses, false alarms and quiet settings per study and in all."""
+    rows = ["| study | settings | failures | hits | misses | false alarms | quiet and fine |",
+            "|---|---|---|---|---|---|---|"]
+    for label, c in [(t, scored.counts(g)) for g, t in titles.items()] + [("**all**", scored.counts())]:
+        rows.append(f"| {label} | {c['n']} | {c['hit'] + c['miss']} | {c['hit']} | {c['miss']} | "
+                    f"{c['false alarm']} | {c['quiet and fine']} |")
+    return "\n".join(rows)
+
+
+def outcome_list(scored: Scored, titles: dict, which: str) -> str:
+    """'<study>: <setting>; ...' of the settings with outcome ``which`` (false alarms with
+    their flags), 'none' if there are none."""
+    out = [f"{titles[g]}: {rep.label}" + (f" ({short_flags(rep)})" if which == "false alarm" else "")
+           for g, rep, o in zip(scored.groups, scored.table, scored.outcomes) if o == which]
+    return "; ".join(out) if out else "none"
+
+
+def diagnostic_table(scored: Scored) -> str:
+    """Per diagnostic: settings flagged, failures among them, failures only it flags."""
+    rows = ["| diagnostic | settings flagged | of which failures | failures caught by this flag alone |",
+            "|---|---|---|---|"]
+    for n, (flagged, failures, alone) in scored.by_diagnostic().items():
+        rows.append(f"| {n.replace('_', ' ')} ({SHORT_NAMES[n]}) | {flagged} | {failures} | {alone} |")
+    return "\n".join(rows)
+
+
+def paper_point(scored: Scored, i: int | None, paper_says_failure: bool) -> dict:
+    """One row of the table of the settings where the paper locates failure (or success):
+    our flags, the median u_p error, our ground truth and whether the flags match the paper
+    (a flag where it reports failure, none where it does not); 'not run' without setting ``i``."""
+    if i is None:
+        return dict.fromkeys(("flags", "up", "gt", "agree"), "not run")
+    v = scored.truth[i]
+    return {"flags": ", ".join(n.replace("_", " ") for n in scored.table[i].flags) or "none",
+            "up": f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')} x best)",
+            "gt": "failure" if v["fail"] else "fine",
+            "agree": "yes" if scored.flagged[i] == paper_says_failure else "no"}
+
+
+def _counts_cells(c: Counts) -> str:
+    caught = f"{c.caught} / {c.failures}" + (f" ({100 * c.caught_rate:.0f}%)" if c.failures else "")
+    false = f"{c.false_alarms} / {c.fine}" + (f" ({100 * c.false_alarm_rate:.0f}%)" if c.fine else "")
+    return f"{caught} | {false}"
+
+
+def calibration_table(cal: Calibration) -> str:
+    """The module's and the chosen thresholds, each on the part they were chosen on and the held-out part."""
+    rows = ["| thresholds | settings | caught / failures | false alarms / fine |", "|---|---|---|---|"]
+    for key, lab in (("module", "the module's"), ("chosen", "chosen on the first part")):
+        for part, plab in (("first", "first part (choice)"), ("second", "second part (held out)")):
+            rows.append(f"| {lab} | {plab} | {_counts_cells(cal.counts[(key, part)])} |")
+    return "\n".join(rows)
+
+
+def changed_thresholds(cal: Calibration) -> str:
+    """'NAME old → new; ...' of the thresholds the choice changes."""
+    out = [f"{k} {fmt(old, 'g')} → {fmt(new, 'g')}" for k, old, new in cal.changed()]
+    return "; ".join(out) if out else "none (the module's values)"
+
+
+def rates(c: Counts) -> str:
+    """'<caught>% caught, <false>% false alarms' ('n/a' without failures or fine settings)."""
+    if not (c.failures and c.fine):
+        return "n/a"
+    return f"{100 * c.caught_rate:.0f}% caught, {100 * c.false_alarm_rate:.0f}% false alarms"
+
+
+def _matrix_cell(matrix, aD, aV) -> str:
+    """One cell of ``architecture_matrix``'s output with its failure count ('not run' if absent)."""
+    archs, M, notes = matrix
+    if tuple(aD) not in archs or tuple(aV) not in archs:
+        return "not run"
+    i, j = archs.index(tuple(aD)), archs.index(tuple(aV))
+    return fmt(M[i, j]) + (f" ({notes[i][j]})" if notes[i][j] else "")
+
+
+def architecture_table(results, stat: str) -> str:
+    """The ``stat`` (mean or median) over replicates of the u_p error of every combination of
+    D network (rows) and V network (columns), failures counted in the cell."""
+    matrix = architecture_matrix(results, stat)
+    a = matrix[0]
+    rows = [f"| {stat}: $D$ \\ $V$ | " + " | ".join(arch_label(x) for x in a) + " |", "|---" * (len(a) + 1) + "|"]
+    for aD in a:
+        rows.append(f"| {arch_label(aD)} | " + " | ".join(_matrix_cell(matrix, aD, aV) for aV in a) + " |")
+    return "\n".join(rows)
+
+
+def published_row_table(results, axis, row_order, row_D=(4, 4)) -> str:
+    """The heat-map row ``D = row_D`` of our runs in both metrics, against what a published
+    map whose row holds the V networks ``row_order`` under the labels ``axis`` shows there."""
+    maps = {(stat, metric): architecture_matrix(results, stat, metric)
+            for stat, metric in (("mean", "err_u_p"), ("median", "err_u_p"), ("median", "err_u_p_spectral"))}
+    lines = [f"| $V$ network (label), $D$ = {arch_label(row_D)} | Frobenius, mean (left map) | Frobenius, median "
+             "| spectral, median (right map) | published cell shows $V$ | spectral, median of that $V$ |",
+             "|---" * 6 + "|"]
+    for lab, shown in zip(axis, row_order):
+        lines.append(f"| {arch_label(lab)} | {_matrix_cell(maps['mean', 'err_u_p'], row_D, lab)} "
+                     f"| {_matrix_cell(maps['median', 'err_u_p'], row_D, lab)} "
+                     f"| {_matrix_cell(maps['median', 'err_u_p_spectral'], row_D, lab)} | {arch_label(shown)}"
+                     + (" (mislabelled)" if shown != lab else "")
+                     + f" | {_matrix_cell(maps['median', 'err_u_p_spectral'], row_D, shown)} |")
+    return "\n".join(lines)
+
+
+def steps_table(rows) -> str:
+    """Optimiser steps and median u_p errors of each batch size after the fixed epochs and
+    the fixed budget (rows of ``studies.batch_size.steps_against_errors``)."""
+    out = ["| $B$ | optimiser steps, fixed epochs | fixed budget | median $u_\\mathrm{p}$ error, fixed epochs "
+           "| fixed budget | ratio budget / epochs | same ratio, final networks |", "|---" * 7 + "|"]
+    for r in rows:
+        out.append(f"| {r['batch_size']:g} | {r['steps'][0]:,} | {r['steps'][1]:,} | {fmt(r['err'][0])} | "
+                   f"{fmt(r['err'][1])} | {fmt(r['ratio'], '.2g')} | {fmt(r['ratio_final'], '.2g')} |")
+    return "\n".join(out)
+
+
+def framework_table(res, summary) -> str:
+    """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
+    elsewhere, and each operator over the observed range (``summary``: ``framework_summary(res)``)."""
+    rows = ["| quantity | median [IQR] over initialisations |", "|---|---|",
+            f"| rel. $L^2$ error of $u_\\theta$ | {summary['err_theta']} |",
+            f"| rel. $L^2$ error of $u_p$ | {summary['err_up']} (final networks: "
+            f"{fmt(median(res.metric('err_u_p', 'final')))}) |",
+            f"| mean \\|error\\| of $u_\\theta$ / $u_p$ where the true solution is in the lowest "
+            f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
+            f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
+    for op in ("D", "V", "G"):
+        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record['u_range'][0]:.3f}, "
+                    f"{res.record['u_range'][1]:.3f}] | {med_iqr(res.operator_error(op))} |")
+    return "\n".join(rows)
+
+
+def initials_table(summaries) -> str:
+    """The same BINN on each initial condition's data (``framework_summary`` of each)."""
+    rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
+            "| mean \\|error\\| near zero, $u_\\theta$ / $u_p$ |", "|---|---|---|---|---|"]
+    for f in summaries:
+        rows.append(f"| {f['data']} | {f['max_u']} | {f['err_theta']} | {f['err_up']} | "
+                    f"{f['theta_near']} / {f['up_near']} |")
+    return "\n".join(rows)
+
+
+def reactions_table(labels, results) -> str:
+    """The same BINN on each reading of the reaction term (``labels[i]``: that of ``results[i]``)."""
+    rows = ["| reaction | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
+            "| rel. error of $G$ |", "|---|---|---|---|---|"]
+    for label, rr in zip(labels, results):
+        rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
+                    f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
+    return "\n".join(rows)
