@@ -25,11 +25,11 @@ LOCK   := $(wildcard requirements-lock.txt)
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 
-# Notebooks: Jupytext py:percent sources; the CI check runs each with the quick preset.
+# Notebooks: Jupytext py:percent sources; the CI check runs each at the quick scale.
 NOTEBOOKS    := $(sort $(wildcard notebooks/*.py))
 NB_NAMES     := $(notdir $(basename $(NOTEBOOKS)))
 CI_DIR       := out/ci
-CI_PRESET    ?= quick
+CI_SCALE    ?= quick
 # Name of the parameter (in each notebook's `parameters` cell) that receives the folder
 # for the figures and files the notebook writes.
 OUTPUT_PARAM ?= output_dir
@@ -65,7 +65,7 @@ unit-tests: venv
 	$(BIN)/python -m pytest tests -q --junitxml=$(CI_DIR)/junit-unit.xml || [ $$? -eq 5 ]
 
 # Notebook check: convert each notebooks/NAME.py to ipynb (the `parameters` cell tag
-# survives the conversion), execute it with papermill and the quick preset into
+# survives the conversion), execute it with papermill and the quick scale into
 # out/ci/NAME.ipynb, then let nbval re-execute that notebook and compare every cell's
 # outputs with the stored ones.
 #
@@ -92,10 +92,10 @@ notebook-check: venv
 	  $(BIN)/python -c "import json,sys; nb=json.load(open(sys.argv[1])); \
 	    sys.exit(0 if any('parameters' in c.get('metadata',{}).get('tags',[]) for c in nb['cells']) \
 	    else 'notebooks/'+sys.argv[2]+'.py has no cell tagged parameters')" $(CI_DIR)/src/$$nb.ipynb $$nb; \
-	  echo "papermill: $$nb (preset=$(CI_PRESET))"; \
+	  echo "papermill: $$nb (scale=$(CI_SCALE))"; \
 	  $(BIN)/papermill --no-progress-bar --cwd notebooks \
 	    $(CI_DIR)/src/$$nb.ipynb $(CI_DIR)/$$nb.ipynb \
-	    -p preset $(CI_PRESET) -p $(OUTPUT_PARAM) $(abspath $(CI_DIR))/files/$$nb; \
+	    -p scale $(CI_SCALE) -p $(OUTPUT_PARAM) $(abspath $(CI_DIR))/files/$$nb; \
 	done
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
 	  --nbval-sanitize-with .ci/nbval_sanitize.cfg \

@@ -2,7 +2,7 @@
 
     python benchmarks/sweep_dask.py [--rounds 2] [--workers 2] [--study learning_rate]
 
-Runs the same small sweep (a study of the quick preset: 12 epochs, 2 replicates per
+Runs the same small sweep (a study of the quick scale: 12 epochs, 2 replicates per
 setting, BDF forward solves) alternately, ``--rounds`` times each, into fresh temporary
 stores:
 
@@ -59,7 +59,7 @@ def main(argv=None):
     ap.add_argument("--study", default="learning_rate")
     args = ap.parse_args(argv)
     settings = settings_for(args.study, "quick")
-    print(f"{len(settings)} settings of {args.study} (quick preset), {args.workers} workers, "
+    print(f"{len(settings)} settings of {args.study} (quick scale), {args.workers} workers, "
           f"{args.rounds} rounds of each path, alternating", flush=True)
     rates = {"dask": [], "pool": []}
     for r in range(args.rounds):

@@ -1,13 +1,13 @@
 """Command line: run a study's sweep into the results store (resumable).
 
-    binn sweep learning_rate --preset book [--noise-var 0.01] [--dense] [--workers 2]
-    binn sweep all --preset book
-    binn sweep learning_rate --preset paper --merge --device cuda   # one batched model on a GPU
+    binn sweep learning_rate --scale book [--noise-var 0.01] [--dense] [--workers 2]
+    binn sweep all --scale book
+    binn sweep learning_rate --scale paper --merge --device cuda   # one batched model on a GPU
     binn sweep --plan paper-main --merge --max-group 160 --priority longest \
         --stop-starting-after 400 --hard-stop-after 540            # named lists of studies, a time window
     binn sweep all --scheduler tcp://HOST:8786                     # an existing Dask cluster
     binn sweep all --cluster slurm --cluster-config cluster.toml [--dry-run]
-    binn status --preset book            # how many settings of each study are stored
+    binn status --scale book             # how many settings of each study are stored
     binn migrate                         # add checksums to records stored before they existed
     binn fit DATA.csv --mechanisms D,G --replicate well --out fit/   # your own data: a report
     binn fit --example scratch-assay --out scratch-fit/              # Jin et al. (2016)
@@ -22,7 +22,7 @@ through dask-jobqueue, configured by the [slurm] (etc.) section of a TOML file (
 walltime, cores, memory, job_extra_directives, ...; jobs = how many jobs); --dry-run
 prints the groups it would run and the job script it would submit, and runs nothing.
 
-Results go to results/ (quick preset: out/results-quick) unless --results-dir says
+Results go to results/ (quick scale: out/results-quick) unless --results-dir says
 otherwise.  A request that cannot be honoured (a bad number, a missing GPU, a results
 folder that cannot be written) is refused with one line on stderr and exit status 2
 before any training; Ctrl-C stops a sweep within seconds, keeping what was finished.
@@ -47,7 +47,7 @@ from .user_data import validate_mechanisms
 STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
 _SUPPORTING = tuple(s.name for s in studies.repeated(dense=False))
-#: Named lists of studies for ``binn sweep --plan``: entries (study, preset, noise variance or
+#: Named lists of studies for ``binn sweep --plan``: entries (study, scale, noise variance or
 #: None for the study's default, dense), run in this order (``--priority`` orders the groups).
 PLANS = {
     "paper-main": [("defaults", "paper", None, False), ("learning_rate", "paper", None, False),
@@ -66,9 +66,9 @@ PLANS = {
 }
 
 
-def settings_for(study: str, preset: str, noise_var=None, dense=False, epochs=None, seeds=None) -> list:
+def settings_for(study: str, scale: str, noise_var=None, dense=False, epochs=None, seeds=None) -> list:
     """Every setting of one study (all its parts); ``noise_var`` None: the study's own noise levels."""
-    return studies.get(study).settings(preset, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds)
+    return studies.get(study).settings(scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,15 +109,15 @@ def requested_settings(args) -> dict:
     """{label: settings} of a ``binn sweep``/``binn status`` request: one study, all, or plans."""
     if args.plan is None:
         names = STUDIES if args.study == "all" else (args.study,)
-        return {study: settings_for(study, args.preset or "book", args.noise_var, args.dense, args.epochs,
+        return {study: settings_for(study, args.scale or "book", args.noise_var, args.dense, args.epochs,
                                     args.seeds) for study in names}
     out = {}
     for plan in args.plan:
-        for study, preset, nv, dense in PLANS[plan]:
+        for study, scale, nv, dense in PLANS[plan]:
             if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
                 continue
             label = f"{plan}:{study}" + ("" if nv is None else f"(noise {nv:g})") + (" dense" if dense else "")
-            out[label] = settings_for(study, preset, nv, dense, args.epochs, args.seeds)
+            out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds)
     return out
 
 
@@ -125,7 +125,7 @@ def _check_request_shape(args):
     if (args.study is None) == (args.plan is None):
         raise ValueError("name one study (or all), or --plan")
     if args.plan is not None:
-        given = [o for o, v in (("--preset", args.preset), ("--noise-var", args.noise_var),
+        given = [o for o, v in (("--scale", args.scale), ("--noise-var", args.noise_var),
                                 ("--dense", args.dense)) if v not in (None, False)]
         if given:
             raise ValueError(f"{', '.join(given)} cannot be combined with --plan (each entry has its own)")
@@ -160,17 +160,20 @@ def main(argv=None) -> int:
         sp = sub.add_parser(name)
         sp.add_argument("study", nargs="?", choices=STUDIES + ("all",))
         sp.add_argument("--plan", nargs="+", choices=sorted(PLANS), default=None,
-                        help="named lists of studies (each entry has its own preset) instead of one study")
+                        help="named lists of studies (each entry has its own scale) instead of one study")
         sp.add_argument("--studies", nargs="+", choices=STUDIES, default=None, help="only these studies of the plans")
         sp.add_argument("--skip-studies", nargs="+", choices=STUDIES, default=(),
                         help="leave these studies of the plans out")
-        sp.add_argument("--preset", default=None, choices=sorted(studies.PRESETS), help="default: book")
+        sp.add_argument("--scale", default=None, choices=sorted(studies.SCALES),
+                        help="training scale: epochs, initialisations, datasets (default: book)")
+        sp.add_argument("--preset", dest="scale", default=None, choices=sorted(studies.SCALES),
+                        help=argparse.SUPPRESS)  # the old name of --scale
         sp.add_argument("--noise-var", type=_noise_variance, default=None)
         sp.add_argument("--dense", action="store_true")
         sp.add_argument("--epochs", type=_positive_int, default=None)
         sp.add_argument("--seeds", type=_positive_int, default=None, help="replicates (initialisations)")
         sp.add_argument("--results-dir", default=None,
-                        help="results folder (default: results/, for the quick preset out/results-quick)")
+                        help="results folder (default: results/, for the quick scale out/results-quick)")
         sp.add_argument("--workers", type=_positive_int, default=None,
                         help="worker processes of the LocalCluster (default: one per core; 1: in-process)")
         sp.add_argument("--merge", action="store_true",
@@ -228,8 +231,8 @@ def _run(ap, args) -> int:
     """``binn sweep`` and ``binn status``."""
     try:
         _check_request_shape(args)
-        presets = {e[1] for p in args.plan for e in PLANS[p]} if args.plan else {args.preset or "book"}
-        results_dir = store.results_dir_for("quick" if presets == {"quick"} else "book", args.results_dir)
+        scales = {e[1] for p in args.plan for e in PLANS[p]} if args.plan else {args.scale or "book"}
+        results_dir = store.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
         if results_dir.exists() and not results_dir.is_dir():
             raise ValueError(f"--results-dir {results_dir} is a file, not a folder")
         plan = requested_settings(args)
@@ -382,9 +385,9 @@ def _fit(ap, args) -> int:
             if args.data is not None:
                 raise ValueError("give DATA.csv or --example, not both")
             mech = "".join(validate_mechanisms(args.mechanisms or "DG"))
-            preset = "book" if args.scale in ("book", "paper") else "quick"
+            cache_scale = "book" if args.scale in ("book", "paper") else "quick"
             plan = fit_report.plan_fit(scratch.load_scratch(16000), mech, args.out,
-                                       cache_dir=scratch.cache_dir(preset), prefix=scratch.fit_prefix(16000, mech),
+                                       cache_dir=scratch.cache_dir(cache_scale), prefix=scratch.fit_prefix(16000, mech),
                                        extra=scratch.fit_extra(16000), units=scratch.UNITS, **kw)
             plan.data_file, plan.data_file_sha1 = str(scratch.DATA_FILE.name), scratch.file_sha1()
         else:

@@ -48,11 +48,11 @@ def glue(name: str, value, display: bool = False):
 
 
 def run_description(res, epochs: bool = True, noise: bool = True, device: bool = True,
-                    preset: str | None = None) -> str:
-    """What was run, for figure captions: (preset,) epochs, replicates, datasets, noise, grid, device."""
+                    scale: str | None = None) -> str:
+    """What was run, for figure captions: (scale,) epochs, replicates, datasets, noise, grid, device."""
     spec = res.record
-    if preset:
-        return f"preset {preset}, " + run_description(res, epochs, noise, device)
+    if scale:
+        return f"scale {scale}, " + run_description(res, epochs, noise, device)
     n_ds = len(set(spec["datasets"]))
     grid = "351 x" if spec["dense"] else "71 x"
     return ((f"{spec['config']['epochs']} epochs, " if epochs else "") + f"{spec['replicates']} replicates "

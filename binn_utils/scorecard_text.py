@@ -18,7 +18,7 @@ FAILING = (Outcome.PARTLY, Outcome.NOT_REPRODUCED)
 SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
                "T ∝ 1/B": "$T \\propto 1/B$", "B = 40-160": "$B$ = 40-160", "u = 0": "$u = 0$", "D ": "$D$ ",
                "V and G": "$V$ and $G$"}
-PROVENANCE_HEAD = ["results", "data", "preset", "settings", "epochs",
+PROVENANCE_HEAD = ["results", "data", "scale", "settings", "epochs",
                    "replicates per setting (datasets × initialisations)", "trained on (settings)",
                    "u_p solver (settings)"]
 
@@ -148,7 +148,7 @@ def headline_md(judged: list[Judged]) -> str:
     else:
         lines.append("No claim disagrees with our runs.")
     lines += ["", "Each claim, its evidence and its sub-claims are below; the table of what was run "
-              "(presets, epochs, replicates, hardware) closes the page.", "```"]
+              "(scales, epochs, replicates, hardware) closes the page.", "```"]
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""The scratch-assay data of Jin et al. (2016): selection, presets and a cached BINN fit.
+"""The scratch-assay data of Jin et al. (2016): selection, training scales and a cached BINN fit.
 
 ``data/scratch_assay_jin2016.csv`` (provenance in ``data/README.md``) holds PC-3 scratch
 assays at six initial densities (10,000 to 20,000 cells per well), three replicates each,
@@ -16,7 +16,7 @@ assays at six initial densities (10,000 to 20,000 cells per well), three replica
 
 Command line (trains and stores what is missing)::
 
-    python -m binn_utils.scratch --preset book --initial-cells 16000 [--mechanisms DG]
+    python -m binn_utils.scratch --scale book --initial-cells 16000 [--mechanisms DG]
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ OPERATOR_UNITS = {"D": "µm²/h", "G": "1/h", "V": "µm/h"}
 EDGE_X_UM = 25.0
 """The first spatial column, dropped by Lagergren et al. (2020) as an edge artefact."""
 
-PRESETS = {
+SCALES = {
     # a smoke run for CI: its numbers mean nothing
     "quick": dict(epochs=20, seeds=2, compile=False),
     # the paper's default training (4000 epochs) and ten initialisations: with 37 x 5 grid
@@ -93,10 +93,10 @@ def load_scratch(initial_cells=16000, drop_first_column: bool = True, path=DATA_
     return obs
 
 
-def preset_values(preset: str, epochs=None, seeds=None) -> dict:
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
-    p = dict(PRESETS[preset])
+def scale_values(scale: str, epochs=None, seeds=None) -> dict:
+    if scale not in SCALES:
+        raise ValueError(f"unknown scale {scale!r}; choose one of {sorted(SCALES)}")
+    p = dict(SCALES[scale])
     if epochs is not None:
         p["epochs"] = int(epochs)
     if seeds is not None:
@@ -104,14 +104,14 @@ def preset_values(preset: str, epochs=None, seeds=None) -> dict:
     return p
 
 
-def train_config(preset: str = "book", epochs=None):
-    """The paper's default hyperparameters, with the preset's number of epochs."""
-    p = preset_values(preset, epochs)
+def train_config(scale: str = "book", epochs=None):
+    """The paper's default hyperparameters, with the scale's number of epochs."""
+    p = scale_values(scale, epochs)
     return TrainConfig(epochs=p["epochs"], compile=p["compile"])
 
 
-def cache_dir(preset: str, results_dir=None) -> Path:
-    return results_dir_for(preset, results_dir) / "scratch"
+def cache_dir(scale: str, results_dir=None) -> Path:
+    return results_dir_for(scale, results_dir) / "scratch"
 
 
 def fit_extra(initial_cells=16000, drop_first_column: bool = True, path=DATA_FILE) -> dict:
@@ -124,17 +124,17 @@ def fit_prefix(initial_cells, mechanisms) -> str:
     return f"scratch-{check_initial_cells(initial_cells)}-{mechanisms}"
 
 
-def fit_scratch(initial_cells=16000, mechanisms="DG", preset: str = "book", epochs=None, seeds=None,
+def fit_scratch(initial_cells=16000, mechanisms="DG", scale: str = "book", epochs=None, seeds=None,
                 drop_first_column: bool = True, results_dir=None, path=DATA_FILE,
                 require_stored: bool | None = None) -> UserFit:
     """The BINN fit of one initial density (replicate mean), loaded if stored, else trained and stored."""
     cells = check_initial_cells(initial_cells)
     data = load_scratch(cells, drop_first_column, path)
-    p = preset_values(preset, epochs, seeds)
+    p = scale_values(scale, epochs, seeds)
     mech = "".join(validate_mechanisms(mechanisms))
     extra = fit_extra(cells, drop_first_column, path)
-    return fit_user_data_cached(data, mech, train_config(preset, p["epochs"]), seeds=range(p["seeds"]),
-                                cache_dir=cache_dir(preset, results_dir), prefix=fit_prefix(cells, mech),
+    return fit_user_data_cached(data, mech, train_config(scale, p["epochs"]), seeds=range(p["seeds"]),
+                                cache_dir=cache_dir(scale, results_dir), prefix=fit_prefix(cells, mech),
                                 extra=extra, require_stored=require_stored)
 
 
@@ -195,7 +195,7 @@ def zero_crossing(u_grid, curve) -> float | None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m binn_utils.scratch", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preset", default="book", choices=sorted(PRESETS))
+    ap.add_argument("--scale", default="book", choices=sorted(SCALES))
     ap.add_argument("--initial-cells", type=int, nargs="+", default=[16000])
     ap.add_argument("--mechanisms", default="DG")
     ap.add_argument("--epochs", type=int, default=None)
@@ -204,7 +204,7 @@ def main(argv=None) -> int:
     ap.add_argument("--results-dir", default=None)
     args = ap.parse_args(argv)
     for cells in args.initial_cells:
-        fit = fit_scratch(cells, args.mechanisms, args.preset, args.epochs, args.seeds,
+        fit = fit_scratch(cells, args.mechanisms, args.scale, args.epochs, args.seeds,
                           not args.keep_first_column, args.results_dir, require_stored=False)
         print(f"{cells} cells: stored as {fit.cache_files[0]} (+ .json)", flush=True)
         print(fit.summary(), flush=True)

@@ -301,13 +301,13 @@ def default_results_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "results"
 
 
-def results_dir_for(preset: str, results_dir=None) -> Path:
-    """The store a preset belongs to: the committed one, or for quick runs out/results-quick
-    (``results_dir``: that folder instead)."""
-    if results_dir:
-        return Path(results_dir)
+def results_dir_for(scale: str, source=None) -> Path:
+    """The store a training scale belongs to: the committed one, or for quick runs out/results-quick
+    (``source``, a folder: that folder instead)."""
+    if source:
+        return Path(source)
     root = default_results_dir()
-    return root.parent / "out" / "results-quick" if preset == "quick" else root
+    return root.parent / "out" / "results-quick" if scale == "quick" else root
 
 
 def working_dir() -> Path:
@@ -315,14 +315,14 @@ def working_dir() -> Path:
     return default_results_dir().parent / "out" / "results"
 
 
-def stores_for(preset: str, results_dir=None) -> list[Path]:
+def stores_for(scale: str, source=None) -> list[Path]:
     """Where results are read, in order; the last is where missing ones are trained.
 
     The committed store and then the working store (``working_dir``): a rerun reads the
     committed results but never writes into them.  With ``BINN_REQUIRE_STORED=1`` only the
-    committed store counts; quick runs and an explicit ``results_dir`` use that one folder."""
-    here = results_dir_for(preset, results_dir)
-    if results_dir or preset == "quick" or require_stored():
+    committed store counts; quick runs and an explicit ``source`` use that one folder."""
+    here = results_dir_for(scale, source)
+    if source or scale == "quick" or require_stored():
         return [here]
     return [here, working_dir()]
 

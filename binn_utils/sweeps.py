@@ -848,35 +848,35 @@ def where_stored(setting: Setting, stores) -> Path | None:
     return next((d for d in stores if setting.is_done(d)), None)
 
 
-def missing(settings, preset: str, results_dir=None) -> list:
-    """The settings stored in none of the stores ``store.stores_for(preset, results_dir)``."""
-    stores = store.stores_for(preset, results_dir)
+def missing(settings, scale: str, source=None) -> list:
+    """The settings stored in none of the stores ``store.stores_for(scale, source)``."""
+    stores = store.stores_for(scale, source)
     return [s for s in settings if where_stored(s, stores) is None]
 
 
-def load_or_run(settings, preset: str, results_dir=None, progress=None, desc="settings", workers=1):
+def load_or_run(settings, scale: str, source=None, progress=None, desc="settings", workers=1):
     """Stored results for ``settings``, training (with a progress bar) what is missing into
-    the last of ``store.stores_for(preset, results_dir)`` (where ``store.check_may_train``
+    the last of ``store.stores_for(scale, source)`` (where ``store.check_may_train``
     allows it)."""
-    stores = store.stores_for(preset, results_dir)
+    stores = store.stores_for(scale, source)
     todo = [s for s in settings if where_stored(s, stores) is None]
     store.check_may_train([f"{s.study}:{s.label}" for s in todo], stores[0], "settings are",
-                          "run `binn sweep <study> --preset <preset>` first")
+                          "run `binn sweep <study> --scale <scale>` first")
     if progress is None:
-        progress = preset != "quick"
+        progress = scale != "quick"
     if todo:
         run_settings(todo, stores[-1], workers=workers, progress=progress, desc=desc)
     return [load_setting(s, where_stored(s, stores)) for s in settings]
 
 
-def largest_stored(make_settings, presets, results_dir=None) -> str:
-    """The first of ``presets`` whose settings (``make_settings(preset)``, a list or a tuple
-    of lists) are all stored; the first preset if none is (it is then trained or, with
+def largest_stored(make_settings, scales, source=None) -> str:
+    """The first of ``scales`` whose settings (``make_settings(scale)``, a list or a tuple
+    of lists) are all stored; the first scale if none is (it is then trained or, with
     ``BINN_REQUIRE_STORED=1``, reported missing)."""
-    presets = [p for p in dict.fromkeys(presets) if p]
-    for pre in presets:
+    scales = [p for p in dict.fromkeys(scales) if p]
+    for pre in scales:
         ss = make_settings(pre)
         flat = [s for part in ss for s in part] if isinstance(ss, tuple) else list(ss)
-        if not missing(flat, pre, results_dir):
+        if not missing(flat, pre, source):
             return pre
-    return presets[0]
+    return scales[0]

@@ -20,8 +20,8 @@ SCALE_WORDS = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisati
 
 
 def scales_sentence(scale_of: dict) -> str:
-    """'<study>: <scale> preset (<its words>); ...' for {study name: scale}."""
-    return "; ".join(f"{name.replace('_', ' ')}: {s} preset ({SCALE_WORDS.get(s, '')})" for name, s in scale_of.items())
+    """'<study>: <scale> scale (<its words>); ...' for {study name: scale}."""
+    return "; ".join(f"{name.replace('_', ' ')}: {s} scale ({SCALE_WORDS.get(s, '')})" for name, s in scale_of.items())
 
 
 def fmt_plain(v, spec: str = ".3g") -> str:
@@ -67,11 +67,11 @@ def runs_description(study, results, scale: str) -> str:
     settings ran with different budgets), else one."""
     first = results[0] if isinstance(results, tuple) else results
     if not study.described_by:
-        return run_description(first[0], preset=scale)
+        return run_description(first[0], scale=scale)
     firsts = {}
     for r in first:
         firsts.setdefault(meta_value(r, study.described_by), r)
-    return "; ".join(f"{value_label(v)}: {run_description(r, noise=False, preset=scale)}" for v, r in firsts.items())
+    return "; ".join(f"{value_label(v)}: {run_description(r, noise=False, scale=scale)}" for v, r in firsts.items())
 
 
 def short_flags(rep) -> str:

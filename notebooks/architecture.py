@@ -31,13 +31,13 @@
 
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
-preset = None
+scale = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
-epochs = None            # None: the preset's value
-seeds = None             # number of initialisations; None: the preset's value
+epochs = None            # None: the scale's value
+seeds = None             # number of initialisations; None: the scale's value
 archs = None             # swept (h, n) of the D and V networks; None: (1, 1), (4, 1), (4, 4), (4, 32)
-results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -49,13 +49,13 @@ from binn_utils import figures, plotting, reporting, store, studies, sweeps, tab
 from binn_utils.reporting import arch_label, meta_value
 
 plotting.style()
-preset = preset or store.committed_scale("architecture")
+scale = scale or store.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
-settings = studies.architecture_study(preset, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs,
+settings = studies.architecture_study(scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs,
                                       seeds=seeds)
-results = sweeps.load_or_run(settings, preset, results_dir, desc="architecture")
+results = sweeps.load_or_run(settings, scale, source, desc="architecture")
 ar_devices = reporting.devices_note(results, lambda r: r.setting.label)
-reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices, preset=preset))
+reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices, scale=scale))
 reporting.glue("ar_devices", ar_devices)
 reporting.glue_summary("ar", reporting.architecture_summary(results))
 reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))

@@ -30,14 +30,14 @@
 
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
-preset = None
+scale = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
-epochs = None            # epochs of the fixed-epoch runs; None: the preset's value
-seeds = None             # number of initialisations; None: the preset's value
+epochs = None            # epochs of the fixed-epoch runs; None: the scale's value
+seeds = None             # number of initialisations; None: the scale's value
 batch_sizes = None       # swept B; None: 10, 40, 160, 640
-budget_steps = None      # optimiser steps of the fixed-budget runs; None: the preset's value
-results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+budget_steps = None      # optimiser steps of the fixed-budget runs; None: the scale's value
+source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -48,19 +48,19 @@ from binn_utils import figures, plotting, reporting, store, studies, sweeps, tab
 from binn_utils.reporting import meta_value
 
 plotting.style()
-preset = preset or store.committed_scale("batch_size")
+scale = scale or store.committed_scale("batch_size")
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
-fixed_settings, budget_settings = studies.batch_size_study(preset, batch_sizes=batch_sizes, noise_var=noise_var,
+fixed_settings, budget_settings = studies.batch_size_study(scale, batch_sizes=batch_sizes, noise_var=noise_var,
                                                            dense=dense, epochs=epochs, seeds=seeds,
                                                            budget_steps=budget_steps)
-fixed = sweeps.load_or_run(fixed_settings, preset, results_dir, desc="batch size")
-budget = sweeps.load_or_run(budget_settings, preset, results_dir, desc="batch size, fixed budget")
+fixed = sweeps.load_or_run(fixed_settings, scale, source, desc="batch size")
+budget = sweeps.load_or_run(budget_settings, scale, source, desc="batch size, fixed budget")
 bs_devices = reporting.devices_note(
     fixed + budget, lambda r: ("fixed-budget" if r.setting.study == "batch_size_budget" else "fixed-epoch")
     + f" B = {meta_value(r, 'batch_size'):g}")
-reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devices, preset=preset))
+reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devices, scale=scale))
 reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False, device=not bs_devices,
-                                                              preset=preset))
+                                                              scale=scale))
 reporting.glue("bs_devices", bs_devices)
 reporting.glue_summary("bs", reporting.batch_size_summary(fixed, budget))
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
@@ -69,7 +69,7 @@ reporting.glue("bs_step_spread", reporting.fmt(max(_ps) / min(_ps), ".2g") if le
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
 compiled = fixed[0].record["config"]["compile"]
 reporting.glue("bs_compile_note", "include the one-off compilation of the training kernels (torch.compile), "
-               "which adds to c" if compiled else "include no kernel compilation (this preset does not compile)")
+               "which adds to c" if compiled else "include no kernel compilation (this scale does not compile)")
 
 # %% [markdown]
 # ## How the paper's five-minute budget maps onto our runs
@@ -83,7 +83,7 @@ reporting.glue("bs_compile_note", "include the one-off compilation of the traini
 # $B$, so five minutes correspond to a fixed number of steps whatever $B$ is. At the
 # published trainer's roughly 4 ms per step, five minutes are about
 # {glue:text}`bs_paper_steps` steps (`studies.PAPER_BUDGET_STEPS`). Our fixed-budget runs
-# use {glue:text}`bs_budget_steps` steps (the preset's budget), that is
+# use {glue:text}`bs_budget_steps` steps (the scale's budget), that is
 # {glue:text}`bs_budget_epochs`. Our own timing below checks the premise: the time per
 # step for each $B$ is {glue:text}`bs_per_step`: the slowest step takes
 # {glue:text}`bs_step_spread` times as long as the fastest.
@@ -174,11 +174,11 @@ reporting.glue("bs_networks", "best-validation" if reported() == "best" else "fi
 # timing and is not run).
 
 # %% tags=["remove-input"]
-authors = sweeps.load_or_run(studies.batch_size_authors_budget(preset, noise_var=noise_var, dense=dense,
+authors = sweeps.load_or_run(studies.batch_size_authors_budget(scale, noise_var=noise_var, dense=dense,
                                                                   epochs=epochs, seeds=seeds),
-                                preset, results_dir, desc="batch size, authors' budget")
+                                scale, source, desc="batch size, authors' budget")
 authors = [r for r in authors if meta_value(r, "batch_size") in batch_sizes]
-reporting.glue("bsa_what", reporting.run_description(authors[0], epochs=False, preset=preset))
+reporting.glue("bsa_what", reporting.run_description(authors[0], epochs=False, scale=scale))
 reporting.glue_summary("bsa", reporting.batch_size_summary(fixed, authors))
 fig = figures.budgets_figure([(f"fixed budget: {reporting.batch_size_summary(fixed, budget)['budget_steps']} "
                                "optimiser steps", budget), ("the authors' budget (ten minutes of their trainer)",

@@ -35,13 +35,13 @@
 # %% tags=["parameters"]
 # None: each study at the scale of its committed results (results/manifest.json); or one scale for
 # all: "quick" (CI smoke run), "lite", "book", "paper"
-preset = None
-epochs = None          # None: each study's preset value
-seeds = None           # number of initialisations; None: the preset's value
+scale = None
+epochs = None          # None: each study's scale value
+seeds = None           # number of initialisations; None: the scale's value
 failure_factor = 3.0   # ground-truth failure: median u_p error > this x the best comparable setting
 calibration_seed = 0   # seed of the split into the settings thresholds are chosen on and the held-out ones
 calibration_splits = 20  # further seeded splits (seeds 1..n) whose held-out counts are pooled
-results_dir = None     # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+source = None     # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None      # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -55,21 +55,21 @@ plotting.style()
 SWEEPS = studies.sweeps()
 TITLES = {st.name: st.label for st in SWEEPS}                  # e.g. "learning rate (Burgers)"
 SHORT_TITLES = {st.name: st.heading or st.title for st in SWEEPS}  # e.g. "learning rate"
-# each study at its committed scale, or at `preset`; a study in parts: its first part (batch size: fixed epochs)
-scale = {st.name: preset or store.committed_scale(st.name) for st in SWEEPS}
-settings = [s for st in SWEEPS for s in st.groups(scale[st.name], epochs=epochs, seeds=seeds)[0]]
+# each study at its committed scale, or at `scale`; a study in parts: its first part (batch size: fixed epochs)
+scale_of = {st.name: scale or store.committed_scale(st.name) for st in SWEEPS}
+settings = [s for st in SWEEPS for s in st.groups(scale_of[st.name], epochs=epochs, seeds=seeds)[0]]
 unique = list({s.key: s for s in settings}.values())
-loaded = dict(zip([s.key for s in unique], sweeps.load_or_run(unique, preset, results_dir, desc="diagnostics")))
+loaded = dict(zip([s.key for s in unique], sweeps.load_or_run(unique, scale, source, desc="diagnostics")))
 # a run shared by two studies is shown under each, with that study's label and swept value
 results = [SettingResult(s, loaded[s.key].record, loaded[s.key].arrays) for s in settings]
 # the ground-truth rule (diagnostics.ground_truth_failures): comparable settings are those of one study
 # at one noise level
 scored = diagnostics.score(results, [s.study for s in settings], failure_factor, labels=[s.label for s in settings])
 reporting.glue("dg_n", str(len(results)))
-reporting.glue("dg_presets", tables.scales_sentence(scale))
+reporting.glue("dg_scales", tables.scales_sentence(scale_of))
 
 # %% [markdown]
-# The runs checked here are those of the chapters: {glue:text}`dg_presets`.
+# The runs checked here are those of the chapters: {glue:text}`dg_scales`.
 #
 # ## The ground truth and the rule for "failure"
 #

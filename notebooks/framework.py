@@ -32,18 +32,18 @@
 
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
-preset = None
+scale = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
-epochs = None            # None: the preset's value
-seeds = None             # number of initialisations; None: the preset's value
+epochs = None            # None: the scale's value
+seeds = None             # number of initialisations; None: the scale's value
 reaction = "supporting"  # G of the nonlinear ADR benchmark: "supporting" (-1/2), "text" (u/2), "equation" (+1/2)
 initial = "code"         # initial condition: "code" (the authors' Fig. 1 data) or "text" (the paper's Eq. ic-nl)
 replicate_shown = 0      # which initialisation the solution panels show (the paper shows one)
-compare_initial = True   # also show the other initial condition (same preset)
+compare_initial = True   # also show the other initial condition (same scale)
 compare_reactions = True # also compare the three readings of the reaction term (shorter runs)
-reaction_preset = None   # preset of that comparison (None: as committed; "quick" when preset is "quick")
-results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+reaction_scale = None   # scale of that comparison (None: as committed; "quick" when scale is "quick")
+source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -56,8 +56,8 @@ from binn_utils.problems import INITIALS
 from binn_utils.verdicts import Verdict
 
 plotting.style()
-preset = preset or store.committed_scale("framework")
-reaction_preset = reaction_preset or store.committed_scale("framework_reactions")
+scale = scale or store.committed_scale("framework")
+reaction_scale = reaction_scale or store.committed_scale("framework_reactions")
 
 
 def framework_runs(pre, init, rx=reaction):
@@ -65,10 +65,10 @@ def framework_runs(pre, init, rx=reaction):
                                    reaction=rx, initial=init)
 
 
-(res,) = sweeps.load_or_run(framework_runs(preset, initial), preset, results_dir, desc="framework")
+(res,) = sweeps.load_or_run(framework_runs(scale, initial), scale, source, desc="framework")
 summary = reporting.framework_summary(res)
 reporting.glue_summary("fw", summary)
-reporting.glue("fw_what", reporting.run_description(res, preset=preset))
+reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 
 # %% [markdown]
 # ## Learned and forward-predicted solutions, learned operators
@@ -110,9 +110,9 @@ display(Markdown(tables.framework_table(res, summary)))
 # %% tags=["remove-input"]
 if compare_initial:
     runs = {init: (res if init == initial else
-                   sweeps.load_or_run(framework_runs(preset, init), preset, results_dir, desc=init)[0])
+                   sweeps.load_or_run(framework_runs(scale, init), scale, source, desc=init)[0])
             for init in INITIALS}
-    reporting.glue("fw_ic_what", reporting.run_description(runs["text"], preset=preset))
+    reporting.glue("fw_ic_what", reporting.run_description(runs["text"], scale=scale))
     uc_text = np.asarray(runs["text"]["u_clean"], float)
     sigma = float(np.sqrt(runs["text"].record["noise_var"]))
     reporting.glue("fw_text_max0", reporting.fmt(uc_text[0].max(), ".2g"))
@@ -147,12 +147,12 @@ else:
 
 # %% tags=["remove-input"]
 if compare_reactions:
-    rpre = "quick" if preset == "quick" else reaction_preset
+    rpre = "quick" if scale == "quick" else reaction_scale
     variants = studies.framework.REACTION_LABELS
     rx = sweeps.load_or_run([studies.framework_study(rpre, noise_var=noise_var, dense=dense, reaction=v,
                                                         initial=initial)[0] for v in variants],
-                               rpre, results_dir, desc="reactions")
-    reporting.glue("fw_rx_what", reporting.run_description(rx[0], preset=rpre))
+                               rpre, source, desc="reactions")
+    reporting.glue("fw_rx_what", reporting.run_description(rx[0], scale=rpre))
     display(Markdown(tables.reactions_table(variants.values(), rx)))
 else:
     reporting.glue("fw_rx_what", "not run (compare_reactions is off)")

@@ -31,14 +31,14 @@
 
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
-preset = None
+scale = None
 noise_var = 1e-3         # observation noise variance sigma^2
 dense = False            # True: 351 spatial points instead of 71
-epochs = None            # None: the preset's value
-seeds = None             # number of initialisations; None: the preset's value
+epochs = None            # None: the scale's value
+seeds = None             # number of initialisations; None: the scale's value
 weights = None           # swept w_PDE; None: 1e-4, 1e-3, ..., 1e3
 shown_weights = [1e-4, 1e-1, 1e3]  # the weights of the solution, operator and loss panels
-results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -49,12 +49,12 @@ from binn_utils import figures, plotting, reporting, store, studies, sweeps
 from binn_utils.reporting import meta_value, value_label
 
 plotting.style()
-preset = preset or store.committed_scale("loss_weight")
+scale = scale or store.committed_scale("loss_weight")
 weights = tuple(weights or studies.PDE_WEIGHTS)
-settings = studies.loss_weight_study(preset, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs,
+settings = studies.loss_weight_study(scale, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs,
                                      seeds=seeds)
-results = sweeps.load_or_run(settings, preset, results_dir, desc="loss weight")
-reporting.glue("lw_what", reporting.run_description(results[0], preset=preset))
+results = sweeps.load_or_run(settings, scale, source, desc="loss weight")
+reporting.glue("lw_what", reporting.run_description(results[0], scale=scale))
 reporting.glue_summary("lw", reporting.loss_weight_summary(results, low=min(shown_weights),
                                                            high=max(shown_weights)))
 reporting.glue("lw_weights", ", ".join(value_label(w) for w in sorted(weights)))

@@ -34,16 +34,16 @@
 
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
-preset = None
+scale = None
 noise_vars = None        # swept noise variances; None: 0, 1e-3, 5e-3, 1e-2, 5e-2
 archs = None             # solution-network sizes (h_u, n_u); None: [(4, 32), (6, 128)]
 dense = False            # True: 351 spatial points instead of 71 (the Supporting Material repeat)
-epochs = None            # None: the preset's value (the book preset trains (6, 128) for fewer epochs)
-seeds = None             # initialisations per dataset; None: the preset's value
-datasets = None          # independently drawn datasets; None: the preset's value
+epochs = None            # None: the scale's value (the book scale trains (6, 128) for fewer epochs)
+seeds = None             # initialisations per dataset; None: the scale's value
+datasets = None          # independently drawn datasets; None: the scale's value
 shown_noise = 1e-3       # noise level of the left-hand panels
 shown_arch = (4, 32)     # u-network of the left-hand panels
-results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -56,17 +56,17 @@ from binn_utils.observations import NOISE_VARIANCES
 from binn_utils.reporting import arch_label, find, meta_value, value_label
 
 plotting.style()
-preset = preset or store.committed_scale("noise")
+scale = scale or store.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
-settings = studies.noise_study(preset, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
+settings = studies.noise_study(scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
                                seeds=seeds, datasets=datasets)
-results = sweeps.load_or_run(settings, preset, results_dir, desc="noise")
+results = sweeps.load_or_run(settings, scale, source, desc="noise")
 summary = reporting.noise_summary(results, shown_noise=shown_noise, shown_arch=shown_arch)
 reporting.glue_summary("nz", summary)
 for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)
-    reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, preset=preset))
+    reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, scale=scale))
 reporting.glue("nz_grid", "351" if dense else "71")
 
 # The diffusivity at the shown setting, judged as claim 4 of the scorecard judges it: the
@@ -217,5 +217,5 @@ display(Markdown(reporting.metrics_table(
 #   For a constant diffusivity both are easy, so the noise study is a gentle test.
 # * "The observed range of $u$" depends on which observation times one looks at; an
 #   operator is constrained wherever any observation (including $t = 0$) puts data.
-# * A fair comparison of architectures needs equal training budgets; where a preset cannot
+# * A fair comparison of architectures needs equal training budgets; where a scale cannot
 #   afford them for $(6, 128)$, the caption says so.

@@ -48,8 +48,8 @@
 # grid of $u$.
 
 # %% tags=["parameters"]
-preset = "book"     # "quick" (CI smoke run: 20 epochs, 2 initialisations) or "book" (the stored fit)
-results_dir = None  # None: the committed store (quick runs: out/results-quick)
+scale = "book"     # "quick" (CI smoke run: 20 epochs, 2 initialisations) or "book" (the stored fit)
+source = None  # None: the committed store (quick runs: out/results-quick)
 output_dir = None   # folder for the fit's output files; None: a temporary folder
 
 # %% tags=["remove-cell"]
@@ -61,7 +61,7 @@ from IPython.display import Markdown, display
 from binn_utils import fit_report, reporting
 from binn_utils.store import results_dir_for
 
-SCALE = {"quick": "quick", "book": "lite", "paper": "lite"}[preset]
+SCALE = {"quick": "quick", "book": "lite", "paper": "lite"}[scale]
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))
 out.mkdir(parents=True, exist_ok=True)
 # the committed copy of fit_report.write_example_csv()'s data (data/README.md)
@@ -70,7 +70,7 @@ x_true, t_true, _ = fit_report.write_example_csv(out / "regenerated.csv")
 if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
     print("note: regenerating the example data here gives a file that differs in the last digits "
           "from the committed one (another floating-point environment); the committed file is used")
-plan = fit_report.example_plan(out / "fit", SCALE, cache_dir=results_dir_for(preset, results_dir) / "own_data")
+plan = fit_report.example_plan(out / "fit", SCALE, cache_dir=results_dir_for(scale, source) / "own_data")
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 cfg = plan.prep["config"]
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "

@@ -32,10 +32,10 @@
 # None: each study at the scale of its committed results (results/manifest.json), the Supporting
 # Material repeats at the largest committed scale stored; or one scale for everything: "quick" (CI
 # smoke run), "lite", "book", "paper"
-preset = None
-train_missing = None     # None: train missing runs with the quick preset only (and only the chapters' default
+scale = None
+train_missing = None     # None: train missing runs with the quick scale only (and only the chapters' default
                          # configurations); False: never train; True: train everything that is missing
-results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # unused: this page writes no files
 
 # %% tags=["remove-cell"]
@@ -49,7 +49,7 @@ from binn_utils.reporting import fmt
 from binn_utils.claims import scorecard
 from binn_utils.claims.context import Context
 
-ctx = Context(scale=preset, train=train_missing, results_dir=results_dir)
+ctx = Context(scale=scale, train=train_missing, source=source)
 judged = scorecard.judge_all(ctx)
 effects = scorecard.choice_effects(ctx, judged)
 
@@ -153,9 +153,9 @@ display(Markdown(text.details_md(judged)))
 # ## What was run
 #
 # Every study and configuration this book reads, from the records stored with the
-# results: the preset, the number of settings, the epochs (a range for the fixed-budget
+# results: the scale, the number of settings, the epochs (a range for the fixed-budget
 # runs, whose epochs depend on the batch size), the replicates of each setting, where the
-# settings were trained and which integrator computed $u_\mathrm{p}$. The presets are
+# settings were trained and which integrator computed $u_\mathrm{p}$. The scales are
 # defined in `binn_utils/studies/base.py`: `paper` is the published grid (4000 epochs, 10
 # initialisations; 10 datasets in the noise study, 3 for its large network), `lite` 1000
 # epochs and 3 initialisations. A Supporting Material configuration is read at `paper`

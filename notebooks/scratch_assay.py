@@ -34,13 +34,13 @@
 # and their provenance are in `data/` (see `data/README.md`).
 
 # %% tags=["parameters"]
-preset = "book"           # "quick" (CI smoke run), "book" (the stored fit), "paper" (same as book)
+scale = "book"           # "quick" (CI smoke run), "book" (the stored fit), "paper" (same as book)
 initial_cells = 16000     # cells seeded per well: 10000, 12000, 14000, 16000, 18000 or 20000
 mechanisms = "DG"         # operators learned: D (diffusion), G (growth); "V" would add advection
-epochs = None             # None: the preset's value (book: the paper's 4000)
-seeds = None              # number of initialisations; None: the preset's value (book: 10)
+epochs = None             # None: the scale's value (book: the paper's 4000)
+seeds = None              # number of initialisations; None: the scale's value (book: 10)
 drop_first_column = True  # drop the first position (x of 25 um), an edge artefact (as Lagergren et al. 2020)
-results_dir = None        # None: the committed store (quick runs: out/results-quick)
+source = None        # None: the committed store (quick runs: out/results-quick)
 output_dir = None         # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -53,7 +53,7 @@ from binn_utils.tables import fmt_plain as fmt
 
 plotting.style()
 data = scratch.load_scratch(initial_cells, drop_first_column)
-fit = scratch.fit_scratch(initial_cells, mechanisms, preset, epochs, seeds, drop_first_column, results_dir)
+fit = scratch.fit_scratch(initial_cells, mechanisms, scale, epochs, seeds, drop_first_column, source)
 R = fit.result.n_replicates
 U = 1e3  # densities are shown in 10^-3 cells/µm^2
 

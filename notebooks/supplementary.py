@@ -28,14 +28,14 @@
 # errors are larger, the operators vary more and the losses fluctuate more; denser data
 # reduce the errors and the variability.
 #
-# **Scale.** Each study of each repeat is read at the paper's scale (`paper` preset:
+# **Scale.** Each study of each repeat is read at the paper's scale (`paper` scale:
 # 4000 epochs, 10 initialisations) where those runs are stored, and otherwise at the
-# `lite` preset (1000 epochs, 3 initialisations), which reduces epochs as well as
+# `lite` scale (1000 epochs, 3 initialisations), which reduces epochs as well as
 # replicates (the {doc}`/book/errata`, item 31, says why). Every caption ends with the
-# preset, epochs and replicates of its runs; a comparison with the reference configuration
-# uses the reference at the same preset; the scorecard does not decide a comparison on
+# scale, epochs and replicates of its runs; a comparison with the reference configuration
+# uses the reference at the same scale; the scorecard does not decide a comparison on
 # fewer than {glue:text}`sm_min_reps` initialisations. The table of what was run, at the
-# end of the {doc}`/notebooks/scorecard`, lists every configuration with its preset and
+# end of the {doc}`/notebooks/scorecard`, lists every configuration with its scale and
 # hardware.
 #
 # This one notebook draws any of these repeats: its parameters choose the noise level,
@@ -57,17 +57,17 @@
 # %% tags=["parameters"]
 # None: the scales of the committed repeats (results/manifest.json), the largest stored first;
 # or "quick" (CI smoke run), "lite" (1000 epochs, 3 initialisations), "book", "paper"
-preset = None
-fallback_preset = "lite" # a study (or reference) not stored at `preset` but stored at this one is read here; None: never
+scale = None
+fallback_scale = "lite" # a study (or reference) not stored at `scale` but stored at this one is read here; None: never
 noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
 dense = False            # True: 351 spatial points instead of 71
 # "all", or one or more (comma-separated) of learning_rate, loss_weight, architecture,
 # batch_size, noise ("all" includes the noise study only on the dense grid)
 study = "all"
-epochs = None            # None: the preset's value
-seeds = None             # number of initialisations; None: the preset's value
-compare = True           # also load the reference configuration (same preset) and compare errors with it
-results_dir = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
+epochs = None            # None: the scale's value
+seeds = None             # number of initialisations; None: the scale's value
+compare = True           # also load the reference configuration (same scale) and compare errors with it
+source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
@@ -78,15 +78,15 @@ from binn_utils import figures, plotting, reporting, studies, tables
 from binn_utils.studies.repeats import Page
 
 plotting.style()
-page = Page(noise_var=noise_var, dense=dense, study=study, preset=preset, fallback_preset=fallback_preset,
-            epochs=epochs, seeds=seeds, compare=compare, results_dir=results_dir)
+page = Page(noise_var=noise_var, dense=dense, study=study, scale=scale, fallback_scale=fallback_scale,
+            epochs=epochs, seeds=seeds, compare=compare, source=source)
 SWEEPS = {st.name: st for st in studies.sweeps()}
 drawn = page.studies()
-scale = {st.name: page.scale(st) for st in drawn}  # the preset each study's results are read at
-results = {st.name: page.load(st, noise_var, dense, scale[st.name]) for st in drawn}
+scale_of = {st.name: page.scale_of(st) for st in drawn}  # the scale each study's results are read at
+results = {st.name: page.load(st, noise_var, dense, scale_of[st.name]) for st in drawn}
 # The paper compares each dense repeat with the sparse grid at the same noise level, and
 # the noise-free and high-noise repeats with the main text (sigma^2 = 1e-3, sparse).
-reference = {st.name: page.load(st, *page.reference_of(st), scale[st.name]) for st in drawn if page.reference_of(st)}
+reference = {st.name: page.load(st, *page.reference_of(st), scale_of[st.name]) for st in drawn if page.reference_of(st)}
 
 ref_noise, _ = page.reference
 reporting.glue("sm_config", f"noise variance {noise_var:g}, {'351' if dense else '71'} spatial points")
@@ -120,7 +120,7 @@ def draw(name):
     if name not in results:
         return
     fig = figures.study_figure(SWEEPS[name], results[name])
-    reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale[name]))
+    reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
     plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)
     plt.close(fig)

@@ -57,12 +57,12 @@ def _usage_error(capsys, argv):
 ])
 @pytest.mark.parametrize("cmd", ["sweep", "status"])
 def test_bad_arguments_are_one_line_usage_errors(capsys, no_training, cmd, args, message):
-    assert message in _usage_error(capsys, [cmd, "learning_rate", "--preset", "quick", *args])
+    assert message in _usage_error(capsys, [cmd, "learning_rate", "--scale", "quick", *args])
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
 def test_a_missing_gpu_is_a_usage_error_before_any_work(capsys, no_training, tmp_path):
-    err = _usage_error(capsys, ["sweep", "learning_rate", "--preset", "quick", "--device", "cuda",
+    err = _usage_error(capsys, ["sweep", "learning_rate", "--scale", "quick", "--device", "cuda",
                                 "--results-dir", str(tmp_path)])
     assert "no CUDA GPU is available" in err
 
@@ -73,7 +73,7 @@ def test_a_gpu_is_needed_where_the_workers_run_not_where_binn_runs(capsys, no_tr
     pytest.importorskip("dask_jobqueue")
     config = tmp_path / "cluster.toml"
     config.write_text('[slurm]\nqueue = "gpu"\njob_extra_directives = ["--gres=gpu:1"]\n')
-    base = ["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+    base = ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "r"),
             "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"]
     assert cli.main(base + ["--device", "cuda"]) == 0
     assert "#SBATCH --gres=gpu:1" in capsys.readouterr().out
@@ -91,15 +91,17 @@ def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_
 
 
 def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, capsys):
-    """Without --results-dir the quick preset writes to out/results-quick, the others to results/."""
+    """Without --results-dir the quick scale writes to out/results-quick, the others to results/."""
     import binn_utils.store as store
     monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
     used = []
     monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)) or [])
-    assert cli.main(["sweep", "learning_rate", "--preset", "quick"]) == 0
-    assert cli.main(["sweep", "learning_rate", "--preset", "lite"]) == 0
-    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "mine")]) == 0
-    assert used == [tmp_path / "out" / "results-quick", tmp_path / "results", tmp_path / "mine"]
+    assert cli.main(["sweep", "learning_rate", "--scale", "quick"]) == 0
+    assert cli.main(["sweep", "learning_rate", "--scale", "lite"]) == 0
+    assert cli.main(["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "mine")]) == 0
+    assert cli.main(["sweep", "learning_rate", "--preset", "quick"]) == 0       # the old name of --scale
+    assert used == [tmp_path / "out" / "results-quick", tmp_path / "results", tmp_path / "mine",
+                    tmp_path / "out" / "results-quick"]
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.json"))
 
 
@@ -251,7 +253,7 @@ def test_dry_run_orders_groups_by_priority(tmp_path, capsys, no_training):
     (["--plan", "bogus"], "invalid choice: 'bogus'"),
     (["--plan", "quick-test", "--studies", "bogus"], "invalid choice: 'bogus'"),
     (["--plan", "quick-test", "--epochs", "0"], "--epochs: must be a positive integer, got 0"),
-    (["--plan", "quick-test", "--preset", "quick"], "--preset cannot be combined with --plan"),
+    (["--plan", "quick-test", "--scale", "quick"], "--scale cannot be combined with --plan"),
     (["learning_rate", "--plan", "quick-test"], "name one study (or all), or --plan"),
     ([], "name one study (or all), or --plan"),
     (["learning_rate", "--studies", "noise"], "--studies and --skip-studies select studies of a --plan"),
@@ -277,7 +279,7 @@ def test_slurm_dry_run_renders_the_configured_directives(tmp_path, capsys, no_tr
         job_extra_directives = ["--gres=gpu:1", "--constraint=a100"]
         jobs = 3
         """))
-    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+    assert cli.main(["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "r"),
                      "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "slurm: 3 job(s) of this script would be submitted" in out
@@ -288,13 +290,13 @@ def test_slurm_dry_run_renders_the_configured_directives(tmp_path, capsys, no_tr
     # pbs and sge come from the same config format
     config.write_text('[pbs]\nqueue = "long"\nwalltime = "01:00:00"\ncores = 2\nmemory = "8GB"\n'
                       'job_extra_directives = ["-l gpus=1"]\n')
-    assert cli.main(["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+    assert cli.main(["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "r"),
                      "--cluster", "pbs", "--cluster-config", str(config), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "#PBS -q long" in out and "#PBS -l gpus=1" in out and "walltime=01:00:00" in out
     assert not list(tmp_path.rglob("*.json"))                          # nothing ran
     # a config without the section asked for is a usage error
-    err = _usage_error(capsys, ["sweep", "learning_rate", "--preset", "quick", "--results-dir", str(tmp_path / "r"),
+    err = _usage_error(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "r"),
                                 "--cluster", "slurm", "--cluster-config", str(config), "--dry-run"])
     assert "has no [slurm] section" in err
 

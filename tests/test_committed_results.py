@@ -1,7 +1,7 @@
 """The committed results store covers every setting the book's figures need.
 
 The store's manifest (`results/manifest.json`) names the scale each study's committed
-results were run at; every chapter reads its scale from there (its `preset` parameter is
+results were run at; every chapter reads its scale from there (its `scale` parameter is
 None). From the manifest and the chapters' other parameters (read from the Jupytext
 source, as papermill and the book see them) we rebuild each chapter's settings and check
 that every one is stored, so that `make book` (which refuses to train) cannot fail on a
@@ -36,15 +36,15 @@ def parameters(notebook: str) -> dict:
 
 def supplementary_settings(p: dict) -> list:
     """The settings the Supporting Material notebook loads with parameters ``p``: each study
-    at ``preset``, or at ``fallback_preset`` where only that is stored, and its reference
-    configuration at the same preset."""
+    at ``scale``, or at ``fallback_scale`` where only that is stored, and its reference
+    configuration at the same scale."""
     return Page.of(p).settings()
 
 
 def book_settings() -> dict:
     """chapter -> the settings its figures load with the chapter's default parameters."""
-    out = {st.chapter: st.settings_for_chapter({**parameters(st.chapter), "preset": committed_scale(st.name),
-                                                "reaction_preset": committed_scale("framework_reactions")})
+    out = {st.chapter: st.settings_for_chapter({**parameters(st.chapter), "scale": committed_scale(st.name),
+                                                "reaction_scale": committed_scale("framework_reactions")})
            for st in studies.REGISTRY.values() if st.chapter}
     out["supplementary"] = supplementary_settings(parameters("supplementary"))
     from render_supporting import CONFIGS
@@ -57,21 +57,21 @@ def book_settings() -> dict:
                          + [st.chapter for st in studies.REGISTRY.values() if st.chapter])
 def test_notebooks_take_the_committed_scales_from_the_manifest(notebook):
     p = parameters(notebook)
-    assert p["preset"] is None and p.get("reaction_preset") is None
-    assert "study_presets" not in p and "SM_PRESETS" not in p
+    assert p["scale"] is None and p.get("reaction_scale") is None
+    assert "study_presets" not in p and "preset" not in p  # the old name of `scale`
 
 
 def test_the_manifest_names_a_known_scale_for_every_study_with_a_chapter():
     for st in studies.REGISTRY.values():
         if st.chapter:
-            assert committed_scale(st.name) in studies.PRESETS, st.name
-    assert set(committed_supporting_scales()) <= set(studies.PRESETS)
+            assert committed_scale(st.name) in studies.SCALES, st.name
+    assert set(committed_supporting_scales()) <= set(studies.SCALES)
 
 
 @pytest.mark.parametrize("chapter, settings", sorted(book_settings().items()))
 def test_every_setting_the_book_needs_is_committed(chapter, settings):
     results = default_results_dir()
-    missing = [f"{s.study}: {s.label} (preset-derived key {s.key})" for s in settings if not s.is_done(results)]
+    missing = [f"{s.study}: {s.label} (scale-derived key {s.key})" for s in settings if not s.is_done(results)]
     assert not missing, f"{chapter}: {len(missing)} of {len(settings)} settings not in results/runs:\n" + \
         "\n".join(missing)
 
@@ -91,7 +91,7 @@ def test_the_own_data_page_fit_is_committed(tmp_path):
     from binn_utils import fit_report, store
     from binn_utils.user_data import fit_spec_of
     p = parameters("own_data")
-    assert p["preset"] == "book"
+    assert p["scale"] == "book"
     plan = fit_report.example_plan(tmp_path / "out", "lite", cache_dir=default_results_dir() / "own_data")
     key = store.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"

@@ -63,10 +63,10 @@ def test_cache_key_covers_data_and_training():
     assert fit_spec(a, "DG", CFG, [0, 1], extra={"initial_cells": 10000}) != base
 
 
-def test_scratch_presets():
-    with pytest.raises(ValueError, match="unknown preset"):
-        scratch.preset_values("huge")
-    assert scratch.preset_values("quick", epochs=5, seeds=3)["epochs"] == 5
+def test_scratch_scales():
+    with pytest.raises(ValueError, match="unknown scale"):
+        scratch.scale_values("huge")
+    assert scratch.scale_values("quick", epochs=5, seeds=3)["epochs"] == 5
     assert scratch.cache_dir("quick").parts[-2:] == ("results-quick", "scratch")
 
 

@@ -103,7 +103,7 @@ def test_study_grids_match_the_paper():
     noise = studies.noise_study("paper")
     assert len(noise) == 10
     assert [len(s.seeds) for s in noise] == [100] * 5 + [30] * 5
-    with pytest.raises(ValueError, match="unknown preset"):
+    with pytest.raises(ValueError, match="unknown scale"):
         studies.learning_rate_study("fast")
 
 
@@ -220,6 +220,6 @@ def test_a_rerun_reads_the_committed_store_and_trains_into_the_working_store(tmp
     with pytest.raises(RuntimeError, match="1 settings are not in the results store .*"
                                            "BINN_REQUIRE_STORED=1 forbids training"):
         sweeps.load_or_run([old, new], "lite")
-    # asked explicitly: a results_dir is read and written, and nothing else
+    # asked explicitly: a source folder is read and written, and nothing else
     assert store.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
     assert store.stores_for("quick") == [tmp_path / "out" / "results-quick"]

@@ -22,9 +22,9 @@ from ..studies import get
 
 
 def described(settings, scale: str) -> str:
-    """'*<scale>* preset: E epochs, R replicates' of ``settings`` (stored or not)."""
+    """'*<scale>* scale: E epochs, R replicates' of ``settings`` (stored or not)."""
     s = settings[0]
-    return f"*{scale}* preset: {s.config.epochs} epochs, {len(s.seeds)} replicates"
+    return f"*{scale}* scale: {s.config.epochs} epochs, {len(s.seeds)} replicates"
 
 
 def flat(results) -> list:
@@ -34,12 +34,12 @@ def flat(results) -> list:
 
 class Context:
     """Each study's results at the scale of its committed results (``results/manifest.json``),
-    or every study at ``scale``; read from ``results_dir`` (None: the committed store, then
+    or every study at ``scale``; read from ``source`` (None: the committed store, then
     the working store).  ``train``: None trains missing settings only at the quick scale and
     only the chapters' default configurations; False never; True everything missing."""
 
-    def __init__(self, scale: str | None = None, train: bool | None = None, results_dir=None):
-        self.fixed_scale, self.train, self.results_dir = scale, train, results_dir
+    def __init__(self, scale: str | None = None, train: bool | None = None, source=None):
+        self.fixed_scale, self.train, self.source = scale, train, source
         self._studies: dict = {}
 
     def scale(self, name: str) -> str:
@@ -56,11 +56,11 @@ class Context:
 
     def load(self, settings, scale: str, desc: str, chapter_default: bool = True) -> list:
         """Stored results of ``settings`` (RuntimeError if some are missing and may not be trained)."""
-        missing = sweeps.missing(settings, scale, self.results_dir)
+        missing = sweeps.missing(settings, scale, self.source)
         if missing and (not self.may_train(chapter_default) or require_stored()):
             raise RuntimeError(f"{len(missing)} of {len(settings)} settings of the {desc} "
                                f"({described(settings, scale)}) are not in the results store")
-        return sweeps.load_or_run(settings, scale, self.results_dir, desc=desc)
+        return sweeps.load_or_run(settings, scale, self.source, desc=desc)
 
     def _parts(self, groups, scale, desc, what, chapter_default=True):
         parts = tuple(self.load(ss, scale, desc + (f" ({w})" if i else ""), chapter_default)
@@ -87,7 +87,7 @@ class Context:
 
     def run(self, res, name: str, **kw) -> str:
         """What one stored setting of study ``name`` ran: its scale and ``reporting.run_description``."""
-        return f"*{self.scale(name)}* preset: {reporting.run_description(res, **kw)}"
+        return f"*{self.scale(name)}* scale: {reporting.run_description(res, **kw)}"
 
     def repeat_settings(self, name: str, noise_var, dense: bool, scale: str) -> tuple:
         """The settings (one list per part) of a Supporting Material repeat of study ``name``

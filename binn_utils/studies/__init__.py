@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import architecture, batch_size, defaults, framework, learning_rate, loss_weight, noise
 from .architecture import OPERATOR_ARCHS
-from .base import PAPER_DEFAULTS, PRESETS, Study, preset
+from .base import PAPER_DEFAULTS, SCALES, Study, scale_values
 from .batch_size import AUTHORS_BUDGET_EPOCHS, BATCH_SIZES, PAPER_BUDGET_STEPS
 from .learning_rate import LEARNING_RATES
 from .loss_weight import PDE_WEIGHTS
@@ -59,6 +59,6 @@ def reference_configuration(noise_var: float, dense: bool) -> tuple[float, bool]
     return (noise_var, False) if dense else (DEFAULT_NOISE_VAR, False)
 
 
-__all__ = ["REGISTRY", "Study", "PRESETS", "PAPER_DEFAULTS", "preset", "get", "sweeps", "repeated",
+__all__ = ["REGISTRY", "Study", "SCALES", "PAPER_DEFAULTS", "scale_values", "get", "sweeps", "repeated",
            "reference_configuration", "SUPPORTING_CONFIGURATIONS", "OPERATOR_ARCHS", "BATCH_SIZES", "PAPER_BUDGET_STEPS",
            "AUTHORS_BUDGET_EPOCHS", "LEARNING_RATES", "PDE_WEIGHTS", "NOISE_ARCHS"]

@@ -8,7 +8,7 @@ from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import architecture_summary, find, fmt, median
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
-from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, preset, train_config
+from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, scale_values, train_config
 
 OPERATOR_ARCHS = ((1, 1), (4, 1), (4, 4), (4, 32))
 #: Axis labels of the paper's Fig. 5 heat map (both axes), and the V network whose result fills
@@ -19,7 +19,7 @@ PUBLISHED_D44_ROW = ((1, 1), (4, 4), (4, 32), (4, 1))
 
 def build(scale="book", archs=OPERATOR_ARCHS, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
           seeds=None) -> list[Setting]:
-    p = preset(scale)
+    p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     out = []
     for aD in archs:

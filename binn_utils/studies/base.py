@@ -5,7 +5,7 @@ paper's default point in that grid, the figure that draws it, the summary of its
 and the chapter that reports it.  Every study lives in its own module of this package and
 is listed once in the registry (``binn_utils.studies.REGISTRY``).
 
-Training scales (``scale``; the CLI's ``--preset``):
+Training scales (``scale``; the CLI's ``--scale``):
 
 * ``quick``: a smoke run for CI (few epochs, two replicates, no compilation); its numbers
   mean nothing scientifically.
@@ -26,7 +26,7 @@ from ..reporting import find
 from ..sweeps import Setting, replicates
 from ..training import TrainConfig, TrainingError
 
-PRESETS = {
+SCALES = {
     "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),
     # book: the paper's 4000 epochs, but 5 initialisations per setting (10 for the
     # default runs) and a reduced noise study -- what two CPU cores allowed in one session
@@ -45,11 +45,11 @@ PRESETS = {
 PAPER_DEFAULTS = TrainConfig()
 
 
-def preset(name: str) -> dict:
+def scale_values(name: str) -> dict:
     """The numbers of one training scale (epochs, initialisations, datasets, ...)."""
-    if name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
-    return dict(PRESETS[name])
+    if name not in SCALES:
+        raise ValueError(f"unknown scale {name!r}; choose one of {sorted(SCALES)}")
+    return dict(SCALES[name])
 
 
 def count(name: str, value, default) -> int:
@@ -158,7 +158,7 @@ class Study:
         """Every setting the study's chapter loads with parameters ``params``."""
         if self.chapter_settings is not None:
             return self.chapter_settings(params)
-        return self.settings(params["preset"])
+        return self.settings(params["scale"])
 
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""

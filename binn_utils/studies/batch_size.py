@@ -9,7 +9,7 @@ from ..observations import DEFAULT_NOISE_VAR, make_observations
 from ..reporting import batch_size_summary, median
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim
-from .base import PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, preset, train_config
+from .base import PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config
 
 BATCH_SIZES = (10, 40, 160, 640)
 # the published trainer takes ~4 ms per step here, so five minutes ~ 75,000 steps
@@ -26,7 +26,7 @@ def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, de
     of optimiser steps: the published trainer's cost per step hardly depends on B (its
     4000-epoch time scales as 1/B), so a fixed wall-clock budget is a fixed number of steps.
     """
-    p = preset(scale)
+    p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     budget = count("budget_steps", budget_steps, p["budget_steps"])
     n_train = len(make_observations("diffusion", noise_var, dense=dense).train_idx)
@@ -47,7 +47,7 @@ def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False,
     """For each B the number of epochs that ten minutes of the authors' trainer gave
     (``AUTHORS_BUDGET_EPOCHS``; scaled by the scale's epochs / 4000, or by ``epochs`` / 4000
     when given), ten initialisations at the paper scale where the authors ran one."""
-    p = preset(scale)
+    p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     factor = count("epochs", epochs, p["epochs"]) / 4000
     out = []
@@ -89,7 +89,7 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
 
 def chapter_settings(params) -> list[Setting]:
     """The chapter's runs: both parts of the study and the authors' budget."""
-    return STUDY.settings(params["preset"]) + build_authors_budget(params["preset"])
+    return STUDY.settings(params["scale"]) + build_authors_budget(params["scale"])
 
 
 def bullets(s: dict) -> list[str]:

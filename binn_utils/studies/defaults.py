@@ -4,14 +4,14 @@ from __future__ import annotations
 from ..problems import BENCHMARK_NAMES
 from ..observations import DEFAULT_NOISE_VAR
 from ..sweeps import Setting, replicates
-from .base import Study, count, preset, train_config
+from .base import Study, count, scale_values, train_config
 
 
 def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, seeds=None,
           benchmarks=None) -> list[Setting]:
     """One default-hyperparameter setting per benchmark; ten initialisations (the paper's
     N_rep) at every scale but ``quick``."""
-    p = preset(scale)
+    p = scale_values(scale)
     ds, ss = replicates(count("seeds", seeds, p["seeds"] if scale == "quick" else 10))
     return [Setting("defaults", name, name, noise_var, dense, ds, ss, train_config(p, epochs))
             for name in (benchmarks or BENCHMARK_NAMES)]

@@ -7,7 +7,7 @@ from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import framework_summary
 from ..sweeps import Setting, replicates
 from ..verdicts import Claim, ClaimCheck, SubClaim
-from .base import Choice, Shown, Study, count, preset, train_config
+from .base import Choice, Shown, Study, count, scale_values, train_config
 
 #: The three readings of the reaction term the chapter compares, in words.
 REACTION_LABELS = {"supporting": "$G=-1/2$ (Supporting Material)", "text": "$G(u)=u/2$ (text)",
@@ -20,19 +20,19 @@ def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, s
     """Ten initialisations.  ``initial`` = "code" (default): the data the authors' code
     generated for the published figure (bumps of height 1 and 0.7); "text": the paper's
     Eq. ic-nl (heights 0.1 and 0.07), the same setting as the nonlinear ADR default run."""
-    p = preset(scale)
+    p = scale_values(scale)
     ds, ss = replicates(count("seeds", seeds, p["seeds"] if scale == "quick" else 10))
     return [Setting("framework", "default", "nonlinear_adr", noise_var, dense, ds, ss, train_config(p, epochs),
                     reaction=reaction, initial=initial)]
 
 
 def chapter_settings(params) -> list[Setting]:
-    """The chapter's runs: both initial conditions at ``preset``, the three readings of the
-    reaction term at ``reaction_preset``."""
+    """The chapter's runs: both initial conditions at ``scale``, the three readings of the
+    reaction term at ``reaction_scale``."""
     nv = params["noise_var"]
-    return ([build(params["preset"], noise_var=nv, reaction=params["reaction"], initial=init)[0]
+    return ([build(params["scale"], noise_var=nv, reaction=params["reaction"], initial=init)[0]
              for init in INITIALS]
-            + [build(params["reaction_preset"], noise_var=nv, reaction=rx, initial=params["initial"])[0]
+            + [build(params["reaction_scale"], noise_var=nv, reaction=rx, initial=params["initial"])[0]
                for rx in REACTION_READINGS])
 
 

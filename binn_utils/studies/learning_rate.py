@@ -6,14 +6,14 @@ from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import find, learning_rate_summary
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
-from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, preset, train_config
+from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
 
 
 def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
           seeds=None) -> list[Setting]:
-    p = preset(scale)
+    p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     return [Setting("learning_rate", f"r={number_label(r)}", "burgers", noise_var, dense, ds, ss,
                     train_config(p, epochs, lr=float(r)), meta=(("lr", float(r)),)) for r in rates]

@@ -8,14 +8,14 @@ from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import fmt, loss_weight_summary, median
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
-from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, preset, train_config
+from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
 
 
 def build(scale="book", weights=PDE_WEIGHTS, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
           seeds=None) -> list[Setting]:
-    p = preset(scale)
+    p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     return [Setting("loss_weight", f"w_pde={number_label(w)}", "porous_medium", noise_var, dense, ds, ss,
                     train_config(p, epochs, w_pde=float(w), w_bc=0.0), meta=(("w_pde", float(w)),))

@@ -10,7 +10,7 @@ from ..observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
 from ..reporting import arch_label, find, fmt, noise_summary
 from ..sweeps import Setting, replicates
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
-from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, preset, train_config
+from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, scale_values, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
 
@@ -20,11 +20,11 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
     """u-network (h_u, n_u) in archs, ten datasets x ten seeds (``noise_var``: that level only).
 
     In the ``book`` scale the large (6, 128) network runs fewer epochs and replicates
-    (``big_*`` preset entries): it costs ~25x more per step than (4, 32).
+    (``big_*`` entries of the scale): it costs ~25x more per step than (4, 32).
     """
     if noise_var is not None:
         noise_vars = (noise_var,)
-    p = preset(scale)
+    p = scale_values(scale)
     out = []
     for arch in archs:
         big = tuple(arch) != (4, 32)

@@ -19,12 +19,12 @@ class Page:
     noise_var: float = 0.0
     dense: bool = False
     study: str = "all"                  # "all" (the studies repeated on this grid) or comma-separated names
-    preset: str | None = None           # None: the committed repeats' scales, the largest stored first
-    fallback_preset: str | None = "lite"
+    scale: str | None = None            # None: the committed repeats' scales, the largest stored first
+    fallback_scale: str | None = "lite"
     epochs: int | None = None
     seeds: int | None = None
     compare: bool = True                # also load each study's reference configuration
-    results_dir: str | None = None
+    source: str | None = None
 
     @classmethod
     def of(cls, params: Mapping) -> "Page":
@@ -71,18 +71,18 @@ class Page:
         return st.groups(scale, noise_var=None if st.sweeps_noise else noise_var, dense=dense, epochs=self.epochs,
                          seeds=self.seeds)
 
-    def scale(self, st: Study) -> str:
-        """The scale ``st`` is read at on this page: the first of ``preset`` (or the committed
-        repeats' scales) and ``fallback_preset`` at which all its settings are stored."""
-        scales = (self.preset,) if self.preset else committed_supporting_scales()
+    def scale_of(self, st: Study) -> str:
+        """The scale ``st`` is read at on this page: the first of ``scale`` (or the committed
+        repeats' scales) and ``fallback_scale`` at which all its settings are stored."""
+        scales = (self.scale,) if self.scale else committed_supporting_scales()
         return largest_stored(lambda q: self.groups(st, self.noise_var, self.dense, q),
-                                        scales + (self.fallback_preset,), self.results_dir)
+                                        scales + (self.fallback_scale,), self.source)
 
     def settings(self) -> list:
         """Every setting the page loads."""
         out = []
         for st in self.studies():
-            scale, ref = self.scale(st), self.reference_of(st)
+            scale, ref = self.scale_of(st), self.reference_of(st)
             for nv, dense in [(self.noise_var, self.dense)] + ([ref] if ref else []):
                 out += [s for part in self.groups(st, nv, dense, scale) for s in part]
         return out
@@ -90,6 +90,6 @@ class Page:
     def load(self, st: Study, noise_var, dense: bool, scale: str):
         """The results of ``st`` in one configuration at ``scale`` (a tuple of parts for a study
         whose results come in parts)."""
-        parts = tuple(load_or_run(ss, scale, self.results_dir, desc=st.name + (f" ({what})" if i else ""))
+        parts = tuple(load_or_run(ss, scale, self.source, desc=st.name + (f" ({what})" if i else ""))
                       for i, (ss, what) in enumerate(zip(self.groups(st, noise_var, dense, scale), st.parts)))
         return parts if len(parts) > 1 else parts[0]
