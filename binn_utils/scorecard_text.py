@@ -76,18 +76,11 @@ def tally(subclaims) -> str:
 
 
 def evidence(j: Judged) -> str:
-    """Our evidence for a claim: the runs, the numbers, the tally and the chapters."""
+    """Our evidence for a claim: its numbers, the tally of its sub-claims and the chapters."""
     if j.check is None:
         return f"Results not stored yet: {j.error}."
     links = ", ".join(f"{{doc}}`{c}`" for c in j.check.chapters)
     return f"{j.check.evidence}; {tally(j.subclaims)} ({links})."
-
-
-def split_evidence(ev: str) -> tuple[str, str]:
-    """(runs, numbers) of a claim's evidence: the run description up to the first sentence
-    end, which the table of what was run replaces, and the numbers after it."""
-    m = re.search(r"\. (?=[A-Z$(])", ev)
-    return (ev[:m.start()], ev[m.end():]) if m else ("", ev)
 
 
 def tex_to_html(text: str) -> str:
@@ -178,7 +171,7 @@ def details_md(judged: list[Judged]) -> str:
     """Each claim in the paper's words, its evidence, our numbers and every sub-claim."""
     lines = []
     for j in judged:
-        _, numbers = split_evidence(evidence(j))
+        numbers = evidence(j)  # the runs are in the table of what was run
         lines += [f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}", "",
                   f"*The paper:* {j.claim.text} *Its evidence:* {j.claim.paper_evidence}", "",
                   f"*Ours:* {numbers}", ""]

@@ -73,10 +73,11 @@ class SubClaim:
 
 @dataclass(frozen=True)
 class ClaimCheck:
-    """What checking a claim against the results found: our evidence (the runs it rests on,
-    then its numbers), its sub-claims, the chapters that show it, and whether some of the
-    results it needs are not stored (``missing``)."""
+    """What checking a claim against the results found: the runs it rests on, our evidence
+    (its numbers), its sub-claims, the chapters that show it, and whether some of the results
+    it needs are not stored (``missing``)."""
 
+    runs: str
     evidence: str
     subclaims: tuple[SubClaim, ...]
     chapters: tuple[str, ...]

@@ -93,7 +93,7 @@ def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help
 def test_claim_11_is_not_tested_without_stored_repeats_and_with_too_few_replicates(summaries):
     check = spanning.claim_supplementary(FakeContext())
     assert check.outcome is Outcome.NOT_TESTED and check.missing
-    assert "(planned)" in check.evidence and "no dense repeat stored" in check.evidence
+    assert "(planned)" in check.runs and "no dense repeat stored" in check.evidence
     few = spanning.claim_supplementary(FakeContext(every_repeat(0.2, 0.1), seeds=3))
     assert few.outcome is Outcome.NOT_TESTED and {s.verdict for s in few.subclaims} == {F}
 
@@ -129,7 +129,7 @@ def test_claim_12_on_synthetic_flags(monkeypatch, where, expected):
 def test_claim_12_not_tested_where_not_stored(monkeypatch):
     monkeypatch.setattr(spanning.diagnostics, "diagnose_many", diagnosed_at(failure))
     none = spanning.claim_diagnostics(FakeContext())
-    assert none.outcome is Outcome.NOT_TESTED and none.missing and "(planned)" in none.evidence
+    assert none.outcome is Outcome.NOT_TESTED and none.missing and "(planned)" in none.runs
     lr_only = spanning.claim_diagnostics(FakeContext(stored=lambda s: s.study == "learning_rate"))
     assert lr_only.outcome is Outcome.REPRODUCED and lr_only.missing
     assert [s.verdict for s in lr_only.subclaims] == [A, A, A, N, N, A, N]
@@ -142,7 +142,7 @@ def claim(number, check, title="u_theta matches", chapter="framework"):
 
 def checked(number, *verdicts, group=None):
     subs = tuple(SubClaim(f"sub-claim {k} (criterion at most 0.1)", v, group) for k, v in enumerate(verdicts))
-    return scorecard.judge(claim(number, lambda ctx: ClaimCheck(f"runs. Numbers {number}", subs, ("ch",))), None)
+    return scorecard.judge(claim(number, lambda ctx: ClaimCheck("runs", f"Numbers {number}", subs, ("ch",))), None)
 
 
 def test_judge_a_claim_whose_results_are_not_stored():

@@ -100,10 +100,10 @@ def claim_supplementary(ctx) -> ClaimCheck:
     first = ctx.supporting_scales()[0]
     run = ("; ".join(sorted(runs)) if runs else
            described(ctx.repeat_settings(sparse[0], 0.0, False, first)[0], first) + " (planned)")
-    ev = (f"{run}. Comparisons with the main-text conclusions per configuration: {'; '.join(parts)}. "
+    ev = (f"Comparisons with the main-text conclusions per configuration: {'; '.join(parts)}. "
           "Median $u_\\mathrm{p}$ error at the default setting, dense against sparse: "
           + ("; ".join(lower) if lower else "no dense repeat stored"))
-    return ClaimCheck(ev, tuple(subs), ("supplementary",), any(s.verdict is Verdict.NOT_TESTED for s in subs))
+    return ClaimCheck(run, ev, tuple(subs), ("supplementary",), any(s.verdict is Verdict.NOT_TESTED for s in subs))
 
 
 def diagnosed() -> list:
@@ -144,8 +144,8 @@ def claim_diagnostics(ctx) -> ClaimCheck:
         parts.append(f"{name}: " + (", ".join(f.replace("_", " ") for f in reports[name].flags) or "no flag"))
     what = "; ".join(f"{get(k).title}: {v}" for k, v in runs.items()) or (
         "; ".join(described(v, ctx.scale(k)) for k, v in all_settings.items()) + " (planned)")
-    ev = f"{what}. Flags raised by `binn_utils.diagnostics`: {'; '.join(parts)}"
-    return ClaimCheck(ev, tuple(subs), tuple(st.chapter for st in studies_), any(r is None for *_, r in named))
+    ev = f"Flags raised by `binn_utils.diagnostics`: {'; '.join(parts)}"
+    return ClaimCheck(what, ev, tuple(subs), tuple(st.chapter for st in studies_), any(r is None for *_, r in named))
 
 
 CLAIMS = (

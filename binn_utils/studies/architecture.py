@@ -77,12 +77,12 @@ def claim_architecture(ctx, up_metric="err_u_p"):
              SubClaim("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
     ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
     norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
-    ev = (f"{ctx.run(res[0], 'architecture')}. Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
+    runs, ev = ctx.run(res[0], 'architecture'), (f"Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
           f"networks: {ups}; (1, 1) clearly worse than {s['smallest_clearly_worse_than']}; "
           f"median rel. error of $D$ / $V$: (1, 1) {s['Derr_1x1']} / {s['Verr_1x1']}, (4, 4) {s['Derr_4x4']} / "
           f"{s['Verr_4x4']}, (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']} (IQR of $D$ error: {s['Diqr_4x4']} and "
           f"{s['Diqr_4x32']})")
-    return ClaimCheck(ev, tuple(subs), ("architecture",))
+    return ClaimCheck(runs, ev, tuple(subs), ("architecture",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.

@@ -53,12 +53,12 @@ def claim_framework(ctx, initial="code"):
                      "there above that elsewhere)", f.verdicts["local_verdict"])]
     subs += [SubClaim(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
                       "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
-    ev = (f"{ctx.run(res, 'framework')}, {f['data']}. Median [IQR] rel. $L^2$ error of $u_\\theta$ "
+    runs, ev = f"{ctx.run(res, 'framework')}, {f['data']}", (f"Median [IQR] rel. $L^2$ error of $u_\\theta$ "
           f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
           f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
           f"{f['theta_near']} ($u_\\theta$), elsewhere {f['up_rest']} ($u_\\mathrm{{p}}$); median mean |error| of "
           f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
-    return ClaimCheck(ev, tuple(subs), ("framework",))
+    return ClaimCheck(runs, ev, tuple(subs), ("framework",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.

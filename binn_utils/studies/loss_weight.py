@@ -56,13 +56,13 @@ def claim_loss_low_high(ctx):
             SubClaim("$w_\\mathrm{PDE}$ = 1e-4: weighted PDE loss more than three orders of magnitude below the data loss",
                      s.verdicts["low_gap_verdict"]),
             SubClaim(f"$w_\\mathrm{{PDE}}$ = 1e3: both errors more than {s['factor']} times the lowest", s.verdicts["high_verdict"])]
-    ev = (f"{ctx.run(res[0], 'loss_weight')}. $w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
+    runs, ev = ctx.run(res[0], 'loss_weight'), (f"$w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
           f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
           f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
           f"$D_\\phi$ {fmt(d_low)} (lowest {fmt(d_best)}), weighted PDE loss at least {s['low_gap_min']} decades "
           f"below the data loss; $w_\\mathrm{{PDE}}$ = 1e3: {s['high_theta']} ($u_\\theta$, "
           f"{s['high_theta_ratio']}x), {s['high_up']} ($u_\\mathrm{{p}}$, {s['high_up_ratio']}x)")
-    return ClaimCheck(ev, tuple(subs), ("loss_weighting",))
+    return ClaimCheck(runs, ev, tuple(subs), ("loss_weighting",))
 
 
 def claim_loss_best(ctx):
@@ -74,10 +74,10 @@ def claim_loss_best(ctx):
                      s.verdicts["best_up_verdict"]),
             SubClaim("$w_\\mathrm{BC}$ has little influence (we do not sweep $w_\\mathrm{BC}$; neither does the paper)",
                      Verdict.NOT_TESTED)]
-    ev = (f"{ctx.run(res[0], 'loss_weight')}, $w_\\mathrm{{data}}$ = 1. Lowest median error of $u_\\theta$ "
+    runs, ev = f"{ctx.run(res[0], 'loss_weight')}, $w_\\mathrm{{data}}$ = 1", (f"Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} "
           f"at {s['best_up']}")
-    return ClaimCheck(ev, tuple(subs), ("loss_weighting",))
+    return ClaimCheck(runs, ev, tuple(subs), ("loss_weighting",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.

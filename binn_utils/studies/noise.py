@@ -77,13 +77,13 @@ def claim_noise_grows(ctx):
             subs.append(SubClaim(f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]} (Spearman's $\\rho > 0$, one-sided "
                                  f"$p <$ {s['trend_p']}; here $\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']})",
                                  s.verdicts[f"{short}_grows_{tag}"]))
-    ev = (f"{_noise_runs(ctx, res)}. Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
+    runs, ev = _noise_runs(ctx, res), (f"Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
           f"{s['theta_lo_a']} to {s['theta_hi_a']} ({s['arch_a']}), {s['theta_lo_b']} to {s['theta_hi_b']} "
           f"({s['arch_b']}); $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} ({s['arch_a']}), {s['up_lo_b']} to "
           f"{s['up_hi_b']} ({s['arch_b']}); Spearman's rank correlation of the per-replicate errors with "
           f"$\\sigma^2$ over all five levels: $u_\\theta$ {s['theta_rho_a']}, {s['theta_rho_b']}; "
           f"$u_\\mathrm{{p}}$ {s['up_rho_a']}, {s['up_rho_b']} ({s['arch_a']}, {s['arch_b']})")
-    return ClaimCheck(ev, tuple(subs), ("noise",))
+    return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
 def _iqr_wins(res, metric):
@@ -120,11 +120,11 @@ def claim_noise_arch(ctx):
                      "most nonzero noise levels",
                      Verdict.of(bool(wp > npp / 2) if npp else None)),
             SubClaim(f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"])]
-    ev = (f"{_noise_runs(ctx, res)}. {s['arch_a']} has the lower median error at {s['theta_small_wins']} nonzero "
+    runs, ev = _noise_runs(ctx, res), (f"{s['arch_a']} has the lower median error at {s['theta_small_wins']} nonzero "
           f"noise levels ($u_\\theta$) and {s['up_small_wins']} ($u_\\mathrm{{p}}$), the smaller IQR at {wt} of {nt} "
           f"($u_\\theta$) and {wp} of {npp} ($u_\\mathrm{{p}}$); at $\\sigma^2 = 0$ median $u_\\theta$ error "
           f"{s['clean_theta_a']} ({s['arch_a']}) against {s['clean_theta_b']} ({s['arch_b']})")
-    return ClaimCheck(ev, tuple(subs), ("noise",))
+    return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
 def diffusivity_in_band(r) -> tuple:
@@ -151,11 +151,11 @@ def claim_noise_D(ctx):
                                                                 else None)),
             SubClaim("$D$ less reliable outside that range (larger mean |error|)",
                      Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
-    ev = (f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = (4, 32). The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
+    runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = (4, 32)", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
           f"rel. $L^2$ error of $D$ over all observed $u$ {s['shown_D_err']}")
-    return ClaimCheck(ev, tuple(subs), ("noise",))
+    return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
 def claim_noise_val(ctx):
@@ -172,11 +172,11 @@ def claim_noise_val(ctx):
     for tag in "ab":
         subs.append(SubClaim(f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
                              s.verdicts[f"rise_verdict_{tag}"]))
-    ev = (f"{_noise_runs(ctx, res)}. Final over minimum median validation loss at $\\sigma^2$ = 1e-3: {lows[0]} "
+    runs, ev = _noise_runs(ctx, res), (f"Final over minimum median validation loss at $\\sigma^2$ = 1e-3: {lows[0]} "
           f"({s['arch_a']}), {lows[1]} ({s['arch_b']}); at {s['high']}: {s['rise_high_a']} (minimum at epoch "
           f"{s['minep_high_a']} of {s['epochs_a']}), {s['rise_high_b']} (epoch {s['minep_high_b']} of "
           f"{s['epochs_b']})")
-    return ClaimCheck(ev, tuple(subs), ("noise",))
+    return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
