@@ -1062,6 +1062,11 @@ class Scored:
         hit = find([self.results[i] for i in idx], **meta)
         return None if hit is None else next(i for i in idx if self.results[i] is hit)
 
+    def agrees_with_paper(self, i: int | None, paper_says_failure: bool) -> bool | None:
+        """Whether the flags at setting ``i`` match the paper: a flag where it reports failure,
+        none where it does not (None: the setting was not run)."""
+        return None if i is None else bool(self.flagged[i] == paper_says_failure)
+
     def mismatch_ratio(self) -> np.ndarray:
         """The mechanistic-mismatch number of each setting."""
         return np.array([rep["mechanistic_mismatch"].value for rep in self.table], float)

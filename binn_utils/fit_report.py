@@ -92,7 +92,7 @@ class FitPlan:
 
     prep: dict                       # user_data.prepare_fit output
     out: Path
-    cache_dir: Path
+    cache_dir: tuple       # folders the networks are read from, in order; the last: where they are trained
     prefix: str
     extra: dict
     options: dict                    # what the user asked for (recorded in fit.json)
@@ -152,7 +152,8 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     before any training.  ``data``: a CSV path or ``UserObservations``; ``seeds``: the
     number of initialisations (seeds 0..n-1); None values take the ``scale``'s defaults
     (``SCALES``) or the paper's (``TrainConfig``).  ``cache_dir``: where the networks are
-    stored (default ``out/networks``)."""
+    stored (default ``out/networks``): a folder, or folders read in order whose last is
+    where missing networks are trained."""
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
     s = SCALES[scale]
@@ -171,8 +172,9 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     prep = prepare_fit(data, mechanisms, config, range(n_seeds), which=which, replicates=replicates, x=x, t=t,
                        u=u, replicate=replicate, forward_method=forward_method)
     store.check_writable(out)
-    cache_dir = Path(cache_dir) if cache_dir is not None else out / "networks"
-    store.check_writable(cache_dir)
+    cache_dir = (out / "networks",) if cache_dir is None else (
+        (Path(cache_dir),) if isinstance(cache_dir, (str, Path)) else tuple(map(Path, cache_dir)))
+    store.check_writable(cache_dir[-1])
     options = dict(scale=scale, seeds=n_seeds, epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
                    w_pde=config.w_pde, replicates=replicates, which=which, forward_method=forward_method,
                    columns={"x": x, "t": t, "u": u, "replicate": replicate},

@@ -31,7 +31,7 @@ import numpy as np
 
 from .metrics import relative_l2
 from .reporting import median
-from .store import results_dir_for
+from .store import folders_for
 from .training import TrainConfig
 from .user_data import UserFit, UserObservations, fit_user_data_cached, load_observations_csv, validate_mechanisms
 
@@ -110,8 +110,9 @@ def train_config(scale: str = "book", epochs=None):
     return TrainConfig(epochs=p["epochs"], compile=p["compile"])
 
 
-def cache_dir(scale: str, results_dir=None) -> Path:
-    return results_dir_for(scale, results_dir) / "scratch"
+def cache_dir(scale: str, results_dir=None) -> list[Path]:
+    """Where scratch-assay fits are read, in order (the last: where a missing one is trained)."""
+    return folders_for(scale, results_dir, "scratch")
 
 
 def fit_extra(initial_cells=16000, drop_first_column: bool = True, path=DATA_FILE) -> dict:

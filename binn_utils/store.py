@@ -327,6 +327,12 @@ def stores_for(scale: str, source=None) -> list[Path]:
     return [here, working_dir()]
 
 
+def folders_for(scale: str, source=None, sub: str = "") -> list[Path]:
+    """``stores_for(scale, source)``'s folders with ``sub`` appended (e.g. where cached fits
+    of one kind are read, in order; the last is where a missing one is trained)."""
+    return [d / sub for d in stores_for(scale, source)]
+
+
 def check_may_train(missing, where, what: str, hint: str, require: bool | None = None):
     """Raise a RuntimeError if results named ``missing`` (not stored in ``where``, or damaged)
     must not be trained here: ``require`` (default: :func:`require_stored`) is true."""

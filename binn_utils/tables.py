@@ -129,7 +129,7 @@ def paper_point(scored: Scored, i: int | None, paper_says_failure: bool) -> dict
     return {"flags": ", ".join(n.replace("_", " ") for n in scored.table[i].flags) or "none",
             "up": f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')} x best)",
             "gt": "failure" if v["fail"] else "fine",
-            "agree": "yes" if scored.flagged[i] == paper_says_failure else "no"}
+            "agree": "yes" if scored.agrees_with_paper(i, paper_says_failure) else "no"}
 
 
 def _counts_cells(c: Counts) -> str:

@@ -907,9 +907,11 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                          progress=False, x: str = "x", t: str = "t", u: str = "u",
                          replicate: str | None = None, forward_method: str = "RK45",
                          workers: int | None = None, scheduler: str | None = None, prepared: dict | None = None) -> UserFit:
-    """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``.
+    """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``: a folder, or
+    folders read in order whose last is where a missing fit is trained (e.g. the committed
+    store, then the working store: ``store.folders_for``).
 
-    The files are the store's pair ``cache_dir/<key>.npz`` and ``.json``, named
+    The files are the store's pair ``<folder>/<key>.npz`` and ``.json``, named
     ``store.key_of(prefix, spec)`` (:attr:`UserFit.cache_key`), where the spec is
     :func:`fit_spec`: the observations (their SHA-1), mechanisms, training configuration,
     seeds, replicate handling, rescaling targets and ``extra``.  If they
@@ -935,10 +937,13 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                                     u_scale, x, t, u, replicate, forward_method)
     spec = fit_spec_of(prep, x_range, t_end, u_scale, extra)
     key = store.key_of(prefix, spec)
-    npz, js = store.pair_paths(cache_dir, key)
+    folders = [cache_dir] if isinstance(cache_dir, (str, Path)) else list(cache_dir)
+    # the first folder holding a sound pair (a damaged one: a StoreWarning names the file), else the last
+    npz, js = next((p for p in (store.pair_paths(f, key) for f in folders) if store.check_pair(*p) is not None),
+                   store.pair_paths(folders[-1], key))
     trained = 0
-    if store.check_pair(npz, js) is None:  # missing, or damaged (a StoreWarning names the file)
-        store.check_may_train([key], npz.parent, "fit is",
+    if store.check_pair(npz, js, warn=False) is None:
+        store.check_may_train([key], Path(folders[0]), "fit is",
                               f"run it first (e.g. with the same parameters outside the book build) and "
                               f"commit {npz.name} and {js.name}", require=require_stored)
         store.check_writable(npz.parent)

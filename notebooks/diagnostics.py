@@ -58,8 +58,11 @@ SHORT_TITLES = {st.name: st.heading or st.title for st in SWEEPS}  # e.g. "learn
 # each study at its committed scale, or at `scale`; a study in parts: its first part (batch size: fixed epochs)
 scale_of = {st.name: scale or store.committed_scale(st.name) for st in SWEEPS}
 settings = [s for st in SWEEPS for s in st.groups(scale_of[st.name], epochs=epochs, seeds=seeds)[0]]
-unique = list({s.key: s for s in settings}.values())
-loaded = dict(zip([s.key for s in unique], sweeps.load_or_run(unique, scale, source, desc="diagnostics")))
+loaded = {}  # setting key -> its stored result, each study's read from the stores of its scale
+for st in SWEEPS:
+    todo = [s for s in settings if s.study == st.name and s.key not in loaded]
+    loaded.update(zip([s.key for s in todo], sweeps.load_or_run(todo, scale_of[st.name], source,
+                                                                 desc=f"diagnostics: {st.title}")))
 # a run shared by two studies is shown under each, with that study's label and swept value
 results = [SettingResult(s, loaded[s.key].record, loaded[s.key].arrays) for s in settings]
 # the ground-truth rule (diagnostics.ground_truth_failures): comparable settings are those of one study
@@ -159,12 +162,12 @@ reporting.glue("dg_top_n", f"{scored.by_diagnostic()[top][1] if top else 0} of {
 # point (dg_pl_<study>_default_...)
 points = ([(f"{st.name}_failure{j}", st.name, m, True) for st in SWEEPS for j, m in enumerate(st.paper_failures)]
           + [(f"{st.name}_default", st.name, st.default, False) for st in SWEEPS])
-rows = {rid: tables.paper_point(scored, scored.index(name, **meta), fails) for rid, name, meta, fails in points}
-for rid, cells in rows.items():
-    for k, v in cells.items():
+at = {rid: (scored.index(name, **meta), fails) for rid, name, meta, fails in points}
+for rid, (i, fails) in at.items():
+    for k, v in tables.paper_point(scored, i, fails).items():
         reporting.glue(f"dg_pl_{rid}_{k}", v)
-reporting.glue("dg_pl_agree", f"{sum(c['agree'] == 'yes' for c in rows.values())} of "
-                              f"{sum(c['agree'] != 'not run' for c in rows.values())}")
+agree = [scored.agrees_with_paper(i, fails) for i, fails in at.values()]
+reporting.glue("dg_pl_agree", f"{sum(a is True for a in agree)} of {sum(a is not None for a in agree)}")
 
 # %% [markdown]
 # | setting | the paper says | our flags | median err $u_p$ | ground truth (our rule) | flags match the paper |

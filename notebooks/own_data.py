@@ -48,8 +48,8 @@
 # grid of $u$.
 
 # %% tags=["parameters"]
-scale = "book"     # "quick" (CI smoke run: 20 epochs, 2 initialisations) or "book" (the stored fit)
-source = None  # None: the committed store (quick runs: out/results-quick)
+scale = None       # the `binn fit --scale`: None: the committed fit's (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
+source = None      # None: read the committed store, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None   # folder for the fit's output files; None: a temporary folder
 
 # %% tags=["remove-cell"]
@@ -58,10 +58,9 @@ from pathlib import Path
 
 from IPython.display import Markdown, display
 
-from binn_utils import fit_report, reporting
-from binn_utils.store import results_dir_for
+from binn_utils import fit_report, reporting, store
 
-SCALE = {"quick": "quick", "book": "lite", "paper": "lite"}[scale]
+scale = scale or store.committed_scale("own_data")
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))
 out.mkdir(parents=True, exist_ok=True)
 # the committed copy of fit_report.write_example_csv()'s data (data/README.md)
@@ -70,11 +69,11 @@ x_true, t_true, _ = fit_report.write_example_csv(out / "regenerated.csv")
 if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
     print("note: regenerating the example data here gives a file that differs in the last digits "
           "from the committed one (another floating-point environment); the committed file is used")
-plan = fit_report.example_plan(out / "fit", SCALE, cache_dir=results_dir_for(scale, source) / "own_data")
+plan = fit_report.example_plan(out / "fit", scale, cache_dir=store.folders_for(scale, source, "own_data"))
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 cfg = plan.prep["config"]
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
-                          f"(the '{SCALE}' scale of `binn fit`)")
+                          f"(the '{scale}' scale of `binn fit`)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "
                           f"({', '.join(f'{v:g}' for v in t_true)} h), two replicates with 2% noise")
 

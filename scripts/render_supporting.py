@@ -21,40 +21,33 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "notebooks" / "supplementary.py"
+sys.path.insert(0, str(ROOT))
+from binn_utils import studies  # noqa: E402
+from binn_utils.studies.repeats import Page  # noqa: E402
+
+STUDIES = tuple(st.name for st in studies.sweeps())
+# the dense grid (351 points): the studies repeated there at each noise level, compared with
+# the 71-point grid at the same level; the dense noise study (which sweeps sigma^2) once
+DENSE_AT_ONE_LEVEL = ",".join(st.name for st in studies.repeated(dense=True) if not st.sweeps_noise)
 # name -> (page title, papermill parameters)
 CONFIGS = {
     "noise_1e-2": ("Supporting Material: more noise (σ² = 0.01)",
                    {"noise_var": 0.01, "dense": False, "study": "all", "compare": True}),
-    # the dense grid (351 points): the four studies at each noise level, compared with the
-    # 71-point grid at the same level; the dense noise study (which sweeps sigma^2) once
     "dense_0": ("Supporting Material: dense grid (351 points, no noise)",
-                {"noise_var": 0.0, "dense": True,
-                 "study": "learning_rate,loss_weight,architecture,batch_size", "compare": True}),
+                {"noise_var": 0.0, "dense": True, "study": DENSE_AT_ONE_LEVEL, "compare": True}),
     "dense_1e-3": ("Supporting Material: dense grid (351 points, σ² = 0.001) and the dense noise study",
-                   {"noise_var": 0.001, "dense": True,
-                    "study": "all", "compare": True}),
+                   {"noise_var": 0.001, "dense": True, "study": "all", "compare": True}),
     "dense_1e-2": ("Supporting Material: dense grid (351 points, σ² = 0.01)",
-                   {"noise_var": 0.01, "dense": True,
-                    "study": "learning_rate,loss_weight,architecture,batch_size", "compare": True}),
+                   {"noise_var": 0.01, "dense": True, "study": DENSE_AT_ONE_LEVEL, "compare": True}),
 }
-
-
-sys.path.insert(0, str(ROOT))
-from binn_utils import studies  # noqa: E402
-
-STUDIES = tuple(st.name for st in studies.sweeps())
 INTRO = ("This page is the Supporting Material's repeat for the configuration below, drawn by the same "
          "notebook as the chapter's first page, {doc}`/notebooks/supplementary`, which states what the paper "
          "claims for these repeats and how they are read.")
 
 
 def drawn(params: dict) -> set:
-    """The studies a page draws (as the notebook decides: "all" means the studies the
-    Supporting Material repeats on the page's grid; the noise study only on the dense one)."""
-    study = params.get("study", "all")
-    if study == "all":
-        return {st.name for st in studies.repeated(bool(params.get("dense")))}
-    return {w.strip() for w in str(study).split(",") if w.strip()}
+    """The names of the studies a page draws (as the notebook decides, ``Page.studies``)."""
+    return {st.name for st in Page.of(params).studies()}
 
 
 def prepare(nb, name: str, title: str, params: dict):

@@ -91,8 +91,9 @@ def test_the_own_data_page_fit_is_committed(tmp_path):
     from binn_utils import fit_report, store
     from binn_utils.user_data import fit_spec_of
     p = parameters("own_data")
-    assert p["scale"] == "book"
-    plan = fit_report.example_plan(tmp_path / "out", "lite", cache_dir=default_results_dir() / "own_data")
+    assert p["scale"] is None          # the page fits at the committed fit's scale
+    plan = fit_report.example_plan(tmp_path / "out", committed_scale("own_data"),
+                                   cache_dir=default_results_dir() / "own_data")
     key = store.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"
     assert store.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"

@@ -2,6 +2,7 @@
 numbers as the in-process path, a killed worker, a failing setting, the batch-system dry run."""
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -134,7 +135,8 @@ def test_hard_stop_abandons_running_groups_and_closes_the_cluster(tmp_path, caps
     assert run_settings(slow, tmp_path, workers=2, progress=False, hard_stop_after=20) == []
     assert time.monotonic() - t0 < 90
     err = capsys.readouterr().err
-    assert "hard stop after 20 s: 2 running group(s) abandoned" in err
+    # both groups were submitted; how many had started by then depends on the machine's load
+    assert re.search(r"hard stop after 20 s: [12] running group\(s\) abandoned", err)
     assert "time window: 2 of 2 settings not run" in err
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
 

@@ -475,6 +475,8 @@ def test_chapter_tables_of_scored_settings():
     hit = tables.paper_point(sc, 1, True)
     assert hit["flags"] == "underfitting" and hit["gt"] == "failure" and hit["agree"] == "yes"
     assert tables.paper_point(sc, 0, True)["agree"] == "no" and tables.paper_point(sc, 0, False)["agree"] == "yes"
+    assert sc.agrees_with_paper(0, True) is False and sc.agrees_with_paper(0, False) is True
+    assert sc.agrees_with_paper(None, True) is None
     cal = dg.Calibration({n: 0 for n in dg.CANDIDATES}, {(t, p): dg.Counts(1, 2, 0, 2) for t in ("module", "chosen")
                                                          for p in ("first", "second")}, dg.Counts(0, 0, 0, 0), 0, 0,
                          (0.85, 0.15))

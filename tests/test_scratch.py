@@ -67,7 +67,26 @@ def test_scratch_scales():
     with pytest.raises(ValueError, match="unknown scale"):
         scratch.scale_values("huge")
     assert scratch.scale_values("quick", epochs=5, seeds=3)["epochs"] == 5
-    assert scratch.cache_dir("quick").parts[-2:] == ("results-quick", "scratch")
+    assert [d.parts[-2:] for d in scratch.cache_dir("quick")] == [("results-quick", "scratch")]
+
+
+def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_path, monkeypatch):
+    """Folders are read in order; a fit none of them holds is trained into the last only."""
+    from binn_utils import store
+    monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
+    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
+    committed, working = scratch.cache_dir("book")
+    assert (committed, working) == (tmp_path / "results" / "scratch", tmp_path / "out" / "results" / "scratch")
+    obs = scratch.load_scratch(10000)
+    made = fit_user_data_cached(obs, "DG", CFG, seeds=[0, 1], cache_dir=committed, prefix="t")   # "committed"
+    again = fit_user_data_cached(obs, "DG", CFG, seeds=[0, 1], cache_dir=(committed, working), prefix="t")
+    assert again.trained == 0 and again.cache_files == made.cache_files
+    other = fit_user_data_cached(obs, "DG", CFG, seeds=[0, 2], cache_dir=(committed, working), prefix="t")
+    assert other.trained == 2 and other.cache_files[0].parent == working
+    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in made.cache_files)
+    # a book build reads the committed store only
+    monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
+    assert scratch.cache_dir("book") == [committed]
 
 
 def test_operator_shape_needs_most_initialisations_to_agree():

@@ -49,7 +49,8 @@ def claim_supplementary(ctx) -> ClaimCheck:
                 subs.append(SubClaim(f"{st.title}: conclusions unchanged", Verdict.NOT_TESTED, group))
                 continue
             res, scale = got
-            loaded[(name, 1e-3 if nv is None else nv, dense)] = res, scale  # the noise study: under its default 1e-3
+            # a study that sweeps sigma^2 (nv None): under its default level
+            loaded[(name, st.default["noise_var"] if nv is None else nv, dense)] = res, scale
             runs.add(described([_first(res)[0].setting], scale))
             summ = st.summary(res)
             few = n_replicates(res) < reporting.MIN_REPLICATES

@@ -63,7 +63,7 @@ def claim_learning_rate(ctx):
                      "over the last quarter)", s.verdicts["small_still_falling"]),
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
             SubClaim("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
-    runs, ev = ctx.run(find(res, lr=5e-4) or res[0], 'learning_rate'), (f"Lowest median error of $u_\\theta$ "
+    runs, ev = ctx.run(STUDY.default_setting(res) or res[0], 'learning_rate'), (f"Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
           f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "
           f"the last quarter; median $u_\\mathrm{{p}}$ errors at $r$ = {s['large_rates']}: {s['large_up']} against "

@@ -27,7 +27,7 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
     p = scale_values(scale)
     out = []
     for arch in archs:
-        big = tuple(arch) != (4, 32)
+        big = tuple(arch) != tuple(PAPER_DEFAULTS.arch_u)
         n_ep = count("epochs", epochs, p["big_epochs"] if big else p["epochs"])
         n_ds = count("datasets", datasets, p["big_datasets"] if big else p["datasets"])
         n_seeds = count("seeds", seeds, p.get("big_seeds", p["seeds"]) if big else p.get("noise_seeds", p["seeds"]))
@@ -61,7 +61,7 @@ def bullets(s: dict) -> list[str]:
 
 def _noise(ctx):
     res = ctx.study("noise")
-    return res, reporting.noise_summary(res, shown_noise=1e-3, shown_arch=(4, 32))
+    return res, reporting.noise_summary(res, shown_noise=STUDY.default["noise_var"], shown_arch=STUDY.default["arch_u"])
 
 
 def _noise_runs(ctx, res):
@@ -144,7 +144,7 @@ def diffusivity_in_band(r) -> tuple:
 
 def claim_noise_D(ctx):
     res, s = _noise(ctx)
-    r = find(res, noise_var=1e-3, arch_u=(4, 32))
+    r = find(res, **STUDY.default)
     band, centre, e_in, e_out = diffusivity_in_band(r)
     subs = [SubClaim(f"mean learned $D$ within {fmt(100 * reporting.OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
                      f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre)
@@ -163,7 +163,7 @@ def claim_noise_val(ctx):
     subs = []
     lows = []
     for a in NOISE_ARCHS:
-        r = find(res, noise_var=1e-3, arch_u=a)
+        r = find(res, noise_var=STUDY.default["noise_var"], arch_u=a)
         rise = reporting.curve_stats(r)["rise"] if r is not None else np.nan
         lows.append(fmt(rise, ".2f"))
         subs.append(SubClaim(f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)} (final at most "
