@@ -24,7 +24,6 @@ from .reporting import (arch_label, architecture_matrix, counts, find, meta_valu
 
 ERR_SERIES = (("err_u_theta", "$u_\\theta$", COLORS["u_theta"]), ("err_u_p", "$u_\\mathrm{p}$", COLORS["u_p"]))
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
-T_END = "$t_\\mathrm{end}$"
 
 
 # ----------------------------------------------------------------------------- panels

@@ -61,12 +61,6 @@ def weighted_total(components: torch.Tensor, weights: torch.Tensor) -> torch.Ten
     return (components * weights).sum(dim=1)
 
 
-def step_loss(flat, layout, pde_xt, bc_xt, data_xt, data_u, weights):
-    """Per-replicate total and components for one optimiser step (the function we compile)."""
-    comps = loss_components(flat, layout, pde_xt, bc_xt, data_xt, data_u)
-    return weighted_total(comps, weights), comps
-
-
 def loss_and_grad(flat: torch.Tensor, layout: NetworkLayout, pde_xt: torch.Tensor, bc_xt: torch.Tensor,
                   data_xt: torch.Tensor, data_u: torch.Tensor, weights: torch.Tensor):
     """Per-replicate weighted total loss (R,) and its gradient (R, n_params) in flat order.

@@ -63,17 +63,6 @@ def solution_panel(ax, x, t, pred, true=None, which_times="all", color="tab:blue
     ax.set_ylabel("$u$")
 
 
-def operator_panel(ax, u_grid, curves, true=None, u_range=None, name="D", label=None, color=None):
-    """Learned operator mean +- std over replicates; grey shading outside the observed u range."""
-    band(ax, u_grid, curves, color or COLORS.get(name, "k"), label)
-    if true is not None:
-        ax.plot(u_grid, true, "k--", lw=0.9, label="truth")
-    if u_range is not None:
-        shade_unobserved(ax, u_range, u_grid)
-    ax.set_xlabel("$u$")
-    ax.set_ylabel(OP_LABELS.get(name, name))
-
-
 def shade_unobserved(ax, u_range, u_grid=None, *, color="0.9", alpha=1.0, label=None, **kw):
     """Grey out the parts of an operator plot's horizontal (u) axis outside ``u_range``.
 
@@ -158,11 +147,6 @@ def error_boxes(ax, groups, positions, color, width=None, label=None, log_positi
             ax.annotate(f"{n_fail} failed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
                         ha="center", va="top", fontsize=NOTE_SIZE, color=color)
     return pos
-
-
-def log_ticks(ax, values, fmt="{:g}"):
-    ax.set_xticks(np.log10(values))
-    ax.set_xticklabels([fmt.format(v) for v in values], rotation=45)
 
 
 def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label="", notes=None,

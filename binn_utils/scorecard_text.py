@@ -42,25 +42,14 @@ def title_tex(claim) -> str:
     return t
 
 
-def strip_criterion(label: str) -> str:
-    """A sub-claim's label without its final parenthesis (the criterion), e.g.
-    '(4, 4) recovers D (median rel. error at most 0.1)' -> '(4, 4) recovers D'."""
-    label = label.strip()
-    if not label.endswith(")"):
-        return label
-    depth = 0
-    for k in range(len(label) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(label[k], 0)
-        if depth == 0:
-            head, paren = label[:k].rstrip(), label[k:]
-            # a criterion has words in it; "(4, 4)" is part of the sentence
-            return head if head and re.search(r"[a-z]{2}", re.sub(r"\$[^$]*\$", "", paren)) else label
-    return label
+def labelled(s) -> str:
+    """A sub-claim's label with its rule, e.g. '(4, 4) recovers D (median rel. error at most 0.1)'."""
+    return f"{s.label} ({s.rule})" if s.rule else s.label
 
 
 def what_failed(subclaims, most: int = 4) -> str:
     """The sub-claims that disagree with the paper, in words (grouped ones with their group)."""
-    out = [(f"{s.group}: " if s.group else "") + f"“{strip_criterion(s.label)}”"
+    out = [(f"{s.group}: " if s.group else "") + f"“{s.label}”"
            for s in subclaims if s.verdict is Verdict.DISAGREES]
     if len(out) > most:
         out = out[:most] + [f"and {len(out) - most} more"]
@@ -177,7 +166,7 @@ def details_md(judged: list[Judged]) -> str:
                   f"*Ours:* {numbers}", ""]
         groups: dict = {}
         for s in j.subclaims:
-            groups.setdefault(s.group, []).append(f"{s.label}: *{s.verdict.value}*")
+            groups.setdefault(s.group, []).append(labelled(s) + f": *{s.verdict.value}*")
         for group, items in groups.items():
             if group is None:
                 lines += [f"* {item}" for item in items]

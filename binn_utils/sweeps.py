@@ -835,13 +835,6 @@ def _legacy_fields(record: dict) -> dict:
     return {**LEGACY_RECORD_FIELDS, **(LEGACY_DEFAULTS if record["benchmark"] in CHOOSES_INITIAL else {})}
 
 
-def ensure(settings: Sequence[Setting], results_dir=None, workers=None, progress=True,
-           desc="settings") -> list[SettingResult]:
-    """Load the settings, training (with a progress bar) only those not yet stored."""
-    run_settings(settings, results_dir, workers=workers, progress=progress, desc=desc)
-    return [load_setting(s, results_dir) for s in settings]
-
-
 # ----------------------------------------------------------------------------- which store
 def where_stored(setting: Setting, stores) -> Path | None:
     """The first of ``stores`` holding a sound copy of ``setting`` (None if none does)."""

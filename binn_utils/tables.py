@@ -13,15 +13,22 @@ import numpy as np
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
 from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
                         value_label)
+from .studies import SCALES
 
-#: the training scales in words
-SCALE_WORDS = {"quick": "quick smoke runs", "lite": "1000 epochs, 3 initialisations (noise: fewer)",
-               "book": "4000 epochs, 5 initialisations", "paper": "the paper's grid"}
+def scale_words(scale: str) -> str:
+    """A training scale in words, from its numbers (``studies.SCALES``)."""
+    if scale == "quick":
+        return "quick smoke runs"
+    if scale == "paper":
+        return "the paper's grid"
+    p = SCALES[scale]
+    fewer = " (noise: fewer)" if p.get("noise_seeds", p["seeds"]) < p["seeds"] else ""
+    return f"{p['epochs']} epochs, {p['seeds']} initialisations{fewer}"
 
 
 def scales_sentence(scale_of: dict) -> str:
     """'<study>: <scale> scale (<its words>); ...' for {study name: scale}."""
-    return "; ".join(f"{name.replace('_', ' ')}: {s} scale ({SCALE_WORDS.get(s, '')})" for name, s in scale_of.items())
+    return "; ".join(f"{name.replace('_', ' ')}: {s} scale ({scale_words(s)})" for name, s in scale_of.items())
 
 
 def fmt_plain(v, spec: str = ".3g") -> str:

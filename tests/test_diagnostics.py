@@ -484,3 +484,11 @@ def test_chapter_tables_of_scored_settings():
     assert "1 / 2 (50%) | 0 / 2 (0%)" in tables.calibration_table(cal)
     assert tables.changed_thresholds(cal) == "none (the module's values)" and tables.rates(cal.pooled) == "n/a"
     assert cal.held_meets() is False
+
+
+def test_scale_words_are_the_scales_numbers(monkeypatch):
+    from binn_utils import studies, tables
+    assert tables.scale_words("lite") == "1000 epochs, 3 initialisations (noise: fewer)"
+    monkeypatch.setitem(studies.SCALES, "lite", dict(studies.SCALES["lite"], epochs=700, noise_seeds=3))
+    assert tables.scale_words("lite") == "700 epochs, 3 initialisations"
+    assert tables.scales_sentence({"noise": "paper"}) == "noise: paper scale (the paper's grid)"

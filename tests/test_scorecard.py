@@ -122,7 +122,8 @@ def test_claim_12_on_synthetic_flags(monkeypatch, where, expected):
     assert check.outcome is expected and not check.missing
     assert check.chapters == ("learning_rate", "loss_weighting")
     labels = [s.label for s in check.subclaims]
-    assert labels[0] == "$r$ = 5e-7: a flag fires" and labels[-1] == "$w_\\mathrm{PDE}$ = 1e-1: no flag (default)"
+    assert labels[0] == "$r$ = 5e-7: a flag fires" and labels[-1] == "$w_\\mathrm{PDE}$ = 1e-1: no flag"
+    assert check.subclaims[-1].rule == "default" and not check.subclaims[0].rule
     assert len(labels) == sum(len(st.paper_failures) + 1 for st in spanning.diagnosed())
 
 
@@ -141,7 +142,7 @@ def claim(number, check, title="u_theta matches", chapter="framework"):
 
 
 def checked(number, *verdicts, group=None):
-    subs = tuple(SubClaim(f"sub-claim {k} (criterion at most 0.1)", v, group) for k, v in enumerate(verdicts))
+    subs = tuple(SubClaim(f"sub-claim {k}", v, group, rule="criterion at most 0.1") for k, v in enumerate(verdicts))
     return scorecard.judge(claim(number, lambda ctx: ClaimCheck("runs", f"Numbers {number}", subs, ("ch",))), None)
 
 
@@ -155,11 +156,11 @@ def test_judge_a_claim_whose_results_are_not_stored():
     assert text.verdict_words(checked(2, N)) == "not tested"        # nothing missing: just not tested
 
 
-def test_strip_criterion_and_what_failed():
-    assert text.strip_criterion("(4, 4) recovers D (median rel. error at most 0.1)") == "(4, 4) recovers D"
-    assert text.strip_criterion("(4, 32) no better than (4, 4)") == "(4, 32) no better than (4, 4)"
-    assert text.strip_criterion("$B$ = 10 the most variable ($u_\\mathrm{p}$)") == \
-        "$B$ = 10 the most variable ($u_\\mathrm{p}$)"
+def test_labels_rules_and_what_failed():
+    ruled = SubClaim("(4, 4) recovers D", D, rule="median rel. error at most 0.1")
+    assert text.labelled(ruled) == "(4, 4) recovers D (median rel. error at most 0.1)"
+    assert text.labelled(SubClaim("(4, 32) no better than (4, 4)", A)) == "(4, 32) no better than (4, 4)"
+    assert text.what_failed([ruled]) == "“(4, 4) recovers D”"                 # the claim, not its rule
     subs = checked(1, A, D, D, D, D, D, group="71 points").subclaims
     assert text.what_failed(subs[:3]) == "71 points: “sub-claim 1”; 71 points: “sub-claim 2”"
     assert text.what_failed(subs, most=2).endswith("; and 3 more")
@@ -172,7 +173,7 @@ def test_headline_box_counts_and_lists_the_failing_claims():
                                    Outcome.NOT_TESTED: 1}
     md = text.headline_md(judged)
     assert "Of the paper's 5 claims:" in md and "**2** reproduced" in md and "**1** not tested" in md
-    # the not reproduced first, each with the sub-claims that disagree, criterion stripped
+    # the not reproduced first, each with the sub-claims that disagree, without its rule
     assert md.index("claim 3,") < md.index("claim 2,") and "claim 1," not in md
     assert "$u_\\theta$ matches ({doc}`Fig. 2 <framework>`): “sub-claim 1”" in md
     html = text.headline_html(judged)

@@ -135,13 +135,13 @@ def claim_diagnostics(ctx) -> ClaimCheck:
     reports = dict(zip([n for n, *_ in stored], table))
     subs, parts = [], []
     for name, reading, res in named:
-        label = f"{name}: " + ("a flag fires" if reading == "failure" else "no flag (default)")
+        label, rule = (f"{name}: a flag fires", "") if reading == "failure" else (f"{name}: no flag", "default")
         if res is None:
-            subs.append(SubClaim(label, Verdict.NOT_TESTED))
+            subs.append(SubClaim(label, Verdict.NOT_TESTED, rule=rule))
             parts.append(f"{name}: not stored")
             continue
         fired = bool(reports[name].flags)
-        subs.append(SubClaim(label, Verdict.of(fired if reading == "failure" else not fired)))
+        subs.append(SubClaim(label, Verdict.of(fired if reading == "failure" else not fired), rule=rule))
         parts.append(f"{name}: " + (", ".join(f.replace("_", " ") for f in reports[name].flags) or "no flag"))
     what = "; ".join(f"{get(k).title}: {v}" for k, v in runs.items()) or (
         "; ".join(described(v, ctx.scale(k)) for k, v in all_settings.items()) + " (planned)")

@@ -67,13 +67,15 @@ def claim_architecture(ctx, up_metric="err_u_p"):
     res = ctx.study("architecture")
     s = reporting.architecture_summary(res, up_metric=up_metric)
     r44 = find(res, arch_D=(4, 4), arch_V=(4, 4))
-    subs = [SubClaim(f"{s['smallest']} the worst of the equal-size architectures ($u_\\mathrm{{p}}$ error clearly above at "
-                     f"least one other's and clearly below none; clearly: {s['tolerance']})", s.verdicts["smallest_worst"])]
+    subs = [SubClaim(f"{s['smallest']} the worst of the equal-size architectures", s.verdicts["smallest_worst"],
+                     rule=f"$u_\\mathrm{{p}}$ error clearly above at least one other's and clearly below none; "
+                          f"clearly: {s['tolerance']}")]
     for op in ("D", "V"):
         e = median(r44.operator_error(op)) if r44 is not None else np.nan
-        subs.append(SubClaim(f"(4, 4) recovers {op} (median rel. error at most {fmt(reporting.OPERATOR_OK, 'g')})",
-                             Verdict.of(bool(e <= reporting.OPERATOR_OK) if np.isfinite(e) else None)))
-    subs += [SubClaim("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$ error not clearly lower)", s.verdicts["saturates_verdict"]),
+        subs.append(SubClaim(f"(4, 4) recovers {op}", Verdict.of(bool(e <= reporting.OPERATOR_OK) if np.isfinite(e) else None),
+                             rule=f"median rel. error at most {fmt(reporting.OPERATOR_OK, 'g')}"))
+    subs += [SubClaim("(4, 32) no better than (4, 4)", s.verdicts["saturates_verdict"],
+                      rule="$u_\\mathrm{p}$ error not clearly lower"),
              SubClaim("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"])]
     ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
     norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"

@@ -119,7 +119,8 @@ def claim_batch_size(ctx, authors_budget=False):
     subs = [SubClaim(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
             SubClaim("lowest median $u_\\theta$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_theta_verdict"]),
             SubClaim("lowest median $u_\\mathrm{p}$ error after the fixed budget at $B$ in [40, 160]", s.verdicts["best_up_verdict"]),
-            SubClaim("$B$ = 10 the most variable of 10, 40, 160 (IQR of $u_\\mathrm{p}$ error)", s.verdicts["small_variable_verdict"]),
+            SubClaim("$B$ = 10 the most variable of 10, 40, 160", s.verdicts["small_variable_verdict"],
+                     rule="IQR of $u_\\mathrm{p}$ error"),
             SubClaim(f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]
     runs = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
             f"five minutes, about {PAPER_BUDGET_STEPS:,} steps)")

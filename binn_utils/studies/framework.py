@@ -46,13 +46,15 @@ def claim_framework(ctx, initial="code"):
     else:
         res, = ctx.variant("framework", f"framework run ({initial})", initial=initial)
     f = reporting.framework_summary(res)
-    subs = [SubClaim(f"$u_\\theta$ matches the latent solution (median error at most {f['theta_ok']})", f.verdicts["theta_verdict"]),
+    subs = [SubClaim("$u_\\theta$ matches the latent solution", f.verdicts["theta_verdict"],
+                     rule=f"median error at most {f['theta_ok']}"),
             SubClaim(f"where the true solution is near zero, $u_\\mathrm{{p}}$ misses it: mean |error| of "
                      f"$u_\\mathrm{{p}}$ there more than {f['factor']} times that of $u_\\theta$", f.verdicts["near_verdict"]),
-            SubClaim("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero (mean |error| "
-                     "there above that elsewhere)", f.verdicts["local_verdict"])]
-    subs += [SubClaim(f"learned {op} deviates most around $u = 0$ (mean |error| for $u \\le$ {f['near_u']} above that "
-                      "over the rest of the observed range)", f.verdicts[f"{op}_verdict"]) for op in ("V", "G")]
+            SubClaim("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero",
+                     f.verdicts["local_verdict"], rule="mean |error| there above that elsewhere")]
+    subs += [SubClaim(f"learned {op} deviates most around $u = 0$", f.verdicts[f"{op}_verdict"],
+                      rule=f"mean |error| for $u \\le$ {f['near_u']} above that over the rest of the observed range")
+             for op in ("V", "G")]
     runs, ev = f"{ctx.run(res, 'framework')}, {f['data']}", (f"Median [IQR] rel. $L^2$ error of $u_\\theta$ "
           f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
           f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "

@@ -59,10 +59,11 @@ def claim_learning_rate(ctx):
     s = reporting.learning_rate_summary(res)
     subs = [SubClaim("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
             SubClaim("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
-            SubClaim(f"$r$ = {s['smallest']} not converged (validation loss still falling by more than {s['late_pct']} % "
-                     "over the last quarter)", s.verdicts["small_still_falling"]),
+            SubClaim(f"$r$ = {s['smallest']} not converged", s.verdicts["small_still_falling"],
+                     rule=f"validation loss still falling by more than {s['late_pct']} % over the last quarter"),
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
-            SubClaim("$r \\approx$ 1e-4 best across all benchmarks (we sweep $r$ on Burgers' equation only)", Verdict.NOT_TESTED)]
+            SubClaim("$r \\approx$ 1e-4 best across all benchmarks", Verdict.NOT_TESTED,
+                     rule="we sweep $r$ on Burgers' equation only")]
     runs, ev = ctx.run(STUDY.default_setting(res) or res[0], 'learning_rate'), (f"Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
           f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "

@@ -74,9 +74,9 @@ def claim_noise_grows(ctx):
     subs = []
     for tag in "ab":
         for short, sym in (("theta", "$u_\\theta$"), ("up", "$u_\\mathrm{p}$")):
-            subs.append(SubClaim(f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]} (Spearman's $\\rho > 0$, one-sided "
-                                 f"$p <$ {s['trend_p']}; here $\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']})",
-                                 s.verdicts[f"{short}_grows_{tag}"]))
+            subs.append(SubClaim(f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]}", s.verdicts[f"{short}_grows_{tag}"],
+                                 rule=f"Spearman's $\\rho > 0$, one-sided $p <$ {s['trend_p']}; here "
+                                      f"$\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']}"))
     runs, ev = _noise_runs(ctx, res), (f"Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
           f"{s['theta_lo_a']} to {s['theta_hi_a']} ({s['arch_a']}), {s['theta_lo_b']} to {s['theta_hi_b']} "
           f"({s['arch_b']}); $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} ({s['arch_a']}), {s['up_lo_b']} to "
@@ -149,8 +149,8 @@ def claim_noise_D(ctx):
     subs = [SubClaim(f"mean learned $D$ within {fmt(100 * reporting.OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
                      f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre)
                                                                 else None)),
-            SubClaim("$D$ less reliable outside that range (larger mean |error|)",
-                     Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None))]
+            SubClaim("$D$ less reliable outside that range",
+                     Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None), rule="larger mean |error|")]
     runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = (4, 32)", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
@@ -166,9 +166,9 @@ def claim_noise_val(ctx):
         r = find(res, noise_var=STUDY.default["noise_var"], arch_u=a)
         rise = reporting.curve_stats(r)["rise"] if r is not None else np.nan
         lows.append(fmt(rise, ".2f"))
-        subs.append(SubClaim(f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)} (final at most "
-                             f"{fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum)",
-                             Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None)))
+        subs.append(SubClaim(f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)}",
+                             Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None),
+                             rule=f"final at most {fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum"))
     for tag in "ab":
         subs.append(SubClaim(f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
                              s.verdicts[f"rise_verdict_{tag}"]))
