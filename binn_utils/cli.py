@@ -36,13 +36,11 @@ import sys
 import warnings
 from collections import Counter
 
-from . import fit_report, scratch, store, studies
+from . import fit_report, store, studies
 from .forward_solve import FORWARD_METHODS
-from .fit_report import SCALES
 from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
                      group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
                      migrate_store, order_groups, replicate_steps, run_settings)
-from .user_data import validate_mechanisms
 
 STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
@@ -345,7 +343,7 @@ def _add_fit_parsers(sub):
     fp.add_argument("--replicate", default=None, metavar="COLUMN", help="column labelling replicate experiments")
     fp.add_argument("--replicates", choices=("mean", "separate"), default="mean",
                     help="train on the replicate mean (default) or on each replicate separately")
-    fp.add_argument("--scale", choices=tuple(SCALES), default="book",
+    fp.add_argument("--scale", choices=tuple(fit_report.SCALES), default="book",
                     help="epochs and initialisations: quick (smoke run), lite, book or paper (4000 epochs, 10)")
     fp.add_argument("--seeds", type=_positive_int, default=None, help="initialisations (default: the scale's)")
     fp.add_argument("--epochs", type=_positive_int, default=None, help="default: the scale's")
@@ -384,12 +382,7 @@ def _fit(ap, args) -> int:
         if args.example:
             if args.data is not None:
                 raise ValueError("give DATA.csv or --example, not both")
-            mech = "".join(validate_mechanisms(args.mechanisms or "DG"))
-            cache_scale = "book" if args.scale in ("book", "paper") else "quick"
-            plan = fit_report.plan_fit(scratch.load_scratch(16000), mech, args.out,
-                                       cache_dir=scratch.cache_dir(cache_scale), prefix=scratch.fit_prefix(16000, mech),
-                                       extra=scratch.fit_extra(16000), units=scratch.UNITS, **kw)
-            plan.data_file, plan.data_file_sha1 = str(scratch.DATA_FILE.name), scratch.file_sha1()
+            plan = fit_report.scratch_plan(args.out, mechanisms=args.mechanisms or "DG", **kw)
         else:
             if args.data is None:
                 raise ValueError("name the data file (DATA.csv) or an --example")

@@ -564,7 +564,7 @@ def scratch_operators(u_grid, curves: dict, u_range, history: dict, scale=1e3):
         ax.set_xlim(scale * u_grid[0], scale * u_grid[-1])
         plotting.shade_unobserved(ax, (scale * lo, scale * hi), color="0.85", alpha=0.7, label="u not observed")
         ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
-        ax.set_ylabel(f"{SCRATCH_NAMES[name]} ({scratch.OPERATOR_UNITS[name]})")
+        ax.set_ylabel(f"{SCRATCH_NAMES[name]} ({scratch.UNITS[name]})")
         ax.legend()
     ax = axes[-1]
     ep = np.arange(1, np.asarray(history["val_total"]).shape[1] + 1)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import hashlib
 import html
 import json
 import os
@@ -43,22 +42,26 @@ import matplotlib.pyplot as plt
 import numpy as np
 from tqdm import tqdm
 
-from . import figures, plotting, store
+from . import figures, plotting, scratch, store, studies
 from .diagnostics import fmt_value
 from .forward_solve import check_method, forward_solve
+from .metrics import relative_l2_many
 from .training import TrainConfig
-from .user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, delimiter_hint, fit_user_data_cached,
-                        prepare_fit, to_float)
+from .user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, curve_shapes, delimiter_hint, file_sha1,
+                        fit_user_data_cached, prepare_fit, to_float, validate_mechanisms)
 
-__all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "run_fit",
-           "write_fit_outputs", "operator_table", "write_operator_table", "load_fit_dir", "parse_times",
-           "parse_u_grid", "load_initial_condition", "predict_solutions", "predict", "write_example_csv",
-           "example_D", "example_G", "EXAMPLE_K"]
+__all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit",
+           "train_or_load", "run_fit", "scratch_plan", "fit_scratch", "write_fit_outputs", "operator_table",
+           "write_operator_table", "load_fit_dir", "parse_times", "parse_u_grid", "load_initial_condition",
+           "predict_solutions", "predict", "write_example_csv", "example_D", "example_G", "EXAMPLE_K"]
 
-#: Training length and initialisations of each ``--scale`` (``--epochs`` / ``--seeds`` override):
-#: quick is a smoke run whose numbers mean nothing; book and paper use the paper's defaults.
-SCALES = {"quick": dict(epochs=20, seeds=2), "lite": dict(epochs=1000, seeds=3),
-          "book": dict(epochs=4000, seeds=10), "paper": dict(epochs=4000, seeds=10)}
+#: Training length and initialisations of a fit of user data at each ``--scale`` (``--epochs`` /
+#: ``--seeds`` override): quick is a smoke run whose numbers mean nothing; lite and paper are the
+#: sweeps' (``studies.SCALES``); book trains as paper (one fit, like the sweeps' default runs:
+#: the paper's 4000 epochs and ten initialisations).
+SCALES = {"quick": dict(epochs=20, seeds=2),
+          **{name: {k: studies.SCALES[like][k] for k in ("epochs", "seeds")}
+             for name, like in (("lite", "lite"), ("book", "paper"), ("paper", "paper"))}}
 
 OUTPUT_FILES = ("operators.csv", "solutions.npz", "solutions.png", "operators.png", "losses.png",
                 "diagnostics.md", "report.html", "fit.json")
@@ -91,7 +94,7 @@ class FitPlan:
     """A validated ``binn fit`` request (nothing trained yet)."""
 
     prep: dict                       # user_data.prepare_fit output
-    out: Path
+    out: Path | None                 # the output folder (None: the fit alone, no files)
     cache_dir: tuple       # folders the networks are read from, in order; the last: where they are trained
     prefix: str
     extra: dict
@@ -141,27 +144,24 @@ def _duration(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else (f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h")
 
 
-def file_sha1(path) -> str:
-    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
-
-
 def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, replicates="mean",
              scale="book", seeds=None, epochs=None, batch_size=None, lr=None, w_pde=None, forward_method="RK45",
              which="best", cache_dir=None, prefix="fit", extra=None, units=None) -> FitPlan:
     """Validate a ``binn fit`` request; every problem is a one-line ``ValueError`` raised
     before any training.  ``data``: a CSV path or ``UserObservations``; ``seeds``: the
     number of initialisations (seeds 0..n-1); None values take the ``scale``'s defaults
-    (``SCALES``) or the paper's (``TrainConfig``).  ``cache_dir``: where the networks are
-    stored (default ``out/networks``): a folder, or folders read in order whose last is
-    where missing networks are trained."""
+    (``SCALES``) or the paper's (``TrainConfig``).  ``out``: the output folder (None: no
+    files, ``cache_dir`` needed).  ``cache_dir``: where the networks are stored (default
+    ``out/networks``): a folder, or folders read in order whose last is where missing
+    networks are trained."""
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
     s = SCALES[scale]
     kw = {k: v for k, v in (("batch_size", batch_size), ("lr", lr), ("w_pde", w_pde)) if v is not None}
     config = TrainConfig(epochs=int(epochs or s["epochs"]), compile=False, **kw).validate()
     n_seeds = int(seeds or s["seeds"])
-    out = Path(out)
-    if out.exists() and not out.is_dir():
+    out = None if out is None else Path(out)
+    if out is not None and out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
     data_file = sha1 = None
     if not hasattr(data, "u"):
@@ -171,7 +171,8 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
         sha1 = file_sha1(data_file)
     prep = prepare_fit(data, mechanisms, config, range(n_seeds), which=which, replicates=replicates, x=x, t=t,
                        u=u, replicate=replicate, forward_method=forward_method)
-    store.check_writable(out)
+    if out is not None:
+        store.check_writable(out)
     cache_dir = (out / "networks",) if cache_dir is None else (
         (Path(cache_dir),) if isinstance(cache_dir, (str, Path)) else tuple(map(Path, cache_dir)))
     store.check_writable(cache_dir[-1])
@@ -186,15 +187,46 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
                    data_file=data_file, data_file_sha1=sha1, units=dict(units or {}))
 
 
+def train_or_load(plan: FitPlan, *, workers=None, scheduler=None, progress=True, require_stored=None) -> UserFit:
+    """The fit of ``plan``: its networks loaded from the store, or trained and stored.
+    ``require_stored``: as for ``fit_user_data_cached`` (default: the ``BINN_REQUIRE_STORED``
+    environment variable)."""
+    return fit_user_data_cached(None, None, cache_dir=plan.cache_dir, prefix=plan.prefix, extra=plan.extra,
+                                require_stored=require_stored, progress=progress, workers=workers,
+                                scheduler=scheduler, prepared=plan.prep)
+
+
+def scratch_plan(out=None, initial_cells=16000, mechanisms="DG", scale="book", *, drop_first_column=True,
+                 source=None, **kw) -> FitPlan:
+    """The ``binn fit`` request of the scratch assay (``binn fit --example scratch-assay``, the
+    chapter's fit): the replicate mean of one initial density (``scratch.load_scratch``),
+    networks read from and trained into ``<store>/scratch`` (``store.folders_for(scale,
+    source)``) under ``scratch.fit_prefix``; ``kw``: as for :func:`plan_fit`."""
+    cells = scratch.check_initial_cells(initial_cells)
+    mech = "".join(validate_mechanisms(mechanisms))
+    plan = plan_fit(scratch.load_scratch(cells, drop_first_column), mech, out, scale=scale,
+                    cache_dir=store.folders_for(scale, source, "scratch"), prefix=scratch.fit_prefix(cells, mech),
+                    extra=scratch.fit_extra(cells, drop_first_column), units=scratch.UNITS, **kw)
+    plan.data_file, plan.data_file_sha1 = scratch.DATA_FILE.name, plan.extra["data_file_sha1"]
+    return plan
+
+
+def fit_scratch(initial_cells=16000, mechanisms="DG", scale="book", epochs=None, seeds=None,
+                drop_first_column=True, source=None, require_stored=None) -> UserFit:
+    """The scratch-assay chapter's fit (:func:`scratch_plan`, no output files): loaded if
+    stored, else trained and stored."""
+    plan = scratch_plan(None, initial_cells, mechanisms, scale, epochs=epochs, seeds=seeds,
+                        drop_first_column=drop_first_column, source=source)
+    return train_or_load(plan, progress=False, require_stored=require_stored)
+
+
 def run_fit(plan: FitPlan, *, workers=None, scheduler=None, progress=True, require_stored=None,
             echo=print) -> tuple[UserFit, dict]:
-    """Train what is not stored (or load it), then write every output file; returns the
-    fit and {name: path} of the files written.  ``require_stored``: as for
-    ``fit_user_data_cached`` (default: the ``BINN_REQUIRE_STORED`` environment variable)."""
+    """:func:`train_or_load`, then write every output file; returns the fit and {name: path}
+    of the files written."""
     t0 = time.perf_counter()
-    fit = fit_user_data_cached(None, None, cache_dir=plan.cache_dir, prefix=plan.prefix, extra=plan.extra,
-                               require_stored=require_stored, progress=progress, workers=workers,
-                               scheduler=scheduler, prepared=plan.prep)
+    fit = train_or_load(plan, workers=workers, scheduler=scheduler, progress=progress,
+                        require_stored=require_stored)
     echo(f"networks: {'trained ' + str(fit.trained) if fit.trained else 'loaded from the store, nothing trained'}"
          f" ({fit.cache_files[0]})")
     files = write_fit_outputs(fit, plan, seconds=time.perf_counter() - t0)
@@ -247,15 +279,10 @@ def write_operator_table(rows: list[dict], path) -> Path:
     return path
 
 
-def _fmt(v) -> str:
-    f = fmt_value
-    return f(v)
-
-
 def _thr(v) -> str:
     if isinstance(v, dict):
-        return ", ".join(f"{k.replace('_', ' ')} {_fmt(x)}" for k, x in v.items())
-    return _fmt(v)
+        return ", ".join(f"{k.replace('_', ' ')} {fmt_value(x)}" for k, x in v.items())
+    return fmt_value(v)
 
 
 def diagnostics_markdown(fit: UserFit) -> str:
@@ -263,10 +290,10 @@ def diagnostics_markdown(fit: UserFit) -> str:
     lines = [f"# Diagnostics of the fit ({rep.n_replicates} networks, {rep.n_epochs} epochs)", "",
              "Ground-truth-free checks (`binn_utils.diagnostics`): each has a number, the threshold it is "
              "compared with, and a flag. Observed range of u (where the operators are identifiable): "
-             f"[{_fmt(rep.u_range[0])}, {_fmt(rep.u_range[1])}].", "",
+             f"[{fmt_value(rep.u_range[0])}, {fmt_value(rep.u_range[1])}].", "",
              "| diagnostic | value | threshold | flag | what it checks | what it says |", "|---|---|---|---|---|---|"]
     for d in rep.diagnostics.values():
-        lines.append(f"| {d.name.replace('_', ' ')} | {_fmt(d.value)} | {_thr(d.threshold)} | "
+        lines.append(f"| {d.name.replace('_', ' ')} | {fmt_value(d.value)} | {_thr(d.threshold)} | "
                      f"{'**FLAG**' if d.flag else 'ok'} | {DIAGNOSTIC_HELP.get(d.name, '')} | "
                      f"{d.message.replace('|', '/')} |")
     ev = fit.evaluation
@@ -379,14 +406,15 @@ def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: 
     out = plan.out
     esc = html.escape
     ev = fit.evaluation
-    med = (lambda v: _fmt(float(np.nanmedian(v))) if np.isfinite(v).any() else "n/a (every solve failed)")
+    med = (lambda v: fmt_value(float(np.nanmedian(v))) if np.isfinite(v).any() else "n/a (every solve failed)")
     summary = fit.summary().splitlines()[:3]
     obs_rows = [r for r in rows if r["observed"]]
     pick = obs_rows[:: max(1, len(obs_rows) // 10)] if obs_rows else []
     op_cols = [k for k in rows[0] if k.endswith(("_median", "_q25", "_q75"))]
     op_table = ("<table><thead><tr><th>u</th>" + "".join(f"<th>{esc(c)}</th>" for c in op_cols)
                 + "</tr></thead><tbody>" + "".join(
-                    "<tr><td>" + _fmt(r["u"]) + "</td>" + "".join(f"<td>{_fmt(r[c])}</td>" for c in op_cols)
+                    "<tr><td>" + fmt_value(r["u"]) + "</td>"
+                    + "".join(f"<td>{fmt_value(r[c])}</td>" for c in op_cols)
                     + "</tr>" for r in pick) + "</tbody></table>")
     md_lines = md.splitlines()
     verdict = [ln for ln in md_lines if ln.startswith(("Verdict", "Forward", "Training", "A flag"))]
@@ -659,34 +687,22 @@ def write_example_csv(path, n_x: int = 21, times=(0.0, 12.0, 24.0, 36.0, 48.0), 
 EXAMPLE_FILE = Path(__file__).resolve().parents[1] / "data" / "own_data_example.csv"
 """The committed copy of :func:`write_example_csv`'s output (``data/README.md``)."""
 
-EXAMPLE_UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "G": "1/h"}
-
-
 #: the example's true operators and the shape of each
 EXAMPLE_TRUTH = {"D": (example_D, "increasing"), "G": (example_G, "decreasing")}
 
 
-def median_trend(curves, agree: float = 0.8) -> str:
-    """The shape of the median of ``curves`` (one row per network): "increasing" ("decreasing")
-    if it rises (falls) over at least ``agree`` of the grid's steps, else "not monotone"."""
-    rising = np.mean(np.diff(np.median(curves, axis=0)) > 0)
-    return "increasing" if rising >= agree else ("decreasing" if rising <= 1 - agree else "not monotone")
-
-
 def example_recovery(fit: UserFit, n: int = 101) -> dict:
-    """{operator: (shape of its median curve, median over networks of its relative L2 error
-    against the truth)} of a fit to the example, over the observed range of u."""
+    """{operator: (shape of its median curve (``user_data.curve_shapes``), median over networks
+    of its relative L2 error against the truth)} of a fit to the example, over the observed range of u."""
     g = np.linspace(*fit.u_range, n)
-    curves = fit.operator_curves(g)
-    with np.errstate(all="ignore"):
-        return {k: (median_trend(c), float(np.median([np.linalg.norm(ci - EXAMPLE_TRUTH[k][0](g))
-                                                      / np.linalg.norm(EXAMPLE_TRUTH[k][0](g)) for ci in c])))
-                for k, c in curves.items()}
+    return {k: (str(curve_shapes(np.median(c, axis=0)[None])[0]),
+                float(np.median(relative_l2_many(c, EXAMPLE_TRUTH[k][0](g)))))
+            for k, c in fit.operator_curves(g).items()}
 
 
 def example_plan(out, scale: str = "lite", cache_dir=None) -> FitPlan:
     """The ``binn fit`` request of the page "Fit your own data": D and G from
     ``EXAMPLE_FILE`` (the replicate mean), u_p by BDF, networks stored under ``cache_dir``
-    with the prefix "example"."""
+    with the prefix "example"; the example is in the scratch assay's units."""
     return plan_fit(EXAMPLE_FILE, "DG", out, x="x_um", t="t_h", u="density", replicate="well", scale=scale,
-                    forward_method="BDF", cache_dir=cache_dir, prefix="example", units=EXAMPLE_UNITS)
+                    forward_method="BDF", cache_dir=cache_dir, prefix="example", units=scratch.UNITS)

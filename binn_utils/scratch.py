@@ -1,4 +1,4 @@
-"""The scratch-assay data of Jin et al. (2016): selection, training scales and a cached BINN fit.
+"""The scratch-assay data of Jin et al. (2016): selection, the key of a stored fit, reading a fit.
 
 ``data/scratch_assay_jin2016.csv`` (provenance in ``data/README.md``) holds PC-3 scratch
 assays at six initial densities (10,000 to 20,000 cells per well), three replicates each,
@@ -8,55 +8,33 @@ assays at six initial densities (10,000 to 20,000 cells per well), three replica
   column x = 25 um, an edge artefact) and returns validated
   :class:`~binn_utils.user_data.UserObservations` in the file's units (um, h,
   cells/um^2), read with :func:`~binn_utils.user_data.load_observations_csv`;
-* fits a BINN with :func:`~binn_utils.user_data.fit_user_data_cached`, stored under
-  ``<results>/scratch/scratch-<cells>-<mechanisms>-<hash>.npz/.json`` where the hash covers
-  the data file's SHA-1, the density, the column selection, the mechanisms, the training
-  configuration and the seeds.  The book is built from the stored fit
-  (``BINN_REQUIRE_STORED=1`` makes a missing one an error).
-
-Command line (trains and stores what is missing)::
-
-    python -m binn_utils.scratch --scale book --initial-cells 16000 [--mechanisms DG]
+* names a fit's stored networks: ``<results>/scratch/scratch-<cells>-<mechanisms>-<hash>.npz/.json``
+  where the hash covers the data file's SHA-1, the density, the column selection, the
+  mechanisms, the training configuration and the seeds (:func:`fit_prefix`, :func:`fit_extra`);
+  the fit itself is ``binn fit --example scratch-assay`` (``fit_report.scratch_plan``), and
+  the chapter's is ``fit_report.fit_scratch``;
+* reads a fit: errors against the data per time, the bias inside the scratch, where the
+  growth rate crosses zero.
 """
 from __future__ import annotations
 
-import argparse
 import csv
-import hashlib
 import io
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from .metrics import relative_l2
 from .reporting import median
-from .store import folders_for
-from .training import TrainConfig
-from .user_data import UserFit, UserObservations, fit_user_data_cached, load_observations_csv, validate_mechanisms
+from .user_data import UserFit, UserObservations, file_sha1, load_observations_csv
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "scratch_assay_jin2016.csv"
 INITIAL_CELLS = (10000, 12000, 14000, 16000, 18000, 20000)
 COLUMNS = {"x": "x_um", "t": "t_h", "u": "density_cells_per_um2", "replicate": "replicate"}
-UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "G": "1/h"}
-#: the learned operators in the data's units
-OPERATOR_UNITS = {"D": "µm²/h", "G": "1/h", "V": "µm/h"}
+#: the data's units, and those of the learned operators
+UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "V": "µm/h", "G": "1/h"}
 EDGE_X_UM = 25.0
 """The first spatial column, dropped by Lagergren et al. (2020) as an edge artefact."""
-
-SCALES = {
-    # a smoke run for CI: its numbers mean nothing
-    "quick": dict(epochs=20, seeds=2, compile=False),
-    # the paper's default training (4000 epochs) and ten initialisations: with 37 x 5 grid
-    # points (148 for training, 4 steps per epoch) the 16,000-cell fit trained in 500 s on
-    # one CPU core shared with other jobs (torch.compile would cost more than it saves here)
-    "book": dict(epochs=4000, seeds=10, compile=False),
-    "paper": dict(epochs=4000, seeds=10, compile=False),
-}
-
-
-def file_sha1(path=DATA_FILE) -> str:
-    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
 
 
 def check_initial_cells(initial_cells) -> int:
@@ -93,28 +71,6 @@ def load_scratch(initial_cells=16000, drop_first_column: bool = True, path=DATA_
     return obs
 
 
-def scale_values(scale: str, epochs=None, seeds=None) -> dict:
-    if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}; choose one of {sorted(SCALES)}")
-    p = dict(SCALES[scale])
-    if epochs is not None:
-        p["epochs"] = int(epochs)
-    if seeds is not None:
-        p["seeds"] = int(seeds)
-    return p
-
-
-def train_config(scale: str = "book", epochs=None):
-    """The paper's default hyperparameters, with the scale's number of epochs."""
-    p = scale_values(scale, epochs)
-    return TrainConfig(epochs=p["epochs"], compile=p["compile"])
-
-
-def cache_dir(scale: str, results_dir=None) -> list[Path]:
-    """Where scratch-assay fits are read, in order (the last: where a missing one is trained)."""
-    return folders_for(scale, results_dir, "scratch")
-
-
 def fit_extra(initial_cells=16000, drop_first_column: bool = True, path=DATA_FILE) -> dict:
     """What the cache key records about the data's origin (file, its SHA-1, the selection)."""
     return {"data_file": Path(path).name, "data_file_sha1": file_sha1(path),
@@ -125,26 +81,7 @@ def fit_prefix(initial_cells, mechanisms) -> str:
     return f"scratch-{check_initial_cells(initial_cells)}-{mechanisms}"
 
 
-def fit_scratch(initial_cells=16000, mechanisms="DG", scale: str = "book", epochs=None, seeds=None,
-                drop_first_column: bool = True, results_dir=None, path=DATA_FILE,
-                require_stored: bool | None = None) -> UserFit:
-    """The BINN fit of one initial density (replicate mean), loaded if stored, else trained and stored."""
-    cells = check_initial_cells(initial_cells)
-    data = load_scratch(cells, drop_first_column, path)
-    p = scale_values(scale, epochs, seeds)
-    mech = "".join(validate_mechanisms(mechanisms))
-    extra = fit_extra(cells, drop_first_column, path)
-    return fit_user_data_cached(data, mech, train_config(scale, p["epochs"]), seeds=range(p["seeds"]),
-                                cache_dir=cache_dir(scale, results_dir), prefix=fit_prefix(cells, mech),
-                                extra=extra, require_stored=require_stored)
-
-
 # ----------------------------------------------------------------------------- reading a fit
-#: An initialisation's operator is "increasing" ("decreasing") if it rises (falls) over at
-#: least this share of the observed range, "non-monotone" otherwise; the operator has a
-#: shape when at least this share of the initialisations share it.
-AGREE = 0.8
-SHAPES = ("increasing", "decreasing", "non-monotone")
 #: "inside the scratch": positions where the initial mean density is below this share of its maximum
 SCRATCH_LEVEL = 0.1
 
@@ -172,18 +109,6 @@ def scratch_bias(fit: UserFit, u_mean) -> tuple[np.ndarray, np.ndarray]:
     return inside, bias
 
 
-def operator_shape(curves, agree: float = AGREE) -> tuple[str, dict, int]:
-    """(the shape of an operator's finite curves, one per initialisation, on a grid of the
-    observed range: see :data:`AGREE`; the initialisations of each shape; their number)."""
-    c = curves[np.all(np.isfinite(curves), axis=1)]
-    rising = np.mean(np.diff(c, axis=1) > 0, axis=1)
-    kinds = np.where(rising >= agree, "increasing", np.where(rising <= 1 - agree, "decreasing", "non-monotone"))
-    counts = {k: int(np.sum(kinds == k)) for k in SHAPES}
-    n = int(c.shape[0])
-    common = [k for k in SHAPES if n and counts[k] >= agree * n]
-    return (common[0] if common else "of no consistent shape"), counts, n
-
-
 def zero_crossing(u_grid, curve) -> float | None:
     """Where ``curve`` first falls from positive to non-positive (linear interpolation), None if nowhere."""
     cross = np.nonzero((curve[:-1] > 0) & (curve[1:] <= 0))[0]
@@ -191,26 +116,3 @@ def zero_crossing(u_grid, curve) -> float | None:
         return None
     i = cross[0]
     return u_grid[i] - curve[i] * (u_grid[i + 1] - u_grid[i]) / (curve[i + 1] - curve[i])
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m binn_utils.scratch", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scale", default="book", choices=sorted(SCALES))
-    ap.add_argument("--initial-cells", type=int, nargs="+", default=[16000])
-    ap.add_argument("--mechanisms", default="DG")
-    ap.add_argument("--epochs", type=int, default=None)
-    ap.add_argument("--seeds", type=int, default=None)
-    ap.add_argument("--keep-first-column", action="store_true")
-    ap.add_argument("--results-dir", default=None)
-    args = ap.parse_args(argv)
-    for cells in args.initial_cells:
-        fit = fit_scratch(cells, args.mechanisms, args.scale, args.epochs, args.seeds,
-                          not args.keep_first_column, args.results_dir, require_stored=False)
-        print(f"{cells} cells: stored as {fit.cache_files[0]} (+ .json)", flush=True)
-        print(fit.summary(), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

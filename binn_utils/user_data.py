@@ -88,7 +88,8 @@ from .training import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, ch
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
-           "fit_user_data_cached", "fit_spec", "fit_spec_of", "data_digest", "concat_results", "prepare_fit"]
+           "fit_user_data_cached", "fit_spec", "fit_spec_of", "data_digest", "file_sha1", "concat_results",
+           "prepare_fit", "AGREE", "SHAPES", "curve_shapes", "operator_shape"]
 
 TRAIN_X_RANGE = (-7.0, 7.0)
 """Training-domain positions: the paper's x in [-7, 7]."""
@@ -778,6 +779,11 @@ def data_digest(data: UserObservations) -> str:
     return h.hexdigest()
 
 
+def file_sha1(path) -> str:
+    """SHA-1 of a file's bytes (a data file's identity in a fit's record)."""
+    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
+
+
 def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="mean", x_range=TRAIN_X_RANGE,
              t_end=TRAIN_T_END, u_scale=None, extra: dict | None = None) -> dict:
     """Everything that determines a fit's trained networks (its key, ``store.key_of``, hashes this).
@@ -981,3 +987,28 @@ def prepare_fit(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = ran
     to pass on as ``fit_user_data_cached(..., prepared=...)``."""
     return _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                         x, t, u, replicate, forward_method)
+
+
+# ----------------------------------------------------------------------------- reading a fit
+AGREE = 0.8
+"""A curve is "increasing" ("decreasing") if it rises (falls) over at least this share of
+its grid's steps, "non-monotone" otherwise; an operator has a shape when at least this
+share of its initialisations share it (:func:`operator_shape`)."""
+SHAPES = ("increasing", "decreasing", "non-monotone")
+
+
+def curve_shapes(curves, agree: float = AGREE) -> np.ndarray:
+    """The shape (one of :data:`SHAPES`, rule: :data:`AGREE`) of each row of ``curves``."""
+    rising = np.mean(np.diff(np.asarray(curves, dtype=float), axis=1) > 0, axis=1)
+    return np.where(rising >= agree, SHAPES[0], np.where(rising <= 1 - agree, SHAPES[1], SHAPES[2]))
+
+
+def operator_shape(curves, agree: float = AGREE) -> tuple[str, dict, int]:
+    """(the shape of an operator's finite curves, one per initialisation, on a grid of the
+    observed range: see :data:`AGREE`; the initialisations of each shape; their number)."""
+    c = curves[np.all(np.isfinite(curves), axis=1)]
+    kinds = curve_shapes(c, agree)
+    counts = {k: int(np.sum(kinds == k)) for k in SHAPES}
+    n = int(c.shape[0])
+    common = [k for k in SHAPES if n and counts[k] >= agree * n]
+    return (common[0] if common else "of no consistent shape"), counts, n

@@ -71,7 +71,6 @@ if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
           "from the committed one (another floating-point environment); the committed file is used")
 plan = fit_report.example_plan(out / "fit", scale, cache_dir=store.folders_for(scale, source, "own_data"))
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
-cfg = plan.prep["config"]
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
                           f"(the '{scale}' scale of `binn fit`)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "

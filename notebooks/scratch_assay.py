@@ -48,12 +48,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, figures, plotting, reporting, scratch, tables
+from binn_utils import diagnostics, figures, fit_report, plotting, reporting, scratch, tables, user_data
 from binn_utils.tables import fmt_plain as fmt
 
 plotting.style()
 data = scratch.load_scratch(initial_cells, drop_first_column)
-fit = scratch.fit_scratch(initial_cells, mechanisms, scale, epochs, seeds, drop_first_column, source)
+fit = fit_report.fit_scratch(initial_cells, mechanisms, scale, epochs, seeds, drop_first_column, source)
 R = fit.result.n_replicates
 U = 1e3  # densities are shown in 10^-3 cells/µm^2
 
@@ -152,20 +152,20 @@ plt.close(fig)
 # ```
 
 # %% tags=["remove-cell"]
-# Qualitative shape of the learned operators over the observed range (scratch.operator_shape)
+# Qualitative shape of the learned operators over the observed range (user_data.operator_shape)
 obs_curves = fit.operator_curves(fit.u_grid)
-reporting.glue("sc_agree", f"{100 * scratch.AGREE:.0f}%")
+reporting.glue("sc_agree", f"{100 * user_data.AGREE:.0f}%")
 reporting.glue("sc_obs_range", f"[{U * lo:.2g}, {U * hi:.2g}]" + " × 10⁻³ cells/µm²")
 for name, expected in (("D", "increasing"), ("G", "decreasing")):  # Lagergren et al. (2020)
     if name not in obs_curves:
         for k in ("shape", "counts", "median", "lit"):
             reporting.glue(f"sc_{name}_{k}", "n/a (not learned)")
         continue
-    shape, counts, n = scratch.operator_shape(obs_curves[name])
+    shape, counts, n = user_data.operator_shape(obs_curves[name])
     reporting.glue(f"sc_{name}_shape", shape)
-    reporting.glue(f"sc_{name}_counts", ", ".join(f"{counts[k]} {k}" for k in scratch.SHAPES) + f" (of {n})")
+    reporting.glue(f"sc_{name}_counts", ", ".join(f"{counts[k]} {k}" for k in user_data.SHAPES) + f" (of {n})")
     reporting.glue(f"sc_{name}_median", tables.median_curve(obs_curves[name], fit.u_grid,
-                                                            scratch.OPERATOR_UNITS[name], scale=U))
+                                                            scratch.UNITS[name], scale=U))
     reporting.glue(f"sc_{name}_lit", reporting.word(None if n == 0 else shape == expected,
                                                    "agrees", "does not agree"))
 # where does the median growth rate cross zero (the implied carrying capacity)?

@@ -97,3 +97,16 @@ def test_the_own_data_page_fit_is_committed(tmp_path):
     key = store.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"
     assert store.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
+
+
+def test_the_scratch_assay_chapter_fit_is_committed():
+    """The scratch-assay chapter's fit, at its default parameters, is stored under the key it computes."""
+    from binn_utils import fit_report, store
+    from binn_utils.user_data import fit_spec_of
+    p = parameters("scratch_assay")
+    plan = fit_report.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
+                                   seeds=p["seeds"], drop_first_column=p["drop_first_column"],
+                                   source=default_results_dir())
+    key = store.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
+    npz = default_results_dir() / "scratch" / f"{key}.npz"
+    assert store.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"

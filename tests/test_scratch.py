@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from binn_utils import scratch
+from binn_utils import fit_report, scratch, store
 from binn_utils.training import TrainConfig
 from binn_utils.user_data import fit_spec, fit_user_data, fit_user_data_cached
 
@@ -63,19 +63,22 @@ def test_cache_key_covers_data_and_training():
     assert fit_spec(a, "DG", CFG, [0, 1], extra={"initial_cells": 10000}) != base
 
 
-def test_scratch_scales():
+def test_the_scratch_fit_at_a_scale(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
     with pytest.raises(ValueError, match="unknown scale"):
-        scratch.scale_values("huge")
-    assert scratch.scale_values("quick", epochs=5, seeds=3)["epochs"] == 5
-    assert [d.parts[-2:] for d in scratch.cache_dir("quick")] == [("results-quick", "scratch")]
+        fit_report.scratch_plan(scale="huge")
+    plan = fit_report.scratch_plan(scale="quick", epochs=5, seeds=3)
+    assert (plan.prep["config"].epochs, plan.n_networks) == (5, 3)
+    assert fit_report.scratch_plan(scale="lite").prep["config"].epochs == fit_report.SCALES["lite"]["epochs"]
+    assert [d.parts[-2:] for d in plan.cache_dir] == [("results-quick", "scratch")]
+    assert plan.prefix == "scratch-16000-DG" and plan.extra["initial_cells"] == 16000
 
 
 def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_path, monkeypatch):
     """Folders are read in order; a fit none of them holds is trained into the last only."""
-    from binn_utils import store
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
-    committed, working = scratch.cache_dir("book")
+    committed, working = fit_report.scratch_plan().cache_dir
     assert (committed, working) == (tmp_path / "results" / "scratch", tmp_path / "out" / "results" / "scratch")
     obs = scratch.load_scratch(10000)
     made = fit_user_data_cached(obs, "DG", CFG, seeds=[0, 1], cache_dir=committed, prefix="t")   # "committed"
@@ -86,17 +89,7 @@ def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_
     assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in made.cache_files)
     # a book build reads the committed store only
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    assert scratch.cache_dir("book") == [committed]
-
-
-def test_operator_shape_needs_most_initialisations_to_agree():
-    u = np.linspace(0.0, 1.0, 21)
-    up = np.array([u * (1 + k) for k in range(5)] + [1 - u, np.full_like(u, np.nan)])
-    shape, counts, n = scratch.operator_shape(up)
-    assert (shape, n) == ("increasing", 6) and counts == {"increasing": 5, "decreasing": 1, "non-monotone": 0}
-    mixed = np.array([u, u, u, 1 - u, 1 - u, np.sin(6 * u)])
-    assert scratch.operator_shape(mixed)[0] == "of no consistent shape"
-    assert scratch.operator_shape(mixed[3:5])[0] == "decreasing"
+    assert fit_report.scratch_plan().cache_dir == (committed,)
 
 
 def test_zero_crossing_interpolates_the_first_sign_change():

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from binn_utils.forward_solve import forward_solve
-from binn_utils.user_data import (Scaling, UserObservations, fit_user_data, load_observations_csv,
-                                  observations_from_arrays, validate_mechanisms)
+from binn_utils.user_data import (Scaling, UserObservations, curve_shapes, fit_user_data, load_observations_csv,
+                                  observations_from_arrays, operator_shape, validate_mechanisms)
 
 X = np.linspace(100.0, 400.0, 7)      # micrometres
 T = np.array([0.0, 12.0, 24.0])       # hours
@@ -365,3 +365,23 @@ def test_units_beyond_floating_point_range_fail_before_training(x, t, message, m
     with pytest.raises(ValueError, match=message):
         obs = observations_from_arrays(x, t, 1000 + 10 * X[None, :] + T[:, None])
         fit_user_data(obs, "D", TrainConfig(batch_size=10, epochs=1, compile=False), seeds=[0])
+
+
+def test_curve_shapes_follow_the_share_of_rising_steps():
+    u = np.linspace(0.0, 1.0, 11)
+    bumpy = u.copy()
+    bumpy[[2, 5]] = bumpy[[1, 4]] - 0.01           # falls over 2 of 10 steps: still increasing (80%)
+    bumpier = bumpy.copy()
+    bumpier[8] = bumpier[7] - 0.01                   # 3 of 10: non-monotone
+    assert curve_shapes(np.array([u, 1 - u, np.sin(6 * u), bumpy, bumpier])).tolist() == [
+        "increasing", "decreasing", "non-monotone", "increasing", "non-monotone"]
+
+
+def test_operator_shape_needs_most_initialisations_to_agree():
+    u = np.linspace(0.0, 1.0, 21)
+    up = np.array([u * (1 + k) for k in range(5)] + [1 - u, np.full_like(u, np.nan)])
+    shape, counts, n = operator_shape(up)
+    assert (shape, n) == ("increasing", 6) and counts == {"increasing": 5, "decreasing": 1, "non-monotone": 0}
+    mixed = np.array([u, u, u, 1 - u, 1 - u, np.sin(6 * u)])
+    assert operator_shape(mixed)[0] == "of no consistent shape"
+    assert operator_shape(mixed[3:5])[0] == "decreasing"
