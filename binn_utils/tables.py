@@ -215,6 +215,22 @@ def steps_table(rows) -> str:
     return "\n".join(out)
 
 
+def below_or_above(below: bool) -> str:
+    """A comparison in words: "below" or "above"."""
+    return "below" if below else "above"
+
+
+def steps_words(more_steps_worse: bool | None) -> str:
+    """What the batch-size study's steps against errors show (``studies.batch_size.more_steps_worse``)."""
+    if more_steps_worse is None:
+        return "n/a"
+    if more_steps_worse:
+        return ("more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark "
+                "training past the best point makes the forward solve worse (over-training), so a comparison after "
+                "a fixed budget ranks the batch sizes partly by how far each trains past its best")
+    return "more optimiser steps did not consistently go with a larger median error of uₚ"
+
+
 def framework_table(res, summary) -> str:
     """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
     elsewhere, and each operator over the observed range (``summary``: ``framework_summary(res)``)."""

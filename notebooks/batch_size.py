@@ -31,7 +31,7 @@
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
-noise_var = 1e-3         # observation noise variance sigma^2
+noise_var = None         # observation noise variance sigma^2; None: the paper's default
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # epochs of the fixed-epoch runs; None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
@@ -44,17 +44,18 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
+from binn_utils import figures, plotting, reporting, studies, sweeps, tables
 from binn_utils.reporting import meta_value
+from binn_utils.sweeps import reported
 
 plotting.style()
-scale = scale or store.committed_scale("batch_size")
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
-fixed_settings, budget_settings = studies.batch_size_study(scale, batch_sizes=batch_sizes, noise_var=noise_var,
-                                                           dense=dense, epochs=epochs, seeds=seeds,
-                                                           budget_steps=budget_steps)
-fixed = sweeps.load_or_run(fixed_settings, scale, source, desc="batch size")
-budget = sweeps.load_or_run(budget_settings, scale, source, desc="batch size, fixed budget")
+chapter_runs = studies.batch_size.chapter_settings(dict(
+    scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, batch_sizes=batch_sizes,
+    budget_steps=budget_steps))
+scale = chapter_runs["fixed"][0]
+fixed = sweeps.load_or_run(chapter_runs["fixed"][1], scale, source, desc="batch size")
+budget = sweeps.load_or_run(chapter_runs["budget"][1], scale, source, desc="batch size, fixed budget")
 bs_devices = reporting.devices_note(
     fixed + budget, lambda r: ("fixed-budget" if r.setting.study == "batch_size_budget" else "fixed-epoch")
     + f" B = {meta_value(r, 'batch_size'):g}")
@@ -139,16 +140,10 @@ display(Markdown(reporting.metrics_table(
 # %% tags=["remove-input"]
 display(Markdown(reporting.metrics_table(
     fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
-from binn_utils.sweeps import reported  # noqa: E402
-
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
 reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
-reporting.glue("bs_steps_words", "n/a" if not decided else (
-    "more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark training "
-    "past the best point makes the forward solve worse (over-training), so a comparison after a fixed budget "
-    "ranks the batch sizes partly by how far each trains past its best" if more_worse > decided / 2 else
-    "more optimiser steps did not consistently go with a larger median error of uₚ"))
+reporting.glue("bs_steps_words", tables.steps_words(studies.batch_size.more_steps_worse(more_worse, decided)))
 reporting.glue("bs_networks", "best-validation" if reported() == "best" else "final")
 
 # %% [markdown]
@@ -174,10 +169,7 @@ reporting.glue("bs_networks", "best-validation" if reported() == "best" else "fi
 # timing and is not run).
 
 # %% tags=["remove-input"]
-authors = sweeps.load_or_run(studies.batch_size_authors_budget(scale, noise_var=noise_var, dense=dense,
-                                                                  epochs=epochs, seeds=seeds),
-                                scale, source, desc="batch size, authors' budget")
-authors = [r for r in authors if meta_value(r, "batch_size") in batch_sizes]
+authors = sweeps.load_or_run(chapter_runs["authors"][1], scale, source, desc="batch size, authors' budget")
 reporting.glue("bsa_what", reporting.run_description(authors[0], epochs=False, scale=scale))
 reporting.glue_summary("bsa", reporting.batch_size_summary(fixed, authors))
 fig = figures.budgets_figure([(f"fixed budget: {reporting.batch_size_summary(fixed, budget)['budget_steps']} "

@@ -23,6 +23,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..reporting import find
+from ..store import committed_scale
 from ..sweeps import Setting, replicates
 from ..training import TrainConfig, TrainingError
 
@@ -138,7 +139,8 @@ class Study:
     symbol: str = ""                 # its swept value as math, e.g. "$r$"
     #: claim 12 checks the ground-truth-free diagnostics at its ``paper_failures`` and its default
     diagnosed: bool = False
-    chapter_settings: Callable | None = None  # chapter parameters -> every setting the chapter loads
+    #: chapter parameters -> the runs the chapter loads, by part: {part: (scale, settings)}
+    chapter_settings: Callable | None = None
 
     @property
     def label(self) -> str:
@@ -155,10 +157,11 @@ class Study:
         return [s for part in self.groups(scale, **overrides) for s in part]
 
     def settings_for_chapter(self, params: Mapping) -> list[Setting]:
-        """Every setting the study's chapter loads with parameters ``params``."""
+        """Every setting the study's chapter loads with parameters ``params`` (a ``scale``
+        of None: the committed results' scale)."""
         if self.chapter_settings is not None:
-            return self.chapter_settings(params)
-        return self.settings(params["scale"])
+            return [s for _, part in self.chapter_settings(params).values() for s in part]
+        return self.settings(params["scale"] or committed_scale(self.name))
 
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""

@@ -7,6 +7,7 @@ import math
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR, make_observations
 from ..reporting import batch_size_summary, median
+from ..store import committed_scale
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim
 from .base import PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config
@@ -87,9 +88,22 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
     return rows, more_worse, decided
 
 
-def chapter_settings(params) -> list[Setting]:
-    """The chapter's runs: both parts of the study and the authors' budget."""
-    return STUDY.settings(params["scale"]) + build_authors_budget(params["scale"])
+def more_steps_worse(more_worse: int, decided: int) -> bool | None:
+    """Whether more optimiser steps went with the larger error for most of the ``decided``
+    batch sizes (``steps_against_errors``); None if none is decided."""
+    return bool(more_worse > decided / 2) if decided else None
+
+
+def chapter_settings(params) -> dict:
+    """The chapter's runs with its parameters ``params``, by part, each (scale, settings):
+    "fixed" epochs, fixed "budget" of steps and "authors" budget, at ``scale`` (None: the
+    committed one), for ``batch_sizes`` (None: all)."""
+    scale = params["scale"] or committed_scale("batch_size")
+    sizes = params["batch_sizes"] or BATCH_SIZES
+    kw = dict(noise_var=params["noise_var"], dense=params["dense"], epochs=params["epochs"], seeds=params["seeds"])
+    fixed, budget = STUDY.groups(scale, batch_sizes=sizes, budget_steps=params["budget_steps"], **kw)
+    authors = [s for s in AUTHORS_BUDGET.settings(scale, **kw) if dict(s.meta)["batch_size"] in sizes]
+    return {"fixed": (scale, fixed), "budget": (scale, budget), "authors": (scale, authors)}
 
 
 def bullets(s: dict) -> list[str]:

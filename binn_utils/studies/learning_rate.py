@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import find, learning_rate_summary
+from ..reporting import find
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config
@@ -35,6 +35,12 @@ def large_rate_curves(results, shown, unstable_from=1e-2) -> dict:
             "stalled": [k for k in flat if stats[k]["final"] > reporting.FACTOR * shown_stats["final"]]}
 
 
+def summary(results):
+    """The study's numbers (``reporting.learning_rate_summary``), the large rates compared
+    with the default rate."""
+    return reporting.learning_rate_summary(results, shown=STUDY.default["lr"])
+
+
 def bullets(s: dict) -> list[str]:
     """The main-text comparisons of the study as markdown bullets (the Supporting Material
     repeats claim the same qualitative conclusions)."""
@@ -56,7 +62,7 @@ def bullets(s: dict) -> list[str]:
 
 def claim_learning_rate(ctx):
     res = ctx.study("learning_rate")
-    s = reporting.learning_rate_summary(res)
+    s = summary(res)
     subs = [SubClaim("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
             SubClaim("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
             SubClaim(f"$r$ = {s['smallest']} not converged", s.verdicts["small_still_falling"],
@@ -104,7 +110,7 @@ STUDY = Study(
     figure="learning_rate_figure",
     sweep=True,
     repeated_on=("sparse", "dense"),
-    summary=learning_rate_summary,
+    summary=summary,
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
     paper_failures=({"lr": 5e-7}, {"lr": 5e-2}, {"lr": 5e-1}),
