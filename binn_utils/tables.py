@@ -231,6 +231,27 @@ def steps_words(more_steps_worse: bool | None) -> str:
     return "more optimiser steps did not consistently go with a larger median error of uₚ"
 
 
+def mislabelled_cells(pairs) -> str:
+    """The published heat map's mislabelled cells (``studies.architecture.mislabelled_published_cells``)."""
+    return "; ".join(f"the cell labelled V = {arch_label(lab)} shows V = {arch_label(shown)}"
+                     for lab, shown in pairs) or "none"
+
+
+def order_words(sign: int | None) -> str:
+    """The sign of a comparison in words: "lower than", "the same as", "higher than" (None: "n/a")."""
+    return "n/a" if sign is None else {-1: "lower than", 0: "the same as", 1: "higher than"}[sign]
+
+
+def combination(combo) -> str:
+    """A (D, V) pair of networks in words ("n/a" for None)."""
+    return f"D {arch_label(combo[0])}, V {arch_label(combo[1])}" if combo else "n/a"
+
+
+def same_combination(same: bool | None) -> str:
+    """Whether two statistics pick the same (D, V) combination, in words ("n/a" for None)."""
+    return "n/a" if same is None else "the same combination" if same else "a different combination"
+
+
 def framework_table(res, summary) -> str:
     """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
     elsewhere, and each operator over the observed range (``summary``: ``framework_summary(res)``)."""

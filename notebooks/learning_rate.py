@@ -31,12 +31,12 @@
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
-noise_var = 1e-3         # observation noise variance sigma^2
+noise_var = None         # observation noise variance sigma^2; None: the paper's default
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
 rates = None             # swept learning rates; None: 5e-7, 5e-6, ..., 5e-1
-shown_rate = 5e-4        # the learning rate of the solution and operator panels
+shown_rate = None        # the learning rate of the solution and operator panels; None: the paper's default
 source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
@@ -50,9 +50,10 @@ from binn_utils.reporting import find, meta_value, value_label
 plotting.style()
 scale = scale or store.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
-settings = studies.learning_rate_study(scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs,
-                                       seeds=seeds)
+settings = studies.get("learning_rate").settings_for_chapter(dict(
+    scale=scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
 results = sweeps.load_or_run(settings, scale, source, desc="learning rate")
+shown_rate = studies.get("learning_rate").default["lr"] if shown_rate is None else shown_rate
 shown = find(results, lr=shown_rate) or results[len(results) // 2]
 reporting.glue("lr_what", reporting.run_description(shown, scale=scale))
 reporting.glue_summary("lr", reporting.learning_rate_summary(results, shown=meta_value(shown, "lr")))

@@ -41,8 +41,8 @@ dense = False            # True: 351 spatial points instead of 71 (the Supportin
 epochs = None            # None: the scale's value (the book scale trains (6, 128) for fewer epochs)
 seeds = None             # initialisations per dataset; None: the scale's value
 datasets = None          # independently drawn datasets; None: the scale's value
-shown_noise = 1e-3       # noise level of the left-hand panels
-shown_arch = (4, 32)     # u-network of the left-hand panels
+shown_noise = None       # noise level of the left-hand panels; None: the paper's default
+shown_arch = None        # u-network of the left-hand panels; None: the paper's default
 source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
@@ -59,8 +59,11 @@ plotting.style()
 scale = scale or store.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
-settings = studies.noise_study(scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
-                               seeds=seeds, datasets=datasets)
+default = studies.get("noise").default
+shown_noise = default["noise_var"] if shown_noise is None else shown_noise
+shown_arch = tuple(default["arch_u"] if shown_arch is None else shown_arch)
+settings = studies.get("noise").settings_for_chapter(dict(
+    scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs, seeds=seeds, datasets=datasets))
 results = sweeps.load_or_run(settings, scale, source, desc="noise")
 summary = reporting.noise_summary(results, shown_noise=shown_noise, shown_arch=shown_arch)
 reporting.glue_summary("nz", summary)

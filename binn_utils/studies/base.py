@@ -17,6 +17,7 @@ Training scales (``scale``; the CLI's ``--scale``):
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -158,10 +159,13 @@ class Study:
 
     def settings_for_chapter(self, params: Mapping) -> list[Setting]:
         """Every setting the study's chapter loads with parameters ``params`` (a ``scale``
-        of None: the committed results' scale)."""
+        of None: the committed results' scale): its ``chapter_settings``, or the settings
+        built with those parameters that ``build`` takes."""
         if self.chapter_settings is not None:
             return [s for _, part in self.chapter_settings(params).values() for s in part]
-        return self.settings(params["scale"] or committed_scale(self.name))
+        takes = set(inspect.signature(self.build).parameters) - {"scale"}
+        return self.settings(params["scale"] or committed_scale(self.name),
+                             **{k: v for k, v in params.items() if k in takes})
 
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""
