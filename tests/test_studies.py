@@ -195,3 +195,54 @@ def test_the_diagnostics_chapter_has_a_row_for_every_failure_and_default_point_o
     rows = set(re.findall(r"\{glue:text\}`dg_pl_(\w+?)_flags`", text))
     points = {f"{st.name}_failure{j}" for st in studies.sweeps() for j in range(len(st.paper_failures))}
     assert rows == points | {f"{st.name}_default" for st in studies.sweeps()}
+
+
+def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_words():
+    from binn_utils import tables
+    more_steps_worse = studies.batch_size.more_steps_worse
+    assert (more_steps_worse(2, 3), more_steps_worse(1, 2), more_steps_worse(0, 0)) == (True, False, None)
+    assert tables.steps_words(None) == "n/a"
+    assert tables.steps_words(True).startswith("more optimiser steps went with a larger median error")
+    assert tables.steps_words(False).startswith("more optimiser steps did not consistently go")
+
+
+def test_framework_signal_against_noise():
+    class Run(dict):
+        record = {"noise_var": 1e-2}                                    # sigma = 0.1
+    sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.02, 0.05]]), t=np.array([0, 2.5])))
+    assert (sn["max_start"], sn["max_end"], sn["t_end"]) == (0.3, 0.05, 2.5)
+    assert sn["sigma"] == pytest.approx(0.1) and sn["below"] is True
+    sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.2, 0.05]]), t=np.array([0, 1])))
+    assert sn["below"] is False
+
+
+def test_published_heat_map_mislabelled_cells_and_their_words():
+    from binn_utils import tables
+    cells = studies.architecture.mislabelled_published_cells()
+    assert cells == [((4, 1), (4, 4)), ((4, 4), (4, 32)), ((4, 32), (4, 1))]
+    assert tables.mislabelled_cells(cells[:1]) == "the cell labelled V = (4, 1) shows V = (4, 4)"
+    assert tables.mislabelled_cells([]) == "none"
+    assert [tables.order_words(s) for s in (-1, 0, 1, None)] == ["lower than", "the same as", "higher than", "n/a"]
+
+
+@pytest.mark.parametrize("name", ["framework", "batch_size", "learning_rate"])
+def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
+    """settings_for_chapter (the chapters' loading and the committed-results test) follows the
+    chapter's parameters, not only its scale."""
+    st = studies.get(name)
+    base = dict(scale="quick", noise_var=None, dense=False, epochs=None, seeds=None)
+    if name == "framework":
+        full = dict(base, reaction="supporting", initial="code", compare_initial=True, compare_reactions=True,
+                    reaction_scale=None)
+        assert len(st.settings_for_chapter(full)) == 5                 # two initial conditions, three reactions
+        assert len(st.settings_for_chapter(dict(full, compare_initial=False, compare_reactions=False))) == 1
+        assert {s.noise_var for s in st.settings_for_chapter(dict(full, noise_var=5e-3))} == {5e-3}
+    elif name == "batch_size":
+        full = dict(base, batch_sizes=None, budget_steps=None)
+        assert len(st.settings_for_chapter(full)) == 3 * len(studies.BATCH_SIZES)
+        assert len(st.settings_for_chapter(dict(full, batch_sizes=(10, 40)))) == 3 * 2
+    else:
+        full = dict(base, rates=None, shown_rate=None, output_dir=None)  # a parameter build does not take is left out
+        assert len(st.settings_for_chapter(full)) == len(studies.LEARNING_RATES)
+        assert [s.config.lr for s in st.settings_for_chapter(dict(full, rates=(5e-4,), noise_var=0.0))] == [5e-4]
+        assert st.settings_for_chapter(dict(full, noise_var=0.0))[0].noise_var == 0.0

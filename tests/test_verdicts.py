@@ -3,7 +3,7 @@ paper on small synthetic result sets (agrees, disagrees, cannot be decided)."""
 import numpy as np
 import pytest
 
-from binn_utils import reporting
+from binn_utils import reporting, studies
 from binn_utils.verdicts import Outcome, Summary, Verdict, aggregate
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
 
@@ -31,12 +31,12 @@ def test_verdict_of_a_flag_and_the_wording_is_not_the_verdict():
 
 @pytest.mark.parametrize("best, expected", [(5e-4, A), (5e-5, A), (5e-6, D), (5e-1, D)])
 def test_learning_rate_best_rate_rule(best, expected):
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: 0.01 + abs(np.log10(r / best))))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: 0.01 + abs(np.log10(r / best))))
     assert s.verdicts["best_theta_verdict"] is expected and s.verdicts["best_up_verdict"] is expected
 
 
 def test_learning_rate_rules_undecided_when_every_replicate_failed():
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: np.nan))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: np.nan))
     assert s.verdicts["best_theta_verdict"] is U and s.verdicts["best_up_verdict"] is U
 
 
@@ -44,11 +44,11 @@ def test_learning_rate_convergence_and_large_rate_rules():
     ep = np.arange(1, 101)
     falling = 1.0 - 0.009 * ep                    # still falling by ~80 % over the last quarter
     flat = np.exp(-ep / 5.0) + 0.1                 # levelled off long before the end
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: 0.1 if r < 1e-2 else 1.0,
-                                              lambda r: falling if r == 5e-7 else flat))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: 0.1 if r < 1e-2 else 1.0,
+                                            lambda r: falling if r == 5e-7 else flat))
     assert s.verdicts["small_still_falling"] is A and s["small_still_falling"] == "is still falling"
     assert s.verdicts["large_worse_verdict"] is A
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: 0.1 if r >= 1e-2 else 1.0, lambda r: flat))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: 0.1 if r >= 1e-2 else 1.0, lambda r: flat))
     assert s.verdicts["small_still_falling"] is D and s["small_still_falling"] == "has levelled off"
     assert s.verdicts["large_worse_verdict"] is D
 
