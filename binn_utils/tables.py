@@ -12,7 +12,7 @@ import numpy as np
 
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
 from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
-                        value_label)
+                        value_label, word)
 from .studies import SCALES
 
 def scale_words(scale: str) -> str:
@@ -250,6 +250,37 @@ def combination(combo) -> str:
 def same_combination(same: bool | None) -> str:
     """Whether two statistics pick the same (D, V) combination, in words ("n/a" for None)."""
     return "n/a" if same is None else "the same combination" if same else "a different combination"
+
+
+def replicates_words(position: int | None) -> str:
+    """Where a misfit lies against the experiments' variability (``scratch.misfit_against_replicates``)."""
+    return {None: "n/a (every forward solve failed)", -1: "smaller than", 0: "within the range of",
+            1: "larger than"}[position]
+
+
+def literature_words(agrees: bool | None) -> str:
+    """An operator's shape against the literature's (``scratch.agrees_with_literature``)."""
+    return word(agrees, "agrees", "does not agree")
+
+
+def first_bias_words(bias, t, scale=1e3) -> str:
+    """The forward solve inside the scratch at the first observation after the start, ahead
+    of or behind the data (``bias``: ``scratch.scratch_bias``'s, per time ``t``)."""
+    b = bias[1] if len(t) > 1 else np.nan
+    if not np.isfinite(b):
+        return "n/a"
+    return ("ahead of" if b > 0 else "behind") + f" the data ({scale * b:+.2f} × 10⁻³ cells/µm² at {t[1]:g} h)"
+
+
+def growth_zero_words(zero: dict | None, scale=1e3) -> str:
+    """Where the learned growth rate crosses zero (``scratch.growth_zero``), densities in
+    1/``scale`` cells/µm²."""
+    if zero is None:
+        return "n/a (G not learned)"
+    if zero["u"] is None:
+        return f"nowhere in the plotted range (up to {scale * zero['top']:.3g} × 10⁻³ cells/µm²)"
+    return (f"at u ≈ {scale * zero['u']:.3g} × 10⁻³ cells/µm², "
+            f"{'inside' if zero['inside'] else 'above'} the observed range")
 
 
 def framework_table(res, summary) -> str:
