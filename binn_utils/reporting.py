@@ -400,9 +400,10 @@ def noise_summary(results, shown_noise, shown_arch, high_noise=None) -> Summary:
     return s
 
 
-def learning_rate_summary(results, shown, paper_best=(5e-5, 5e-4), unstable_from=1e-2) -> Summary:
+def learning_rate_summary(results, shown, paper_best, unstable_from=1e-2) -> Summary:
     """Fig. 3: errors and validation-loss behaviour against the learning rate; the large
-    rates are compared with the rate ``shown`` (the study gives its default)."""
+    rates are compared with the rate ``shown``, the best rate with the paper's ``paper_best``
+    (the study gives both)."""
     rates = [meta_value(r, "lr") for r in results]
     order = np.argsort(rates)
     rs = [results[i] for i in order]
@@ -444,8 +445,9 @@ def learning_rate_summary(results, shown, paper_best=(5e-5, 5e-4), unstable_from
     return s
 
 
-def loss_weight_summary(results, low=1e-4, high=1e3, paper_best=(1e-1, 1e0), factor=2.0) -> Summary:
-    """Fig. 4: errors and weighted loss balance against w_PDE."""
+def loss_weight_summary(results, paper_best, low=1e-4, high=1e3, factor=2.0) -> Summary:
+    """Fig. 4: errors and weighted loss balance against w_PDE; the best weight against the
+    paper's range ``paper_best`` (the study gives it)."""
     ws = [meta_value(r, "w_pde") for r in results]
     order = np.argsort(ws)
     rs = [results[i] for i in order]
@@ -612,8 +614,9 @@ def wall_time_fit(fixed) -> dict:
     return out
 
 
-def batch_size_summary(fixed, budget, paper_best=(40, 160)) -> Summary:
-    """Fig. 6: wall time against B, errors after a fixed budget of optimiser steps."""
+def batch_size_summary(fixed, budget, paper_best) -> Summary:
+    """Fig. 6: wall time against B, errors after a fixed budget of optimiser steps; the best
+    batch sizes against the paper's ``paper_best`` (the study gives them)."""
     fit = wall_time_fit(fixed)
     s = Summary({"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
                  "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),

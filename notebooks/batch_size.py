@@ -63,7 +63,8 @@ reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devi
 reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False, device=not bs_devices,
                                                               scale=scale))
 reporting.glue("bs_devices", bs_devices)
-reporting.glue_summary("bs", reporting.batch_size_summary(fixed, budget))
+bs_summary = studies.batch_size.summary((fixed, budget))
+reporting.glue_summary("bs", bs_summary)
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
 _ps = reporting.wall_time_fit(fixed)["per_step_ms"]
 reporting.glue("bs_step_spread", reporting.fmt(max(_ps) / min(_ps), ".2g") if len(_ps) and min(_ps) > 0 else "n/a")
@@ -171,8 +172,8 @@ reporting.glue("bs_networks", "best-validation" if reported() == "best" else "fi
 # %% tags=["remove-input"]
 authors = sweeps.load_or_run(chapter_runs["authors"][1], scale, source, desc="batch size, authors' budget")
 reporting.glue("bsa_what", reporting.run_description(authors[0], epochs=False, scale=scale))
-reporting.glue_summary("bsa", reporting.batch_size_summary(fixed, authors))
-fig = figures.budgets_figure([(f"fixed budget: {reporting.batch_size_summary(fixed, budget)['budget_steps']} "
+reporting.glue_summary("bsa", studies.batch_size.summary((fixed, authors)))
+fig = figures.budgets_figure([(f"fixed budget: {bs_summary['budget_steps']} "
                                "optimiser steps", budget), ("the authors' budget (ten minutes of their trainer)",
                                                             authors)])
 plotting.save(fig, output_dir, "fig6_budgets")

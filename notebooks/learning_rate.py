@@ -56,13 +56,13 @@ results = sweeps.load_or_run(settings, scale, source, desc="learning rate")
 shown_rate = studies.get("learning_rate").default["lr"] if shown_rate is None else shown_rate
 shown = find(results, lr=shown_rate) or results[len(results) // 2]
 reporting.glue("lr_what", reporting.run_description(shown, scale=scale))
-reporting.glue_summary("lr", reporting.learning_rate_summary(results, shown=meta_value(shown, "lr")))
+summary = studies.learning_rate.summary(results, shown=meta_value(shown, "lr"))
+reporting.glue_summary("lr", summary)
 reporting.glue("lr_rates", ", ".join(value_label(r) for r in sorted(rates)))
 
 # How the validation loss behaves at the large rates, in words computed from the curves:
 # "erratic" when its step-to-step roughness exceeds that at the shown rate; "stalled" when it
 # is no rougher (flat) and ends more than reporting.FACTOR times above the shown rate's.
-summary = reporting.learning_rate_summary(results, shown=meta_value(shown, "lr"))
 curves = studies.learning_rate.large_rate_curves(results, shown)
 cs_shown, stats, erratic, flat, stalled = (curves[k] for k in ("shown", "stats", "erratic", "flat", "stalled"))
 fmtr = reporting.fmt

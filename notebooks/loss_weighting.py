@@ -56,8 +56,7 @@ settings = studies.get("loss_weight").settings_for_chapter(dict(
     scale=scale, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
 results = sweeps.load_or_run(settings, scale, source, desc="loss weight")
 reporting.glue("lw_what", reporting.run_description(results[0], scale=scale))
-reporting.glue_summary("lw", reporting.loss_weight_summary(results, low=min(shown_weights),
-                                                           high=max(shown_weights)))
+reporting.glue_summary("lw", studies.loss_weight.summary(results, low=min(shown_weights), high=max(shown_weights)))
 reporting.glue("lw_weights", ", ".join(value_label(w) for w in sorted(weights)))
 reporting.glue("lw_shown", ", ".join(value_label(w) for w in shown_weights))
 

@@ -58,25 +58,25 @@ def test_loss_weight_rules():
     rs = [Fake({"w_pde": w}, {"err_u_theta": [(0.015 + 0.001 * dist(w)) * (10 if w == 1e3 else 1)] * 3,
                               "err_u_p": [(0.01 + 0.01 * dist(w)) * (10 if w in (1e-4, 1e3) else 1)] * 3})
           for w in WEIGHTS]
-    s = reporting.loss_weight_summary(rs)
+    s = studies.loss_weight.summary(rs)
     assert s.verdicts["best_theta_verdict"] is A and s.verdicts["best_up_verdict"] is A
     assert s.verdicts["low_verdict"] is A and s.verdicts["high_verdict"] is A
     assert s.verdicts["low_gap_verdict"] is A      # the weighted PDE loss 1e-9 of the data loss: > 3 decades
     flat = [Fake({"w_pde": w}, {"err_u_theta": [0.1] * 3, "err_u_p": [0.1 + w * 1e-6] * 3}) for w in WEIGHTS]
-    s = reporting.loss_weight_summary(flat)
+    s = studies.loss_weight.summary(flat)
     assert s.verdicts["low_verdict"] is D and s.verdicts["high_verdict"] is D
     assert s.verdicts["best_up_verdict"] is D      # lowest u_p error at the smallest weight
 
 
 def test_batch_size_rules():
-    s = reporting.batch_size_summary(*batch_results(lambda B: 100 / B + 1, lambda B: {
+    s = studies.batch_size.summary(batch_results(lambda B: 100 / B + 1, lambda B: {
         10: [0.1, 0.3, 0.5], 40: [0.05] * 3, 160: [0.06] * 3, 640: [0.2] * 3}[B]))
     assert s.verdicts["inverse_verdict"] is A
     assert s.verdicts["best_theta_verdict"] is A and s.verdicts["best_up_verdict"] is A
     assert s.verdicts["small_variable_verdict"] is A and s.verdicts["large_worse_verdict"] is A
-    s = reporting.batch_size_summary(*batch_results(lambda B: 0.01 * B + 1, lambda B: [0.01 * np.log(B)] * 3))
+    s = studies.batch_size.summary(batch_results(lambda B: 0.01 * B + 1, lambda B: [0.01 * np.log(B)] * 3))
     assert s.verdicts["inverse_verdict"] is D      # time grows with B
     assert s.verdicts["best_up_verdict"] is D and s.verdicts["small_variable_verdict"] is D
     assert s.verdicts["large_worse_verdict"] is A
-    s = reporting.batch_size_summary(*batch_results(lambda B: 100 / B + 1, lambda B: [np.nan] * 3))
+    s = studies.batch_size.summary(batch_results(lambda B: 100 / B + 1, lambda B: [np.nan] * 3))
     assert s.verdicts["best_up_verdict"] is U and s.verdicts["large_worse_verdict"] is U

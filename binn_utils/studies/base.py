@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..reporting import find
+from ..reporting import find, value_label
 from ..store import committed_scale
 from ..sweeps import Setting, replicates
 from ..training import TrainConfig, TrainingError
@@ -72,6 +72,11 @@ def train_config(p: dict, epochs=None, **kw) -> TrainConfig:
 def initialisations(p: dict, seeds):
     """(datasets, seeds) of one setting: ``seeds`` initialisations (the scale's by default)."""
     return replicates(count("seeds", seeds, p["seeds"]))
+
+
+def value_range(pair) -> str:
+    """A range of swept values as the claims write it, e.g. '[5e-5, 5e-4]'."""
+    return "[{}, {}]".format(*(value_label(v) for v in pair))
 
 
 def number_label(v) -> str:
