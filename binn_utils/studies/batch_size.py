@@ -134,10 +134,10 @@ def claim_batch_size(ctx, authors_budget=False):
     if authors_budget:  # the epochs ten minutes of the authors' trainer gave, per B
         budget = ctx.variant("batch_size_authors", "batch-size study (the authors' budget)",
                              scale=ctx.scale("batch_size"))
-    s = summary((fixed, budget))
+    s, best = summary((fixed, budget)), value_range(PAPER_BEST)
     subs = [SubClaim(f"training time $T = a/B + c$ ($R^2 >$ {s['r2_min']}, $a > 0$)", s.verdicts["inverse_verdict"]),
-            SubClaim(f"lowest median $u_\\theta$ error after the fixed budget at $B$ in {value_range(PAPER_BEST)}", s.verdicts["best_theta_verdict"]),
-            SubClaim(f"lowest median $u_\\mathrm{{p}}$ error after the fixed budget at $B$ in {value_range(PAPER_BEST)}", s.verdicts["best_up_verdict"]),
+            SubClaim(f"lowest median $u_\\theta$ error after the fixed budget at $B$ in {best}", s.verdicts["best_theta_verdict"]),
+            SubClaim(f"lowest median $u_\\mathrm{{p}}$ error after the fixed budget at $B$ in {best}", s.verdicts["best_up_verdict"]),
             SubClaim("$B$ = 10 the most variable of 10, 40, 160", s.verdicts["small_variable_verdict"],
                      rule="IQR of $u_\\mathrm{p}$ error"),
             SubClaim(f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"])]

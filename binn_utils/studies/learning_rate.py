@@ -67,9 +67,9 @@ def bullets(s: dict) -> list[str]:
 
 def claim_learning_rate(ctx):
     res = ctx.study("learning_rate")
-    s = summary(res)
-    subs = [SubClaim(f"lowest median $u_\\theta$ error at $r$ in {value_range(PAPER_BEST)}", s.verdicts["best_theta_verdict"]),
-            SubClaim(f"lowest median $u_\\mathrm{{p}}$ error at $r$ in {value_range(PAPER_BEST)}", s.verdicts["best_up_verdict"]),
+    s, best = summary(res), value_range(PAPER_BEST)
+    subs = [SubClaim(f"lowest median $u_\\theta$ error at $r$ in {best}", s.verdicts["best_theta_verdict"]),
+            SubClaim(f"lowest median $u_\\mathrm{{p}}$ error at $r$ in {best}", s.verdicts["best_up_verdict"]),
             SubClaim(f"$r$ = {s['smallest']} not converged", s.verdicts["small_still_falling"],
                      rule=f"validation loss still falling by more than {s['late_pct']} % over the last quarter"),
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),

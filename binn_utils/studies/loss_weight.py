@@ -78,10 +78,10 @@ def claim_loss_low_high(ctx):
 
 def claim_loss_best(ctx):
     res = ctx.study("loss_weight")
-    s = summary(res)
-    subs = [SubClaim(f"lowest median $u_\\theta$ error at $w_\\mathrm{{PDE}}/w_\\mathrm{{data}}$ in {value_range(PAPER_BEST)}",
+    s, best = summary(res), value_range(PAPER_BEST)
+    subs = [SubClaim(f"lowest median $u_\\theta$ error at $w_\\mathrm{{PDE}}/w_\\mathrm{{data}}$ in {best}",
                      s.verdicts["best_theta_verdict"]),
-            SubClaim(f"lowest median $u_\\mathrm{{p}}$ error at $w_\\mathrm{{PDE}}/w_\\mathrm{{data}}$ in {value_range(PAPER_BEST)}",
+            SubClaim(f"lowest median $u_\\mathrm{{p}}$ error at $w_\\mathrm{{PDE}}/w_\\mathrm{{data}}$ in {best}",
                      s.verdicts["best_up_verdict"]),
             SubClaim("$w_\\mathrm{BC}$ has little influence", Verdict.NOT_TESTED,
                      rule="we do not sweep $w_\\mathrm{BC}$; neither does the paper")]
