@@ -14,6 +14,7 @@ from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
 from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
                         value_label, word)
 from .studies import SCALES
+from .verdicts import Verdict
 
 def scale_words(scale: str) -> str:
     """A training scale in words, from its numbers (``studies.SCALES``)."""
@@ -281,6 +282,50 @@ def growth_zero_words(zero: dict | None, scale=1e3) -> str:
         return f"nowhere in the plotted range (up to {scale * zero['top']:.3g} × 10⁻³ cells/µm²)"
     return (f"at u ≈ {scale * zero['u']:.3g} × 10⁻³ cells/µm², "
             f"{'inside' if zero['inside'] else 'above'} the observed range")
+
+
+def _times(x) -> str:
+    """A ratio in words: 100 rather than 1e+02."""
+    return f"{x:,.0f}" if x >= 10 else fmt(x, ".2g")
+
+
+def large_rate_words(curves: dict, shown: str) -> str:
+    """How the validation loss behaves at the large learning rates against the rate
+    ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
+    stats, at_shown = curves["stats"], curves["shown"]
+    erratic, flat, stalled = curves["erratic"], curves["flat"], curves["stalled"]
+    parts = []
+    if erratic:
+        parts.append(f"at r = {', '.join(erratic)} the loss is more erratic than at r = {shown} "
+                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in erratic)})")
+    if flat:
+        parts.append(f"at r = {', '.join(flat)} it is no more erratic than at r = {shown} "
+                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in flat)})")
+    if stalled:
+        parts.append(f"at r = {', '.join(stalled)} it stays flat at a final value of "
+                     f"{', '.join(fmt(stats[k]['final']) for k in stalled)}, "
+                     f"{', '.join(_times(stats[k]['final'] / at_shown['final']) for k in stalled)} times the "
+                     f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled "
+                     "rather than become erratic")
+    return ("; ".join(parts) if parts else "no rate of 1e-2 or more was run") + "."
+
+
+def learnt_from_curves(summary, curves: dict) -> str:
+    """What the learning-rate study's validation losses teach (``summary``: the study's;
+    ``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
+    if summary.verdicts["small_still_falling"] is Verdict.AGREES:
+        learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it "
+                  f"fell {summary['late_drop_small']} % over the last quarter)"]
+    else:
+        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
+                  "rate did not show in it"]
+    if curves["erratic"]:
+        learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(curves['erratic'])})")
+    if curves["stalled"]:
+        learnt.append(f"too large a rate can also leave the curve flat at a high level instead of erratic "
+                      f"(r = {', '.join(curves['stalled'])}): a loss that stops falling early, far above the best "
+                      "run's, is the sign")
+    return "; ".join(learnt) + "."
 
 
 def framework_table(res, summary) -> str:

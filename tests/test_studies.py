@@ -169,6 +169,21 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert list(c["stats"]) == ["1e-2", "5e-2", "5e-1"]
     assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
     assert c["shown"]["final"] == pytest.approx(smooth[-1])
+    from binn_utils import tables
+    from binn_utils.verdicts import Summary
+    words = tables.large_rate_words(c, "5e-4")
+    assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
+    assert "; at r = 5e-1 it stays flat at a final value of 0.5, " in words and words.endswith("erratic.")
+    assert tables.large_rate_words(dict(c, stats={}, erratic=[], flat=[], stalled=[]), "5e-4") == \
+        "no rate of 1e-2 or more was run."
+    s = Summary({"smallest": "5e-7", "late_drop_small": "30"})
+    s.judge("small_still_falling", True, "is still falling", "has levelled off")
+    learnt = tables.learnt_from_curves(s, c)
+    assert learnt.startswith("a curve still falling at the end marks too small a rate (at r = 5e-7 it fell 30 %")
+    assert "erratic curve marks too large a rate (r = 5e-2)" in learnt and "(r = 5e-1): a loss that stops" in learnt
+    s.judge("small_still_falling", None)
+    assert tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[])) == \
+        "at the smallest rate (r = 5e-7) the curve had levelled off, so too small a rate did not show in it."
 
 
 def test_reaction_readings_have_labels_and_a_table_row_each():
