@@ -328,6 +328,24 @@ def learnt_from_curves(summary, curves: dict) -> str:
     return "; ".join(learnt) + "."
 
 
+def diffusivity_against_words(c: dict, shown: str) -> str:
+    """The other u-network's error of D against that of the network ``shown``
+    (``c``: ``studies.noise.diffusivity_against``)."""
+    ratio = c["ratio"]
+    if not np.isfinite(ratio):
+        return "n/a"
+    return (f"{fmt(ratio, '.2g')} times that of {shown} "
+            f"({'larger' if ratio > 1 else 'smaller' if ratio < 1 else 'the same'}), with an interquartile "
+            f"range {fmt(c['iqr_other'], '.2g')} against {fmt(c['iqr_shown'], '.2g')}")
+
+
+def budget_words(same: bool) -> str:
+    """Whether the noise study's networks trained alike (``studies.noise.same_budget``)."""
+    return ("Both networks had the same epochs and replicates." if same else
+            "The networks had different numbers of epochs or replicates (the larger one costs far more "
+            "per step), so their boxes and curves are not a like-for-like comparison.")
+
+
 def framework_table(res, summary) -> str:
     """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
     elsewhere, and each operator over the observed range (``summary``: ``framework_summary(res)``)."""

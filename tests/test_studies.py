@@ -261,3 +261,27 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
         assert len(st.settings_for_chapter(full)) == len(studies.LEARNING_RATES)
         assert [s.config.lr for s in st.settings_for_chapter(dict(full, rates=(5e-4,), noise_var=0.0))] == [5e-4]
         assert st.settings_for_chapter(dict(full, noise_var=0.0))[0].noise_var == 0.0
+
+
+def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
+    from types import SimpleNamespace
+
+    from binn_utils import reporting, tables
+    from binn_utils.verdicts import Verdict
+    noise = studies.noise
+    ok = reporting.OPERATOR_OK
+    for numbers, centred, outside in [((ok / 2, 0.1, 0.3), Verdict.AGREES, Verdict.AGREES),
+                                      ((2 * ok, 0.3, 0.1), Verdict.DISAGREES, Verdict.DISAGREES),
+                                      ((np.nan, np.nan, 0.1), Verdict.UNDECIDED, Verdict.UNDECIDED)]:
+        monkeypatch.setattr(noise, "diffusivity_in_band", lambda r, n=numbers: ((0.4, 0.6), *n))
+        d = noise.diffusivity_verdicts(None)
+        assert (d["centred"], d["unreliable_outside"]) == (centred, outside) and d["band"] == (0.4, 0.6)
+    run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
+                                                     record={"config": {"epochs": epochs}, "replicates": 5})
+    c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
+    assert c["ratio"] == pytest.approx(2.0) and c["iqr_other"] == 0.0 and c["iqr_shown"] == pytest.approx(0.1)
+    assert tables.diffusivity_against_words(c, "(4, 32)") == \
+        "2 times that of (4, 32) (larger), with an interquartile range 0 against 0.1"
+    assert tables.diffusivity_against_words(noise.diffusivity_against(run([0.0]), run([0.1])), "(4, 32)") == "n/a"
+    assert noise.same_budget([run([0.1]), run([0.1])]) and not noise.same_budget([run([0.1]), run([0.1], 500)])
+    assert tables.budget_words(False).startswith("The networks had different numbers of epochs")

@@ -147,15 +147,38 @@ def diffusivity_in_band(r) -> tuple:
     return (band, centre, *reporting.band_errors(r, "D", band))
 
 
+def diffusivity_verdicts(r) -> dict:
+    """Claim 4's rule on one result: the numbers of ``diffusivity_in_band`` (``band``,
+    ``centre``, ``inside``, ``outside``) and the verdicts ``centred`` (RMS relative deviation
+    at most ``reporting.OPERATOR_OK``) and ``unreliable_outside`` (larger mean |error| outside)."""
+    band, centre, e_in, e_out = diffusivity_in_band(r)
+    return {"band": band, "centre": centre, "inside": e_in, "outside": e_out,
+            "centred": Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre) else None),
+            "unreliable_outside": Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None)}
+
+
+def diffusivity_against(shown, other) -> dict:
+    """The relative errors of the learned D of result ``other`` against those of ``shown``:
+    ``ratio`` of their medians (NaN where undefined) and each one's IQR (``iqr_shown``, ``iqr_other``)."""
+    d_a, d_b = shown.operator_error("D"), other.operator_error("D")
+    m_a, m_b = reporting.median(d_a), reporting.median(d_b)
+    return {"ratio": m_b / m_a if np.isfinite([m_a, m_b]).all() and m_a > 0 else np.nan,
+            "iqr_shown": reporting.iqr(d_a), "iqr_other": reporting.iqr(d_b)}
+
+
+def same_budget(results) -> bool:
+    """Whether every u-network of the study trained with the same epochs and replicates."""
+    return len({(r.record["config"]["epochs"], r.record["replicates"]) for r in results}) == 1
+
+
 def claim_noise_D(ctx):
     res, s = _noise(ctx)
     r = find(res, **STUDY.default)
-    band, centre, e_in, e_out = diffusivity_in_band(r)
+    d = diffusivity_verdicts(r)
+    band, centre, e_in, e_out = d["band"], d["centre"], d["inside"], d["outside"]
     subs = [SubClaim(f"mean learned $D$ within {fmt(100 * reporting.OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
-                     f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre)
-                                                                else None)),
-            SubClaim("$D$ less reliable outside that range",
-                     Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None), rule="larger mean |error|")]
+                     f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", d["centred"]),
+            SubClaim("$D$ less reliable outside that range", d["unreliable_outside"], rule="larger mean |error|")]
     runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = {s['shown_arch']}", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
