@@ -346,6 +346,17 @@ def budget_words(same: bool) -> str:
             "per step), so their boxes and curves are not a like-for-like comparison.")
 
 
+def compile_note(compiled: bool) -> str:
+    """What the batch-size study's wall times include, by whether its runs compiled their kernels."""
+    return ("include the one-off compilation of the training kernels (torch.compile), which adds to c" if compiled
+            else "include no kernel compilation (this scale does not compile)")
+
+
+def networks_words(which: str) -> str:
+    """The networks a table reports (``sweeps.reported()``), in words."""
+    return "best-validation" if which == "best" else "final"
+
+
 def framework_table(res, summary) -> str:
     """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
     elsewhere, and each operator over the observed range (``summary``: ``framework_summary(res)``)."""

@@ -66,12 +66,9 @@ reporting.glue("bs_devices", bs_devices)
 bs_summary = studies.batch_size.summary((fixed, budget))
 reporting.glue_summary("bs", bs_summary)
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
-_ps = reporting.wall_time_fit(fixed)["per_step_ms"]
-reporting.glue("bs_step_spread", reporting.fmt(max(_ps) / min(_ps), ".2g") if len(_ps) and min(_ps) > 0 else "n/a")
+reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(fixed), ".2g"))
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
-compiled = fixed[0].record["config"]["compile"]
-reporting.glue("bs_compile_note", "include the one-off compilation of the training kernels (torch.compile), "
-               "which adds to c" if compiled else "include no kernel compilation (this scale does not compile)")
+reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record["config"]["compile"]))
 
 # %% [markdown]
 # ## How the paper's five-minute budget maps onto our runs
@@ -145,7 +142,7 @@ rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budge
 display(Markdown(tables.steps_table(rows)))
 reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
 reporting.glue("bs_steps_words", tables.steps_words(studies.batch_size.more_steps_worse(more_worse, decided)))
-reporting.glue("bs_networks", "best-validation" if reported() == "best" else "final")
+reporting.glue("bs_networks", tables.networks_words(reported()))
 
 # %% [markdown]
 # Of the batch sizes whose two runs took different numbers of steps, in

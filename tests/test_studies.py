@@ -285,3 +285,14 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     assert tables.diffusivity_against_words(noise.diffusivity_against(run([0.0]), run([0.1])), "(4, 32)") == "n/a"
     assert noise.same_budget([run([0.1]), run([0.1])]) and not noise.same_budget([run([0.1]), run([0.1], 500)])
     assert tables.budget_words(False).startswith("The networks had different numbers of epochs")
+
+
+def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
+    from binn_utils import tables
+    from synthetic import batch_results
+    fixed, _ = batch_results(lambda B: 100 / B + 1, lambda B: [0.1] * 3)
+    per_step = [(100 / min(B, 398) + 1) / -(-398 // min(B, 398)) for B in studies.BATCH_SIZES]
+    assert studies.batch_size.step_time_spread(fixed) == pytest.approx(max(per_step) / min(per_step))
+    assert np.isnan(studies.batch_size.step_time_spread([]))
+    assert tables.compile_note(True).endswith("which adds to c") and "no kernel compilation" in tables.compile_note(False)
+    assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")

@@ -92,6 +92,13 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
     return rows, more_worse, decided
 
 
+def step_time_spread(fixed) -> float:
+    """The largest time per optimiser step of the fixed-epoch runs over the smallest (NaN
+    without a positive time; ``reporting.wall_time_fit``)."""
+    per_step = reporting.wall_time_fit(fixed)["per_step_ms"]
+    return float(max(per_step) / min(per_step)) if len(per_step) and min(per_step) > 0 else float("nan")
+
+
 def more_steps_worse(more_worse: int, decided: int) -> bool | None:
     """Whether more optimiser steps went with the larger error for most of the ``decided``
     batch sizes (``steps_against_errors``); None if none is decided."""
