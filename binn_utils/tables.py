@@ -357,6 +357,11 @@ def networks_words(which: str) -> str:
     return "best-validation" if which == "best" else "final"
 
 
+def matches_words(verdict: Verdict) -> str:
+    """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
+    return "matches" if verdict is Verdict.AGREES else "does not match"
+
+
 def framework_table(res, summary) -> str:
     """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
     elsewhere, and each operator over the observed range (``summary``: ``framework_summary(res)``)."""

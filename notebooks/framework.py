@@ -52,7 +52,6 @@ from IPython.display import Markdown, display
 
 from binn_utils import figures, plotting, reporting, studies, sweeps, tables
 from binn_utils.problems import INITIALS
-from binn_utils.verdicts import Verdict
 
 plotting.style()
 chapter_runs = studies.framework.chapter_settings(dict(
@@ -117,8 +116,7 @@ if compare_initial:
     display(Markdown(tables.initials_table(sums.values())))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])
-    reporting.glue("fw_other_theta_verdict", reporting.word(sums[other].verdicts["theta_verdict"] is Verdict.AGREES,
-                                                            "matches", "does not match"))
+    reporting.glue("fw_other_theta_verdict", tables.matches_words(sums[other].verdicts["theta_verdict"]))
 else:
     reporting.glue("fw_ic_what", "not run (compare_initial is off)")
     for k in ("fw_text_max0", "fw_text_maxend", "fw_text_tend", "fw_sigma", "fw_text_vs_noise"):

@@ -229,6 +229,11 @@ def test_framework_signal_against_noise():
     assert sn["sigma"] == pytest.approx(0.1) and sn["below"] is True
     sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.2, 0.05]]), t=np.array([0, 1])))
     assert sn["below"] is False
+    from binn_utils import tables
+    from binn_utils.verdicts import Verdict
+    assert [tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
+        ["matches", "does not match", "does not match"]
+    assert (tables.below_or_above(True), tables.below_or_above(False)) == ("below", "above")
 
 
 def test_published_heat_map_mislabelled_cells_and_their_words():
