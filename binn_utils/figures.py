@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from . import diagnostics, plotting, scratch
+from . import diagnostics, plotting, scratch, studies
 from .plotting import COLORS
 from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                         wall_time_fit)
@@ -187,10 +187,14 @@ def framework_figure(res, replicate=0):
     return fig
 
 
-def noise_figure(results, shown_noise=1e-3, shown_arch=(4, 32), curve_noises=None):
+def noise_figure(results, shown_noise=None, shown_arch=None, curve_noises=None):
     """Fig. 2 (diffusion): left, u_theta, D and u_p at t_end for one noise level and
-    architecture; right, errors of u_theta and u_p against the noise variance for each
-    u-network architecture, and validation losses for representative combinations."""
+    architecture (None: the study's default point); right, errors of u_theta and u_p against
+    the noise variance for each u-network architecture, and validation losses for
+    representative combinations."""
+    default = studies.get("noise").default
+    shown_noise = default["noise_var"] if shown_noise is None else shown_noise
+    shown_arch = default["arch_u"] if shown_arch is None else shown_arch
     archs = sorted({meta_value(r, "arch_u") for r in results}, key=lambda a: (a[0] * a[1], a))
     nvs = sorted({meta_value(r, "noise_var") for r in results})
     curve_noises = curve_noises or (shown_noise, nvs[-1])
@@ -230,11 +234,13 @@ def noise_figure(results, shown_noise=1e-3, shown_arch=(4, 32), curve_noises=Non
 
 
 # ----------------------------------------------------------------------------- Fig. 3
-def learning_rate_figure(results, shown=5e-4):
+def learning_rate_figure(results, shown=None):
     """Fig. 3 (Burgers): top, u_theta and u_p at all observation times and middle, D and V
-    for the learning rate ``shown``; bottom, validation loss for every r and errors against r."""
+    for the learning rate ``shown`` (None: the study's default); bottom, validation loss for
+    every r and errors against r."""
     rates, rs = _sorted(results, "lr")
-    res = find(results, lr=shown) or rs[len(rs) // 2]
+    res = find(results, lr=studies.get("learning_rate").default["lr"] if shown is None else shown) \
+        or rs[len(rs) // 2]
     fig = plt.figure(figsize=(10, 9.5))
     gs = fig.add_gridspec(3, 2)
     lab = f"$r$ = {value_label(meta_value(res, 'lr'))}"
@@ -275,11 +281,13 @@ def _solutions_at_end_row(entries):
 
 
 # ----------------------------------------------------------------------------- Fig. 4
-def loss_weight_figure(results, shown=(1e-4, 1e-1, 1e3)):
+def loss_weight_figure(results, shown=None):
     """Fig. 4 (porous medium, w_BC = 0): u_theta, u_p at t_end and D for the weights
-    ``shown``; weighted validation losses w_data L_data (solid) and w_PDE L_PDE (dashed);
-    errors against w_PDE."""
+    ``shown`` (None: the smallest, the study's default and the largest); weighted validation
+    losses w_data L_data (solid) and w_PDE L_PDE (dashed); errors against w_PDE."""
     ws, rs = _sorted(results, "w_pde")
+    if shown is None:
+        shown = (ws[0], studies.get("loss_weight").default["w_pde"], ws[-1])
     sel = [(find(results, w_pde=w), w) for w in shown]
     sel = [(r, w) for r, w in sel if r is not None] or [(rs[0], ws[0])]
     cols = dict(zip([w for _, w in sel], ("tab:red", "tab:blue", "tab:olive", "tab:cyan")))

@@ -116,3 +116,34 @@ def zero_crossing(u_grid, curve) -> float | None:
         return None
     i = cross[0]
     return u_grid[i] - curve[i] * (u_grid[i + 1] - u_grid[i]) / (curve[i + 1] - curve[i])
+
+
+#: The shapes Lagergren et al. (2020) report for the operators learned from these data.
+LITERATURE_SHAPES = {"D": "increasing", "G": "decreasing"}
+
+
+def misfit_against_replicates(err_u_p, rep_err) -> int | None:
+    """Where the median error of u_p lies against the experiments' errors against their mean
+    (``replicate_errors``): -1 below the smallest, 0 within their range, 1 above the largest;
+    None if every forward solve failed."""
+    med = median(err_u_p)
+    if not np.isfinite(med):
+        return None
+    return -1 if med < float(np.min(rep_err)) else 0 if med <= float(np.max(rep_err)) else 1
+
+
+def agrees_with_literature(name: str, shape: str, n: int) -> bool | None:
+    """Whether operator ``name`` has the shape the literature reports (``LITERATURE_SHAPES``);
+    None without a finite curve (``n`` = 0, see ``operator_shape``)."""
+    return None if n == 0 else shape == LITERATURE_SHAPES[name]
+
+
+def growth_zero(u_grid, curves: dict, u_max) -> dict | None:
+    """Where the median learned growth rate on ``u_grid`` crosses zero (the implied carrying
+    capacity): ``u`` (None: nowhere), ``top`` (the end of the grid) and ``inside`` (``u``
+    at most ``u_max``, the top of the observed range); None if G was not learned."""
+    if "G" not in curves:
+        return None
+    uz = zero_crossing(u_grid, np.nanmedian(curves["G"], axis=0))
+    return {"u": uz, "top": u_grid[-1], "inside": None if uz is None else bool(uz <= u_max)}
+

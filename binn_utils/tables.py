@@ -12,8 +12,9 @@ import numpy as np
 
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
 from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
-                        value_label)
+                        value_label, word)
 from .studies import SCALES
+from .verdicts import Verdict
 
 def scale_words(scale: str) -> str:
     """A training scale in words, from its numbers (``studies.SCALES``)."""
@@ -213,6 +214,152 @@ def steps_table(rows) -> str:
         out.append(f"| {r['batch_size']:g} | {r['steps'][0]:,} | {r['steps'][1]:,} | {fmt(r['err'][0])} | "
                    f"{fmt(r['err'][1])} | {fmt(r['ratio'], '.2g')} | {fmt(r['ratio_final'], '.2g')} |")
     return "\n".join(out)
+
+
+def below_or_above(below: bool) -> str:
+    """A comparison in words: "below" or "above"."""
+    return "below" if below else "above"
+
+
+def steps_words(more_steps_worse: bool | None) -> str:
+    """What the batch-size study's steps against errors show (``studies.batch_size.more_steps_worse``)."""
+    if more_steps_worse is None:
+        return "n/a"
+    if more_steps_worse:
+        return ("more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark "
+                "training past the best point makes the forward solve worse (over-training), so a comparison after "
+                "a fixed budget ranks the batch sizes partly by how far each trains past its best")
+    return "more optimiser steps did not consistently go with a larger median error of uₚ"
+
+
+def mislabelled_cells(pairs) -> str:
+    """The published heat map's mislabelled cells (``studies.architecture.mislabelled_published_cells``)."""
+    return "; ".join(f"the cell labelled V = {arch_label(lab)} shows V = {arch_label(shown)}"
+                     for lab, shown in pairs) or "none"
+
+
+def order_words(sign: int | None) -> str:
+    """The sign of a comparison in words: "lower than", "the same as", "higher than" (None: "n/a")."""
+    return "n/a" if sign is None else {-1: "lower than", 0: "the same as", 1: "higher than"}[sign]
+
+
+def combination(combo) -> str:
+    """A (D, V) pair of networks in words ("n/a" for None)."""
+    return f"D {arch_label(combo[0])}, V {arch_label(combo[1])}" if combo else "n/a"
+
+
+def same_combination(same: bool | None) -> str:
+    """Whether two statistics pick the same (D, V) combination, in words ("n/a" for None)."""
+    return "n/a" if same is None else "the same combination" if same else "a different combination"
+
+
+def replicates_words(position: int | None) -> str:
+    """Where a misfit lies against the experiments' variability (``scratch.misfit_against_replicates``)."""
+    return {None: "n/a (every forward solve failed)", -1: "smaller than", 0: "within the range of",
+            1: "larger than"}[position]
+
+
+def literature_words(agrees: bool | None) -> str:
+    """An operator's shape against the literature's (``scratch.agrees_with_literature``)."""
+    return word(agrees, "agrees", "does not agree")
+
+
+def first_bias_words(bias, t, scale=1e3) -> str:
+    """The forward solve inside the scratch at the first observation after the start, ahead
+    of or behind the data (``bias``: ``scratch.scratch_bias``'s, per time ``t``)."""
+    b = bias[1] if len(t) > 1 else np.nan
+    if not np.isfinite(b):
+        return "n/a"
+    return ("ahead of" if b > 0 else "behind") + f" the data ({scale * b:+.2f} × 10⁻³ cells/µm² at {t[1]:g} h)"
+
+
+def growth_zero_words(zero: dict | None, scale=1e3) -> str:
+    """Where the learned growth rate crosses zero (``scratch.growth_zero``), densities in
+    1/``scale`` cells/µm²."""
+    if zero is None:
+        return "n/a (G not learned)"
+    if zero["u"] is None:
+        return f"nowhere in the plotted range (up to {scale * zero['top']:.3g} × 10⁻³ cells/µm²)"
+    return (f"at u ≈ {scale * zero['u']:.3g} × 10⁻³ cells/µm², "
+            f"{'inside' if zero['inside'] else 'above'} the observed range")
+
+
+def _times(x) -> str:
+    """A ratio in words: 100 rather than 1e+02."""
+    return f"{x:,.0f}" if x >= 10 else fmt(x, ".2g")
+
+
+def large_rate_words(curves: dict, shown: str) -> str:
+    """How the validation loss behaves at the large learning rates against the rate
+    ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
+    stats, at_shown = curves["stats"], curves["shown"]
+    erratic, flat, stalled = curves["erratic"], curves["flat"], curves["stalled"]
+    parts = []
+    if erratic:
+        parts.append(f"at r = {', '.join(erratic)} the loss is more erratic than at r = {shown} "
+                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in erratic)})")
+    if flat:
+        parts.append(f"at r = {', '.join(flat)} it is no more erratic than at r = {shown} "
+                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in flat)})")
+    if stalled:
+        parts.append(f"at r = {', '.join(stalled)} it stays flat at a final value of "
+                     f"{', '.join(fmt(stats[k]['final']) for k in stalled)}, "
+                     f"{', '.join(_times(stats[k]['final'] / at_shown['final']) for k in stalled)} times the "
+                     f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled "
+                     "rather than become erratic")
+    return ("; ".join(parts) if parts else "no rate of 1e-2 or more was run") + "."
+
+
+def learnt_from_curves(summary, curves: dict) -> str:
+    """What the learning-rate study's validation losses teach (``summary``: the study's;
+    ``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
+    if summary.verdicts["small_still_falling"] is Verdict.AGREES:
+        learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it "
+                  f"fell {summary['late_drop_small']} % over the last quarter)"]
+    else:
+        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
+                  "rate did not show in it"]
+    if curves["erratic"]:
+        learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(curves['erratic'])})")
+    if curves["stalled"]:
+        learnt.append(f"too large a rate can also leave the curve flat at a high level instead of erratic "
+                      f"(r = {', '.join(curves['stalled'])}): a loss that stops falling early, far above the best "
+                      "run's, is the sign")
+    return "; ".join(learnt) + "."
+
+
+def diffusivity_against_words(c: dict, shown: str) -> str:
+    """The other u-network's error of D against that of the network ``shown``
+    (``c``: ``studies.noise.diffusivity_against``)."""
+    ratio = c["ratio"]
+    if not np.isfinite(ratio):
+        return "n/a"
+    return (f"{fmt(ratio, '.2g')} times that of {shown} "
+            f"({'larger' if ratio > 1 else 'smaller' if ratio < 1 else 'the same'}), with an interquartile "
+            f"range {fmt(c['iqr_other'], '.2g')} against {fmt(c['iqr_shown'], '.2g')}")
+
+
+def budget_words(same: bool) -> str:
+    """Whether the noise study's networks trained alike (``studies.noise.same_budget``)."""
+    return ("Both networks had the same epochs and replicates." if same else
+            "The networks had different numbers of epochs or replicates (the larger one costs far more "
+            "per step), so their boxes and curves are not a like-for-like comparison.")
+
+
+def compile_note(compiled: bool) -> str:
+    """What the batch-size study's wall times include, by whether its runs compiled their kernels."""
+    return ("include the one-off compilation of the training kernels (torch.compile), which adds to c" if compiled
+            else "include no kernel compilation (this scale does not compile)")
+
+
+def networks_words(which: str) -> str:
+    """The networks a table reports (``sweeps.reported()``), in words."""
+    return "best-validation" if which == "best" else "final"
+
+
+def matches_words(verdict: Verdict) -> str:
+    """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
+    return "matches" if verdict is Verdict.AGREES else "does not match"
 
 
 def framework_table(res, summary) -> str:

@@ -32,7 +32,7 @@
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
-noise_var = 1e-3         # observation noise variance sigma^2
+noise_var = None         # observation noise variance sigma^2; None: the paper's default
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
@@ -51,13 +51,13 @@ from binn_utils.reporting import arch_label, meta_value
 plotting.style()
 scale = scale or store.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
-settings = studies.architecture_study(scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs,
-                                      seeds=seeds)
+settings = studies.get("architecture").settings_for_chapter(dict(
+    scale=scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
 results = sweeps.load_or_run(settings, scale, source, desc="architecture")
 ar_devices = reporting.devices_note(results, lambda r: r.setting.label)
 reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices, scale=scale))
 reporting.glue("ar_devices", ar_devices)
-reporting.glue_summary("ar", reporting.architecture_summary(results))
+reporting.glue_summary("ar", studies.architecture.summary(results))
 reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))
 
 # %% [markdown]
@@ -131,26 +131,21 @@ display(Markdown(tables.architecture_table(results, "mean") + "\n\n" + tables.ar
 
 # %% tags=["remove-input"]
 AXIS, ROW = studies.architecture.PUBLISHED_AXIS, studies.architecture.PUBLISHED_D44_ROW
-mislabelled = [(lab, shown) for lab, shown in zip(AXIS, ROW) if lab != shown]
+mislabelled = studies.architecture.mislabelled_published_cells()
 reporting.glue("ar_pub_axis", ", ".join(arch_label(a) for a in AXIS))
 reporting.glue("ar_pub_row_order", ", ".join(arch_label(a) for a in ROW))
 reporting.glue("ar_pub_n_wrong", str(len(mislabelled)))
 reporting.glue("ar_pub_n_cells", str(len(AXIS)))
-reporting.glue("ar_pub_wrong", "; ".join(f"the cell labelled V = {arch_label(lab)} shows V = {arch_label(shown)}"
-                                         for lab, shown in mislabelled) or "none")
+reporting.glue("ar_pub_wrong", tables.mislabelled_cells(mislabelled))
 metrics = studies.architecture.spectral_against_frobenius(results)
-ratio, med = metrics["ratio"], np.median(metrics["ratio"]) if metrics["ratio"].size else np.nan
-reporting.glue("ar_spec_cells", str(ratio.size))
-reporting.glue("ar_spec_ratio_med", reporting.fmt(med, ".2f"))
-reporting.glue("ar_spec_ratio_lo", reporting.fmt(ratio.min() if ratio.size else np.nan, ".2f"))
-reporting.glue("ar_spec_ratio_hi", reporting.fmt(ratio.max() if ratio.size else np.nan, ".2f"))
-reporting.glue("ar_spec_lower", "n/a" if not ratio.size else
-               "lower than" if med < 1 else "higher than" if med > 1 else "the same as")
-combo = metrics["best_combo"]
+reporting.glue("ar_spec_cells", str(metrics["ratio"].size))
+reporting.glue("ar_spec_ratio_med", reporting.fmt(metrics["ratio_median"], ".2f"))
+reporting.glue("ar_spec_ratio_lo", reporting.fmt(metrics["ratio_min"], ".2f"))
+reporting.glue("ar_spec_ratio_hi", reporting.fmt(metrics["ratio_max"], ".2f"))
+reporting.glue("ar_spec_lower", tables.order_words(metrics["spectral_vs_ours"]))
 reporting.glue("ar_spec_best", reporting.fmt(metrics["best"]))
-reporting.glue("ar_spec_best_combo", f"D {arch_label(combo[0])}, V {arch_label(combo[1])}" if combo else "n/a")
-reporting.glue("ar_spec_best_same", "n/a" if combo is None else
-               "the same combination" if metrics["same_best"] else "a different combination")
+reporting.glue("ar_spec_best_combo", tables.combination(metrics["best_combo"]))
+reporting.glue("ar_spec_best_same", tables.same_combination(metrics["same_best"]))
 display(Markdown(tables.published_row_table(results, AXIS, ROW)))
 
 # %% [markdown]

@@ -31,7 +31,7 @@
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
-noise_var = 1e-3         # observation noise variance sigma^2
+noise_var = None         # observation noise variance sigma^2; None: the paper's default
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # epochs of the fixed-epoch runs; None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
@@ -44,17 +44,18 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
+from binn_utils import figures, plotting, reporting, studies, sweeps, tables
 from binn_utils.reporting import meta_value
+from binn_utils.sweeps import reported
 
 plotting.style()
-scale = scale or store.committed_scale("batch_size")
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
-fixed_settings, budget_settings = studies.batch_size_study(scale, batch_sizes=batch_sizes, noise_var=noise_var,
-                                                           dense=dense, epochs=epochs, seeds=seeds,
-                                                           budget_steps=budget_steps)
-fixed = sweeps.load_or_run(fixed_settings, scale, source, desc="batch size")
-budget = sweeps.load_or_run(budget_settings, scale, source, desc="batch size, fixed budget")
+chapter_runs = studies.batch_size.chapter_settings(dict(
+    scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, batch_sizes=batch_sizes,
+    budget_steps=budget_steps))
+scale = chapter_runs["fixed"][0]
+fixed = sweeps.load_or_run(chapter_runs["fixed"][1], scale, source, desc="batch size")
+budget = sweeps.load_or_run(chapter_runs["budget"][1], scale, source, desc="batch size, fixed budget")
 bs_devices = reporting.devices_note(
     fixed + budget, lambda r: ("fixed-budget" if r.setting.study == "batch_size_budget" else "fixed-epoch")
     + f" B = {meta_value(r, 'batch_size'):g}")
@@ -62,14 +63,12 @@ reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devi
 reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False, device=not bs_devices,
                                                               scale=scale))
 reporting.glue("bs_devices", bs_devices)
-reporting.glue_summary("bs", reporting.batch_size_summary(fixed, budget))
+bs_summary = studies.batch_size.summary((fixed, budget))
+reporting.glue_summary("bs", bs_summary)
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
-_ps = reporting.wall_time_fit(fixed)["per_step_ms"]
-reporting.glue("bs_step_spread", reporting.fmt(max(_ps) / min(_ps), ".2g") if len(_ps) and min(_ps) > 0 else "n/a")
+reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(fixed), ".2g"))
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
-compiled = fixed[0].record["config"]["compile"]
-reporting.glue("bs_compile_note", "include the one-off compilation of the training kernels (torch.compile), "
-               "which adds to c" if compiled else "include no kernel compilation (this scale does not compile)")
+reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record["config"]["compile"]))
 
 # %% [markdown]
 # ## How the paper's five-minute budget maps onto our runs
@@ -139,17 +138,11 @@ display(Markdown(reporting.metrics_table(
 # %% tags=["remove-input"]
 display(Markdown(reporting.metrics_table(
     fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
-from binn_utils.sweeps import reported  # noqa: E402
-
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
 reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
-reporting.glue("bs_steps_words", "n/a" if not decided else (
-    "more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark training "
-    "past the best point makes the forward solve worse (over-training), so a comparison after a fixed budget "
-    "ranks the batch sizes partly by how far each trains past its best" if more_worse > decided / 2 else
-    "more optimiser steps did not consistently go with a larger median error of uₚ"))
-reporting.glue("bs_networks", "best-validation" if reported() == "best" else "final")
+reporting.glue("bs_steps_words", tables.steps_words(studies.batch_size.more_steps_worse(more_worse, decided)))
+reporting.glue("bs_networks", tables.networks_words(reported()))
 
 # %% [markdown]
 # Of the batch sizes whose two runs took different numbers of steps, in
@@ -174,13 +167,10 @@ reporting.glue("bs_networks", "best-validation" if reported() == "best" else "fi
 # timing and is not run).
 
 # %% tags=["remove-input"]
-authors = sweeps.load_or_run(studies.batch_size_authors_budget(scale, noise_var=noise_var, dense=dense,
-                                                                  epochs=epochs, seeds=seeds),
-                                scale, source, desc="batch size, authors' budget")
-authors = [r for r in authors if meta_value(r, "batch_size") in batch_sizes]
+authors = sweeps.load_or_run(chapter_runs["authors"][1], scale, source, desc="batch size, authors' budget")
 reporting.glue("bsa_what", reporting.run_description(authors[0], epochs=False, scale=scale))
-reporting.glue_summary("bsa", reporting.batch_size_summary(fixed, authors))
-fig = figures.budgets_figure([(f"fixed budget: {reporting.batch_size_summary(fixed, budget)['budget_steps']} "
+reporting.glue_summary("bsa", studies.batch_size.summary((fixed, authors)))
+fig = figures.budgets_figure([(f"fixed budget: {bs_summary['budget_steps']} "
                                "optimiser steps", budget), ("the authors' budget (ten minutes of their trainer)",
                                                             authors)])
 plotting.save(fig, output_dir, "fig6_budgets")

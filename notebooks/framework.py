@@ -33,7 +33,7 @@
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
-noise_var = 1e-3         # observation noise variance sigma^2
+noise_var = None         # observation noise variance sigma^2; None: the paper's default
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
@@ -48,24 +48,17 @@ output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
-import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
+from binn_utils import figures, plotting, reporting, studies, sweeps, tables
 from binn_utils.problems import INITIALS
-from binn_utils.verdicts import Verdict
 
 plotting.style()
-scale = scale or store.committed_scale("framework")
-reaction_scale = reaction_scale or store.committed_scale("framework_reactions")
-
-
-def framework_runs(pre, init, rx=reaction):
-    return studies.framework_study(pre, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
-                                   reaction=rx, initial=init)
-
-
-(res,) = sweeps.load_or_run(framework_runs(scale, initial), scale, source, desc="framework")
+chapter_runs = studies.framework.chapter_settings(dict(
+    scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, reaction=reaction, initial=initial,
+    compare_initial=compare_initial, compare_reactions=compare_reactions, reaction_scale=reaction_scale))
+scale, shown_settings = chapter_runs["shown"]
+(res,) = sweeps.load_or_run(shown_settings, scale, source, desc="framework")
 summary = reporting.framework_summary(res)
 reporting.glue_summary("fw", summary)
 reporting.glue("fw_what", reporting.run_description(res, scale=scale))
@@ -109,23 +102,21 @@ display(Markdown(tables.framework_table(res, summary)))
 
 # %% tags=["remove-input"]
 if compare_initial:
-    runs = {init: (res if init == initial else
-                   sweeps.load_or_run(framework_runs(scale, init), scale, source, desc=init)[0])
-            for init in INITIALS}
+    others = sweeps.load_or_run(chapter_runs["other initial"][1], scale, source, desc="other initial")
+    runs = {r.setting.initial: r for r in [res, *others]}
+    runs = {init: runs[init] for init in INITIALS}
     reporting.glue("fw_ic_what", reporting.run_description(runs["text"], scale=scale))
-    uc_text = np.asarray(runs["text"]["u_clean"], float)
-    sigma = float(np.sqrt(runs["text"].record["noise_var"]))
-    reporting.glue("fw_text_max0", reporting.fmt(uc_text[0].max(), ".2g"))
-    reporting.glue("fw_text_maxend", reporting.fmt(uc_text[-1].max(), ".2g"))
-    reporting.glue("fw_text_tend", reporting.fmt(runs["text"]["t"][-1], "g"))
-    reporting.glue("fw_sigma", reporting.fmt(sigma, ".2g"))
-    reporting.glue("fw_text_vs_noise", "below" if uc_text[-1].max() < sigma else "above")
+    sn = studies.framework.signal_against_noise(runs["text"])
+    reporting.glue("fw_text_max0", reporting.fmt(sn["max_start"], ".2g"))
+    reporting.glue("fw_text_maxend", reporting.fmt(sn["max_end"], ".2g"))
+    reporting.glue("fw_text_tend", reporting.fmt(sn["t_end"], "g"))
+    reporting.glue("fw_sigma", reporting.fmt(sn["sigma"], ".2g"))
+    reporting.glue("fw_text_vs_noise", tables.below_or_above(sn["below"]))
     sums = {init: reporting.framework_summary(rr) for init, rr in runs.items()}
     display(Markdown(tables.initials_table(sums.values())))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])
-    reporting.glue("fw_other_theta_verdict", reporting.word(sums[other].verdicts["theta_verdict"] is Verdict.AGREES,
-                                                            "matches", "does not match"))
+    reporting.glue("fw_other_theta_verdict", tables.matches_words(sums[other].verdicts["theta_verdict"]))
 else:
     reporting.glue("fw_ic_what", "not run (compare_initial is off)")
     for k in ("fw_text_max0", "fw_text_maxend", "fw_text_tend", "fw_sigma", "fw_text_vs_noise"):
@@ -147,11 +138,9 @@ else:
 
 # %% tags=["remove-input"]
 if compare_reactions:
-    rpre = "quick" if scale == "quick" else reaction_scale
+    rpre, rx_settings = chapter_runs["reactions"]
     variants = studies.framework.REACTION_LABELS
-    rx = sweeps.load_or_run([studies.framework_study(rpre, noise_var=noise_var, dense=dense, reaction=v,
-                                                        initial=initial)[0] for v in variants],
-                               rpre, source, desc="reactions")
+    rx = sweeps.load_or_run(rx_settings, rpre, source, desc="reactions")
     reporting.glue("fw_rx_what", reporting.run_description(rx[0], scale=rpre))
     display(Markdown(tables.reactions_table(variants.values(), rx)))
 else:

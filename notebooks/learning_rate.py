@@ -31,12 +31,12 @@
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
-noise_var = 1e-3         # observation noise variance sigma^2
+noise_var = None         # observation noise variance sigma^2; None: the paper's default
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
 rates = None             # swept learning rates; None: 5e-7, 5e-6, ..., 5e-1
-shown_rate = 5e-4        # the learning rate of the solution and operator panels
+shown_rate = None        # the learning rate of the solution and operator panels; None: the paper's default
 source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
@@ -44,60 +44,27 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
+from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
 from binn_utils.reporting import find, meta_value, value_label
 
 plotting.style()
 scale = scale or store.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
-settings = studies.learning_rate_study(scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs,
-                                       seeds=seeds)
+settings = studies.get("learning_rate").settings_for_chapter(dict(
+    scale=scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
 results = sweeps.load_or_run(settings, scale, source, desc="learning rate")
+shown_rate = studies.get("learning_rate").default["lr"] if shown_rate is None else shown_rate
 shown = find(results, lr=shown_rate) or results[len(results) // 2]
 reporting.glue("lr_what", reporting.run_description(shown, scale=scale))
-reporting.glue_summary("lr", reporting.learning_rate_summary(results, shown=meta_value(shown, "lr")))
+summary = studies.learning_rate.summary(results, shown=meta_value(shown, "lr"))
+reporting.glue_summary("lr", summary)
 reporting.glue("lr_rates", ", ".join(value_label(r) for r in sorted(rates)))
 
-# How the validation loss behaves at the large rates, in words computed from the curves:
-# "erratic" when its step-to-step roughness exceeds that at the shown rate; "stalled" when it
-# is no rougher (flat) and ends more than reporting.FACTOR times above the shown rate's.
-summary = reporting.learning_rate_summary(results, shown=meta_value(shown, "lr"))
+# How the validation loss behaves at the large rates (erratic, flat, stalled: see
+# studies.learning_rate.large_rate_curves), in words
 curves = studies.learning_rate.large_rate_curves(results, shown)
-cs_shown, stats, erratic, flat, stalled = (curves[k] for k in ("shown", "stats", "erratic", "flat", "stalled"))
-fmtr = reporting.fmt
-
-
-def times(x):
-    """A ratio in words: 100 rather than 1e+02."""
-    return f"{x:,.0f}" if x >= 10 else fmtr(x, ".2g")
-
-
-parts = []
-if erratic:
-    parts.append(f"at r = {', '.join(erratic)} the loss is more erratic than at r = {summary['shown']} "
-                 f"(roughness {', '.join(fmtr(stats[k]['roughness'], '.2g') for k in erratic)})")
-if flat:
-    parts.append(f"at r = {', '.join(flat)} it is no more erratic than at r = {summary['shown']} "
-                 f"(roughness {', '.join(fmtr(stats[k]['roughness'], '.2g') for k in flat)})")
-if stalled:
-    parts.append(f"at r = {', '.join(stalled)} it stays flat at a final value of "
-                 f"{', '.join(fmtr(stats[k]['final']) for k in stalled)}, "
-                 f"{', '.join(times(stats[k]['final'] / cs_shown['final']) for k in stalled)} times the "
-                 f"{fmtr(cs_shown['final'])} reached at r = {summary['shown']}: the optimisation has stalled "
-                 "rather than become erratic")
-reporting.glue("lr_large_curve_words", ("; ".join(parts) if parts else "no rate of 1e-2 or more was run") + ".")
-small_falls = summary["small_still_falling"] == "is still falling"
-learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it fell "
-          f"{summary['late_drop_small']} % over the last quarter)" if small_falls else
-          f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a rate "
-          "did not show in it"]
-if erratic:
-    learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(erratic)})")
-if stalled:
-    learnt.append(f"too large a rate can also leave the curve flat at a high level instead of erratic "
-                  f"(r = {', '.join(stalled)}): a loss that stops falling early, far above the best run's, "
-                  "is the sign")
-reporting.glue("lr_learnt_curves", "; ".join(learnt) + ".")
+reporting.glue("lr_large_curve_words", tables.large_rate_words(curves, summary["shown"]))
+reporting.glue("lr_learnt_curves", tables.learnt_from_curves(summary, curves))
 
 # %% [markdown]
 # ## Solutions, operators, validation losses and errors

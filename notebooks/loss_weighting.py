@@ -32,12 +32,12 @@
 # %% tags=["parameters"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
-noise_var = 1e-3         # observation noise variance sigma^2
+noise_var = None         # observation noise variance sigma^2; None: the paper's default
 dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
 weights = None           # swept w_PDE; None: 1e-4, 1e-3, ..., 1e3
-shown_weights = [1e-4, 1e-1, 1e3]  # the weights of the solution, operator and loss panels
+shown_weights = None     # the weights of the solution, operator and loss panels; None: the smallest, the paper's default, the largest
 source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
@@ -51,12 +51,12 @@ from binn_utils.reporting import meta_value, value_label
 plotting.style()
 scale = scale or store.committed_scale("loss_weight")
 weights = tuple(weights or studies.PDE_WEIGHTS)
-settings = studies.loss_weight_study(scale, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs,
-                                     seeds=seeds)
+shown_weights = shown_weights or (min(weights), studies.get("loss_weight").default["w_pde"], max(weights))
+settings = studies.get("loss_weight").settings_for_chapter(dict(
+    scale=scale, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
 results = sweeps.load_or_run(settings, scale, source, desc="loss weight")
 reporting.glue("lw_what", reporting.run_description(results[0], scale=scale))
-reporting.glue_summary("lw", reporting.loss_weight_summary(results, low=min(shown_weights),
-                                                           high=max(shown_weights)))
+reporting.glue_summary("lw", studies.loss_weight.summary(results, low=min(shown_weights), high=max(shown_weights)))
 reporting.glue("lw_weights", ", ".join(value_label(w) for w in sorted(weights)))
 reporting.glue("lw_shown", ", ".join(value_label(w) for w in shown_weights))
 

@@ -41,17 +41,16 @@ dense = False            # True: 351 spatial points instead of 71 (the Supportin
 epochs = None            # None: the scale's value (the book scale trains (6, 128) for fewer epochs)
 seeds = None             # initialisations per dataset; None: the scale's value
 datasets = None          # independently drawn datasets; None: the scale's value
-shown_noise = 1e-3       # noise level of the left-hand panels
-shown_arch = (4, 32)     # u-network of the left-hand panels
+shown_noise = None       # noise level of the left-hand panels; None: the paper's default
+shown_arch = None        # u-network of the left-hand panels; None: the paper's default
 source = None       # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
-import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
+from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
 from binn_utils.observations import NOISE_VARIANCES
 from binn_utils.reporting import arch_label, find, meta_value, value_label
 
@@ -59,8 +58,11 @@ plotting.style()
 scale = scale or store.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
-settings = studies.noise_study(scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
-                               seeds=seeds, datasets=datasets)
+default = studies.get("noise").default
+shown_noise = default["noise_var"] if shown_noise is None else shown_noise
+shown_arch = tuple(default["arch_u"] if shown_arch is None else shown_arch)
+settings = studies.get("noise").settings_for_chapter(dict(
+    scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs, seeds=seeds, datasets=datasets))
 results = sweeps.load_or_run(settings, scale, source, desc="noise")
 summary = reporting.noise_summary(results, shown_noise=shown_noise, shown_arch=shown_arch)
 reporting.glue_summary("nz", summary)
@@ -69,43 +71,25 @@ for tag, arch in zip("ab", archs):
     reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, scale=scale))
 reporting.glue("nz_grid", "351" if dense else "71")
 
-# The diffusivity at the shown setting, judged as claim 4 of the scorecard judges it: the
-# paper's "observed range [0.4, 0.6]" is the range of the data at t_end; "centred near the
-# truth" is an RMS relative deviation of the mean learned D of at most reporting.OPERATOR_OK
-# there; "unreliable outside" a larger mean |error| outside that range (within the data).
+# The diffusivity at the shown setting, judged as claim 4 of the scorecard judges it
+# (studies.noise.diffusivity_verdicts)
 shown_r = find(results, noise_var=shown_noise, arch_u=shown_arch) or results[0]
-band, centre, e_in, e_out = studies.noise.diffusivity_in_band(shown_r)
-reporting.glue("nz_D_band", f"[{band[0]:.2f}, {band[1]:.2f}]")
-reporting.glue("nz_D_centre", reporting.fmt(centre, ".2g"))
+d = studies.noise.diffusivity_verdicts(shown_r)
+reporting.glue("nz_D_band", f"[{d['band'][0]:.2f}, {d['band'][1]:.2f}]")
+reporting.glue("nz_D_centre", reporting.fmt(d["centre"], ".2g"))
 reporting.glue("nz_D_ok", reporting.fmt(100 * reporting.OPERATOR_OK, "g"))
-reporting.glue("nz_D_centre_verdict", reporting.word(bool(centre <= reporting.OPERATOR_OK)
-                                                     if np.isfinite(centre) else None))
-reporting.glue("nz_D_in", reporting.fmt(e_in))
-reporting.glue("nz_D_out", reporting.fmt(e_out))
-reporting.glue("nz_D_outside_verdict", reporting.word(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all()
-                                                      else None))
+reporting.glue("nz_D_centre_verdict", d["centred"].value)
+reporting.glue("nz_D_in", reporting.fmt(d["inside"]))
+reporting.glue("nz_D_out", reporting.fmt(d["outside"]))
+reporting.glue("nz_D_outside_verdict", d["unreliable_outside"].value)
 # the other u-network's diffusivity at the same noise level (the diagnostics chapter lists it too)
 other_arch = next((a for a in archs if tuple(a) != tuple(shown_arch)), None)
 other_r = find(results, noise_var=shown_noise, arch_u=other_arch) if other_arch else None
-if other_r is not None:
-    d_a, d_b = shown_r.operator_error("D"), other_r.operator_error("D")
-    m_a, m_b = reporting.median(d_a), reporting.median(d_b)
-    reporting.glue("nz_D_other_arch", arch_label(other_arch))
-    reporting.glue("nz_D_err_other", reporting.med_iqr(d_b))
-    ratio = m_b / m_a if np.isfinite([m_a, m_b]).all() and m_a > 0 else np.nan
-    reporting.glue("nz_D_other_words", "n/a" if not np.isfinite(ratio) else
-                   f"{reporting.fmt(ratio, '.2g')} times that of {arch_label(shown_arch)} "
-                   f"({'larger' if ratio > 1 else 'smaller' if ratio < 1 else 'the same'}), with an interquartile "
-                   f"range {reporting.fmt(reporting.iqr(d_b), '.2g')} against {reporting.fmt(reporting.iqr(d_a), '.2g')}")
-else:
-    reporting.glue("nz_D_other_arch", "the other network")
-    reporting.glue("nz_D_err_other", "not run")
-    reporting.glue("nz_D_other_words", "not run")
-runs = [find(results, arch_u=a) for a in archs]
-same = len({(r.record["config"]["epochs"], r.record["replicates"]) for r in runs}) == 1
-reporting.glue("nz_fairness", "Both networks had the same epochs and replicates." if same else
-               "The networks had different numbers of epochs or replicates (the larger one costs far more "
-               "per step), so their boxes and curves are not a like-for-like comparison.")
+reporting.glue("nz_D_other_arch", arch_label(other_arch) if other_r is not None else "the other network")
+reporting.glue("nz_D_err_other", reporting.med_iqr(other_r.operator_error("D")) if other_r is not None else "not run")
+reporting.glue("nz_D_other_words", "not run" if other_r is None else tables.diffusivity_against_words(
+    studies.noise.diffusivity_against(shown_r, other_r), arch_label(shown_arch)))
+reporting.glue("nz_fairness", tables.budget_words(studies.noise.same_budget([find(results, arch_u=a) for a in archs])))
 
 # %% [markdown]
 # ## Solution, diffusivity and errors against the noise level

@@ -98,10 +98,7 @@ err_p = fit.evaluation.err_u_p_obs
 reporting.glue("sc_err_theta", reporting.med_iqr(err_th))
 reporting.glue("sc_err_p", reporting.med_iqr(err_p))
 reporting.glue("sc_rep_err", ", ".join(fmt(v) for v in rep_err))
-med_p, max_rep = reporting.median(err_p), float(np.max(rep_err))
-reporting.glue("sc_p_vs_rep", "n/a (every forward solve failed)" if not np.isfinite(med_p) else
-               ("smaller than" if med_p < float(np.min(rep_err)) else
-                "within the range of" if med_p <= max_rep else "larger than"))
+reporting.glue("sc_p_vs_rep", tables.replicates_words(scratch.misfit_against_replicates(err_p, rep_err)))
 n_fail = fit.evaluation.n_failed_u_p
 reporting.glue("sc_up_failed", "none" if n_fail == 0 else f"{n_fail} of {R}")
 # per observation time: where does the forward solve miss the data most?
@@ -113,9 +110,7 @@ reporting.glue("sc_worst_t", f"{t[1 + int(np.nanargmax(later))]:g} h" if np.isfi
 scratch_x, bias = scratch.scratch_bias(fit, u_mean)
 reporting.glue("sc_scratch_x", f"{x[scratch_x].min():g} to {x[scratch_x].max():g} µm" if scratch_x.any() else "none")
 reporting.glue("sc_bias", ", ".join(f"{t[k]:g} h: {U * bias[k]:+.2f}" for k in range(1, len(t))))
-b1 = bias[1] if len(t) > 1 else np.nan
-reporting.glue("sc_bias_first", "n/a" if not np.isfinite(b1) else
-               ("ahead of" if b1 > 0 else "behind") + f" the data ({U * b1:+.2f} × 10⁻³ cells/µm² at {t[1]:g} h)")
+reporting.glue("sc_bias_first", tables.first_bias_words(bias, t, scale=U))
 
 # %% [markdown]
 # Against the replicate mean, the relative $L^2$ error (median [IQR] over
@@ -156,7 +151,7 @@ plt.close(fig)
 obs_curves = fit.operator_curves(fit.u_grid)
 reporting.glue("sc_agree", f"{100 * user_data.AGREE:.0f}%")
 reporting.glue("sc_obs_range", f"[{U * lo:.2g}, {U * hi:.2g}]" + " × 10⁻³ cells/µm²")
-for name, expected in (("D", "increasing"), ("G", "decreasing")):  # Lagergren et al. (2020)
+for name in scratch.LITERATURE_SHAPES:
     if name not in obs_curves:
         for k in ("shape", "counts", "median", "lit"):
             reporting.glue(f"sc_{name}_{k}", "n/a (not learned)")
@@ -166,13 +161,9 @@ for name, expected in (("D", "increasing"), ("G", "decreasing")):  # Lagergren e
     reporting.glue(f"sc_{name}_counts", ", ".join(f"{counts[k]} {k}" for k in user_data.SHAPES) + f" (of {n})")
     reporting.glue(f"sc_{name}_median", tables.median_curve(obs_curves[name], fit.u_grid,
                                                             scratch.UNITS[name], scale=U))
-    reporting.glue(f"sc_{name}_lit", reporting.word(None if n == 0 else shape == expected,
-                                                   "agrees", "does not agree"))
+    reporting.glue(f"sc_{name}_lit", tables.literature_words(scratch.agrees_with_literature(name, shape, n)))
 # where does the median growth rate cross zero (the implied carrying capacity)?
-uz = scratch.zero_crossing(grid, np.nanmedian(curves["G"], axis=0)) if "G" in curves else None
-reporting.glue("sc_G_zero", "n/a (G not learned)" if "G" not in curves else
-               f"nowhere in the plotted range (up to {U * grid[-1]:.3g} × 10⁻³ cells/µm²)" if uz is None else
-               f"at u ≈ {U * uz:.3g} × 10⁻³ cells/µm², {'inside' if uz <= hi else 'above'} the observed range")
+reporting.glue("sc_G_zero", tables.growth_zero_words(scratch.growth_zero(grid, curves, hi), scale=U))
 
 # %% [markdown]
 # Over the observed densities {glue:text}`sc_obs_range`, the learned diffusivity is

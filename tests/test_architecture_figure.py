@@ -131,5 +131,8 @@ def test_tables_and_metric_comparison_of_the_heat_maps(results):
     m = studies.architecture.spectral_against_frobenius(results)
     spec = {k: np.median([_rel(_u_p(e), 2) for e in v if e is not None]) for k, v in PERTURB.items()}
     assert m["ratio"].size == 4 and m["best_combo"] == min(spec, key=spec.get)
+    assert (m["ratio_median"], m["ratio_min"], m["ratio_max"]) == (np.median(m["ratio"]), m["ratio"].min(),
+                                                                   m["ratio"].max())
+    assert m["spectral_vs_ours"] == int(np.sign(m["ratio_median"] - 1)) and m["spectral_vs_ours"] in (-1, 0, 1)
     assert m["best"] == pytest.approx(min(spec.values()))
     assert m["same_best"] is True                      # (4, 4), (4, 4) has the smallest errors in both norms

@@ -2,9 +2,10 @@
 
 The store's manifest (`results/manifest.json`) names the scale each study's committed
 results were run at; every chapter reads its scale from there (its `scale` parameter is
-None). From the manifest and the chapters' other parameters (read from the Jupytext
-source, as papermill and the book see them) we rebuild each chapter's settings and check
-that every one is stored, so that `make book` (which refuses to train) cannot fail on a
+None). From the chapters' parameters (read from the Jupytext source, as papermill and the
+book see them) each study's `settings_for_chapter` rebuilds the settings its chapter loads
+(through the same `chapter_settings` where a study has one), and we check that every one
+is stored, so that `make book` (which refuses to train) cannot fail on a
 missing result, and a chapter's default cannot drift away from what was run.
 """
 import ast
@@ -43,8 +44,7 @@ def supplementary_settings(p: dict) -> list:
 
 def book_settings() -> dict:
     """chapter -> the settings its figures load with the chapter's default parameters."""
-    out = {st.chapter: st.settings_for_chapter({**parameters(st.chapter), "scale": committed_scale(st.name),
-                                                "reaction_scale": committed_scale("framework_reactions")})
+    out = {st.chapter: st.settings_for_chapter(parameters(st.chapter))
            for st in studies.REGISTRY.values() if st.chapter}
     out["supplementary"] = supplementary_settings(parameters("supplementary"))
     from render_supporting import CONFIGS

@@ -98,6 +98,28 @@ def test_zero_crossing_interpolates_the_first_sign_change():
     assert scratch.zero_crossing(u, 1.0 + u) is None
 
 
+def test_the_chapter_readings_of_a_fit_and_their_words():
+    from binn_utils import tables
+    rep = [0.1, 0.2, 0.3]
+    where = [scratch.misfit_against_replicates(e, rep) for e in ([0.05], [0.2, 0.3], [0.5], [np.nan])]
+    assert where == [-1, 0, 1, None]
+    assert [tables.replicates_words(w) for w in where] == ["smaller than", "within the range of", "larger than",
+                                                          "n/a (every forward solve failed)"]
+    assert scratch.agrees_with_literature("D", "increasing", 3) is True
+    assert scratch.agrees_with_literature("G", "increasing", 3) is False
+    assert scratch.agrees_with_literature("G", "decreasing", 0) is None
+    assert [tables.literature_words(a) for a in (True, False)] == ["agrees", "does not agree"]
+    u = np.linspace(0.0, 2e-3, 5)
+    zero = scratch.growth_zero(u, {"G": np.array([8e-4 - u, 1e-3 - u, 1.2e-3 - u])}, u_max=0.9e-3)
+    assert zero["u"] == pytest.approx(1e-3) and zero["inside"] is False and zero["top"] == 2e-3
+    assert tables.growth_zero_words(zero) == "at u ≈ 1 × 10⁻³ cells/µm², above the observed range"
+    assert tables.growth_zero_words(scratch.growth_zero(u, {"G": np.ones((2, 5))}, 1e-3)).startswith("nowhere")
+    assert scratch.growth_zero(u, {"D": np.ones((2, 5))}, 1e-3) is None and \
+        tables.growth_zero_words(None) == "n/a (G not learned)"
+    assert tables.first_bias_words(np.array([0.0, -2e-4]), [0, 12]) == "behind the data (-0.20 × 10⁻³ cells/µm² at 12 h)"
+    assert tables.first_bias_words(np.array([0.0]), [0]) == "n/a"
+
+
 def test_forward_solve_errors_per_time_and_bias_inside_the_scratch():
     x = np.linspace(0.0, 1.0, 11)
     u_mean = np.array([1.0 - np.exp(-((x - 0.5) / 0.1) ** 2), np.ones_like(x)])   # a scratch around x = 0.5

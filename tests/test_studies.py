@@ -169,6 +169,21 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert list(c["stats"]) == ["1e-2", "5e-2", "5e-1"]
     assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
     assert c["shown"]["final"] == pytest.approx(smooth[-1])
+    from binn_utils import tables
+    from binn_utils.verdicts import Summary
+    words = tables.large_rate_words(c, "5e-4")
+    assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
+    assert "; at r = 5e-1 it stays flat at a final value of 0.5, " in words and words.endswith("erratic.")
+    assert tables.large_rate_words(dict(c, stats={}, erratic=[], flat=[], stalled=[]), "5e-4") == \
+        "no rate of 1e-2 or more was run."
+    s = Summary({"smallest": "5e-7", "late_drop_small": "30"})
+    s.judge("small_still_falling", True, "is still falling", "has levelled off")
+    learnt = tables.learnt_from_curves(s, c)
+    assert learnt.startswith("a curve still falling at the end marks too small a rate (at r = 5e-7 it fell 30 %")
+    assert "erratic curve marks too large a rate (r = 5e-2)" in learnt and "(r = 5e-1): a loss that stops" in learnt
+    s.judge("small_still_falling", None)
+    assert tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[])) == \
+        "at the smallest rate (r = 5e-7) the curve had levelled off, so too small a rate did not show in it."
 
 
 def test_reaction_readings_have_labels_and_a_table_row_each():
@@ -195,3 +210,94 @@ def test_the_diagnostics_chapter_has_a_row_for_every_failure_and_default_point_o
     rows = set(re.findall(r"\{glue:text\}`dg_pl_(\w+?)_flags`", text))
     points = {f"{st.name}_failure{j}" for st in studies.sweeps() for j in range(len(st.paper_failures))}
     assert rows == points | {f"{st.name}_default" for st in studies.sweeps()}
+
+
+def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_words():
+    from binn_utils import tables
+    more_steps_worse = studies.batch_size.more_steps_worse
+    assert (more_steps_worse(2, 3), more_steps_worse(1, 2), more_steps_worse(0, 0)) == (True, False, None)
+    assert tables.steps_words(None) == "n/a"
+    assert tables.steps_words(True).startswith("more optimiser steps went with a larger median error")
+    assert tables.steps_words(False).startswith("more optimiser steps did not consistently go")
+
+
+def test_framework_signal_against_noise():
+    class Run(dict):
+        record = {"noise_var": 1e-2}                                    # sigma = 0.1
+    sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.02, 0.05]]), t=np.array([0, 2.5])))
+    assert (sn["max_start"], sn["max_end"], sn["t_end"]) == (0.3, 0.05, 2.5)
+    assert sn["sigma"] == pytest.approx(0.1) and sn["below"] is True
+    sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.2, 0.05]]), t=np.array([0, 1])))
+    assert sn["below"] is False
+    from binn_utils import tables
+    from binn_utils.verdicts import Verdict
+    assert [tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
+        ["matches", "does not match", "does not match"]
+    assert (tables.below_or_above(True), tables.below_or_above(False)) == ("below", "above")
+
+
+def test_published_heat_map_mislabelled_cells_and_their_words():
+    from binn_utils import tables
+    cells = studies.architecture.mislabelled_published_cells()
+    assert cells == [((4, 1), (4, 4)), ((4, 4), (4, 32)), ((4, 32), (4, 1))]
+    assert tables.mislabelled_cells(cells[:1]) == "the cell labelled V = (4, 1) shows V = (4, 4)"
+    assert tables.mislabelled_cells([]) == "none"
+    assert [tables.order_words(s) for s in (-1, 0, 1, None)] == ["lower than", "the same as", "higher than", "n/a"]
+
+
+@pytest.mark.parametrize("name", ["framework", "batch_size", "learning_rate"])
+def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
+    """settings_for_chapter (the chapters' loading and the committed-results test) follows the
+    chapter's parameters, not only its scale."""
+    st = studies.get(name)
+    base = dict(scale="quick", noise_var=None, dense=False, epochs=None, seeds=None)
+    if name == "framework":
+        full = dict(base, reaction="supporting", initial="code", compare_initial=True, compare_reactions=True,
+                    reaction_scale=None)
+        assert len(st.settings_for_chapter(full)) == 5                 # two initial conditions, three reactions
+        assert len(st.settings_for_chapter(dict(full, compare_initial=False, compare_reactions=False))) == 1
+        assert {s.noise_var for s in st.settings_for_chapter(dict(full, noise_var=5e-3))} == {5e-3}
+    elif name == "batch_size":
+        full = dict(base, batch_sizes=None, budget_steps=None)
+        assert len(st.settings_for_chapter(full)) == 3 * len(studies.BATCH_SIZES)
+        assert len(st.settings_for_chapter(dict(full, batch_sizes=(10, 40)))) == 3 * 2
+    else:
+        full = dict(base, rates=None, shown_rate=None, output_dir=None)  # a parameter build does not take is left out
+        assert len(st.settings_for_chapter(full)) == len(studies.LEARNING_RATES)
+        assert [s.config.lr for s in st.settings_for_chapter(dict(full, rates=(5e-4,), noise_var=0.0))] == [5e-4]
+        assert st.settings_for_chapter(dict(full, noise_var=0.0))[0].noise_var == 0.0
+
+
+def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
+    from types import SimpleNamespace
+
+    from binn_utils import reporting, tables
+    from binn_utils.verdicts import Verdict
+    noise = studies.noise
+    ok = reporting.OPERATOR_OK
+    for numbers, centred, outside in [((ok / 2, 0.1, 0.3), Verdict.AGREES, Verdict.AGREES),
+                                      ((2 * ok, 0.3, 0.1), Verdict.DISAGREES, Verdict.DISAGREES),
+                                      ((np.nan, np.nan, 0.1), Verdict.UNDECIDED, Verdict.UNDECIDED)]:
+        monkeypatch.setattr(noise, "diffusivity_in_band", lambda r, n=numbers: ((0.4, 0.6), *n))
+        d = noise.diffusivity_verdicts(None)
+        assert (d["centred"], d["unreliable_outside"]) == (centred, outside) and d["band"] == (0.4, 0.6)
+    run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
+                                                     record={"config": {"epochs": epochs}, "replicates": 5})
+    c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
+    assert c["ratio"] == pytest.approx(2.0) and c["iqr_other"] == 0.0 and c["iqr_shown"] == pytest.approx(0.1)
+    assert tables.diffusivity_against_words(c, "(4, 32)") == \
+        "2 times that of (4, 32) (larger), with an interquartile range 0 against 0.1"
+    assert tables.diffusivity_against_words(noise.diffusivity_against(run([0.0]), run([0.1])), "(4, 32)") == "n/a"
+    assert noise.same_budget([run([0.1]), run([0.1])]) and not noise.same_budget([run([0.1]), run([0.1], 500)])
+    assert tables.budget_words(False).startswith("The networks had different numbers of epochs")
+
+
+def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
+    from binn_utils import tables
+    from synthetic import batch_results
+    fixed, _ = batch_results(lambda B: 100 / B + 1, lambda B: [0.1] * 3)
+    per_step = [(100 / min(B, 398) + 1) / -(-398 // min(B, 398)) for B in studies.BATCH_SIZES]
+    assert studies.batch_size.step_time_spread(fixed) == pytest.approx(max(per_step) / min(per_step))
+    assert np.isnan(studies.batch_size.step_time_spread([]))
+    assert tables.compile_note(True).endswith("which adds to c") and "no kernel compilation" in tables.compile_note(False)
+    assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")

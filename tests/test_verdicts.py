@@ -3,7 +3,7 @@ paper on small synthetic result sets (agrees, disagrees, cannot be decided)."""
 import numpy as np
 import pytest
 
-from binn_utils import reporting
+from binn_utils import reporting, studies
 from binn_utils.verdicts import Outcome, Summary, Verdict, aggregate
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
 
@@ -31,12 +31,12 @@ def test_verdict_of_a_flag_and_the_wording_is_not_the_verdict():
 
 @pytest.mark.parametrize("best, expected", [(5e-4, A), (5e-5, A), (5e-6, D), (5e-1, D)])
 def test_learning_rate_best_rate_rule(best, expected):
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: 0.01 + abs(np.log10(r / best))))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: 0.01 + abs(np.log10(r / best))))
     assert s.verdicts["best_theta_verdict"] is expected and s.verdicts["best_up_verdict"] is expected
 
 
 def test_learning_rate_rules_undecided_when_every_replicate_failed():
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: np.nan))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: np.nan))
     assert s.verdicts["best_theta_verdict"] is U and s.verdicts["best_up_verdict"] is U
 
 
@@ -44,11 +44,11 @@ def test_learning_rate_convergence_and_large_rate_rules():
     ep = np.arange(1, 101)
     falling = 1.0 - 0.009 * ep                    # still falling by ~80 % over the last quarter
     flat = np.exp(-ep / 5.0) + 0.1                 # levelled off long before the end
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: 0.1 if r < 1e-2 else 1.0,
-                                              lambda r: falling if r == 5e-7 else flat))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: 0.1 if r < 1e-2 else 1.0,
+                                            lambda r: falling if r == 5e-7 else flat))
     assert s.verdicts["small_still_falling"] is A and s["small_still_falling"] == "is still falling"
     assert s.verdicts["large_worse_verdict"] is A
-    s = reporting.learning_rate_summary(sweep("lr", RATES, lambda r: 0.1 if r >= 1e-2 else 1.0, lambda r: flat))
+    s = studies.learning_rate.summary(sweep("lr", RATES, lambda r: 0.1 if r >= 1e-2 else 1.0, lambda r: flat))
     assert s.verdicts["small_still_falling"] is D and s["small_still_falling"] == "has levelled off"
     assert s.verdicts["large_worse_verdict"] is D
 
@@ -58,25 +58,25 @@ def test_loss_weight_rules():
     rs = [Fake({"w_pde": w}, {"err_u_theta": [(0.015 + 0.001 * dist(w)) * (10 if w == 1e3 else 1)] * 3,
                               "err_u_p": [(0.01 + 0.01 * dist(w)) * (10 if w in (1e-4, 1e3) else 1)] * 3})
           for w in WEIGHTS]
-    s = reporting.loss_weight_summary(rs)
+    s = studies.loss_weight.summary(rs)
     assert s.verdicts["best_theta_verdict"] is A and s.verdicts["best_up_verdict"] is A
     assert s.verdicts["low_verdict"] is A and s.verdicts["high_verdict"] is A
     assert s.verdicts["low_gap_verdict"] is A      # the weighted PDE loss 1e-9 of the data loss: > 3 decades
     flat = [Fake({"w_pde": w}, {"err_u_theta": [0.1] * 3, "err_u_p": [0.1 + w * 1e-6] * 3}) for w in WEIGHTS]
-    s = reporting.loss_weight_summary(flat)
+    s = studies.loss_weight.summary(flat)
     assert s.verdicts["low_verdict"] is D and s.verdicts["high_verdict"] is D
     assert s.verdicts["best_up_verdict"] is D      # lowest u_p error at the smallest weight
 
 
 def test_batch_size_rules():
-    s = reporting.batch_size_summary(*batch_results(lambda B: 100 / B + 1, lambda B: {
+    s = studies.batch_size.summary(batch_results(lambda B: 100 / B + 1, lambda B: {
         10: [0.1, 0.3, 0.5], 40: [0.05] * 3, 160: [0.06] * 3, 640: [0.2] * 3}[B]))
     assert s.verdicts["inverse_verdict"] is A
     assert s.verdicts["best_theta_verdict"] is A and s.verdicts["best_up_verdict"] is A
     assert s.verdicts["small_variable_verdict"] is A and s.verdicts["large_worse_verdict"] is A
-    s = reporting.batch_size_summary(*batch_results(lambda B: 0.01 * B + 1, lambda B: [0.01 * np.log(B)] * 3))
+    s = studies.batch_size.summary(batch_results(lambda B: 0.01 * B + 1, lambda B: [0.01 * np.log(B)] * 3))
     assert s.verdicts["inverse_verdict"] is D      # time grows with B
     assert s.verdicts["best_up_verdict"] is D and s.verdicts["small_variable_verdict"] is D
     assert s.verdicts["large_worse_verdict"] is A
-    s = reporting.batch_size_summary(*batch_results(lambda B: 100 / B + 1, lambda B: [np.nan] * 3))
+    s = studies.batch_size.summary(batch_results(lambda B: 100 / B + 1, lambda B: [np.nan] * 3))
     assert s.verdicts["best_up_verdict"] is U and s.verdicts["large_worse_verdict"] is U

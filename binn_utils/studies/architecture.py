@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import architecture_summary, find, fmt, median
+from ..reporting import find, fmt, median
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, scale_values, train_config
@@ -30,19 +30,37 @@ def build(scale="book", archs=OPERATOR_ARCHS, noise_var=DEFAULT_NOISE_VAR, dense
     return out
 
 
+def mislabelled_published_cells() -> list[tuple]:
+    """(label, shown): the V networks of the published D = (4, 4) row whose cell shows
+    another network than its label."""
+    return [(lab, shown) for lab, shown in zip(PUBLISHED_AXIS, PUBLISHED_D44_ROW) if lab != shown]
+
+
 def spectral_against_frobenius(results) -> dict:
     """The median u_p error of every combination in the authors' heat-map metric (spectral
-    norm) against ours (Frobenius): ``ratio`` (their ratio, finite cells), ``best`` (the
-    lowest spectral median, or NaN), ``best_combo`` ((D, V) networks, or None) and
-    ``same_best`` (whether the lowest Frobenius median is for the same combination)."""
+    norm) against ours (Frobenius): ``ratio`` (their ratio, finite cells), its median,
+    minimum and maximum (``ratio_median``, ``ratio_min``, ``ratio_max``; NaN without a
+    cell), ``spectral_vs_ours`` (the sign of the median ratio minus 1, None without a cell),
+    ``best`` (the lowest spectral median, or NaN), ``best_combo`` ((D, V) networks, or None)
+    and ``same_best`` (whether the lowest Frobenius median is for the same combination)."""
     archs, fro, _ = reporting.architecture_matrix(results, "median", "err_u_p")
     spec = reporting.architecture_matrix(results, "median", "err_u_p_spectral")[1]
-    out = {"ratio": (spec / fro)[np.isfinite(spec / fro)], "best": np.nan, "best_combo": None, "same_best": None}
+    ratio = (spec / fro)[np.isfinite(spec / fro)]
+    med = np.median(ratio) if ratio.size else np.nan
+    out = {"ratio": ratio, "ratio_median": med, "ratio_min": ratio.min() if ratio.size else np.nan,
+           "ratio_max": ratio.max() if ratio.size else np.nan,
+           "spectral_vs_ours": int(np.sign(med - 1)) if ratio.size else None,
+           "best": np.nan, "best_combo": None, "same_best": None}
     if np.isfinite(spec).any() and np.isfinite(fro).any():
         i, j = np.unravel_index(np.nanargmin(spec), spec.shape)
         out.update(best=float(spec[i, j]), best_combo=(archs[i], archs[j]),
                    same_best=bool((i, j) == np.unravel_index(np.nanargmin(fro), fro.shape)))
     return out
+
+
+def summary(results, up_metric="err_u_p"):
+    """The study's numbers (``reporting.architecture_summary``) against its default point."""
+    return reporting.architecture_summary(results, STUDY.default, up_metric=up_metric)
 
 
 def bullets(s: dict) -> list[str]:
@@ -65,7 +83,7 @@ def bullets(s: dict) -> list[str]:
 
 def claim_architecture(ctx, up_metric="err_u_p"):
     res = ctx.study("architecture")
-    s = reporting.architecture_summary(res, up_metric=up_metric)
+    s = summary(res, up_metric=up_metric)
     r44 = find(res, arch_D=(4, 4), arch_V=(4, 4))
     subs = [SubClaim(f"{s['smallest']} the worst of the equal-size architectures", s.verdicts["smallest_worst"],
                      rule=f"$u_\\mathrm{{p}}$ error clearly above at least one other's and clearly below none; "
@@ -116,7 +134,7 @@ STUDY = Study(
     figure="architecture_figure",
     sweep=True,
     repeated_on=("sparse", "dense"),
-    summary=architecture_summary,
+    summary=summary,
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
     heading="operator networks",

@@ -17,12 +17,14 @@ Training scales (``scale``; the CLI's ``--scale``):
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
 
-from ..reporting import find
+from ..reporting import find, value_label
+from ..store import committed_scale
 from ..sweeps import Setting, replicates
 from ..training import TrainConfig, TrainingError
 
@@ -70,6 +72,11 @@ def train_config(p: dict, epochs=None, **kw) -> TrainConfig:
 def initialisations(p: dict, seeds):
     """(datasets, seeds) of one setting: ``seeds`` initialisations (the scale's by default)."""
     return replicates(count("seeds", seeds, p["seeds"]))
+
+
+def value_range(pair) -> str:
+    """A range of swept values as the claims write it, e.g. '[5e-5, 5e-4]'."""
+    return "[{}, {}]".format(*(value_label(v) for v in pair))
 
 
 def number_label(v) -> str:
@@ -138,7 +145,8 @@ class Study:
     symbol: str = ""                 # its swept value as math, e.g. "$r$"
     #: claim 12 checks the ground-truth-free diagnostics at its ``paper_failures`` and its default
     diagnosed: bool = False
-    chapter_settings: Callable | None = None  # chapter parameters -> every setting the chapter loads
+    #: chapter parameters -> the runs the chapter loads, by part: {part: (scale, settings)}
+    chapter_settings: Callable | None = None
 
     @property
     def label(self) -> str:
@@ -155,10 +163,14 @@ class Study:
         return [s for part in self.groups(scale, **overrides) for s in part]
 
     def settings_for_chapter(self, params: Mapping) -> list[Setting]:
-        """Every setting the study's chapter loads with parameters ``params``."""
+        """Every setting the study's chapter loads with parameters ``params`` (a ``scale``
+        of None: the committed results' scale): its ``chapter_settings``, or the settings
+        built with those parameters that ``build`` takes."""
         if self.chapter_settings is not None:
-            return self.chapter_settings(params)
-        return self.settings(params["scale"])
+            return [s for _, part in self.chapter_settings(params).values() for s in part]
+        takes = set(inspect.signature(self.build).parameters) - {"scale"}
+        return self.settings(params["scale"] or committed_scale(self.name),
+                             **{k: v for k, v in params.items() if k in takes})
 
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""

@@ -1,10 +1,13 @@
 """Fig. 1: the ADR-BINN with default hyperparameters on the nonlinear ADR benchmark."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import reporting
 from ..problems import INITIALS
 from ..observations import DEFAULT_NOISE_VAR
 from ..reporting import framework_summary
+from ..store import committed_scale
 from ..sweeps import Setting, replicates
 from ..verdicts import Claim, ClaimCheck, SubClaim
 from .base import Choice, Shown, Study, count, scale_values, train_config
@@ -26,14 +29,34 @@ def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, s
                     reaction=reaction, initial=initial)]
 
 
-def chapter_settings(params) -> list[Setting]:
-    """The chapter's runs: both initial conditions at ``scale``, the three readings of the
-    reaction term at ``reaction_scale``."""
-    nv = params["noise_var"]
-    return ([build(params["scale"], noise_var=nv, reaction=params["reaction"], initial=init)[0]
-             for init in INITIALS]
-            + [build(params["reaction_scale"], noise_var=nv, reaction=rx, initial=params["initial"])[0]
-               for rx in REACTION_READINGS])
+def chapter_settings(params) -> dict:
+    """The chapter's runs with its parameters ``params``, by part, each (scale, settings):
+    "shown" its run at ``scale`` (None: the committed one); with ``compare_initial``,
+    "other initial" the other initial condition at that scale; with ``compare_reactions``,
+    "reactions" the three readings of the reaction term at ``reaction_scale`` (None: the
+    committed one; quick at the quick scale)."""
+    scale = params["scale"] or committed_scale("framework")
+    kw = dict(noise_var=params["noise_var"], dense=params["dense"])
+    fit = dict(kw, epochs=params["epochs"], seeds=params["seeds"], reaction=params["reaction"])
+    out = {"shown": (scale, STUDY.settings(scale, initial=params["initial"], **fit))}
+    if params["compare_initial"]:
+        out["other initial"] = (scale, [s for init in INITIALS if init != params["initial"]
+                                        for s in STUDY.settings(scale, initial=init, **fit)])
+    if params["compare_reactions"]:
+        rscale = "quick" if scale == "quick" else params["reaction_scale"] or committed_scale("framework_reactions")
+        out["reactions"] = (rscale, [s for rx in REACTION_READINGS
+                                     for s in STUDY.settings(rscale, reaction=rx, initial=params["initial"], **kw)])
+    return out
+
+
+def signal_against_noise(res) -> dict:
+    """The noise-free solution of ``res`` against its noise: its maximum at the first
+    (``max_start``) and the last observation time (``max_end``, at ``t_end``), the noise
+    standard deviation (``sigma``), and whether the signal ends below it (``below``)."""
+    uc = np.asarray(res["u_clean"], float)
+    sigma = float(np.sqrt(res.record["noise_var"]))
+    return {"max_start": float(uc[0].max()), "max_end": float(uc[-1].max()), "t_end": float(res["t"][-1]),
+            "sigma": sigma, "below": bool(uc[-1].max() < sigma)}
 
 
 # ----------------------------------------------------------------------------- claims

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import find, learning_rate_summary
+from ..reporting import find
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
-from .base import PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config
+from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
+                   value_range)
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
+#: The learning rates with the lowest errors in the paper's Fig. 3.
+PAPER_BEST = (5e-5, 5e-4)
 
 
 def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
@@ -35,11 +38,19 @@ def large_rate_curves(results, shown, unstable_from=1e-2) -> dict:
             "stalled": [k for k in flat if stats[k]["final"] > reporting.FACTOR * shown_stats["final"]]}
 
 
+def summary(results, shown=None):
+    """The study's numbers (``reporting.learning_rate_summary``): the large rates compared
+    with the rate ``shown`` (None: the default), the best with the paper's."""
+    return reporting.learning_rate_summary(results, shown=STUDY.default["lr"] if shown is None else shown,
+                                           paper_best=PAPER_BEST)
+
+
 def bullets(s: dict) -> list[str]:
     """The main-text comparisons of the study as markdown bullets (the Supporting Material
     repeats claim the same qualitative conclusions)."""
+    lo, hi = (reporting.value_label(v) for v in PAPER_BEST)
     return [f"Lowest median error of $u_\\theta$ at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at "
-            f"$r$ = {s['best_up']}; the paper's 5e-5 to 5e-4: {s['best_theta_verdict']} "
+            f"$r$ = {s['best_up']}; the paper's {lo} to {hi}: {s['best_theta_verdict']} "
             f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
             f"Smallest rate $r$ = {s['smallest']}: the median validation loss fell by "
             f"{s['late_drop_small']} % over the last quarter of training, so it {s['small_still_falling']} "
@@ -56,9 +67,9 @@ def bullets(s: dict) -> list[str]:
 
 def claim_learning_rate(ctx):
     res = ctx.study("learning_rate")
-    s = reporting.learning_rate_summary(res)
-    subs = [SubClaim("lowest median $u_\\theta$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_theta_verdict"]),
-            SubClaim("lowest median $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]", s.verdicts["best_up_verdict"]),
+    s, best = summary(res), value_range(PAPER_BEST)
+    subs = [SubClaim(f"lowest median $u_\\theta$ error at $r$ in {best}", s.verdicts["best_theta_verdict"]),
+            SubClaim(f"lowest median $u_\\mathrm{{p}}$ error at $r$ in {best}", s.verdicts["best_up_verdict"]),
             SubClaim(f"$r$ = {s['smallest']} not converged", s.verdicts["small_still_falling"],
                      rule=f"validation loss still falling by more than {s['late_pct']} % over the last quarter"),
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"]),
@@ -91,8 +102,8 @@ PAPER_FIGURES = {
 
 #: The main-text comparisons a Supporting Material repeat is checked on: (verdict key of the
 #: summary, the sub-claim in the scorecard's words).
-REPEAT_CHECKS = (("best_theta_verdict", "lowest $u_\\theta$ error at $r$ in [5e-5, 5e-4]"),
-                 ("best_up_verdict", "lowest $u_\\mathrm{p}$ error at $r$ in [5e-5, 5e-4]"),
+REPEAT_CHECKS = (("best_theta_verdict", f"lowest $u_\\theta$ error at $r$ in {value_range(PAPER_BEST)}"),
+                 ("best_up_verdict", f"lowest $u_\\mathrm{{p}}$ error at $r$ in {value_range(PAPER_BEST)}"),
                  ("small_still_falling", "smallest $r$ not converged"),
                  ("large_worse_verdict", "larger errors at $r \\ge$ 1e-2"))
 
@@ -104,7 +115,7 @@ STUDY = Study(
     figure="learning_rate_figure",
     sweep=True,
     repeated_on=("sparse", "dense"),
-    summary=learning_rate_summary,
+    summary=summary,
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
     paper_failures=({"lr": 5e-7}, {"lr": 5e-2}, {"lr": 5e-1}),

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
-from ..reporting import arch_label, find, fmt, noise_summary
+from ..reporting import arch_label, find, fmt
 from ..sweeps import Setting, replicates
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, scale_values, train_config
@@ -39,6 +39,11 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
     return out
 
 
+def summary(results):
+    """The study's numbers (``reporting.noise_summary``), the shown setting its default point."""
+    return reporting.noise_summary(results, shown_noise=STUDY.default["noise_var"], shown_arch=STUDY.default["arch_u"])
+
+
 def bullets(s: dict) -> list[str]:
     """The main-text comparisons of the study as markdown bullets (the Supporting Material
     repeats claim the same qualitative conclusions)."""
@@ -61,7 +66,7 @@ def bullets(s: dict) -> list[str]:
 
 def _noise(ctx):
     res = ctx.study("noise")
-    return res, reporting.noise_summary(res, shown_noise=STUDY.default["noise_var"], shown_arch=STUDY.default["arch_u"])
+    return res, summary(res)
 
 
 def _noise_runs(ctx, res):
@@ -142,16 +147,39 @@ def diffusivity_in_band(r) -> tuple:
     return (band, centre, *reporting.band_errors(r, "D", band))
 
 
+def diffusivity_verdicts(r) -> dict:
+    """Claim 4's rule on one result: the numbers of ``diffusivity_in_band`` (``band``,
+    ``centre``, ``inside``, ``outside``) and the verdicts ``centred`` (RMS relative deviation
+    at most ``reporting.OPERATOR_OK``) and ``unreliable_outside`` (larger mean |error| outside)."""
+    band, centre, e_in, e_out = diffusivity_in_band(r)
+    return {"band": band, "centre": centre, "inside": e_in, "outside": e_out,
+            "centred": Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre) else None),
+            "unreliable_outside": Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None)}
+
+
+def diffusivity_against(shown, other) -> dict:
+    """The relative errors of the learned D of result ``other`` against those of ``shown``:
+    ``ratio`` of their medians (NaN where undefined) and each one's IQR (``iqr_shown``, ``iqr_other``)."""
+    d_a, d_b = shown.operator_error("D"), other.operator_error("D")
+    m_a, m_b = reporting.median(d_a), reporting.median(d_b)
+    return {"ratio": m_b / m_a if np.isfinite([m_a, m_b]).all() and m_a > 0 else np.nan,
+            "iqr_shown": reporting.iqr(d_a), "iqr_other": reporting.iqr(d_b)}
+
+
+def same_budget(results) -> bool:
+    """Whether every u-network of the study trained with the same epochs and replicates."""
+    return len({(r.record["config"]["epochs"], r.record["replicates"]) for r in results}) == 1
+
+
 def claim_noise_D(ctx):
     res, s = _noise(ctx)
     r = find(res, **STUDY.default)
-    band, centre, e_in, e_out = diffusivity_in_band(r)
+    d = diffusivity_verdicts(r)
+    band, centre, e_in, e_out = d["band"], d["centre"], d["inside"], d["outside"]
     subs = [SubClaim(f"mean learned $D$ within {fmt(100 * reporting.OPERATOR_OK, 'g')} % (RMS) of the true $D$ over "
-                     f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", Verdict.of(bool(centre <= reporting.OPERATOR_OK) if np.isfinite(centre)
-                                                                else None)),
-            SubClaim("$D$ less reliable outside that range",
-                     Verdict.of(bool(e_out > e_in) if np.isfinite([e_in, e_out]).all() else None), rule="larger mean |error|")]
-    runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = (4, 32)", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
+                     f"$u \\in$ [{band[0]:.2f}, {band[1]:.2f}]", d["centred"]),
+            SubClaim("$D$ less reliable outside that range", d["unreliable_outside"], rule="larger mean |error|")]
+    runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = {s['shown_arch']}", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
           f"rel. $L^2$ error of $D$ over all observed $u$ {s['shown_D_err']}")
@@ -166,13 +194,13 @@ def claim_noise_val(ctx):
         r = find(res, noise_var=STUDY.default["noise_var"], arch_u=a)
         rise = reporting.curve_stats(r)["rise"] if r is not None else np.nan
         lows.append(fmt(rise, ".2f"))
-        subs.append(SubClaim(f"stable validation loss at $\\sigma^2$ = 1e-3, {arch_label(a)}",
+        subs.append(SubClaim(f"stable validation loss at $\\sigma^2$ = {s['shown']}, {arch_label(a)}",
                              Verdict.of(bool(rise <= 1 + reporting.RISE_THRESHOLD) if np.isfinite(rise) else None),
                              rule=f"final at most {fmt(100 * reporting.RISE_THRESHOLD, 'g')} % above the minimum"))
     for tag in "ab":
         subs.append(SubClaim(f"validation loss rises late at $\\sigma^2$ = {s['high']}, {s['arch_' + tag]}",
                              s.verdicts[f"rise_verdict_{tag}"]))
-    runs, ev = _noise_runs(ctx, res), (f"Final over minimum median validation loss at $\\sigma^2$ = 1e-3: {lows[0]} "
+    runs, ev = _noise_runs(ctx, res), (f"Final over minimum median validation loss at $\\sigma^2$ = {s['shown']}: {lows[0]} "
           f"({s['arch_a']}), {lows[1]} ({s['arch_b']}); at {s['high']}: {s['rise_high_a']} (minimum at epoch "
           f"{s['minep_high_a']} of {s['epochs_a']}), {s['rise_high_b']} (epoch {s['minep_high_b']} of "
           f"{s['epochs_b']})")
@@ -220,7 +248,7 @@ STUDY = Study(
     sweep=True,
     repeated_on=("dense",),
     sweeps_noise=True,
-    summary=noise_summary,
+    summary=summary,
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
     described_by="arch_u",
