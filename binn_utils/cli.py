@@ -38,6 +38,7 @@ from collections import Counter
 
 from . import fit_report, store, studies
 from .forward_solve import FORWARD_METHODS
+from .reporting import value_label
 from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
                      group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
                      migrate_store, order_groups, replicate_steps, run_settings)
@@ -347,9 +348,10 @@ def _add_fit_parsers(sub):
                     help="epochs and initialisations: quick (smoke run), lite, book or paper (4000 epochs, 10)")
     fp.add_argument("--seeds", type=_positive_int, default=None, help="initialisations (default: the scale's)")
     fp.add_argument("--epochs", type=_positive_int, default=None, help="default: the scale's")
-    fp.add_argument("--batch-size", type=_positive_int, default=None, help="default: 40 (the paper's)")
-    fp.add_argument("--lr", type=_positive_float, default=None, help="learning rate (default: 5e-4)")
-    fp.add_argument("--w-pde", type=_non_negative(), default=None, help="PDE loss weight (default: 0.1)")
+    paper = studies.PAPER_DEFAULTS
+    fp.add_argument("--batch-size", type=_positive_int, default=None, help=f"default: {paper.batch_size} (the paper's)")
+    fp.add_argument("--lr", type=_positive_float, default=None, help=f"learning rate (default: {value_label(paper.lr)})")
+    fp.add_argument("--w-pde", type=_non_negative(), default=None, help=f"PDE loss weight (default: {value_label(paper.w_pde)})")
     fp.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
                     help="integrator of u_p (default: RK45, the paper's; BDF is much faster on fine grids)")
     fp.add_argument("--which", choices=("best", "final"), default="best",
