@@ -49,7 +49,7 @@
 
 # %% tags=["parameters"]
 scale = None       # the `binn fit --scale`: None: the committed fit's (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
-source = None      # None: read the committed store, train what it lacks into out/results (quick runs: out/results-quick)
+source = None      # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None   # folder for the fit's output files; None: a temporary folder
 
 # %% tags=["remove-cell"]

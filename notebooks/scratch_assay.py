@@ -40,7 +40,7 @@ mechanisms = "DG"         # operators learned: D (diffusion), G (growth); "V" wo
 epochs = None             # None: the scale's value (book: the paper's 4000)
 seeds = None              # number of initialisations; None: the scale's value (book: 10)
 drop_first_column = True  # drop the first position (x of 25 um), an edge artefact (as Lagergren et al. 2020)
-source = None        # None: the committed store (quick runs: out/results-quick)
+source = None        # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None         # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
