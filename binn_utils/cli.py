@@ -49,9 +49,8 @@ _SUPPORTING = tuple(s.name for s in studies.repeated(dense=False))
 #: Named lists of studies for ``binn sweep --plan``: entries (study, scale, noise variance or
 #: None for the study's default, dense), run in this order (``--priority`` orders the groups).
 PLANS = {
-    "paper-main": [("defaults", "paper", None, False), ("learning_rate", "paper", None, False),
-                   ("loss_weight", "paper", None, False), ("architecture", "paper", None, False),
-                   ("batch_size", "paper", None, False), ("noise", "paper", None, False)],
+    # the default runs, then the main text's sweeps (Figs. 2-6) in the book's order
+    "paper-main": [("defaults", "paper", None, False)] + [(st.name, "paper", None, False) for st in studies.sweeps()],
     "paper-architecture": [("architecture", "paper", None, False)],
     "paper-supporting": [(s, "paper", nv, False) for nv in (0.0, 1e-2) for s in _SUPPORTING],
     "quick-test": [("learning_rate", "quick", None, False), ("architecture", "quick", None, False)],
