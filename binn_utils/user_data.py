@@ -945,10 +945,10 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     key = store.key_of(prefix, spec)
     folders = [cache_dir] if isinstance(cache_dir, (str, Path)) else list(cache_dir)
     # the first folder holding a sound pair (a damaged one: a StoreWarning names the file), else the last
-    npz, js = next((p for p in (store.pair_paths(f, key) for f in folders) if store.check_pair(*p) is not None),
-                   store.pair_paths(folders[-1], key))
+    found = next((p for p in (store.pair_paths(f, key) for f in folders) if store.check_pair(*p) is not None), None)
+    npz, js = found or store.pair_paths(folders[-1], key)
     trained = 0
-    if store.check_pair(npz, js, warn=False) is None:
+    if found is None:
         store.check_may_train([key], Path(folders[0]), "fit is",
                               f"run it first (e.g. with the same parameters outside the book build) and "
                               f"commit {npz.name} and {js.name}", require=require_stored)
