@@ -445,7 +445,7 @@ def learning_rate_summary(results, shown, paper_best, unstable_from=1e-2) -> Sum
     return s
 
 
-def loss_weight_summary(results, paper_best, low=1e-4, high=1e3, factor=2.0) -> Summary:
+def loss_weight_summary(results, paper_best, low, high, factor=FACTOR) -> Summary:
     """Fig. 4: errors and weighted loss balance against w_PDE; the best weight against the
     paper's range ``paper_best`` (the study gives it)."""
     ws = [meta_value(r, "w_pde") for r in results]

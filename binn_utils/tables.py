@@ -32,11 +32,11 @@ def scales_sentence(scale_of: dict) -> str:
     return "; ".join(f"{name.replace('_', ' ')}: {s} scale ({scale_words(s)})" for name, s in scale_of.items())
 
 
-def fmt_plain(v, spec: str = ".3g") -> str:
-    """:func:`~binn_utils.reporting.fmt`, but values of 1000 and more as plain rounded
-    numbers (1,234 not 1.23e+03)."""
+def fmt_plain(v, spec: str = ".3g", plain_from: float = 1000) -> str:
+    """:func:`~binn_utils.reporting.fmt`, but values of ``plain_from`` and more as plain
+    rounded numbers (1,234 not 1.23e+03)."""
     try:
-        big = abs(float(v)) >= 1000
+        big = abs(float(v)) >= plain_from
     except (TypeError, ValueError):
         big = False
     return f"{float(v):,.0f}" if big and np.isfinite(float(v)) else fmt(v, spec)
@@ -218,7 +218,7 @@ def steps_table(rows) -> str:
 
 def below_or_above(below: bool) -> str:
     """A comparison in words: "below" or "above"."""
-    return "below" if below else "above"
+    return word(below, "below", "above")
 
 
 def steps_words(more_steps_worse: bool | None) -> str:
@@ -250,7 +250,7 @@ def combination(combo) -> str:
 
 def same_combination(same: bool | None) -> str:
     """Whether two statistics pick the same (D, V) combination, in words ("n/a" for None)."""
-    return "n/a" if same is None else "the same combination" if same else "a different combination"
+    return word(same, "the same combination", "a different combination", "n/a")
 
 
 def replicates_words(position: int | None) -> str:
@@ -284,11 +284,6 @@ def growth_zero_words(zero: dict | None, scale=1e3) -> str:
             f"{'inside' if zero['inside'] else 'above'} the observed range")
 
 
-def _times(x) -> str:
-    """A ratio in words: 100 rather than 1e+02."""
-    return f"{x:,.0f}" if x >= 10 else fmt(x, ".2g")
-
-
 def large_rate_words(curves: dict, shown: str) -> str:
     """How the validation loss behaves at the large learning rates against the rate
     ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
@@ -304,7 +299,7 @@ def large_rate_words(curves: dict, shown: str) -> str:
     if stalled:
         parts.append(f"at r = {', '.join(stalled)} it stays flat at a final value of "
                      f"{', '.join(fmt(stats[k]['final']) for k in stalled)}, "
-                     f"{', '.join(_times(stats[k]['final'] / at_shown['final']) for k in stalled)} times the "
+                     f"{', '.join(fmt_plain(stats[k]['final'] / at_shown['final'], '.2g', plain_from=10) for k in stalled)} times the "
                      f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled "
                      "rather than become erratic")
     return ("; ".join(parts) if parts else "no rate of 1e-2 or more was run") + "."
@@ -359,7 +354,7 @@ def networks_words(which: str) -> str:
 
 def matches_words(verdict: Verdict) -> str:
     """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
-    return "matches" if verdict is Verdict.AGREES else "does not match"
+    return word(verdict is Verdict.AGREES, "matches", "does not match")
 
 
 def framework_table(res, summary) -> str:

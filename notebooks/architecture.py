@@ -42,7 +42,6 @@ output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
-import numpy as np
 from IPython.display import Markdown, display
 
 from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import find
 from ..sweeps import Setting
 from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
