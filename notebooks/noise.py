@@ -64,7 +64,7 @@ shown_arch = tuple(default["arch_u"] if shown_arch is None else shown_arch)
 settings = studies.get("noise").settings_for_chapter(dict(
     scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs, seeds=seeds, datasets=datasets))
 results = sweeps.load_or_run(settings, scale, source, desc="noise")
-summary = reporting.noise_summary(results, shown_noise=shown_noise, shown_arch=shown_arch)
+summary = studies.noise.summary(results, shown_noise, shown_arch)
 reporting.glue_summary("nz", summary)
 for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)

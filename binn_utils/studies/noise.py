@@ -39,9 +39,10 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
     return out
 
 
-def summary(results):
-    """The study's numbers (``reporting.noise_summary``), the shown setting its default point."""
-    return reporting.noise_summary(results, shown_noise=STUDY.default["noise_var"], shown_arch=STUDY.default["arch_u"])
+def summary(results, shown_noise=None, shown_arch=None):
+    """The study's numbers (``reporting.noise_summary``) for the shown setting (None: its default point)."""
+    return reporting.noise_summary(results, shown_noise=STUDY.default["noise_var"] if shown_noise is None else shown_noise,
+                                   shown_arch=STUDY.default["arch_u"] if shown_arch is None else shown_arch)
 
 
 def bullets(s: dict) -> list[str]:
