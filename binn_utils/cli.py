@@ -203,6 +203,9 @@ def main(argv=None) -> int:
                             help="train long groups in tasks of this many epochs, keeping the training state "
                                  f"between them (a dead worker or a stopped sweep resumes there; default "
                                  f"{CHECKPOINT_EVERY})")
+            sp.add_argument("--allow-dirty", action="store_true",
+                            help="at the paper scale, train even though tracked files differ from the commit "
+                                 "(each record then keeps the hash of that difference beside the commit)")
             sp.add_argument("--solve-workers", type=_positive_int, default=None, metavar="N",
                             help="in-process sweeps (--workers 1): processes running the u_p forward solves "
                                  "in parallel (default: all cores but one with --device cuda, else 1)")
@@ -238,6 +241,8 @@ def _run(ap, args) -> int:
         if args.cmd == "sweep":
             remote = bool(args.scheduler or os.environ.get(SCHEDULER_ENV)) or args.cluster in JOBQUEUE_CLUSTERS
             check_run_request(results_dir, args.workers, args.device, args.forward_method, remote=remote)
+            if "paper" in scales and not args.allow_dirty and not args.dry_run:
+                check_clean_tree()
             if args.cluster in JOBQUEUE_CLUSTERS:
                 cluster_config = load_cluster_config(args.cluster_config, args.cluster)
     except ValueError as err:  # TrainingError is one
@@ -281,6 +286,16 @@ def _run(ap, args) -> int:
         return 1
     print(f"sweep: {len(done)} of {len(todo)} settings run and stored")
     return 0
+
+
+def check_clean_tree():
+    """Paper-scale records must name their code: refuse a work tree whose tracked files
+    differ from its commit (``--allow-dirty`` trains anyway, recording the difference's hash)."""
+    state = store.work_tree_state()
+    if state["dirty_worktree"]:
+        raise ValueError(f"tracked files differ from commit {state['commit'][:10]}: commit them first, so that the "
+                         "paper-scale records name their code, or pass --allow-dirty (each record then keeps the "
+                         "hash of the difference)")
 
 
 def _dry_run(args, todo, cluster_config) -> int:

@@ -373,18 +373,52 @@ def clean_json(obj):
     return obj
 
 
+#: The package's modules whose code can change a stored number (training, evaluation, the
+#: benchmarks and their data); :func:`source_fingerprint` hashes them.  Presentation,
+#: analysis and the command line are left out: they read records, they do not make them.
+NUMERIC_SOURCES = ("networks.py", "losses.py", "training.py", "forward_solve.py", "solvers.py", "problems.py",
+                   "observations.py", "metrics.py", "evaluation.py", "sweeps.py", "store.py")
+
+
+def _package_root() -> Path:
+    return Path(__file__).resolve().parent
+
+
+def source_fingerprint(root: Path | None = None) -> str:
+    """SHA-256 over the names and bytes of the package's :data:`NUMERIC_SOURCES`: names the
+    code that computed a record even where the commit cannot (a modified work tree, a copy
+    of the tree without its history)."""
+    root = _package_root() if root is None else Path(root)
+    h = hashlib.sha256()
+    for name in sorted(NUMERIC_SOURCES):
+        h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _git(*args) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, cwd=_package_root(),
+                          timeout=10, check=True).stdout
+
+
+def work_tree_state() -> dict:
+    """The commit of the package's checkout and whether tracked files differ from it: {"commit",
+    "dirty_worktree" (None outside a git checkout), "diff_sha256" (SHA-256 of ``git diff HEAD``
+    of the tracked files when dirty, else None)}."""
+    try:
+        commit = _git("rev-parse", "HEAD").strip() or "unknown"
+        dirty = _git("status", "--porcelain", "--untracked-files=no").strip() != ""
+        diff = sha256_bytes(_git("diff", "HEAD", "--binary").encode()) if dirty else None
+    except (OSError, subprocess.SubprocessError):
+        commit, dirty, diff = "unknown", None, None
+    return {"commit": commit, "dirty_worktree": dirty, "diff_sha256": diff}
+
+
 def provenance() -> dict:
-    """Where a stored result comes from: the commit, the versions and the machine."""
+    """Where a stored result comes from: the commit (with the hash of any uncommitted change
+    to tracked files), the fingerprint of the numeric sources, the versions and the machine."""
     import scipy
     import torch
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() or "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() != ""
-    except (OSError, subprocess.SubprocessError):
-        commit, dirty = "unknown", None
-    return {"commit": commit, "dirty_worktree": dirty, "python": platform.python_version(),
+    return {**work_tree_state(), "source_sha256": source_fingerprint(), "python": platform.python_version(),
             "torch": torch.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
             "machine": platform.machine(), "processor": platform.processor() or platform.machine(),
             "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -314,3 +314,18 @@ def test_sweep_summary_counts_failures_and_exits_non_zero(tmp_path, monkeypatch,
     assert good.is_done(tmp_path) and not bad.is_done(tmp_path)
     assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path), "--workers", "1"]) == 1
     assert "learning_rate: 1 of 2 settings to run" in capsys.readouterr().out      # only the failed one again
+
+
+@pytest.mark.parametrize("dirty, allow, refused", [(True, False, True), (True, True, False), (False, False, False)])
+def test_paper_scale_sweeps_refuse_a_modified_tree_unless_allowed(monkeypatch, capsys, no_training, tmp_path,
+                                                                   dirty, allow, refused):
+    monkeypatch.setattr(store, "work_tree_state", lambda: {"commit": "abc", "dirty_worktree": dirty,
+                                                           "diff_sha256": "d" if dirty else None})
+    ran = []
+    monkeypatch.setattr(cli, "run_settings", lambda todo, *a, **k: ran.append(len(todo)) or [])
+    argv = ["sweep", "learning_rate", "--scale", "paper", "--results-dir", str(tmp_path)] + (["--allow-dirty"] * allow)
+    if refused:
+        assert "tracked files differ from commit abc" in _usage_error(capsys, argv)
+        assert ran == []
+    else:
+        assert cli.main(argv) == 0 and ran == [7]

@@ -271,3 +271,15 @@ def test_a_user_fit_is_a_pair_of_the_store_and_a_damaged_one_is_not_retrained_in
         fit_user_data_cached(obs, "D", cfg, seeds=[0], cache_dir=tmp_path, prefix="mine")
     with pytest.raises(DamagedRecordError, match=js.name):                         # nothing was rewritten
         store.read_pair(npz, js)
+
+
+def test_the_source_fingerprint_names_the_numeric_code(tmp_path):
+    import shutil
+    root = Path(store.__file__).resolve().parent
+    for name in store.NUMERIC_SOURCES:
+        shutil.copy(root / name, tmp_path / name)
+    assert store.source_fingerprint(tmp_path) == store.source_fingerprint()
+    (tmp_path / "losses.py").write_text((tmp_path / "losses.py").read_text() + "\n# a change\n")
+    assert store.source_fingerprint(tmp_path) != store.source_fingerprint()
+    rec = store.provenance()
+    assert rec["source_sha256"] == store.source_fingerprint() and "diff_sha256" in rec
