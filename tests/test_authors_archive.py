@@ -1,0 +1,26 @@
+"""The authors' archived errors are vendored unchanged (data/authors_archive)."""
+import csv
+import hashlib
+from pathlib import Path
+
+import pytest
+
+ARCHIVE = Path(__file__).resolve().parents[1] / "data" / "authors_archive"
+SHA256 = {
+    "errors.csv": "270865c22aab92db77fa9a16f0a019c8bf7cd757e5f59f23d41cf20fdcfe90f6",
+    "README.md": "74c0ebf7e1ec02d6fe863d9174fbeaeedd4d019514d61d6c6338754513987496",
+    "check.py": "fdf20ab406c565b77297ad25d55aee4a9f3ef797fb98d060dc2d496892057e54",
+    "LICENSE": "6050744639a6f1257c10c3df7f9abb26ff0a36989960cd82f1fb9c0908eba61f",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHA256))
+def test_archive_file_is_unchanged(name):
+    assert hashlib.sha256((ARCHIVE / name).read_bytes()).hexdigest() == SHA256[name]
+
+
+def test_archive_has_the_rows_its_readme_counts():
+    rows = list(csv.DictReader((ARCHIVE / "errors.csv").open()))
+    assert len(rows) == 1965
+    assert sum(r["source"] == "archived" for r in rows) == 1477
+    assert {r["norm"] for r in rows} == {"frobenius", "spectral", "l2"}
