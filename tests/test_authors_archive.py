@@ -24,3 +24,18 @@ def test_archive_has_the_rows_its_readme_counts():
     assert len(rows) == 1965
     assert sum(r["source"] == "archived" for r in rows) == 1477
     assert {r["norm"] for r in rows} == {"frobenius", "spectral", "l2"}
+
+
+def test_the_reader_names_settings_as_our_studies_do():
+    import numpy as np
+    from binn_utils import authors_archive as aa
+    up = aa.errors("learning_rate", "err_u_p", noise_var=1e-3, lr=5e-4)
+    assert up.shape == (10,) and np.all(up > 0)
+    spec = aa.errors("architecture", "err_u_p", noise_var=1e-3, norm="spectral", arch_D=(4, 4), arch_V=[4, 32])
+    frob = aa.errors("architecture", "err_u_p", noise_var=1e-3, arch_D=(4, 4), arch_V=(4, 32))
+    assert spec.shape == frob.shape == (10,) and np.all(frob >= spec)  # Frobenius >= spectral for one matrix
+    assert aa.errors("batch_size", "err_u_p", noise_var=0.0, batch_size=40, budget="10min").shape == (1,)
+    assert len(aa.settings("architecture", noise_var=0.01)) == 16
+    with pytest.raises(ValueError, match="several archived settings"):
+        aa.errors("batch_size", "err_u_p", noise_var=0.0, batch_size=40)
+    assert aa.errors("learning_rate", "err_u_p", noise_var=1e-3, lr=1.0).size == 0
