@@ -17,7 +17,7 @@ import numpy as np
 from .forward_solve import forward_solve_many
 from .metrics import observed_range, operator_error, operator_grid, relative_l2
 from .observations import Observations
-from .training import TrainResult
+from .runs import TrainResult
 
 PLOT_U_POINTS = 101
 

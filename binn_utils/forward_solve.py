@@ -49,8 +49,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.sparse import diags_array
 
 __all__ = [
     "ForwardSolution",
@@ -246,6 +244,8 @@ def forward_solve(D: Operator, V: Operator, G: Operator, u0, x, t, *,
         Never raises for bad operators.  ``ValueError`` is raised only for
         malformed grids/time vectors (programming errors).
     """
+    from scipy.integrate import solve_ivp  # here: importing this module needs no scipy
+    from scipy.sparse import diags_array
     check_method(method)
     x = np.asarray(x, dtype=float)
     t = np.asarray(t, dtype=float)

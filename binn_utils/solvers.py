@@ -38,9 +38,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.linalg import cho_solve_banded, cholesky_banded
-from scipy.sparse import csc_matrix, diags
+# scipy is imported where it is used: describing the benchmarks (``problems``) needs no solver
 
 __all__ = ["solve_mol", "solve_spectral", "solve_fem", "uniform_spacing"]
 
@@ -73,6 +71,7 @@ def _band_hints(method: str, n: int, bandwidth: int | None) -> dict:
     A finite-difference Jacobian of a banded right-hand side then costs
     ``2*bandwidth+1`` evaluations instead of ``n`` (and is factorised sparsely).
     """
+    from scipy.sparse import diags
     if bandwidth is None:
         return {}
     if method == "LSODA":
@@ -87,6 +86,7 @@ def _band_hints(method: str, n: int, bandwidth: int | None) -> dict:
 def _integrate(rhs, u0, t, *, method, rtol, atol, jac=None,
                bandwidth=None) -> np.ndarray:
     """Run ``solve_ivp`` from ``t[0]`` and return the solution at ``t``."""
+    from scipy.integrate import solve_ivp
     t = np.asarray(t, dtype=float)
     if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0):
         raise ValueError("t must be a 1-D increasing array of output times")
@@ -338,6 +338,8 @@ def banded_inverse(chol: np.ndarray, n: int, bandwidth: int) -> csc_matrix:
     vectors (columns that share a probe are more than ``bandwidth`` apart);
     the neglected entries are relatively below :math:`0.27^{\\text{bandwidth}+1}`.
     """
+    from scipy.linalg import cho_solve_banded
+    from scipy.sparse import csc_matrix
     width = 2 * bandwidth + 1
     probes = np.zeros((n, width))
     probes[np.arange(n), np.arange(n) % width] = 1.0
@@ -358,6 +360,7 @@ def tridiagonal_jacobian(residual, u: np.ndarray) -> csc_matrix:
     differences); each perturbed column only affects its own and the two
     neighbouring rows.
     """
+    from scipy.sparse import csc_matrix
     n = u.size
     r0 = residual(u)
     step = np.sqrt(np.finfo(float).eps) * np.maximum(np.abs(u), 1.0)
@@ -402,6 +405,8 @@ def solve_fem(D: Func, V: Func, G: Func, u0, x, t, rtol: float = 1e-8,
     The initial condition is nodal interpolation of ``u0``.  Returns an array
     of shape ``(len(t), len(x))``.
     """
+    from scipy.linalg import cho_solve_banded, cholesky_banded
+    from scipy.sparse import csc_matrix
     h = uniform_spacing(x)
     u0 = np.asarray(u0, dtype=float)
     n = u0.size

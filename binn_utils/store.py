@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
+from .runs import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
 
 STORE_FORMAT = 2
 """Version of the stored pair (not of what the numbers mean, so not part of any key):

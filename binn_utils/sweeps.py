@@ -33,7 +33,8 @@ import numpy as np
 from . import store
 from .problems import INITIALS
 from .forward_solve import solve_pool
-from .training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
+from .runs import (HISTORY_KEYS, TrainConfig, TrainingError, TrainState, build_layout, check_distinct, check_number,
+                   check_seeds)
 
 CURVE_POINTS = 400
 RESULTS_FORMAT = 1
@@ -412,7 +413,7 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
     import torch
 
     from .forward_solve import check_method
-    from .training import TrainingError, resolve_device
+    from .training import resolve_device
     check_method(forward_method)
     if not remote:
         resolve_device(device)
@@ -441,7 +442,6 @@ def replicate_steps(setting: Setting) -> int:
 def group_cost(group) -> float:
     """Rough relative cost of a group: optimiser steps plus validations, times the networks'
     parameters and the replicates (for ``priority="longest"``: long groups start first)."""
-    from .training import build_layout
     s = group[0]
     n_train = _n_train(s.benchmark, bool(s.dense))
     steps = s.config.epochs * (-(-n_train // min(s.config.batch_size, n_train)) + 0.5)
@@ -485,7 +485,6 @@ class _Sweep:
 
     def checkpoint(self, group):
         """The group's stored training state, or None (none, or damaged: never trusted)."""
-        from .training import TrainState
         npz, js = self._checkpoint_paths(group)
         if store.check_pair(npz, js) is None:
             return None
@@ -497,7 +496,6 @@ class _Sweep:
     def finished(self, group, get):
         """Store what a task returned.  Returns the ``TrainState`` to submit the group again
         with when its training is not finished (kept as the group's checkpoint), else None."""
-        from .training import TrainState
         try:
             outputs, _ = get()
             if isinstance(outputs, TrainState):

@@ -329,3 +329,34 @@ def test_paper_scale_sweeps_refuse_a_modified_tree_unless_allowed(monkeypatch, c
         assert ran == []
     else:
         assert cli.main(argv) == 0 and ran == [7]
+
+
+HEAVY = ("torch", "scipy", "matplotlib", "dask", "distributed")
+
+
+@pytest.mark.parametrize("argv, code", [(["--help"], 0), (["sweep", "no_such_study"], 2),
+                                        (["status", "learning_rate", "--scale", "quick"], 0)])
+def test_help_usage_errors_and_status_import_no_torch_scipy_matplotlib_or_dask(tmp_path, argv, code):
+    """`binn --help`, a usage error and `binn status` answer at once: a fresh process imports
+    neither torch nor scipy, matplotlib or Dask (the trainer, the solvers and the figures
+    load only when a command trains, solves or draws)."""
+    probe = textwrap.dedent(f"""
+        import sys
+        from binn_utils import cli
+        try:
+            code = cli.main({argv!r} + (["--results-dir", {str(tmp_path)!r}] if {argv[0]!r} == "status" else []))
+        except SystemExit as exc:
+            code = exc.code
+        print(code, *sorted(m for m in {HEAVY!r} if m in sys.modules))
+        """)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].split() == [str(code)], f"exit status, then what it imported: {out.stdout}"
+
+
+def test_fit_scales_are_the_studies_scales():
+    """`binn fit --scale` offers the studies' scale names without importing the fit report
+    (matplotlib); the fit's own table must name the same scales."""
+    from binn_utils import fit_report, studies
+    assert set(fit_report.SCALES) == set(studies.SCALES)

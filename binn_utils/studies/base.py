@@ -26,7 +26,7 @@ import numpy as np
 from ..reporting import find, value_label
 from ..store import committed_scale
 from ..sweeps import Setting, replicates
-from ..training import TrainConfig, TrainingError
+from ..runs import TrainConfig, TrainingError
 
 SCALES = {
     "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),
