@@ -4,6 +4,9 @@
     python benchmarks/speed.py --quick         # fewer steps, no full run
     python benchmarks/speed.py --device cuda   # GPU: one process, R in the thousands
 
+0. cold and warm start: a fresh process that imports the trainer and trains one epoch of
+   10 replicates, first with an empty compile cache (every kernel compiled), then again
+   (every kernel loaded from the cache that the first filled; ``training.compile_cache_dir``);
 1. the plain reference step (one model, nested autograd, torch.optim.Adam; tests/reference_binn.py);
 2. the fast step (batched, derivatives propagated analytically, hand-written backward,
    torch.compile) for R = 1, 10, 50 on one thread, for the (6, 128) solution network and for
@@ -82,6 +85,42 @@ def fast_run(R: int, epochs: int, seed0: int = 0, arch_u=(4, 32), dense: bool = 
     return warm, res.wall_time_s, res.epochs_run * res.steps_per_epoch * R, res
 
 
+_START_PROBE = """
+import time
+t0 = time.perf_counter()
+import torch
+from binn_utils.observations import make_observations
+from binn_utils.training import TrainConfig, train
+torch.set_num_threads(1)
+t1 = time.perf_counter()
+res = train(make_observations("diffusion", 1e-3), TrainConfig(epochs=1), seeds=range(10))
+print(t1 - t0, res.extra["first_epoch_s"])
+"""
+
+
+def start_times(cache_dir) -> tuple:
+    """(import seconds, first-epoch seconds (compiling or loading the kernels), process wall
+    seconds) of a fresh process training one epoch with the compile cache ``cache_dir``."""
+    import subprocess
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir), "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _START_PROBE], env=env, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    imp, first = map(float, out.stdout.split()[-2:])
+    return imp, first, wall
+
+
+def start_lines():
+    import tempfile
+    with tempfile.TemporaryDirectory() as cache:
+        for label in ("cold start (empty compile cache):", "warm start (kernels in the cache):"):
+            imp, first, wall = start_times(cache)
+            print(f"{label:<44s} {wall:6.1f} s from process start to one epoch trained   (import {imp:4.1f} s, "
+                  f"first epoch incl. {'compiling' if 'cold' in label else 'loading'} the kernels {first:5.1f} s; "
+                  f"{_load()})", flush=True)
+
+
 def _load() -> str:
     return f"load {os.getloadavg()[0]:4.1f}"
 
@@ -151,6 +190,7 @@ def main():
     _setup()
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, one thread per process, float32; {_load()}",
           flush=True)
+    start_lines()
     ref = reference_step_us(50 if args.quick else 200)
     print(f"{'reference step (one model, nested autograd):':<44s} {ref:8.0f} us per replicate-step   "
           f"({_load()})", flush=True)

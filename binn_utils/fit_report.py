@@ -46,7 +46,7 @@ from . import figures, plotting, scratch, store, studies
 from .diagnostics import fmt_value
 from .forward_solve import check_method, forward_solve
 from .metrics import relative_l2_many
-from .training import TrainConfig
+from .runs import TrainConfig
 from .user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, curve_shapes, delimiter_hint, file_sha1,
                         fit_user_data_cached, prepare_fit, to_float, validate_mechanisms)
 

@@ -40,9 +40,6 @@ from .runs import (HISTORY_KEYS, SEED_MAX, TrainConfig, TrainingError, TrainResu
 
 # ----------------------------------------------------------------------------- compiled kernels
 _COMPILED: dict = {}
-# one process may train many shapes (replicate counts, batch sizes, last partial batches):
-# allow more specialisations than dynamo's default before it falls back to eager mode
-torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
 
 
 def _adam_update(flat, grad, m, v, step, lr, b1: float, b2: float, eps: float):
@@ -195,6 +192,10 @@ def _kernels(layout: NetworkLayout, compile_: bool):
             # per-kernel calls were a large part of the step at small R).  CUDA keeps the
             # default (the GPU path captures CUDA graphs).
             compile_cache_dir()
+            # here, not at import: a process that never compiles (the quick scale, the book
+            # reading stored results) does not load the compiler.  One process may train many
+            # layouts and dtypes: allow more specialisations than dynamo's default
+            torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
             step_fn = _by_device(step_fn, [(0,), (0,), (0,), (0, 1), (0, 1), (0,)])
             val_fn = _by_device(val_fn, [(0,), (0,), (0,), (0, 1), (0, 1)])
             adam = _by_device(_adam_update, [(0,)] * 6)

@@ -84,7 +84,7 @@ from .evaluation import evaluate
 from .forward_solve import check_method
 from .observations import Observations, split_indices
 from .sweeps import CHECKPOINTS, REPORTED, local_cluster
-from .training import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds, train
+from .runs import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
@@ -756,6 +756,7 @@ def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = r
     (implicit; the same solution to the tolerance, much faster on fine grids).
     See :func:`fit_user_data_cached` for the same fit stored on disk.
     """
+    from .training import train  # the trainer (torch) loads only when a fit trains
 
     prep = _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
                         x, t, u, replicate, forward_method)
@@ -842,6 +843,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
     Returns the combined ``TrainResult`` and the parts' files (the caller removes them
     once the combined result is stored).  ``n_parts`` (default: one per worker) fixes the
     split; with one worker and no scheduler the parts train here, one after the other."""
+    from .training import train
     from tqdm import tqdm
 
     datas = prep["datas"] if isinstance(prep["datas"], list) else [prep["datas"]] * len(prep["run_seeds"])
@@ -938,6 +940,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     the stored record says how many parts).  ``prepared``: the output of the validation
     step, when the caller has already run it (``binn fit`` does, to report before training).
     """
+    from .training import train
 
     prep = prepared or _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end,
                                     u_scale, x, t, u, replicate, forward_method)

@@ -88,7 +88,7 @@ def test_rerun_trains_nothing(fitted, monkeypatch, capsys):
 
     def refuse(*a, **k):
         raise AssertionError("trained again")
-    monkeypatch.setattr(user_data, "train", refuse)
+    monkeypatch.setattr(training, "train", refuse)
     before = np.load(out / "solutions.npz")["u_theta"]
     rc = cli.main(["fit", str(data), "--mechanisms", "DG", *COLS, "--scale", "quick", "--epochs", "3",
                    "--forward-method", "BDF", "--out", str(out)])
@@ -325,7 +325,7 @@ def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
     def counting(datas, config, seeds, **kw):
         calls.append(list(seeds))
         return real(datas, config, seeds, **kw)
-    monkeypatch.setattr(user_data, "train", counting)
+    monkeypatch.setattr(training, "train", counting)
     again, _ = user_data._train_parts(prep, npz, {"x": 1}, "k", False, 1, None, n_parts=3)
     assert calls == [[1]]
     np.testing.assert_array_equal(again.final[[0, 2]], first.final[[0, 2]])
@@ -369,7 +369,7 @@ def test_a_failed_part_is_counted_and_the_others_kept(tmp_path, monkeypatch):
         if list(seeds) == [1] and len(calls) <= 2:
             raise RuntimeError("out of memory")
         return real(datas, config, seeds, **kw)
-    monkeypatch.setattr(user_data, "train", flaky)
+    monkeypatch.setattr(training, "train", flaky)
     prep = prepare_fit(str(path), "DG", training.TrainConfig(epochs=2, compile=False), range(2), x="x_um",
                        t="t_h", u="density", replicate="well")
     with pytest.raises(RuntimeError, match=r"1 of 2 training parts failed \(part 2: RuntimeError: out of memory\)"):

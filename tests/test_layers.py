@@ -117,10 +117,12 @@ def test_nothing_below_the_presentation_layer_draws(module):
     assert not bad, f"{module} ({mine}) draws: " + ", ".join(bad)
 
 
-#: The one exception to declaring dependencies at the top above the store: the command line
-#: loads the fit report (matplotlib, the trainer) only for `binn fit` and `binn predict`, so
-#: that `binn --help`, usage errors and `binn status` answer at once (tests/test_cli.py).
-LATE_IMPORTS = {"binn_utils.cli": {"binn_utils.fit_report"}}
+#: The exceptions to declaring dependencies at the top above the store, all for speed: the
+#: command line loads the fit report (matplotlib, the trainer) only for `binn fit` and `binn
+#: predict`, so that `binn --help`, usage errors and `binn status` answer at once
+#: (tests/test_cli.py); a fit loads the trainer (torch) only when it trains, so reading a
+#: stored fit (the book's chapters) needs no torch.
+LATE_IMPORTS = {"binn_utils.cli": {"binn_utils.fit_report"}, "binn_utils.user_data": {"binn_utils.training"}}
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

@@ -110,6 +110,55 @@ def test_compiled_step_equals_eager_and_is_not_recompiled_per_chunk_length(burge
     assert counters["stats"].get("unique_graphs", 0) == before.get("unique_graphs", 0)
 
 
+_PROBE = """
+import json, sys
+from torch._dynamo.utils import counters
+from binn_utils.observations import make_observations
+from binn_utils.training import TrainConfig, train
+R, B = int(sys.argv[1]), int(sys.argv[2])
+cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, batch_size=B, val_n_pde=20, val_n_bc=5)
+train(make_observations("diffusion", 1e-3), cfg, seeds=range(R))
+print(json.dumps({k: counters[group][k] for group, keys in (("inductor", ("fxgraph_cache_miss", "fxgraph_cache_hit")),
+                  ("aot_autograd", ("autograd_cache_miss", "autograd_cache_hit"))) for k in keys}))
+"""
+
+
+@pytest.mark.slow
+def test_a_second_process_reuses_the_compiled_kernels(tmp_path):
+    """The compiled kernels are kept in the compile cache (``compile_cache_dir``): a fresh
+    process with another replicate count and another batch size compiles nothing (every
+    kernel is a cache hit), where the first process compiled each kernel once."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1",
+           "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "kernels")}
+
+    def run(R, B):
+        out = subprocess.run([sys.executable, "-c", _PROBE, str(R), str(B)], capture_output=True, text=True,
+                             env=env, cwd=tmp_path, timeout=1800)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return json.loads(out.stdout.splitlines()[-1])
+
+    first = run(3, 40)
+    assert first["fxgraph_cache_miss"] >= 3 and first["fxgraph_cache_hit"] == 0, first  # step, validation, Adam
+    second = run(5, 25)
+    assert second["fxgraph_cache_miss"] == 0 and second["autograd_cache_miss"] == 0, second
+    assert second["fxgraph_cache_hit"] == first["fxgraph_cache_miss"], (first, second)
+
+
+def test_the_compile_cache_is_named_by_the_environment_or_under_the_user_cache(monkeypatch, tmp_path):
+    from binn_utils.training import COMPILE_CACHE_ENV, compile_cache_dir
+    monkeypatch.setenv(COMPILE_CACHE_ENV, str(tmp_path / "mine"))
+    assert compile_cache_dir() == str(tmp_path / "mine")
+    monkeypatch.delenv(COMPILE_CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert compile_cache_dir() == str(tmp_path / "xdg" / "binn" / "torchinductor")
+
+
 def test_batched_adam_equals_separate_torch_adams():
     R, n = 4, 50
     gen = torch.Generator().manual_seed(2)

@@ -359,9 +359,9 @@ def test_a_file_in_another_encoding_is_named_with_the_fix(tmp_path):
     ((X - 250.0) / 150.0 * 1.5e308, T, "'x' spans more than the largest floating-point number"),
 ])
 def test_units_beyond_floating_point_range_fail_before_training(x, t, message, monkeypatch):
-    import binn_utils.user_data as user_data
+    import binn_utils.training as training
     from binn_utils.training import TrainConfig
-    monkeypatch.setattr(user_data, "train", lambda *a, **k: pytest.fail("trained despite impossible units"))
+    monkeypatch.setattr(training, "train", lambda *a, **k: pytest.fail("trained despite impossible units"))
     with pytest.raises(ValueError, match=message):
         obs = observations_from_arrays(x, t, 1000 + 10 * X[None, :] + T[:, None])
         fit_user_data(obs, "D", TrainConfig(batch_size=10, epochs=1, compile=False), seeds=[0])
