@@ -56,7 +56,13 @@ $(STAMP): requirements.txt pyproject.toml $(LOCK)
 	touch $@
 
 # --- tests -------------------------------------------------------------------------
-test: unit-tests notebook-check book
+# The three checks are independent (each writes its own files: out/ci/junit-unit.xml,
+# out/ci/NAME.ipynb, _build): they run side by side, JOBS at a time (default 2, one per core
+# of the machine CI runs on), each one's output printed together when it ends.  The venv is
+# built once, before them.  `make test JOBS=1` runs them one after the other.
+JOBS ?= 2
+test: venv
+	$(MAKE) --no-print-directory -j$(JOBS) --output-sync=target unit-tests notebook-check book
 
 # Unit tests of binn_utils. pytest exits 5 when it collects no test; that is not a
 # failure here (the notebook check below always runs tests).
