@@ -128,8 +128,9 @@ def compile_cache_dir() -> str:
     """The folder of the compiled kernels: ``$TORCHINDUCTOR_CACHE_DIR`` if set, else
     ``binn/torchinductor`` under ``$XDG_CACHE_HOME`` (default ``~/.cache``).
 
-    torch.compile keeps every kernel it builds there (the FX graph cache and the AOT
-    autograd cache, keyed on the traced graph, the torch version and the compiler's
+    The CPU kernels compiled ahead of time are saved in its ``binn-aot`` folder
+    (``_Precompiled``), and torch.compile keeps there what it builds (the FX graph cache and
+    the AOT autograd cache, keyed on the traced graph, the torch version and the compiler's
     options), so a later process that asks for the same kernels loads them instead of
     compiling: a fresh machine compiles each kernel once.  torch's own default is a folder
     under /tmp, which a reboot empties; this one persists.  Set before the first compile of
