@@ -13,7 +13,8 @@ from .claims.scorecard import ChoiceEffect, Judged
 from .verdicts import Outcome, Verdict
 
 MARKS = {Outcome.REPRODUCED: ("✔", "#1a7f37"), Outcome.PARTLY: ("◐", "#9a6700"),
-         Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.NOT_TESTED: ("○", "#57606a")}
+         Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.INDISTINCT: ("≈", "#57606a"),
+         Outcome.NOT_TESTED: ("○", "#57606a")}
 FAILING = (Outcome.PARTLY, Outcome.NOT_REPRODUCED)
 SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
                "T ∝ 1/B": "$T \\propto 1/B$", "B = 40-160": "$B$ = 40-160", "u = 0": "$u = 0$", "D ": "$D$ ",
