@@ -95,7 +95,7 @@ def _link(claim) -> str:
 
 def claims_table(judged: list[Judged]) -> str:
     """One row per claim: verdict, short title with its chapter, the sub-claims that disagree."""
-    table = ["| # | verdict | claim (chapter) | what failed: the paper's sub-claims our runs contradict |",
+    table = ["| # | verdict | claim (chapter) | our tests of its sub-claims that disagree |",
              "| --- | --- | --- | --- |"]
     for j in judged:
         failed = what_failed(j.subclaims) if j.outcome in FAILING else ""
@@ -121,11 +121,12 @@ def _failing(judged: list[Judged]) -> list[Judged]:
 def headline_md(judged: list[Judged]) -> str:
     """The headline box of the scorecard (MyST)."""
     main, n = _failing(judged), counts(judged)
-    lines = ["```{admonition} Does the paper hold up?", ":class: tip", "",
+    lines = ["```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged), "```", "",
+             "```{admonition} Our tests of the paper's claims", ":class: tip", "",
              f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
                                                                   for k, c in n.items()) + "."]
     if main:
-        lines += ["", "Where our runs contradict the paper (its sub-claims that disagree):", ""]
+        lines += ["", "Our tests of the paper's claims that disagree with it:", ""]
         lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}): "
                   f"{what_failed(j.subclaims, most=2) or 'see the sub-claims'}" for j in main]
     else:
@@ -148,13 +149,59 @@ def headline_html(judged: list[Judged]) -> str:
         f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>): '
         f"{tex_to_html(what_failed(j.subclaims, most=2) or 'see the sub-claims')}</li>" for j in main)
     counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
-    return (f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
-            f"Does the paper hold up?</p><p>Of the paper's {len(judged)} claims, checked against this edition's "
-            f"runs: {counts_html}.</p>"
-            + (f"<p>Where our runs contradict the paper (its sub-claims that disagree):</p><ul>{items}</ul>"
+    return (plain_answer_html(judged) +
+            f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
+            f"Our tests of the paper's claims</p><p>Of the paper's {len(judged)} claims, checked against this "
+            f"edition's runs: {counts_html}.</p>"
+            + (f"<p>Our tests of the paper's claims that disagree with it:</p><ul>{items}</ul>"
                if main else "<p>No claim disagrees with our runs.</p>")
             + '<p>Every verdict, with its evidence and sub-claims: <a href="../notebooks/scorecard.html">the '
             "reproduction scorecard</a>.</p></div>")
+
+
+def _counts_words(j: Judged) -> str:
+    vs = [s.verdict for s in j.subclaims]
+    return (f"{vs.count(Verdict.AGREES)} of {len(vs)} sub-claims agree, {vs.count(Verdict.DISAGREES)} disagree, "
+            f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished")
+
+
+def plain_answer(judged: list[Judged]) -> list[str]:
+    """Five to eight sentences for a modeller deciding how to train a BINN, from the typed
+    verdicts and the intervals: what holds in our runs, what in the authors' archived runs,
+    and how well the operators are recovered at the recommended settings."""
+    by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
+
+    def listed(js, counts=False):
+        return "; ".join(f"claim {j.claim.number} ({j.claim.title}" + (f": {_counts_words(j)}" if counts else "") + ")"
+                         for j in js) or "none"
+    out = [f"Each of the paper's {len(judged)} claims is split into sub-claims, each a comparison of "
+           "intervals over initialisations: it agrees or disagrees only where the intervals separate."]
+    out.append(f"Reproduced in our runs: {listed(by[Outcome.REPRODUCED], True)}.")
+    out.append(f"Partly reproduced: {listed(by[Outcome.PARTLY], True)}.")
+    out.append(f"Not reproduced: {listed(by[Outcome.NOT_REPRODUCED], True)}.")
+    if by[Outcome.INDISTINCT]:
+        out.append(f"Cannot be distinguished with this many replicates: {listed(by[Outcome.INDISTINCT])}.")
+    theirs = [(j, s) for j in judged for s in j.subclaims if s.authors is not None]
+    if theirs:
+        tv = [s.authors for _, s in theirs]
+        dis = "; ".join(f"claim {j.claim.number}, {s.label}" for j, s in theirs if s.authors is Verdict.DISAGREES)
+        out.append(f"The same rules on the authors' own archived runs: {tv.count(Verdict.AGREES)} of {len(tv)} "
+                   f"sub-claims agree with the paper's sentence, {tv.count(Verdict.DISAGREES)} disagree"
+                   + (f" ({dis})" if dis else "") + f", {tv.count(Verdict.INDISTINCT)} cannot be distinguished.")
+    nums = [(k, v) for j in judged if j.check for k, v in j.check.numbers.items()]
+    if nums:
+        out.append("Operators at the recommended settings, median relative error over initialisations [its interval]: "
+                   + "; ".join(f"{k} {v}" for k, v in nums) + ".")
+    return out
+
+
+def plain_answer_md(judged: list[Judged]) -> str:
+    return " ".join(plain_answer(judged))
+
+
+def plain_answer_html(judged: list[Judged]) -> str:
+    return ('<div class="admonition note plain-answer" id="plain-answer"><p class="admonition-title">'
+            "The answer in brief</p><p>" + tex_to_html(plain_answer_md(judged)) + "</p></div>")
 
 
 def details_md(judged: list[Judged]) -> str:
@@ -162,12 +209,16 @@ def details_md(judged: list[Judged]) -> str:
     lines = []
     for j in judged:
         numbers = evidence(j)  # the runs are in the table of what was run
-        lines += [f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}", "",
-                  f"*The paper:* {j.claim.text} *Its evidence:* {j.claim.paper_evidence}", "",
+        quote = (f"> “{j.claim.quote}” ({j.claim.where})" if j.claim.quote else "")
+        lines += [f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}", "", quote, "",
+                  f"*Our test of it:* {j.claim.text} *The paper's evidence:* {j.claim.paper_evidence}", "",
                   f"*Ours:* {numbers}", ""]
         groups: dict = {}
         for s in j.subclaims:
-            groups.setdefault(s.group, []).append(labelled(s) + f": *{s.verdict.value}*")
+            theirs = f"; the authors' runs: *{s.authors.value}*" if s.authors is not None else ""
+            ivs = "; ".join(f"{k} {v}" for k, v in s.numbers.items()) if s.numbers else ""
+            groups.setdefault(s.group, []).append(labelled(s) + (f" [{ivs}]" if ivs else "")
+                                                  + f": *{s.verdict.value}*{theirs}")
         for group, items in groups.items():
             if group is None:
                 lines += [f"* {item}" for item in items]

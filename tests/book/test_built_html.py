@@ -122,7 +122,7 @@ def test_landing_page_has_the_headline_box():
     box = soup(page).find(id="headline-box")
     assert box is not None, f"no headline box on {page.relative_to(HTML)}"
     text = box.get_text(" ", strip=True)
-    assert "Does the paper hold up?" in text
+    assert "Our tests of the paper's claims" in text
     for verdict in ("reproduced", "partly reproduced", "not reproduced", "not tested"):
         assert re.search(rf"\d+\s+{verdict}", text), f"headline box lacks the count of '{verdict}': {text[:200]}"
     assert box.find("a", href=re.compile(r"scorecard\.html")), "headline box does not link the scorecard"
