@@ -391,3 +391,19 @@ def reactions_table(labels, results) -> str:
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
     return "\n".join(rows)
+
+
+def network_spread_table(theta: dict, up: dict, archs) -> str:
+    """Claim 3's spreads, as the scorecard decides them (``studies.noise.spread_comparison``):
+    per nonzero noise level the IQR of each u-network's errors over the datasets both ran,
+    with its bootstrap interval, and the verdict on "the first less variable"."""
+    a, b = (arch_label(x) for x in archs)
+    rows = [f"| $\\sigma^2$ | IQR $u_\\theta$, {a} | {b} | verdict | IQR $u_\\mathrm{{p}}$, {a} | {b} | verdict |",
+            "|---|---|---|---|---|---|---|"]
+    for nv in sorted(set(theta) | set(up)):
+        cells = []
+        for d in (theta, up):
+            v, ia, ib = d.get(nv, (None, None, None))
+            cells += [str(ia), str(ib), v.value if v is not None else "n/a"]
+        rows.append(f"| {nv:g} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

@@ -70,6 +70,7 @@ for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)
     reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, scale=scale))
 reporting.glue("nz_grid", "351" if dense else "71")
+reporting.glue("nz_level", reporting.fmt(100 * reporting.LEVEL, "g"))
 
 # The diffusivity at the shown setting, judged as claim 4 of the scorecard judges it
 # (studies.noise.diffusivity_verdicts)
@@ -130,6 +131,16 @@ plt.close(fig)
 display(Markdown(reporting.metrics_table(
     results, lambda r: f"$\\sigma^2$ = {value_label(meta_value(r, 'noise_var'))}, "
                        f"$(h_u, n_u)$ = {arch_label(meta_value(r, 'arch_u'))}")))
+
+# %% [markdown]
+# The spread of the two networks' errors, as claim 3 of the {doc}`scorecard` compares it:
+# the interquartile range over the datasets both networks ran (the table above pools every
+# dataset of each network, and the (6, 128) network ran fewer), with its
+# {glue:text}`nz_level` % bootstrap interval, at each nonzero noise level:
+
+# %% tags=["remove-input"]
+display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(results, "err_u_theta"),
+                                             studies.noise.spread_comparison(results, "err_u_p"), archs)))
 
 # %% [markdown]
 # ## Verdict

@@ -7,7 +7,7 @@ from binn_utils import reporting, studies
 from binn_utils.verdicts import Outcome, Summary, Verdict, aggregate
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
 
-A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.TOO_FEW)
+A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.INDISTINCT)
 
 
 def test_aggregate_counts_only_decided_subclaims():
@@ -15,7 +15,8 @@ def test_aggregate_counts_only_decided_subclaims():
     assert aggregate([A, U, F]) is Outcome.REPRODUCED
     assert aggregate([A, D, N]) is Outcome.PARTLY
     assert aggregate([D, D, U]) is Outcome.NOT_REPRODUCED
-    assert aggregate([N, U, F]) is aggregate([]) is Outcome.NOT_TESTED
+    assert aggregate([N, U]) is aggregate([]) is Outcome.NOT_TESTED
+    assert aggregate([N, U, F]) is Outcome.INDISTINCT
     assert [o.value for o in Outcome] == list(reporting.VERDICTS)
 
 
