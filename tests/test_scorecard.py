@@ -88,7 +88,9 @@ def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help
     summaries.verdict = D
     check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.1, dense_err=0.2)))
     assert check.outcome is Outcome.NOT_REPRODUCED
-    assert {s.verdict for s in check.subclaims} == {D}
+    # the medians separate; the spreads (0.02 against 0.01) overlap with ten replicates
+    assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {D}
+    assert {s.verdict for s in check.subclaims} == {D, F}
 
 
 def test_claim_11_is_not_tested_without_stored_repeats_and_with_too_few_replicates(summaries):
@@ -175,7 +177,7 @@ def test_labels_rules_and_what_failed():
 def test_headline_box_counts_and_lists_the_failing_claims():
     judged = [checked(1, A), checked(2, A, D), checked(3, D), checked(4, N), checked(5, A, A)]
     assert text.counts(judged) == {Outcome.REPRODUCED: 2, Outcome.PARTLY: 1, Outcome.NOT_REPRODUCED: 1,
-                                   Outcome.NOT_TESTED: 1}
+                                   Outcome.INDISTINCT: 0, Outcome.NOT_TESTED: 1}
     md = text.headline_md(judged)
     assert "Of the paper's 5 claims:" in md and "**2** reproduced" in md and "**1** not tested" in md
     # the not reproduced first, each with the sub-claims that disagree, without its rule
