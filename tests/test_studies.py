@@ -273,14 +273,24 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
 
     from binn_utils import reporting, tables
     from binn_utils.verdicts import Verdict
+    from synthetic import Fake
     noise = studies.noise
-    ok = reporting.OPERATOR_OK
-    for numbers, centred, outside in [((ok / 2, 0.1, 0.3), Verdict.AGREES, Verdict.AGREES),
-                                      ((2 * ok, 0.3, 0.1), Verdict.DISAGREES, Verdict.DISAGREES),
-                                      ((np.nan, np.nan, 0.1), Verdict.UNDECIDED, Verdict.UNDECIDED)]:
-        monkeypatch.setattr(noise, "diffusivity_in_band", lambda r, n=numbers: ((0.4, 0.6), *n))
-        d = noise.diffusivity_verdicts(None)
-        assert (d["centred"], d["unreliable_outside"]) == (centred, outside) and d["band"] == (0.4, 0.6)
+    u = np.linspace(0, 1, 21)
+    band = (u >= 0.4) & (u <= 0.6)
+
+    def fake(inside, outside):
+        """Eight replicates of a learned D (true 1/2): ``inside`` + a replicate's offset over the
+        band the data cover at t_end ([0.4, 0.6]), ``outside`` elsewhere."""
+        D = np.stack([np.where(band, inside + d, outside) for d in np.linspace(-0.01, 0.01, 8)])
+        return Fake({}, {"err_u_p": [0.1] * 8}, record={"u_range": (0.2, 0.9)},
+                    arrays={"u_clean": np.array([np.linspace(0.2, 0.9, 5), np.linspace(0.4, 0.6, 5)]), "u_grid": u,
+                            "true_op_D": np.full(u.size, 0.5), "best_op_D": D})
+    for r, centred, outside in [(fake(0.5, 0.8), Verdict.AGREES, Verdict.AGREES),       # centred, worse outside
+                                (fake(0.75, 0.6), Verdict.DISAGREES, Verdict.DISAGREES),  # biased, better outside
+                                (fake(np.nan, np.nan), Verdict.UNDECIDED, Verdict.UNDECIDED)]:
+        d = noise.diffusivity_verdicts(r)
+        assert (d["centred"], d["unreliable_outside"]) == (centred, outside)
+        assert d["band"] == (pytest.approx(0.4), pytest.approx(0.6))
     run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
                                                      record={"config": {"epochs": epochs}, "replicates": 5})
     c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
