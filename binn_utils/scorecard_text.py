@@ -24,9 +24,14 @@ PROVENANCE_HEAD = ["results", "data", "scale", "settings", "epochs",
                    "u_p solver (settings)"]
 
 
-def verdict_words(j: Judged) -> str:
-    """'partly reproduced', or 'not tested (results not stored yet)'."""
-    return j.outcome.value + (" (results not stored yet)" if j.unstored else "")
+def verdict_words(j: Judged, counts: bool = True) -> str:
+    """'partly reproduced (2 agree, 3 disagree of 5)', or 'not tested (results not stored yet)'."""
+    if j.unstored or not counts:
+        return j.outcome.value + (" (results not stored yet)" if j.unstored else "")
+    vs = [s.verdict for s in j.subclaims]
+    counts = ", ".join(f"{n} {w}" for n, w in ((vs.count(Verdict.AGREES), "agree"), (vs.count(Verdict.DISAGREES), "disagree"),
+                                              (vs.count(Verdict.INDISTINCT), "cannot be distinguished")) if n)
+    return j.outcome.value + (f" ({counts} of {len(vs)})" if counts else "")
 
 
 def mark_md(outcome: Outcome, text: str = "") -> str:
@@ -107,7 +112,8 @@ def claims_table(judged: list[Judged]) -> str:
 def choices_table(effects: list[ChoiceEffect]) -> str:
     rows = ["| our choice | alternative | claims whose verdict changes |", "| --- | --- | --- |"]
     for e in effects:
-        changed = [f"claim {o.claim.number}: {verdict_words(o)} → {verdict_words(t)}" for o, t in e.changed]
+        changed = [f"claim {o.claim.number}: {verdict_words(o, False)} → {verdict_words(t, False)}"
+                   for o, t in e.changed]
         rows.append(f"| {e.ours} | {e.alternative} | {'; '.join(changed) or 'none'} |")
     return "\n".join(rows)
 
@@ -127,7 +133,8 @@ def headline_md(judged: list[Judged]) -> str:
                                                                   for k, c in n.items()) + "."]
     if main:
         lines += ["", "Our tests of the paper's claims that disagree with it:", ""]
-        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}): "
+        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}; "
+                  f"{_counts_words(j)}): "
                   f"{what_failed(j.subclaims, most=2) or 'see the sub-claims'}" for j in main]
     else:
         lines.append("No claim disagrees with our runs.")
@@ -146,7 +153,7 @@ def headline_html(judged: list[Judged]) -> str:
     main = _failing(judged)
     items = "".join(
         f"<li>{_mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
-        f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>): '
+        f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>; {_counts_words(j)}): '
         f"{tex_to_html(what_failed(j.subclaims, most=2) or 'see the sub-claims')}</li>" for j in main)
     counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
     return (plain_answer_html(judged) +
@@ -161,8 +168,9 @@ def headline_html(judged: list[Judged]) -> str:
 
 def _counts_words(j: Judged) -> str:
     vs = [s.verdict for s in j.subclaims]
+    rest = [f"{n} {v.value}" for v in (Verdict.UNDECIDED, Verdict.NOT_TESTED) if (n := vs.count(v))]
     return (f"{vs.count(Verdict.AGREES)} of {len(vs)} sub-claims agree, {vs.count(Verdict.DISAGREES)} disagree, "
-            f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished")
+            f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished" + "".join(f", {r}" for r in rest))
 
 
 def plain_answer(judged: list[Judged]) -> list[str]:
@@ -172,7 +180,7 @@ def plain_answer(judged: list[Judged]) -> list[str]:
     by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
 
     def listed(js, counts=False):
-        return "; ".join(f"claim {j.claim.number} ({j.claim.title}" + (f": {_counts_words(j)}" if counts else "") + ")"
+        return "; ".join(f"claim {j.claim.number} ({title_tex(j.claim)}" + (f": {_counts_words(j)}" if counts else "") + ")"
                          for j in js) or "none"
     out = [f"Each of the paper's {len(judged)} claims is split into sub-claims, each a comparison of "
            "intervals over initialisations: it agrees or disagrees only where the intervals separate."]
@@ -181,17 +189,17 @@ def plain_answer(judged: list[Judged]) -> list[str]:
     out.append(f"Not reproduced: {listed(by[Outcome.NOT_REPRODUCED], True)}.")
     if by[Outcome.INDISTINCT]:
         out.append(f"Cannot be distinguished with this many replicates: {listed(by[Outcome.INDISTINCT])}.")
-    theirs = [(j, s) for j in judged for s in j.subclaims if s.authors is not None]
+    theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
+    theirs = [(j, tv) for j, tv in theirs if tv]
     if theirs:
-        tv = [s.authors for _, s in theirs]
-        dis = "; ".join(f"claim {j.claim.number}, {s.label}" for j, s in theirs if s.authors is Verdict.DISAGREES)
-        out.append(f"The same rules on the authors' own archived runs: {tv.count(Verdict.AGREES)} of {len(tv)} "
-                   f"sub-claims agree with the paper's sentence, {tv.count(Verdict.DISAGREES)} disagree"
-                   + (f" ({dis})" if dis else "") + f", {tv.count(Verdict.INDISTINCT)} cannot be distinguished.")
+        out.append("The same rules on the authors' own archived runs, where they hold the numbers: " + "; ".join(
+            f"claim {j.claim.number}, {tv.count(Verdict.AGREES)} of {len(tv)} sub-claims agree with the paper's "
+            f"sentence, {tv.count(Verdict.DISAGREES)} disagree, {tv.count(Verdict.INDISTINCT)} cannot be distinguished"
+            for j, tv in theirs) + ".")
     nums = [(k, v) for j in judged if j.check for k, v in j.check.numbers.items()]
     if nums:
         out.append("Operators at the recommended settings, median relative error over initialisations [its interval]: "
-                   + "; ".join(f"{k} {v}" for k, v in nums) + ".")
+                   + "; ".join(f"{k}: {v}" for k, v in nums) + ".")
     return out
 
 

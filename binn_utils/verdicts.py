@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -315,8 +316,8 @@ class Claim:
     title: str = ""
     figure: str = ""
     chapter: str = ""
-    #: the paper's sentence, verbatim from its LaTeX source with the markup removed
-    #: (``quote_clean``), and where it stands (section or figure caption)
+    #: the paper's sentences, verbatim from its LaTeX source (citations, references and text
+    #: markup removed, math kept; several joined by " […] "), and where they stand (section, figure)
     quote: str = ""
     where: str = ""
 
@@ -351,11 +352,12 @@ class Summary(dict):
 def quote_clean(tex: str) -> str:
     """The paper's LaTeX as plain words: comments, citations, labels and references dropped,
     math and text markup reduced to their content, whitespace collapsed.  A claim's ``quote``
-    is a passage of the cleaned source (``tests/test_claims.py`` checks it)."""
-    import re
+    is the source's sentence with its math kept; cleaned, it is a passage of the cleaned source
+    (``tests/test_intervals.py`` checks it)."""
     t = re.sub(r"(?<!\\)%.*", "", tex)
     t = re.sub(r"~?\\(cite[tp]?|citep|citet|label|ref|eqref|cref|Cref)\*?(\[[^\]]*\])?\{[^}]*\}", "", t)
     t = re.sub(r"\\(emph|textit|textbf|text|mathrm|mathit|mathbf|operatorname)\{([^{}]*)\}", r"\2", t)
+    t = t.replace("\\(", "").replace("\\)", "")
     t = t.replace("~", " ").replace("$", "").replace("{", "").replace("}", "")
     t = re.sub(r"\\[,;:! ]", " ", t)
     return re.sub(r"\s+", " ", t).strip()

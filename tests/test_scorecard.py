@@ -182,10 +182,30 @@ def test_headline_box_counts_and_lists_the_failing_claims():
     assert "Of the paper's 5 claims:" in md and "**2** reproduced" in md and "**1** not tested" in md
     # the not reproduced first, each with the sub-claims that disagree, without its rule
     assert md.index("claim 3,") < md.index("claim 2,") and "claim 1," not in md
-    assert "$u_\\theta$ matches ({doc}`Fig. 2 <framework>`): “sub-claim 1”" in md
+    assert ("$u_\\theta$ matches ({doc}`Fig. 2 <framework>`; 1 of 2 sub-claims agree, 1 disagree, 0 cannot be "
+            "distinguished): “sub-claim 1”") in md
+    assert md.index("The answer in brief") < md.index("Our tests of the paper's claims")
     html = text.headline_html(judged)
     assert "<strong>2</strong> reproduced" in html and '<a href="../notebooks/framework.html">Fig. 3</a>' in html
     assert "No claim disagrees" in text.headline_md([checked(1, A)])
+
+
+def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
+    from binn_utils.verdicts import Interval
+    few = checked(10, A, D, D, D, D)                 # 1 of 5 agree
+    most = checked(12, A, A, A, A, A, A, D)          # 6 of 7 agree
+    ours = dataclasses.replace(most.check.subclaims[0], authors=D)
+    most = scorecard.Judged(most.claim, dataclasses.replace(
+        most.check, subclaims=(ours,) + most.check.subclaims[1:], numbers={"$D$ here": Interval(0.3, 0.2, 0.4, 10, 0.98)}))
+    answer = text.plain_answer([few, most])
+    assert 5 <= len(answer) <= 8
+    partly = next(s for s in answer if s.startswith("Partly"))
+    assert "1 of 5 sub-claims agree, 4 disagree" in partly and "6 of 7 sub-claims agree, 1 disagree" in partly
+    assert any("authors' own archived runs" in s and "claim 12, 0 of 1 sub-claims agree" in s and "1 disagree" in s
+               for s in answer)
+    assert any("$D$ here: 0.3 [0.2, 0.4]" in s for s in answer)
+    assert text.plain_answer_md([few, most]) in text.headline_md([few, most])
+    assert 'id="plain-answer"' in text.headline_html([few, most])
 
 
 def test_claims_table_details_and_choices():

@@ -122,7 +122,7 @@ def claim_architecture(ctx, up_metric="err_u_p"):
           f"{s['Verr_4x4']}, (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']} (IQR of $D$ error: {s['Diqr_4x4']} and "
           f"{s['Diqr_4x32']})")
     r44 = reporting.find(res, arch_D=(4, 4), arch_V=(4, 4))
-    numbers = {f"{op} at (4, 4)": median_interval(r44.operator_error(op)) for op in ("D", "V")} if r44 is not None else {}
+    numbers = {f"${op}$ with (4, 4) networks": median_interval(r44.operator_error(op)) for op in ("D", "V")} if r44 is not None else {}
     return ClaimCheck(runs, ev, tuple(subs), ("architecture",), numbers=numbers)
 
 
@@ -130,7 +130,7 @@ def claim_architecture(ctx, up_metric="err_u_p"):
 CLAIMS = (
     Claim(9, r"Operator-network capacity helps only until the operators can be represented: $(h,n)=(1,1)$ is biased with large $u_\mathrm{p}$ error, $(4,4)$ recovers $D$ and $V$, and $(4,32)$ is no better (slightly worse, more variable $D$).",
           r"Fig. 5, linear diffusion–nonlinear advection, 16 combinations of $D$ and $V$ architectures.", claim_architecture,
-          quote='As a consequence, the recovered operators are biased, leading to comparatively large errors in the forward-predicted solution, u_p. […] Architectures such as (h_D,V,n_D,V)=(4,4) accurately recover both the diffusion and advection functions, resulting in close agreement between the forward-predicted and true solutions. […] Despite containing substantially more trainable parameters, the larger architecture provides only marginal improvements in the validation loss and, in the case of the recovered diffusivity, actually exhibits slightly poorer reconstruction accuracy and greater variability between independent BINN initialisations.',
+          quote='As a consequence, the recovered operators are biased, leading to comparatively large errors in the forward-predicted solution, $u_\\mathrm{p}$. […] Architectures such as $(h_{D,V},n_{D,V})=(4,4)$ accurately recover both the diffusion and advection functions, resulting in close agreement between the forward-predicted and true solutions. […] Despite containing substantially more trainable parameters, the larger architecture provides only marginal improvements in the validation loss and, in the case of the recovered diffusivity, actually exhibits slightly poorer reconstruction accuracy and greater variability between independent BINN initialisations.',
           where='Results, Moderately sized operator networks are sufficient for accurate operator recovery (Fig. 5)',
           title='operator-network capacity saturates at (4, 4)', figure='Fig. 5', chapter='architecture'),
 )

@@ -89,14 +89,14 @@ def claim_framework(ctx, initial="code"):
           f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
           f"{f['theta_near']} ($u_\\theta$), elsewhere {f['up_rest']} ($u_\\mathrm{{p}}$); median mean |error| of "
           f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
-    return ClaimCheck(runs, ev, tuple(subs), ("framework",), numbers={"D, Fig. 1": f.intervals["D_err"]["D"]})
+    return ClaimCheck(runs, ev, tuple(subs), ("framework",), numbers={"the learned $D$ of Fig. 1": f.intervals["D_err"]["D"]})
 
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
 CLAIMS = (
     Claim(1, r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
           r"Fig. 1 (bottom), one BINN initialisation.", claim_framework,
-          quote='For the model in Fig. we find that, whilst the latent solution u(x,t) is inferred well by u_\\theta(x,t) throughout the domain, the predicted solution u_p(x,t) does not match the data well for regions of space where the true solution was in fact zero.',
+          quote='For the model in Fig. we find that, whilst the latent solution $u(x,t)$ is inferred well by $u_\\theta(x,t)$ throughout the domain, the predicted solution $u_\\mathrm{p}(x,t)$ does not match the data well for regions of space where the true solution was in fact zero.',
           where='The BINN framework, Mechanistic prediction (Fig. 1)',
           title='u_theta matches, u_p fails near u = 0, V and G deviate there', figure='Fig. 1', chapter='framework'),
 )

@@ -124,13 +124,13 @@ def claim_loss_best(ctx):
 CLAIMS = (
     Claim(7, r"On the porous-medium equation with $w_\mathrm{BC}=0$, a too small PDE weight ($w_\mathrm{PDE}=10^{-4}$) gives a small $u_\theta$ error but a wrong $D_\phi$ and a large $u_\mathrm{p}$ error, with the weighted PDE loss over three orders of magnitude below the data loss; a too large weight ($10^{3}$) gives large errors in both.",
           r"Fig. 4; Supporting Material repeats.", claim_loss_low_high,
-          quote='This behaviour is particularly evident for w_PDE=10^-4, where the reconstructed diffusivity deviates markedly from the true constitutive function despite the excellent agreement between u_\\theta and the observed data. […] For w_PDE=10^-4, the weighted PDE residual remains more than three orders of magnitude smaller than the weighted data loss throughout training (Fig., middle right). […] This behaviour is evident for w_PDE=10^3, where both u_\\theta and u_p exhibit large reconstruction errors despite the strong emphasis placed on the PDE residual during training.',
+          quote='This behaviour is particularly evident for $w_{\\mathrm{PDE}}=10^{-4}$, where the reconstructed diffusivity deviates markedly from the true constitutive function despite the excellent agreement between $u_\\theta$ and the observed data. […] For $w_{\\mathrm{PDE}}=10^{-4}$, the weighted PDE residual remains more than three orders of magnitude smaller than the weighted data loss throughout training (Fig., middle right). […] This behaviour is evident for $w_{\\mathrm{PDE}}=10^3$, where both $u_\\theta$ and $u_\\mathrm{p}$ exhibit large reconstruction errors despite the strong emphasis placed on the PDE residual during training.',
           where='Results, Accurate operator recovery requires balancing loss contributions (Fig. 4)',
           title='too small and too large PDE weights fail', figure='Fig. 4', chapter='loss_weighting'),
     Claim(8, r"The lowest errors occur for $w_\mathrm{PDE}/w_\mathrm{data}$ between $10^{-1}$ and $10^{0}$; in general $w_\mathrm{data}\gtrsim w_\mathrm{PDE}$ is recommended, and $w_\mathrm{BC}$ has little influence.",
           r'Fig. 4 (bottom); "preliminary investigations" for $w_\mathrm{BC}$ (no figure).',
           claim_loss_best,
-          quote='For the porous--medium equation, the lowest reconstruction errors occur when w_PDE and w_data lie approximately between 10^-1 and 10^0. […] Preliminary investigations established that the boundary-condition weighting, w_BC, had little influence on reconstruction accuracy.',
+          quote='For the porous--medium equation, the lowest reconstruction errors occur when $w_{\\mathrm{PDE}}$ and $w_{\\mathrm{data}}$ lie approximately between $10^{-1}$ and $10^{0}$. […] Preliminary investigations established that the boundary-condition weighting, $w_{\\mathrm{BC}}$, had little influence on reconstruction accuracy.',
           where='Results, Accurate operator recovery requires balancing loss contributions (Fig. 4)',
           title='lowest errors for w_PDE/w_data in [0.1, 1]', figure='Fig. 4', chapter='loss_weighting'),
 )
