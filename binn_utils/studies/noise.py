@@ -101,6 +101,12 @@ def spread_comparison(res, metric) -> dict:
     return reporting.network_comparison(res, NOISE_ARCHS, nz, metric, spread_interval, datasets="common")
 
 
+def _per_level(per_level: dict, s) -> dict:
+    """{'<level>, <network>': interval} of a ``reporting.network_comparison``."""
+    return {f"{reporting.value_label(nv)}, {s['arch_' + tag]}": iv for nv, (_, ia, ib) in per_level.items()
+            for tag, iv in zip("ab", (ia, ib))}
+
+
 def claim_noise_arch(ctx):
     res, s = _noise(ctx)
     st, sp = spread_comparison(res, "err_u_theta"), spread_comparison(res, "err_u_p")
@@ -110,8 +116,10 @@ def claim_noise_arch(ctx):
             SubClaim(f"{s['arch_a']} lower median $u_\\mathrm{{p}}$ error on noisy data", s.verdicts["up_small_wins_verdict"],
                      numbers=s.intervals.get("up_small_wins_verdict", {}), rule=f"median: {per_level}"),
             SubClaim(f"{s['arch_a']} less variable $u_\\theta$ error on noisy data", all_of(v for v, *_ in st.values()),
+                     numbers=_per_level(st, s),
                      rule=f"IQR over the datasets both networks ran, bootstrap intervals: {per_level}"),
             SubClaim(f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error on noisy data", all_of(v for v, *_ in sp.values()),
+                     numbers=_per_level(sp, s),
                      rule=f"IQR over the datasets both networks ran, bootstrap intervals: {per_level}"),
             SubClaim(f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"],
                      numbers=s.intervals.get("clean_large_wins", {}), rule="intervals of the median separated")]
