@@ -182,11 +182,12 @@ def plain_answer(judged: list[Judged]) -> list[str]:
     def listed(js, counts=False):
         return "; ".join(f"claim {j.claim.number} ({title_tex(j.claim)}" + (f": {_counts_words(j)}" if counts else "") + ")"
                          for j in js) or "none"
-    out = [f"Each of the paper's {len(judged)} claims is split into sub-claims, each a comparison of "
-           "intervals over initialisations: it agrees or disagrees only where the intervals separate."]
-    out.append(f"Reproduced in our runs: {listed(by[Outcome.REPRODUCED], True)}.")
-    out.append(f"Partly reproduced: {listed(by[Outcome.PARTLY], True)}.")
-    out.append(f"Not reproduced: {listed(by[Outcome.NOT_REPRODUCED], True)}.")
+    out = [f"For a modeller choosing how to train a BINN: each of the paper's {len(judged)} claims is split into "
+           "sub-claims, each a comparison of intervals over initialisations that agrees or disagrees with the paper "
+           "only where the intervals separate."]
+    out.append(f"Holding in our runs (every decided sub-claim agrees): {listed(by[Outcome.REPRODUCED], True)}.")
+    out.append(f"Partly holding (some agree, some disagree): {listed(by[Outcome.PARTLY], True)}.")
+    out.append(f"Not holding (no decided sub-claim agrees): {listed(by[Outcome.NOT_REPRODUCED], True)}.")
     if by[Outcome.INDISTINCT]:
         out.append(f"Cannot be distinguished with this many replicates: {listed(by[Outcome.INDISTINCT])}.")
     theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
