@@ -311,9 +311,13 @@ def learnt_from_curves(summary, curves: dict) -> str:
     if summary.verdicts["small_still_falling"] is Verdict.AGREES:
         learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it "
                   f"fell {summary['late_drop_small']} % over the last quarter)"]
-    else:
+    elif summary.verdicts["small_still_falling"] is Verdict.DISAGREES:
         learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
                   "rate did not show in it"]
+    else:
+        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve's fall over the last quarter "
+                  f"({summary['late_drop_small']} %) cannot be told apart from that at r = {summary['shown']} with "
+                  "this many replicates"]
     if curves["erratic"]:
         learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(curves['erratic'])})")
     if curves["stalled"]:
@@ -354,7 +358,8 @@ def networks_words(which: str) -> str:
 
 def matches_words(verdict: Verdict) -> str:
     """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
-    return word(verdict is Verdict.AGREES, "matches", "does not match")
+    return {Verdict.AGREES: "matches", Verdict.DISAGREES: "does not match"}.get(
+        verdict, "cannot be shown, with this many replicates, to match")
 
 
 def framework_table(res, summary) -> str:

@@ -170,7 +170,7 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
     assert c["shown"]["final"] == pytest.approx(smooth[-1])
     from binn_utils import tables
-    from binn_utils.verdicts import Summary
+    from binn_utils.verdicts import Summary, Verdict
     words = tables.large_rate_words(c, "5e-4")
     assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
     assert "; at r = 5e-1 it stays flat at a final value of 0.5, " in words and words.endswith("erratic.")
@@ -181,9 +181,12 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     learnt = tables.learnt_from_curves(s, c)
     assert learnt.startswith("a curve still falling at the end marks too small a rate (at r = 5e-7 it fell 30 %")
     assert "erratic curve marks too large a rate (r = 5e-2)" in learnt and "(r = 5e-1): a loss that stops" in learnt
-    s.judge("small_still_falling", None)
+    s.judge("small_still_falling", False)
     assert tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[])) == \
         "at the smallest rate (r = 5e-7) the curve had levelled off, so too small a rate did not show in it."
+    s["shown"] = "5e-4"
+    s.judge("small_still_falling", Verdict.INDISTINCT)                  # overlapping intervals: no claim either way
+    assert "cannot be told apart from that at r = 5e-4" in tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[]))
 
 
 def test_reaction_readings_have_labels_and_a_table_row_each():
@@ -232,7 +235,7 @@ def test_framework_signal_against_noise():
     from binn_utils import tables
     from binn_utils.verdicts import Verdict
     assert [tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
-        ["matches", "does not match", "does not match"]
+        ["matches", "does not match", "cannot be shown, with this many replicates, to match"]
     assert (tables.below_or_above(True), tables.below_or_above(False)) == ("below", "above")
 
 

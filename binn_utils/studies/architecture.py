@@ -68,7 +68,7 @@ def bullets(s: dict) -> list[str]:
     ups = ", ".join(f"({k[3:].replace('x', ', ')}): {v}" for k, v in s.items()
                     if k.startswith("up_") and "x" in k)
     return [f"Median $u_\\mathrm{{p}}$ errors of the equal-size architectures $(h, n)$: {ups}; the "
-            f"smallest network {s['smallest']} being the worst {s['smallest_worst']} with the paper.",
+            f"smallest network {s['smallest']} the worst (its interval above every other's): {s['smallest_worst']}.",
             f"$(4, 32)$ no better than $(4, 4)$: {s['saturates_verdict']}; its $D$ worse and more "
             f"variable: {s['D_worse_verdict']}.",
             f"Lowest mean $u_\\mathrm{{p}}$ error over the sixteen combinations: {s['best_mean']} "

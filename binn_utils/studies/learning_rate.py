@@ -52,8 +52,9 @@ def bullets(s: dict) -> list[str]:
             f"$r$ = {s['best_up']}; the paper's {lo} to {hi}: {s['best_theta_verdict']} "
             f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
             f"Smallest rate $r$ = {s['smallest']}: the median validation loss fell by "
-            f"{s['late_drop_small']} % over the last quarter of training, so it {s['small_still_falling']} "
-            f"(more than {s['late_pct']} %: not converged).",
+            f"{s['late_drop_small']} % over the last quarter of training (at $r$ = {s['shown']}: "
+            f"{s['late_drop_shown']} %); still falling, the interval of the per-replicate fall above that at "
+            f"$r$ = {s['shown']}: {s['small_still_falling']}.",
             f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
             f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
             f"{s['large_worse_verdict']} with the paper.",

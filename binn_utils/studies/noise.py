@@ -55,11 +55,11 @@ def bullets(s: dict) -> list[str]:
             f"{s['up_hi_b']}. Errors growing with the noise: {s['theta_grows_a']}, {s['up_grows_a']}, "
             f"{s['theta_grows_b']}, {s['up_grows_b']} ($u_\\theta$ and $u_\\mathrm{{p}}$ for {s['arch_a']}, "
             f"then for {s['arch_b']}).",
-            f"{s['arch_a']} better than {s['arch_b']} at {s['up_small_wins']} nonzero noise levels "
-            f"($u_\\mathrm{{p}}$): {s['up_small_wins_verdict']} with the paper.",
+            f"Median $u_\\mathrm{{p}}$ error of {s['arch_a']} against {s['arch_b']}: {s['up_small_wins']}; "
+            f"lower at every nonzero level (intervals separated): {s['up_small_wins_verdict']}.",
             f"Final over minimum validation loss at noise variance {s['high']}: {s['rise_high_a']} "
-            f"({s['arch_a']}), {s['rise_high_b']} ({s['arch_b']}); a late rise "
-            f"(over {s['rise_pct']} %): {s['rise_verdict_a']}, {s['rise_verdict_b']}."]
+            f"({s['arch_a']}), {s['rise_high_b']} ({s['arch_b']}); rising more than at {s['shown']} (per-replicate "
+            f"intervals separated): {s['rise_verdict_a']}, {s['rise_verdict_b']}."]
 
 
 # ----------------------------------------------------------------------------- claims
