@@ -495,11 +495,9 @@ def learning_rate_summary(results, shown, paper_best, unstable_from=1e-2) -> Sum
     s["shown_theta"] = fmt(median(r_shown.metric("err_u_theta")))
     # a large rate whose every run failed counts as worse; if the shown rate's runs all failed,
     # there is nothing to compare with: undecided
-    i_ref = median_interval(r_shown.metric("err_u_p"))
-    i_big = {value_label(meta_value(r, "lr")): median_interval(r.metric("err_u_p")) for r in big}
-    s.compare("large_worse_verdict", Verdict.UNDECIDED if not big or not i_ref.finite else
-              all_of(Verdict.AGREES if not iv.finite else expect(iv, i_ref, 1) for iv in i_big.values()),
-              {**{f"r = {k}": iv for k, iv in i_big.items()}, f"r = {s['shown']}": i_ref})
+    larger_at_large_rates(s, "large_worse_verdict",
+                          {value_label(meta_value(r, "lr")): median_interval(r.metric("err_u_p")) for r in big},
+                          median_interval(r_shown.metric("err_u_p")), s["shown"])
     s["failures"] = failures_sentence(rs, lambda r: f"r = {value_label(meta_value(r, 'lr'))}")
     return s
 
@@ -537,6 +535,15 @@ def high_extremes(s: Summary, key: str, ivs: dict, high) -> Verdict:
     return s.compare(key, all_of([vt, vu]), {"u_theta": ivs["theta"].get(high), f"u_theta best other ({_label(rt)})":
                                              ivs["theta"].get(rt), "u_p": ivs["up"].get(high),
                                              f"u_p best other ({_label(ru)})": ivs["up"].get(ru)})
+
+
+def larger_at_large_rates(s: Summary, key: str, large: dict, shown: Interval, shown_label: str) -> Verdict:
+    """"Errors increase at large rates": every large rate's u_p interval (``large``: {label:
+    Interval}) above that of the shown rate (a large rate whose every run failed counts as
+    above; without finite errors at the shown rate: cannot be decided)."""
+    return s.compare(key, Verdict.UNDECIDED if not large or not shown.finite else
+                     all_of(Verdict.AGREES if not iv.finite else expect(iv, shown, 1) for iv in large.values()),
+                     {**{f"r = {k}": iv for k, iv in large.items()}, f"r = {shown_label}": shown})
 
 
 def loss_weight_summary(results, paper_best, low, high) -> Summary:

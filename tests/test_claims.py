@@ -345,3 +345,17 @@ def test_results_not_stored_reach_the_scorecard_as_the_loaders_error(number, res
     (results not stored yet)."""
     with pytest.raises(RuntimeError, match="not in the results store"):
         check(number, Ctx(**results), **kw)
+
+
+# ----------------------------------------------------------------------------- the authors' runs
+def test_the_authors_archived_runs_go_through_the_same_rules():
+    from binn_utils import authors_archive
+    from binn_utils.verdicts import best_in, median_interval
+    they = studies.learning_rate.authors_summary(1e-3)
+    ivs = {r: median_interval(authors_archive.errors("learning_rate", "err_u_p", noise_var=1e-3, lr=r)) for r in RATES}
+    assert they.verdicts["best_up_verdict"] is best_in(ivs, lambda r: 5e-5 <= r <= 5e-4)[0]
+    out = claim(6).check(Ctx(learning_rate=learning_rate()))
+    assert [s.authors for s in out.subclaims[:2]] == [they.verdicts["best_theta_verdict"], they.verdicts["best_up_verdict"]]
+    assert out.subclaims[2].authors is None                  # no archived validation curves
+    assert studies.loss_weight.authors_summary(0.0).verdicts.keys() >= {"best_up_verdict", "low_verdict", "high_verdict"}
+    assert studies.learning_rate.authors_summary(0.5) is None  # no archived runs at that noise level

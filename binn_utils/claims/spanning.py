@@ -48,9 +48,12 @@ def claim_supplementary(ctx) -> ClaimCheck:
             loaded[(name, st.default["noise_var"] if nv is None else nv, dense)] = res, scale
             runs.add(described([_first(res)[0].setting], scale))
             summ = st.summary(res)
+            # the same comparisons on the authors' archived runs (the 71-point grid only)
+            they = st.authors(nv) if st.authors and nv is not None and not dense else None
             for key, label in st.repeat_checks:   # the verdict the repeat's page prints (the study's summary)
                 w = summ.verdicts[key]
-                subs.append(SubClaim(f"{st.title}: {label}", w, group, numbers=summ.intervals.get(key, {})))
+                subs.append(SubClaim(f"{st.title}: {label}", w, group, numbers=summ.intervals.get(key, {}),
+                                     authors=they.verdicts.get(key) if they else None))
                 total += 1
                 agree += w is Verdict.AGREES
         txt = f"{group}: {agree} of {total} comparisons agree" if total else f"{group}: not stored"

@@ -11,6 +11,8 @@ from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
 #: The learning rates with the lowest errors in the paper's Fig. 3.
 PAPER_BEST = (5e-5, 5e-4)
+#: The paper's "learning rates of order 10^-2 or larger give rise to unstable optimisation".
+UNSTABLE_FROM = 1e-2
 
 
 def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
@@ -21,7 +23,7 @@ def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense
                     train_config(p, epochs, lr=float(r)), meta=(("lr", float(r)),)) for r in rates]
 
 
-def large_rate_curves(results, shown, unstable_from=1e-2) -> dict:
+def large_rate_curves(results, shown, unstable_from=UNSTABLE_FROM) -> dict:
     """How the validation loss behaves at the rates from ``unstable_from`` on, against the
     ``shown`` result's: ``stats`` (``reporting.curve_stats`` per rate, keyed by its label),
     ``erratic`` (rougher than the shown rate's curve), ``flat`` (the others) and ``stalled``
@@ -41,7 +43,7 @@ def summary(results, shown=None):
     """The study's numbers (``reporting.learning_rate_summary``): the large rates compared
     with the rate ``shown`` (None: the default), the best with the paper's."""
     return reporting.learning_rate_summary(results, shown=STUDY.default["lr"] if shown is None else shown,
-                                           paper_best=PAPER_BEST)
+                                           paper_best=PAPER_BEST, unstable_from=UNSTABLE_FROM)
 
 
 def bullets(s: dict) -> list[str]:
@@ -75,6 +77,11 @@ def authors_summary(noise_var=DEFAULT_NOISE_VAR):
     for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
         ivs = {r: median_interval(authors_archive.errors("learning_rate", m, noise_var=noise_var, lr=r)) for r in rates}
         reporting.best_in_range(they, f"best_{short}_verdict", ivs, PAPER_BEST)
+    shown = STUDY.default["lr"]
+    if shown in ivs:
+        reporting.larger_at_large_rates(they, "large_worse_verdict", {reporting.value_label(r): iv for r, iv in ivs.items()
+                                                                      if r >= UNSTABLE_FROM},
+                                        ivs[shown], reporting.value_label(shown))
     return they
 
 
@@ -94,7 +101,7 @@ def claim_learning_rate(ctx):
                      rule=f"reference: the default rate $r$ = {s['shown']}; per-replicate fall of the validation loss "
                           "over the last quarter of training, its interval above the reference's"),
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"],
-                     numbers=s.intervals.get("large_worse_verdict", {}),
+                     numbers=s.intervals.get("large_worse_verdict", {}), authors=they.verdicts.get("large_worse_verdict"),
                      rule=f"each large rate's median $u_\\mathrm{{p}}$ interval above that at $r$ = {s['shown']}"),
             SubClaim("$r \\approx$ 1e-4 best across all benchmarks", Verdict.NOT_TESTED,
                      rule="we sweep $r$ on Burgers' equation only")]
@@ -146,6 +153,7 @@ STUDY = Study(
     paper_failures=({"lr": 5e-7}, {"lr": 5e-2}, {"lr": 5e-1}),
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
+    authors=authors_summary,
     shown=(Shown("Fig. 3, learning rate"),),
     symbol="$r$",
     diagnosed=True,

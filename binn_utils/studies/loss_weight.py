@@ -166,6 +166,7 @@ STUDY = Study(
     paper_failures=({"w_pde": 1e-4}, {"w_pde": 1e3}),
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
+    authors=authors_summary,
     shown=(Shown("Fig. 4, loss weighting"),),
     symbol="$w_\\mathrm{PDE}$",
     diagnosed=True,
