@@ -81,10 +81,12 @@ def claim_supplementary(ctx) -> ClaimCheck:
             if a is None or b is None:
                 continue
             ea, eb = median(a.metric("err_u_p")), median(b.metric("err_u_p"))
-            v_med, v_iqr = reporting.against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower=True)
+            v_med, v_iqr, ivs = reporting.against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower=True)
             subs.append(SubClaim(f"{st.title}: lower median $u_\\mathrm{{p}}$ error at the default", v_med, group,
+                                 {k: v for k, v in ivs.items() if k.startswith("median")},
                                  rule="intervals of the median separated"))
             subs.append(SubClaim(f"{st.title}: smaller IQR of the $u_\\mathrm{{p}}$ error at the default", v_iqr, group,
+                                 {k: v for k, v in ivs.items() if k.startswith("IQR")},
                                  rule="bootstrap intervals of the IQR separated"))
             lower.append(f"{st.title} ($\\sigma^2$ = {value_label(nv)}): {fmt(ea)} against {fmt(eb)}")
             n_cmp += 1
