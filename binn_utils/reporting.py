@@ -12,9 +12,8 @@ import numpy as np
 
 from .metrics import median_iqr
 from .sweeps import reported
-from .verdicts import (Interval, Outcome, Summary, Verdict, above_best_other, all_of, best_in, best_of, expect,
+from .verdicts import (LEVEL, Interval, Outcome, Summary, Verdict, above_best_other, all_of, best_in, best_of, expect,
                        highest_at, median_interval, spread_interval)
-from .verdicts import LEVEL
 
 
 def med_iqr(values) -> str:
@@ -289,10 +288,9 @@ def levels_words(per_level: dict) -> str:
             f"indistinguishable at {vs.count(Verdict.INDISTINCT)}")
 
 
-def intervals_of(results, key, metric, interval=median_interval, errors=None) -> dict:
-    """{swept value: interval of ``metric`` over its replicates} (``errors``: a function of a
-    result giving the per-replicate values instead)."""
-    return {meta_value(r, key): interval(errors(r) if errors else r.metric(metric)) for r in results}
+def intervals_of(results, key, metric, interval=median_interval) -> dict:
+    """{swept value ``key``: ``interval`` of ``metric`` over its replicates}."""
+    return {meta_value(r, key): interval(r.metric(metric)) for r in results}
 
 
 def _medians(results, metric, which=None):
