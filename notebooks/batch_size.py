@@ -44,9 +44,12 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, sweeps, tables
-from binn_utils.reporting import meta_value
-from binn_utils.sweeps import reported
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import meta_value
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import sweeps
+from binn_utils.store.sweeps import reported
 
 plotting.style()
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)

@@ -8,9 +8,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from binn_utils import figures  # noqa: E402
-from binn_utils.sweeps import Setting, SettingResult  # noqa: E402
-from binn_utils.training import TrainConfig  # noqa: E402
+from binn_utils.engine.training import TrainConfig  # noqa: E402
+from binn_utils.presentation import figures  # noqa: E402
+from binn_utils.store.sweeps import Setting, SettingResult  # noqa: E402
 
 ARCHS = ((1, 1), (4, 4))
 NT, NX, NU, NC = 3, 8, 20, 5
@@ -118,8 +118,9 @@ def test_default_figure_keeps_one_heat_map(results):
 
 
 def test_tables_and_metric_comparison_of_the_heat_maps(results):
-    from binn_utils import studies, tables
-    from binn_utils.reporting import fmt
+    from binn_utils import studies
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.reporting import fmt
     mean = tables.architecture_table(results, "mean").splitlines()
     assert mean[0] == "| mean: $D$ \\ $V$ | (1, 1) | (4, 4) |" and len(mean) == 4
     fro = np.mean([_rel(_u_p(e), "fro") for e in PERTURB[(1, 1), (4, 4)] if e is not None])

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from binn_utils import diagnostics as dg
-from binn_utils.diagnostics import DiagnosticReport, diagnose, diagnose_arrays, diagnose_many, observed_u_range
-from binn_utils.plotting import shade_unobserved
+from binn_utils.analysis import diagnostics as dg
+from binn_utils.analysis.diagnostics import DiagnosticReport, diagnose, diagnose_arrays, diagnose_many, observed_u_range
+from binn_utils.presentation.plotting import shade_unobserved
 
 E = 1000
 EPOCHS = np.arange(1, E + 1)
@@ -164,8 +164,8 @@ def test_observed_range_is_robust_and_shading():
 
 
 def _fake_setting_result(curves, status):
-    from binn_utils.sweeps import Setting, SettingResult
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import Setting, SettingResult
+    from binn_utils.engine.training import TrainConfig
     R, n = curves.shape
     setting = Setting(study="lr", label="r=5e-4", benchmark="diffusion", noise_var=1e-3, dense=False,
                       datasets=(0,) * R, seeds=tuple(range(R)), config=TrainConfig(epochs=E))
@@ -212,8 +212,8 @@ def test_diagnose_stored_setting_and_table():
 
 def test_diagnose_a_real_stored_setting(tmp_path):
     """The stored-results path on a genuine (tiny) run of the results store."""
-    from binn_utils.sweeps import Setting, load_setting, run_setting
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import Setting, load_setting, run_setting
+    from binn_utils.engine.training import TrainConfig
     cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), epochs=4, compile=False, val_n_pde=20, val_n_bc=5)
     setting = Setting(study="test", label="tiny", benchmark="diffusion", noise_var=1e-3, dense=False,
                       datasets=(0, 0, 1), seeds=(0, 1, 0), config=cfg)
@@ -277,9 +277,9 @@ def test_collapse_and_blow_up_are_flagged(case, collapsed, blown_up):
 def test_a_real_run_at_a_huge_learning_rate_is_not_ok():
     """Status "ok" (nothing non-finite), but the networks collapse: the diagnostics say so;
     the same tiny configuration at a sane learning rate collapses nowhere."""
-    from binn_utils.evaluation import evaluate
-    from binn_utils.observations import make_observations
-    from binn_utils.training import TrainConfig, train
+    from binn_utils.engine.evaluation import evaluate
+    from binn_utils.engine.observations import make_observations
+    from binn_utils.engine.training import TrainConfig, train
     obs = make_observations("diffusion", 1e-3)
     cfg = TrainConfig(arch_u=(2, 8), arch_D=(2, 4), epochs=12, compile=False)
     reports = {}
@@ -376,7 +376,7 @@ class _Stored:
 
 
 def test_ground_truth_failure_rule():
-    from binn_utils.diagnostics import ground_truth_failures
+    from binn_utils.analysis.diagnostics import ground_truth_failures
     rs = [_Stored([0.1, 0.1, 0.1]),                       # the best of its group
           _Stored([0.35, 0.35, 0.35]),                    # 3.5 x the best: a failure at factor 3
           _Stored([0.25, 0.25, 0.25]),                    # 2.5 x: fine
@@ -461,7 +461,7 @@ def test_calibrate_counts_both_parts_and_pools_further_splits():
 
 
 def test_chapter_tables_of_scored_settings():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     sc = _scored()
     titles = {"a": "study A", "b": "study B"}
     rows = tables.settings_table(sc, titles).splitlines()
@@ -487,7 +487,8 @@ def test_chapter_tables_of_scored_settings():
 
 
 def test_scale_words_are_the_scales_numbers(monkeypatch):
-    from binn_utils import studies, tables
+    from binn_utils import studies
+    from binn_utils.presentation import tables
     assert tables.scale_words("lite") == "1000 epochs, 3 initialisations (noise: fewer)"
     monkeypatch.setitem(studies.SCALES, "lite", dict(studies.SCALES["lite"], epochs=700, noise_seeds=3))
     assert tables.scale_words("lite") == "700 epochs, 3 initialisations"

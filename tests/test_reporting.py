@@ -1,7 +1,7 @@
-"""Verdict helpers of binn_utils.reporting on small synthetic results."""
+"""Verdict helpers of binn_utils.analysis.reporting on small synthetic results."""
 import numpy as np
 
-from binn_utils import reporting
+from binn_utils.analysis import reporting
 
 
 class FakeResult:
@@ -84,8 +84,8 @@ def test_captions_say_where_settings_were_trained():
 def test_reported_networks_are_the_best_validation_ones():
     """Every figure, table and verdict reads the best-validation networks (the authors'
     ``*_best_Iter*.pth``) unless told otherwise; the final ones stay available beside them."""
-    from binn_utils.sweeps import REPORTED, Setting, SettingResult
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import REPORTED, Setting, SettingResult
+    from binn_utils.engine.training import TrainConfig
     assert REPORTED == "best"
     s = Setting("lr", "r", "diffusion", 1e-3, False, (0, 0), (0, 1), TrainConfig(epochs=2))
     m = lambda e, st: {"err_u_theta": [e, e], "err_u_p": [e, None], "up_status": st,  # noqa: E731
@@ -135,8 +135,8 @@ def test_near_zero_errors_are_local():
 
 
 def test_results_can_be_read_at_the_other_checkpoint():
-    from binn_utils.sweeps import Setting, SettingResult, reported, reporting_checkpoint
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import Setting, SettingResult, reported, reporting_checkpoint
+    from binn_utils.engine.training import TrainConfig
     s = Setting("lr", "r", "diffusion", 1e-3, False, (0,), (0,), TrainConfig(epochs=2))
     rec = {"status": ["ok"], "metrics": {"best": {"err_u_p": [0.1], "up_status": ["ok"]},
                                          "final": {"err_u_p": [0.7], "up_status": ["ok"]}}}

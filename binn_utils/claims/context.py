@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import reporting, store, sweeps
-from ..store import require_stored
+from ..analysis import reporting
+from ..store import records, sweeps
+from ..store.records import require_stored
 from ..studies import get
 
 
@@ -43,11 +44,11 @@ class Context:
         self._studies: dict = {}
 
     def scale(self, name: str) -> str:
-        return self.fixed_scale or store.committed_scale(name)
+        return self.fixed_scale or records.committed_scale(name)
 
     def supporting_scales(self) -> tuple:
         """Scales to read the Supporting Material repeats at, the largest stored first."""
-        return (self.fixed_scale,) if self.fixed_scale else store.committed_supporting_scales()
+        return (self.fixed_scale,) if self.fixed_scale else records.committed_supporting_scales()
 
     def may_train(self, chapter_default: bool = True) -> bool:
         if self.train is None:

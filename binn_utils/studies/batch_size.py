@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from .. import reporting
-from ..observations import DEFAULT_NOISE_VAR, make_observations
-from ..reporting import median
-from ..store import committed_scale
-from ..sweeps import Setting
-from ..verdicts import Claim, ClaimCheck, SubClaim
+from ..analysis import reporting
+from ..analysis.reporting import median
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
+from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
+from ..store.records import committed_scale
+from ..store.sweeps import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
                    value_range)
 

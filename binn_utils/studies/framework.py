@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import reporting
-from ..problems import INITIALS
-from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import framework_summary
-from ..store import committed_scale
-from ..sweeps import Setting, replicates
-from ..verdicts import Claim, ClaimCheck, SubClaim
+from ..analysis import reporting
+from ..analysis.reporting import framework_summary
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..engine.problems import INITIALS
+from ..store.records import committed_scale
+from ..store.sweeps import Setting, replicates
 from .base import Choice, Shown, Study, count, scale_values, train_config
 
 #: The three readings of the reaction term the chapter compares, in words.

@@ -2,7 +2,7 @@
 notebooks and the Supporting Material notebook (which repeats them for other noise levels
 and the dense grid).
 
-Conventions (see :mod:`binn_utils.plotting`): solutions and operators are mean +- 1 std
+Conventions (see :mod:`binn_utils.presentation.plotting`): solutions and operators are mean +- 1 std
 over replicates, dashed black is the truth, grey shading marks values of u outside the
 range the data cover; loss curves are median and interquartile range over replicates;
 box plots are per-replicate relative L2 errors against the noise-free solution.  Box
@@ -17,10 +17,12 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from . import diagnostics, plotting, scratch, studies
+from . import plotting
+from .. import studies
+from ..analysis import diagnostics, scratch
+from ..analysis.reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
+                                  wall_time_fit)
 from .plotting import COLORS
-from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
-                        wall_time_fit)
 
 ERR_SERIES = (("err_u_theta", "$u_\\theta$", COLORS["u_theta"]), ("err_u_p", "$u_\\mathrm{p}$", COLORS["u_p"]))
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
@@ -598,7 +600,7 @@ def study_figure(study, results):
 
 
 def mismatch_figure(scored, titles: dict, failure_factor):
-    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.diagnostics.Scored`):
+    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.analysis.diagnostics.Scored`):
     per setting, the ground-truth-free mismatch ratio against the median u_p error (left)
     and against that error over the best comparable setting's (right); filled: a
     diagnostic flag raised, x: a ground-truth failure, dashed: the mismatch flag's ratio

@@ -2,7 +2,7 @@
 
 Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never
 typed by hand.  Where results are read from and whether a missing one may be trained is
-the store's policy (``store.stores_for``, ``sweeps.load_or_run``).
+the store's policy (``records.stores_for``, ``sweeps.load_or_run``).
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import warnings
 
 import numpy as np
 
-from .metrics import median_iqr
-from .sweeps import reported
+from ..engine.metrics import median_iqr
+from ..store.sweeps import reported
 from .verdicts import Outcome, Summary, Verdict
 
 

@@ -37,7 +37,7 @@ plus the observed range of u (robust quantiles of the observations,
 ``RANGE_QUANTILES``), over which operators are identifiable; ``plotting.shade_unobserved``
 greys the rest of an operator plot.
 
-Entry points: :func:`diagnose` (a stored :class:`~binn_utils.sweeps.SettingResult`, or a
+Entry points: :func:`diagnose` (a stored :class:`~binn_utils.store.sweeps.SettingResult`, or a
 live ``(TrainResult, Evaluation, Observations)``), :func:`diagnose_many` (a table over a
 sweep, with ``rows()`` and ``to_markdown()``), and :func:`diagnose_arrays` (plain arrays,
 which the other two call; handy for synthetic curves).  Thresholds were chosen from the
@@ -64,9 +64,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .metrics import median_iqr
+from ..engine.metrics import median_iqr
+from ..store.sweeps import reported
 from .reporting import find, rank_trend
-from .sweeps import reported
 
 __all__ = [
     "UNDERFIT_TAIL_FRACTION", "UNDERFIT_TAIL_DECADES", "TAIL_FRACTION", "INSTABILITY_ROUGHNESS",
@@ -187,7 +187,7 @@ WEIGHT_RATIO_MAX = 1.0
 w_PDE / w_data > 1.  (A strongly over-weighted PDE term is driven to a small residual, so
 the *weighted* ratio alone does not reveal it: w_PDE = 1e3 gave a weighted ratio of only
 0.2-0.3 in our runs, while the data were fitted three times worse.)  The weights are
-meaningful relative to the paper's scales; ``binn_utils.user_data`` rescales user data
+meaningful relative to the paper's scales; ``binn_utils.analysis.user_data`` rescales user data
 to those scales."""
 
 RANGE_QUANTILES = (0.005, 0.995)
