@@ -31,7 +31,7 @@ def _assert_same_numbers(sets, dir_a, dir_b):
         for k in a.arrays:
             np.testing.assert_array_equal(a[k], b[k], err_msg=k)
         for k in ("metrics", "status", "epochs_run", "config", "seeds", "datasets", "trained_with", "u_range"):
-            assert a.record[k] == b.record[k], k
+            assert getattr(a.record, k) == getattr(b.record, k), k
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_dask_sweep_stores_the_same_numbers_as_the_serial_path(tmp_path, capsys)
                             max_group_replicates=4)) == 3
     run_settings(sets, tmp_path / "serial-merged", workers=1, progress=False, merge=True, max_group_replicates=4)
     _assert_same_numbers(sets, tmp_path / "dask-merged", tmp_path / "serial-merged")
-    assert load_setting(sets[0], tmp_path / "dask-merged").record["trained_with"] == {"settings": 2, "replicates": 4}
+    assert load_setting(sets[0], tmp_path / "dask-merged").record.trained_with == {"settings": 2, "replicates": 4}
 
 
 def _executing(dask_worker):

@@ -3,8 +3,10 @@ import numpy as np
 import pytest
 
 from binn_utils.analysis import diagnostics as dg
-from binn_utils.analysis.diagnostics import DiagnosticReport, diagnose, diagnose_arrays, diagnose_many, observed_u_range
+from binn_utils.analysis.diagnostics import (DiagnosticReport, diagnose, diagnose_arrays, diagnose_many,
+                                            observed_u_range)
 from binn_utils.presentation.plotting import shade_unobserved
+from synthetic import sweep_record
 
 E = 1000
 EPOCHS = np.arange(1, E + 1)
@@ -181,8 +183,7 @@ def _fake_setting_result(curves, status):
                "err_u_p": [None] * R, "operator_errors": {}}
     # the final networks' forward solves all succeeded; the reported (best) ones did not
     final = dict(metrics, up_status=["ok"] * R, err_u_p_obs=[0.06] * R)
-    record = {"status": status, "metrics": {"best": metrics, "final": final}, "u_range": [0.0, 1.0]}
-    return SettingResult(setting, record, arrays)
+    return SettingResult(setting, sweep_record(R, status=status, metrics={"best": metrics, "final": final}), arrays)
 
 
 def test_diagnose_stored_setting_and_table():
@@ -223,7 +224,7 @@ def test_diagnose_a_real_stored_setting(tmp_path):
     assert rep.n_replicates == 3 and rep.n_epochs == 4 and rep.label == "test: tiny"
     assert rep["loss_balance"].extra["weight_ratio"] == pytest.approx(0.1)
     lo, hi = rep.u_range                     # from the noisy observations, not the stored truth range
-    assert lo != sr.record["u_range"][0] and 0.0 < hi - lo < 1.3
+    assert lo != sr.record.u_range[0] and 0.0 < hi - lo < 1.3
     assert set(rep["operator_spread"].extra["per_operator"]) == {"D"}
     assert np.isfinite(rep["mechanistic_mismatch"].value) or rep["mechanistic_mismatch"].flag
     best = diagnose(sr, which="best")
@@ -361,8 +362,8 @@ class _Stored:
     def __init__(self, up, noise=1e-3, status=None, up_status=None):
         self._up = np.asarray(up, float)
         n = self._up.size
-        self.record = {"status": status or ["ok"] * n, "noise_var": noise,
-                       "metrics": {"best": {"operator_errors": {"D": [0.1] * n}}}}
+        self.record = sweep_record(n, status=status or ["ok"] * n, noise_var=noise,
+                                   metrics={"best": {"operator_errors": {"D": [0.1] * n}}})
         self._ups = up_status or ["ok"] * n
 
     def metric(self, name, which=None):

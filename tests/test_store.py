@@ -12,6 +12,7 @@ import pytest
 from binn_utils.engine.training import TrainConfig
 from binn_utils.store import records
 from binn_utils.store.records import DamagedRecordError, StoreWarning
+from binn_utils.store.sweep_record import SweepRecord
 from binn_utils.store.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=3, compile=False)
@@ -172,11 +173,11 @@ def test_legacy_records_load_and_migrate_without_retraining(tmp_path):
         originals[first].pop(k, None)
     (runs / f"{first}.json").write_bytes(records.json_bytes(originals[first]))
     npz_bytes = {n: (runs / f"{n}.npz").read_bytes() for n in originals}
-    settings = {n: Setting.from_record(rec) for n, rec in originals.items()}
+    settings = {n: Setting.from_record(SweepRecord.from_json(rec)) for n, rec in originals.items()}
     assert all(s.key == n for n, s in settings.items())
     # format 1 (no checksum): accepted after the zip's own integrity check
     for n, s in settings.items():
-        assert s.is_done(tmp_path) and load_setting(s, tmp_path).record == originals[n]
+        assert s.is_done(tmp_path) and load_setting(s, tmp_path).record == SweepRecord.from_json(originals[n])
     assert run_settings(list(settings.values()), tmp_path, workers=1, progress=False) == []
 
     outcome = migrate_store(tmp_path)
@@ -205,7 +206,7 @@ def test_migration_leaves_damaged_and_misnamed_records_alone(tmp_path):
     (runs / f"{b}.json").rename(runs / "diffusion-000000000000.json")                  # wrong name
     (runs / f"{b}.npz").rename(runs / "diffusion-000000000000.npz")
     with pytest.warns(StoreWarning, match=f"{a}.npz: not a readable .npz"):
-        assert not Setting.from_record(originals[a]).is_done(tmp_path)
+        assert not Setting.from_record(SweepRecord.from_json(originals[a])).is_done(tmp_path)
     outcome = {Path(k).stem: v for k, v in migrate_store(tmp_path).items()}
     assert outcome[a].startswith("damaged") and f"{a}.npz" in outcome[a]
     assert outcome["diffusion-000000000000"].startswith("damaged") and b in outcome["diffusion-000000000000"]

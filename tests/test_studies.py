@@ -14,6 +14,7 @@ from binn_utils.engine.training import TrainConfig
 from binn_utils.presentation import figures
 from binn_utils.store.sweeps import SettingResult
 from binn_utils.studies.repeats import Page
+from synthetic import sweep_record
 
 NAMES = tuple(studies.REGISTRY)
 
@@ -53,7 +54,7 @@ def test_noise_override_of_a_study_that_sweeps_noise_picks_that_level():
 
 
 def _fake_results(settings):
-    return [SettingResult(s, {"status": []}, {}) for s in settings]
+    return [SettingResult(s, sweep_record(len(s.seeds)), {}) for s in settings]
 
 
 @pytest.mark.parametrize("st", studies.sweeps(), ids=lambda s: s.name)
@@ -130,7 +131,7 @@ class _Run:
 
     def __init__(self, B, epochs, steps_per_epoch, err, final=None):
         self.meta = {"batch_size": B}
-        self.record = {"epochs_run": epochs, "steps_per_epoch": steps_per_epoch}
+        self.record = sweep_record(epochs_run=epochs, steps_per_epoch=steps_per_epoch)
         self._err = {None: np.array(err, float), "final": np.array(final if final is not None else err, float)}
 
     def metric(self, name, which=None):
@@ -225,7 +226,7 @@ def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_
 
 def test_framework_signal_against_noise():
     class Run(dict):
-        record = {"noise_var": 1e-2}                                    # sigma = 0.1
+        record = sweep_record(noise_var=1e-2)                           # sigma = 0.1
     sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.02, 0.05]]), t=np.array([0, 2.5])))
     assert (sn["max_start"], sn["max_end"], sn["t_end"]) == (0.3, 0.05, 2.5)
     assert sn["sigma"] == pytest.approx(0.1) and sn["below"] is True
@@ -285,7 +286,7 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
         d = noise.diffusivity_verdicts(None)
         assert (d["centred"], d["unreliable_outside"]) == (centred, outside) and d["band"] == (0.4, 0.6)
     run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
-                                                     record={"config": {"epochs": epochs}, "replicates": 5})
+                                                     record=sweep_record(5, config={"epochs": epochs}))
     c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
     assert c["ratio"] == pytest.approx(2.0) and c["iqr_other"] == 0.0 and c["iqr_shown"] == pytest.approx(0.1)
     assert tables.diffusivity_against_words(c, "(4, 32)") == \

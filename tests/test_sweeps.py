@@ -32,7 +32,7 @@ def test_store_round_trip_and_resume(tmp_path):
     assert rec["config"]["lr"] == 5e-4 and rec["seeds"] == [0, 1]
     assert {"commit", "torch", "numpy", "finished_utc"} <= set(rec["provenance"])
     assert len(res.metric("err_u_theta")) == 2 and np.all(np.isfinite(res.metric("err_u_theta")))
-    assert res.record["metrics"]["final"]["up_status"] == ["ok", "ok"]
+    assert res.record.metrics["final"].up_status == ("ok", "ok")
     assert rec["forward_method"] == "RK45"
 
 
@@ -43,7 +43,7 @@ def test_forward_method_is_recorded_and_checked(tmp_path):
     run_settings([s], tmp_path / "bdf", workers=1, progress=False, forward_method="BDF")
     run_settings([s], tmp_path / "rk45", workers=1, progress=False)
     bdf, rk = load_setting(s, tmp_path / "bdf"), load_setting(s, tmp_path / "rk45")
-    assert bdf.record["forward_method"] == "BDF"
+    assert bdf.record.forward_method == "BDF"
     # the integrator changes u_p only within the solver tolerance; training is untouched
     np.testing.assert_array_equal(bdf["final_u_theta"], rk["final_u_theta"])
     np.testing.assert_allclose(bdf.metric("err_u_p"), rk.metric("err_u_p"), rtol=1e-3)
@@ -150,9 +150,9 @@ def test_merged_training_stores_the_same_numbers_as_separate_runs(tmp_path):
         np.testing.assert_allclose(m["final_u_theta"], p["final_u_theta"], rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(m.metric("err_u_p"), p.metric("err_u_p"), rtol=1e-7)
         np.testing.assert_allclose(m["hist_val_total"], p["hist_val_total"], rtol=1e-6)
-        assert m.record["config"] == p.record["config"] == s.spec()["config"]
-        assert m.record["trained_with"] == {"settings": 2, "replicates": 4}
-        assert p.record["trained_with"] is None
+        assert m.record.config == p.record.config == s.config
+        assert m.record.trained_with == {"settings": 2, "replicates": 4}
+        assert p.record.trained_with is None
 
 
 def test_initial_condition_is_keyed_and_recorded_without_moving_old_keys():
@@ -186,8 +186,8 @@ def test_merged_and_separate_runs_agree_statistically_in_float32(tmp_path):
         np.testing.assert_allclose(m["final_u_theta"], p["final_u_theta"], rtol=1e-3, atol=1e-4)
         np.testing.assert_allclose(m.metric("err_u_theta"), p.metric("err_u_theta"), rtol=1e-3)
         np.testing.assert_allclose(m["hist_val_total"], p["hist_val_total"], rtol=1e-3)
-        assert m.record["trained_with"] == {"settings": 2, "replicates": 4} and p.record["trained_with"] is None
-        assert m.record["device"] == p.record["device"] and m.record["device"].startswith("cpu")
+        assert m.record.trained_with == {"settings": 2, "replicates": 4} and p.record.trained_with is None
+        assert m.record.device == p.record.device and m.record.device.startswith("cpu")
 
 
 def test_no_document_claims_bitwise_independence_in_float32():

@@ -144,8 +144,8 @@ def forward_method_note(sets, results_dir, requested: str) -> str | None:
     used = Counter()
     for s in sets:
         rec = s.stored_record(results_dir, warn=False)
-        if rec is not None and rec.get("forward_method", "RK45") != requested:
-            used[rec.get("forward_method", "RK45")] += 1
+        if rec is not None and rec.forward_method != requested:
+            used[rec.forward_method] += 1
     if not used:
         return None
     what = ", ".join(f"{n} with {m}" for m, n in sorted(used.items()))
@@ -253,7 +253,7 @@ def _run(ap, args) -> int:
     for study, sets in plan.items():
         stored = [s.stored_record(results_dir) for s in sets]
         done = sum(r is not None for r in stored)
-        legacy += sum(r is not None and records.CHECKSUM_FIELD not in r for r in stored)
+        legacy += sum(r is not None and r.npz_sha256 is None for r in stored)
         if args.cmd == "status":
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
             continue

@@ -135,9 +135,9 @@ class RunRow:
 def run_row(what: str, settings: list, results, scales: tuple) -> RunRow:
     """The row of ``settings`` (a flat list), with their stored ``results`` (None: not stored)."""
     recs = [r.record for r in flat(results)] if results is not None else []
-    datasets = [len(set(rec["datasets"])) for rec in recs]
+    datasets = [len(set(rec.datasets)) for rec in recs]
     return RunRow(what, tuple(scales), tuple(sorted({float(s.noise_var) for s in settings})), bool(settings[0].dense),
-                  tuple(rec["epochs_run"] for rec in recs),
-                  tuple((d, rec["replicates"] // max(d, 1)) for d, rec in zip(datasets, recs)),
-                  tuple(rec.get("device") or "cpu" for rec in recs),
-                  tuple(rec.get("forward_method") or "RK45" for rec in recs))
+                  tuple(rec.epochs_run for rec in recs),
+                  tuple((d, rec.replicates // max(d, 1)) for d, rec in zip(datasets, recs)),
+                  tuple(rec.device or "cpu" for rec in recs),
+                  tuple(rec.forward_method or "RK45" for rec in recs))

@@ -66,7 +66,7 @@ def operators(ax, entries, op):
         return
     r0 = entries[0][0]
     u = r0["u_grid"]
-    lo, hi = r0.record["u_range"]
+    lo, hi = r0.record.u_range
     inside = (u >= lo) & (u <= hi)
     curves = []
     for res, label, color in entries:
@@ -181,7 +181,7 @@ def framework_figure(res, replicate=0):
     for ax, op in zip(axes[2:], ("D", "G", "V")):
         ax.plot(res["u_grid"], res.net(f"op_{op}")[r], color=plotting.COLORS[op], label=f"learned {op}")
         ax.plot(res["u_grid"], res[f"true_op_{op}"], "k--", lw=0.9, label="truth")
-        plotting.shade_unobserved(ax, res.record["u_range"], res["u_grid"])
+        plotting.shade_unobserved(ax, res.record.u_range, res["u_grid"])
         ax.set_xlabel("$u$")
         ax.set_ylabel(plotting.OP_LABELS[op])
         ax.legend()
@@ -300,11 +300,11 @@ def loss_weight_figure(results, shown=None):
     ax = fig.add_subplot(gs[1, 1])
     data_curves, pde_curves = [], []
     for r, w in sel:
-        cfg = r.record["config"]
+        cfg = r.record.config
         data_curves.append((r, f"$w_\\mathrm{{data}} L_\\mathrm{{data}}$, $w_\\mathrm{{PDE}}$ = {value_label(w)}",
-                            cols[w], "-", cfg["w_data"]))
+                            cols[w], "-", cfg.w_data))
         pde_curves.append((r, f"$w_\\mathrm{{PDE}} L_\\mathrm{{PDE}}$, $w_\\mathrm{{PDE}}$ = {value_label(w)}",
-                           cols[w], "--", cfg["w_pde"]))
+                           cols[w], "--", cfg.w_pde))
     loss_curves(ax, data_curves, key="hist_val_data", ylabel="weighted validation loss")
     loss_curves(ax, pde_curves, key="hist_val_pde", ylabel="weighted validation loss")
     ax.legend([Line2D([], [], color="k", ls="-"), Line2D([], [], color="k", ls="--")],
@@ -397,7 +397,7 @@ def batch_size_figure(fixed, budget):
     cols = plotting.value_colors(len(Bs), "plasma")
 
     def lab(r):
-        b, used = r.record["config"]["batch_size"], r.record["batch_size_used"]
+        b, used = r.record.config.batch_size, r.record.batch_size_used
         return f"$B$ = {b}" + (f" (ran as {used})" if used != b else "")
 
     entries = [(r, lab(r), c) for r, c in zip(rf, cols)]
@@ -420,7 +420,7 @@ def batch_size_figure(fixed, budget):
     plotting.plain_log_ticks(ax, "x")
     plotting.plain_log_ticks(ax, "y")
     ax.set_xlabel("batch size used $B$")
-    ep = fixed[0].record["epochs_run"] if fixed else 0
+    ep = fixed[0].record.epochs_run if fixed else 0
     ax.set_ylabel(f"wall-clock time for {ep} epochs (s)")
     _legend(ax)
     ax = fig.add_subplot(gs[2, :])
@@ -436,7 +436,7 @@ def budgets_figure(budgets):
     fig, axes = plt.subplots(1, len(budgets), figsize=(5.2 * len(budgets), 3.6), sharey=True, squeeze=False)
     for ax, (title, results) in zip(axes[0], budgets):
         Bs, rs = _sorted(results, "batch_size")
-        epochs = [r.record["epochs_run"] if r is not None else 0 for r in rs]
+        epochs = [r.record.epochs_run if r is not None else 0 for r in rs]
         error_boxes(ax, rs, [f"{int(b)}\n({e:,} ep.)" for b, e in zip(Bs, epochs)], xlabel="batch size $B$")
         ax.set_title(title)
     axes[0][0].set_ylabel("rel. $L^2$ error")

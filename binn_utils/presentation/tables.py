@@ -368,8 +368,8 @@ def framework_table(res, summary) -> str:
             f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
             f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
     for op in ("D", "V", "G"):
-        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record['u_range'][0]:.3f}, "
-                    f"{res.record['u_range'][1]:.3f}] | {med_iqr(res.operator_error(op))} |")
+        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record.u_range[0]:.3f}, "
+                    f"{res.record.u_range[1]:.3f}] | {med_iqr(res.operator_error(op))} |")
     return "\n".join(rows)
 
 

@@ -379,7 +379,7 @@ def clean_json(obj):
 #: Paths relative to the package: every module of the engine and the store layers.
 NUMERIC_SOURCES = ("engine/networks.py", "engine/losses.py", "engine/training.py", "engine/forward_solve.py",
                    "engine/solvers.py", "engine/problems.py", "engine/observations.py", "engine/metrics.py",
-                   "engine/evaluation.py", "store/sweeps.py", "store/records.py")
+                   "engine/evaluation.py", "store/sweeps.py", "store/records.py", "store/sweep_record.py")
 
 
 def _package_root() -> Path:

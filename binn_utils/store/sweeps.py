@@ -24,6 +24,7 @@ import logging
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -34,6 +35,7 @@ from . import records
 from ..engine.forward_solve import solve_pool
 from ..engine.problems import INITIALS
 from ..engine.training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
+from .sweep_record import CHOOSES_INITIAL, LEGACY, SweepRecord
 
 CURVE_POINTS = 400
 RESULTS_FORMAT = 1
@@ -64,10 +66,8 @@ def reporting_checkpoint(which: str):
         _reported.reset(token)
 
 
-#: Benchmarks whose initial condition has a text and a code reading (see problems.INITIALS).
-CHOOSES_INITIAL = ("nonlinear_adr",)
 #: Specification fields added after the first stored results, with the value those had.
-LEGACY_DEFAULTS = {"initial": "text"}
+LEGACY_DEFAULTS = {"initial": LEGACY["initial"]}
 
 
 @dataclass(frozen=True)
@@ -101,11 +101,10 @@ class Setting:
         self.config.validate()
 
     @classmethod
-    def from_record(cls, record: dict, study: str = "", label: str = "") -> "Setting":
+    def from_record(cls, record: SweepRecord, study: str = "", label: str = "") -> "Setting":
         """The setting a stored record describes (its key is the name it is stored under)."""
-        return cls(study, label, record["benchmark"], record["noise_var"], record["dense"],
-                   tuple(record["datasets"]), tuple(record["seeds"]), TrainConfig.from_dict(record["config"]),
-                   reaction=record["reaction"], initial=record.get("initial", LEGACY_DEFAULTS["initial"]))
+        return cls(study, label, record.benchmark, record.noise_var, record.dense, record.datasets, record.seeds,
+                   record.config, reaction=record.reaction, initial=record.initial or LEGACY["initial"])
 
     def spec(self) -> dict:
         """Everything that determines the numbers (not the study or label it is shown under)."""
@@ -130,10 +129,20 @@ class Setting:
     def paths(self, results_dir) -> tuple[Path, Path]:
         return records.pair_paths(Path(results_dir) / "runs", self.key)
 
-    def stored_record(self, results_dir, warn: bool = True) -> dict | None:
+    def stored_record(self, results_dir, warn: bool = True) -> SweepRecord | None:
         """The stored record if the setting is stored and sound; None if it is missing or
         damaged (a damaged pair gives a ``records.StoreWarning`` naming the file)."""
-        return records.check_pair(*self.paths(results_dir), warn=warn)
+        npz, js = self.paths(results_dir)
+        record = records.check_pair(npz, js, warn=warn)
+        if record is None:
+            return None
+        try:
+            return SweepRecord.from_json(record, js)
+        except records.DamagedRecordError as err:
+            if warn:
+                warnings.warn(f"{err}; treated as missing (it will be recomputed)", records.StoreWarning,
+                              stacklevel=2)
+            return None
 
     def is_done(self, results_dir) -> bool:
         """Stored, and the stored pair is sound (see :func:`records.read_pair`)."""
@@ -271,12 +280,11 @@ def split_result(result, sl: slice, config):
 
 
 def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_method="RK45",
-                    solve_map=None) -> tuple[dict, dict]:
-    """Evaluate a trained setting: the (arrays, JSON-clean record) that the store keeps."""
+                    solve_map=None) -> tuple[dict, SweepRecord]:
+    """Evaluate a trained setting: the (arrays, record) that the store keeps."""
     from ..engine.evaluation import evaluate
 
     arrays, record = {}, setting.spec()
-    record["first_requested_as"] = {"study": setting.study, "label": setting.label, "meta": dict(setting.meta)}
     ep = _curve_epochs(result.epochs_run)
     arrays["curve_epochs"] = ep + 1
     for k in HISTORY_KEYS:
@@ -306,19 +314,20 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
     record.update(metrics=metrics, status=result.status, epochs_run=result.epochs_run,
                   steps_per_epoch=result.steps_per_epoch, batch_size_used=result.extra["batch_size_used"],
                   wall_time_s=result.wall_time_s, steady_time_s=result.extra["steady_time_s"],
-                  first_epoch_s=result.extra["first_epoch_s"], replicates=result.n_replicates,
+                  first_epoch_s=result.extra["first_epoch_s"],
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   device=result.extra.get("device"), engine=result.extra.get("engine", 1), trained_with=group,
                   forward_method=forward_method,
                   provenance=records.provenance())
-    return arrays, records.clean_json(record)
+    return arrays, SweepRecord.from_json(records.clean_json(record), f"of {setting.study}/{setting.label}")
 
 
-def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) -> dict:
+def store_computed(setting: Setting, arrays: dict, record: SweepRecord, results_dir) -> SweepRecord:
     """Write a computed setting into the store (``records.write_pair``: atomic, checksummed,
     under the folder's lock); returns the record as written.  Only the process that owns
     the sweep (the Dask client) calls this: workers return their results, never write."""
-    return records.write_pair(*setting.paths(results_dir), arrays, record)
+    npz, js = setting.paths(results_dir)
+    return SweepRecord.from_json(records.write_pair(npz, js, arrays, record.to_json()), js)
 
 
 def _group_task(group, device=None, forward_method="RK45", solve_map=None, state=None, segment_epochs=None):
@@ -732,7 +741,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
 @dataclass
 class SettingResult:
     setting: Setting
-    record: dict
+    record: SweepRecord
     arrays: dict = field(repr=False)
 
     def metric(self, name: str, which: str | None = None) -> np.ndarray:
@@ -742,12 +751,12 @@ class SettingResult:
         which = which or reported()
         if name in DERIVED_METRICS:
             return DERIVED_METRICS[name](self, which)
-        vals = self.record["metrics"][which][name]
+        vals = getattr(self.record.metrics[which], name)
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
     def operator_error(self, op: str, which: str | None = None) -> np.ndarray:
         which = which or reported()
-        vals = self.record["metrics"][which]["operator_errors"][op]
+        vals = self.record.metrics[which].operator_errors[op]
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
     def net(self, name: str, which: str | None = None) -> np.ndarray:
@@ -756,7 +765,7 @@ class SettingResult:
         return self.arrays[f"{which or reported()}_{name}"]
 
     def up_status(self, which: str | None = None) -> list:
-        return self.record["metrics"][which or reported()]["up_status"]
+        return list(self.record.metrics[which or reported()].up_status)
 
     def __getitem__(self, k):
         return self.arrays[k]
@@ -781,17 +790,18 @@ DERIVED_METRICS = {"err_u_p_spectral": _spectral_error("u_p"), "err_u_theta_spec
 def load_setting(setting: Setting, results_dir=None) -> SettingResult:
     """The stored setting; FileNotFoundError if it is not stored, ``records.DamagedRecordError``
     (naming the file) if its stored pair is damaged (rerun it: a sweep recomputes it)."""
+    npz, js = setting.paths(results_dir or records.default_results_dir())
     try:
-        record, arrays = records.read_pair(*setting.paths(results_dir or records.default_results_dir()))
+        record, arrays = records.read_pair(npz, js)
     except FileNotFoundError:
         raise FileNotFoundError(f"no stored results for {setting.study}/{setting.key}; run it first") from None
-    return SettingResult(setting, record, arrays)
+    return SettingResult(setting, SweepRecord.from_json(record, js), arrays)
 
 
-#: What a record stored before a field existed had (results/README.md): added by
-#: :func:`migrate_store` so that every migrated record states it.  ``initial`` only
-#: concerns the benchmarks of ``CHOOSES_INITIAL``.
-LEGACY_RECORD_FIELDS = {"forward_method": "RK45", "device": "cpu (not recorded)", "trained_with": None}
+#: What a record stored before a field existed had (results/README.md;
+#: ``sweep_record.LEGACY``): added by :func:`migrate_store` so that every migrated record
+#: states it.  ``initial`` only concerns the benchmarks of ``CHOOSES_INITIAL``.
+LEGACY_RECORD_FIELDS = {k: LEGACY[k] for k in ("forward_method", "device", "trained_with")}
 
 
 def migrate_store(results_dir=None) -> dict:
@@ -819,8 +829,8 @@ def _key_mismatch(js: Path) -> str | None:
         record = json.loads(js.read_text())
         if not isinstance(record, dict) or "metrics" not in record:
             return None
-        key = Setting.from_record(record).key
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        key = Setting.from_record(SweepRecord.from_json(record, js)).key
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, records.DamagedRecordError):
         return None
     if key != js.stem:
         return f"damaged: {js} holds the specification of {key}, not of {js.stem}"

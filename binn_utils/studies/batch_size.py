@@ -80,7 +80,7 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
         b = reporting.find(budget, batch_size=reporting.meta_value(f, "batch_size"))
         if b is None:
             continue
-        steps = [r.record["epochs_run"] * r.record["steps_per_epoch"] for r in (f, b)]
+        steps = [r.record.epochs_run * r.record.steps_per_epoch for r in (f, b)]
         err = [median(r.metric("err_u_p")) for r in (f, b)]
         fin = [median(r.metric("err_u_p", "final")) for r in (f, b)]
         rows.append({"batch_size": reporting.meta_value(f, "batch_size"), "steps": steps, "err": err, "final": fin,

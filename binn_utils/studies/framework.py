@@ -54,7 +54,7 @@ def signal_against_noise(res) -> dict:
     (``max_start``) and the last observation time (``max_end``, at ``t_end``), the noise
     standard deviation (``sigma``), and whether the signal ends below it (``below``)."""
     uc = np.asarray(res["u_clean"], float)
-    sigma = float(np.sqrt(res.record["noise_var"]))
+    sigma = float(np.sqrt(res.record.noise_var))
     return {"max_start": float(uc[0].max()), "max_end": float(uc[-1].max()), "t_end": float(res["t"][-1]),
             "sigma": sigma, "below": bool(uc[-1].max() < sigma)}
 

@@ -169,7 +169,7 @@ def diffusivity_against(shown, other) -> dict:
 
 def same_budget(results) -> bool:
     """Whether every u-network of the study trained with the same epochs and replicates."""
-    return len({(r.record["config"]["epochs"], r.record["replicates"]) for r in results}) == 1
+    return len({(r.record.config.epochs, r.record.replicates) for r in results}) == 1
 
 
 def claim_noise_D(ctx):
