@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from binn_utils import studies
-from binn_utils.observations import NOISE_VARIANCES
-from binn_utils.verdicts import Outcome, Verdict, aggregate
+from binn_utils.analysis.verdicts import Outcome, Verdict, aggregate
+from binn_utils.engine.observations import NOISE_VARIANCES
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
 
 A, D, U, N, F = Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.INDISTINCT
@@ -349,8 +349,8 @@ def test_results_not_stored_reach_the_scorecard_as_the_loaders_error(number, res
 
 # ----------------------------------------------------------------------------- the authors' runs
 def test_the_authors_archived_runs_go_through_the_same_rules():
-    from binn_utils import authors_archive
-    from binn_utils.verdicts import best_in, median_interval
+    from binn_utils.analysis import authors_archive
+    from binn_utils.analysis.verdicts import best_in, median_interval
     they = studies.learning_rate.authors_summary(1e-3)
     ivs = {r: median_interval(authors_archive.errors("learning_rate", "err_u_p", noise_var=1e-3, lr=r)) for r in RATES}
     assert they.verdicts["best_up_verdict"] is best_in(ivs, lambda r: 5e-5 <= r <= 5e-4)[0]

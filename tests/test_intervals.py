@@ -1,4 +1,4 @@
-"""The statistics every verdict rests on (``binn_utils.verdicts``): exact order-statistic
+"""The statistics every verdict rests on (``binn_utils.analysis.verdicts``): exact order-statistic
 intervals of medians, seeded bootstrap intervals of spreads, and the comparisons that turn
 two intervals into agrees / disagrees / cannot be distinguished; the paper's words quoted
 verbatim; the pages decide nothing themselves."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from binn_utils.claims import scorecard
-from binn_utils.verdicts import (Outcome, Verdict, aggregate, above_best_other, all_of, best_in, expect, highest_at,
+from binn_utils.analysis.verdicts import (Outcome, Verdict, aggregate, above_best_other, all_of, best_in, expect, highest_at,
                                  lowest_at, median_interval, median_rank, quote_clean, spread_interval)
 
 A, D, I, U = Verdict.AGREES, Verdict.DISAGREES, Verdict.INDISTINCT, Verdict.UNDECIDED

@@ -1,17 +1,17 @@
 """The scorecard: the claims that span studies (11: the Supporting Material repeats, 12: the
 ground-truth-free diagnostics) on small synthetic result sets read through a fake context,
-judging a claim, and the scorecard's words (binn_utils.scorecard_text)."""
+judging a claim, and the scorecard's words (binn_utils.presentation.scorecard_text)."""
 import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from binn_utils import scorecard_text as text
 from binn_utils import studies
+from binn_utils.analysis.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
 from binn_utils.claims import scorecard, spanning
 from binn_utils.claims.context import Context, RunRow
-from binn_utils.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
+from binn_utils.presentation import scorecard_text as text
 
 A, D, N, F = Verdict.AGREES, Verdict.DISAGREES, Verdict.NOT_TESTED, Verdict.INDISTINCT
 
@@ -191,7 +191,7 @@ def test_headline_box_counts_and_lists_the_failing_claims():
 
 
 def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
-    from binn_utils.verdicts import Interval
+    from binn_utils.analysis.verdicts import Interval
     few = checked(10, A, D, D, D, D)                 # 1 of 5 agree
     most = checked(12, A, A, A, A, A, A, D)          # 6 of 7 agree
     ours = dataclasses.replace(most.check.subclaims[0], authors=D)
