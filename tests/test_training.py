@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 import torch
 
-from binn_utils.losses import loss_and_grad, loss_components
-from binn_utils.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
-from binn_utils.observations import Observations, make_observations
-from binn_utils.training import TrainConfig, TrainingError, TrainState, _adam_update, train
+from binn_utils.engine.losses import loss_and_grad, loss_components
+from binn_utils.engine.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
+from binn_utils.engine.observations import Observations, make_observations
+from binn_utils.engine.training import TrainConfig, TrainingError, TrainState, _adam_update, train
 from reference_binn import RefBINN
 
 ARCHS = [
@@ -113,8 +113,8 @@ def test_compiled_step_equals_eager_and_is_not_recompiled_per_chunk_length(burge
 _PROBE = """
 import json, sys
 from torch._dynamo.utils import counters
-from binn_utils.observations import make_observations
-from binn_utils.training import TrainConfig, train
+from binn_utils.engine.observations import make_observations
+from binn_utils.engine.training import TrainConfig, train
 R, B = int(sys.argv[1]), int(sys.argv[2])
 cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, batch_size=B, val_n_pde=20, val_n_bc=5)
 train(make_observations("diffusion", 1e-3), cfg, seeds=range(R))
@@ -152,7 +152,7 @@ def test_a_second_process_reuses_the_compiled_kernels(tmp_path):
 
 
 def test_the_compile_cache_is_named_by_the_environment_or_under_the_user_cache(monkeypatch, tmp_path):
-    from binn_utils.training import COMPILE_CACHE_ENV, compile_cache_dir
+    from binn_utils.engine.training import COMPILE_CACHE_ENV, compile_cache_dir
     monkeypatch.setenv(COMPILE_CACHE_ENV, str(tmp_path / "mine"))
     assert compile_cache_dir() == str(tmp_path / "mine")
     monkeypatch.delenv(COMPILE_CACHE_ENV)
@@ -280,7 +280,7 @@ def test_config_values_that_would_be_truncated_or_meaningless_are_errors(field, 
 
 
 def test_pairs_of_identical_replicates_are_rejected_but_differing_ones_are_not(burgers_obs):
-    from binn_utils.sweeps import Setting
+    from binn_utils.store.sweeps import Setting
     cfg = CFG.replace(epochs=1)
     with pytest.raises(TrainingError, match="same seed 7 and the same dataset"):
         Setting("t", "dup", "diffusion", 1e-3, False, (0, 0), (7, 7), cfg)

@@ -1,7 +1,7 @@
 """Markdown tables and short phrases the chapters show, from the analysis layer's results.
 
-The diagnostics chapter's come from :class:`~binn_utils.diagnostics.Scored` and
-:class:`~binn_utils.diagnostics.Calibration` (``titles`` maps a study's name, a group of
+The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostics.Scored` and
+:class:`~binn_utils.analysis.diagnostics.Calibration` (``titles`` maps a study's name, a group of
 ``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
 Supporting Material, architecture and batch-size chapters.  Nothing here computes a number
 the chapters judge by: that is the analysis layer's and the studies' job.
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
-                        value_label, word)
-from .studies import SCALES
-from .verdicts import Verdict
+from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
+from ..analysis.reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
+                                  value_label, word)
+from ..analysis.verdicts import Verdict
+from ..studies import SCALES
 
 def scale_words(scale: str) -> str:
     """A training scale in words, from its numbers (``studies.SCALES``)."""
@@ -33,7 +33,7 @@ def scales_sentence(scale_of: dict) -> str:
 
 
 def fmt_plain(v, spec: str = ".3g", plain_from: float = 1000) -> str:
-    """:func:`~binn_utils.reporting.fmt`, but values of ``plain_from`` and more as plain
+    """:func:`~binn_utils.analysis.reporting.fmt`, but values of ``plain_from`` and more as plain
     rounded numbers (1,234 not 1.23e+03)."""
     try:
         big = abs(float(v)) >= plain_from
@@ -311,9 +311,13 @@ def learnt_from_curves(summary, curves: dict) -> str:
     if summary.verdicts["small_still_falling"] is Verdict.AGREES:
         learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it "
                   f"fell {summary['late_drop_small']} % over the last quarter)"]
-    else:
+    elif summary.verdicts["small_still_falling"] is Verdict.DISAGREES:
         learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
                   "rate did not show in it"]
+    else:
+        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve's fall over the last quarter "
+                  f"({summary['late_drop_small']} %) cannot be told apart from that at r = {summary['shown']} with "
+                  "this many replicates"]
     if curves["erratic"]:
         learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(curves['erratic'])})")
     if curves["stalled"]:
@@ -354,7 +358,8 @@ def networks_words(which: str) -> str:
 
 def matches_words(verdict: Verdict) -> str:
     """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
-    return word(verdict is Verdict.AGREES, "matches", "does not match")
+    return {Verdict.AGREES: "matches", Verdict.DISAGREES: "does not match"}.get(
+        verdict, "cannot be shown, with this many replicates, to match")
 
 
 def framework_table(res, summary) -> str:
@@ -368,9 +373,32 @@ def framework_table(res, summary) -> str:
             f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
             f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
     for op in ("D", "V", "G"):
-        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record['u_range'][0]:.3f}, "
-                    f"{res.record['u_range'][1]:.3f}] | {med_iqr(res.operator_error(op))} |")
+        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record.u_range[0]:.3f}, "
+                    f"{res.record.u_range[1]:.3f}] | {med_iqr(res.operator_error(op))} |")
     return "\n".join(rows)
+
+
+def grid_table(rows) -> str:
+    """Fig. 1 on the 71- and the 351-point grid beside the authors' dense run
+    (``studies.framework.grid_comparison``): median [IQR] over our initialisations."""
+    grids = sorted({g for r in rows for g in r["ours"]})
+    head = " | ".join(f"ours, {g} points: median [IQR]" for g in grids)
+    out = [f"| relative $L^2$ error of | {head} | the authors' run, 351 points |",
+           "|---|" + "---|" * len(grids) + "---|"]
+    for r in rows:
+        theirs = ", ".join(f"{v:.3g}" for v in r["authors"]) or "not archived"
+        out.append(f"| {r['quantity']} | " + " | ".join(med_iqr(r["ours"][g]) for g in grids) + f" | {theirs} |")
+    return "\n".join(out)
+
+
+def grid_words(rows, quantity: str = "$D$") -> str:
+    """One sentence on ``quantity``'s error on both grids and in the authors' dense run."""
+    r = next(r for r in rows if r["quantity"] == quantity)
+    ours = sorted(r["ours"].items())
+    parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]}) on {g} points" for g, v in ours]
+    theirs = (f"; the authors' one dense run at this noise level: {fmt(float(r['authors'][0]))}" if len(r["authors"])
+              else "")
+    return f"The median relative error of {quantity} is " + " and ".join(parts) + theirs + "."
 
 
 def initials_table(summaries) -> str:
@@ -390,4 +418,20 @@ def reactions_table(labels, results) -> str:
     for label, rr in zip(labels, results):
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
+    return "\n".join(rows)
+
+
+def network_spread_table(theta: dict, up: dict, archs) -> str:
+    """Claim 3's spreads, as the scorecard decides them (``studies.noise.spread_comparison``):
+    per nonzero noise level the IQR of each u-network's errors over the datasets both ran,
+    with its bootstrap interval, and the verdict on "the first less variable"."""
+    a, b = (arch_label(x) for x in archs)
+    rows = [f"| $\\sigma^2$ | IQR $u_\\theta$, {a} | {b} | verdict | IQR $u_\\mathrm{{p}}$, {a} | {b} | verdict |",
+            "|---|---|---|---|---|---|---|"]
+    for nv in sorted(set(theta) | set(up)):
+        cells = []
+        for d in (theta, up):
+            v, ia, ib = d.get(nv, (None, None, None))
+            cells += [str(ia), str(ib), v.value if v is not None else "n/a"]
+        rows.append(f"| {nv:g} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
