@@ -112,14 +112,19 @@ def test_compiled_step_equals_eager_and_is_not_recompiled_per_chunk_length(burge
 
 _PROBE = """
 import json, sys
+import numpy as np
 from torch._dynamo.utils import counters
 from binn_utils.engine.observations import make_observations
 from binn_utils.engine.training import TrainConfig, train
 R, B = int(sys.argv[1]), int(sys.argv[2])
-cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, batch_size=B, val_n_pde=20, val_n_bc=5)
-train(make_observations("diffusion", 1e-3), cfg, seeds=range(R))
-print(json.dumps({k: counters[group][k] for group, keys in (("stats", ("unique_graphs",)),
-                  ("inductor", ("fxgraph_cache_miss",)), ("aot_autograd", ("autograd_cache_miss",))) for k in keys}))
+cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, batch_size=B, val_n_pde=20, val_n_bc=5, dtype="float64")
+obs = make_observations("diffusion", 1e-3)
+res = train(obs, cfg, seeds=range(R))
+out = {k: counters[group][k] for group, keys in (("stats", ("unique_graphs",)), ("inductor", ("fxgraph_cache_miss",)),
+                                                 ("aot_autograd", ("autograd_cache_miss",))) for k in keys}
+eager = train(obs, cfg.replace(compile=False), seeds=range(R))
+out["differ"] = float(np.max(np.abs(res.final - eager.final)) / np.max(np.abs(eager.final)))
+print(json.dumps(out))
 """
 
 
@@ -127,7 +132,8 @@ print(json.dumps({k: counters[group][k] for group, keys in (("stats", ("unique_g
 def test_a_second_process_reuses_the_compiled_kernels(tmp_path):
     """The compiled kernels are kept in the compile cache (``compile_cache_dir``): a fresh
     process with another replicate count and another batch size traces and compiles
-    nothing (it loads the kernels), where the first process compiled each kernel once."""
+    nothing (it loads the kernels) and computes the uncompiled numbers (float64), where the
+    first process compiled each kernel once."""
     import json
     import os
     import subprocess
@@ -141,14 +147,18 @@ def test_a_second_process_reuses_the_compiled_kernels(tmp_path):
         out = subprocess.run([sys.executable, "-c", _PROBE, str(R), str(B)], capture_output=True, text=True,
                              env=env, cwd=tmp_path, timeout=1800)
         assert out.returncode == 0, out.stderr[-3000:]
+        assert "not kept across processes" not in out.stderr, out.stderr[-3000:]
         return json.loads(out.stdout.splitlines()[-1])
 
     first = run(3, 40)
     # traced and compiled once each: the step, the validation losses, Adam (the last partial
     # mini-batch uses the step's kernel)
     assert first["unique_graphs"] == 3 and first["autograd_cache_miss"] == 3, first
+    assert first["differ"] < 1e-9, first
     second = run(5, 25)
-    assert second == {"unique_graphs": 0, "fxgraph_cache_miss": 0, "autograd_cache_miss": 0}, second
+    assert second == {"unique_graphs": 0, "fxgraph_cache_miss": 0, "autograd_cache_miss": 0,
+                      "differ": second["differ"]}, second
+    assert second["differ"] < 1e-9, second
 
 
 def test_the_compile_cache_is_named_by_the_environment_or_under_the_user_cache(monkeypatch, tmp_path):

@@ -142,25 +142,33 @@ def compile_cache_dir() -> str:
     return os.environ[COMPILE_CACHE_ENV]
 
 
-def _vary(t, *dims):
+def _vary(t, dims, strict=False):
     """Mark dimensions of ``t`` (a tensor or a ``leaf_views`` dict) whose size may change
     between calls without recompiling: the compiled kernel is then generic in them.  Sizes
-    0 and 1 are specialised by the compiler anyway (R = 1 is its own kernel)."""
+    0 and 1 are specialised by the compiler anyway (R = 1 is its own kernel).  ``strict``:
+    the ahead-of-time compile must honour the marks (it raises where it cannot)."""
+    mark = torch._dynamo.mark_dynamic if strict else torch._dynamo.maybe_mark_dynamic
     for x in (t.values() if isinstance(t, dict) else (t,)):
         for d in dims:
             if x.dim() > d and x.shape[d] > 1:
-                torch._dynamo.maybe_mark_dynamic(x, d)
+                mark(x, d)
 
 
 class _Precompiled:
     """``fn`` compiled ahead of time on the CPU (``torch.compile(...).aot_compile``) and kept as
-    a file in the compile cache, one per argument signature (dtypes, static sizes, which of
-    the varying sizes are 1, the non-tensor arguments): a later process loads the file and
-    runs it without tracing ``fn`` again (TorchDynamo's trace of the step was most of a
-    warm start, about 5 s of CPU).  The file name carries a digest of torch's version, the
-    layout and the engine's source files, so changed code never runs stale kernels.  A file
-    that cannot be written, read or compiled, or whose guards reject the arguments, falls back
-    to ``jit``, the same function compiled as usual (whose kernels the FX graph cache keeps)."""
+    a file in the compile cache, one per signature of the arguments: a later process loads
+    the file and runs it without tracing ``fn`` again (TorchDynamo's trace of the step was
+    most of a warm start, about 5 s of CPU).
+
+    The signature is everything the kernel is specialised on: the dtypes, the static sizes and
+    the strides of strided views, which of the ``varying`` sizes are 0, 1 or more (the kernel is
+    generic in those), the non-tensor arguments, the thread count and the grad mode; the file
+    name adds a digest of torch's version, the layout and the engine's source files, so changed
+    code never runs stale kernels.  A saved kernel is called without its own guards: they
+    would reject arguments that differ only in the varying sizes' marks, and the signature
+    already selects the kernel (the tests compare a loaded kernel's numbers for another
+    replicate count and batch size with the uncompiled ones).  A file that cannot be
+    written, read or compiled falls back to ``jit``, the function compiled as usual."""
 
     SOURCES = ("layout.py", "networks.py", "losses.py", "training.py")
 
@@ -174,10 +182,11 @@ class _Precompiled:
         self.ready = {}
 
     def _signature(self, args) -> tuple:
-        parts = []
+        parts = [torch.get_num_threads(), torch.is_grad_enabled()]
         for a, dims in zip(args, list(self.varying) + [()] * len(args)):
             if isinstance(a, (torch.Tensor, dict)):
-                parts.append(tuple((x.dtype, tuple(min(n, 2) if d in dims else n for d, n in enumerate(x.shape)))
+                parts.append(tuple((x.dtype, x.requires_grad, tuple(min(n, 2) if d in dims else n for d, n in enumerate(x.shape)),
+                                    None if x.is_contiguous() else x.stride())
                                    for x in (a.values() if isinstance(a, dict) else (a,))))
             else:
                 parts.append(a)
@@ -189,11 +198,16 @@ class _Precompiled:
         try:
             if os.path.exists(path):
                 with open(path, "rb") as f:
-                    return torch.compiler.load_compiled_function(f)
-            fn = torch.compile(self.fn, fullgraph=True, dynamic=None, options={"cpp_wrapper": True}).aot_compile(
-                (args, {}))
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fn.save_compiled_function(path)   # written atomically
+                    fn = torch.compiler.load_compiled_function(f)
+            else:
+                for a, dims in zip(args, self.varying):
+                    if isinstance(a, (torch.Tensor, dict)):
+                        _vary(a, dims, strict=True)
+                fn = torch.compile(self.fn, fullgraph=True, dynamic=None, options={"cpp_wrapper": True}).aot_compile(
+                    (args, {}))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                fn.save_compiled_function(path)   # written atomically
+            fn.disable_guard_check()
             return fn
         except Exception as err:  # noqa: BLE001 -- any failure: compile as usual instead
             import warnings
@@ -206,7 +220,10 @@ class _Precompiled:
         if key not in self.ready:
             self.ready[key] = self._prepare(key, args)
         fn = self.ready[key]
-        if fn is None or not fn.guard_check(*args):
+        if fn is None:
+            for a, dims in zip(args, self.varying):
+                if isinstance(a, (torch.Tensor, dict)):
+                    _vary(a, dims)
             return self.jit(*args)
         return fn(*args)
 
@@ -224,11 +241,13 @@ def _by_device(fn, varying, name, layout):
     other = torch.compile(fn, dynamic=None)
 
     def call(flat, *args):
+        t = flat if isinstance(flat, torch.Tensor) else next(iter(flat.values()))  # leaf_views dict
+        if t.device.type == "cpu":
+            return cpu(flat, *args)
         for a, dims in zip((flat,) + args, varying):
             if isinstance(a, (torch.Tensor, dict)):
-                _vary(a, *dims)
-        t = flat if isinstance(flat, torch.Tensor) else next(iter(flat.values()))  # leaf_views dict
-        return (cpu if t.device.type == "cpu" else other)(flat, *args)
+                _vary(a, dims)
+        return other(flat, *args)
     return call
 
 
