@@ -203,8 +203,11 @@ class _Precompiled:
                 for a, dims in zip(args, self.varying):
                     if isinstance(a, (torch.Tensor, dict)):
                         _vary(a, dims, strict=True)
-                fn = torch.compile(self.fn, fullgraph=True, dynamic=None, options={"cpp_wrapper": True}).aot_compile(
-                    (args, {}))
+                # Python floats (Adam's betas and eps) are constants of the kernel, as they are
+                # part of the signature (an ahead-of-time trace cannot restart to make them inputs)
+                with torch._dynamo.config.patch(specialize_float=True):
+                    fn = torch.compile(self.fn, fullgraph=True, dynamic=None,
+                                       options={"cpp_wrapper": True}).aot_compile((args, {}))
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 fn.save_compiled_function(path)   # written atomically
             fn.disable_guard_check()
