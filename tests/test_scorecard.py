@@ -75,7 +75,12 @@ def every_repeat(sparse_err, dense_err):
 
 def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_errors(summaries):
     check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.2, dense_err=0.1)))
-    assert check.outcome is Outcome.REPRODUCED and not check.missing
+    # the medians separate; the spreads (0.01 against 0.02) overlap with ten replicates, so the
+    # IQR sub-claims cannot be distinguished and the claim is reproduced only in part
+    assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {A}
+    assert {s.verdict for s in check.subclaims if "IQR" not in s.label and "spread" not in s.label} == {A}
+    assert {s.verdict for s in check.subclaims} == {A, F}
+    assert check.outcome is Outcome.PARTLY and not check.missing
     groups = {s.group for s in check.subclaims}
     assert "$\\sigma^2$ = 1e-2, 351 points against 71 points" in groups and "noise study, 351 points" in groups
     # every repeated study's comparisons, in every configuration
