@@ -1,0 +1,231 @@
+"""Could this operator be recovered from these data?  Identifiability from the forward model.
+
+No training: each operator of a model (a benchmark's true D, V, G, or a fit's learned ones)
+is perturbed in turn and the forward solution (``forward_solve``, the finite-volume scheme
+of u_p, on the data's grid and times) is compared with the unperturbed one, against the
+data's noise.  Perturbations (:data:`PERTURBATIONS`):
+
+``zero``     the operator removed (is the mechanism visible at all?)
+``half``     the operator times 1/2
+``double``   the operator times 2
+``tilt``     a change of shape at the same mid-range value: the operator times
+             ``1 + (u - u_mid) / (u_hi - u_lo)`` over the observed range of u (x 1/2 at its
+             low end, x 3/2 at its high end)
+
+For each, the **chi-square change** ``dchi2 = sum over the data points of (du)^2 / sigma^2``.
+
+The rule (:func:`constraint_level`), at the test level :data:`LEVEL` = 5 %:
+
+* **not constrained** when ``dchi2 < z_{1-LEVEL}^2`` (2.71): the perturbation is invisible to
+  *every* method.  With Gaussian noise of known sigma, the most powerful test of the true
+  operator against this exact perturbed one (Neyman-Pearson: the likelihood ratio, whose
+  statistic is normal with its mean shifted by ``sqrt(dchi2)`` noise units) detects it with
+  probability ``Phi(sqrt(dchi2) - z_{1-LEVEL})``: below one half.  Any fitting method, a BINN
+  included, is at most as sensitive.
+* **well constrained** when ``dchi2 >= q_{1-LEVEL}(chi2_N) - N`` (N data points): the
+  perturbation raises the data's expected chi-square (N + dchi2 against the perturbed model)
+  past the 95 % quantile of what noise alone produces, so even a check that does not know
+  which operator is wrong (a goodness-of-fit test of the residuals) sees it.
+* **weakly constrained** in between: detectable only by a test aimed at this perturbation.
+
+An operator's level is that of its weaker factor-of-two change (``half`` and ``double``):
+the data constrain the operator when they tell it from half and twice itself.  The
+``zero`` perturbation says whether the mechanism leaves any measurable signal at all.
+
+Noise-free data (sigma^2 = 0) have no noise to compare with; the forward model's own error
+then sets the scale: sigma is the root-mean-square difference between the forward solve
+with the true operators on the data grid and the converged reference solution (the data).
+A perturbation smaller than that cannot be told from the discretisation's own error by a
+u_p computed on that grid.  (Only benchmarks have a reference solution: for a fit, sigma^2 =
+0 is refused.)
+
+The share of each term in the dynamics: at each observation time, the L2 norm over x of the
+diffusion term d/dx(D u_x), the advection term -d/dx(u V) and the reaction term u G (each
+``forward_solve.fv_rhs`` with that operator alone), divided by their sum.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from .forward_solve import forward_solve, fv_rhs
+from .problems import get_benchmark, reference_solution, spatial_grid
+
+__all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit_threshold",
+           "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
+           "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve"]
+
+PERTURBATIONS = ("zero", "half", "double", "tilt")
+#: the factor-of-two changes an operator's level is decided on
+DECIDING = ("half", "double")
+LEVEL = 0.05
+"""Test level of the rule (the false-alarm rate a detection is allowed)."""
+LEVELS = ("not", "weakly", "well")
+TERMS = {"D": "diffusion", "V": "advection", "G": "reaction"}
+
+
+def detect_threshold(level: float = LEVEL) -> float:
+    """``z_{1-level}^2``: below it no test detects the perturbation with probability >= 1/2."""
+    return float(stats.norm.ppf(1.0 - level) ** 2)
+
+
+def fit_threshold(n_points: int, level: float = LEVEL) -> float:
+    """``q_{1-level}(chi2_N) - N``: above it the perturbation lifts the data's expected
+    chi-square past what noise alone reaches at this level."""
+    return float(stats.chi2.ppf(1.0 - level, n_points) - n_points)
+
+
+def constraint_level(dchi2: float, n_points: int, level: float = LEVEL) -> str:
+    """``"not"``, ``"weakly"`` or ``"well"`` (module docstring).  A NaN (failed solve) is
+    counted as a large change: the perturbed model cannot even be solved."""
+    if not np.isfinite(dchi2):
+        return "well"
+    if dchi2 < detect_threshold(level):
+        return "not"
+    return "well" if dchi2 >= fit_threshold(n_points, level) else "weakly"
+
+
+def _perturbed(f, how: str, u_lo: float, u_hi: float):
+    if how == "zero":
+        return lambda u: 0.0 * np.asarray(f(u), dtype=float)
+    if how == "half":
+        return lambda u: 0.5 * np.asarray(f(u), dtype=float)
+    if how == "double":
+        return lambda u: 2.0 * np.asarray(f(u), dtype=float)
+    if how == "tilt":
+        mid, width = 0.5 * (u_lo + u_hi), max(u_hi - u_lo, np.finfo(float).tiny)
+        return lambda u: np.asarray(f(u), dtype=float) * (1.0 + (np.asarray(u, dtype=float) - mid) / width)
+    raise ValueError(f"unknown perturbation {how!r}; choose from {PERTURBATIONS}")
+
+
+def term_shares(ops: dict, u: np.ndarray, dx: float) -> dict:
+    """{operator: (n_t,) share of its term in |du/dt|} at each row of ``u`` (n_t, n_x)."""
+    norms = {k: np.array([np.linalg.norm(fv_rhs(row, dx, **{k: f})) for row in u]) for k, f in ops.items()}
+    total = sum(norms.values())
+    with np.errstate(all="ignore"):
+        return {k: np.where(total > 0, v / total, np.nan) for k, v in norms.items()}
+
+
+def operator_from_curve(u_grid, values):
+    """A callable operator from its values on a grid (linear interpolation, constant beyond)."""
+    g, v = np.asarray(u_grid, dtype=float), np.asarray(values, dtype=float)
+    return lambda u: np.interp(np.asarray(u, dtype=float), g, v)
+
+
+@dataclass
+class OperatorConstraint:
+    """How the data constrain one operator."""
+
+    name: str
+    dchi2: dict                   # {perturbation: chi-square change}
+    rms_du: dict                  # {perturbation: root-mean-square change of u, in units of sigma}
+    share: float                  # mean over the observation times of its term's share
+    n_points: int
+
+    @property
+    def level(self) -> str:
+        """The weaker level of the factor-of-two changes (:data:`DECIDING`)."""
+        return min((constraint_level(self.dchi2[p], self.n_points) for p in DECIDING), key=LEVELS.index)
+
+    @property
+    def signal(self) -> str:
+        """The level of removing it: ``"not"`` means the mechanism leaves no measurable signal."""
+        return constraint_level(self.dchi2["zero"], self.n_points)
+
+
+@dataclass
+class Identifiability:
+    """The constraint on each operator of one model by one set of data (:func:`identifiability`)."""
+
+    label: str
+    operators: dict               # {name: OperatorConstraint}
+    sigma: float                  # noise standard deviation used
+    sigma_source: str             # "noise" or "solver error" (sigma^2 = 0)
+    n_points: int
+    shares: dict = field(default_factory=dict)   # {name: (n_t,) share over time}
+    failed: list = field(default_factory=list)   # (operator, perturbation, message) of failed solves
+
+    def __getitem__(self, name) -> OperatorConstraint:
+        return self.operators[name]
+
+    @property
+    def thresholds(self) -> tuple[float, float]:
+        """(not / weakly boundary, weakly / well boundary) in chi-square."""
+        return detect_threshold(), fit_threshold(self.n_points)
+
+    def unseen(self) -> list[str]:
+        """Operators whose removal leaves no measurable signal."""
+        return [k for k, c in self.operators.items() if c.signal == "not"]
+
+    def rows(self) -> list[dict]:
+        return [{"model": self.label, "operator": k, "share": c.share,
+                 **{f"dchi2_{p}": c.dchi2[p] for p in PERTURBATIONS}, "level": c.level,
+                 "signal": c.signal} for k, c in self.operators.items()]
+
+
+def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_range=None,
+                    sigma_source: str = "noise", method: str | None = None) -> Identifiability:
+    """Perturb each operator of ``ops`` ({"D"|"V"|"G": callable}; the mechanisms of the model)
+    in turn and measure the forward solution's move against the noise ``sigma`` (> 0).
+
+    ``u_range``: the observed range of u for the ``tilt`` (default: the range of the
+    unperturbed solution).  ``method``: the forward solve's integrator (default RK45 on up to
+    100 nodes, BDF above, as the sweeps' u_p)."""
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+    unknown = set(ops) - set(TERMS)
+    if unknown or not ops:
+        raise ValueError(f"operators must be a non-empty subset of {tuple(TERMS)}, got {sorted(ops)}")
+    x, t, u0 = np.asarray(x, float), np.asarray(t, float), np.asarray(u0, float)
+    method = method or ("RK45" if x.size <= 100 else "BDF")
+
+    def solve(o):
+        return forward_solve(o.get("D"), o.get("V"), o.get("G"), u0, x, t, method=method)
+
+    base = solve(ops)
+    if not base.ok:
+        raise ValueError(f"the unperturbed model cannot be solved: {base.status}: {base.message}")
+    lo, hi = (float(np.min(base.u)), float(np.max(base.u))) if u_range is None else map(float, u_range)
+    n = int(base.u.size)
+    shares = term_shares(ops, base.u, float(np.mean(np.diff(x))))
+    out, failed = {}, []
+    for k, f in ops.items():
+        d, r = {}, {}
+        for p in PERTURBATIONS:
+            sol = solve({**ops, k: _perturbed(f, p, lo, hi)})
+            if sol.ok:
+                du = (sol.u - base.u) / sigma
+                d[p], r[p] = float(np.sum(du ** 2)), float(np.sqrt(np.mean(du ** 2)))
+            else:
+                d[p] = r[p] = float("nan")
+                failed.append((k, p, f"{sol.status}: {sol.message}"))
+        out[k] = OperatorConstraint(k, d, r, float(np.nanmean(shares[k])), n)
+    return Identifiability(label, out, float(sigma), sigma_source, n, shares, failed)
+
+
+def solver_sigma(bench, dense: bool) -> float:
+    """The forward model's own error on the data grid: RMS of (forward solve with the true
+    operators) minus (the converged reference solution), the noise scale for sigma^2 = 0."""
+    x = spatial_grid(dense)
+    sol = forward_solve(bench.D, bench.V, bench.G, bench.initial_condition(x), x, bench.times(),
+                        method="RK45" if x.size <= 100 else "BDF")
+    return float(np.sqrt(np.mean((sol.u - reference_solution(bench, dense=dense)) ** 2)))
+
+
+def benchmark_identifiability(name: str, dense: bool = False, noise_var: float = 1e-3, *,
+                              initial: str = "text", reaction: str = "supporting") -> Identifiability:
+    """:func:`identifiability` of a benchmark's true operators (its mechanisms) on its data
+    grid and times, with the noise variance ``noise_var`` (0: the solver's own error)."""
+    bench = get_benchmark(name, reaction=reaction, initial=initial)
+    noise_var = float(noise_var)
+    if not np.isfinite(noise_var) or noise_var < 0:
+        raise ValueError(f"noise variance must be a finite number >= 0, got {noise_var}")
+    sigma, source = ((np.sqrt(noise_var), "noise") if noise_var > 0 else (solver_sigma(bench, dense), "solver error"))
+    x = spatial_grid(dense)
+    ops = {k: getattr(bench, k) for k in bench.mechanisms}
+    init = f", initial {initial}" if name == "nonlinear_adr" else ""
+    label = f"{name} ({x.size} points{init})"
+    return identifiability(ops, bench.initial_condition(x), x, bench.times(), sigma, label=label,
+                           sigma_source=source)
