@@ -56,7 +56,8 @@ from .sweeps import reported
 
 __all__ = ["DIAGNOSTICS", "COMBINED", "CAUGHT_MIN", "FALSE_MAX", "BOOTSTRAP", "SEED", "scores_of",
            "LabelledTable", "labelled_table", "store_digest", "failure_factor", "failure_labels", "roc",
-           "auc", "auc_interval", "choose_threshold", "Held", "best_settings", "FAILURE_QUANTILE", "leave_one_out", "setting_table", "log_ratio", "summary"]
+           "auc", "auc_interval", "choose_threshold", "Held", "best_settings", "FAILURE_QUANTILE", "leave_one_out", "setting_table", "log_ratio", "summary", "stored_summary", "rates_markdown",
+           "folds_markdown", "rate_pair", "pct"]
 
 DIAGNOSTICS = dg.DIAGNOSTIC_NAMES
 COMBINED = "combined"
@@ -370,22 +371,73 @@ def leave_one_out(score, failed, benchmarks, name: str = "", false_max: float = 
     return Held(name, thresholds, counts)
 
 
-def summary(table: LabelledTable, factor: float | None = None) -> dict:
-    """Everything the chapter and the reports quote, per diagnostic and for the combined flag:
-    {"factor", "failed", "n", "per": {name: {"auc": (a, lo, hi), "module": Counts at the module's
-    thresholds, "held": Held}}, "settings": the same at the level of settings}."""
+def summary(table: LabelledTable, factor: float | None = None, n_boot: int = BOOTSTRAP) -> dict:
+    """Everything the chapter, claim 12 and ``binn fit`` quote, per diagnostic and for the
+    combined flag: {"factor", "failed" (n,), "n", "per": {name: {"auc": (a, lo, hi) (``n_boot``
+    = 0: no interval, NaN bounds), "module": Counts at the module's thresholds, "held": Held}},
+    "settings": the same at the level of settings, "n_settings", "settings_failed"}."""
     factor = failure_factor(table) if factor is None else float(factor)
     failed = failure_labels(table, factor)
-    per = {}
-    for n in (*DIAGNOSTICS, COMBINED):
-        s = table.score(n)
-        per[n] = {"auc": auc_interval(s, failed, table["setting"]),
-                  "module": dg.count_flags(s > 1.0, failed),
-                  "held": leave_one_out(s, failed, table["benchmark"], n)}
+
+    def block(scores, fail, clusters, bench):
+        return {"auc": (auc_interval(scores, fail, clusters, n=n_boot) if n_boot
+                        else (auc(scores, fail), np.nan, np.nan)),
+                "module": dg.count_flags(np.asarray(scores) > 1.0, fail),
+                "held": leave_one_out(scores, fail, bench)}
+
+    per = {n: block(table.score(n), failed, table["setting"], table["benchmark"]) for n in (*DIAGNOSTICS, COMBINED)}
     names, sfail, ssc = setting_table(table, failed)
-    bench_of = {s: b for s, b in zip(table["setting"], table["benchmark"])}
+    bench_of = dict(zip(table["setting"], table["benchmark"]))
     sb = np.array([bench_of[s] for s in names])
-    settings = {n: {"auc": auc_interval(ssc[n], sfail, names), "module": dg.count_flags(ssc[n] > 1.0, sfail),
-                    "held": leave_one_out(ssc[n], sfail, sb, n)} for n in ssc}
+    settings = {n: block(ssc[n], sfail, names, sb) for n in ssc}
     return {"factor": factor, "failed": failed, "n": len(table), "per": per, "settings": settings,
-            "n_settings": names.size, "settings_failed": int(sfail.sum())}
+            "n_settings": int(names.size), "settings_failed": int(sfail.sum()),
+            "benchmarks": sorted(set(table["benchmark"].tolist()))}
+
+
+_SUMMARIES = {}
+
+
+def stored_summary(n_boot: int = BOOTSTRAP) -> dict:
+    """:func:`summary` of the committed store (computed once per process and store content)."""
+    table = labelled_table()
+    key = (table.digest, n_boot)
+    if key not in _SUMMARIES:
+        _SUMMARIES[key] = summary(table, n_boot=n_boot)
+    return _SUMMARIES[key]
+
+
+def pct(x: float) -> str:
+    return "n/a" if not np.isfinite(x) else f"{100 * x:.0f} %"
+
+
+def rate_pair(c: dg.Counts) -> str:
+    """"caught x % (a of b), false alarms y % (c of d)"."""
+    return (f"{pct(c.caught_rate)} of failures caught ({c.caught} of {c.failures}), "
+            f"{pct(c.false_alarm_rate)} false alarms ({c.false_alarms} of {c.fine})")
+
+
+def rates_markdown(s: dict, level: str = "per") -> str:
+    """A table per diagnostic and the combined flag: AUC [interval], the module's thresholds'
+    rates on all cases, and the held-out rates of thresholds chosen without the benchmark."""
+    lines = ["| diagnostic | AUC [95 % interval] | module thresholds: caught | false alarms "
+             "| held out: caught | false alarms | meets 85 % / 15 % held out |", "|---|---|---|---|---|---|---|"]
+    for n, v in s[level].items():
+        a, lo, hi = v["auc"]
+        m, h = v["module"], v["held"].pooled
+        iv = f" [{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) else ""
+        lines.append(f"| {n.replace('_', ' ')} | {a:.2f}{iv} | {pct(m.caught_rate)} | {pct(m.false_alarm_rate)} "
+                     f"| {pct(h.caught_rate)} ({h.caught}/{h.failures}) | {pct(h.false_alarm_rate)} "
+                     f"({h.false_alarms}/{h.fine}) | {'yes' if v['held'].meets() else 'no'} |")
+    return "\n".join(lines)
+
+
+def folds_markdown(s: dict, name: str = COMBINED, level: str = "per") -> str:
+    """One diagnostic's left-out benchmarks: the threshold chosen without it and its counts on it."""
+    h = s[level][name]["held"]
+    lines = ["| left-out benchmark | threshold (score) chosen on the others | caught | false alarms |",
+             "|---|---|---|---|"]
+    for b, c in h.counts.items():
+        lines.append(f"| {b.replace('_', ' ')} | {h.thresholds[b]:.3g} | {c.caught} of {c.failures} "
+                     f"| {c.false_alarms} of {c.fine} |")
+    return "\n".join(lines)
