@@ -57,7 +57,7 @@ from .sweeps import reported
 __all__ = ["DIAGNOSTICS", "COMBINED", "CAUGHT_MIN", "FALSE_MAX", "BOOTSTRAP", "SEED", "scores_of",
            "LabelledTable", "labelled_table", "store_digest", "failure_factor", "failure_labels", "roc",
            "auc", "auc_interval", "choose_threshold", "Held", "best_settings", "FAILURE_QUANTILE", "leave_one_out", "setting_table", "log_ratio", "summary", "stored_summary", "rates_markdown",
-           "folds_markdown", "rate_pair", "pct"]
+           "folds_markdown", "rate_pair", "pct", "phrase"]
 
 DIAGNOSTICS = dg.DIAGNOSTIC_NAMES
 COMBINED = "combined"
@@ -441,3 +441,16 @@ def folds_markdown(s: dict, name: str = COMBINED, level: str = "per") -> str:
         lines.append(f"| {b.replace('_', ' ')} | {h.thresholds[b]:.3g} | {c.caught} of {c.failures} "
                      f"| {c.false_alarms} of {c.fine} |")
     return "\n".join(lines)
+
+
+def phrase(s: dict, name: str = COMBINED) -> str:
+    """What the held-out figures say of a score, in words decided by its numbers: whether its
+    AUC interval lies above 0.5 (it carries signal) and whether it meets the target held out."""
+    a, lo, hi = s["per"][name]["auc"]
+    signal = ("its ranking of failed above fine networks is better than chance" if lo > 0.5 else
+              "its ranking of failed above fine networks cannot be told from chance" if hi >= 0.5 else
+              "it ranks fine networks above failed ones")
+    target = (f"it meets the target of {pct(CAUGHT_MIN)} caught at {pct(FALSE_MAX)} false alarms held out"
+              if s["per"][name]["held"].meets() else
+              f"it does not meet the target of {pct(CAUGHT_MIN)} caught at {pct(FALSE_MAX)} false alarms held out")
+    return f"{signal}, and {target}"
