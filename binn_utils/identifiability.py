@@ -56,7 +56,8 @@ from .problems import get_benchmark, reference_solution, spatial_grid
 __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit_threshold",
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
-           "MEANING", "benchmark_cases", "table_markdown", "errors_markdown", "removal_sentence"]
+           "MEANING", "benchmark_cases", "table_markdown", "errors_markdown", "removal_sentence", "noise_estimate",
+           "learned_identifiability", "warnings_of", "fit_markdown"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
 #: the factor-of-two changes an operator's level is decided on
@@ -292,3 +293,73 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
             f"{_g(max(b.dchi2['half'], b.dchi2['double']))}, so {op} is {a.level} constrained on the sparse "
             f"grid and {b.level} constrained on the dense one (boundaries: {detect_threshold():.2g} and "
             f"{fit_threshold(sparse.n_points):.3g} / {fit_threshold(dense.n_points):.3g})")
+
+
+def noise_estimate(u_obs, u_fit, replicate_sd: float | None = None) -> tuple[float, str]:
+    """(sigma, how it was estimated) for data without a known noise: the between-replicate
+    standard deviation of the measurements when there are replicates (divided by the root of
+    their number when their mean is what was fitted is the caller's business), else the
+    root-mean-square residual of the data about the fitted solution ``u_fit`` (ground-truth
+    free; it includes any misfit, so it errs on the side of a larger sigma: fewer operators
+    called constrained)."""
+    if replicate_sd is not None and np.isfinite(replicate_sd) and replicate_sd > 0:
+        return float(replicate_sd), "between-replicate standard deviation"
+    r = np.asarray(u_obs, float) - np.asarray(u_fit, float)
+    s = float(np.sqrt(np.nanmean(r ** 2)))
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError("cannot estimate the noise: the fitted solution matches the data exactly")
+    return s, "residual of the data about the median learned solution"
+
+
+def learned_identifiability(curves: dict, u_grid, x, t, u_obs, u_theta, *, replicate_sd=None,
+                            method: str | None = None, label: str = "learned operators") -> Identifiability:
+    """:func:`identifiability` of learned operators: ``curves`` {name: (R, n_u) on ``u_grid``},
+    whose median over the networks is the model; initial condition the median learned solution
+    ``u_theta`` (R, n_t, n_x) at the first time; sigma from :func:`noise_estimate` of the data
+    ``u_obs`` (n_t, n_x) (all in one set of units)."""
+    med_theta = np.nanmedian(np.asarray(u_theta, float), axis=0)
+    sigma, how = noise_estimate(u_obs, med_theta, replicate_sd)
+    ops = {k: operator_from_curve(u_grid, np.nanmedian(np.atleast_2d(v), axis=0)) for k, v in curves.items()}
+    lo, hi = np.nanquantile(np.asarray(u_obs, float), [0.005, 0.995])
+    return identifiability(ops, med_theta[0], x, t, sigma, label=label, u_range=(lo, hi), sigma_source=how,
+                           method=method)
+
+
+def warnings_of(c: Identifiability) -> list[str]:
+    """One sentence per operator whose removal leaves no measurable signal, or that the data
+    cannot tell from half or twice itself."""
+    out = []
+    for k, oc in c.operators.items():
+        if oc.signal == "not":
+            out.append(f"{k}: the mechanism leaves no measurable signal in these data (removing it changes the "
+                       f"chi-square by {_g(oc.dchi2['zero'])}, below {detect_threshold():.2g}): its learned curve "
+                       "is not determined by the data, whatever its shape")
+        elif oc.level == "not":
+            out.append(f"{k}: present, but the data cannot tell it from half or twice itself (chi-square changes "
+                       f"{_g(oc.dchi2['half'])} and {_g(oc.dchi2['double'])}): its size is not determined")
+    return out
+
+
+def fit_markdown(c: Identifiability) -> str:
+    """The identifiability section of a fit's report."""
+    lo, hi = c.thresholds
+    lines = ["## How strongly do these data constrain each learned operator?", "",
+             f"Each learned operator (median over the networks) is perturbed in the forward model and the change of "
+             f"the solution is compared with the noise (sigma = {c.sigma:.3g}, {c.sigma_source}; {c.n_points} data "
+             f"points): chi-square change = sum of (du / sigma)^2. Not constrained below {lo:.2g} (no test detects "
+             f"the change with even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile "
+             "of what noise adds to the chi-square of these points), weakly in between; an operator's level is "
+             "that of its weaker factor-two change (binn_utils.identifiability).", "",
+             "| operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |",
+             "|---|---|---|---|---|---|---|"]
+    for k, oc in c.operators.items():
+        d = oc.dchi2
+        lines.append(f"| {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | "
+                     f"{_g(d['tilt'])} | **{oc.level}** |")
+    w = warnings_of(c)
+    lines += [""] + ([f"WARNING - {s}." for s in w] if w else
+                     ["Every learned operator leaves a measurable signal in these data."])
+    if c.failed:
+        lines.append("Perturbed solves that failed (counted as large changes): "
+                     + "; ".join(f"{k} {p}: {m}" for k, p, m in c.failed) + ".")
+    return "\n".join(lines) + "\n"
