@@ -146,13 +146,13 @@ def claim_diagnostics(ctx) -> ClaimCheck:
     what = "; ".join(f"{get(k).title}: {v}" for k, v in runs.items()) or (
         "; ".join(described(v, ctx.scale(k)) for k, v in all_settings.items()) + " (planned)")
     ev = f"Flags raised by `binn_utils.diagnostics`: {'; '.join(parts)}"
-    sub, more = _every_network()
+    sub, more = every_network()
     subs.append(sub)
     ev += ". " + more
     return ClaimCheck(what, ev, tuple(subs), tuple(st.chapter for st in studies_), any(r is None for *_, r in named))
 
 
-def _every_network() -> tuple[SubClaim, str]:
+def every_network() -> tuple[SubClaim, str]:
     """Claim 12 over every stored network (``diagnostic_roc``): the sub-claim that the combined
     flag ranks failed networks above fine ones (its AUC's bootstrap interval above 0.5: agrees;
     below: disagrees; containing it: cannot be decided), and its held-out rates in words."""
