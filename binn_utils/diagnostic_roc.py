@@ -37,8 +37,8 @@ thresholds, so they are not independent cases).
 
 The table is computed once per content of the store and cached (:func:`labelled_table`):
 the cache key is a digest of the store's records (each carries the SHA-256 of its arrays),
-so a changed store recomputes it and an unchanged one is read back in a fraction of a
-second.  The cache file is a derived, ignored artefact (``results/cache/``).
+and of the code that computes it (this module and ``diagnostics``), so a changed store or a
+changed rule recomputes it and an unchanged one is read back in a fraction of a second.  The cache file is a derived, ignored artefact (``results/cache/``).
 """
 from __future__ import annotations
 
@@ -70,6 +70,7 @@ initialisations at the best setting puts 1 in 100 of its networks beyond that fa
 BOOTSTRAP = 1000
 SEED = 0
 CACHE_VERSION = 1
+_THIS = __import__(__name__, fromlist=["_"])
 
 
 # ----------------------------------------------------------------------------- scores
@@ -209,7 +210,8 @@ def labelled_table(results_dir=None, *, which: str | None = None, cache: bool = 
     which = which or reported()
     base = Path(results_dir or default_results_dir())
     digest = store_digest(base)
-    cache_file = base / "cache" / f"diagnostic_roc-v{CACHE_VERSION}-{which}-{digest[:16]}.npz"
+    code = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (dg, _THIS))).hexdigest()
+    cache_file = base / "cache" / f"diagnostic_roc-v{CACHE_VERSION}-{which}-{digest[:16]}-{code[:12]}.npz"
     if cache and cache_file.exists():
         with np.load(cache_file, allow_pickle=False) as f:
             return LabelledTable({k: f[k] for k in f.files}, digest, which)
@@ -226,28 +228,8 @@ def labelled_table(results_dir=None, *, which: str | None = None, cache: bool = 
 
 
 # ----------------------------------------------------------------------------- the truth
-def _reference(table: LabelledTable) -> np.ndarray:
-    """(n,) median u_p error of the best setting of each network's data group."""
-    best = {}
-    for s in np.unique(table["setting"]):
-        sel = table["setting"] == s
-        med = median_iqr(table["err_u_p"][sel])["median"]
-        g = table["group"][sel][0]
-        if np.isfinite(med):
-            best[g] = min(best.get(g, np.inf), med)
-    return np.array([best.get(g, np.nan) for g in table["group"]], float)
-
-
-def log_ratio(table: LabelledTable) -> np.ndarray:
-    """(n,) log10(u_p error / its group's reference); +inf where u_p failed."""
-    ref = _reference(table)
-    with np.errstate(all="ignore"):
-        lr = np.log10(table["err_u_p"] / ref)
-    return np.where(np.isfinite(table["err_u_p"]), lr, np.inf)
-
-
-def best_settings(table: LabelledTable) -> np.ndarray:
-    """(n,) bool: the network belongs to the best setting of its data group."""
+def _best_of_groups(table: LabelledTable) -> dict:
+    """{data group: (median u_p error, setting)} of the best setting of each group."""
     best = {}
     for st in np.unique(table["setting"]):
         sel = table["setting"] == st
@@ -255,7 +237,21 @@ def best_settings(table: LabelledTable) -> np.ndarray:
         g = table["group"][sel][0]
         if np.isfinite(med) and med < best.get(g, (np.inf, ""))[0]:
             best[g] = (med, st)
-    return np.isin(table["setting"], [st for _, st in best.values()])
+    return best
+
+
+def log_ratio(table: LabelledTable) -> np.ndarray:
+    """(n,) log10(u_p error / the median u_p error of its group's best setting); +inf where u_p failed."""
+    best = _best_of_groups(table)
+    ref = np.array([best.get(g, (np.nan,))[0] for g in table["group"]], float)
+    with np.errstate(all="ignore"):
+        lr = np.log10(table["err_u_p"] / ref)
+    return np.where(np.isfinite(table["err_u_p"]), lr, np.inf)
+
+
+def best_settings(table: LabelledTable) -> np.ndarray:
+    """(n,) bool: the network belongs to the best setting of its data group."""
+    return np.isin(table["setting"], [st for _, st in _best_of_groups(table).values()])
 
 
 def failure_factor(table: LabelledTable, quantile: float = FAILURE_QUANTILE) -> float:

@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from . import diagnostics, plotting, scratch, studies
+from .diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
 from .plotting import COLORS
 from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                         wall_time_fit)
@@ -650,7 +651,6 @@ def roc_figure(table, summary):
     and over the settings (right), from :mod:`binn_utils.diagnostic_roc`: sensitivity against
     false-alarm rate as the threshold on each score moves; a dot marks the module's thresholds
     (score 1), the shaded corner the target (at least 85 % caught at most 15 % false alarms)."""
-    from .diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
     failed = summary["failed"]
     names, sfail, ssc = setting_table(table, failed)
     colors = dict(zip((*DIAGNOSTICS, COMBINED), (*plt.get_cmap("tab10").colors[:len(DIAGNOSTICS)], "k")))

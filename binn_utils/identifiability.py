@@ -51,7 +51,7 @@ import numpy as np
 from scipy import stats
 
 from .forward_solve import forward_solve, fv_rhs
-from .problems import get_benchmark, reference_solution, spatial_grid
+from .problems import BENCHMARK_NAMES, INITIALS, get_benchmark, reference_solution, spatial_grid
 
 __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit_threshold",
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
@@ -244,7 +244,6 @@ MEANING = {"not": "not constrained: the data cannot tell it from half or twice i
 def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
     """Every benchmark on both grids (71, 351 points); the nonlinear ADR with both initial
     conditions (the paper's Eq. ic-nl, "text", and the authors' Fig. 1 data, "code")."""
-    from .problems import BENCHMARK_NAMES, INITIALS
     out = []
     for name in BENCHMARK_NAMES:
         for initial in (INITIALS if name == "nonlinear_adr" else ("text",)):
