@@ -305,17 +305,20 @@ def diagnostics_markdown(fit: UserFit) -> str:
              "Ground-truth-free checks (`binn_utils.diagnostics`): each has a number, the threshold it is "
              "compared with, and a flag. Observed range of u (where the operators are identifiable): "
              f"[{fmt_value(rep.u_range[0])}, {fmt_value(rep.u_range[1])}]. How far to trust a flag: on the "
-             f"{held['n']} networks trained for the book, whose truth is known, each diagnostic's rates with "
-             "thresholds chosen on four benchmarks and counted on the fifth (held out; the book's chapter on "
+             f"{held['n']} networks trained for the book, whose truth is known, the share of failures each "
+             "diagnostic catches and of fine networks it flags (false alarms), at the threshold used here and "
+             "held out (a threshold chosen on four benchmarks, counted on the fifth; the book's chapter on "
              "diagnosing failure without ground truth).", "",
-             "| diagnostic | value | threshold | flag | held out: failures caught | held out: false alarms "
-             "| what it checks | what it says |", "|---|---|---|---|---|---|---|---|"]
+             "| diagnostic | value | threshold | flag | caught / false alarms at this threshold "
+             "| held out: caught / false alarms | what it checks | what it says |", "|---|---|---|---|---|---|---|---|"]
+
+    def rates(c):
+        return f"{diagnostic_roc.pct(c.caught_rate)} / {diagnostic_roc.pct(c.false_alarm_rate)}"
     for d in rep.diagnostics.values():
-        h = held["per"][d.name]["held"].pooled
+        v = held["per"][d.name]
         lines.append(f"| {d.name.replace('_', ' ')} | {fmt_value(d.value)} | {_thr(d.threshold)} | "
-                     f"{'**FLAG**' if d.flag else 'ok'} | {diagnostic_roc.pct(h.caught_rate)} | "
-                     f"{diagnostic_roc.pct(h.false_alarm_rate)} | {DIAGNOSTIC_HELP.get(d.name, '')} | "
-                     f"{d.message.replace('|', '/')} |")
+                     f"{'**FLAG**' if d.flag else 'ok'} | {rates(v['module'])} | {rates(v['held'].pooled)} | "
+                     f"{DIAGNOSTIC_HELP.get(d.name, '')} | {d.message.replace('|', '/')} |")
     h = held["per"][diagnostic_roc.COMBINED]["held"].pooled
     lines += ["", f"Any flag (combined), held out: {diagnostic_roc.rate_pair(h)}."]
     ev = fit.evaluation
