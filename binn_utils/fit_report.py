@@ -295,7 +295,7 @@ def fit_identifiability(fit: UserFit):
         sd = sd / (np.sqrt(fit.data.n_replicates) if fit.replicates_mode == "mean" else 1.0) / fit.scaling.u_factor
     ev = fit.evaluation
     return identifiability.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, obs.u_obs, ev.u_theta,
-                                                   replicate_sd=sd, method=fit.forward_method)
+                                                   replicate_sd=sd)
 
 
 def diagnostics_markdown(fit: UserFit) -> str:

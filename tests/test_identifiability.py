@@ -64,3 +64,18 @@ def test_bad_input():
         ident.identifiability({"Q": lambda u: u}, np.ones_like(x), x, [0, 1], 0.1)
     with pytest.raises(ValueError, match="noise variance"):
         ident.benchmark_identifiability("diffusion", False, -1.0)
+
+
+def test_authors_fig1_data_constrain_D_weakly_on_351_points():
+    """The authors' Fig. 1 data: D is about 2 % of the dynamics; a factor two in D is below the
+    goodness-of-fit level on both grids, and the 351-point grid raises its chi-square change
+    about five-fold (five times the points)."""
+    sparse = ident.benchmark_identifiability("nonlinear_adr", False, 1e-3, initial="code")
+    dense = ident.benchmark_identifiability("nonlinear_adr", True, 1e-3, initial="code")
+    assert sparse["D"].level in ("not", "weakly") and dense["D"].level == "weakly"
+    assert 3 < dense["D"].dchi2["half"] / sparse["D"].dchi2["half"] < 7
+    assert sparse["G"].level == dense["G"].level == "well"
+
+
+def test_the_check_is_solved_on_a_fine_grid():
+    assert ident.refinement(spatial_grid(False)) == 10 and ident.refinement(spatial_grid(True)) == 2
