@@ -57,7 +57,7 @@ from .problems import BENCHMARK_NAMES, INITIALS, get_benchmark, reference_soluti
 __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit_threshold",
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
-           "MEANING", "FINE_DX", "refinement", "benchmark_cases", "table_markdown", "errors_markdown", "removal_sentence", "noise_estimate",
+           "MEANING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown", "errors_markdown", "removal_sentence", "noise_estimate",
            "learned_identifiability", "warnings_of", "fit_markdown"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
@@ -252,6 +252,12 @@ def solver_sigma(bench, dense: bool) -> float:
     return float(np.sqrt(np.mean((sol.u - reference_solution(bench, dense=dense)) ** 2)))
 
 
+def case_label(name: str, dense: bool, initial: str = "text") -> str:
+    """The label of a benchmark's case in the tables, e.g. "nonlinear_adr (71 points, initial code)"."""
+    init = f", initial {initial}" if name == "nonlinear_adr" else ""
+    return f"{name} ({spatial_grid(dense).size} points{init})"
+
+
 def benchmark_identifiability(name: str, dense: bool = False, noise_var: float = 1e-3, *,
                               initial: str = "text", reaction: str = "supporting") -> Identifiability:
     """:func:`identifiability` of a benchmark's true operators (its mechanisms) on its data
@@ -263,9 +269,7 @@ def benchmark_identifiability(name: str, dense: bool = False, noise_var: float =
     sigma, source = ((np.sqrt(noise_var), "noise") if noise_var > 0 else (solver_sigma(bench, dense), "solver error"))
     x = spatial_grid(dense)
     ops = {k: getattr(bench, k) for k in bench.mechanisms}
-    init = f", initial {initial}" if name == "nonlinear_adr" else ""
-    label = f"{name} ({x.size} points{init})"
-    return identifiability(ops, bench.initial_condition, x, bench.times(), sigma, label=label,
+    return identifiability(ops, bench.initial_condition, x, bench.times(), sigma, label=case_label(name, dense, initial),
                            sigma_source=source)
 
 
@@ -292,15 +296,30 @@ def _g(v: float) -> str:
     return "failed" if not np.isfinite(v) else f"{v:.3g}"
 
 
-def table_markdown(cases) -> str:
-    """One row per (model, operator): share of the dynamics, the chi-square changes, the level."""
-    lines = ["| data | operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |",
-             "|---|---|---|---|---|---|---|---|"]
+def error_words(error: float, level: str) -> str:
+    """A learned operator's error as the table shows it: beside its level, and flagged as
+    measuring nothing where the data do not constrain the operator."""
+    if not np.isfinite(error):
+        return "not run"
+    return f"{_g(error)}" + (" (not constrained: not a measure of the method)" if level == "not" else "")
+
+
+def table_markdown(cases, errors: dict | None = None) -> str:
+    """One row per (model, operator): share of the dynamics, the chi-square changes, the level;
+    with ``errors`` ({case label: {operator: median error of the learned operator}}), that error
+    beside its level (:func:`error_words`)."""
+    head = "| data | operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |"
+    if errors is not None:
+        head += " median error of the learned operator (default runs) |"
+    lines = [head, "|---" * head.count(" |") + "|"]
     for c in cases:
         for k, oc in c.operators.items():
             d = oc.dchi2
-            lines.append(f"| {c.label} | {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | "
-                         f"{_g(d['double'])} | {_g(d['tilt'])} | {oc.level} |")
+            row = (f"| {c.label} | {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | "
+                   f"{_g(d['double'])} | {_g(d['tilt'])} | {oc.level} |")
+            if errors is not None:
+                row += f" {error_words(errors.get(c.label, {}).get(k, np.nan), oc.level)} |"
+            lines.append(row)
     return "\n".join(lines)
 
 

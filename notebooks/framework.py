@@ -173,12 +173,26 @@ display(Markdown(identifiability.errors_markdown(id_entries)))
 
 # %% [markdown]
 # Every benchmark on both grids, at the paper's default noise variance $10^{-3}$: the share
-# of each operator's term in the dynamics, $\Delta\chi^2$ of each perturbation, and the
-# level (decided on the weaker of the two factor-two changes). The numbers are computed when
-# the chapter is built (forward solves only, a few seconds per benchmark).
+# of each operator's term in the dynamics, $\Delta\chi^2$ of each perturbation, the level
+# (decided on the weaker of the two factor-two changes), and the median error of the
+# operators learned by the default runs where they are stored ({glue:text}`fw_id_defaults`).
+# The numbers are computed when the chapter is built (forward solves only, a few seconds
+# per benchmark).
 
 # %% tags=["remove-input"]
-display(Markdown(identifiability.table_markdown(identifiability.benchmark_cases(1e-3))))
+id_defaults = studies.get("defaults")
+id_scale = sweeps.largest_stored(lambda p: id_defaults.settings(p), ("paper", "book", "lite"), source)
+id_errors = {}
+for dn in (False, True):
+    todo = id_defaults.settings(id_scale, dense=dn)
+    todo = [s_ for s_ in todo if s_ not in sweeps.missing(todo, id_scale, source)]
+    for rr in sweeps.load_or_run(todo, id_scale, source, desc="defaults"):
+        label = identifiability.case_label(rr.setting.benchmark, bool(rr.setting.dense), rr.setting.initial)
+        id_errors[label] = {k: median_iqr(rr.operator_error(k))["median"]
+                            for k in rr.record["metrics"][sweeps.reported()]["operator_errors"]}
+reporting.glue("fw_id_defaults", f"the default-hyperparameter runs at the {id_scale} scale, stored for "
+               f"{len(id_errors)} of the {2 * len(id_defaults.settings(id_scale))} benchmark-grid pairs")
+display(Markdown(identifiability.table_markdown(identifiability.benchmark_cases(1e-3), id_errors)))
 
 # %% [markdown]
 # ## Which reaction term?
