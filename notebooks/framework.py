@@ -191,7 +191,10 @@ for dn in (False, True):
         id_errors[label] = {k: median_iqr(rr.operator_error(k))["median"]
                             for k in rr.record["metrics"][sweeps.reported()]["operator_errors"]}
 reporting.glue("fw_id_defaults", f"the default-hyperparameter runs at the {id_scale} scale, stored for "
-               f"{len(id_errors)} of the {2 * len(id_defaults.settings(id_scale))} benchmark-grid pairs")
+               f"{len(id_errors)} of the {2 * len(id_defaults.settings(id_scale))} benchmark-grid pairs, and this "
+               "chapter's runs")
+for label, case, errs in id_entries:  # this chapter's runs (the authors' Fig. 1 data among them)
+    id_errors.setdefault(case.label, errs)
 display(Markdown(identifiability.table_markdown(identifiability.benchmark_cases(1e-3), id_errors)))
 
 # %% [markdown]
