@@ -79,3 +79,26 @@ def test_authors_fig1_data_constrain_D_weakly_on_351_points():
 
 def test_the_check_is_solved_on_a_fine_grid():
     assert ident.refinement(spatial_grid(False)) == 10 and ident.refinement(spatial_grid(True)) == 2
+
+
+def test_learned_operators_on_a_users_data():
+    """Learned curves equal to the truth of the diffusion benchmark, with a tiny growth term a
+    user asked for: D well constrained, the growth mechanism flagged as leaving no signal."""
+    from binn_utils.problems import get_benchmark, reference_solution
+    b = get_benchmark("diffusion")
+    x, t = spatial_grid(False), b.times()
+    u = reference_solution(b, dense=False)
+    grid = np.linspace(0, 1, 101)
+    curves = {"D": np.tile(b.D(grid), (3, 1)), "G": np.full((3, 101), 1e-9)}
+    u_theta = np.stack([u] * 3)
+    rng = np.random.default_rng(0)
+    u_obs = u + 0.03 * rng.standard_normal(u.shape)
+    c = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta)
+    assert c.sigma == pytest.approx(0.03, rel=0.1) and c.sigma_source.startswith("residual")
+    assert c["D"].level == "well" and c.unseen() == ["G"]
+    words = ident.warnings_of(c)
+    assert len(words) == 1 and words[0].startswith("G: the mechanism leaves no measurable signal")
+    assert "WARNING - G" in ident.fit_markdown(c)
+    # a between-replicate estimate is used when there is one
+    c2 = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta, replicate_sd=0.01)
+    assert c2.sigma == 0.01 and c2["D"].dchi2["half"] == pytest.approx(c["D"].dchi2["half"] * (c.sigma / 0.01) ** 2)
