@@ -189,11 +189,13 @@ reporting.glue("fw_id_what", f"noise variance {reporting.fmt(id_nv, 'g')}" + (
 for init, key in (("code", "fw_id_code"), ("text", "fw_id_text")):
     reporting.glue(key, identifiability.removal_sentence(id_cases[init][False], id_cases[init][True], "D"))
     reporting.glue(f"fw_id_share_{init}", reporting.fmt(id_cases[init][False]["D"].share, ".2g"))
-id_runs = runs if compare_initial else {res.setting.initial: res}
+id_runs = list(runs.values()) if compare_initial else [res]
+id_runs += [res_other] if compare_grid else []
 id_names = {"code": "authors' Fig. 1 data", "text": "Eq. ic-nl"}
-id_entries = [(f"{id_names[init]}, {351 if rr.setting.dense else 71} points", id_cases[init][bool(rr.setting.dense)],
-               {k: median_iqr(rr.operator_error(k))["median"] for k in id_cases[init][False].operators})
-              for init, rr in id_runs.items()]
+id_entries = [(f"{id_names[rr.setting.initial]}, {351 if rr.setting.dense else 71} points",
+               id_cases[rr.setting.initial][bool(rr.setting.dense)],
+               {k: median_iqr(rr.operator_error(k))["median"] for k in id_cases[rr.setting.initial][False].operators})
+              for rr in id_runs]
 display(Markdown(identifiability.errors_markdown(id_entries)))
 
 # %% [markdown]
