@@ -51,8 +51,11 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, sweeps, tables
-from binn_utils.problems import INITIALS
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.engine.problems import INITIALS
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import sweeps
 
 plotting.style()
 chapter_runs = studies.framework.chapter_settings(dict(
@@ -177,8 +180,8 @@ else:
 # each operator:
 
 # %% tags=["remove-input"]
-from binn_utils import identifiability
-from binn_utils.metrics import median_iqr
+from binn_utils.analysis import identifiability
+from binn_utils.engine.metrics import median_iqr
 
 id_nv = float(res.record["noise_var"])
 id_cases = {init: {dn: identifiability.benchmark_identifiability("nonlinear_adr", dn, id_nv, initial=init,
@@ -216,7 +219,7 @@ for dn in (False, True):
     for rr in sweeps.load_or_run(todo, id_scale, source, desc="defaults"):
         label = identifiability.case_label(rr.setting.benchmark, bool(rr.setting.dense), rr.setting.initial)
         id_errors[label] = {k: median_iqr(rr.operator_error(k))["median"]
-                            for k in rr.record["metrics"][sweeps.reported()]["operator_errors"]}
+                            for k in rr.record.metrics[sweeps.reported()].operator_errors}
 reporting.glue("fw_id_defaults", f"the default-hyperparameter runs at the {id_scale} scale, stored for "
                f"{len(id_errors)} of the {2 * len(id_defaults.settings(id_scale))} benchmark-grid pairs, and this "
                "chapter's runs")

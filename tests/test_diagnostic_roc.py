@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import diagnostic_roc as roc_mod
-from binn_utils import diagnostics as dg
-from binn_utils.store import default_results_dir, read_pair
+from binn_utils.analysis import diagnostic_roc as roc_mod
+from binn_utils.analysis import diagnostics as dg
+from binn_utils.store.records import default_results_dir, read_pair
 
 
 def synthetic(seed=0, n_per=60, benchmarks=("a", "b", "c")):

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from binn_utils import identifiability as ident
-from binn_utils.problems import spatial_grid
+from binn_utils.analysis import identifiability as ident
+from binn_utils.engine.problems import spatial_grid
 
 
 def test_rule_boundaries_are_the_stated_quantiles():
@@ -84,7 +84,7 @@ def test_the_check_is_solved_on_a_fine_grid():
 def test_learned_operators_on_a_users_data():
     """Learned curves equal to the truth of the diffusion benchmark, with a tiny growth term a
     user asked for: D well constrained, the growth mechanism flagged as leaving no signal."""
-    from binn_utils.problems import get_benchmark, reference_solution
+    from binn_utils.engine.problems import get_benchmark, reference_solution
     b = get_benchmark("diffusion")
     x, t = spatial_grid(False), b.times()
     u = reference_solution(b, dense=False)

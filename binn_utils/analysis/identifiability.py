@@ -50,9 +50,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .forward_solve import forward_solve, fv_rhs
-from .solvers import solve_mol
-from .problems import BENCHMARK_NAMES, INITIALS, get_benchmark, reference_solution, spatial_grid
+from ..engine.forward_solve import forward_solve, fv_rhs
+from ..engine.solvers import solve_mol
+from ..engine.problems import BENCHMARK_NAMES, INITIALS, get_benchmark, reference_solution, spatial_grid
 
 __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit_threshold",
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",

@@ -43,16 +43,16 @@ changed rule recomputes it and an unchanged one is read back in a fraction of a 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from . import diagnostics as dg
-from .metrics import median_iqr
-from .store import default_results_dir, read_pair
-from .sweeps import reported
+from ..engine.metrics import median_iqr
+from ..store.records import default_results_dir, read_pair
+from ..store.sweep_record import SweepRecord
+from ..store.sweeps import reported
 
 __all__ = ["DIAGNOSTICS", "COMBINED", "CAUGHT_MIN", "FALSE_MAX", "BOOTSTRAP", "SEED", "scores_of",
            "LabelledTable", "labelled_table", "store_digest", "failure_factor", "failure_labels", "roc",
@@ -153,27 +153,28 @@ class LabelledTable:
 
 
 def _network_rows(path: Path, which: str) -> list[dict]:
-    rec, a = read_pair(path.with_suffix(".npz"), path, load_arrays=True)
-    if which not in rec.get("metrics", {}):
+    raw, a = read_pair(path.with_suffix(".npz"), path, load_arrays=True)
+    rec = SweepRecord.from_json(raw, where=path.name)
+    if which not in rec.metrics:
         return []
-    m, cfg = rec["metrics"][which], rec["config"]
-    R = len(rec["status"])
+    m, cfg = rec.metrics[which], rec.config
+    R = len(rec.status)
     nan = (lambda vs: np.array([np.nan if v is None else v for v in vs], dtype=float))
-    eth, ep = nan(m["err_u_theta_obs"]), nan(m["err_u_p_obs"])
-    up_status = list(m["up_status"])
-    weights = np.array([cfg["w_data"], cfg["w_pde"], cfg["w_bc"]], float)
+    eth, ep = nan(m.err_u_theta_obs), nan(m.err_u_p_obs)
+    up_status, status = list(m.up_status), list(rec.status)
+    weights = np.array([cfg.w_data, cfg.w_pde, cfg.w_bc], float)
     ops = {n: a[f"{which}_op_{n}"] for n in ("D", "V", "G") if f"{which}_op_{n}" in a}
-    datasets = np.asarray(rec["datasets"])[:R]
+    datasets = np.asarray(rec.datasets)[:R]
     common = dict(epochs=a["curve_epochs"], weights=weights, u_grid=a.get("u_grid"))
     whole = dg.diagnose_arrays(val_total=a["hist_val_total"], val_data=a.get("hist_val_data"),
                                val_pde=a.get("hist_val_pde"), err_u_theta_obs=eth, err_u_p_obs=ep,
-                               up_status=up_status, operators=ops, u_obs=a["u_obs"], status=rec["status"],
+                               up_status=up_status, operators=ops, u_obs=a["u_obs"], status=status,
                                groups=datasets, **common)
-    spread = scores_of(whole)["operator_spread"]
     setting_scores = scores_of(whole)
-    group = "|".join(map(str, (rec["benchmark"], int(bool(rec["dense"])), float(rec["noise_var"]),
-                               rec.get("reaction", "supporting"), rec.get("initial", "text"))))
-    err_up, err_th = nan(m["err_u_p"]), nan(m["err_u_theta"])
+    spread = setting_scores["operator_spread"]
+    group = "|".join(map(str, (rec.benchmark, int(bool(rec.dense)), float(rec.noise_var), rec.reaction,
+                               rec.initial or "text")))
+    err_up, err_th = nan(m.err_u_p), nan(m.err_u_theta)
     rows = []
     for r in range(R):
         rep = dg.diagnose_arrays(val_total=a["hist_val_total"][r:r + 1],
@@ -181,14 +182,14 @@ def _network_rows(path: Path, which: str) -> list[dict]:
                                  val_pde=None if "hist_val_pde" not in a else a["hist_val_pde"][r:r + 1],
                                  err_u_theta_obs=eth[r:r + 1], err_u_p_obs=ep[r:r + 1],
                                  up_status=up_status[r:r + 1], u_obs=a["u_obs"][r:r + 1],
-                                 status=rec["status"][r:r + 1], operators=None, **common)
+                                 status=status[r:r + 1], operators=None, **common)
         sc = scores_of(rep)
         sc["operator_spread"] = spread
-        rows.append({"setting": path.stem, "benchmark": rec["benchmark"], "group": group,
-                     "dense": bool(rec["dense"]), "noise_var": float(rec["noise_var"]),
-                     "epochs": int(rec.get("epochs_run", cfg["epochs"])), "replicate": r,
+        rows.append({"setting": path.stem, "benchmark": rec.benchmark, "group": group,
+                     "dense": bool(rec.dense), "noise_var": float(rec.noise_var),
+                     "epochs": int(rec.epochs_run), "replicate": r,
                      "err_u_p": err_up[r], "err_u_theta": err_th[r],
-                     "ok": bool(rec["status"][r] == "ok" and up_status[r] == "ok"),
+                     "ok": bool(status[r] == "ok" and up_status[r] == "ok"),
                      **{f"score_{n}": float(v) for n, v in sc.items()},
                      **{f"setting_score_{n}": float(v) for n, v in setting_scores.items()}})
     return rows
