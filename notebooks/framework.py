@@ -183,7 +183,7 @@ else:
 from binn_utils.analysis import identifiability
 from binn_utils.engine.metrics import median_iqr
 
-id_nv = float(res.record["noise_var"])
+id_nv = float(res.setting.noise_var)
 id_cases = {init: {dn: identifiability.benchmark_identifiability("nonlinear_adr", dn, id_nv, initial=init,
                                                                 reaction=res.setting.reaction)
                    for dn in (False, True)} for init in INITIALS}
