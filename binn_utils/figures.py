@@ -19,6 +19,7 @@ from matplotlib.ticker import FuncFormatter
 
 from . import diagnostics, plotting, scratch, studies
 from .plotting import COLORS
+from .tables import QUANTITY_WORDS
 from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                         wall_time_fit)
 
@@ -438,6 +439,49 @@ def budgets_figure(budgets):
         error_boxes(ax, rs, [f"{int(b)}\n({e:,} ep.)" for b, e in zip(Bs, epochs)], xlabel="batch size $B$")
         ax.set_title(title)
     axes[0][0].set_ylabel("rel. $L^2$ error")
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- the authors' runs beside ours
+NORM_WORDS = {"frobenius": "Frobenius", "spectral": "spectral"}
+SOURCE_STYLE = {"ours": dict(marker="o", offset=-0.17, filled=True),
+                "authors": dict(marker="s", offset=0.17, filled=False)}
+
+
+def authors_comparison_figure(runs, stats, by, panels, xlabels=None, xlabel="", authors_label="authors' archive",
+                              ours_label="ours", width=10.0, height=3.9):
+    """Our runs beside the authors' archived ones, one panel per (quantity, norm) of
+    ``panels``: for each value of the column ``by``, every run as a dot (``runs``: the long
+    table of ``results_table.long``), and the median with the interquartile range as a
+    marker and bar (``stats``: ``runs`` grouped by ``by``, source, quantity and norm, with
+    ``describe()``'s columns "25%", "50%", "75%").  Ours left (filled), the authors' right
+    (open).  ``xlabels``: value -> tick label (default ``reporting.value_label``)."""
+    values = sorted(runs[by].unique())
+    pos = {v: i for i, v in enumerate(values)}
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height * len(panels)), squeeze=False)
+    for ax, (quantity, norm) in zip(axes[:, 0], panels):
+        color = COLORS["u_theta" if quantity == "err_u_theta" else "u_p"]
+        for source, style in SOURCE_STYLE.items():
+            sel = runs[(runs["source"] == source) & (runs["quantity"] == quantity) & (runs["norm"] == norm)]
+            x = sel[by].map(pos).to_numpy(float) + style["offset"]
+            ax.plot(x, sel["value"], ".", color=color, alpha=0.35, ms=4, zorder=2)
+            st = stats[(stats["source"] == source) & (stats["quantity"] == quantity) & (stats["norm"] == norm)]
+            st = st[st["count"] > 0]
+            xs = st[by].map(pos).to_numpy(float) + style["offset"]
+            label = ours_label if source == "ours" else authors_label
+            ax.errorbar(xs, st["50%"], yerr=[st["50%"] - st["25%"], st["75%"] - st["50%"]], fmt=style["marker"],
+                        color=color, mfc=color if style["filled"] else "white", mec=color, ms=7, capsize=3,
+                        lw=1.3, zorder=3, label=label)
+        ax.set_yscale("log")
+        plotting.plain_log_ticks(ax)
+        ax.set_xticks(range(len(values)))
+        ax.set_xticklabels([(xlabels or {}).get(v, value_label(v)) for v in values])
+        ax.set_xlim(-0.6, len(values) - 0.4)
+        ax.set_ylabel(f"rel. error of {QUANTITY_WORDS[quantity]}\n({NORM_WORDS[norm]} norm)")
+        ax.set_xlabel(xlabel)
+        # outside the axes, where it cannot cover a run
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
     fig.tight_layout()
     return fig
 

@@ -238,11 +238,29 @@ def plain_log_ticks(ax, axis="y"):
     a.set_minor_formatter(FuncFormatter(minor))
 
 
-def save(fig, output_dir, name: str):
-    """Save a figure as PNG into output_dir (created), return the path."""
+def save(fig, output_dir, name: str, data=None):
+    """Save a figure as PNG into output_dir (created), return the path.  ``data``: the
+    table the figure draws (a ``pandas.DataFrame``), written beside it by :func:`save_data`."""
+    if data is not None:
+        save_data(data, output_dir, name)
     if output_dir is None:
         return None
     path = Path(output_dir) / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, bbox_inches="tight")
+    return path
+
+
+#: Where a chapter built into the book writes the table behind each figure (``NAME.csv``):
+#: the link under the figure, ``{download}`...<../book/figure-data/NAME.csv>```, points
+#: here, and the book build copies the file into the HTML.
+FIGURE_DATA = Path(__file__).resolve().parents[1] / "book" / "figure-data"
+
+
+def save_data(table, output_dir, name: str) -> Path:
+    """Write the table a figure draws as ``NAME.csv``: next to the figure in ``output_dir``,
+    or, without one (the book build), into ``FIGURE_DATA``.  Returns the path."""
+    path = Path(output_dir if output_dir is not None else FIGURE_DATA) / f"{name}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(path, index=False, float_format="%.6g")
     return path

@@ -391,3 +391,22 @@ def reactions_table(labels, results) -> str:
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
     return "\n".join(rows)
+
+
+QUANTITY_WORDS = {"err_u_theta": "$u_\\theta$", "err_u_p": "$u_\\mathrm{p}$"}
+
+
+def authors_comparison_table(cmp, label_fn) -> str:
+    """Markdown table of ``results_table.compare``'s rows: per setting and quantity our
+    median error and the authors' (number of runs in brackets), the ratio of the medians
+    and its interval.  ``label_fn(row)``: the setting's words."""
+    out = ["| setting | error | ours: median (runs) | authors: median (runs) | ours / authors [95 % interval] |",
+           "|---|---|---|---|---|"]
+    for _, r in cmp.iterrows():
+        failed = f", {r['failed']} failed" if r["failed"] else ""
+        ratio = f"{fmt(r['ratio'])} [{fmt(r['ratio_lo'])}, {fmt(r['ratio_hi'])}]" if np.isfinite(r["ratio"]) \
+            else "n/a"
+        out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} ({r['norm']}) | "
+                   f"{fmt(r['median_ours'])} ({r['n_ours']}{failed}) | {fmt(r['median_authors'])} ({r['n_authors']}) | "
+                   f"{ratio} |")
+    return "\n".join(out)

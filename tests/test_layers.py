@@ -17,7 +17,7 @@ LAYERS = {
     "engine": ["problems", "solvers", "observations", "networks", "losses", "training",
                "forward_solve", "metrics", "evaluation"],
     "store": ["store", "sweeps"],
-    "analysis": ["verdicts", "reporting", "diagnostics", "user_data", "scratch", "authors_archive"],
+    "analysis": ["verdicts", "reporting", "diagnostics", "user_data", "scratch", "authors_archive", "results_table"],
     "studies": ["studies", "claims"],
     "presentation": ["plotting", "figures", "tables", "scorecard_text"],
     "applications": ["cli", "fit_report"],
