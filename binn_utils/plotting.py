@@ -71,19 +71,21 @@ def shade_unobserved(ax, u_range, u_grid=None, *, color="0.9", alpha=1.0, label=
     if given; the limits are kept.  ``label``: its legend entry (None: none).  Returns the
     list of patches added.
     """
-    lo, hi = (float(v) for v in u_range)
-    x0, x1 = ax.get_xlim()
-    if u_grid is not None:
-        x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
     lim = ax.get_xlim()
     patches = []
-    if x0 < lo:
-        patches.append(ax.axvspan(x0, lo, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
+    for x0, x1 in unobserved_spans(u_range, lim if u_grid is None else u_grid):
+        patches.append(ax.axvspan(x0, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
         label = None
-    if x1 > hi:
-        patches.append(ax.axvspan(hi, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
     ax.set_xlim(*lim)
     return patches
+
+
+def unobserved_spans(u_range, u_grid) -> list[tuple[float, float]]:
+    """The parts of ``u_grid``'s extent outside the observed ``u_range``: what
+    :func:`shade_unobserved` greys out (empty where the data cover every drawn u)."""
+    lo, hi = (float(v) for v in u_range)
+    x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
+    return [span for span, outside in (((x0, lo), x0 < lo), ((hi, x1), x1 > hi)) if outside]
 
 
 def user_operators(fit, axes=None, extend: float = 0.2):
@@ -149,6 +151,12 @@ def error_boxes(ax, groups, positions, color, width=None, label=None, log_positi
     return pos
 
 
+#: A digit is about this many font sizes wide (DejaVu Sans); a heat map's text takes at
+#: most ``CELL_FILL`` of its cell's width.
+CHAR_WIDTH = 0.64
+CELL_FILL = 0.85
+
+
 def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label="", notes=None,
             log=False, fontsize=12):
     """Annotated heat map (row 0 at the bottom); ``notes``: optional extra text per cell
@@ -163,15 +171,23 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     ax.set_xticklabels(col_labels)
     ax.set_yticks(range(len(row_labels)))
     ax.set_yticklabels(row_labels)
+    texts = {}
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
             v = matrix[i, j]
             text = "failed" if not np.isfinite(v) else fmt.format(v)
             if notes is not None and notes[i][j]:
                 text += "\n" + notes[i][j]
-            light = np.isfinite(v) and im.norm(v) > 0.6  # light cell (viridis): dark text
-            ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color="k" if light else "w")
+            texts[i, j] = (text, np.isfinite(v) and im.norm(v) > 0.6)  # light cell (viridis): dark text
     cbar = plt.colorbar(im, ax=ax, label=cbar_label, shrink=0.8)
+    # the cells' size once the colour bar has taken its room: the longest line must fit
+    box = ax.get_position()
+    fig_w, fig_h = ax.figure.get_size_inches()
+    cell_pt = 72 * min(box.width * fig_w / matrix.shape[1], box.height * fig_h / matrix.shape[0])
+    longest = max(len(line) for text, _ in texts.values() for line in text.split("\n"))
+    size = min(fontsize, CELL_FILL * cell_pt / (CHAR_WIDTH * longest))
+    for (i, j), (text, light) in texts.items():
+        ax.text(j, i, text, ha="center", va="center", fontsize=size, color="k" if light else "w")
     if norm is not None:
         plain_log_ticks(cbar.ax, "y")
     return cbar
@@ -214,25 +230,52 @@ def ylim_around(ax, curves, reference=None, margin=0.15, max_span=3.0):
     return clipped
 
 
+#: The minor ticks of a log axis that may carry a label, by the lead digit of each decade,
+#: densest first; :func:`plain_log_ticks` takes the densest whose labels have room.
+MINOR_LABEL_SETS = ((2, 3, 4, 5, 6, 7, 8, 9), (2, 3, 4, 5, 7), (2, 3, 5), (2, 5), ())
+#: A tick label needs this many times its font size (in the axis' direction) between its
+#: centre and the next label's: its own height or width plus a gap.
+LABEL_ROOM = 1.3
+
+
+def _gaps(digits) -> np.ndarray:
+    """The gaps (in decades) between consecutive labelled ticks of one decade."""
+    return np.diff(np.log10((1,) + tuple(digits) + (10,)))
+
+
 def plain_log_ticks(ax, axis="y"):
-    """Tick labels like 0.03 instead of 3x10^-2 on a log axis; minor ticks are labelled
-    too (all of them when the axis spans less than a decade, 2 and 5 up to three decades),
-    and so is the lowest tick in view, so that the bottom of the axis, where the smallest
-    errors sit, always has a number."""
+    """Tick labels like 0.03 instead of 3x10^-2 on a log axis.  Minor ticks are labelled
+    where there is room for them: of ``MINOR_LABEL_SETS`` the densest whose neighbouring
+    labels keep ``LABEL_ROOM`` font sizes apart at the axis' drawn length (so on a short
+    or long axis, a colour bar say, labels never overlap).  The lowest tick in view is
+    labelled too where it has that room, so that the bottom of the axis, where the
+    smallest errors sit, has a number."""
     from matplotlib.ticker import FuncFormatter
     a = ax.yaxis if axis == "y" else ax.xaxis
     lim = ax.get_ylim if axis == "y" else ax.get_xlim
 
+    def room(text: str) -> float:
+        """Pixels a label needs along the axis, per decade of the axis' pixels."""
+        size = a.get_major_ticks(1)[0].label1.get_fontsize()  # (not the labels: they call this)
+        px = size * ax.figure.dpi / 72.0
+        need = LABEL_ROOM * px if axis == "y" else (0.62 * len(text) + 0.8) * px
+        box = ax.get_window_extent()
+        lo, hi = sorted(lim())
+        per_decade = (box.height if axis == "y" else box.width) / np.log10(hi / lo)
+        return need / per_decade
+
     def minor(v, _):
         lo, hi = sorted(lim())
-        decades = np.log10(hi / lo) if lo > 0 and hi > lo else np.inf
-        if decades < 1:
-            return f"{v:g}"
+        if not (lo > 0 and hi > lo):
+            return ""
+        need = room(f"{v:g}")
+        digits = next(d for d in MINOR_LABEL_SETS if not d or _gaps(d).min() >= need)
         lead = int(f"{v:.1e}"[0])
-        first_in_view = lo > 0 and v >= lo * (1 - 1e-9) and (lead - 1) * v / lead < lo and lead <= 7
-        if decades < 3 and (lead in (2, 5) or first_in_view):
+        if lead in digits:
             return f"{v:g}"
-        return ""
+        first_in_view = v >= lo * (1 - 1e-9) and (lead - 1) * v / lead < lo
+        above = min([d for d in digits if d > lead] + [10])
+        return f"{v:g}" if first_in_view and np.log10(above / lead) >= need else ""
 
     a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(FuncFormatter(minor))

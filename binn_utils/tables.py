@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
+from .plotting import unobserved_spans
 from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
                         value_label, word)
 from .studies import SCALES
@@ -410,3 +411,19 @@ def authors_comparison_table(cmp, label_fn) -> str:
                    f"{fmt(r['median_ours'])} ({r['n_ours']}{failed}) | {fmt(r['median_authors'])} ({r['n_authors']}) | "
                    f"{ratio} |")
     return "\n".join(out)
+
+
+def runs_per_setting(df, by) -> str:
+    """How many runs each value of ``by`` has in the table ``df``: '10', '9 to 10', or '0'."""
+    if df.empty:
+        return "0"
+    n = df.groupby(by).size()
+    return f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
+
+
+def unobserved_words(u_range, u_grid) -> str:
+    """The caption's sentence on the grey shading of the operator panels: what is shaded,
+    or that nothing is (the data cover every value of u drawn)."""
+    if unobserved_spans(u_range, u_grid):
+        return "Grey: values of $u$ outside the range the data cover, where the operators are not constrained."
+    return "The data cover every value of $u$ drawn, so no part of the operator panels is shaded."

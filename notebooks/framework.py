@@ -70,6 +70,7 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 fig = figures.framework_figure(res, replicate_shown)
 plotting.save(fig, output_dir, "fig1_framework")
 reporting.glue("fig_framework", fig)
+reporting.glue("fw_shading", tables.unobserved_words(res.record["u_range"], res["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]
@@ -78,9 +79,8 @@ plt.close(fig)
 #
 # Nonlinear ADR benchmark, default ADR-BINN, one initialisation. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_p$ (right) at every observation
-# time; bottom: learned $D$, $G$ and $V$; dashed black: truth. Grey: values of $u$
-# outside the range the data cover, where the operators are not constrained. Run:
-# {glue:text}`fw_what`, {glue:text}`fw_data`; networks at their lowest validation loss.
+# time; bottom: learned $D$, $G$ and $V$; dashed black: truth. {glue:text}`fw_shading`
+# Run: {glue:text}`fw_what`, {glue:text}`fw_data`; networks at their lowest validation loss.
 # ```
 #
 # ## All initialisations
