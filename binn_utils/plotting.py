@@ -167,10 +167,6 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     cm = plt.get_cmap(cmap).copy()
     cm.set_bad("0.55")  # cells where every replicate failed
     im = ax.imshow(np.ma.masked_invalid(matrix), cmap=cm, origin="lower", norm=norm)
-    ax.set_xticks(range(len(col_labels)))
-    ax.set_xticklabels(col_labels)
-    ax.set_yticks(range(len(row_labels)))
-    ax.set_yticklabels(row_labels)
     texts = {}
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
@@ -188,6 +184,14 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     size = min(fontsize, CELL_FILL * cell_pt / (CHAR_WIDTH * longest))
     for (i, j), (text, light) in texts.items():
         ax.text(j, i, text, ha="center", va="center", fontsize=size, color="k" if light else "w")
+    # column labels side by side under the cells: as wide as a cell at most
+    tick = plt.rcParams["xtick.labelsize"]
+    tick = tick if isinstance(tick, (int, float)) else plt.rcParams["font.size"]
+    widest = max(len(str(c)) for c in col_labels)
+    ax.set_xticks(range(len(col_labels)))
+    ax.set_xticklabels(col_labels, fontsize=min(tick, CELL_FILL * cell_pt / (CHAR_WIDTH * widest)))
+    ax.set_yticks(range(len(row_labels)))
+    ax.set_yticklabels(row_labels)
     if norm is not None:
         plain_log_ticks(cbar.ax, "y")
     return cbar

@@ -174,8 +174,8 @@ stats[["arch_D", "arch_V", "source", "norm", "count", "25%", "50%", "75%"]].head
 # %% tags=["hide-input"]
 fig = figures.authors_comparison_figure(
     runs, stats, ["arch_D", "arch_V"], [("err_u_p", "frobenius"), ("err_u_p", "spectral")],
-    label_fn=lambda a: f"{arch_label(a[0])}\n{arch_label(a[1])}",
-    xlabel="operator networks: $(h_D, n_D)$ of $D_\\phi$ (upper line), $(h_V, n_V)$ of $V_\\zeta$ (lower line)")
+    label_fn=lambda a: "\n".join(f"{h},{n}" for h, n in a),
+    xlabel="operator networks: $h, n$ of $D_\\phi$ (upper line) and of $V_\\zeta$ (lower line)")
 plotting.save(fig, output_dir, "fig5_authors", data=runs)
 reporting.glue("fig_ar_authors", fig)
 reporting.glue("ar_authors_n", tables.runs_per_setting(theirs, ["arch_D", "arch_V", "norm"]))
