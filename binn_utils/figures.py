@@ -486,10 +486,9 @@ def authors_comparison_figure(runs, stats, by, panels, label_fn=value_label, xla
         plotting.plain_log_ticks(ax)
         ax.set_xticks(range(len(values)))
         ticks = [label_fn(v) for v in values]
-        widest = max(len(line) for t in ticks for line in t.split("\n"))
         slot_pt = 72 * 0.85 * width / len(values)  # the axes take about 85 % of the width
-        ax.set_xticklabels(ticks, fontsize=min(plt.rcParams["font.size"] - 1,
-                                               plotting.CELL_FILL * slot_pt / (plotting.CHAR_WIDTH * widest)))
+        ax.set_xticklabels(ticks, fontsize=plotting.fitted_size(fig, ticks, plt.rcParams["font.size"] - 1,
+                                                                plotting.CELL_FILL * slot_pt))
         ax.set_xlim(-0.6, len(values) - 0.4)
         ax.set_ylabel(f"rel. error of {QUANTITY_WORDS[quantity]}\n({NORM_WORDS[norm]} norm)")
         ax.set_xlabel(xlabel)

@@ -82,10 +82,17 @@ def shade_unobserved(ax, u_range, u_grid=None, *, color="0.9", alpha=1.0, label=
 
 def unobserved_spans(u_range, u_grid) -> list[tuple[float, float]]:
     """The parts of ``u_grid``'s extent outside the observed ``u_range``: what
-    :func:`shade_unobserved` greys out (empty where the data cover every drawn u)."""
+    :func:`shade_unobserved` greys out (empty where the data cover every drawn u).  A part
+    narrower than ``UNOBSERVED_MIN`` of the extent (e.g. data whose minimum is 1e-17 on a
+    grid from 0) would be invisible, and is left out."""
     lo, hi = (float(v) for v in u_range)
     x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
-    return [span for span, outside in (((x0, lo), x0 < lo), ((hi, x1), x1 > hi)) if outside]
+    tol = UNOBSERVED_MIN * (x1 - x0)
+    return [span for span, outside in (((x0, lo), lo - x0 > tol), ((hi, x1), x1 - hi > tol)) if outside]
+
+
+#: The narrowest unobserved part of an operator axis that is shaded (fraction of its extent).
+UNOBSERVED_MIN = 0.005
 
 
 def user_operators(fit, axes=None, extend: float = 0.2):
@@ -151,10 +158,21 @@ def error_boxes(ax, groups, positions, color, width=None, label=None, log_positi
     return pos
 
 
-#: A digit is about this many font sizes wide (DejaVu Sans); a heat map's text takes at
-#: most ``CELL_FILL`` of its cell's width.
-CHAR_WIDTH = 0.64
+#: A heat map's text takes at most this share of its cell's width.
 CELL_FILL = 0.85
+
+
+def fitted_size(fig, texts, size: float, width_pt: float) -> float:
+    """The largest font size up to ``size`` at which every one of ``texts`` is at most
+    ``width_pt`` points wide (measured with the figure's renderer)."""
+    probe = fig.text(0, 0, "", fontsize=size)
+    renderer = fig.canvas.get_renderer()
+    widest = 0.0
+    for t in texts:
+        probe.set_text(str(t))
+        widest = max(widest, probe.get_window_extent(renderer).width * 72.0 / fig.dpi)
+    probe.remove()
+    return size if widest <= width_pt else size * width_pt / widest
 
 
 def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label="", notes=None,
@@ -166,7 +184,8 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     norm = LogNorm(finite.min(), finite.max()) if log and finite.size and finite.min() > 0 else None
     cm = plt.get_cmap(cmap).copy()
     cm.set_bad("0.55")  # cells where every replicate failed
-    im = ax.imshow(np.ma.masked_invalid(matrix), cmap=cm, origin="lower", norm=norm)
+    # cells as wide as the panel allows (not square): room for the numbers and the labels
+    im = ax.imshow(np.ma.masked_invalid(matrix), cmap=cm, origin="lower", norm=norm, aspect="auto")
     texts = {}
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
@@ -176,20 +195,16 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
                 text += "\n" + notes[i][j]
             texts[i, j] = (text, np.isfinite(v) and im.norm(v) > 0.6)  # light cell (viridis): dark text
     cbar = plt.colorbar(im, ax=ax, label=cbar_label, shrink=0.8)
-    # the cells' size once the colour bar has taken its room: the longest line must fit
-    box = ax.get_position()
-    fig_w, fig_h = ax.figure.get_size_inches()
-    cell_pt = 72 * min(box.width * fig_w / matrix.shape[1], box.height * fig_h / matrix.shape[0])
-    longest = max(len(line) for text, _ in texts.values() for line in text.split("\n"))
-    size = min(fontsize, CELL_FILL * cell_pt / (CHAR_WIDTH * longest))
+    # the cells' width once the colour bar has taken its room: the widest text must fit
+    cell_pt = 72 * ax.get_position().width * ax.figure.get_size_inches()[0] / matrix.shape[1]
+    size = fitted_size(ax.figure, [t for t, _ in texts.values()], fontsize, CELL_FILL * cell_pt)
     for (i, j), (text, light) in texts.items():
         ax.text(j, i, text, ha="center", va="center", fontsize=size, color="k" if light else "w")
     # column labels side by side under the cells: as wide as a cell at most
     tick = plt.rcParams["xtick.labelsize"]
     tick = tick if isinstance(tick, (int, float)) else plt.rcParams["font.size"]
-    widest = max(len(str(c)) for c in col_labels)
     ax.set_xticks(range(len(col_labels)))
-    ax.set_xticklabels(col_labels, fontsize=min(tick, CELL_FILL * cell_pt / (CHAR_WIDTH * widest)))
+    ax.set_xticklabels(col_labels, fontsize=fitted_size(ax.figure, col_labels, tick, CELL_FILL * cell_pt))
     ax.set_yticks(range(len(row_labels)))
     ax.set_yticklabels(row_labels)
     if norm is not None:

@@ -50,7 +50,7 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, sweeps, tables
+from binn_utils import figures, plotting, reporting, results_table, studies, sweeps, tables
 from binn_utils.problems import INITIALS
 
 plotting.style()
@@ -68,7 +68,7 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 
 # %% tags=["hide-input"]
 fig = figures.framework_figure(res, replicate_shown)
-plotting.save(fig, output_dir, "fig1_framework")
+plotting.save(fig, output_dir, "fig1_framework", data=results_table.table([res]))
 reporting.glue("fig_framework", fig)
 reporting.glue("fw_shading", tables.unobserved_words(res.record["u_range"], res["u_grid"]))
 plt.close(fig)
@@ -82,6 +82,9 @@ plt.close(fig)
 # time; bottom: learned $D$, $G$ and $V$; dashed black: truth. {glue:text}`fw_shading`
 # Run: {glue:text}`fw_what`, {glue:text}`fw_data`; networks at their lowest validation loss.
 # ```
+#
+# {download}`Data behind this figure <../book/figure-data/fig1_framework.csv>`: the errors
+# of every initialisation's networks (the figure shows one), one row each (CSV).
 #
 # ## All initialisations
 #

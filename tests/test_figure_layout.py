@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from binn_utils import figures, plotting, results_table, store, studies, sweeps  # noqa: E402
+from binn_utils import figures, plotting, results_table, store, studies, sweeps, tables  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -64,23 +64,34 @@ def test_log_tick_labels_have_room(height, span):
     assert len(_tick_labels(ax, "y")) >= 2  # still a scale to read
 
 
-def test_heat_map_numbers_fit_their_cells_and_colour_bar_ticks_do_not_overlap():
-    """Two 4 x 4 maps side by side (the dense Supporting Material's layout), numbers like
-    0.0721 and a colour bar spanning less than a decade."""
-    rng = np.random.default_rng(0)
-    M = 0.05 + 0.2 * rng.random((4, 4))
-    labels = ["(1, 1)", "(4, 1)", "(4, 4)", "(4, 32)"]
-    fig, axes = plt.subplots(1, 2, figsize=(7, 2.8))
-    for ax in axes:
-        plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", log=True, fontsize=12)
-    fig.tight_layout()
+def _check_heat_map(fig, axes):
     _check_ticks(fig)
     renderer = fig.canvas.get_renderer()
     for ax in axes:
         assert not _collisions(list(ax.texts), renderer)
         cell = ax.transData.transform([[0, 0], [1, 1]])
         width = abs(cell[1, 0] - cell[0, 0])
-        assert all(t.get_window_extent(renderer).width < width for t in ax.texts)
+        assert all(t.get_window_extent(renderer).width < width - GAP for t in ax.texts)
+
+
+def test_heat_map_numbers_fit_narrow_cells():
+    """Two 4 x 4 maps side by side in a narrow figure, numbers like 0.0721 and a colour bar
+    spanning less than a decade."""
+    rng = np.random.default_rng(0)
+    M = 0.05 + 0.2 * rng.random((4, 4))
+    labels = ["(1, 1)", "(4, 1)", "(4, 4)", "(4, 32)"]
+    fig, axes = plt.subplots(1, 2, figsize=(7, 2.8))
+    for ax in axes:
+        plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", log=True, fontsize=12)
+    _check_heat_map(fig, axes)
+
+
+@pytest.mark.parametrize("authors_metric", [False, True])
+def test_fig5_heat_maps_read_cleanly(authors_metric):
+    from test_architecture_figure import ARCHS, PERTURB, _result
+    results = [_result(aD, aV, PERTURB[aD, aV]) for aD in ARCHS for aV in ARCHS]
+    fig = figures.architecture_figure(results, authors_metric=authors_metric)
+    _check_heat_map(fig, [ax for ax in fig.axes if (ax.get_gid() or "").startswith("heatmap:")])
 
 
 def _covered_points(ax, legend, renderer):
@@ -147,3 +158,13 @@ def test_authors_comparison_figure_reads_cleanly():
     assert _covered_points(ax, ax.get_legend(), fig.canvas.get_renderer()) == 0
     # every median drawn is the group-by's: 16 of ours, 16 of the authors'
     assert len(stats[stats["count"] > 0]) == 32
+
+
+def test_the_caption_says_grey_only_where_grey_is_drawn():
+    grid = np.linspace(0.0, 1.0, 50)
+    for u_range, shaded in (((1e-17, 1.0), False), ((0.0, 1.0), False), ((0.1, 1.0), True), ((0.0, 0.8), True)):
+        fig, ax = plt.subplots()
+        ax.plot(grid, grid)
+        patches = plotting.shade_unobserved(ax, u_range, grid)
+        assert bool(patches) == shaded
+        assert ("Grey:" in tables.unobserved_words(u_range, grid)) == shaded
