@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter
 
 from . import diagnostics, plotting, scratch, studies
 from .plotting import COLORS
-from .tables import QUANTITY_WORDS
+from .tables import NORM_WORDS, QUANTITY_WORDS
 from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                         wall_time_fit)
 
@@ -447,7 +447,6 @@ def budgets_figure(budgets):
 
 
 # ----------------------------------------------------------------------------- the authors' runs beside ours
-NORM_WORDS = {"frobenius": "Frobenius", "spectral": "spectral"}
 SOURCE_STYLE = {"ours": dict(marker="o", offset=-0.17, filled=True),
                 "authors": dict(marker="s", offset=0.17, filled=False)}
 

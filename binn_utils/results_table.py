@@ -170,12 +170,13 @@ def compare(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_the
     solve, left out of the median).  Rows where only one source has runs keep NaNs."""
     by = [by] if isinstance(by, str) else list(by)
     both = long(pd.concat([ours, theirs], ignore_index=True), quantities)
+    both["quantity"] = pd.Categorical(both["quantity"], categories=list(quantities), ordered=True)  # in that order
     rows = []
-    for key, g in both.groupby(by + ["quantity", "norm"], sort=True, dropna=False):
+    for key, g in both.groupby(by + ["quantity", "norm"], sort=True, dropna=False, observed=True):
         a = g.loc[g["source"] == "ours", "value"].to_numpy(float)
         b = g.loc[g["source"] == "authors", "value"].to_numpy(float)
         ratio, lo, hi = ratio_interval(a, b, level)
-        rows.append({**dict(zip(by + ["quantity", "norm"], key)),
+        rows.append({**dict(zip(by + ["quantity", "norm"], (*key[:-2], str(key[-2]), key[-1]))),
                      "n_ours": int(np.isfinite(a).sum()), "failed": int((~np.isfinite(a)).sum()),
                      "median_ours": float(np.nanmedian(a)) if np.isfinite(a).any() else np.nan,
                      "n_authors": int(np.isfinite(b).sum()),

@@ -395,6 +395,7 @@ def reactions_table(labels, results) -> str:
 
 
 QUANTITY_WORDS = {"err_u_theta": "$u_\\theta$", "err_u_p": "$u_\\mathrm{p}$"}
+NORM_WORDS = {"frobenius": "Frobenius", "spectral": "spectral"}
 
 
 def authors_comparison_table(cmp, label_fn) -> str:
@@ -407,7 +408,7 @@ def authors_comparison_table(cmp, label_fn) -> str:
         failed = f", {r['failed']} failed" if r["failed"] else ""
         ratio = f"{fmt(r['ratio'])} [{fmt(r['ratio_lo'])}, {fmt(r['ratio_hi'])}]" if np.isfinite(r["ratio"]) \
             else "n/a"
-        out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} ({r['norm']}) | "
+        out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} ({NORM_WORDS[r['norm']]}) | "
                    f"{fmt(r['median_ours'])} ({r['n_ours']}{failed}) | {fmt(r['median_authors'])} ({r['n_authors']}) | "
                    f"{ratio} |")
     return "\n".join(out)

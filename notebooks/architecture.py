@@ -68,6 +68,7 @@ fig = figures.architecture_figure(results, archs, authors_metric=True)
 plotting.save(fig, output_dir, "fig5_architecture",
               data=results_table.table(results, norms=("frobenius", "spectral")))
 reporting.glue("fig_architecture", fig)
+reporting.glue("ar_shading", tables.unobserved_words(results[0].record["u_range"], results[0]["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]
@@ -80,7 +81,7 @@ plt.close(fig)
 # validation loss). Top: learned solution $u_\theta$ (left) and forward-predicted solution
 # $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for the four architectures with
 # $(h_D, n_D) = (h_V, n_V)$. Second row: learned $D_\phi(u)$ and $V_\zeta(u)$ for the same
-# four (grey background: values of $u$ outside the range the data cover). Lines and bands:
+# four. {glue:text}`ar_shading` Lines and bands:
 # mean $\pm 1$ standard deviation over replicates; dashed black: truth. Third row: total
 # validation loss, median and interquartile range over replicates, for the same four
 # (colours as top left). Bottom: relative error of $u_\mathrm{p}$ for every combination of

@@ -74,6 +74,7 @@ reporting.glue("lr_learnt_curves", tables.learnt_from_curves(summary, curves))
 fig = figures.learning_rate_figure(results, shown=meta_value(shown, "lr"))
 plotting.save(fig, output_dir, "fig3_learning_rate", data=results_table.table(results))
 reporting.glue("fig_learning_rate", fig)
+reporting.glue("lr_shading", tables.unobserved_words(shown.record["u_range"], shown["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]
@@ -83,8 +84,8 @@ plt.close(fig)
 # Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at every
 # observation time for $r =$ {glue:text}`lr_shown`. Middle: learned diffusivity
-# $D_\phi(u)$ and advection velocity $V_\zeta(u)$ for the same $r$ (grey background: values
-# of $u$ outside the range the data cover). Lines and bands: mean $\pm 1$ standard
+# $D_\phi(u)$ and advection velocity $V_\zeta(u)$ for the same $r$.
+# {glue:text}`lr_shading` Lines and bands: mean $\pm 1$ standard
 # deviation over replicates; dashed black: truth. Bottom left: total validation loss,
 # median and interquartile range over replicates, for every $r$. Bottom right: relative
 # $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) against the noise-free

@@ -68,6 +68,7 @@ reporting.glue("lw_shown", ", ".join(value_label(w) for w in shown_weights))
 fig = figures.loss_weight_figure(results, shown=shown_weights)
 plotting.save(fig, output_dir, "fig4_loss_weighting", data=results_table.table(results))
 reporting.glue("fig_loss_weighting", fig)
+reporting.glue("lw_shading", tables.unobserved_words(results[0].record["u_range"], results[0]["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]
@@ -78,7 +79,7 @@ plt.close(fig)
 # $w_\mathrm{PDE} =$ {glue:text}`lw_weights`. Top: learned solution $u_\theta$ (left) and
 # forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for
 # $w_\mathrm{PDE} =$ {glue:text}`lw_shown`. Middle left: learned diffusivity $D_\phi(u)$
-# for the same weights (grey background: values of $u$ outside the range the data cover).
+# for the same weights. {glue:text}`lw_shading`
 # Lines and bands: mean $\pm 1$ standard deviation over replicates; dashed black: truth.
 # Middle right: weighted validation losses $w_\mathrm{data} L_\mathrm{data}$ (solid) and
 # $w_\mathrm{PDE} L_\mathrm{PDE}$ (dashed), median and interquartile range over replicates
