@@ -129,7 +129,7 @@ def test_landing_page_has_the_headline_box():
 
 
 #: The chapters whose figures carry "data behind this figure" links, and the figures' files.
-FIGURE_DATA = {"framework": ("fig1_framework",), "learning_rate": ("fig3_learning_rate", "fig3_authors"),
+FIGURE_DATA = {"framework": ("fig1_framework",), "noise": ("fig2_noise",), "learning_rate": ("fig3_learning_rate", "fig3_authors"),
                "loss_weighting": ("fig4_loss_weighting", "fig4_authors"),
                "architecture": ("fig5_architecture", "fig5_authors"),
                "batch_size": ("fig6_batch_size", "fig6_budgets", "fig6_authors")}
