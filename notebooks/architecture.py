@@ -166,10 +166,11 @@ display(Markdown(tables.published_row_table(results, AXIS, ROW)))
 # %%
 ours = results_table.table(results, norms=("frobenius", "spectral"))
 noise, grid = ours[["noise_var", "grid"]].iloc[0]
-theirs = pd.concat([results_table.authors_table("architecture", noise_var=noise, grid=grid, norm=norm)
+theirs = pd.concat([results_table.authors_table("architecture", noise, grid, norm=norm)
                     for norm in ("frobenius", "spectral")])
 runs = results_table.long(pd.concat([ours, theirs]), quantities=("err_u_p",))
-stats = runs.groupby(["arch_D", "arch_V", "source", "quantity", "norm"])["value"].describe().reset_index()
+stats = (runs.groupby(["arch_D", "arch_V", "source", "quantity", "norm"])["value"]
+         .describe().reset_index())
 stats[["arch_D", "arch_V", "source", "norm", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]

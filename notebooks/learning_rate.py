@@ -119,7 +119,8 @@ ours = results_table.table(results)
 noise, grid = ours[["noise_var", "grid"]].iloc[0]
 theirs = results_table.authors_table("learning_rate", noise_var=noise, grid=grid)
 runs = results_table.long(pd.concat([ours, theirs]))
-stats = runs.groupby(["lr", "source", "quantity", "norm"])["value"].describe().reset_index()
+stats = (runs.groupby(["lr", "source", "quantity", "norm"])["value"]
+         .describe().reset_index())
 stats[["lr", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]

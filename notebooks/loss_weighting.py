@@ -114,7 +114,8 @@ ours = results_table.table(results)
 noise, grid = ours[["noise_var", "grid"]].iloc[0]
 theirs = results_table.authors_table("loss_weight", noise_var=noise, grid=grid)
 runs = results_table.long(pd.concat([ours, theirs]))
-stats = runs.groupby(["w_pde", "source", "quantity", "norm"])["value"].describe().reset_index()
+stats = (runs.groupby(["w_pde", "source", "quantity", "norm"])["value"]
+         .describe().reset_index())
 stats[["w_pde", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
