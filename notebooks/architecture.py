@@ -45,11 +45,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, results_table, store, studies, sweeps, tables
-from binn_utils.reporting import arch_label, meta_value
+from binn_utils import studies
+from binn_utils.analysis import reporting, results_table
+from binn_utils.analysis.reporting import arch_label, meta_value
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("architecture")
+scale = scale or records.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 settings = studies.get("architecture").settings_for_chapter(dict(
     scale=scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
@@ -68,7 +71,7 @@ fig = figures.architecture_figure(results, archs, authors_metric=True)
 plotting.save(fig, output_dir, "fig5_architecture",
               data=results_table.table(results, norms=("frobenius", "spectral")))
 reporting.glue("fig_architecture", fig)
-reporting.glue("ar_shading", tables.unobserved_words(results[0].record["u_range"], results[0]["u_grid"]))
+reporting.glue("ar_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]

@@ -51,8 +51,11 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, results_table, studies, sweeps, tables
-from binn_utils.problems import INITIALS
+from binn_utils import studies
+from binn_utils.analysis import reporting, results_table
+from binn_utils.engine.problems import INITIALS
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import sweeps
 
 plotting.style()
 chapter_runs = studies.framework.chapter_settings(dict(
@@ -72,7 +75,7 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 fig = figures.framework_figure(res, replicate_shown)
 plotting.save(fig, output_dir, "fig1_framework", data=results_table.table([res]))
 reporting.glue("fig_framework", fig)
-reporting.glue("fw_shading", tables.unobserved_words(res.record["u_range"], res["u_grid"]))
+reporting.glue("fw_shading", tables.unobserved_words(res.record.u_range, res["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]

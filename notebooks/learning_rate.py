@@ -45,11 +45,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, results_table, store, studies, sweeps, tables
-from binn_utils.reporting import find, meta_value, value_label
+from binn_utils import studies
+from binn_utils.analysis import reporting, results_table
+from binn_utils.analysis.reporting import find, meta_value, value_label
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("learning_rate")
+scale = scale or records.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
 settings = studies.get("learning_rate").settings_for_chapter(dict(
     scale=scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
@@ -74,7 +77,7 @@ reporting.glue("lr_learnt_curves", tables.learnt_from_curves(summary, curves))
 fig = figures.learning_rate_figure(results, shown=meta_value(shown, "lr"))
 plotting.save(fig, output_dir, "fig3_learning_rate", data=results_table.table(results))
 reporting.glue("fig_learning_rate", fig)
-reporting.glue("lr_shading", tables.unobserved_words(shown.record["u_range"], shown["u_grid"]))
+reporting.glue("lr_shading", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]

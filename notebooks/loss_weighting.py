@@ -46,11 +46,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, results_table, store, studies, sweeps, tables
-from binn_utils.reporting import meta_value, value_label
+from binn_utils import studies
+from binn_utils.analysis import reporting, results_table
+from binn_utils.analysis.reporting import meta_value, value_label
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("loss_weight")
+scale = scale or records.committed_scale("loss_weight")
 weights = tuple(weights or studies.PDE_WEIGHTS)
 shown_weights = shown_weights or (min(weights), studies.get("loss_weight").default["w_pde"], max(weights))
 settings = studies.get("loss_weight").settings_for_chapter(dict(
@@ -68,7 +71,7 @@ reporting.glue("lw_shown", ", ".join(value_label(w) for w in shown_weights))
 fig = figures.loss_weight_figure(results, shown=shown_weights)
 plotting.save(fig, output_dir, "fig4_loss_weighting", data=results_table.table(results))
 reporting.glue("fig_loss_weighting", fig)
-reporting.glue("lw_shading", tables.unobserved_words(results[0].record["u_range"], results[0]["u_grid"]))
+reporting.glue("lw_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]

@@ -9,7 +9,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from binn_utils import figures, plotting, results_table, store, studies, sweeps, tables  # noqa: E402
+from binn_utils import studies  # noqa: E402
+from binn_utils.analysis import results_table  # noqa: E402
+from binn_utils.presentation import figures, plotting, tables  # noqa: E402
+from binn_utils.store import records, sweeps  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -108,7 +111,7 @@ def _covered_points(ax, legend, renderer):
 
 
 def _stored(name, **kw):
-    scale = store.committed_scale(name)
+    scale = records.committed_scale(name)
     settings = studies.get(name).settings_for_chapter(dict(scale=scale, noise_var=None, dense=False, epochs=None,
                                                            seeds=None, **kw))
     return sweeps.load_or_run(settings, scale, None)

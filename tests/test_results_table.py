@@ -4,16 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from binn_utils import authors_archive, results_table as rt
+from binn_utils.analysis import authors_archive, results_table as rt
 from test_architecture_figure import ARCHS, PERTURB, _rel, _result, _u_p
 
 
 @pytest.fixture(scope="module")
 def results():
-    out = [_result(aD, aV, PERTURB[aD, aV]) for aD in ARCHS for aV in ARCHS]
-    for r in out:
-        r.record["epochs_run"] = 2
-    return out
+    return [_result(aD, aV, PERTURB[aD, aV]) for aD in ARCHS for aV in ARCHS]
 
 
 def test_one_row_per_network_with_its_setting_and_errors(results):

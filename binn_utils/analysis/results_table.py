@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..store.sweeps import CHECKPOINTS, reported
 from . import authors_archive
-from .sweeps import CHECKPOINTS, reported
 
 #: Spatial points of the sparse and the dense data.
 GRIDS = {False: 71, True: 351}
@@ -66,13 +66,13 @@ def _rows(res, which: str, norm: str) -> list[dict]:
     meta = {k: _meta_value(v) for k, v in s.meta}
     errs = {col: res.metric(name, which) for col, name in U_ERRORS[norm].items()}
     for op in OPERATORS:
-        stored = res.record["metrics"][which]["operator_errors"]
+        stored = res.record.metrics[which].operator_errors
         errs[f"err_{op}"] = (res.operator_error(op, which) if op in stored and norm == "frobenius"
                              else np.full(len(s.seeds), np.nan))
-    status, up_status = res.record["status"], res.up_status(which)
+    status, up_status = res.record.status, res.up_status(which)
     return [{"source": "ours", "study": s.study, "setting": s.label, **meta,
              "noise_var": float(s.noise_var), "grid": GRIDS[bool(s.dense)], "dataset": int(d), "seed": int(sd),
-             "replicate": i, "epochs": int(res.record["epochs_run"]), "checkpoint": which, "norm": norm,
+             "replicate": i, "epochs": int(res.record.epochs_run), "checkpoint": which, "norm": norm,
              **{k: float(v[i]) for k, v in errs.items()}, "status": status[i], "up_status": up_status[i]}
             for i, (d, sd) in enumerate(zip(s.datasets, s.seeds))]
 
