@@ -137,6 +137,8 @@ def test_fig4_ticks_and_loss_legend_clear_of_the_curves():
     _check_ticks(fig)
     ax, legend = _legend_with(fig, "line style")
     assert _covered_points(ax, legend, fig.canvas.get_renderer()) == 0
+    top_left = fig.axes[0]  # the colours' legend on the solutions
+    assert _covered_points(top_left, top_left.get_legend(), fig.canvas.get_renderer()) == 0
 
 
 def test_fig6_timing_legend_clear_of_the_data_and_budget_labels_apart():
@@ -145,6 +147,8 @@ def test_fig6_timing_legend_clear_of_the_data_and_budget_labels_apart():
     _check_ticks(fig)
     ax, legend = _legend_with(fig, "per replicate")
     assert _covered_points(ax, legend, fig.canvas.get_renderer()) == 0
+    top_left = fig.axes[0]  # five entries on a panel the curves fill
+    assert _covered_points(top_left, top_left.get_legend(), fig.canvas.get_renderer()) == 0
     fig = figures.budgets_figure([("a", runs["budget"]), ("b", runs["authors"])])
     _check_ticks(fig)
 

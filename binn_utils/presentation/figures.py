@@ -163,6 +163,39 @@ def _legend(ax, **kw):
         ax.legend(**kw)
 
 
+LEGEND_PLACES = ("upper left", "upper right", "lower left", "lower right", "upper center", "lower center",
+                 "center left", "center right", "center")
+
+
+def _clear_legend(ax, ncols=(1, 2)):
+    """The legend where it covers no point of the panel's lines, of the standard places in
+    one or two columns (matplotlib's "best" keeps one column, so a long legend on a full
+    panel lands on the curves); where every place covers some, the legend goes top right
+    and the top of a linear axis is raised until the data sit below it."""
+    if not ax.get_legend_handles_labels()[0]:
+        return None
+    renderer = ax.figure.canvas.get_renderer()
+    to_axes = ax.transData + ax.transAxes.inverted()
+    pts = [to_axes.transform(np.column_stack(line.get_data()).astype(float)) for line in ax.get_lines()]
+    pts = np.concatenate(pts) if pts else np.empty((0, 2))
+    pts = pts[np.all(np.isfinite(pts), axis=1)]
+    covered = {}
+    for ncol in ncols:
+        for loc in LEGEND_PLACES:
+            box = ax.legend(loc=loc, ncol=ncol).get_window_extent(renderer).transformed(ax.transAxes.inverted())
+            covered[loc, ncol] = int(np.sum((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
+                                            & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)))
+    loc, ncol = min(covered, key=covered.get)
+    if covered[loc, ncol] == 0 or ax.get_yscale() != "linear":
+        return ax.legend(loc=loc, ncol=ncol)
+    # nowhere clear: raise the top of the axis until the data sit below the legend
+    legend = ax.legend(loc="upper right", ncol=max(ncols))
+    height = legend.get_window_extent(renderer).transformed(ax.transAxes.inverted()).height
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, lo + (hi - lo) / max(1.0 - height - 0.03, 0.3))
+    return legend
+
+
 # ----------------------------------------------------------------------------- Fig. 2
 def framework_figure(res, replicate=0):
     """Fig. 1: u_theta and u_p of one initialisation at every observation time (dashed: the
@@ -279,7 +312,7 @@ def _solutions_at_end_row(entries):
     gs = fig.add_gridspec(3, 2)
     ax = fig.add_subplot(gs[0, 0])
     solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
-    _legend(ax)
+    _clear_legend(ax)
     ax = fig.add_subplot(gs[0, 1])
     solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
     return fig, gs
@@ -372,7 +405,7 @@ def architecture_figure(results, shown=None, authors_metric=False):
         gs = fig.add_gridspec(4, 2, height_ratios=(1, 1, 0.8, 1.25))
         ax = fig.add_subplot(gs[0, 0])
         solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
-        _legend(ax)
+        _clear_legend(ax)
         ax = fig.add_subplot(gs[0, 1])
         solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
     else:
