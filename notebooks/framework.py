@@ -52,7 +52,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from binn_utils import studies
-from binn_utils.analysis import reporting
+from binn_utils.analysis import reporting, results_table
 from binn_utils.engine.problems import INITIALS
 from binn_utils.presentation import figures, plotting, tables
 from binn_utils.store import sweeps
@@ -73,8 +73,9 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 
 # %% tags=["hide-input"]
 fig = figures.framework_figure(res, replicate_shown)
-plotting.save(fig, output_dir, "fig1_framework")
+plotting.save(fig, output_dir, "fig1_framework", data=results_table.table([res]))
 reporting.glue("fig_framework", fig)
+reporting.glue("fw_shading", tables.unobserved_words(res.record.u_range, res["u_grid"]))
 plt.close(fig)
 
 # %% [markdown]
@@ -83,10 +84,12 @@ plt.close(fig)
 #
 # Nonlinear ADR benchmark, default ADR-BINN, one initialisation. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_p$ (right) at every observation
-# time; bottom: learned $D$, $G$ and $V$; dashed black: truth. Grey: values of $u$
-# outside the range the data cover, where the operators are not constrained. Run:
-# {glue:text}`fw_what`, {glue:text}`fw_data`; networks at their lowest validation loss.
+# time; bottom: learned $D$, $G$ and $V$; dashed black: truth. {glue:text}`fw_shading`
+# Run: {glue:text}`fw_what`, {glue:text}`fw_data`; networks at their lowest validation loss.
 # ```
+#
+# {download}`Data behind this figure <../book/figure-data/fig1_framework.csv>`: the errors
+# of every initialisation's networks (the figure shows one), one row each (CSV).
 #
 # ## All initialisations
 #
