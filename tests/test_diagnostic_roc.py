@@ -106,7 +106,7 @@ def test_scores_exceed_one_exactly_where_the_diagnostics_flag(small_store):
             assert np.all((got > 1.0) == rep[n].flag), n
         setting_combined = np.max([table[f"setting_score_{n}"][sel] for n in roc_mod.DIAGNOSTICS], axis=0)
         assert np.all((setting_combined > 1.0) == bool(rep.flags))
-        np.testing.assert_allclose(table["err_u_p"][sel], np.array(m["err_u_p"], float))
+        np.testing.assert_allclose(table["up_error"][sel], np.array(m["err_u_p"], float))
 
 
 def test_cache_is_keyed_on_the_store_contents(small_store, tmp_path):

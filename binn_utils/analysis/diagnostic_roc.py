@@ -136,7 +136,7 @@ class LabelledTable:
     which: str
 
     def __len__(self):
-        return len(self.cols["err_u_p"])
+        return len(self.cols["up_error"])
 
     def __getitem__(self, k) -> np.ndarray:
         return self.cols[k]
@@ -185,10 +185,10 @@ def _network_rows(path: Path, which: str) -> list[dict]:
                                  status=status[r:r + 1], operators=None, **common)
         sc = scores_of(rep)
         sc["operator_spread"] = spread
-        rows.append({"setting": path.stem, "benchmark": rec.benchmark, "group": group,
+        rows.append({"setting": path.stem, "problem": rec.benchmark, "group": group,
                      "dense": bool(rec.dense), "noise_var": float(rec.noise_var),
                      "epochs": int(rec.epochs_run), "replicate": r,
-                     "err_u_p": err_up[r], "err_u_theta": err_th[r],
+                     "up_error": err_up[r], "theta_error": err_th[r],
                      "ok": bool(status[r] == "ok" and up_status[r] == "ok"),
                      **{f"score_{n}": float(v) for n, v in sc.items()},
                      **{f"setting_score_{n}": float(v) for n, v in setting_scores.items()}})
@@ -234,7 +234,7 @@ def _best_of_groups(table: LabelledTable) -> dict:
     best = {}
     for st in np.unique(table["setting"]):
         sel = table["setting"] == st
-        med = median_iqr(table["err_u_p"][sel])["median"]
+        med = median_iqr(table["up_error"][sel])["median"]
         g = table["group"][sel][0]
         if np.isfinite(med) and med < best.get(g, (np.inf, ""))[0]:
             best[g] = (med, st)
@@ -246,8 +246,8 @@ def log_ratio(table: LabelledTable) -> np.ndarray:
     best = _best_of_groups(table)
     ref = np.array([best.get(g, (np.nan,))[0] for g in table["group"]], float)
     with np.errstate(all="ignore"):
-        lr = np.log10(table["err_u_p"] / ref)
-    return np.where(np.isfinite(table["err_u_p"]), lr, np.inf)
+        lr = np.log10(table["up_error"] / ref)
+    return np.where(np.isfinite(table["up_error"]), lr, np.inf)
 
 
 def best_settings(table: LabelledTable) -> np.ndarray:
@@ -382,14 +382,14 @@ def summary(table: LabelledTable, factor: float | None = None, n_boot: int = BOO
                 "module": dg.count_flags(np.asarray(scores) > 1.0, fail),
                 "held": leave_one_out(scores, fail, bench)}
 
-    per = {n: block(table.score(n), failed, table["setting"], table["benchmark"]) for n in (*DIAGNOSTICS, COMBINED)}
+    per = {n: block(table.score(n), failed, table["setting"], table["problem"]) for n in (*DIAGNOSTICS, COMBINED)}
     names, sfail, ssc = setting_table(table, failed)
-    bench_of = dict(zip(table["setting"], table["benchmark"]))
+    bench_of = dict(zip(table["setting"], table["problem"]))
     sb = np.array([bench_of[s] for s in names])
     settings = {n: block(ssc[n], sfail, names, sb) for n in ssc}
     return {"factor": factor, "failed": failed, "n": len(table), "per": per, "settings": settings,
             "n_settings": int(names.size), "settings_failed": int(sfail.sum()),
-            "benchmarks": sorted(set(table["benchmark"].tolist()))}
+            "benchmarks": sorted(set(table["problem"].tolist()))}
 
 
 _SUMMARIES = {}
