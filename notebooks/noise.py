@@ -51,7 +51,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from binn_utils import studies
-from binn_utils.analysis import reporting
+from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
 from binn_utils.engine.observations import NOISE_VARIANCES
 from binn_utils.presentation import figures, plotting, tables
@@ -100,7 +100,7 @@ reporting.glue("nz_fairness", tables.budget_words(studies.noise.same_budget([fin
 
 # %% tags=["hide-input"]
 fig = figures.noise_figure(results, shown_noise=shown_noise, shown_arch=shown_arch)
-plotting.save(fig, output_dir, "fig2_noise")
+plotting.save(fig, output_dir, "fig2_noise", data=results_table.table(results))
 reporting.glue("fig_noise", fig)
 plt.close(fig)
 
@@ -124,6 +124,9 @@ plt.close(fig)
 # $(h_u, n_u) =$ {glue:text}`nz_arch_a`, {glue:text}`nz_what_a`; {glue:text}`nz_arch_b`,
 # {glue:text}`nz_what_b`. {glue:text}`nz_fairness`
 # ```
+#
+# {download}`Data behind this figure <../book/figure-data/fig2_noise.csv>`: the errors of
+# every network, one row each (CSV).
 #
 # ## Errors per setting
 #

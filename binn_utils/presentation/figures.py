@@ -22,8 +22,12 @@ from .. import studies
 from ..analysis import diagnostics, scratch
 from ..analysis.reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                                   wall_time_fit)
+from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
 from .plotting import COLORS
+from .tables import NORM_WORDS, QUANTITY_WORDS
 
+#: A legend above its panel, in one row, where it cannot cover data.
+ABOVE = dict(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
 ERR_SERIES = (("err_u_theta", "$u_\\theta$", COLORS["u_theta"]), ("err_u_p", "$u_\\mathrm{p}$", COLORS["u_p"]))
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
 
@@ -160,6 +164,39 @@ def _legend(ax, **kw):
         ax.legend(**kw)
 
 
+LEGEND_PLACES = ("upper left", "upper right", "lower left", "lower right", "upper center", "lower center",
+                 "center left", "center right", "center")
+
+
+def _clear_legend(ax, ncols=(1, 2)):
+    """The legend where it covers no point of the panel's lines, of the standard places in
+    one or two columns (matplotlib's "best" keeps one column, so a long legend on a full
+    panel lands on the curves); where every place covers some, the legend goes top right
+    and the top of a linear axis is raised until the data sit below it."""
+    if not ax.get_legend_handles_labels()[0]:
+        return None
+    renderer = ax.figure.canvas.get_renderer()
+    to_axes = ax.transData + ax.transAxes.inverted()
+    pts = [to_axes.transform(np.column_stack(line.get_data()).astype(float)) for line in ax.get_lines()]
+    pts = np.concatenate(pts) if pts else np.empty((0, 2))
+    pts = pts[np.all(np.isfinite(pts), axis=1)]
+    covered = {}
+    for ncol in ncols:
+        for loc in LEGEND_PLACES:
+            box = ax.legend(loc=loc, ncol=ncol).get_window_extent(renderer).transformed(ax.transAxes.inverted())
+            covered[loc, ncol] = int(np.sum((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
+                                            & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)))
+    loc, ncol = min(covered, key=covered.get)
+    if covered[loc, ncol] == 0 or ax.get_yscale() != "linear":
+        return ax.legend(loc=loc, ncol=ncol)
+    # nowhere clear: raise the top of the axis until the data sit below the legend
+    legend = ax.legend(loc="upper right", ncol=max(ncols))
+    height = legend.get_window_extent(renderer).transformed(ax.transAxes.inverted()).height
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, lo + (hi - lo) / max(1.0 - height - 0.03, 0.3))
+    return legend
+
+
 # ----------------------------------------------------------------------------- Fig. 2
 def framework_figure(res, replicate=0):
     """Fig. 1: u_theta and u_p of one initialisation at every observation time (dashed: the
@@ -276,7 +313,7 @@ def _solutions_at_end_row(entries):
     gs = fig.add_gridspec(3, 2)
     ax = fig.add_subplot(gs[0, 0])
     solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
-    _legend(ax)
+    _clear_legend(ax)
     ax = fig.add_subplot(gs[0, 1])
     solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
     return fig, gs
@@ -307,9 +344,10 @@ def loss_weight_figure(results, shown=None):
                            cols[w], "--", cfg.w_pde))
     loss_curves(ax, data_curves, key="hist_val_data", ylabel="weighted validation loss")
     loss_curves(ax, pde_curves, key="hist_val_pde", ylabel="weighted validation loss")
+    # above the panel, where no curve can cross it
     ax.legend([Line2D([], [], color="k", ls="-"), Line2D([], [], color="k", ls="--")],
               ["$w_\\mathrm{data} L_\\mathrm{data}$", "$w_\\mathrm{PDE} L_\\mathrm{PDE}$"],
-              title="colours as top left", loc="best")
+              title="line style (colours as top left)", **ABOVE)
     ax = fig.add_subplot(gs[2, :])
     error_boxes(ax, rs, [value_label(w) for w in ws], xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1, "
                 "$w_\\mathrm{BC}$ = 0)")
@@ -329,7 +367,7 @@ ARCH_HEATMAPS = (
     ("median", "err_u_p_spectral", "authors' metric: spectral norm, median",
      "median rel. error of $u_\\mathrm{p}$ (spectral norm)"),
 )
-HEATMAP_FONTSIZE = 12  # numbers in the cells
+HEATMAP_FONTSIZE = 12  # numbers in the cells, at most (smaller where a cell is too narrow)
 
 
 def architecture_heatmap(ax, results, stat="mean", metric="err_u_p", cbar_label="", title=None):
@@ -339,9 +377,8 @@ def architecture_heatmap(ax, results, stat="mean", metric="err_u_p", cbar_label=
     failed says so.  Returns (archs, matrix, notes)."""
     archs, M, notes = architecture_matrix(results, stat, metric)
     labels = [arch_label(a) for a in archs]
-    plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", notes=notes, log=True, cbar_label=cbar_label)
-    for t in ax.texts:
-        t.set_fontsize(HEATMAP_FONTSIZE)
+    plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", notes=notes, log=True, cbar_label=cbar_label,
+                     fontsize=HEATMAP_FONTSIZE)
     ax.set_xlabel("$V_\\zeta$ network $(h_V, n_V)$")
     ax.set_ylabel("$D_\\phi$ network $(h_D, n_D)$")
     ax.spines[:].set_visible(False)
@@ -369,7 +406,7 @@ def architecture_figure(results, shown=None, authors_metric=False):
         gs = fig.add_gridspec(4, 2, height_ratios=(1, 1, 0.8, 1.25))
         ax = fig.add_subplot(gs[0, 0])
         solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
-        _legend(ax)
+        _clear_legend(ax)
         ax = fig.add_subplot(gs[0, 1])
         solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
     else:
@@ -422,7 +459,7 @@ def batch_size_figure(fixed, budget):
     ax.set_xlabel("batch size used $B$")
     ep = fixed[0].record.epochs_run if fixed else 0
     ax.set_ylabel(f"wall-clock time for {ep} epochs (s)")
-    _legend(ax)
+    _legend(ax, **{**ABOVE, "ncol": 1})
     ax = fig.add_subplot(gs[2, :])
     error_boxes(ax, rb, [str(int(b)) for b in Bb], xlabel="batch size $B$ (fixed budget of optimiser steps)")
     fig.tight_layout()
@@ -437,9 +474,60 @@ def budgets_figure(budgets):
     for ax, (title, results) in zip(axes[0], budgets):
         Bs, rs = _sorted(results, "batch_size")
         epochs = [r.record.epochs_run if r is not None else 0 for r in rs]
-        error_boxes(ax, rs, [f"{int(b)}\n({e:,} ep.)" for b, e in zip(Bs, epochs)], xlabel="batch size $B$")
+        error_boxes(ax, rs, [f"{int(b)}\n({e:,})" for b, e in zip(Bs, epochs)],
+                    xlabel="batch size $B$ (epochs run)")
         ax.set_title(title)
     axes[0][0].set_ylabel("rel. $L^2$ error")
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- the authors' runs beside ours
+SOURCE_STYLE = {"ours": dict(marker="o", offset=-0.17, filled=True),
+                "authors": dict(marker="s", offset=0.17, filled=False)}
+
+
+def authors_comparison_figure(runs, stats, by, panels, label_fn=value_label, xlabel="",
+                              authors_label="authors' archive", ours_label="ours", width=10.0, height=3.9):
+    """Our runs beside the authors' archived ones, one panel per (quantity, norm) of
+    ``panels``: for each value of the column(s) ``by``, every run as a dot (``runs``: the
+    long table of ``results_table.long``), and the median with the interquartile range as a
+    marker and bar (``stats``: ``runs`` grouped by ``by``, source, quantity and norm, with
+    ``describe()``'s columns "count", "25%", "50%", "75%").  Ours left (filled), the
+    authors' right (open).  ``label_fn``: a value of ``by`` (a tuple for several columns)
+    -> its tick label."""
+    by = [by] if isinstance(by, str) else list(by)
+
+    def keys(df):
+        return list(zip(*(df[c] for c in by))) if len(by) > 1 else list(df[by[0]])
+
+    values = sorted(set(keys(runs)))
+    pos = {v: i for i, v in enumerate(values)}
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height * len(panels)), squeeze=False)
+    for ax, (quantity, norm) in zip(axes[:, 0], panels):
+        color = COLORS["u_theta" if quantity == "err_u_theta" else "u_p"]
+        for source, style in SOURCE_STYLE.items():
+            sel = runs[(runs["source"] == source) & (runs["quantity"] == quantity) & (runs["norm"] == norm)]
+            x = np.array([pos[k] for k in keys(sel)], float) + style["offset"]
+            ax.plot(x, sel["value"], ".", color=color, alpha=0.35, ms=4, zorder=2)
+            st = stats[(stats["source"] == source) & (stats["quantity"] == quantity) & (stats["norm"] == norm)]
+            st = st[st["count"] > 0]
+            xs = np.array([pos[k] for k in keys(st)], float) + style["offset"]
+            label = ours_label if source == "ours" else authors_label
+            ax.errorbar(xs, st["50%"], yerr=[st["50%"] - st["25%"], st["75%"] - st["50%"]], fmt=style["marker"],
+                        color=color, mfc=color if style["filled"] else "white", mec=color, ms=7, capsize=3,
+                        lw=1.3, zorder=3, label=label)
+        ax.set_yscale("log")
+        plotting.plain_log_ticks(ax)
+        ax.set_xticks(range(len(values)))
+        ticks = [label_fn(v) for v in values]
+        slot_pt = 72 * 0.85 * width / len(values)  # the axes take about 85 % of the width
+        ax.set_xticklabels(ticks, fontsize=plotting.fitted_size(fig, ticks, plt.rcParams["font.size"] - 1,
+                                                                plotting.CELL_FILL * slot_pt))
+        ax.set_xlim(-0.6, len(values) - 0.4)
+        ax.set_ylabel(f"rel. error of {QUANTITY_WORDS[quantity]}\n({NORM_WORDS[norm]} norm)")
+        ax.set_xlabel(xlabel)
+        ax.legend(**ABOVE)
     fig.tight_layout()
     return fig
 
@@ -645,3 +733,31 @@ def mismatch_figure(scored, titles: dict, failure_factor):
     fig.tight_layout()
     return fig
 
+
+
+def roc_figure(table, summary):
+    """ROC curves of every diagnostic and the combined flag over every stored network (left)
+    and over the settings (right), from :mod:`binn_utils.diagnostic_roc`: sensitivity against
+    false-alarm rate as the threshold on each score moves; a dot marks the module's thresholds
+    (score 1), the shaded corner the target (at least 85 % caught at most 15 % false alarms)."""
+    failed = summary["failed"]
+    names, sfail, ssc = setting_table(table, failed)
+    colors = dict(zip((*DIAGNOSTICS, COMBINED), (*plt.get_cmap("tab10").colors[:len(DIAGNOSTICS)], "k")))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
+    for ax, level, title in ((axes[0], "per", f"{summary['n']} networks"),
+                             (axes[1], "settings", f"{summary['n_settings']} settings")):
+        for n in (*DIAGNOSTICS, COMBINED):
+            sc, fl = (table.score(n), failed) if level == "per" else (ssc[n], sfail)
+            _, sens, fa = roc(sc, fl)
+            a = summary[level][n]["auc"][0]
+            ax.plot(fa, sens, color=colors[n], lw=2.0 if n == COMBINED else 1.1,
+                    label=f"{n.replace('_', ' ')} (AUC over networks {a:.2f})" if level == "per" else None)
+            m = summary[level][n]["module"]
+            ax.plot([m.false_alarm_rate], [m.caught_rate], "o", color=colors[n], ms=5)
+        ax.add_patch(plt.Rectangle((0, CAUGHT_MIN), FALSE_MAX, 1 - CAUGHT_MIN, color="g", alpha=0.15, lw=0))
+        ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=0.8)
+        ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="false-alarm rate (fine cases flagged)",
+               ylabel="sensitivity (failures flagged)", title=title, aspect="equal")
+    fig.legend(loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02))
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    return fig

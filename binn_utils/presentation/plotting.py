@@ -71,19 +71,28 @@ def shade_unobserved(ax, u_range, u_grid=None, *, color="0.9", alpha=1.0, label=
     if given; the limits are kept.  ``label``: its legend entry (None: none).  Returns the
     list of patches added.
     """
-    lo, hi = (float(v) for v in u_range)
-    x0, x1 = ax.get_xlim()
-    if u_grid is not None:
-        x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
     lim = ax.get_xlim()
     patches = []
-    if x0 < lo:
-        patches.append(ax.axvspan(x0, lo, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
+    for x0, x1 in unobserved_spans(u_range, lim if u_grid is None else u_grid):
+        patches.append(ax.axvspan(x0, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
         label = None
-    if x1 > hi:
-        patches.append(ax.axvspan(hi, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
     ax.set_xlim(*lim)
     return patches
+
+
+def unobserved_spans(u_range, u_grid) -> list[tuple[float, float]]:
+    """The parts of ``u_grid``'s extent outside the observed ``u_range``: what
+    :func:`shade_unobserved` greys out (empty where the data cover every drawn u).  A part
+    narrower than ``UNOBSERVED_MIN`` of the extent (e.g. data whose minimum is 1e-17 on a
+    grid from 0) would be invisible, and is left out."""
+    lo, hi = (float(v) for v in u_range)
+    x0, x1 = float(np.min(u_grid)), float(np.max(u_grid))
+    tol = UNOBSERVED_MIN * (x1 - x0)
+    return [span for span, outside in (((x0, lo), lo - x0 > tol), ((hi, x1), x1 - hi > tol)) if outside]
+
+
+#: The narrowest unobserved part of an operator axis that is shaded (fraction of its extent).
+UNOBSERVED_MIN = 0.005
 
 
 def user_operators(fit, axes=None, extend: float = 0.2):
@@ -149,6 +158,23 @@ def error_boxes(ax, groups, positions, color, width=None, label=None, log_positi
     return pos
 
 
+#: A heat map's text takes at most this share of its cell's width.
+CELL_FILL = 0.85
+
+
+def fitted_size(fig, texts, size: float, width_pt: float) -> float:
+    """The largest font size up to ``size`` at which every one of ``texts`` is at most
+    ``width_pt`` points wide (measured with the figure's renderer)."""
+    probe = fig.text(0, 0, "", fontsize=size)
+    renderer = fig.canvas.get_renderer()
+    widest = 0.0
+    for t in texts:
+        probe.set_text(str(t))
+        widest = max(widest, probe.get_window_extent(renderer).width * 72.0 / fig.dpi)
+    probe.remove()
+    return size if widest <= width_pt else size * width_pt / widest
+
+
 def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cbar_label="", notes=None,
             log=False, fontsize=12):
     """Annotated heat map (row 0 at the bottom); ``notes``: optional extra text per cell
@@ -158,20 +184,29 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     norm = LogNorm(finite.min(), finite.max()) if log and finite.size and finite.min() > 0 else None
     cm = plt.get_cmap(cmap).copy()
     cm.set_bad("0.55")  # cells where every replicate failed
-    im = ax.imshow(np.ma.masked_invalid(matrix), cmap=cm, origin="lower", norm=norm)
-    ax.set_xticks(range(len(col_labels)))
-    ax.set_xticklabels(col_labels)
-    ax.set_yticks(range(len(row_labels)))
-    ax.set_yticklabels(row_labels)
+    # cells as wide as the panel allows (not square): room for the numbers and the labels
+    im = ax.imshow(np.ma.masked_invalid(matrix), cmap=cm, origin="lower", norm=norm, aspect="auto")
+    texts = {}
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
             v = matrix[i, j]
             text = "failed" if not np.isfinite(v) else fmt.format(v)
             if notes is not None and notes[i][j]:
                 text += "\n" + notes[i][j]
-            light = np.isfinite(v) and im.norm(v) > 0.6  # light cell (viridis): dark text
-            ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color="k" if light else "w")
+            texts[i, j] = (text, np.isfinite(v) and im.norm(v) > 0.6)  # light cell (viridis): dark text
     cbar = plt.colorbar(im, ax=ax, label=cbar_label, shrink=0.8)
+    # the cells' width once the colour bar has taken its room: the widest text must fit
+    cell_pt = 72 * ax.get_position().width * ax.figure.get_size_inches()[0] / matrix.shape[1]
+    size = fitted_size(ax.figure, [t for t, _ in texts.values()], fontsize, CELL_FILL * cell_pt)
+    for (i, j), (text, light) in texts.items():
+        ax.text(j, i, text, ha="center", va="center", fontsize=size, color="k" if light else "w")
+    # column labels side by side under the cells: as wide as a cell at most
+    tick = plt.rcParams["xtick.labelsize"]
+    tick = tick if isinstance(tick, (int, float)) else plt.rcParams["font.size"]
+    ax.set_xticks(range(len(col_labels)))
+    ax.set_xticklabels(col_labels, fontsize=fitted_size(ax.figure, col_labels, tick, CELL_FILL * cell_pt))
+    ax.set_yticks(range(len(row_labels)))
+    ax.set_yticklabels(row_labels)
     if norm is not None:
         plain_log_ticks(cbar.ax, "y")
     return cbar
@@ -214,35 +249,80 @@ def ylim_around(ax, curves, reference=None, margin=0.15, max_span=3.0):
     return clipped
 
 
+#: The minor ticks of a log axis that may carry a label, by the lead digit of each decade,
+#: densest first; :func:`plain_log_ticks` takes the densest whose labels have room.
+MINOR_LABEL_SETS = ((2, 3, 4, 5, 6, 7, 8, 9), (2, 3, 4, 5, 7), (2, 3, 5), (2, 5), ())
+#: A tick label needs this many times its font size (in the axis' direction) between its
+#: centre and the next label's: its own height or width plus a gap.
+LABEL_ROOM = 1.3
+
+
+def _gaps(digits) -> np.ndarray:
+    """The gaps (in decades) between consecutive labelled ticks of one decade."""
+    return np.diff(np.log10((1,) + tuple(digits) + (10,)))
+
+
 def plain_log_ticks(ax, axis="y"):
-    """Tick labels like 0.03 instead of 3x10^-2 on a log axis; minor ticks are labelled
-    too (all of them when the axis spans less than a decade, 2 and 5 up to three decades),
-    and so is the lowest tick in view, so that the bottom of the axis, where the smallest
-    errors sit, always has a number."""
+    """Tick labels like 0.03 instead of 3x10^-2 on a log axis.  Minor ticks are labelled
+    where there is room for them: of ``MINOR_LABEL_SETS`` the densest whose neighbouring
+    labels keep ``LABEL_ROOM`` font sizes apart at the axis' drawn length (so on a short
+    or long axis, a colour bar say, labels never overlap).  The lowest tick in view is
+    labelled too where it has that room, so that the bottom of the axis, where the
+    smallest errors sit, has a number."""
     from matplotlib.ticker import FuncFormatter
     a = ax.yaxis if axis == "y" else ax.xaxis
     lim = ax.get_ylim if axis == "y" else ax.get_xlim
 
+    def room(text: str) -> float:
+        """Pixels a label needs along the axis, per decade of the axis' pixels."""
+        size = a.get_major_ticks(1)[0].label1.get_fontsize()  # (not the labels: they call this)
+        px = size * ax.figure.dpi / 72.0
+        need = LABEL_ROOM * px if axis == "y" else (0.62 * len(text) + 0.8) * px
+        box = ax.get_window_extent()
+        lo, hi = sorted(lim())
+        per_decade = (box.height if axis == "y" else box.width) / np.log10(hi / lo)
+        return need / per_decade
+
     def minor(v, _):
         lo, hi = sorted(lim())
-        decades = np.log10(hi / lo) if lo > 0 and hi > lo else np.inf
-        if decades < 1:
-            return f"{v:g}"
+        if not (lo > 0 and hi > lo):
+            return ""
+        need = room(f"{v:g}")
+        digits = next(d for d in MINOR_LABEL_SETS if not d or _gaps(d).min() >= need)
         lead = int(f"{v:.1e}"[0])
-        first_in_view = lo > 0 and v >= lo * (1 - 1e-9) and (lead - 1) * v / lead < lo and lead <= 7
-        if decades < 3 and (lead in (2, 5) or first_in_view):
+        if lead in digits:
             return f"{v:g}"
-        return ""
+        first_in_view = v >= lo * (1 - 1e-9) and (lead - 1) * v / lead < lo
+        above = min([d for d in digits if d > lead] + [10])
+        return f"{v:g}" if first_in_view and np.log10(above / lead) >= need else ""
 
     a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(FuncFormatter(minor))
 
 
-def save(fig, output_dir, name: str):
-    """Save a figure as PNG into output_dir (created), return the path."""
+def save(fig, output_dir, name: str, data=None):
+    """Save a figure as PNG into output_dir (created), return the path.  ``data``: the
+    table the figure draws (a ``pandas.DataFrame``), written beside it by :func:`save_data`."""
+    if data is not None:
+        save_data(data, output_dir, name)
     if output_dir is None:
         return None
     path = Path(output_dir) / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, bbox_inches="tight")
+    return path
+
+
+#: Where a chapter built into the book writes the table behind each figure (``NAME.csv``):
+#: the link under the figure, ``{download}`...<../book/figure-data/NAME.csv>```, points
+#: here, and the book build copies the file into the HTML.
+FIGURE_DATA = Path(__file__).resolve().parents[1] / "book" / "figure-data"
+
+
+def save_data(table, output_dir, name: str) -> Path:
+    """Write the table a figure draws as ``NAME.csv``: next to the figure in ``output_dir``,
+    or, without one (the book build), into ``FIGURE_DATA``.  Returns the path."""
+    path = Path(output_dir if output_dir is not None else FIGURE_DATA) / f"{name}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(path, index=False, float_format="%.6g")
     return path

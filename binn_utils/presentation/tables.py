@@ -14,6 +14,7 @@ from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
 from ..analysis.reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
                                   value_label, word)
 from ..analysis.verdicts import Verdict
+from .plotting import unobserved_spans
 from ..studies import SCALES
 
 def scale_words(scale: str) -> str:
@@ -419,6 +420,42 @@ def reactions_table(labels, results) -> str:
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
     return "\n".join(rows)
+
+
+QUANTITY_WORDS = {"err_u_theta": "$u_\\theta$", "err_u_p": "$u_\\mathrm{p}$"}
+NORM_WORDS = {"frobenius": "Frobenius", "spectral": "spectral"}
+
+
+def authors_comparison_table(cmp, label_fn) -> str:
+    """Markdown table of ``results_table.compare``'s rows: per setting and quantity our
+    median error and the authors' (number of runs in brackets), the ratio of the medians
+    and its interval.  ``label_fn(row)``: the setting's words."""
+    out = ["| setting | error | ours: median (runs) | authors: median (runs) | ours / authors [95 % interval] |",
+           "|---|---|---|---|---|"]
+    for _, r in cmp.iterrows():
+        failed = f", {r['failed']} failed" if r["failed"] else ""
+        ratio = f"{fmt(r['ratio'])} [{fmt(r['ratio_lo'])}, {fmt(r['ratio_hi'])}]" if np.isfinite(r["ratio"]) \
+            else "n/a"
+        out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} ({NORM_WORDS[r['norm']]}) | "
+                   f"{fmt(r['median_ours'])} ({r['n_ours']}{failed}) | {fmt(r['median_authors'])} ({r['n_authors']}) | "
+                   f"{ratio} |")
+    return "\n".join(out)
+
+
+def runs_per_setting(df, by) -> str:
+    """How many runs each value of ``by`` has in the table ``df``: '10', '9 to 10', or '0'."""
+    if df.empty:
+        return "0"
+    n = df.groupby(by).size()
+    return f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
+
+
+def unobserved_words(u_range, u_grid) -> str:
+    """The caption's sentence on the grey shading of the operator panels: what is shaded,
+    or that nothing is (the data cover every value of u drawn)."""
+    if unobserved_spans(u_range, u_grid):
+        return "Grey: values of $u$ outside the range the data cover, where the operators are not constrained."
+    return "The data cover every value of $u$ drawn, so no part of the operator panels is shaded."
 
 
 def network_spread_table(theta: dict, up: dict, archs) -> str:

@@ -128,6 +128,36 @@ def test_landing_page_has_the_headline_box():
     assert box.find("a", href=re.compile(r"scorecard\.html")), "headline box does not link the scorecard"
 
 
+#: The chapters whose figures carry "data behind this figure" links, and the figures' files.
+FIGURE_DATA = {"framework": ("fig1_framework",), "noise": ("fig2_noise",),
+               "learning_rate": ("fig3_learning_rate", "fig3_authors"),
+               "loss_weighting": ("fig4_loss_weighting", "fig4_authors"),
+               "architecture": ("fig5_architecture", "fig5_authors"),
+               "batch_size": ("fig6_batch_size", "fig6_budgets", "fig6_authors")}
+
+
+@pytest.mark.parametrize("chapter", sorted(FIGURE_DATA))
+def test_figure_data_is_linked_and_served(chapter):
+    """Each figure's table is a download link under it, and the CSV it points to is in the
+    build, with a header and rows."""
+    page = HTML / "notebooks" / f"{chapter}.html"
+    links = {Path(a["href"]).name: local_target(page, a["href"]) for a in soup(page).find_all("a", href=True)
+             if a["href"].endswith(".csv")}
+    for name in FIGURE_DATA[chapter]:
+        target = links.get(f"{name}.csv")
+        assert target is not None, f"{chapter}: no link to {name}.csv"
+        lines = target.read_text(encoding="utf8").splitlines()
+        assert len(lines) > 1 and "source" in lines[0].split(","), target
+
+
+@pytest.mark.parametrize("chapter", ["learning_rate", "loss_weighting", "architecture", "batch_size"])
+def test_the_authors_runs_are_shown_beside_ours(chapter):
+    """Figs. 3-6: the comparison figure with the authors' archived runs and its table."""
+    text = soup(HTML / "notebooks" / f"{chapter}.html").get_text(" ")
+    assert "Our runs beside the authors" in text and "from their archive" in text
+    assert "ours / authors [95 % interval]" in text
+
+
 def test_landing_page_and_scorecard_open_with_the_plain_answer():
     """The answer in brief, generated from the typed verdicts, stands before the headline box
     on the landing page and on the scorecard."""

@@ -1,0 +1,185 @@
+"""A study's stored results as one tidy table: one row per trained network.
+
+:func:`table` turns a list of loaded results (``sweeps.SettingResult``) into a
+``pandas.DataFrame`` with a row per network (per replicate and checkpoint) and these columns:
+
+* ``source`` ("ours"), ``study``, ``setting`` (the setting's label);
+* the study's swept values, one column per ``Setting.meta`` key (``lr``, ``w_pde``,
+  ``arch_D`` / ``arch_V`` as ``(h, n)`` tuples, ``batch_size``, ...);
+* ``noise_var``, ``grid`` (spatial points: 71, or 351 for the dense data), ``dataset``,
+  ``seed``, ``replicate`` (its index in the setting), ``epochs``;
+* ``checkpoint`` (which networks the errors are of: "best", the lowest validation loss,
+  or "final"), ``norm`` (of the u errors: "frobenius" or "spectral");
+* ``err_u_theta``, ``err_u_p`` and one ``err_<op>`` per learned operator (relative errors;
+  NaN where undefined: a failed forward solve, or an operator error in the spectral norm);
+* ``status`` (the training: "ok" or why it stopped) and ``up_status`` (the forward solve).
+
+:func:`authors_table` gives the authors' archived runs (:mod:`binn_utils.authors_archive`)
+in the same columns with ``source = "authors"``, and :func:`compare` puts two sources'
+medians side by side with the ratio and its bootstrap interval.  pandas is the scientific
+Python ecosystem's usual table library; groupby / median is the whole computation a
+chapter shows.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..store.sweeps import CHECKPOINTS, reported
+from . import authors_archive
+
+#: Spatial points of the sparse and the dense data.
+GRIDS = {False: 71, True: 351}
+NORMS = ("frobenius", "spectral")
+#: The relative errors of the u fields: stored (Frobenius) and derived (spectral) names.
+U_ERRORS = {"frobenius": {"err_u_theta": "err_u_theta", "err_u_p": "err_u_p"},
+            "spectral": {"err_u_theta": "err_u_theta_spectral", "err_u_p": "err_u_p_spectral"}}
+OPERATORS = ("D", "G", "V")
+ERRORS = ("err_u_theta", "err_u_p") + tuple(f"err_{op}" for op in OPERATORS)
+#: Columns before the study's swept values, and after them.
+HEAD = ("source", "study", "setting")
+TAIL = ("noise_var", "grid", "dataset", "seed", "replicate", "epochs", "checkpoint", "norm") + ERRORS \
+    + ("status", "up_status")
+#: Interval of :func:`compare`: a seeded percentile bootstrap of the ratio of medians.
+BOOTSTRAP_SEED = 0
+BOOTSTRAP_DRAWS = 4000
+LEVEL = 0.95
+
+
+def _meta_value(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _checkpoints(checkpoints) -> tuple:
+    if checkpoints == "reported":
+        return (reported(),)
+    if checkpoints == "both":
+        return CHECKPOINTS
+    bad = [c for c in checkpoints if c not in CHECKPOINTS]
+    if bad:
+        raise ValueError(f"unknown checkpoint(s) {bad}; choose from {CHECKPOINTS}, 'reported' or 'both'")
+    return tuple(checkpoints)
+
+
+def _rows(res, which: str, norm: str) -> list[dict]:
+    s = res.setting
+    meta = {k: _meta_value(v) for k, v in s.meta}
+    errs = {col: res.metric(name, which) for col, name in U_ERRORS[norm].items()}
+    for op in OPERATORS:
+        stored = res.record.metrics[which].operator_errors
+        errs[f"err_{op}"] = (res.operator_error(op, which) if op in stored and norm == "frobenius"
+                             else np.full(len(s.seeds), np.nan))
+    status, up_status = res.record.status, res.up_status(which)
+    return [{"source": "ours", "study": s.study, "setting": s.label, **meta,
+             "noise_var": float(s.noise_var), "grid": GRIDS[bool(s.dense)], "dataset": int(d), "seed": int(sd),
+             "replicate": i, "epochs": int(res.record.epochs_run), "checkpoint": which, "norm": norm,
+             **{k: float(v[i]) for k, v in errs.items()}, "status": status[i], "up_status": up_status[i]}
+            for i, (d, sd) in enumerate(zip(s.datasets, s.seeds))]
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    meta = [c for c in df.columns if c not in HEAD + TAIL]
+    return df.reindex(columns=list(HEAD) + meta + list(TAIL))
+
+
+def table(results, *, checkpoints="reported", norms=("frobenius",)) -> pd.DataFrame:
+    """One row per trained network of ``results`` (loaded settings of one or more studies),
+    per checkpoint and norm: ``checkpoints`` "reported" (the networks every figure of the
+    book reads, ``sweeps.reported()``), "both", or a tuple of ``sweeps.CHECKPOINTS``;
+    ``norms`` of the u errors (the spectral ones are computed from the stored fields)."""
+    bad = [n for n in norms if n not in NORMS]
+    if bad:
+        raise ValueError(f"unknown norm(s) {bad}; choose from {NORMS}")
+    rows = [row for res in results for which in _checkpoints(checkpoints) for norm in norms
+            for row in _rows(res, which, norm)]
+    return _frame(rows)
+
+
+def authors_table(study: str, noise_var: float, grid: int = 71, norm: str = "frobenius") -> pd.DataFrame:
+    """The authors' archived runs of ``study`` at one noise level, grid and norm, in the
+    columns of :func:`table` (``source = "authors"``, ``checkpoint = "best"``: their errors
+    are of the best-validation networks; dataset, epochs and status are not recorded).  An
+    empty table (same columns) where the archive has none."""
+    if norm not in authors_archive.NORMS:
+        raise ValueError(f"unknown norm {norm!r}; choose one of {authors_archive.NORMS}")
+    cells: dict[tuple, dict] = {}
+    for r in authors_archive.rows():
+        if (r.study != study or r.grid != grid or r.norm != norm
+                or not np.isclose(r.noise_var, noise_var, rtol=1e-9, atol=0.0)):
+            continue
+        key = (r.setting, r.replicate)
+        if key not in cells:
+            label = ";".join(f"{k}={v}" for k, v in r.setting)
+            cells[key] = {"source": "authors", "study": study, "setting": label, **dict(r.setting),
+                          "noise_var": float(r.noise_var), "grid": r.grid, "dataset": pd.NA, "seed": r.replicate,
+                          "replicate": r.replicate, "epochs": pd.NA, "checkpoint": "best", "norm": norm,
+                          **{e: np.nan for e in ERRORS}, "status": pd.NA, "up_status": pd.NA}
+        cells[key][r.quantity] = r.value
+    if not cells:
+        return _frame([]).astype({e: float for e in ERRORS})
+    return _frame([cells[k] for k in sorted(cells, key=lambda k: (str(k[0]), k[1]))])
+
+
+def median_interval(values, level: float = LEVEL, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+    """(median, low, high) of the finite ``values``: the median and its seeded percentile
+    bootstrap interval (NaN for no values; a single value is its own interval)."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return (np.nan, np.nan, np.nan)
+    draws = _boot_medians(v, np.random.default_rng(seed))
+    lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2])
+    return (float(np.median(v)), float(lo), float(hi))
+
+
+def _boot_medians(v: np.ndarray, rng) -> np.ndarray:
+    return np.median(v[rng.integers(0, v.size, size=(BOOTSTRAP_DRAWS, v.size))], axis=1)
+
+
+def ratio_interval(ours, theirs, level: float = LEVEL, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+    """(ratio, low, high): the ratio of the medians of the finite ``ours`` and ``theirs``
+    and its seeded percentile bootstrap interval, resampling each group's runs (with
+    replacement) independently.  A group of one run contributes no spread, so the interval
+    then reflects only the other group's.  NaNs where a group is empty."""
+    a, b = (np.asarray(x, float) for x in (ours, theirs))
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if a.size == 0 or b.size == 0:
+        return (np.nan, np.nan, np.nan)
+    rng = np.random.default_rng(seed)
+    draws = _boot_medians(a, rng) / _boot_medians(b, rng)
+    lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2])
+    return (float(np.median(a) / np.median(b)), float(lo), float(hi))
+
+
+def long(df: pd.DataFrame, quantities=("err_u_theta", "err_u_p")) -> pd.DataFrame:
+    """``df`` with one row per (network, quantity): the error in ``value``, its name in
+    ``quantity`` (rows without a value, e.g. a quantity the archive lacks, are left out;
+    failed forward solves stay, as NaN, to be counted)."""
+    ids = [c for c in df.columns if c not in ERRORS]
+    out = df.melt(id_vars=ids, value_vars=list(quantities), var_name="quantity", value_name="value")
+    missing = out["value"].isna() & ~((out["source"] == "ours") & (out["quantity"] == "err_u_p"))
+    return out[~missing].reset_index(drop=True)
+
+
+def compare(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_theta", "err_u_p"),
+            level: float = LEVEL) -> pd.DataFrame:
+    """Per value of ``by`` (column names), quantity and norm: our median error, the
+    authors', the ratio ours / theirs with its bootstrap interval (:func:`ratio_interval`),
+    and the number of runs each (``failed``: our runs without a value, a failed forward
+    solve, left out of the median).  Rows where only one source has runs keep NaNs."""
+    by = [by] if isinstance(by, str) else list(by)
+    both = long(pd.concat([ours, theirs], ignore_index=True), quantities)
+    both["quantity"] = pd.Categorical(both["quantity"], categories=list(quantities), ordered=True)  # in that order
+    rows = []
+    for key, g in both.groupby(by + ["quantity", "norm"], sort=True, dropna=False, observed=True):
+        a = g.loc[g["source"] == "ours", "value"].to_numpy(float)
+        b = g.loc[g["source"] == "authors", "value"].to_numpy(float)
+        ratio, lo, hi = ratio_interval(a, b, level)
+        rows.append({**dict(zip(by + ["quantity", "norm"], (*key[:-2], str(key[-2]), key[-1]))),
+                     "n_ours": int(np.isfinite(a).sum()), "failed": int((~np.isfinite(a)).sum()),
+                     "median_ours": float(np.nanmedian(a)) if np.isfinite(a).any() else np.nan,
+                     "n_authors": int(np.isfinite(b).sum()),
+                     "median_authors": float(np.nanmedian(b)) if np.isfinite(b).any() else np.nan,
+                     "ratio": ratio, "ratio_lo": lo, "ratio_hi": hi})
+    return pd.DataFrame(rows)
