@@ -203,11 +203,8 @@ class _Precompiled:
                 for a, dims in zip(args, self.varying):
                     if isinstance(a, (torch.Tensor, dict)):
                         _vary(a, dims, strict=True)
-                # Python floats (Adam's betas and eps) are constants of the kernel, as they are
-                # part of the signature (an ahead-of-time trace cannot restart to make them inputs)
-                with torch._dynamo.config.patch(specialize_float=True):
-                    fn = torch.compile(self.fn, fullgraph=True, dynamic=None,
-                                       options={"cpp_wrapper": True}).aot_compile((args, {}))
+                fn = torch.compile(self.fn, fullgraph=True, dynamic=None, options={"cpp_wrapper": True}).aot_compile(
+                    (args, {}))
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 fn.save_compiled_function(path)   # written atomically
             fn.disable_guard_check()
@@ -231,26 +228,27 @@ class _Precompiled:
         return fn(*args)
 
 
-def _by_device(fn, varying, name, layout):
+def _by_device(fn, varying, name=None, layout=None):
     """``fn`` compiled, with the C++ wrapper and denormals flushed for CPU tensors, and on
-    the CPU kept across processes (``_Precompiled``).
+    the CPU kept across processes as a saved kernel when it has a ``name``
+    (``_Precompiled``; else its kernels come from the FX graph cache after a short trace).
 
     ``varying``: per positional argument, the dimensions that may change size between
     calls (the replicate axis; the number of rows of a mini-batch or a validation set):
     one kernel serves every replicate count, the last partial mini-batch and every grid,
     instead of one compile per shape.  Other shapes are static (specialised)."""
     jit = torch.compile(fn, dynamic=None, options={"cpp_wrapper": True})
-    cpu = _flush_denormals(_Precompiled(fn, name, layout, varying, jit))
+    cpu = _flush_denormals(jit if name is None else _Precompiled(fn, name, layout, varying, jit))
     other = torch.compile(fn, dynamic=None)
 
     def call(flat, *args):
         t = flat if isinstance(flat, torch.Tensor) else next(iter(flat.values()))  # leaf_views dict
-        if t.device.type == "cpu":
+        if t.device.type == "cpu" and name is not None:
             return cpu(flat, *args)
         for a, dims in zip((flat,) + args, varying):
             if isinstance(a, (torch.Tensor, dict)):
                 _vary(a, dims)
-        return other(flat, *args)
+        return (cpu if t.device.type == "cpu" else other)(flat, *args)
     return call
 
 
@@ -283,7 +281,9 @@ def _kernels(layout: NetworkLayout, compile_: bool):
             torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
             step_fn = _by_device(step_fn, [(0,), (0,), (0,), (0, 1), (0, 1), (0,)], "step", layout)
             val_fn = _by_device(val_fn, [(0,), (0,), (0,), (0, 1), (0, 1)], "validation", layout)
-            adam = _by_device(_adam_update, [(0,)] * 6, "adam", layout)
+            # Adam is traced in each process (a few operations; its Python float arguments
+            # cannot be traced ahead of time) and its kernel comes from the FX graph cache
+            adam = _by_device(_adam_update, [(0,)] * 6)
         else:  # the same arithmetic as compiled on the CPU: denormals flushed
             step_fn, val_fn, adam = (_flush_denormals(f) for f in (step_fn, val_fn, _adam_update))
 
