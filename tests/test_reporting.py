@@ -41,14 +41,12 @@ def test_find_matches_floats_and_architectures():
     assert reporting.value_label((4, 32)) == "(4, 32)"
 
 
-def test_wall_time_fit_recovers_inverse_law():
+def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     a, c = 120.0, 3.0
-    fixed = []
-    for B, used in ((10, 10), (40, 40), (160, 160), (640, 398)):
-        rec = sweep_record(4, batch_size_used=used, config={"batch_size": B}, wall_time_s=4 * (a / used + c),
-                           epochs_run=100, steps_per_epoch=-(-398 // used))
-        fixed.append(FakeResult({"batch_size": B}, rec))
-    fit = reporting.wall_time_fit(fixed)
+    rows = [{"B": B, "B_used": used, "steps_per_epoch": -(-398 // used), "ms_per_step": 1.0,
+             "s_per_epoch": (a / used + c) / 4000, "s_4000_epochs": a / used + c}
+            for B, used in ((640, 398), (10, 10), (160, 160), (40, 40))]
+    fit = reporting.time_fit({"batch_sizes": rows})
     assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
 

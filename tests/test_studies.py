@@ -310,13 +310,38 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     assert tables.budget_words(False).startswith("The networks had different numbers of epochs")
 
 
-def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
+def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:
+    """A timing benchmark as benchmarks/batch_size_timing.py writes it."""
+    rows = []
+    for B, ms in zip(studies.BATCH_SIZES, step_ms):
+        used = min(B, 398)
+        spe = -(-398 // used)
+        rows.append({"B": B, "B_used": used, "steps_per_epoch": spe, "ms_per_step": ms,
+                     "s_per_epoch": spe * ms / 1e3 + val_s, "s_4000_epochs": 4000 * (spe * ms / 1e3 + val_s)})
+    return {"machine": "x86_64", "torch": "2", "trainer": "reference", "batch_sizes": rows, "fit": {},
+            "budgets_min": {"five": 5}, "printout": [], "load_average": 0.1}
+
+
+def test_batch_size_timing_comes_from_the_benchmark(tmp_path):
+    from binn_utils.analysis import reporting
+    from binn_utils.store.records import DamagedRecordError
+    t = timing_benchmark()
+    assert studies.batch_size.step_time_spread(t) == pytest.approx(5.0 / 4.0)
+    fit = reporting.time_fit(t)
+    assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
+    assert fit["a"] > 0 and fit["a_lo"] > 0 and fit["r2"] > 0.99       # 40 steps of B = 10 against 1 of 640
+    epochs = studies.batch_size.budget_epochs(t, 5)
+    assert epochs[10] == pytest.approx(300 / t["batch_sizes"][0]["s_per_epoch"])
+    committed = studies.batch_size.timing()                             # the committed benchmark is whole
+    assert {r["B"] for r in committed["batch_sizes"]} == set(studies.BATCH_SIZES)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / studies.batch_size.TIMING_FILE).write_text('{"batch_sizes": []}')
+    with pytest.raises(DamagedRecordError, match="not a timing benchmark"):
+        studies.batch_size.timing(tmp_path)
+
+
+def test_batch_size_notes_on_its_timings():
     from binn_utils.presentation import tables
-    from synthetic import batch_results
-    fixed, _ = batch_results(lambda B: 100 / B + 1, lambda B: [0.1] * 3)
-    per_step = [(100 / min(B, 398) + 1) / -(-398 // min(B, 398)) for B in studies.BATCH_SIZES]
-    assert studies.batch_size.step_time_spread(fixed) == pytest.approx(max(per_step) / min(per_step))
-    assert np.isnan(studies.batch_size.step_time_spread([]))
     assert tables.compile_note(True).endswith("which adds to c") and "no kernel compilation" in tables.compile_note(False)
     assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")
 

@@ -691,24 +691,21 @@ def architecture_summary(results, default, up_metric: str = "err_u_p") -> Summar
     return s
 
 
-def wall_time_fit(fixed) -> dict:
-    """Per-replicate wall-clock time of the fixed-epoch batch-size runs and a fit T = a / B + c.
+def time_fit(timing: dict) -> dict:
+    """Fig. 6's training time against the batch size, from the timing benchmark
+    (``studies.batch_size.timing()``: ``benchmarks/batch_size_timing.py``, one network of the
+    plain-autograd trainer, the batch sizes interleaved in one process on one device): the
+    time T of 4000 epochs per B and the fit T = a / B + c with the t interval of a.
 
     B is the batch size actually used (a batch larger than the training set is clipped).
-    The replicates of a setting train together as one batched model, so the time of one
-    replicate is the setting's time divided by its number of replicates.  The time is the
-    steady-state training time (first epoch, which compiles the kernels, excluded and
-    extrapolated) where recorded, else the wall time.
-    """
+    ``timing`` None (no benchmark of this grid): empty arrays and NaN."""
     from scipy.optimize import curve_fit
-    B = np.array([r.record.batch_size_used for r in fixed], float)
-    B_req = np.array([r.record.config.batch_size for r in fixed], float)
-    T = np.array([(r.record.wall_time_s if r.record.steady_time_s is None else r.record.steady_time_s)
-                  / r.record.replicates for r in fixed], float)
-    steps = np.array([r.record.epochs_run * r.record.steps_per_epoch for r in fixed], float)
-    order = np.argsort(B)
-    B, B_req, T, steps = B[order], B_req[order], T[order], steps[order]
-    out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=1e3 * T / steps,
+    rows = sorted(timing["batch_sizes"], key=lambda r: r["B_used"]) if timing else []
+    B = np.array([r["B_used"] for r in rows], float)
+    B_req = np.array([r["B"] for r in rows], float)
+    T = np.array([r["s_4000_epochs"] for r in rows], float)
+    steps = np.array([4000 * r["steps_per_epoch"] for r in rows], float)
+    out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=np.array([r["ms_per_step"] for r in rows]),
                a=np.nan, c=np.nan, r2=np.nan, a_lo=np.nan, a_hi=np.nan)
     if len(B) >= 2 and np.all(np.isfinite(T)):
         f = lambda b, a, c: a / b + c  # noqa: E731
@@ -727,10 +724,11 @@ def wall_time_fit(fixed) -> dict:
     return out
 
 
-def batch_size_summary(fixed, budget, paper_best) -> Summary:
-    """Fig. 6: wall time against B, errors after a fixed budget of optimiser steps; the best
-    batch sizes against the paper's ``paper_best`` (the study gives them)."""
-    fit = wall_time_fit(fixed)
+def batch_size_summary(fixed, budget, paper_best, timing) -> Summary:
+    """Fig. 6: training time against B (from the timing benchmark ``timing``: ``time_fit``),
+    errors after a fixed budget of optimiser steps; the best batch sizes against the paper's
+    ``paper_best`` (the study gives them)."""
+    fit = time_fit(timing)
     s = Summary({"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
                  "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
                  "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],

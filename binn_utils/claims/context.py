@@ -86,6 +86,13 @@ class Context:
         scale = scale or self.scale(name)
         return self.load(get(name).settings(scale, **overrides), scale, desc)
 
+    def benchmark(self, name: str) -> dict:
+        """A committed benchmark's figures: "batch_size_timing" (``studies.batch_size.timing``)."""
+        if name != "batch_size_timing":
+            raise ValueError(f"unknown benchmark {name!r}")
+        from ..studies import batch_size
+        return batch_size.timing()
+
     def run(self, res, name: str, **kw) -> str:
         """What one stored setting of study ``name`` ran: its scale and ``reporting.run_description``."""
         return f"*{self.scale(name)}* scale: {reporting.run_description(res, **kw)}"

@@ -2,13 +2,14 @@
 the authors' ten-minute budget)."""
 from __future__ import annotations
 
+import json
 import math
 
 from ..analysis import reporting
 from ..analysis.reporting import median
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
-from ..store.records import committed_scale
+from ..store.records import DamagedRecordError, committed_scale, default_results_dir
 from ..store.sweeps import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
                    value_range)
@@ -21,6 +22,32 @@ PAPER_BUDGET_STEPS = 75_000
 # The published Fig. 6 budget runs (the authors' FIXEDTIME10 folders: ten minutes of wall
 # clock, one initialisation per B): the epochs their own timings give for ten minutes.
 AUTHORS_BUDGET_EPOCHS = {10: 2200, 40: 8100, 160: 23_000, 640: 45_000}
+#: The timing benchmark the training-time comparison reads (``benchmarks/batch_size_timing.py
+#: --json``): one network of the plain-autograd trainer, as the paper trains "on the CPU",
+#: every batch size timed in one process on one device, interleaved.
+TIMING_FILE = "benchmarks/batch_size_timing.json"
+_TIMING_KEYS = ("machine", "torch", "trainer", "batch_sizes", "fit", "budgets_min", "printout", "load_average")
+_ROW_KEYS = ("B", "B_used", "steps_per_epoch", "ms_per_step", "s_per_epoch", "s_4000_epochs")
+
+
+def timing(results_dir=None) -> dict:
+    """The committed timing benchmark (``TIMING_FILE`` under the results folder);
+    ``DamagedRecordError`` naming the file if it is missing a field, FileNotFoundError if absent."""
+    path = (default_results_dir() if results_dir is None else results_dir) / TIMING_FILE
+    try:
+        out = json.loads(path.read_text())
+        ok = (isinstance(out, dict) and all(k in out for k in _TIMING_KEYS) and len(out["batch_sizes"]) >= 2
+              and all(isinstance(r, dict) and all(k in r for k in _ROW_KEYS) for r in out["batch_sizes"]))
+    except (ValueError, TypeError) as err:
+        raise DamagedRecordError(f"damaged: {path}: {err}") from None
+    if not ok:
+        raise DamagedRecordError(f"damaged: {path} is not a timing benchmark (fields {_TIMING_KEYS})")
+    return out
+
+
+def budget_epochs(timing_: dict, minutes: float) -> dict:
+    """{B: epochs that ``minutes`` of the benchmarked trainer give} (validation included)."""
+    return {r["B"]: 60 * minutes / r["s_per_epoch"] for r in timing_["batch_sizes"]}
 
 
 def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
@@ -62,10 +89,14 @@ def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False,
     return out
 
 
-def summary(results) -> dict:
+def summary(results, timing_=None) -> dict:
     """Numbers of (fixed-epoch results, fixed-budget results) (``reporting.batch_size_summary``),
-    the best batch sizes against the paper's."""
-    return reporting.batch_size_summary(*results, paper_best=PAPER_BEST)
+    the best batch sizes against the paper's; the training time from the timing benchmark
+    ``timing_`` (None: the committed one), which times the 71-point grid (none for dense results)."""
+    fixed = results[0]
+    dense = bool(fixed and fixed[0].record.dense)
+    return reporting.batch_size_summary(*results, paper_best=PAPER_BEST,
+                                        timing=(timing() if timing_ is None else timing_) if not dense else None)
 
 
 def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
@@ -92,10 +123,10 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
     return rows, more_worse, decided
 
 
-def step_time_spread(fixed) -> float:
-    """The largest time per optimiser step of the fixed-epoch runs over the smallest (NaN
-    without a positive time; ``reporting.wall_time_fit``)."""
-    per_step = reporting.wall_time_fit(fixed)["per_step_ms"]
+def step_time_spread(timing_: dict) -> float:
+    """The largest time per optimiser step over the smallest in the timing benchmark (NaN
+    without a positive time)."""
+    per_step = [r["ms_per_step"] for r in timing_["batch_sizes"]]
     return float(max(per_step) / min(per_step)) if len(per_step) and min(per_step) > 0 else float("nan")
 
 
@@ -141,7 +172,7 @@ def claim_batch_size(ctx, authors_budget=False):
     if authors_budget:  # the epochs ten minutes of the authors' trainer gave, per B
         budget = ctx.variant("batch_size_authors", "batch-size study (the authors' budget)",
                              scale=ctx.scale("batch_size"))
-    s, best = summary((fixed, budget)), value_range(PAPER_BEST)
+    s, best = summary((fixed, budget), ctx.benchmark("batch_size_timing")), value_range(PAPER_BEST)
     rule = ("the best batch size in the range against the best outside it: intervals of the median separated "
             "(below: agrees, above: disagrees)")
     subs = [SubClaim("training time $T = a/B + c$ with $a > 0$", s.verdicts["inverse_verdict"],
