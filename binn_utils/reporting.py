@@ -140,6 +140,26 @@ def word(flag, yes: str = "agrees", no: str = "disagrees", undecided: str = "can
     return undecided if flag is None else (yes if flag else no)
 
 
+def and_list(items) -> str:
+    """Items in words: "a", "a and b", "a, b and c" ("" for none)."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def respectively(values) -> str:
+    """Values that go with a list of things named just before, in words: one value as it
+    is, equal values once ("0.5 each"), else "0.1, 0.2 and 0.3 respectively"."""
+    values = [str(v) for v in values]
+    if len(set(values)) <= 1:
+        return (values[0] + (" each" if len(values) > 1 else "")) if values else ""
+    return and_list(values) + " respectively"
+
+
+def sentence(text: str) -> str:
+    """``text`` as the start of a sentence: its first letter in upper case."""
+    return text[:1].upper() + text[1:]
+
+
 #: The outcomes of a claim, in the order the scorecard counts them.
 VERDICTS = tuple(o.value for o in Outcome)
 
@@ -631,7 +651,8 @@ def batch_size_summary(fixed, budget, paper_best) -> Summary:
         s["c_share"] = "n/a"
     clipped = [r for r in fixed if r.record["batch_size_used"] != r.record["config"]["batch_size"]]
     s["clipped"] = ("; ".join(f"B = {r.record['config']['batch_size']} ran as full-batch training with "
-                              f"B = {r.record['batch_size_used']}" for r in clipped) or "no batch size was clipped")
+                              f"B = {r.record['batch_size_used']}" for r in clipped)
+                    or "No batch size was larger than the training set")
     Bs = [int(meta_value(r, "batch_size")) for r in budget]
     order = np.argsort(Bs)
     rb = [budget[i] for i in order]

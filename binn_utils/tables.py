@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
-                        value_label, word)
+from .reporting import (and_list, arch_label, architecture_matrix, fmt, med_iqr, median, meta_value,
+                        respectively, run_description, sentence, value_label, word)
 from .studies import SCALES
+from .studies.batch_size import more_steps_worse
 from .verdicts import Verdict
 
 def scale_words(scale: str) -> str:
@@ -221,15 +222,22 @@ def below_or_above(below: bool) -> str:
     return word(below, "below", "above")
 
 
-def steps_words(more_steps_worse: bool | None) -> str:
-    """What the batch-size study's steps against errors show (``studies.batch_size.more_steps_worse``)."""
-    if more_steps_worse is None:
-        return "n/a"
-    if more_steps_worse:
-        return ("more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark "
-                "training past the best point makes the forward solve worse (over-training), so a comparison after "
-                "a fixed budget ranks the batch sizes partly by how far each trains past its best")
-    return "more optimiser steps did not consistently go with a larger median error of uₚ"
+def steps_words(more_worse: int, decided: int, networks: str) -> str:
+    """What the batch-size study's steps against errors show, as sentences: of the
+    ``decided`` batch sizes (whose two runs took different numbers of steps), in
+    ``more_worse`` the run with more steps has the larger median uₚ error of the
+    ``networks`` networks (``studies.batch_size.steps_against_errors``)."""
+    majority = more_steps_worse(more_worse, decided)
+    if majority is None:
+        return ("No batch size took different numbers of optimiser steps in its two runs, so these runs cannot "
+                "tell whether more steps go with larger errors.")
+    counted = (f"Of the batch sizes whose two runs took different numbers of optimiser steps, the run with more "
+               f"steps has the larger median error of uₚ ({networks} networks) in {more_worse} of {decided}.")
+    if majority:
+        return (counted + " More optimiser steps thus went with a larger error for most batch sizes: on this "
+                "benchmark training past the best point makes the forward solve worse (over-training), so a "
+                "comparison after a fixed budget ranks the batch sizes partly by how far each trains past its best.")
+    return counted + " More optimiser steps did not consistently go with a larger error."
 
 
 def mislabelled_cells(pairs) -> str:
@@ -288,21 +296,29 @@ def large_rate_words(curves: dict, shown: str) -> str:
     """How the validation loss behaves at the large learning rates against the rate
     ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
     stats, at_shown = curves["stats"], curves["shown"]
-    erratic, flat, stalled = curves["erratic"], curves["flat"], curves["stalled"]
-    parts = []
+    erratic, stalled = curves["erratic"], curves["stalled"]
+    calm = [k for k in curves["flat"] if k not in stalled]
+
+    def roughness(keys):
+        return respectively(fmt(stats[k]["roughness"], ".2g") for k in keys)
+
+    parts = []   # each "{}" is the subject: "the loss" in the first part, "it" after
     if erratic:
-        parts.append(f"at r = {', '.join(erratic)} the loss is more erratic than at r = {shown} "
-                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in erratic)})")
-    if flat:
-        parts.append(f"at r = {', '.join(flat)} it is no more erratic than at r = {shown} "
-                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in flat)})")
+        parts.append(f"at r = {and_list(erratic)} {{}} is more erratic than at r = {shown} "
+                     f"(roughness {roughness(erratic)}, against {fmt(at_shown['roughness'], '.2g')})")
+    if calm:
+        parts.append(f"at r = {and_list(calm)} {{}} is no more erratic than at r = {shown} "
+                     f"(roughness {roughness(calm)})")
     if stalled:
-        parts.append(f"at r = {', '.join(stalled)} it stays flat at a final value of "
-                     f"{', '.join(fmt(stats[k]['final']) for k in stalled)}, "
-                     f"{', '.join(fmt_plain(stats[k]['final'] / at_shown['final'], '.2g', plain_from=10) for k in stalled)} times the "
-                     f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled "
-                     "rather than become erratic")
-    return ("; ".join(parts) if parts else "no rate of 1e-2 or more was run") + "."
+        finals = respectively(fmt(stats[k]["final"]) for k in stalled)
+        times = and_list(dict.fromkeys(fmt_plain(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10)
+                                       for k in stalled))
+        parts.append(f"at r = {and_list(stalled)} {{}} is no more erratic than at r = {shown} (roughness "
+                     f"{roughness(stalled)}) but stays flat, ending at {finals}, {times} times the "
+                     f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled rather than "
+                     "become erratic")
+    return ("; ".join(p.format("the loss" if i == 0 else "it") for i, p in enumerate(parts))
+            or "no rate of 1e-2 or more was run") + "."
 
 
 def learnt_from_curves(summary, curves: dict) -> str:
@@ -315,10 +331,10 @@ def learnt_from_curves(summary, curves: dict) -> str:
         learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
                   "rate did not show in it"]
     if curves["erratic"]:
-        learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(curves['erratic'])})")
+        learnt.append(f"an erratic curve marks too large a rate (r = {and_list(curves['erratic'])})")
     if curves["stalled"]:
         learnt.append(f"too large a rate can also leave the curve flat at a high level instead of erratic "
-                      f"(r = {', '.join(curves['stalled'])}): a loss that stops falling early, far above the best "
+                      f"(r = {and_list(curves['stalled'])}): a loss that stops falling early, far above the best "
                       "run's, is the sign")
     return "; ".join(learnt) + "."
 

@@ -87,8 +87,8 @@ reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record["config"][
 # step for each $B$ is {glue:text}`bs_per_step`: the slowest step takes
 # {glue:text}`bs_step_spread` times as long as the fastest.
 #
-# The sparse grid has fewer training points than the largest batch: {glue:text}`bs_clipped`
-# (one full batch per epoch, recorded as `batch_size_used`).
+# A batch larger than the training set is the whole set, one full batch per epoch (recorded
+# as `batch_size_used`). {glue:text}`bs_clipped`.
 
 # %% [markdown]
 # ## Solutions, validation losses, training time and errors after a fixed budget
@@ -140,16 +140,11 @@ display(Markdown(reporting.metrics_table(
     fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
-reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
-reporting.glue("bs_steps_words", tables.steps_words(studies.batch_size.more_steps_worse(more_worse, decided)))
-reporting.glue("bs_networks", tables.networks_words(reported()))
+reporting.glue("bs_steps_words", tables.steps_words(more_worse, decided, tables.networks_words(reported())))
 
 # %% [markdown]
-# Of the batch sizes whose two runs took different numbers of steps, in
-# {glue:text}`bs_steps_more_worse` the run with more steps has the larger median
-# $u_\mathrm{p}$ error of the {glue:text}`bs_networks` networks: {glue:text}`bs_steps_words`.
-# The last column shows the same ratio for the final networks, which keep training past
-# the lowest validation loss.
+# {glue:text}`bs_steps_words` The last column shows the same ratio for the final
+# networks, which keep training past the lowest validation loss.
 #
 # ## The authors' budget
 #
