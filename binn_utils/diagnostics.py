@@ -276,7 +276,7 @@ class DiagnosticReport:
         lines = [f"{self.label or 'setting'}: {self.n_replicates} replicates, {self.n_epochs} epochs, "
                  f"observed u in [{fmt_value(self.u_range[0])}, {fmt_value(self.u_range[1])}]"]
         lines += [f"  {d}" for d in self.diagnostics.values()]
-        lines.append("  verdict: " + ("no warning signs" if self.ok else "check " + ", ".join(self.flags)))
+        lines.append("  diagnostics: " + ("none fired" if self.ok else "check " + ", ".join(self.flags)))
         return "\n".join(lines)
 
     __str__ = summary

@@ -407,3 +407,16 @@ def reactions_table(labels, results) -> str:
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
     return "\n".join(rows)
+
+
+def fired_against_truth(flags, errors: dict) -> str:
+    """What the diagnostics of a fit with a known answer said, beside the operators' median
+    relative errors against the truth (``errors``: {operator: error}), as a sentence that
+    claims no more than the diagnostics can tell."""
+    errs = and_list(f"{fmt(e)} ({k})" for k, e in errors.items())
+    if flags:
+        return (f"On this fit {and_list(f.replace('_', ' ') for f in flags)} fired; the operators' median relative errors against the truth "
+                f"are {errs}.")
+    return (f"No diagnostic fired on this fit, yet the operators' median relative errors against the truth are "
+            f"{errs}: the checks look at training and at consistency between the data, the learned solution and "
+            "the forward solve, and a quiet report does not say how close the operators are to the truth.")
