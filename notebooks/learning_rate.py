@@ -41,6 +41,13 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, rates=rates,
+                      shown_rate=shown_rate, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 

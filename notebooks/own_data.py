@@ -24,7 +24,7 @@
 # ```
 #
 # on a data set whose answer we know, so that every output can be checked against the
-# truth; {doc}`scratch_assay` applies the same code (`binn fit --example scratch-assay`) to
+# truth; {doc}`scratch_assay` applies the same code (`binn fit --example scratch-assay --out scratch-fit/`) to
 # real scratch assays. The command validates the file (a missing column, a non-numeric or
 # empty cell, an incomplete or unequally spaced grid, too few points for one mini-batch
 # ... each stop it with a one-line message before anything is trained), rescales the data to
@@ -51,6 +51,12 @@
 scale = None       # the `binn fit --scale`: None: the committed fit's (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 source = None      # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None   # folder for the fit's output files; None: a temporary folder
+
+# %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, source=source, output_dir=output_dir))
 
 # %% tags=["remove-cell"]
 import tempfile

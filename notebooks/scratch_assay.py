@@ -44,6 +44,13 @@ source = None        # None: read results/, train what it lacks into out/results
 output_dir = None         # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, initial_cells=initial_cells, mechanisms=mechanisms, epochs=epochs,
+                      seeds=seeds, drop_first_column=drop_first_column, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display

@@ -20,7 +20,7 @@ LAYERS = {
     "analysis": ["verdicts", "reporting", "diagnostics", "user_data", "scratch", "authors_archive"],
     "studies": ["studies", "claims"],
     "presentation": ["plotting", "figures", "tables", "scorecard_text"],
-    "applications": ["cli", "fit_report"],
+    "applications": ["cli", "fit_report", "notebook_parameters"],
 }
 ORDER = list(LAYERS)
 DRAWING = ("matplotlib",)
