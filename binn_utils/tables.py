@@ -420,3 +420,14 @@ def fired_against_truth(flags, errors: dict) -> str:
     return (f"No diagnostic fired on this fit, yet the operators' median relative errors against the truth are "
             f"{errs}: the checks look at training and at consistency between the data, the learned solution and "
             "the forward solve, and a quiet report does not say how close the operators are to the truth.")
+
+
+def paper_figure_words(number: int | None, extends: int | None = None, absent: str = "") -> str:
+    """The start of a figure's caption: the paper's figure it repeats ("Paper's Fig. 18."),
+    so that the book's own figure numbers are never taken for the paper's; for a figure
+    with no counterpart, "Not in the paper." (``extends``: the paper's figure it adds to;
+    ``absent``: why the paper has none)."""
+    if number is not None:
+        return f"Paper's Fig. {number}."
+    why = [w for w in (absent, f"it extends the paper's Fig. {extends}" if extends else "") if w]
+    return "Not in the paper" + (f" ({'; '.join(why)})" if why else "") + "."

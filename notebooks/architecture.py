@@ -73,13 +73,14 @@ reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))
 fig = figures.architecture_figure(results, archs, authors_metric=True)
 plotting.save(fig, output_dir, "fig5_architecture")
 reporting.glue("fig_architecture", fig)
+reporting.glue("fig_architecture_paper", tables.paper_figure_words(studies.architecture.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_architecture
 # :name: fig-architecture
 #
-# Linear diffusion-nonlinear advection equation, operator networks
+# {glue:text}`fig_architecture_paper` Linear diffusion-nonlinear advection equation, operator networks
 # $(h, n) \in$ {glue:text}`ar_archs` for $D_\phi$ and $V_\zeta$ in all combinations; every
 # panel shows the best-validation networks (each replicate's parameters at its lowest
 # validation loss). Top: learned solution $u_\theta$ (left) and forward-predicted solution

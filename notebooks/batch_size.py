@@ -105,13 +105,14 @@ reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record["config"][
 fig = figures.batch_size_figure(fixed, budget)
 plotting.save(fig, output_dir, "fig6_batch_size")
 reporting.glue("fig_batch_size", fig)
+reporting.glue("fig_batch_size_paper", tables.paper_figure_words(studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_batch_size
 # :name: fig-batch-size
 #
-# Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Top: learned solution
+# {glue:text}`fig_batch_size_paper` Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$
 # after the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and
@@ -178,6 +179,7 @@ fig = figures.budgets_figure([(f"fixed budget: {bs_summary['budget_steps']} "
                                                             authors)])
 plotting.save(fig, output_dir, "fig6_budgets")
 reporting.glue("fig_batch_budgets", fig)
+reporting.glue("fig_batch_budgets_paper", tables.paper_figure_words(None, extends=studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
 display(Markdown(reporting.metrics_table(
     authors, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
@@ -186,7 +188,7 @@ display(Markdown(reporting.metrics_table(
 # ```{glue:figure} fig_batch_budgets
 # :name: fig-batch-budgets
 #
-# Relative $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) per batch size
+# {glue:text}`fig_batch_budgets_paper` Relative $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) per batch size
 # after our fixed number of optimiser steps (left) and after the epochs that ten minutes
 # of the authors' trainer gave (right); one box per $B$ over all initialisations, the
 # epochs under each label. Runs (the authors' budget): {glue:text}`bsa_what`.

@@ -202,6 +202,7 @@ reporting.glue("dg_pl_agree", f"{sum(a is True for a in agree)} of {sum(a is not
 fig = figures.mismatch_figure(scored, TITLES, failure_factor)
 plotting.save(fig, output_dir, "diagnostics_mismatch")
 reporting.glue("fig_diag_mismatch", fig)
+reporting.glue("fig_diag_mismatch_paper", tables.paper_figure_words(None))
 plt.close(fig)
 
 # %% tags=["remove-cell"]
@@ -214,7 +215,7 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 # ```{glue:figure} fig_diag_mismatch
 # :name: fig-diag-mismatch
 #
-# Every setting of the five studies: the ground-truth-free mismatch ratio
+# {glue:text}`fig_diag_mismatch_paper` Every setting of the five studies: the ground-truth-free mismatch ratio
 # err($u_p$, obs) / err($u_\theta$, obs) (median over replicates) against the median
 # error of $u_p$ against the noise-free solution (left) and that error relative to the
 # best setting of the same study and noise level (right). Filled: at least one diagnostic

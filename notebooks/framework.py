@@ -79,13 +79,14 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 fig = figures.framework_figure(res, replicate_shown)
 plotting.save(fig, output_dir, "fig1_framework")
 reporting.glue("fig_framework", fig)
+reporting.glue("fig_framework_paper", tables.paper_figure_words(studies.framework.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_framework
 # :name: fig-framework
 #
-# Nonlinear ADR benchmark, default ADR-BINN, one initialisation. Top: learned solution
+# {glue:text}`fig_framework_paper` Nonlinear ADR benchmark, default ADR-BINN, one initialisation. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_p$ (right) at every observation
 # time; bottom: learned $D$, $G$ and $V$; dashed black: truth. Grey: values of $u$
 # outside the range the data cover, where the operators are not constrained. Run:

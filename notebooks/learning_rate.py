@@ -80,13 +80,14 @@ reporting.glue("lr_learnt_curves", tables.learnt_from_curves(summary, curves))
 fig = figures.learning_rate_figure(results, shown=meta_value(shown, "lr"))
 plotting.save(fig, output_dir, "fig3_learning_rate")
 reporting.glue("fig_learning_rate", fig)
+reporting.glue("fig_learning_rate_paper", tables.paper_figure_words(studies.learning_rate.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_learning_rate
 # :name: fig-learning-rate
 #
-# Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
+# {glue:text}`fig_learning_rate_paper` Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at every
 # observation time for $r =$ {glue:text}`lr_shown`. Middle: learned diffusivity
 # $D_\phi(u)$ and advection velocity $V_\zeta(u)$ for the same $r$ (grey background: values

@@ -52,7 +52,7 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
+from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
 from binn_utils.reporting import meta_value, value_label
 
 plotting.style()
@@ -74,13 +74,14 @@ reporting.glue("lw_shown", ", ".join(value_label(w) for w in shown_weights))
 fig = figures.loss_weight_figure(results, shown=shown_weights)
 plotting.save(fig, output_dir, "fig4_loss_weighting")
 reporting.glue("fig_loss_weighting", fig)
+reporting.glue("fig_loss_weighting_paper", tables.paper_figure_words(studies.loss_weight.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_loss_weighting
 # :name: fig-loss-weighting
 #
-# Porous-medium equation, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$ and
+# {glue:text}`fig_loss_weighting_paper` Porous-medium equation, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$ and
 # $w_\mathrm{PDE} =$ {glue:text}`lw_weights`. Top: learned solution $u_\theta$ (left) and
 # forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for
 # $w_\mathrm{PDE} =$ {glue:text}`lw_shown`. Middle left: learned diffusivity $D_\phi(u)$

@@ -106,13 +106,14 @@ reporting.glue("nz_fairness", tables.budget_words(studies.noise.same_budget([fin
 fig = figures.noise_figure(results, shown_noise=shown_noise, shown_arch=shown_arch)
 plotting.save(fig, output_dir, "fig2_noise")
 reporting.glue("fig_noise", fig)
+reporting.glue("fig_noise_paper", tables.paper_figure_words(studies.noise.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_noise
 # :name: fig-noise
 #
-# Diffusion equation, {glue:text}`nz_grid` spatial observation points, noise variances
+# {glue:text}`fig_noise_paper` Diffusion equation, {glue:text}`nz_grid` spatial observation points, noise variances
 # {glue:text}`nz_noise_levels`. Left, for $\sigma^2 =$ {glue:text}`nz_shown` and
 # $(h_u, n_u) =$ {glue:text}`nz_shown_arch`: learned solution $u_\theta$ at
 # $t_\mathrm{end}$ with the observations of one dataset (grey), learned diffusivity
