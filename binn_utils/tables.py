@@ -431,3 +431,26 @@ def paper_figure_words(number: int | None, extends: int | None = None, absent: s
         return f"Paper's Fig. {number}."
     why = [w for w in (absent, f"it extends the paper's Fig. {extends}" if extends else "") if w]
     return "Not in the paper" + (f" ({'; '.join(why)})" if why else "") + "."
+
+
+def budget_row(run, same=None) -> str:
+    """A batch-size table's row label: B and the epochs run, and where ``same`` (another run
+    with the same best-validation networks, ``studies.batch_size.same_best_networks``) is
+    given, which one."""
+    label = f"$B$ = {meta_value(run, 'batch_size'):g} ({run.record['epochs_run']:,} epochs"
+    if same is not None:
+        part = "fixed budget" if "budget_steps" in same.meta else "fixed epochs"
+        label += f"; the networks of the {same.record['epochs_run']:,}-epoch run, {part}"
+    return label + ")"
+
+
+def same_networks_words(same) -> str:
+    """Why rows repeat other runs' numbers (``same``: per row, the run with the same
+    best-validation networks, or None), as sentences ("" when none does)."""
+    n = sum(s is not None for s in same)
+    if not n:
+        return ""
+    return (f"{n} of these {len(same)} rows {'repeats' if n == 1 else 'repeat'} the errors of a run shown above "
+            "exactly. Each such pair of runs trained the same initialisations for different numbers of epochs, and "
+            "every replicate's lowest validation loss came before the shorter run ended, so both keep the same "
+            "best-validation networks; their final networks differ (the column of the final networks).")

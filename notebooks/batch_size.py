@@ -181,10 +181,14 @@ plotting.save(fig, output_dir, "fig6_budgets")
 reporting.glue("fig_batch_budgets", fig)
 reporting.glue("fig_batch_budgets_paper", tables.paper_figure_words(None, extends=studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
-display(Markdown(reporting.metrics_table(
-    authors, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
+# a row whose best-validation networks are those of a run above (same initialisations, best epochs within both)
+same = [studies.batch_size.same_best_networks(r, budget + fixed) for r in authors]
+display(Markdown(reporting.metrics_table(authors, lambda r: tables.budget_row(r, same[authors.index(r)]))))
+reporting.glue("bsa_same_networks", tables.same_networks_words(same))
 
 # %% [markdown]
+# {glue:text}`bsa_same_networks`
+#
 # ```{glue:figure} fig_batch_budgets
 # :name: fig-batch-budgets
 #

@@ -327,3 +327,31 @@ def test_batch_size_bullets_read_as_sentences_with_and_without_a_clipped_batch()
         r.record["batch_size_used"] = r.record["config"]["batch_size"]
     fits = " ".join(studies.batch_size.bullets(studies.batch_size.summary((fixed, budget))))
     assert ". No batch size was larger than the training set." in fits and not prose.defects(fits), fits
+
+
+def test_runs_with_the_same_best_validation_networks_are_found_and_said():
+    from types import SimpleNamespace as NS
+    from binn_utils import tables
+
+    def run(epochs, best, err, seeds=(0, 1, 2), budget=False, lr=5e-4):
+        setting = NS(seeds=seeds, datasets=(0, 0, 0), benchmark="diffusion", noise_var=1e-3, dense=False)
+        meta = {"batch_size": 40, **({"budget_steps": 75000} if budget else {"budget_epochs": epochs})}
+        return NS(setting=setting, meta=meta, arrays={"best_epoch": np.array(best)},
+                  record={"config": {"epochs": epochs, "lr": lr, "batch_size": 40}, "epochs_run": epochs},
+                  metric=lambda name, which=None: np.array(err))
+    same = studies.batch_size.same_best_networks
+    authors = run(8100, [2965, 5862, 5037], [0.02, 0.03, 0.04])
+    budget = run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.04], budget=True)
+    assert same(authors, [budget]) is budget
+    assert same(authors, [run(7500, [2965, 5862, 5000], [0.02, 0.03, 0.04])]) is None     # another best epoch
+    assert same(authors, [run(5000, [2965, 5862, 5037], [0.02, 0.03, 0.04])]) is None     # best after the end
+    assert same(authors, [run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.04], seeds=(3, 4, 5))]) is None
+    assert same(authors, [run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.04], lr=5e-3)]) is None
+    assert same(authors, [run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.05])]) is None     # errors differ
+    assert tables.budget_row(authors, budget) == \
+        "$B$ = 40 (8,100 epochs; the networks of the 7,500-epoch run, fixed budget)"
+    assert tables.budget_row(authors) == "$B$ = 40 (8,100 epochs)"
+    words = tables.same_networks_words([budget, None])
+    assert words.startswith("1 of these 2 rows repeats the errors of a run shown above exactly. Each such pair") and \
+        not prose.defects(words)
+    assert tables.same_networks_words([None, None]) == ""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import reporting
 from ..observations import DEFAULT_NOISE_VAR, make_observations
 from ..reporting import median
@@ -97,6 +99,30 @@ def step_time_spread(fixed) -> float:
     without a positive time; ``reporting.wall_time_fit``)."""
     per_step = reporting.wall_time_fit(fixed)["per_step_ms"]
     return float(max(per_step) / min(per_step)) if len(per_step) and min(per_step) > 0 else float("nan")
+
+
+def same_best_networks(run, others):
+    """The first of ``others`` that holds the same best-validation networks as ``run``, or
+    None: the same problem, data, initialisations and training apart from the number of
+    epochs, and every replicate's lowest validation loss at the same epoch, within both
+    runs.  Training is deterministic for a given initialisation, so both runs then keep the
+    same networks and report the same errors (to rounding: this is checked too)."""
+    def same_training(a, b):
+        ca, cb = (dict(r.record["config"], epochs=None) for r in (a, b))
+        return (ca == cb and a.setting.seeds == b.setting.seeds and a.setting.datasets == b.setting.datasets
+                and (a.setting.benchmark, a.setting.noise_var, a.setting.dense)
+                == (b.setting.benchmark, b.setting.noise_var, b.setting.dense))
+
+    best = np.asarray(run.arrays["best_epoch"])
+    for other in others:
+        if other is run or not same_training(run, other):
+            continue
+        ob = np.asarray(other.arrays["best_epoch"])
+        within = best.max(initial=0) <= min(run.record["epochs_run"], other.record["epochs_run"])
+        if (ob.shape == best.shape and (ob == best).all() and within
+                and np.allclose(run.metric("err_u_theta"), other.metric("err_u_theta"), rtol=1e-3, equal_nan=True)):
+            return other
+    return None
 
 
 def more_steps_worse(more_worse: int, decided: int) -> bool | None:
