@@ -12,7 +12,7 @@ import numpy as np
 
 from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
 from .reporting import (and_list, arch_label, architecture_matrix, fmt, med_iqr, median, meta_value,
-                        respectively, run_description, sentence, value_label, word)
+                        respectively, run_description, value_label, word)
 from .studies import SCALES
 from .studies.batch_size import more_steps_worse
 from .verdicts import Verdict

@@ -21,7 +21,7 @@ REPEATED_NUMBER = re.compile(rf"(?<![\w.(-])({NUMBER}), \1(?![\w.)])")
 RUN_TOGETHER = re.compile(rf"(?<![\w.=])({NUMBER})(?:, {NUMBER}){{2,}} times\b")
 LOWER_START = re.compile(r"(?<![.\w])(?:[a-z]\w*[.!?]|[^\s.]{2,}[.!?])\s+([a-z][a-z]+)\b")
 ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "ep.", "approx.", "et al.", "Eq.", "Fig.", "Figs.", "no.", "s.d.", "rel."}
-DOUBLED_WORD = re.compile(r"\b([A-Za-z]{2,})\s+\1\b", re.I)
+DOUBLED_WORD = re.compile(r"(?<![-\w])([A-Za-z]{2,})\s+\1\b", re.I)  # (not "--ic ic.csv")
 ALLOWED_DOUBLES = {"that"}
 
 
