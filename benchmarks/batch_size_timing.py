@@ -1,6 +1,6 @@
 """Time per epoch and per optimiser step for each batch size, as the paper's Fig. 6 measures it; prints its figures.
 
-    python benchmarks/batch_size_timing.py [--rounds 7] [--epochs 2]
+    python benchmarks/batch_size_timing.py [--rounds 7] [--epochs 2] [--json results/benchmarks/batch_size_timing.json]
 
 The paper trains "on the CPU", one network at a time, with plain autograd and Adam, and
 validates every epoch.  This benchmark times that trainer (``tests/reference_binn.py``: the
@@ -16,11 +16,14 @@ round (so a change of the machine's load during the run affects every B alike), 
   turned into optimiser steps and epochs per B on this machine.
 
 The first line names the machine, torch and the load average: the absolute times are this
-machine's; the ratios between batch sizes are what carries over.
+machine's; the ratios between batch sizes are what carries over.  ``--json`` also writes the
+figures (and the printout) to a file: the committed one, results/benchmarks/batch_size_timing.json,
+is what the batch-size chapter and claim 10 read.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import platform
@@ -50,9 +53,9 @@ class Trainer:
 
     def __init__(self, seed: int = 0):
         from reference_binn import RefBINN
-        from binn_utils.networks import xavier_init
-        from binn_utils.observations import make_observations
-        from binn_utils.training import TrainConfig, build_layout
+        from binn_utils.engine.networks import xavier_init
+        from binn_utils.engine.observations import make_observations
+        from binn_utils.engine.training import TrainConfig, build_layout
 
         self.cfg = TrainConfig()
         layout = build_layout(self.cfg, ("D",))
@@ -97,12 +100,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds (each B once per round)")
     ap.add_argument("--epochs", type=int, default=2, help="epochs per B per round")
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args()
+    lines = []
+
+    def say(line):
+        print(line, flush=True)
+        lines.append(line)
+
     if args.rounds < 1 or args.epochs < 1:
         ap.error("--rounds and --epochs must be positive")
     torch.set_num_threads(1)
-    print(f"batch-size timing: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, one thread, "
-          f"torch {torch.__version__}, the plain-autograd reference trainer (float32); {_load()}", flush=True)
+    say(f"batch-size timing: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, one thread, "
+          f"torch {torch.__version__}, the plain-autograd reference trainer (float32); {_load()}")
     trainers = {B: Trainer(seed=0) for B in BATCH_SIZES}  # one network per B, as in the paper
     for B in BATCH_SIZES:  # warm-up epoch each
         trainers[B].epoch(B)
@@ -119,21 +129,32 @@ def main():
         step_ms = 1e3 * float(np.median(train_s)) / steps
         epoch_s = float(np.median(train_s + val_s))
         rows.append((B, steps, step_ms, epoch_s, 4000 * epoch_s))
-        print(f"B = {B:4d}: {steps:3d} steps per epoch, {step_ms:6.2f} ms per step, {1e3 * epoch_s:8.1f} ms per epoch "
-              f"(validation included), 4000 epochs = {4000 * epoch_s:7.0f} s   ({_load()})", flush=True)
+        say(f"B = {B:4d}: {steps:3d} steps per epoch, {step_ms:6.2f} ms per step, {1e3 * epoch_s:8.1f} ms per epoch "
+              f"(validation included), 4000 epochs = {4000 * epoch_s:7.0f} s   ({_load()})")
     Bs = np.array([r[0] for r in rows], float)
     T = np.array([r[4] for r in rows])
     A = np.stack([1 / Bs, np.ones_like(Bs)], 1)
     (a, c), *_ = np.linalg.lstsq(A, T, rcond=None)
     r2 = 1 - np.sum((T - A @ np.array([a, c])) ** 2) / np.sum((T - T.mean()) ** 2)
-    print(f"fit T = a/B + c: a = {a:.0f} s, c = {c:.0f} s, R^2 = {r2:.4f}", flush=True)
+    say(f"fit T = a/B + c: a = {a:.0f} s, c = {c:.0f} s, R^2 = {r2:.4f}")
     for name, minutes in BUDGETS_MIN.items():
         parts = []
         for B, steps, step_ms, epoch_s, _ in rows:
             n_ep = 60 * minutes / epoch_s
             parts.append(f"B = {B}: {n_ep * steps:,.0f} steps, {n_ep:,.0f} epochs")
-        print(f"{name} on this machine: " + "; ".join(parts), flush=True)
-    print(f"done ({_load()})", flush=True)
+        say(f"{name} on this machine: " + "; ".join(parts))
+    say(f"done ({_load()})")
+    if args.json:
+        out = {"machine": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+               "torch": torch.__version__, "trainer": "plain-autograd reference (tests/reference_binn.py), float32",
+               "rounds": args.rounds, "epochs_per_round": args.epochs,
+               "batch_sizes": [{"B": B, "steps_per_epoch": steps, "ms_per_step": step_ms, "s_per_epoch": epoch_s,
+                                "s_4000_epochs": T4000} for B, steps, step_ms, epoch_s, T4000 in rows],
+               "fit": {"a_s": float(a), "c_s": float(c), "r2": float(r2)},
+               "budgets_min": BUDGETS_MIN, "printout": lines,
+               "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 # the parameters checked before anything runs: a bad value stops here with one line
-from binn_utils.notebook_parameters import check_parameters
+from binn_utils.applications.notebook_parameters import check_parameters
 
 check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, archs=archs,
                       source=source, output_dir=output_dir))
@@ -51,11 +51,14 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
-from binn_utils.reporting import arch_label, meta_value
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import arch_label, meta_value
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("architecture")
+scale = scale or records.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 settings = studies.get("architecture").settings_for_chapter(dict(
     scale=scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))

@@ -42,7 +42,7 @@ output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 # the parameters checked before anything runs: a bad value stops here with one line
-from binn_utils.notebook_parameters import check_parameters
+from binn_utils.applications.notebook_parameters import check_parameters
 
 check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
                       batch_sizes=batch_sizes, budget_steps=budget_steps, source=source,
@@ -52,9 +52,12 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, sweeps, tables
-from binn_utils.reporting import meta_value
-from binn_utils.sweeps import reported
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import meta_value
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import sweeps
+from binn_utils.store.sweeps import reported
 
 plotting.style()
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
@@ -76,7 +79,7 @@ reporting.glue_summary("bs", bs_summary)
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
 reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(fixed), ".2g"))
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
-reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record["config"]["compile"]))
+reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record.config.compile))
 
 # %% [markdown]
 # ## How the paper's five-minute budget maps onto our runs
@@ -133,7 +136,7 @@ plt.close(fig)
 
 # %% tags=["remove-input"]
 display(Markdown(reporting.metrics_table(
-    budget, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']} epochs)")))
+    budget, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run} epochs)")))
 
 # %% [markdown]
 # Diverged trainings and failed forward solves (fixed budget): {glue:text}`bs_failures`.
@@ -146,7 +149,7 @@ display(Markdown(reporting.metrics_table(
 
 # %% tags=["remove-input"]
 display(Markdown(reporting.metrics_table(
-    fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
+    fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
 reporting.glue("bs_steps_words", tables.steps_words(more_worse, decided, tables.networks_words(reported())))

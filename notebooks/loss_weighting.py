@@ -43,7 +43,7 @@ output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 # the parameters checked before anything runs: a bad value stops here with one line
-from binn_utils.notebook_parameters import check_parameters
+from binn_utils.applications.notebook_parameters import check_parameters
 
 check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
                       weights=weights, shown_weights=shown_weights, source=source, output_dir=output_dir))
@@ -52,11 +52,14 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
-from binn_utils.reporting import meta_value, value_label
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import meta_value, value_label
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("loss_weight")
+scale = scale or records.committed_scale("loss_weight")
 weights = tuple(weights or studies.PDE_WEIGHTS)
 shown_weights = shown_weights or (min(weights), studies.get("loss_weight").default["w_pde"], max(weights))
 settings = studies.get("loss_weight").settings_for_chapter(dict(

@@ -48,7 +48,7 @@ output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 # the parameters checked before anything runs: a bad value stops here with one line
-from binn_utils.notebook_parameters import check_parameters
+from binn_utils.applications.notebook_parameters import check_parameters
 
 check_parameters(dict(scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
                       seeds=seeds, datasets=datasets, shown_noise=shown_noise, shown_arch=shown_arch,
@@ -58,12 +58,15 @@ check_parameters(dict(scale=scale, noise_vars=noise_vars, archs=archs, dense=den
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
-from binn_utils.observations import NOISE_VARIANCES
-from binn_utils.reporting import arch_label, find, meta_value, value_label
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
+from binn_utils.engine.observations import NOISE_VARIANCES
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("noise")
+scale = scale or records.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
 default = studies.get("noise").default

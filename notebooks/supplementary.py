@@ -72,7 +72,7 @@ output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
 # the parameters checked before anything runs: a bad value stops here with one line
-from binn_utils.notebook_parameters import check_parameters
+from binn_utils.applications.notebook_parameters import check_parameters
 
 check_parameters(dict(scale=scale, fallback_scale=fallback_scale, noise_var=noise_var, dense=dense,
                       study=study, epochs=epochs, seeds=seeds, compare=compare, source=source,
@@ -82,7 +82,9 @@ check_parameters(dict(scale=scale, fallback_scale=fallback_scale, noise_var=nois
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, tables
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.presentation import figures, plotting, tables
 from binn_utils.studies.repeats import Page
 
 plotting.style()

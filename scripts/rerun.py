@@ -7,7 +7,7 @@
 ``-y YAML`` sets several at once (``-y "{noise_vars: [0.0, 0.01], scale: quick}"``).
 Before anything runs, each name must be one of the notebook's parameters (its cell tagged
 ``parameters``) and each value one that parameter can take
-(``binn_utils.notebook_parameters``): otherwise one line and exit status 2.  The notebook
+(``binn_utils.applications.notebook_parameters``): otherwise one line and exit status 2.  The notebook
 (``notebooks/NB.py``) is converted, executed by papermill with the folder ``notebooks/``
 as working directory into ``OUT/NB.ipynb``, its figures into ``OUT`` (its ``output_dir``
 parameter).  A failing cell: one line naming it, exit status 1 (2 when it is the
@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from binn_utils.notebook_parameters import ParameterError, check_parameters  # noqa: E402
+from binn_utils.applications.notebook_parameters import ParameterError, check_parameters  # noqa: E402
 
 OUTPUT_PARAM = "output_dir"
 PROG = "make rerun"

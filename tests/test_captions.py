@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from binn_utils import studies, tables
+from binn_utils import studies
+from binn_utils.presentation import tables
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "notebooks").glob("*.py")) + sorted((ROOT / "book").rglob("*.md"))

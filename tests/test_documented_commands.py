@@ -6,7 +6,7 @@ not a command).  Each runs the cheap way, so a documented command cannot rot:
 
 * ``make rerun``: its PARAMS are checked against the notebook (scripts/rerun.py
   --dry-run: the names in its ``parameters`` cell, the values by
-  ``binn_utils.notebook_parameters``); the first one also runs for real, through make,
+  ``binn_utils.applications.notebook_parameters``); the first one also runs for real, through make,
   at the quick scale;
 * ``binn sweep``: with ``--dry-run`` (the plan, nothing trained); ``binn status`` as
   written (it only reads); ``binn migrate`` on an empty results folder;
@@ -133,7 +133,7 @@ def workdir(tmp_path_factory):
     """A folder with the files the documented commands name: DATA.csv (the own-data
     example), ic.csv (its first time), the TOML files shown, and fit/ once `binn fit` ran."""
     d = tmp_path_factory.mktemp("commands")
-    from binn_utils import fit_report
+    from binn_utils.applications import fit_report
     shutil.copyfile(fit_report.EXAMPLE_FILE, d / "DATA.csv")
     import csv
     with open(fit_report.EXAMPLE_FILE, newline="") as f:
@@ -158,7 +158,7 @@ def binn_argv(command: str, workdir: Path) -> list[str]:
 
 
 def run_binn(argv, workdir, capsys) -> tuple[int, str]:
-    from binn_utils import cli
+    from binn_utils.applications import cli
     here = Path.cwd()
     os.chdir(workdir)
     try:

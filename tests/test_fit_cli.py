@@ -7,10 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import cli, fit_report, training, user_data
-from binn_utils.problems import get_benchmark, reference_solution, spatial_grid
-from binn_utils.forward_solve import forward_solve
-from binn_utils.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
+from binn_utils.analysis import user_data
+from binn_utils.analysis.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
+from binn_utils.applications import cli, fit_report
+from binn_utils.engine import training
+from binn_utils.engine.forward_solve import forward_solve
+from binn_utils.engine.problems import get_benchmark, reference_solution, spatial_grid
 
 K = fit_report.EXAMPLE_K
 
@@ -278,7 +280,7 @@ def test_predict_usage_errors(fitted, tmp_path, capsys):
 
 def test_fit_user_data_uses_the_integrator(tmp_path):
     """The Python API and the CLI share one path: the integrator reaches the forward solve."""
-    from binn_utils.user_data import fit_user_data
+    from binn_utils.analysis.user_data import fit_user_data
     path = write_csv(tmp_path / "d.csv", _rows())
     cfg = training.TrainConfig(epochs=2, compile=False)
     kw = dict(x="x_um", t="t_h", u="density", replicate="well")
@@ -353,7 +355,7 @@ def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
 
 def test_committed_example_data_is_the_generators(tmp_path):
     """data/own_data_example.csv (the book page's data) is write_example_csv()'s output."""
-    committed = Path(fit_report.__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+    committed = Path(fit_report.__file__).resolve().parents[2] / "data" / "own_data_example.csv"
     fit_report.write_example_csv(tmp_path / "e.csv")
     a = load_observations_csv(committed, x="x_um", t="t_h", u="density", replicate="well")
     b = load_observations_csv(tmp_path / "e.csv", x="x_um", t="t_h", u="density", replicate="well")
@@ -420,7 +422,7 @@ def test_the_example_recovery_check():
 def test_the_example_page_draws_the_truth_and_says_no_more_than_the_diagnostics_tell():
     import matplotlib
     matplotlib.use("Agg")
-    from binn_utils import figures, tables
+    from binn_utils.presentation import figures, tables
     x, t = np.linspace(0, 1000, 11), np.array([0.0, 12.0])
     u_true = np.ones((2, 11)) * K / 2
     fig = figures.own_data_solutions(x, t, u_true[None] * 1.01, np.ones((3, 2, 11)) * K / 2, u_true=u_true)

@@ -1,4 +1,4 @@
-"""Notebook parameters: one check (binn_utils.notebook_parameters), called by every
+"""Notebook parameters: one check (binn_utils.applications.notebook_parameters), called by every
 notebook's first code cell after its parameters and by `make rerun` (scripts/rerun.py)
 before anything runs; a bad name or value is one line and exit status 2."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from binn_utils.notebook_parameters import PARAMETERS, ParameterError, check_parameters
+from binn_utils.applications.notebook_parameters import PARAMETERS, ParameterError, check_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))

@@ -1,4 +1,5 @@
 """The study registry: every study is one module that owns its grid, default point and figure."""
+import dataclasses
 import importlib
 import pkgutil
 import re
@@ -7,11 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import cli, figures, studies
-from binn_utils.reporting import find
+from binn_utils import studies
+from binn_utils.analysis.reporting import find
+from binn_utils.applications import cli
+from binn_utils.engine.training import TrainConfig
+from binn_utils.presentation import figures
+from binn_utils.store.sweeps import SettingResult
 from binn_utils.studies.repeats import Page
-from binn_utils.sweeps import SettingResult
-from binn_utils.training import TrainConfig
+from synthetic import sweep_record
+
 import prose
 
 NAMES = tuple(studies.REGISTRY)
@@ -52,7 +57,7 @@ def test_noise_override_of_a_study_that_sweeps_noise_picks_that_level():
 
 
 def _fake_results(settings):
-    return [SettingResult(s, {"status": []}, {}) for s in settings]
+    return [SettingResult(s, sweep_record(len(s.seeds)), {}) for s in settings]
 
 
 @pytest.mark.parametrize("st", studies.sweeps(), ids=lambda s: s.name)
@@ -113,10 +118,10 @@ def test_unknown_study_is_refused_with_the_known_names():
 def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
     """On the committed results: each comparison a Supporting Material repeat is checked on is
     a typed verdict of the study's summary (not a word to be parsed back)."""
-    from binn_utils import store, sweeps
-    from binn_utils.verdicts import Verdict
+    from binn_utils.store import records, sweeps
+    from binn_utils.analysis.verdicts import Verdict
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    scale = store.committed_scale(st.name)
+    scale = records.committed_scale(st.name)
     parts = tuple(sweeps.load_or_run(p, scale, progress=False) for p in st.groups(scale))
     summary = st.summary(parts if len(parts) > 1 else parts[0])
     for key, label in st.repeat_checks:
@@ -129,7 +134,7 @@ class _Run:
 
     def __init__(self, B, epochs, steps_per_epoch, err, final=None):
         self.meta = {"batch_size": B}
-        self.record = {"epochs_run": epochs, "steps_per_epoch": steps_per_epoch}
+        self.record = sweep_record(epochs_run=epochs, steps_per_epoch=steps_per_epoch)
         self._err = {None: np.array(err, float), "final": np.array(final if final is not None else err, float)}
 
     def metric(self, name, which=None):
@@ -137,7 +142,7 @@ class _Run:
 
 
 def test_batch_size_steps_against_errors_counts_where_more_steps_went_with_larger_errors():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, [0.1, 0.3]), _Run(160, 100, 3, [0.1]),
              _Run(640, 100, 1, [0.1])]
     budget = [_Run(10, 50, 40, [0.1]), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, [0.3], final=[0.6])]
@@ -170,8 +175,8 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert list(c["stats"]) == ["1e-2", "5e-2", "5e-1"]
     assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
     assert c["shown"]["final"] == pytest.approx(smooth[-1])
-    from binn_utils import tables
-    from binn_utils.verdicts import Summary
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.verdicts import Summary
     words = tables.large_rate_words(c, "5e-4")
     assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
     assert "; at r = 1e-2 it is no more erratic than at r = 5e-4 (roughness " in words
@@ -197,8 +202,8 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
 
 
 def test_reaction_readings_have_labels_and_a_table_row_each():
-    from binn_utils import tables
-    from binn_utils.problems import REACTIONS
+    from binn_utils.presentation import tables
+    from binn_utils.engine.problems import REACTIONS
 
     class Run(dict):
         def metric(self, name, which=None):
@@ -223,7 +228,7 @@ def test_the_diagnostics_chapter_has_a_row_for_every_failure_and_default_point_o
 
 
 def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_words():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     more_steps_worse = studies.batch_size.more_steps_worse
     assert (more_steps_worse(2, 3), more_steps_worse(1, 2), more_steps_worse(0, 0)) == (True, False, None)
     most, some, none = (tables.steps_words(*c, "best-validation") for c in ((4, 4), (1, 2), (0, 0)))
@@ -238,21 +243,21 @@ def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_
 
 def test_framework_signal_against_noise():
     class Run(dict):
-        record = {"noise_var": 1e-2}                                    # sigma = 0.1
+        record = sweep_record(noise_var=1e-2)                           # sigma = 0.1
     sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.02, 0.05]]), t=np.array([0, 2.5])))
     assert (sn["max_start"], sn["max_end"], sn["t_end"]) == (0.3, 0.05, 2.5)
     assert sn["sigma"] == pytest.approx(0.1) and sn["below"] is True
     sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.2, 0.05]]), t=np.array([0, 1])))
     assert sn["below"] is False
-    from binn_utils import tables
-    from binn_utils.verdicts import Verdict
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.verdicts import Verdict
     assert [tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
         ["matches", "does not match", "does not match"]
     assert (tables.below_or_above(True), tables.below_or_above(False)) == ("below", "above")
 
 
 def test_published_heat_map_mislabelled_cells_and_their_words():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     cells = studies.architecture.mislabelled_published_cells()
     assert cells == [((4, 1), (4, 4)), ((4, 4), (4, 32)), ((4, 32), (4, 1))]
     assert tables.mislabelled_cells(cells[:1]) == "the cell labelled V = (4, 1) shows V = (4, 4)"
@@ -267,10 +272,12 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
     st = studies.get(name)
     base = dict(scale="quick", noise_var=None, dense=False, epochs=None, seeds=None)
     if name == "framework":
-        full = dict(base, reaction="supporting", initial="code", compare_initial=True, compare_reactions=True,
-                    reaction_scale=None)
-        assert len(st.settings_for_chapter(full)) == 5                 # two initial conditions, three reactions
-        assert len(st.settings_for_chapter(dict(full, compare_initial=False, compare_reactions=False))) == 1
+        full = dict(base, reaction="supporting", initial="code", compare_initial=True, compare_grid=True,
+                    compare_reactions=True, reaction_scale=None)
+        assert len(st.settings_for_chapter(full)) == 6         # two initial conditions, two grids, three reactions
+        assert [s.dense for s in st.chapter_settings(full)["other grid"][1]] == [True]
+        assert len(st.settings_for_chapter(dict(full, compare_initial=False, compare_grid=False,
+                                                compare_reactions=False))) == 1
         assert {s.noise_var for s in st.settings_for_chapter(dict(full, noise_var=5e-3))} == {5e-3}
     elif name == "batch_size":
         full = dict(base, batch_sizes=None, budget_steps=None)
@@ -286,8 +293,9 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
 def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     from types import SimpleNamespace
 
-    from binn_utils import reporting, tables
-    from binn_utils.verdicts import Verdict
+    from binn_utils.analysis import reporting
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.verdicts import Verdict
     noise = studies.noise
     ok = reporting.OPERATOR_OK
     for numbers, centred, outside in [((ok / 2, 0.1, 0.3), Verdict.AGREES, Verdict.AGREES),
@@ -297,7 +305,7 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
         d = noise.diffusivity_verdicts(None)
         assert (d["centred"], d["unreliable_outside"]) == (centred, outside) and d["band"] == (0.4, 0.6)
     run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
-                                                     record={"config": {"epochs": epochs}, "replicates": 5})
+                                                     record=sweep_record(5, config={"epochs": epochs}))
     c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
     assert c["ratio"] == pytest.approx(2.0) and c["iqr_other"] == 0.0 and c["iqr_shown"] == pytest.approx(0.1)
     assert tables.diffusivity_against_words(c, "(4, 32)") == \
@@ -308,7 +316,7 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
 
 
 def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     from synthetic import batch_results
     fixed, _ = batch_results(lambda B: 100 / B + 1, lambda B: [0.1] * 3)
     per_step = [(100 / min(B, 398) + 1) / -(-398 // min(B, 398)) for B in studies.BATCH_SIZES]
@@ -324,20 +332,20 @@ def test_batch_size_bullets_read_as_sentences_with_and_without_a_clipped_batch()
     clipped = " ".join(studies.batch_size.bullets(studies.batch_size.summary((fixed, budget))))
     assert "B = 640 ran as full-batch training with B = 398." in clipped and not prose.defects(clipped), clipped
     for r in fixed:                                   # the dense grid: every batch fits the training set
-        r.record["batch_size_used"] = r.record["config"]["batch_size"]
+        r.record = dataclasses.replace(r.record, batch_size_used=r.record.config.batch_size)
     fits = " ".join(studies.batch_size.bullets(studies.batch_size.summary((fixed, budget))))
     assert ". No batch size was larger than the training set." in fits and not prose.defects(fits), fits
 
 
 def test_runs_with_the_same_best_validation_networks_are_found_and_said():
     from types import SimpleNamespace as NS
-    from binn_utils import tables
+    from binn_utils.presentation import tables
 
     def run(epochs, best, err, seeds=(0, 1, 2), budget=False, lr=5e-4):
         setting = NS(seeds=seeds, datasets=(0, 0, 0), benchmark="diffusion", noise_var=1e-3, dense=False)
         meta = {"batch_size": 40, **({"budget_steps": 75000} if budget else {"budget_epochs": epochs})}
         return NS(setting=setting, meta=meta, arrays={"best_epoch": np.array(best)},
-                  record={"config": {"epochs": epochs, "lr": lr, "batch_size": 40}, "epochs_run": epochs},
+                  record=sweep_record(3, config={"epochs": epochs, "lr": lr, "batch_size": 40}, epochs_run=epochs),
                   metric=lambda name, which=None: np.array(err))
     same = studies.batch_size.same_best_networks
     authors = run(8100, [2965, 5862, 5037], [0.02, 0.03, 0.04])
@@ -355,3 +363,20 @@ def test_runs_with_the_same_best_validation_networks_are_found_and_said():
     assert words.startswith("1 of these 2 rows repeats the errors of a run shown above exactly. Each such pair") and \
         not prose.defects(words)
     assert tables.same_networks_words([None, None]) == ""
+
+
+def test_fig1_grid_comparison_reads_the_authors_dense_run_at_the_same_noise():
+    from types import SimpleNamespace
+    import numpy as np
+    from binn_utils.analysis import authors_archive
+    from binn_utils.studies import framework
+
+    def fake(dense, d_err):
+        return SimpleNamespace(record={"noise_var": 1e-3}, setting=SimpleNamespace(initial="code"),
+                               metric=lambda k: np.full(3, 0.1), operator_error=lambda op: np.full(3, d_err))
+    rows = framework.grid_comparison({False: fake(False, 1.0), True: fake(True, 0.3)})
+    d = next(r for r in rows if r["quantity"] == "$D$")
+    assert np.all(d["ours"][71] == 1.0) and np.all(d["ours"][351] == 0.3)
+    assert d["authors"].tolist() == authors_archive.errors("framework", "err_D", noise_var=1e-3, grid=351,
+                                                             norm="l2").tolist()
+    assert d["authors"].size == 1 and 0.3 < d["authors"][0] < 0.33   # the archive's 0.31912

@@ -2,16 +2,17 @@
 the authors' ten-minute budget)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
-from .. import reporting
-from ..observations import DEFAULT_NOISE_VAR, make_observations
-from ..reporting import median
-from ..store import committed_scale
-from ..sweeps import Setting
-from ..verdicts import Claim, ClaimCheck, SubClaim
+from ..analysis import reporting
+from ..analysis.reporting import median
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
+from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
+from ..store.records import committed_scale
+from ..store.sweeps import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
                    value_range)
 
@@ -82,7 +83,7 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
         b = reporting.find(budget, batch_size=reporting.meta_value(f, "batch_size"))
         if b is None:
             continue
-        steps = [r.record["epochs_run"] * r.record["steps_per_epoch"] for r in (f, b)]
+        steps = [r.record.epochs_run * r.record.steps_per_epoch for r in (f, b)]
         err = [median(r.metric("err_u_p")) for r in (f, b)]
         fin = [median(r.metric("err_u_p", "final")) for r in (f, b)]
         rows.append({"batch_size": reporting.meta_value(f, "batch_size"), "steps": steps, "err": err, "final": fin,
@@ -108,7 +109,7 @@ def same_best_networks(run, others):
     runs.  Training is deterministic for a given initialisation, so both runs then keep the
     same networks and report the same errors (to rounding: this is checked too)."""
     def same_training(a, b):
-        ca, cb = (dict(r.record["config"], epochs=None) for r in (a, b))
+        ca, cb = (dataclasses.replace(r.record.config, epochs=0) for r in (a, b))
         return (ca == cb and a.setting.seeds == b.setting.seeds and a.setting.datasets == b.setting.datasets
                 and (a.setting.benchmark, a.setting.noise_var, a.setting.dense)
                 == (b.setting.benchmark, b.setting.noise_var, b.setting.dense))
@@ -118,7 +119,7 @@ def same_best_networks(run, others):
         if other is run or not same_training(run, other):
             continue
         ob = np.asarray(other.arrays["best_epoch"])
-        within = best.max(initial=0) <= min(run.record["epochs_run"], other.record["epochs_run"])
+        within = best.max(initial=0) <= min(run.record.epochs_run, other.record.epochs_run)
         if (ob.shape == best.shape and (ob == best).all() and within
                 and np.allclose(run.metric("err_u_theta"), other.metric("err_u_theta"), rtol=1e-3, equal_nan=True)):
             return other

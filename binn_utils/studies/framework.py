@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import reporting
-from ..problems import INITIALS
-from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import framework_summary
-from ..store import committed_scale
-from ..sweeps import Setting, replicates
-from ..verdicts import Claim, ClaimCheck, SubClaim
+from ..analysis import authors_archive, reporting
+from ..analysis.reporting import framework_summary
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..engine.problems import INITIALS
+from ..store.records import committed_scale
+from ..store.sweeps import Setting, replicates
 from .base import Choice, Shown, Study, count, scale_values, train_config
 
 #: The three readings of the reaction term the chapter compares, in words.
@@ -42,6 +42,8 @@ def chapter_settings(params) -> dict:
     if params["compare_initial"]:
         out["other initial"] = (scale, [s for init in INITIALS if init != params["initial"]
                                         for s in STUDY.settings(scale, initial=init, **fit)])
+    if params["compare_grid"]:
+        out["other grid"] = (scale, STUDY.settings(scale, initial=params["initial"], **dict(fit, dense=not params["dense"])))
     if params["compare_reactions"]:
         rscale = "quick" if scale == "quick" else params["reaction_scale"] or committed_scale("framework_reactions")
         out["reactions"] = (rscale, [s for rx in REACTION_READINGS
@@ -49,12 +51,38 @@ def chapter_settings(params) -> dict:
     return out
 
 
+#: Fig. 1's errors compared across grids: (metric or operator, in words, the archive's
+#: quantity and norm).  u errors: relative Frobenius norm over the (t, x) grid against the
+#: noise-free solution; operators: relative L2 over the observed range of u.
+GRID_QUANTITIES = (("err_u_theta", "$u_\\theta$", "err_u_theta", "frobenius"),
+                   ("err_u_p", "$u_p$", "err_u_p", "frobenius"),
+                   ("D", "$D$", "err_D", "l2"), ("G", "$G$", "err_G", "l2"), ("V", "$V$", "err_V", "l2"))
+
+
+def grid_comparison(runs) -> list[dict]:
+    """Fig. 1 on both grids beside the authors' own dense run: ``runs`` {dense (bool): the
+    framework result on that grid}; one row per quantity of ``GRID_QUANTITIES`` with our
+    per-initialisation errors on each grid (``ours``: {71: array, 351: array}) and the
+    authors' archived errors at the same noise level and initial condition on the
+    351-point grid (``authors``: an array, one run; empty if the archive has none)."""
+    rows = []
+    res = next(iter(runs.values()))
+    nv, initial = float(res.record["noise_var"]), res.setting.initial
+    for key, label, quantity, norm in GRID_QUANTITIES:
+        ours = {351 if dense else 71: (r.metric(key) if key.startswith("err_") else r.operator_error(key))
+                for dense, r in sorted(runs.items())}
+        theirs = (authors_archive.errors("framework", quantity, noise_var=nv, grid=351, norm=norm, initial=initial)
+                  if initial == "code" else np.array([]))
+        rows.append({"quantity": label, "ours": ours, "authors": theirs})
+    return rows
+
+
 def signal_against_noise(res) -> dict:
     """The noise-free solution of ``res`` against its noise: its maximum at the first
     (``max_start``) and the last observation time (``max_end``, at ``t_end``), the noise
     standard deviation (``sigma``), and whether the signal ends below it (``below``)."""
     uc = np.asarray(res["u_clean"], float)
-    sigma = float(np.sqrt(res.record["noise_var"]))
+    sigma = float(np.sqrt(res.record.noise_var))
     return {"max_start": float(uc[0].max()), "max_end": float(uc[-1].max()), "t_end": float(res["t"][-1]),
             "sigma": sigma, "below": bool(uc[-1].max() < sigma)}
 

@@ -1,7 +1,7 @@
 """Markdown tables and short phrases the chapters show, from the analysis layer's results.
 
-The diagnostics chapter's come from :class:`~binn_utils.diagnostics.Scored` and
-:class:`~binn_utils.diagnostics.Calibration` (``titles`` maps a study's name, a group of
+The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostics.Scored` and
+:class:`~binn_utils.analysis.diagnostics.Calibration` (``titles`` maps a study's name, a group of
 ``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
 Supporting Material, architecture and batch-size chapters.  Nothing here computes a number
 the chapters judge by: that is the analysis layer's and the studies' job.
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from .reporting import (and_list, arch_label, architecture_matrix, fmt, med_iqr, median, meta_value,
-                        respectively, run_description, value_label, word)
-from .studies import SCALES
-from .studies.batch_size import more_steps_worse
-from .verdicts import Verdict
+from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
+from ..analysis.reporting import (and_list, arch_label, architecture_matrix, fmt, med_iqr, median, meta_value,
+                                  respectively, run_description, value_label, word)
+from ..analysis.verdicts import Verdict
+from ..studies import SCALES
+from ..studies.batch_size import more_steps_worse
 
 def scale_words(scale: str) -> str:
     """A training scale in words, from its numbers (``studies.SCALES``)."""
@@ -34,7 +34,7 @@ def scales_sentence(scale_of: dict) -> str:
 
 
 def fmt_plain(v, spec: str = ".3g", plain_from: float = 1000) -> str:
-    """:func:`~binn_utils.reporting.fmt`, but values of ``plain_from`` and more as plain
+    """:func:`~binn_utils.analysis.reporting.fmt`, but values of ``plain_from`` and more as plain
     rounded numbers (1,234 not 1.23e+03)."""
     try:
         big = abs(float(v)) >= plain_from
@@ -384,9 +384,32 @@ def framework_table(res, summary) -> str:
             f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
             f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
     for op in ("D", "V", "G"):
-        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record['u_range'][0]:.3f}, "
-                    f"{res.record['u_range'][1]:.3f}] | {med_iqr(res.operator_error(op))} |")
+        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record.u_range[0]:.3f}, "
+                    f"{res.record.u_range[1]:.3f}] | {med_iqr(res.operator_error(op))} |")
     return "\n".join(rows)
+
+
+def grid_table(rows) -> str:
+    """Fig. 1 on the 71- and the 351-point grid beside the authors' dense run
+    (``studies.framework.grid_comparison``): median [IQR] over our initialisations."""
+    grids = sorted({g for r in rows for g in r["ours"]})
+    head = " | ".join(f"ours, {g} points: median [IQR]" for g in grids)
+    out = [f"| relative $L^2$ error of | {head} | the authors' run, 351 points |",
+           "|---|" + "---|" * len(grids) + "---|"]
+    for r in rows:
+        theirs = ", ".join(f"{v:.3g}" for v in r["authors"]) or "not archived"
+        out.append(f"| {r['quantity']} | " + " | ".join(med_iqr(r["ours"][g]) for g in grids) + f" | {theirs} |")
+    return "\n".join(out)
+
+
+def grid_words(rows, quantity: str = "$D$") -> str:
+    """One sentence on ``quantity``'s error on both grids and in the authors' dense run."""
+    r = next(r for r in rows if r["quantity"] == quantity)
+    ours = sorted(r["ours"].items())
+    parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]}) on {g} points" for g, v in ours]
+    theirs = (f"; the authors' one dense run at this noise level: {fmt(float(r['authors'][0]))}" if len(r["authors"])
+              else "")
+    return f"The median relative error of {quantity} is " + " and ".join(parts) + theirs + "."
 
 
 def initials_table(summaries) -> str:
@@ -437,10 +460,10 @@ def budget_row(run, same=None) -> str:
     """A batch-size table's row label: B and the epochs run, and where ``same`` (another run
     with the same best-validation networks, ``studies.batch_size.same_best_networks``) is
     given, which one."""
-    label = f"$B$ = {meta_value(run, 'batch_size'):g} ({run.record['epochs_run']:,} epochs"
+    label = f"$B$ = {meta_value(run, 'batch_size'):g} ({run.record.epochs_run:,} epochs"
     if same is not None:
         part = "fixed budget" if "budget_steps" in same.meta else "fixed epochs"
-        label += f"; the networks of the {same.record['epochs_run']:,}-epoch run, {part}"
+        label += f"; the networks of the {same.record.epochs_run:,}-epoch run, {part}"
     return label + ")"
 
 

@@ -36,12 +36,14 @@ import sys
 import warnings
 from collections import Counter
 
-from . import fit_report, store, studies
-from .forward_solve import FORWARD_METHODS
-from .reporting import value_label
-from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
-                     group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
-                     migrate_store, order_groups, replicate_steps, run_settings)
+from . import fit_report
+from .. import studies
+from ..analysis.reporting import value_label
+from ..engine.forward_solve import FORWARD_METHODS
+from ..store import records
+from ..store.sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
+                            group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
+                            migrate_store, order_groups, replicate_steps, run_settings)
 
 STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
@@ -142,8 +144,8 @@ def forward_method_note(sets, results_dir, requested: str) -> str | None:
     used = Counter()
     for s in sets:
         rec = s.stored_record(results_dir, warn=False)
-        if rec is not None and rec.get("forward_method", "RK45") != requested:
-            used[rec.get("forward_method", "RK45")] += 1
+        if rec is not None and rec.forward_method != requested:
+            used[rec.forward_method] += 1
     if not used:
         return None
     what = ", ".join(f"{n} with {m}" for m, n in sorted(used.items()))
@@ -233,7 +235,7 @@ def _run(ap, args) -> int:
     try:
         _check_request_shape(args)
         scales = {e[1] for p in args.plan for e in PLANS[p]} if args.plan else {args.scale or "book"}
-        results_dir = store.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
+        results_dir = records.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
         if results_dir.exists() and not results_dir.is_dir():
             raise ValueError(f"--results-dir {results_dir} is a file, not a folder")
         plan = requested_settings(args)
@@ -249,21 +251,23 @@ def _run(ap, args) -> int:
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
     legacy, todo, seen = 0, [], set()
     for study, sets in plan.items():
-        records = [s.stored_record(results_dir) for s in sets]
-        done = sum(r is not None for r in records)
-        legacy += sum(r is not None and store.CHECKSUM_FIELD not in r for r in records)
+        stored = [s.stored_record(results_dir) for s in sets]
+        done = sum(r is not None for r in stored)
+        legacy += sum(r is not None and r.npz_sha256 is None for r in stored)
         if args.cmd == "status":
-            print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
+            unnamed = sum(r is not None and not records.names_its_code(r.provenance) for r in stored)
+            print(f"{study:15s} {done:4d}/{len(sets)} settings stored"
+                  + (f"; {unnamed} cannot name their code (a modified tree, no fingerprint)" if unnamed else ""))
             continue
         line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
         if args.dry_run:
-            steps = sum(replicate_steps(s) for s, r in zip(sets, records) if r is None)
+            steps = sum(replicate_steps(s) for s, r in zip(sets, stored) if r is None)
             line += f" ({steps / 1e6:.3g} M replicate-steps)"
         print(line, flush=True)
         note = forward_method_note(sets, results_dir, args.forward_method)
         if note:
             print(note, flush=True)
-        todo += [s for s, r in zip(sets, records) if r is None and s.key not in seen]
+        todo += [s for s, r in zip(sets, stored) if r is None and s.key not in seen]
         seen.update(s.key for s in sets)
     if legacy:
         print(f"{legacy} stored record(s) predate checksums: run `binn migrate"
@@ -291,7 +295,7 @@ def _run(ap, args) -> int:
 def check_clean_tree():
     """Paper-scale records must name their code: refuse a work tree whose tracked files
     differ from its commit (``--allow-dirty`` trains anyway, recording the difference's hash)."""
-    state = store.work_tree_state()
+    state = records.work_tree_state()
     if state["dirty_worktree"]:
         raise ValueError(f"tracked files differ from commit {state['commit'][:10]}: commit them first, so that the "
                          "paper-scale records name their code, or pass --allow-dirty (each record then keeps the "
@@ -319,7 +323,7 @@ def _dry_run(args, todo, cluster_config) -> int:
 
 def _migrate(results_dir) -> int:
     """``binn migrate``: every stored pair to the current store format (no retraining)."""
-    root = results_dir or store.default_results_dir()
+    root = results_dir or records.default_results_dir()
     outcomes = migrate_store(root)
     kinds = Counter(o.split(":")[0] for o in outcomes.values())
     for path, o in outcomes.items():
@@ -440,7 +444,7 @@ def _predict(ap, args) -> int:
         fit_report.load_fit_dir(args.fitdir)
         if args.ic is not None:
             fit_report.load_initial_condition(args.ic, x=args.x, u=args.u)
-        store.check_writable(args.out)
+        records.check_writable(args.out)
     except (ValueError, OSError) as err:
         ap.exit(USAGE_ERROR, f"binn predict: error: {err}\n")
     files = fit_report.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,

@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .problems import INITIALS, REACTIONS
-from .scratch import INITIAL_CELLS
-from .studies import SCALES, sweeps
+from ..engine.problems import INITIALS, REACTIONS
+from ..analysis.scratch import INITIAL_CELLS
+from ..studies import SCALES, sweeps
 
 
 class ParameterError(ValueError):
