@@ -53,7 +53,7 @@ from binn_utils.applications.notebook_parameters import check_parameters
 
 check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
                       reaction=reaction, initial=initial, replicate_shown=replicate_shown,
-                      compare_initial=compare_initial, compare_reactions=compare_reactions,
+                      compare_initial=compare_initial, compare_grid=compare_grid, compare_reactions=compare_reactions,
                       reaction_scale=reaction_scale, source=source, output_dir=output_dir))
 
 # %% tags=["remove-cell"]

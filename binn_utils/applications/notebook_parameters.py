@@ -84,6 +84,7 @@ PARAMETERS: dict[str, Param] = {
     "initial": Param("choice", choices=INITIALS, none=False, means="initial condition"),
     "replicate_shown": Param("integer", low=0, none=False, means="initialisation of the shown panels"),
     "compare_initial": Param("bool", none=False),
+    "compare_grid": Param("bool", none=False),
     "compare_reactions": Param("bool", none=False),
     "compare": Param("bool", none=False),
     "train_missing": Param("bool"),
