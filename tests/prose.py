@@ -19,15 +19,10 @@ SIGNED_AFTER_DIRECTION = re.compile(
 REPEATED_NUMBER = re.compile(rf"(?<![\w.(-])({NUMBER}), \1(?![\w.)])")
 # "... of 0.1, 0.2, 100, 100 times": a list of one kind of number running into another
 RUN_TOGETHER = re.compile(rf"(?<![\w.=])({NUMBER})(?:, {NUMBER}){{2,}} times\b")
-LOWER_START = re.compile(r"(?<![.\w])(?:[a-z]\w*[.!?]|[^\s.]{2,}[.!?])\s+([a-z][a-z]+)\b")
-ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "ep.", "approx.", "et al.", "Eq.", "Fig.", "Figs.", "no.", "s.d.", "rel."}
+ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "ep.", "approx.", "et al.", "al.", "Eq.", "Eqs.", "Fig.", "Figs.", "no.",
+                 "s.d.", "rel.", "resp.", "ca.", "etc.", "vol.", "pp."}
 DOUBLED_WORD = re.compile(r"(?<![-\w])([A-Za-z]{2,})\s+\1\b", re.I)  # (not "--ic ic.csv")
 ALLOWED_DOUBLES = {"that"}
-
-
-def sentences(text: str) -> list[str]:
-    """The text split at sentence ends ('. ' followed by anything)."""
-    return [s for s in re.split(r"(?<=[.!?])\s+", " ".join(text.split())) if s]
 
 
 def lower_case_starts(text: str) -> list[str]:
