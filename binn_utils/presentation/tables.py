@@ -327,9 +327,13 @@ def learnt_from_curves(summary, curves: dict) -> str:
     if summary.verdicts["small_still_falling"] is Verdict.AGREES:
         learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it "
                   f"fell {summary['late_drop_small']} % over the last quarter)"]
-    else:
+    elif summary.verdicts["small_still_falling"] is Verdict.DISAGREES:
         learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
                   "rate did not show in it"]
+    else:
+        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve's fall over the last quarter "
+                  f"({summary['late_drop_small']} %) cannot be told apart from that at r = {summary['shown']} with "
+                  "this many replicates"]
     if curves["erratic"]:
         learnt.append(f"an erratic curve marks too large a rate (r = {and_list(curves['erratic'])})")
     if curves["stalled"]:
@@ -370,7 +374,8 @@ def networks_words(which: str) -> str:
 
 def matches_words(verdict: Verdict) -> str:
     """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
-    return word(verdict is Verdict.AGREES, "matches", "does not match")
+    return {Verdict.AGREES: "matches", Verdict.DISAGREES: "does not match"}.get(
+        verdict, "cannot be shown, with this many replicates, to match")
 
 
 def framework_table(res, summary) -> str:
@@ -438,7 +443,8 @@ def fired_against_truth(flags, errors: dict) -> str:
     claims no more than the diagnostics can tell."""
     errs = and_list(f"{fmt(e)} ({k})" for k, e in errors.items())
     if flags:
-        return (f"On this fit {and_list(f.replace('_', ' ') for f in flags)} fired; the operators' median relative errors against the truth "
+        return (f"On this fit {and_list(f.replace('_', ' ') for f in flags)} fired; the operators' median relative "
+                f"errors against the truth "
                 f"are {errs}.")
     return (f"No diagnostic fired on this fit, yet the operators' median relative errors against the truth are "
             f"{errs}: the checks look at training and at consistency between the data, the learned solution and "
@@ -477,3 +483,19 @@ def same_networks_words(same) -> str:
             "exactly. Each such pair of runs trained the same initialisations for different numbers of epochs, and "
             "every replicate's lowest validation loss came before the shorter run ended, so both keep the same "
             "best-validation networks; their final networks differ (the column of the final networks).")
+
+
+def network_spread_table(theta: dict, up: dict, archs) -> str:
+    """Claim 3's spreads, as the scorecard decides them (``studies.noise.spread_comparison``):
+    per nonzero noise level the IQR of each u-network's errors over the datasets both ran,
+    with its bootstrap interval, and the verdict on "the first less variable"."""
+    a, b = (arch_label(x) for x in archs)
+    rows = [f"| $\\sigma^2$ | IQR $u_\\theta$, {a} | {b} | verdict | IQR $u_\\mathrm{{p}}$, {a} | {b} | verdict |",
+            "|---|---|---|---|---|---|---|"]
+    for nv in sorted(set(theta) | set(up)):
+        cells = []
+        for d in (theta, up):
+            v, ia, ib = d.get(nv, (None, None, None))
+            cells += [str(ia), str(ib), v.value if v is not None else "n/a"]
+        rows.append(f"| {nv:g} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

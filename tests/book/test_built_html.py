@@ -125,7 +125,7 @@ def test_landing_page_has_the_headline_box():
     box = soup(page).find(id="headline-box")
     assert box is not None, f"no headline box on {page.relative_to(HTML)}"
     text = box.get_text(" ", strip=True)
-    assert "Does the paper hold up?" in text
+    assert "Our tests of the paper's claims" in text
     for verdict in ("reproduced", "partly reproduced", "not reproduced", "not tested"):
         assert re.search(rf"\d+\s+{verdict}", text), f"headline box lacks the count of '{verdict}': {text[:200]}"
     assert box.find("a", href=re.compile(r"scorecard\.html")), "headline box does not link the scorecard"
@@ -158,3 +158,16 @@ def test_each_caption_starts_with_the_papers_figure():
             if not re.match(r"(Paper's Fig\. \d+\.|Not in the paper\b)", text):
                 bad.append(f"{page.relative_to(HTML)}: {text[:80]!r}")
     assert not bad, "captions that do not start with the paper's figure:\n" + "\n".join(bad)
+
+
+def test_landing_page_and_scorecard_open_with_the_plain_answer():
+    """The answer in brief, generated from the typed verdicts, stands before the headline box
+    on the landing page and on the scorecard."""
+    for page in (landing_page(), HTML / "notebooks" / "scorecard.html"):
+        doc = soup(page)
+        answer, box = doc.find(id="plain-answer") or doc.find(string=re.compile("The answer in brief")), \
+            doc.find(id="headline-box") or doc.find(string=re.compile("Our tests of the paper's claims"))
+        assert answer is not None, f"no plain answer on {page.relative_to(HTML)}"
+        text = doc.get_text(" ", strip=True)
+        assert text.index("The answer in brief") < text.index("Our tests of the paper's claims")
+        assert re.search(r"\d+ of \d+ sub-claims agree", text)
