@@ -15,8 +15,8 @@ NUMBER = r"[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?"
 SIGNED_AFTER_DIRECTION = re.compile(
     r"\b(lowered|raised|fell|rose|dropped|decreased|increased|reduced|grew|shrank|lower|higher)\b[^.;:]{0,40}?"
     r"\bby\s+[-−]\s?\d", re.I)
-# (not a pair of network sizes such as "(4, 4)")
-REPEATED_NUMBER = re.compile(rf"(?<![\w.(-])({NUMBER}), \1(?![\w.)])")
+# (not a pair of network sizes such as "(4, 4)", nor an interval such as "[1, 1]")
+REPEATED_NUMBER = re.compile(rf"(?<![\w.(\[-])({NUMBER}), \1(?![\w.)\]])")
 # "... of 0.1, 0.2, 100, 100 times": a list of one kind of number running into another
 RUN_TOGETHER = re.compile(rf"(?<![\w.=])({NUMBER})(?:, {NUMBER}){{2,}} times\b")
 ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "ep.", "approx.", "et al.", "al.", "Eq.", "Eqs.", "Fig.", "Figs.", "no.",
