@@ -142,6 +142,7 @@ def workdir(tmp_path_factory):
     for text in DOCS.values():
         for name, body in toml_files(text).items():
             (d / name).write_text(body)
+    (d / "empty-results").mkdir()
     return d
 
 
