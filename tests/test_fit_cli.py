@@ -87,6 +87,13 @@ def test_fit_writes_every_file(fitted):
     said = [ln for ln in md.splitlines() if ln.startswith("Diagnostics: ")]
     assert said in (["Diagnostics: none fired."], [f"Diagnostics: check {', '.join(rec['results']['flags'])}."])
     assert "warning signs" not in md and said[0] in page
+    # each flag beside its held-out rates over the stored networks, and how strongly the data
+    # constrain each learned operator (D and G asked for)
+    from binn_utils.analysis import diagnostic_roc
+    held = diagnostic_roc.stored_summary(n_boot=0)["per"]["mechanistic_mismatch"]["held"].pooled
+    assert f"| {diagnostic_roc.pct(held.caught_rate)} / {diagnostic_roc.pct(held.false_alarm_rate)} |" in md
+    assert "How strongly do these data constrain each learned operator?" in md
+    assert "| D |" in md and "| G |" in md and "| V |" not in md
 
 
 def test_rerun_trains_nothing(fitted, monkeypatch, capsys):
