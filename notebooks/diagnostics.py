@@ -318,6 +318,7 @@ reporting.glue("dg_net_weak", ", ".join(weak) if weak else "none")
 fig = figures.roc_figure(net_table, net)
 plotting.save(fig, output_dir, "diagnostics_roc")
 reporting.glue("fig_diag_roc", fig)
+reporting.glue("fig_diag_roc_paper", tables.paper_figure_words(None))
 plt.close(fig)
 
 # %% [markdown]
@@ -327,7 +328,7 @@ plt.close(fig)
 # ```{glue:figure} fig_diag_roc
 # :name: fig-diag-roc
 #
-# ROC curves of each ground-truth-free diagnostic and of the combined flag (black) over
+# {glue:text}`fig_diag_roc_paper` ROC curves of each ground-truth-free diagnostic and of the combined flag (black) over
 # every stored network (left) and every stored setting (right): the share of failures
 # flagged against the share of fine cases flagged as the threshold on each score moves. Dots:
 # the module's thresholds. Shaded corner: the target, at least 85 % of failures caught with
