@@ -18,8 +18,9 @@ The folders are the layers; each imports only from its own layer or those below 
   ``claims`` (the paper's claims checked across the registry);
 - ``presentation``: ``plotting`` and ``figures`` (the only modules that draw),
   ``tables``, ``scorecard_text`` (the scorecard in words);
-- ``applications``: ``cli`` (the ``binn`` command) and ``fit_report`` (``binn fit``,
-  ``binn predict``).
+- ``applications``: ``cli`` (the ``binn`` command), ``fit_report`` (``binn fit``,
+  ``binn predict``) and ``notebook_parameters`` (the notebooks' parameters, checked by each
+  notebook and ``make rerun``).
 
 ``from binn_utils import fit_user_data, fit_user_data_cached`` fits your own data (see
 :mod:`binn_utils.analysis.user_data`); they are imported on first use, so ``import

@@ -41,6 +41,14 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
+                      batch_sizes=batch_sizes, budget_steps=budget_steps, source=source,
+                      output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -91,8 +99,8 @@ reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record.config.com
 # step for each $B$ is {glue:text}`bs_per_step`: the slowest step takes
 # {glue:text}`bs_step_spread` times as long as the fastest.
 #
-# The sparse grid has fewer training points than the largest batch: {glue:text}`bs_clipped`
-# (one full batch per epoch, recorded as `batch_size_used`).
+# A batch larger than the training set is the whole set, one full batch per epoch (recorded
+# as `batch_size_used`). {glue:text}`bs_clipped`.
 
 # %% [markdown]
 # ## Solutions, validation losses, training time and errors after a fixed budget
@@ -101,13 +109,14 @@ reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record.config.com
 fig = figures.batch_size_figure(fixed, budget)
 plotting.save(fig, output_dir, "fig6_batch_size", data=results_table.table(fixed + budget))
 reporting.glue("fig_batch_size", fig)
+reporting.glue("fig_batch_size_paper", tables.paper_figure_words(studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_batch_size
 # :name: fig-batch-size
 #
-# Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Top: learned solution
+# {glue:text}`fig_batch_size_paper` Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$
 # after the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and
@@ -147,16 +156,11 @@ display(Markdown(reporting.metrics_table(
     fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
-reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
-reporting.glue("bs_steps_words", tables.steps_words(studies.batch_size.more_steps_worse(more_worse, decided)))
-reporting.glue("bs_networks", tables.networks_words(reported()))
+reporting.glue("bs_steps_words", tables.steps_words(more_worse, decided, tables.networks_words(reported())))
 
 # %% [markdown]
-# Of the batch sizes whose two runs took different numbers of steps, in
-# {glue:text}`bs_steps_more_worse` the run with more steps has the larger median
-# $u_\mathrm{p}$ error of the {glue:text}`bs_networks` networks: {glue:text}`bs_steps_words`.
-# The last column shows the same ratio for the final networks, which keep training past
-# the lowest validation loss.
+# {glue:text}`bs_steps_words` The last column shows the same ratio for the final
+# networks, which keep training past the lowest validation loss.
 #
 # ## The authors' budget
 #
@@ -182,15 +186,20 @@ fig = figures.budgets_figure([(f"fixed budget: {bs_summary['budget_steps']} "
                                                             authors)])
 plotting.save(fig, output_dir, "fig6_budgets", data=results_table.table(budget + authors))
 reporting.glue("fig_batch_budgets", fig)
+reporting.glue("fig_batch_budgets_paper", tables.paper_figure_words(None, extends=studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
-display(Markdown(reporting.metrics_table(
-    authors, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
+# a row whose best-validation networks are those of a run above (same initialisations, best epochs within both)
+same = [studies.batch_size.same_best_networks(r, budget + fixed) for r in authors]
+display(Markdown(reporting.metrics_table(authors, lambda r: tables.budget_row(r, same[authors.index(r)]))))
+reporting.glue("bsa_same_networks", tables.same_networks_words(same))
 
 # %% [markdown]
+# {glue:text}`bsa_same_networks`
+#
 # ```{glue:figure} fig_batch_budgets
 # :name: fig-batch-budgets
 #
-# Relative $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) per batch size
+# {glue:text}`fig_batch_budgets_paper` Relative $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) per batch size
 # after our fixed number of optimiser steps (left) and after the epochs that ten minutes
 # of the authors' trainer gave (right); one box per $B$ over all initialisations, the
 # epochs under each label. Runs (the authors' budget): {glue:text}`bsa_what`.

@@ -41,6 +41,13 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, rates=rates,
+                      shown_rate=shown_rate, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -78,13 +85,14 @@ fig = figures.learning_rate_figure(results, shown=meta_value(shown, "lr"))
 plotting.save(fig, output_dir, "fig3_learning_rate", data=results_table.table(results))
 reporting.glue("fig_learning_rate", fig)
 reporting.glue("lr_shading", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
+reporting.glue("fig_learning_rate_paper", tables.paper_figure_words(studies.learning_rate.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_learning_rate
 # :name: fig-learning-rate
 #
-# Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
+# {glue:text}`fig_learning_rate_paper` Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at every
 # observation time for $r =$ {glue:text}`lr_shown`. Middle: learned diffusivity
 # $D_\phi(u)$ and advection velocity $V_\zeta(u)$ for the same $r$.

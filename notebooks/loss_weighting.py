@@ -42,6 +42,13 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
+                      weights=weights, shown_weights=shown_weights, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -72,13 +79,14 @@ fig = figures.loss_weight_figure(results, shown=shown_weights)
 plotting.save(fig, output_dir, "fig4_loss_weighting", data=results_table.table(results))
 reporting.glue("fig_loss_weighting", fig)
 reporting.glue("lw_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
+reporting.glue("fig_loss_weighting_paper", tables.paper_figure_words(studies.loss_weight.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_loss_weighting
 # :name: fig-loss-weighting
 #
-# Porous-medium equation, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$ and
+# {glue:text}`fig_loss_weighting_paper` Porous-medium equation, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$ and
 # $w_\mathrm{PDE} =$ {glue:text}`lw_weights`. Top: learned solution $u_\theta$ (left) and
 # forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for
 # $w_\mathrm{PDE} =$ {glue:text}`lw_shown`. Middle left: learned diffusivity $D_\phi(u)$

@@ -83,6 +83,10 @@ def test_fit_writes_every_file(fitted):
     for name in ("underfitting", "instability", "overfitting", "mechanistic mismatch", "operator spread",
                  "loss balance"):
         assert f"| {name} |" in md
+    # the report's line on the diagnostics says what fired, no more ("no warning signs" overclaimed)
+    said = [ln for ln in md.splitlines() if ln.startswith("Diagnostics: ")]
+    assert said in (["Diagnostics: none fired."], [f"Diagnostics: check {', '.join(rec['results']['flags'])}."])
+    assert "warning signs" not in md and said[0] in page
     # each flag beside its held-out rates over the stored networks, and how strongly the data
     # constrain each learned operator (D and G asked for)
     from binn_utils.analysis import diagnostic_roc
@@ -420,3 +424,28 @@ def test_the_example_recovery_check():
     falling = SimpleNamespace(u_range=(1e-4, 1e-3), operator_curves=lambda g: {
         "D": np.array([truth["D"](g), 2 * truth["D"](g), -truth["D"](g)])})
     assert fit_report.example_recovery(falling)["D"][0] == "increasing"
+
+
+def test_the_example_page_draws_the_truth_and_says_no_more_than_the_diagnostics_tell():
+    import matplotlib
+    matplotlib.use("Agg")
+    from binn_utils.presentation import figures, tables
+    x, t = np.linspace(0, 1000, 11), np.array([0.0, 12.0])
+    u_true = np.ones((2, 11)) * K / 2
+    fig = figures.own_data_solutions(x, t, u_true[None] * 1.01, np.ones((3, 2, 11)) * K / 2, u_true=u_true)
+    truth_lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label() == "truth"]
+    assert len(truth_lines) == 2 and np.allclose(truth_lines[0].get_ydata(), u_true[0])
+    grid = np.linspace(0, K, 21)
+    truth = fit_report.example_truth(u_true)
+    assert set(truth) == {"u", "D", "G"}
+    fig = figures.own_data_operators(grid, {"D": np.ones((3, 21)), "G": np.ones((3, 21))}, (1e-4, 1e-3),
+                                     truth={k: truth[k](grid) for k in "DG"})
+    for ax, op in zip(fig.axes, "DG"):
+        (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "truth"]
+        np.testing.assert_allclose(line.get_ydata(), fit_report.EXAMPLE_TRUTH[op][0](grid))
+    quiet = tables.fired_against_truth([], {"D": 0.304, "G": 0.239})
+    assert quiet.startswith("No diagnostic fired on this fit, yet the operators' median relative errors against the "
+                            "truth are 0.304 (D) and 0.239 (G):") and "warning" not in quiet
+    assert tables.fired_against_truth(["underfitting", "operator_spread"], {"D": 0.5}) == (
+        "On this fit underfitting and operator spread fired; the operators' median relative errors against the "
+        "truth are 0.5 (D).")

@@ -138,3 +138,10 @@ def test_results_can_be_read_at_the_other_checkpoint():
     with pytest.raises(ValueError, match="unknown checkpoint"):
         with reporting_checkpoint("last"):
             pass
+
+
+def test_lists_in_words_name_each_value_once():
+    from binn_utils.analysis.reporting import and_list, each, respectively
+    assert [and_list(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
+    assert each(["0", "0"]) == "0 each" and each(["0.1"]) == "0.1" and each(["0.1", "0.2"]) == "0.1 and 0.2"
+    assert respectively(["0.1", "0.2"]) == "0.1 and 0.2 respectively" and respectively(["1", "1"]) == "1 each"

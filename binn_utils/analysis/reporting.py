@@ -140,6 +140,27 @@ def word(flag, yes: str = "agrees", no: str = "disagrees", undecided: str = "can
     return undecided if flag is None else (yes if flag else no)
 
 
+def and_list(items) -> str:
+    """Items in words: "a", "a and b", "a, b and c" ("" for none)."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def each(values) -> str:
+    """Values that go with a list of things named nearby, in words: one value as it is,
+    equal values once ("0.5 each"), else "0.1, 0.2 and 0.3"."""
+    values = [str(v) for v in values]
+    if len(set(values)) <= 1:
+        return (values[0] + (" each" if len(values) > 1 else "")) if values else ""
+    return and_list(values)
+
+
+def respectively(values) -> str:
+    """:func:`each`, with "respectively" after different values."""
+    values = [str(v) for v in values]
+    return each(values) + (" respectively" if len(set(values)) > 1 else "")
+
+
 #: The outcomes of a claim, in the order the scorecard counts them.
 VERDICTS = tuple(o.value for o in Outcome)
 
@@ -484,12 +505,12 @@ def learning_rate_summary(results, shown, paper_best, unstable_from=1e-2) -> Sum
     s["small_up"] = fmt(median(small.metric("err_u_p")))
     s["small_theta"] = fmt(median(small.metric("err_u_theta")))
     big = [r for r, v in zip(rs, rates) if v >= unstable_from]
-    s["large_rates"] = ", ".join(value_label(meta_value(r, "lr")) for r in big) or "none"
+    s["large_rates"] = and_list(value_label(meta_value(r, "lr")) for r in big) or "none"
     rough_big = [curve_stats(r)["roughness"] for r in big]
     s["rough_shown"] = fmt(cm["roughness"], ".2g")
-    s["rough_large"] = ", ".join(fmt(v, ".2g") for v in rough_big) or "n/a"
-    s["large_up"] = ", ".join(fmt(median(r.metric("err_u_p"))) for r in big) or "n/a"
-    s["large_theta"] = ", ".join(fmt(median(r.metric("err_u_theta"))) for r in big) or "n/a"
+    s["rough_large"] = respectively(fmt(v, ".2g") for v in rough_big) or "n/a"
+    s["large_up"] = each(fmt(median(r.metric("err_u_p"))) for r in big) or "n/a"
+    s["large_theta"] = each(fmt(median(r.metric("err_u_theta"))) for r in big) or "n/a"
     s["shown_up"] = fmt(median(r_shown.metric("err_u_p")))
     s["shown_theta"] = fmt(median(r_shown.metric("err_u_theta")))
     # a large rate whose every run failed counts as worse; if the shown rate's runs all failed,
@@ -743,7 +764,8 @@ def batch_size_summary(fixed, budget, paper_best, timing) -> Summary:
         s["c_share"] = "n/a"
     clipped = [r for r in fixed if r.record.batch_size_used != r.record.config.batch_size]
     s["clipped"] = ("; ".join(f"B = {r.record.config.batch_size} ran as full-batch training with "
-                              f"B = {r.record.batch_size_used}" for r in clipped) or "no batch size was clipped")
+                              f"B = {r.record.batch_size_used}" for r in clipped)
+                    or "No batch size was larger than the training set")
     Bs = [int(meta_value(r, "batch_size")) for r in budget]
     order = np.argsort(Bs)
     rb = [budget[i] for i in order]

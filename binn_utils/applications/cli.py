@@ -425,7 +425,7 @@ def _fit(ap, args) -> int:
     ev = fit.evaluation
     print(f"forward solves u_p ({fit.forward_method}): {len(ev.up_status) - ev.n_failed_u_p} of "
           f"{len(ev.up_status)} ok; diagnostics: "
-          + ("no warning signs" if fit.report.ok else "flags " + ", ".join(fit.report.flags)) + " (diagnostics.md)")
+          + ("none fired" if fit.report.ok else "flags " + ", ".join(fit.report.flags)) + " (diagnostics.md)")
     print(f"wrote {', '.join(sorted(files))} into {plan.out}; open {plan.out / 'report.html'}")
     return 0
 

@@ -326,7 +326,7 @@ def diagnostics_markdown(fit: UserFit) -> str:
     lines += ["", f"Any flag (combined), held out: {diagnostic_roc.rate_pair(h)}."]
     ev = fit.evaluation
     n_fail = ev.n_failed_u_p
-    lines += ["", f"Verdict: {'no warning signs' if rep.ok else 'check ' + ', '.join(rep.flags)}.",
+    lines += ["", f"Diagnostics: {'none fired' if rep.ok else 'check ' + ', '.join(rep.flags)}.",
               f"Forward solves u_p: {len(ev.up_status) - n_fail} of {len(ev.up_status)} ok"
               + ("" if not n_fail else "; failed: " + "; ".join(
                   f"network {r}: {s}" for r, s in enumerate(ev.up_status) if s != "ok")) + ".",
@@ -337,6 +337,27 @@ def diagnostics_markdown(fit: UserFit) -> str:
               "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth).",
               "", identifiability.fit_markdown(fit_identifiability(fit))]
     return "\n".join(lines) + "\n"
+
+
+def fit_figures(fit: UserFit, units: dict, truth: dict | None = None) -> dict:
+    """The figures of ``binn fit``'s report, {file name: figure}, axes labelled in
+    ``units``; ``truth`` (a problem with a known answer: "u", the noise-free solution on
+    the data grid, and a function of u per operator) is drawn as dashed black lines."""
+    truth = truth or {}
+    grid = _operator_grid(fit)
+    xl, tl, ul = (f"{k}" + (f" ({units[k]})" if units.get(k) else "") for k in ("x", "t", "u"))
+    plotting.style()
+    return {"solutions.png": figures.own_data_solutions(fit.x, fit.t, fit.data.u, fit.u_theta, fit.u_p,
+                                                        x_label=xl, u_label=ul, t_label="t",
+                                                        u_true=truth.get("u")),
+            "operators.png": figures.own_data_operators(
+                grid, {k: fit.scaling.operator_factor(k) * v for k, v in
+                       fit.result.operator_curves(fit.scaling.u_to_train(grid), fit.which).items()},
+                fit.u_range, u_label=ul,
+                labels={k: f"{plotting.OP_LABELS[k]}" + (f" ({units[k]})" if units.get(k) else "") for k in "DVG"},
+                truth={k: f(grid) for k, f in truth.items() if k != "u"}),
+            "losses.png": figures.own_data_losses(fit.result.history, fit.result.best_epoch
+                                                  if fit.which == "best" else None)}
 
 
 def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None) -> dict:
@@ -363,18 +384,7 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
                         err_u_theta_obs=ev.err_u_theta_obs, err_u_p_obs=ev.err_u_p_obs)
     files["solutions.npz"] = out / "solutions.npz"
     un = plan.units
-    xl, tl, ul = (f"{k}" + (f" ({un[k]})" if un.get(k) else "") for k in ("x", "t", "u"))
-    plotting.style()
-    figs = {"solutions.png": figures.own_data_solutions(fit.x, fit.t, fit.data.u, fit.u_theta, fit.u_p,
-                                                        x_label=xl, u_label=ul, t_label="t"),
-            "operators.png": figures.own_data_operators(
-                grid, {k: fit.scaling.operator_factor(k) * v for k, v in
-                       fit.result.operator_curves(fit.scaling.u_to_train(grid), fit.which).items()},
-                fit.u_range, u_label=ul,
-                labels={k: f"{plotting.OP_LABELS[k]}" + (f" ({un[k]})" if un.get(k) else "") for k in "DVG"}),
-            "losses.png": figures.own_data_losses(fit.result.history, fit.result.best_epoch
-                                                  if fit.which == "best" else None)}
-    for name, fig in figs.items():
+    for name, fig in fit_figures(fit, un).items():
         fig.savefig(out / name, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files[name] = out / name
@@ -446,7 +456,7 @@ def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: 
                     + "".join(f"<td>{fmt_value(r[c])}</td>" for c in op_cols)
                     + "</tr>" for r in pick) + "</tbody></table>")
     md_lines = md.splitlines()
-    verdict = [ln for ln in md_lines if ln.startswith(("Verdict", "Forward", "Training", "A flag"))]
+    verdict = [ln for ln in md_lines if ln.startswith(("Diagnostics:", "Forward", "Training", "A flag"))]
     prov = record["provenance"]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>BINN fit: {esc(fit.data.source)}</title>
@@ -718,6 +728,12 @@ EXAMPLE_FILE = Path(__file__).resolve().parents[2] / "data" / "own_data_example.
 
 #: the example's true operators and the shape of each
 EXAMPLE_TRUTH = {"D": (example_D, "increasing"), "G": (example_G, "decreasing")}
+
+
+def example_truth(u_true) -> dict:
+    """The example's known answer as :func:`fit_figures` draws it: the noise-free solution
+    ``u_true`` (:func:`write_example_csv`'s) and the true operators."""
+    return {"u": u_true, **{k: f for k, (f, _) in EXAMPLE_TRUTH.items()}}
 
 
 def example_recovery(fit: UserFit, n: int = 101) -> dict:

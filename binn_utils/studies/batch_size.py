@@ -3,7 +3,10 @@ the authors' ten-minute budget)."""
 from __future__ import annotations
 
 import json
+import dataclasses
 import math
+
+import numpy as np
 
 from ..analysis import reporting
 from ..analysis.reporting import median
@@ -128,6 +131,30 @@ def step_time_spread(timing_: dict) -> float:
     without a positive time)."""
     per_step = [r["ms_per_step"] for r in timing_["batch_sizes"]]
     return float(max(per_step) / min(per_step)) if len(per_step) and min(per_step) > 0 else float("nan")
+
+
+def same_best_networks(run, others):
+    """The first of ``others`` that holds the same best-validation networks as ``run``, or
+    None: the same problem, data, initialisations and training apart from the number of
+    epochs, and every replicate's lowest validation loss at the same epoch, within both
+    runs.  Training is deterministic for a given initialisation, so both runs then keep the
+    same networks and report the same errors (to rounding: this is checked too)."""
+    def same_training(a, b):
+        ca, cb = (dataclasses.replace(r.record.config, epochs=0) for r in (a, b))
+        return (ca == cb and a.setting.seeds == b.setting.seeds and a.setting.datasets == b.setting.datasets
+                and (a.setting.benchmark, a.setting.noise_var, a.setting.dense)
+                == (b.setting.benchmark, b.setting.noise_var, b.setting.dense))
+
+    best = np.asarray(run.arrays["best_epoch"])
+    for other in others:
+        if other is run or not same_training(run, other):
+            continue
+        ob = np.asarray(other.arrays["best_epoch"])
+        within = best.max(initial=0) <= min(run.record.epochs_run, other.record.epochs_run)
+        if (ob.shape == best.shape and (ob == best).all() and within
+                and np.allclose(run.metric("err_u_theta"), other.metric("err_u_theta"), rtol=1e-3, equal_nan=True)):
+            return other
+    return None
 
 
 def more_steps_worse(more_worse: int, decided: int) -> bool | None:
