@@ -251,7 +251,7 @@ def _run(ap, args) -> int:
     for study, sets in plan.items():
         records = [s.stored_record(results_dir) for s in sets]
         done = sum(r is not None for r in records)
-        legacy += sum(r is not None and store.CHECKSUM_FIELD not in r for r in records)
+        legacy += sum(r is not None and not store.is_sealed(r) for r in records)
         if args.cmd == "status":
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
             continue
@@ -266,7 +266,7 @@ def _run(ap, args) -> int:
         todo += [s for s, r in zip(sets, records) if r is None and s.key not in seen]
         seen.update(s.key for s in sets)
     if legacy:
-        print(f"{legacy} stored record(s) predate checksums: run `binn migrate"
+        print(f"{legacy} stored record(s) predate whole-record checksums: run `binn migrate"
               f"{'' if args.results_dir is None else ' --results-dir ' + str(results_dir)}` to add them")
     if args.cmd == "status":
         return 0

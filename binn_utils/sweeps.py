@@ -9,10 +9,12 @@ seeds and datasets) matches, trains only what is missing, and studies that share
 setting (the defaults appear in several figures) share its run.  The pair is written by
 ``store.write_pair``: the JSON last, atomically, with a SHA-256 checksum of the arrays, so
 a killed sweep restarts where it stopped, and a damaged pair (unparsable JSON, missing or
-truncated arrays, a checksum that does not match) is never trusted: it counts as missing
-(a warning names the file) and is rerun, and loading it raises an error naming the file.
-Records stored before checksums existed are read after a zip integrity check;
-:func:`migrate_store` (``binn migrate``) adds their checksums without retraining.
+truncated arrays, a checksum that does not match, a record lacking a field of
+:data:`SETTING_KIND` or stored under another name than its specification's hash) is never
+trusted: it counts as missing (a warning names the file) and is rerun, and loading it
+raises an error naming the file.  Records stored before the current checksums existed are
+read after the checks they allow; :func:`migrate_store` (``binn migrate``) adds the
+checksums to those that verify, without retraining.
 """
 from __future__ import annotations
 
@@ -133,11 +135,23 @@ class Setting:
     def stored_record(self, results_dir, warn: bool = True) -> dict | None:
         """The stored record if the setting is stored and sound; None if it is missing or
         damaged (a damaged pair gives a ``store.StoreWarning`` naming the file)."""
-        return store.check_pair(*self.paths(results_dir), warn=warn)
+        return store.check_pair(*self.paths(results_dir), warn=warn, kind=SETTING_KIND)
 
     def is_done(self, results_dir) -> bool:
         """Stored, and the stored pair is sound (see :func:`store.read_pair`)."""
         return self.stored_record(results_dir) is not None
+
+
+def _setting_name(record: dict, stem: str) -> str:
+    return Setting.from_record(record).key
+
+
+#: A setting's stored record: its specification (``Setting.spec``, whose hash is its name)
+#: and what every evaluated setting has stored since the first.
+SETTING_KIND = store.RecordKind(
+    "setting", ("format", "benchmark", "reaction", "noise_var", "dense", "datasets", "seeds", "config", "metrics",
+                "u_range", "status", "epochs_run"), _setting_name)
+store.KINDS.append(SETTING_KIND)
 
 
 def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int = 0):
@@ -352,7 +366,17 @@ def segment_epochs(group, every: int | None = CHECKPOINT_EVERY) -> int | None:
 
 def group_key(group) -> str:
     """The name of a group's checkpoint: the keys of its settings, in order."""
-    return "group-" + hashlib.sha1(json.dumps([s.key for s in group]).encode()).hexdigest()[:12]
+    return _group_name([s.key for s in group])
+
+
+def _group_name(keys) -> str:
+    return "group-" + hashlib.sha1(json.dumps(list(keys)).encode()).hexdigest()[:12]
+
+
+#: A group's training checkpoint (``_Sweep.checkpoint``): named by its settings' keys.
+CHECKPOINT_KIND = store.RecordKind("checkpoint", ("settings", "epoch"),
+                                   lambda record, stem: _group_name(record["settings"]), marker="settings")
+store.KINDS.insert(0, CHECKPOINT_KIND)
 
 
 #: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
@@ -487,9 +511,9 @@ class _Sweep:
         """The group's stored training state, or None (none, or damaged: never trusted)."""
         from .training import TrainState
         npz, js = self._checkpoint_paths(group)
-        if store.check_pair(npz, js) is None:
+        if store.check_pair(npz, js, kind=CHECKPOINT_KIND) is None:
             return None
-        record, arrays = store.read_pair(npz, js)
+        record, arrays = store.read_pair(npz, js, kind=CHECKPOINT_KIND)
         if record.get("settings") != [s.key for s in group]:
             return None
         return TrainState.from_arrays(arrays)
@@ -782,7 +806,8 @@ def load_setting(setting: Setting, results_dir=None) -> SettingResult:
     """The stored setting; FileNotFoundError if it is not stored, ``store.DamagedRecordError``
     (naming the file) if its stored pair is damaged (rerun it: a sweep recomputes it)."""
     try:
-        record, arrays = store.read_pair(*setting.paths(results_dir or store.default_results_dir()))
+        record, arrays = store.read_pair(*setting.paths(results_dir or store.default_results_dir()),
+                                         kind=SETTING_KIND)
     except FileNotFoundError:
         raise FileNotFoundError(f"no stored results for {setting.study}/{setting.key}; run it first") from None
     return SettingResult(setting, record, arrays)
@@ -795,36 +820,23 @@ LEGACY_RECORD_FIELDS = {"forward_method": "RK45", "device": "cpu (not recorded)"
 
 
 def migrate_store(results_dir=None) -> dict:
-    """Bring every stored pair under ``results_dir`` (the runs and the cached fits, e.g.
-    ``scratch/``) to ``store.STORE_FORMAT``: add the SHA-256 of its arrays and the fields
-    it predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every
-    other field and every key as they are; no retraining.  Damaged pairs are left alone
-    (they count as missing and are rerun).  Returns {path of the .json: outcome}, the
-    outcome "current", "migrated" or "damaged: <why>"."""
+    """Bring every stored pair under ``results_dir`` (the runs, the cached fits, e.g.
+    ``scratch/``, and the checkpoints) to ``store.STORE_FORMAT`` if it verifies
+    (``store.migrate_pair``: its name is the hash of its specification, it has the fields
+    of its kind, its arrays match their checksum): add the checksums and the fields it
+    predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every other
+    field and every key as they are; no retraining.  Pairs that do not verify are left
+    alone, unstamped (they count as missing and are rerun).  Returns {path of the .json:
+    outcome}, the outcome "current", "migrated", "damaged: <why>" or "failed: <why>"."""
     root = Path(results_dir or store.default_results_dir())
     out = {}
     for js in sorted(root.rglob("*.json")):
         npz = js.with_suffix(".npz")
-        if js.name.startswith(".") or (js.parent.name != "runs" and not npz.exists()):
+        if js.name.startswith(".") or (js.parent.name not in ("runs", "checkpoints") and not npz.exists()):
             continue  # a temporary file, or a JSON file that is not half of a stored pair
-        out[str(js)] = _key_mismatch(js) or store.migrate_pair(npz, js, _legacy_fields)
+        kind = SETTING_KIND if js.parent.name == "runs" else None  # elsewhere: by its content
+        out[str(js)] = store.migrate_pair(npz, js, _legacy_fields, kind=kind)
     return out
-
-
-def _key_mismatch(js: Path) -> str | None:
-    """"damaged: ..." if a stored setting's record does not hash to the name it is stored
-    under (the key must determine the numbers), else None (also for records that are not
-    settings' or cannot be read: ``store.migrate_pair`` reports those)."""
-    try:
-        record = json.loads(js.read_text())
-        if not isinstance(record, dict) or "metrics" not in record:
-            return None
-        key = Setting.from_record(record).key
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        return None
-    if key != js.stem:
-        return f"damaged: {js} holds the specification of {key}, not of {js.stem}"
-    return None
 
 
 def _legacy_fields(record: dict) -> dict:

@@ -101,7 +101,8 @@ def test_concurrent_writers_of_one_pair_never_clash(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
-    rec, arrays = store.read_pair(npz, js)             # one writer's complete pair, never a mix
+    any_name = store.RecordKind("test", ("writer", "i"), lambda record, stem: stem)
+    rec, arrays = store.read_pair(npz, js, kind=any_name)  # one writer's complete pair, never a mix
     assert np.all(arrays["a"] == rec["writer"] * 100 + rec["i"])
     assert sorted(p.name for p in npz.parent.iterdir()) == ["k.json", "k.npz"]
 
@@ -157,7 +158,7 @@ def _legacy_copies(tmp_path, n=4):
     for name in chosen:
         shutil.copy(COMMITTED / f"{name}.npz", runs / f"{name}.npz")
         rec = json.loads((COMMITTED / f"{name}.json").read_text())
-        for k in (store.CHECKSUM_FIELD, store.FORMAT_FIELD):
+        for k in (store.CHECKSUM_FIELD, store.FORMAT_FIELD, store.RECORD_CHECKSUM_FIELD):
             rec.pop(k, None)
         (runs / f"{name}.json").write_bytes(store.json_bytes(rec))
         originals[name] = rec
@@ -232,7 +233,7 @@ def test_cached_fit_is_verified_and_a_damaged_one_retrained(tmp_path, monkeypatc
     assert store.read_pair(npz, js)[0][store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
     # the cached fits migrate with the runs
     rec = json.loads(js.read_text())
-    del rec[store.CHECKSUM_FIELD], rec[store.FORMAT_FIELD]
+    del rec[store.CHECKSUM_FIELD], rec[store.FORMAT_FIELD], rec[store.RECORD_CHECKSUM_FIELD]
     js.write_bytes(store.json_bytes(rec))
     assert migrate_store(tmp_path) == {str(js): "migrated"}
     assert json.loads(js.read_text())[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
