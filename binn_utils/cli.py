@@ -30,18 +30,22 @@ before any training; Ctrl-C stops a sweep within seconds, keeping what was finis
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
 import warnings
 from collections import Counter
+from pathlib import Path
 
 from . import fit_report, store, studies
 from .forward_solve import FORWARD_METHODS
 from .reporting import value_label
-from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
-                     group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
-                     migrate_store, order_groups, replicate_steps, run_settings)
+from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, WORKERS_MAX,
+                     check_run_request, check_scheduler_address, check_submit_command, group_cost, group_settings,
+                     load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups, replicate_steps,
+                     run_settings)
+from .training import EPOCHS_MAX
 
 STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
@@ -76,14 +80,31 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
+#: Upper bounds of the integer options (checked before any work: a dry run with 1e8 seeds
+#: answers at once instead of building 1e8 replicates).
+SEEDS_MAX = 10_000
+COUNT_MAX = 10 ** 6
+
+
+def _int_up_to(hi: int):
+    """An argparse type: an integer from 1 to ``hi``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+        if value > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:,}, got {text}")
+        return value
+    return parse
+
+
+_positive_int = _int_up_to(COUNT_MAX)
+_epochs = _int_up_to(EPOCHS_MAX)
+_seeds = _int_up_to(SEEDS_MAX)
+_workers = _int_up_to(WORKERS_MAX)
 
 
 def _non_negative(unit: str = ""):
@@ -168,11 +189,11 @@ def main(argv=None) -> int:
                         help=argparse.SUPPRESS)  # the old name of --scale
         sp.add_argument("--noise-var", type=_noise_variance, default=None)
         sp.add_argument("--dense", action="store_true")
-        sp.add_argument("--epochs", type=_positive_int, default=None)
-        sp.add_argument("--seeds", type=_positive_int, default=None, help="replicates (initialisations)")
+        sp.add_argument("--epochs", type=_epochs, default=None)
+        sp.add_argument("--seeds", type=_seeds, default=None, help="replicates (initialisations)")
         sp.add_argument("--results-dir", default=None,
                         help="results folder (default: results/, for the quick scale out/results-quick)")
-        sp.add_argument("--workers", type=_positive_int, default=None,
+        sp.add_argument("--workers", type=_workers, default=None,
                         help="worker processes of the LocalCluster (default: one per core; 1: in-process)")
         sp.add_argument("--merge", action="store_true",
                         help="train settings that differ only in learning rate, loss weights, noise level or "
@@ -199,14 +220,14 @@ def main(argv=None) -> int:
                             help="TOML file whose [slurm] / [pbs] / [sge] section configures the batch jobs")
             sp.add_argument("--dry-run", action="store_true",
                             help="print the groups (and the batch job script) and run nothing")
-            sp.add_argument("--checkpoint-every", type=_positive_int, default=CHECKPOINT_EVERY, metavar="EPOCHS",
+            sp.add_argument("--checkpoint-every", type=_epochs, default=CHECKPOINT_EVERY, metavar="EPOCHS",
                             help="train long groups in tasks of this many epochs, keeping the training state "
                                  f"between them (a dead worker or a stopped sweep resumes there; default "
                                  f"{CHECKPOINT_EVERY})")
             sp.add_argument("--allow-dirty", action="store_true",
                             help="at the paper scale, train even though tracked files differ from the commit "
                                  "(each record then keeps the hash of that difference beside the commit)")
-            sp.add_argument("--solve-workers", type=_positive_int, default=None, metavar="N",
+            sp.add_argument("--solve-workers", type=_workers, default=None, metavar="N",
                             help="in-process sweeps (--workers 1): processes running the u_p forward solves "
                                  "in parallel (default: all cores but one with --device cuda, else 1)")
     mp = sub.add_parser("migrate", help="add checksums (store format 2) to stored records that predate them")
@@ -220,8 +241,24 @@ def main(argv=None) -> int:
                 return (_fit if args.cmd == "fit" else _predict)(ap, args)
             return _migrate(args.results_dir) if args.cmd == "migrate" else _run(ap, args)
         except KeyboardInterrupt as err:
-            print(f"binn {args.cmd}: {err or 'interrupted'}", file=sys.stderr)
+            print(f"binn {args.cmd}: {str(err) or _INTERRUPTED.get(args.cmd, 'interrupted')}", file=sys.stderr)
             return 130
+        except BrokenPipeError:
+            # the reader went away (`binn status | head -1`): stop writing, no traceback
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            print(f"binn {args.cmd}: output cut short: the reading end of the pipe closed", file=sys.stderr)
+            return 1
+
+
+#: What Ctrl-C leaves, when the interrupted code does not say it more precisely.
+_INTERRUPTED = {
+    "sweep": "interrupted: every setting finished before is stored; rerun the same command to continue",
+    "fit": "interrupted: the networks finished before are stored under the output folder's networks/ "
+           "(or the store); rerun the same command to continue; an older fit in --out is left as it was",
+    "predict": "interrupted: nothing was written into --out",
+    "migrate": "interrupted: each record is either migrated or as it was; rerun to continue",
+}
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -245,6 +282,11 @@ def _run(ap, args) -> int:
                 check_clean_tree()
             if args.cluster in JOBQUEUE_CLUSTERS:
                 cluster_config = load_cluster_config(args.cluster_config, args.cluster)
+                if not args.dry_run:
+                    check_submit_command(args.cluster)
+            scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV)
+            if scheduler:
+                check_scheduler_address(scheduler)
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
     legacy, todo, seen = 0, [], set()
@@ -308,7 +350,11 @@ def _dry_run(args, todo, cluster_config) -> int:
         print(f"  group {i:3d}: {g[0].study:18s} {g[0].benchmark:20s} {len(g):2d} settings "
               f"{sum(len(s.seeds) for s in g):4d} replicates, cost {group_cost(g):9.3g}")
     if args.cluster in JOBQUEUE_CLUSTERS:
-        cluster, jobs = make_jobqueue_cluster(args.cluster, cluster_config)
+        try:
+            cluster, jobs = make_jobqueue_cluster(args.cluster, cluster_config)
+        except ValueError as err:
+            print(f"binn sweep: error: {err}", file=sys.stderr)
+            return USAGE_ERROR
         try:
             print(f"{args.cluster}: {jobs} job(s) of this script would be submitted:")
             print(cluster.job_script())
@@ -318,16 +364,26 @@ def _dry_run(args, todo, cluster_config) -> int:
 
 
 def _migrate(results_dir) -> int:
-    """``binn migrate``: every stored pair to the current store format (no retraining)."""
-    root = results_dir or store.default_results_dir()
+    """``binn migrate``: every stored pair that verifies to the current store format (no
+    retraining); the others are named and left as they are."""
+    root = Path(results_dir or store.default_results_dir())
+    if not root.is_dir():
+        print(f"binn migrate: error: {root} is not a folder (name the results folder with --results-dir)",
+              file=sys.stderr)
+        return USAGE_ERROR
     outcomes = migrate_store(root)
     kinds = Counter(o.split(":")[0] for o in outcomes.values())
     for path, o in outcomes.items():
         if o.startswith("damaged"):
             print(f"  {o}", file=sys.stderr)
+    failed = [o for o in outcomes.values() if o.startswith("failed")]
+    if failed:
+        print(f"  {failed[0]}" + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""), file=sys.stderr)
     print(f"{root}: {kinds['migrated']} record(s) migrated, {kinds['current']} already current, "
-          f"{kinds['damaged']} damaged (left as they are: they count as missing and are rerun)")
-    return 1 if kinds["damaged"] else 0
+          f"{kinds['damaged']} damaged (left as they are, without checksums: they count as missing and are rerun)"
+          + (f", {kinds['failed']} not rewritable (make the folder writable and rerun `binn migrate`)"
+             if kinds["failed"] else ""))
+    return 1 if kinds["damaged"] or kinds["failed"] else 0
 
 
 # ----------------------------------------------------------------------------- binn fit / predict
@@ -360,8 +416,8 @@ def _add_fit_parsers(sub):
                     help="train on the replicate mean (default) or on each replicate separately")
     fp.add_argument("--scale", choices=tuple(fit_report.SCALES), default="book",
                     help="epochs and initialisations: quick (smoke run), lite, book or paper (4000 epochs, 10)")
-    fp.add_argument("--seeds", type=_positive_int, default=None, help="initialisations (default: the scale's)")
-    fp.add_argument("--epochs", type=_positive_int, default=None, help="default: the scale's")
+    fp.add_argument("--seeds", type=_seeds, default=None, help="initialisations (default: the scale's)")
+    fp.add_argument("--epochs", type=_epochs, default=None, help="default: the scale's")
     paper = studies.PAPER_DEFAULTS
     fp.add_argument("--batch-size", type=_positive_int, default=None, help=f"default: {paper.batch_size} (the paper's)")
     fp.add_argument("--lr", type=_positive_float, default=None, help=f"learning rate (default: {value_label(paper.lr)})")
@@ -371,7 +427,7 @@ def _add_fit_parsers(sub):
     fp.add_argument("--which", choices=("best", "final"), default="best",
                     help="networks reported: best validation loss (default) or the last epoch")
     where = fp.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_positive_int, default=None,
+    where.add_argument("--workers", type=_workers, default=None,
                        help="train the networks in this many parts on a LocalCluster (default: in-process)")
     where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                        help="train the parts on an existing Dask scheduler (default: $BINN_SCHEDULER if set)")
@@ -409,14 +465,21 @@ def _fit(ap, args) -> int:
         scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
         if scheduler and args.workers:
             raise ValueError(f"--workers and a scheduler ({SCHEDULER_ENV}) are two places for the work: name one")
+        if scheduler:
+            check_scheduler_address(scheduler)
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn fit: error: {err}\n")
     print(plan.describe(), flush=True)
     try:
         fit, files = fit_report.run_fit(plan, workers=args.workers, scheduler=scheduler, progress=True,
                                         require_stored=False, echo=lambda s: print(s, flush=True))
-    except RuntimeError as err:  # some training parts failed; the others are stored
+    except RuntimeError as err:  # some training parts failed (the others are stored), or no scheduler
         print(f"binn fit: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # e.g. a full disk while writing the outputs
+        print(f"binn fit: cannot write {err.filename or plan.out}: {err.strerror or err}; free space or choose "
+              f"another --out, then rerun (the networks are stored; {plan.out} holds its previous fit, if any, "
+              "unchanged)", file=sys.stderr)
         return 1
     ev = fit.evaluation
     print(f"forward solves u_p ({fit.forward_method}): {len(ev.up_status) - ev.n_failed_u_p} of "
@@ -440,11 +503,18 @@ def _predict(ap, args) -> int:
         fit_report.load_fit_dir(args.fitdir)
         if args.ic is not None:
             fit_report.load_initial_condition(args.ic, x=args.x, u=args.u)
+        fit_report.check_predict_out(args.out, args.fitdir)
         store.check_writable(args.out)
     except (ValueError, OSError) as err:
         ap.exit(USAGE_ERROR, f"binn predict: error: {err}\n")
-    files = fit_report.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,
-                               u_grid=args.u_grid, method=args.forward_method, echo=lambda s: print(s, flush=True))
+    try:
+        files = fit_report.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,
+                                   u_grid=args.u_grid, method=args.forward_method,
+                                   echo=lambda s: print(s, flush=True))
+    except OSError as err:
+        print(f"binn predict: cannot write {err.filename or args.out}: {err.strerror or err}; free space or "
+              "choose another --out", file=sys.stderr)
+        return 1
     status = files.pop("status", [])
     print(f"wrote {', '.join(sorted(files))} into {args.out}")
     return 1 if status and not any(s == "ok" for s in status) else 0

@@ -34,6 +34,7 @@ import html
 import json
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,17 +312,71 @@ def diagnostics_markdown(fit: UserFit) -> str:
 
 
 def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None) -> dict:
-    """Every output file of ``binn fit`` (module docstring) into ``plan.out``."""
+    """Every output file of ``binn fit`` (module docstring) into ``plan.out``, all or nothing:
+    they are written into a temporary folder beside it, which then replaces ``plan.out`` (an
+    interrupted write leaves the previous fit whole, or no fit, never a mixture).  The networks
+    stored in ``plan.out/networks`` (this fit's and any others) are kept."""
+    final = plan.out
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.tmp-"))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())
+        if (final / "networks").is_dir():
+            _link_tree(final / "networks", tmp / "networks")
+        files = _write_fit_files(fit, plan, tmp, seconds)
+        _replace_folder(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return {name: final / Path(path).name for name, path in files.items()}
 
-    out = plan.out
-    out.mkdir(parents=True, exist_ok=True)
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _link_tree(src: Path, dst: Path):
+    """``dst`` with the files of ``src`` (hard links where possible, else copies)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.is_file() and not f.name.startswith("."):
+            try:
+                os.link(f, dst / f.name)
+            except OSError:
+                shutil.copy2(f, dst / f.name)
+
+
+def _replace_folder(new: Path, final: Path):
+    """Put the folder ``new`` in the place of ``final`` (renames; the old one is removed after)."""
+    old = None
+    if final.exists():
+        old = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.old-"))
+        os.rmdir(old)
+        os.replace(final, old)
+    os.replace(new, final)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def check_predict_out(out, fitdir):
+    """A one-line ValueError if ``binn predict`` would write into a fit's folder (its
+    ``operators.csv`` would replace the fit's)."""
+    out = Path(out)
+    if (out / "fit.json").exists() or (out.exists() and out.resolve() == Path(fitdir).resolve()):
+        raise ValueError(f"--out {out} is the folder of a `binn fit` (it holds fit.json): its files would be "
+                         f"replaced; choose another folder, e.g. --out {out.name}-predictions")
+
+
+def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
     files = {}
     # the networks, inside the output folder (binn predict reads them from there)
     net_dir = out / "networks"
     nets = []
     for f in fit.cache_files:
         dst = net_dir / Path(f).name
-        if Path(f).resolve() != dst.resolve():
+        if not dst.exists():
             net_dir.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(f, dst)
         nets.append(dst.relative_to(out).as_posix())
@@ -370,13 +425,13 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
               "files": sorted(OUTPUT_FILES)}
     (out / "fit.json").write_text(json.dumps(store.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
-    (out / "report.html").write_text(report_html(fit, plan, rows, md, record), encoding="utf-8")
+    (out / "report.html").write_text(report_html(fit, plan, rows, md, record, out), encoding="utf-8")
     files["report.html"] = out / "report.html"
     return files
 
 
 def _load_spec(fit: UserFit) -> dict:
-    rec, _ = store.read_pair(*fit.cache_files, load_arrays=False)
+    rec, _ = store.read_pair(*fit.cache_files, load_arrays=False, kind=store.FIT_KIND)
     return rec.get("spec", {})
 
 
@@ -401,9 +456,10 @@ def _md_table_to_html(lines: list[str]) -> str:
             + "".join("<tr>" + "".join(cell(c, "td") for c in r) + "</tr>" for r in body) + "</tbody></table>")
 
 
-def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: dict) -> str:
-    """One self-contained HTML page (figures embedded as data URIs, no external files)."""
-    out = plan.out
+def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: dict, out=None) -> str:
+    """One self-contained HTML page (figures embedded as data URIs, no external files) of the
+    outputs in ``out`` (default ``plan.out``)."""
+    out = Path(out or plan.out)
     esc = html.escape
     ev = fit.evaluation
     med = (lambda v: fmt_value(float(np.nanmedian(v))) if np.isfinite(v).any() else "n/a (every solve failed)")
@@ -456,6 +512,10 @@ Full specification: <code>fit.json</code>.</p>
 
 
 # ----------------------------------------------------------------------------- predict
+#: What ``binn predict`` reads from a fit.json.
+FIT_RECORD_FIELDS = ("networks", "scaling", "u_range", "which")
+
+
 def load_fit_dir(fitdir):
     """(record of fit.json, TrainResult, Scaling) of a ``binn fit`` output folder; a one-line
     ValueError if it is not one or its networks are missing or damaged."""
@@ -465,14 +525,24 @@ def load_fit_dir(fitdir):
         raise ValueError(f"{fitdir}: no fit.json (not the output folder of `binn fit`)")
     try:
         rec = json.loads(js.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{js}: not a readable fit record ({err}); rerun `binn fit` into this folder") from None
+    lacks = [k for k in FIT_RECORD_FIELDS if not isinstance(rec, dict) or k not in rec]
+    if lacks:
+        raise ValueError(f"{js}: not a whole fit record (it lacks {', '.join(lacks)}); rerun `binn fit` into "
+                         "this folder")
+    try:
         npz, pj = (fitdir / n for n in rec["networks"])
         scaling = Scaling(**rec["scaling"])
+        lo, hi = (float(v) for v in rec["u_range"])
     except (ValueError, KeyError, TypeError) as err:
-        raise ValueError(f"{js}: not a readable fit record ({err})") from None
+        raise ValueError(f"{js}: not a readable fit record ({type(err).__name__}: {err}); rerun `binn fit` "
+                         "into this folder") from None
     try:
         result = store.load_train_result(npz, pj)
     except (OSError, store.DamagedRecordError) as err:
-        raise ValueError(f"{fitdir}: the trained networks cannot be read ({err})") from None
+        raise ValueError(f"{fitdir}: the trained networks cannot be read ({err}); rerun `binn fit` into this "
+                         "folder") from None
     return rec, result, scaling
 
 
@@ -594,6 +664,7 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
             raise ValueError(f"{ic}: no such file")
         x0, u0 = load_initial_condition(ic, x=x, u=u)
     out = Path(out)
+    check_predict_out(out, fitdir)
     store.check_writable(out)
     files = {}
     if grid is not None:

@@ -385,6 +385,16 @@ JOBQUEUE_CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECl
 SCHEDULER_ENV = "BINN_SCHEDULER"
 #: Keys of a cluster config section that are not dask-jobqueue arguments.
 CLUSTER_ONLY_KEYS = ("jobs",)
+#: The command each batch system submits jobs with (checked on PATH before a sweep starts).
+SUBMIT_COMMANDS = {"slurm": "sbatch", "pbs": "qsub", "sge": "qsub"}
+#: At most this many batch jobs per sweep (a typo such as jobs = 1e9 is refused, not submitted).
+JOBS_MAX = 10_000
+#: The type each known key of a cluster config section must have (others go to dask-jobqueue as they are).
+CLUSTER_KEY_TYPES = {"jobs": int, "cores": int, "processes": int, "memory": str, "walltime": str, "queue": str,
+                     "account": str, "job_extra_directives": list, "job_script_prologue": list, "interface": str,
+                     "local_directory": str, "log_directory": str, "project": str, "name": str}
+#: Seconds to wait for an existing Dask scheduler to answer.
+CONNECT_TIMEOUT_S = 10
 
 
 def load_cluster_config(path, kind: str) -> dict:
@@ -407,7 +417,26 @@ def load_cluster_config(path, kind: str) -> dict:
     section = doc.get(kind)
     if not isinstance(section, dict):
         raise ValueError(f"the cluster config {path} has no [{kind}] section")
+    check_cluster_config(section, f"{path} [{kind}]")
     return dict(section)
+
+
+def check_cluster_config(section: dict, where: str = "the cluster config"):
+    """A one-line ValueError for a value of a known key of the wrong type or out of range
+    (``CLUSTER_KEY_TYPES``; ``jobs``, ``cores`` and ``processes`` positive, ``jobs`` at most
+    ``JOBS_MAX``)."""
+    names = {int: "an integer", str: "a string", list: "a list"}
+    for key, want in CLUSTER_KEY_TYPES.items():
+        if key not in section:
+            continue
+        v = section[key]
+        if not isinstance(v, want) or isinstance(v, bool):
+            raise ValueError(f"{where}: {key} must be {names[want]}, got {v!r}: e.g. "
+                             + {int: f"{key} = 2", str: f'{key} = "..."', list: f'{key} = ["..."]'}[want])
+        if want is int and not 1 <= v <= (JOBS_MAX if key == "jobs" else 4096):
+            raise ValueError(f"{where}: {key} must be between 1 and {JOBS_MAX if key == 'jobs' else 4096}, got {v}")
+        if want is list and not all(isinstance(e, str) for e in v):
+            raise ValueError(f"{where}: {key} must be a list of strings, got {v!r}")
 
 
 def make_jobqueue_cluster(kind: str, config: dict):
@@ -419,12 +448,53 @@ def make_jobqueue_cluster(kind: str, config: dict):
     kw.setdefault("cores", 1)
     kw.setdefault("memory", "4GB")
     kw.setdefault("processes", kw["cores"])
+    check_cluster_config(config, f"the [{kind}] cluster config")
     cls = getattr(dask_jobqueue, JOBQUEUE_CLUSTERS[kind])
     try:
         cluster = cls(**kw)
-    except TypeError as err:
-        raise ValueError(f"bad [{kind}] cluster config: {err}") from None
+    except (TypeError, ValueError, KeyError, AttributeError) as err:
+        raise ValueError(f"bad [{kind}] cluster config: {type(err).__name__}: {err}") from None
     return cluster, int(config.get("jobs", 1))
+
+
+def check_submit_command(kind: str):
+    """A one-line ValueError if the batch system's submit command (``SUBMIT_COMMANDS``) is not on PATH."""
+    import shutil
+    cmd = SUBMIT_COMMANDS[kind]
+    if shutil.which(cmd) is None:
+        raise ValueError(f"--cluster {kind} submits its workers with `{cmd}`, which is not on PATH: run binn on "
+                         f"the cluster's login node, or use --cluster local or --scheduler tcp://HOST:PORT")
+
+
+def check_scheduler_address(address: str):
+    """A one-line ValueError unless ``address`` looks like a Dask scheduler's (``tcp://HOST:PORT``)."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(str(address))
+        port = parts.port
+    except ValueError:
+        port = None
+        parts = None
+    if parts is None or parts.scheme not in ("tcp", "tls", "ucx", "inproc", "ws", "wss") or not parts.hostname \
+            or port is None:
+        raise ValueError(f"scheduler address {address!r} is not of the form tcp://HOST:PORT "
+                         f"(as printed by `dask scheduler`), e.g. tcp://127.0.0.1:8786")
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at ``address``; a one-line RuntimeError naming it if it
+    does not answer within ``CONNECT_TIMEOUT_S`` seconds."""
+    from distributed import Client
+    check_scheduler_address(address)
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as err:
+        raise RuntimeError(f"no Dask scheduler answers at {address} within {CONNECT_TIMEOUT_S} s "
+                           f"({type(err).__name__}): start one (`dask scheduler`) or check the address") from None
+
+
+#: At most this many local worker processes (each needs memory: more is a typo, not a request).
+WORKERS_MAX = 1024
 
 
 def check_run_request(results_dir, workers=None, device=None, forward_method="RK45", remote=False):
@@ -448,8 +518,9 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
         if kind not in ("cpu", "cuda"):
             raise TrainingError(f"device must be 'cpu' or 'cuda[:k]', got {device!r}")
     if workers is not None and (not isinstance(workers, (int, np.integer)) or isinstance(workers, bool)
-                                or workers < 1):
-        raise ValueError(f"workers must be a positive integer (or None: one per CPU core), got {workers!r}")
+                                or not 1 <= workers <= WORKERS_MAX):
+        raise ValueError(f"workers must be a positive integer, at most {WORKERS_MAX} (or None: one per CPU "
+                         f"core), got {workers!r}")
     if results_dir is not None:
         store.check_writable(results_dir)
         store.check_writable(Path(results_dir) / "runs")
@@ -541,12 +612,25 @@ class _Sweep:
 
 
 def local_cluster(n_workers: int):
-    """``n_workers`` single-threaded worker processes, the machine's memory shared among them."""
+    """``n_workers`` single-threaded worker processes, the machine's memory shared among them.
+    The workers ignore SIGINT (started with it ignored, which they inherit): a terminal's
+    Ctrl-C reaches the whole process group, and this process, not each worker, stops the
+    sweep (closing the cluster ends them) without a traceback from every worker."""
+    import signal
+
     import psutil
     from distributed import LocalCluster
-    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                        memory_limit=psutil.virtual_memory().total // n_workers,
-                        dashboard_address=":0", silence_logs=logging.ERROR)
+    here = threading_main = None
+    with contextlib.suppress(ValueError):  # not the main thread: signals cannot be changed
+        here = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        threading_main = True
+    try:
+        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                            memory_limit=psutil.virtual_memory().total // n_workers,
+                            dashboard_address=":0", silence_logs=logging.ERROR)
+    finally:
+        if threading_main:
+            signal.signal(signal.SIGINT, here)
 
 
 def _dashboard(client) -> str:
@@ -597,9 +681,10 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
     from distributed import Client
     owned = None
     if scheduler:
-        client = Client(scheduler)
+        client = connect(scheduler)
         announce(f"dask: scheduler {scheduler} ({len(client.nthreads())} workers), {_dashboard(client)}")
     elif cluster in JOBQUEUE_CLUSTERS:
+        check_submit_command(cluster)
         owned, jobs = make_jobqueue_cluster(cluster, cluster_config or {})
         owned.scale(jobs=jobs)
         client = Client(owned)
@@ -712,6 +797,8 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
     check_run_request(results_dir if todo else None, workers, device, forward_method,
                       remote=bool(scheduler) or cluster in JOBQUEUE_CLUSTERS)
+    if scheduler:
+        check_scheduler_address(scheduler)
     if not todo:
         return []
     workers = workers or os.cpu_count() or 1

@@ -83,7 +83,7 @@ from .diagnostics import diagnose
 from .evaluation import evaluate
 from .forward_solve import check_method
 from .observations import Observations, split_indices
-from .sweeps import CHECKPOINTS, REPORTED, local_cluster
+from .sweeps import CHECKPOINTS, REPORTED, connect, local_cluster
 from .training import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds, train
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
@@ -839,8 +839,9 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
     """Train the fit's networks in parts (one per worker), each stored as soon as it is
     trained (``<key>-part<i>of<n>``), so an interrupted fit resumes with the parts missing;
     parts run as Dask tasks on ``scheduler`` or on a LocalCluster of ``workers`` processes.
-    Returns the combined ``TrainResult`` and the parts' files (the caller removes them
-    once the combined result is stored).  ``n_parts`` (default: one per worker) fixes the
+    Returns the combined ``TrainResult``, the parts' files (the caller removes them once
+    the combined result is stored) and the number of networks this call trained (the
+    parts stored before, e.g. by an interrupted run, are loaded, not counted).  ``n_parts`` (default: one per worker) fixes the
     split; with one worker and no scheduler the parts train here, one after the other."""
     from tqdm import tqdm
 
@@ -848,13 +849,12 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
     seeds = prep["run_seeds"]
     client = owned = None
     if scheduler:
-        from distributed import Client
-        client = Client(scheduler)
+        client = connect(scheduler)
     if n_parts is None:  # one part per worker
         n_parts = sum(client.nthreads().values()) if client is not None else (workers or 1)
     chunks = _part_chunks(len(seeds), n_parts)
     files = [store.pair_paths(npz.parent, f"{key}-part{i + 1}of{len(chunks)}") for i in range(len(chunks))]
-    todo = [i for i, (a, b) in enumerate(files) if store.check_pair(a, b) is None]
+    todo = [i for i, (a, b) in enumerate(files) if store.check_pair(a, b, kind=store.FIT_KIND) is None]
 
     def part_spec(i):
         return {**spec, "part": [i + 1, len(chunks)], "networks": [chunks[i].start, chunks[i].stop]}
@@ -903,7 +903,8 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
         what = "; ".join(f"part {i + 1}: {type(e).__name__}: {e}" for i, e in failed)
         raise RuntimeError(f"{len(failed)} of {len(chunks)} training parts failed ({what}); the "
                            f"{len(chunks) - len(failed)} others are stored: rerun to retry the failed ones")
-    return concat_results([store.load_train_result(*f) for f in files]), files
+    trained = sum(chunks[i].stop - chunks[i].start for i in todo)
+    return concat_results([store.load_train_result(*f) for f in files]), files, trained
 
 
 def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
@@ -945,7 +946,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     key = store.key_of(prefix, spec)
     folders = [cache_dir] if isinstance(cache_dir, (str, Path)) else list(cache_dir)
     # the first folder holding a sound pair (a damaged one: a StoreWarning names the file), else the last
-    found = next((p for p in (store.pair_paths(f, key) for f in folders) if store.check_pair(*p) is not None), None)
+    found = next((p for p in (store.pair_paths(f, key) for f in folders) if store.check_pair(*p, kind=store.FIT_KIND) is not None), None)
     npz, js = found or store.pair_paths(folders[-1], key)
     trained = 0
     if found is None:
@@ -953,9 +954,8 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                               f"run it first (e.g. with the same parameters outside the book build) and "
                               f"commit {npz.name} and {js.name}", require=require_stored)
         store.check_writable(npz.parent)
-        trained = len(prep["run_seeds"])
         if (workers or 1) > 1 or scheduler:
-            result, parts = _train_parts(prep, npz, spec, key, progress, workers, scheduler)
+            result, parts, trained = _train_parts(prep, npz, spec, key, progress, workers, scheduler)
             store.save_train_result(result, npz, js, spec)
             for files in parts:
                 for f in files:
@@ -964,6 +964,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
             result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
                            progress=progress)
             store.save_train_result(result, npz, js, spec)
+            trained = len(prep["run_seeds"])
     # always continue from the stored copy: a fresh and a reloaded fit are the same fit
     fit = _finish_fit(prep, store.load_train_result(npz, js))
     fit.cache_key = key
