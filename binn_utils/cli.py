@@ -8,7 +8,7 @@
     binn sweep all --scheduler tcp://HOST:8786                     # an existing Dask cluster
     binn sweep all --cluster slurm --cluster-config cluster.toml [--dry-run]
     binn status --scale book             # how many settings of each study are stored
-    binn migrate                         # add checksums to records stored before they existed
+    binn migrate                         # add checksums to records stored before them (if they verify)
     binn fit DATA.csv --mechanisms D,G --replicate well --out fit/   # your own data: a report
     binn fit --example scratch-assay --out scratch-fit/              # Jin et al. (2016)
     binn predict fit/ --ic ic.csv --t 0,12,24 --out what-if/         # the learned PDE, new start
@@ -230,7 +230,8 @@ def main(argv=None) -> int:
             sp.add_argument("--solve-workers", type=_workers, default=None, metavar="N",
                             help="in-process sweeps (--workers 1): processes running the u_p forward solves "
                                  "in parallel (default: all cores but one with --device cuda, else 1)")
-    mp = sub.add_parser("migrate", help="add checksums (store format 2) to stored records that predate them")
+    mp = sub.add_parser("migrate", help="add the checksums of the current store format to stored records that "
+                                        "predate them and verify (name = hash of their specification)")
     mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
     _add_fit_parsers(sub)
     args = ap.parse_args(argv)
@@ -238,14 +239,17 @@ def main(argv=None) -> int:
         warnings.showwarning = _one_line_warning
         try:
             if args.cmd in ("fit", "predict"):
-                return (_fit if args.cmd == "fit" else _predict)(ap, args)
-            return _migrate(args.results_dir) if args.cmd == "migrate" else _run(ap, args)
+                rc = (_fit if args.cmd == "fit" else _predict)(ap, args)
+            else:
+                rc = _migrate(args.results_dir) if args.cmd == "migrate" else _run(ap, args)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return rc
         except KeyboardInterrupt as err:
             print(f"binn {args.cmd}: {str(err) or _INTERRUPTED.get(args.cmd, 'interrupted')}", file=sys.stderr)
             return 130
         except BrokenPipeError:
             # the reader went away (`binn status | head -1`): stop writing, no traceback
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, AttributeError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             print(f"binn {args.cmd}: output cut short: the reading end of the pipe closed", file=sys.stderr)
             return 1

@@ -177,3 +177,106 @@ def test_store_files_follow_the_umask(two_settings, tmp_path):
     (small, _), root = two_settings
     for path in small.paths(root):
         assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~old
+
+
+# ----------------------------------------------------------------------------- 4. limits first, one line
+@pytest.mark.parametrize("args, message", [
+    (["--dry-run", "--seeds", "100000000"], "--seeds: must be at most 10,000, got 100000000"),
+    (["--dry-run", "--seeds", "99999999999999999999"], "--seeds: must be at most 10,000"),
+    (["--dry-run", "--epochs", "100000000000000000000"], "--epochs: must be at most 10,000,000"),
+    (["--dry-run", "--seeds", "1e8"], "--seeds: must be a positive integer, got '1e8'"),
+    (["--workers", "100000"], "--workers: must be at most 1,024"),
+    (["--checkpoint-every", "100000000000"], "--checkpoint-every: must be at most"),
+    (["--scheduler", "localhost"], "scheduler address 'localhost' is not of the form tcp://HOST:PORT"),
+    (["--scheduler", "tcp://host:port"], "is not of the form tcp://HOST:PORT"),
+])
+def test_limits_are_checked_before_any_work(capsys, no_training, tmp_path, args, message):
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path), *args])
+    assert message in err
+
+
+def test_a_missing_batch_system_is_named_before_any_work(capsys, no_training, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))                      # no sbatch here
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--cluster", "slurm"])
+    assert "`sbatch`, which is not on PATH" in err and "--cluster local" in err
+
+
+@pytest.mark.parametrize("toml, message", [
+    ('jobs = "many"', "jobs must be an integer, got 'many'"),
+    ("jobs = 100000000", "jobs must be between 1 and 10000"),
+    ("cores = -1", "cores must be between 1 and 4096, got -1"),
+    ("memory = 4", "memory must be a string, got 4"),
+    ("walltime = 30", "walltime must be a string"),
+    ('job_extra_directives = "--gres=gpu:1"', "job_extra_directives must be a list"),
+])
+def test_bad_cluster_config_values_are_one_line_even_in_a_dry_run(capsys, no_training, tmp_path, toml, message):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f"[slurm]\n{toml}\n")
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--cluster", "slurm", "--cluster-config", str(cfg), "--dry-run"])
+    assert message in err and "c.toml" in err
+
+
+def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path, monkeypatch):
+    from binn_utils import sweeps
+    monkeypatch.setattr(sweeps, "CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--scheduler", "tcp://127.0.0.1:9"], code=1)
+    assert "no Dask scheduler answers at tcp://127.0.0.1:9 within 1 s" in err and "dask scheduler" in err
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(capsys, tmp_path, monkeypatch):
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
+    monkeypatch.setattr(cli, "run_settings", interrupted)
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--workers", "1"], code=130)
+    assert "stored; rerun the same command to continue" in err
+
+
+class _ClosedPipe:
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_pipe_is_one_line(capsys, two_settings, monkeypatch):
+    _, root = two_settings
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    rc = cli.main(["status", "learning_rate", "--scale", "quick", "--results-dir", str(root)])
+    err = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in err and err.strip().splitlines() == [
+        "binn status: output cut short: the reading end of the pipe closed"]
+
+
+def test_migrate_on_a_read_only_store_is_one_line(copied, capsys, monkeypatch):
+    small, large, root = copied
+    for _, js in (small.paths(root), large.paths(root)):        # records from before whole-record checksums
+        rec = json.loads(js.read_text())
+        del rec[store.RECORD_CHECKSUM_FIELD]
+        rec[store.FORMAT_FIELD] = 2
+        js.write_bytes(store.json_bytes(rec))
+
+    def read_only(path, data):
+        raise PermissionError(13, "Permission denied", str(path))
+    monkeypatch.setattr(store, "_atomic_write", read_only)        # root may write anywhere: simulate it
+    assert cli.main(["migrate", "--results-dir", str(root)]) == 1
+    said = capsys.readouterr()
+    assert "Traceback" not in said.err and len(said.err.strip().splitlines()) == 1
+    assert "Permission denied (and 1 more)" in said.err
+    assert "2 not rewritable (make the folder writable" in said.out
+
+
+def test_a_folder_in_place_of_a_store_file_is_named_and_counted_missing(copied, capsys, monkeypatch):
+    small, large, root = copied
+    npz, js = small.paths(root)
+    js.unlink()
+    js.mkdir()
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [small, large])
+    out, warned = _status(capsys, root)
+    assert "1/2 settings stored" in out and len(warned) == 1 and f"{js.name}: a folder, not a file" in warned[0]
