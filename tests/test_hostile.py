@@ -58,9 +58,11 @@ def _one_line(capsys, argv, code=2):
     except SystemExit as exc:
         rc = exc.code
     err = capsys.readouterr().err
+    lines = [ln.rsplit("\r", 1)[-1] for ln in err.split("\n")]        # a progress bar ends with a \r
+    lines = [ln for ln in lines if ln.strip()]
     assert rc == code, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err
+    assert "Traceback" not in err and len(lines) == 1, err
+    return lines[0]
 
 
 # ----------------------------------------------------------------------------- 1. the store's trust
@@ -280,3 +282,70 @@ def test_a_folder_in_place_of_a_store_file_is_named_and_counted_missing(copied, 
     monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [small, large])
     out, warned = _status(capsys, root)
     assert "1/2 settings stored" in out and len(warned) == 1 and f"{js.name}: a folder, not a file" in warned[0]
+
+
+# ----------------------------------------------------------------------------- 3. outputs all or nothing
+@pytest.fixture(scope="module")
+def a_fit(tmp_path_factory):
+    """One `binn fit` of one network for one epoch (what the tests below damage or overwrite)."""
+    from binn_utils import fit_report
+    d = tmp_path_factory.mktemp("fit")
+    fit_report.write_example_csv(d / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
+    argv = ["fit", str(d / "data.csv"), "--mechanisms", "D,G", "--x", "x_um", "--t", "t_h", "--u", "density",
+            "--scale", "quick", "--epochs", "1", "--seeds", "1", "--batch-size", "20", "--forward-method", "BDF",
+            "--out", str(d / "out")]
+    assert cli.main(argv) == 0
+    return d / "out", argv
+
+
+@pytest.fixture
+def fit_copy(a_fit, tmp_path):
+    out, argv = a_fit
+    shutil.copytree(out, tmp_path / "out")
+    return tmp_path / "out", [*argv[:-1], str(tmp_path / "out")]
+
+
+def _snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt(), OSError(28, "No space left on device")])
+def test_an_interrupted_or_failed_fit_write_leaves_the_old_fit_whole(fit_copy, capsys, monkeypatch, failure):
+    import matplotlib.figure
+    out, argv = fit_copy
+    before = _snapshot(out)
+
+    def fail(self, path, *a, **k):
+        if isinstance(failure, OSError):
+            raise OSError(failure.errno, failure.strerror, str(path))
+        raise failure
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fail)
+    err = _one_line(capsys, argv[:-2] + ["--seeds", "1", "--lr", "0.01", "--out", str(out)],
+                    code=130 if isinstance(failure, KeyboardInterrupt) else 1)
+    assert ("No space left on device" in err and "free space or choose another --out" in err) \
+        if isinstance(failure, OSError) else "rerun the same command to continue" in err
+    after = _snapshot(out)
+    assert {k: v for k, v in after.items() if not k.startswith("networks/")} == \
+        {k: v for k, v in before.items() if not k.startswith("networks/")}     # the old fit, whole
+    assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []   # no half-written folder
+
+
+def test_predict_refuses_to_write_into_a_fit_folder(a_fit, capsys):
+    out, _ = a_fit
+    before = _snapshot(out)
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(out)])
+    assert "is the folder of a `binn fit`" in err and _snapshot(out) == before
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda r: r.pop("u_range"), "lacks u_range"),
+    (lambda r: r.update(u_range="wide"), "not a readable fit record"),
+    (lambda r: r.update(networks=["networks/none.npz", "networks/none.json"]), "cannot be read"),
+])
+def test_a_broken_fit_json_is_one_line(fit_copy, capsys, tmp_path, damage, message):
+    out, _ = fit_copy
+    rec = json.loads((out / "fit.json").read_text())
+    damage(rec)
+    (out / "fit.json").write_text(json.dumps(rec))
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(tmp_path / "p")])
+    assert message in err and "rerun `binn fit`" in err
