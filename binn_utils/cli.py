@@ -234,7 +234,7 @@ def main(argv=None) -> int:
                                         "predate them and verify (name = hash of their specification)")
     mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
     _add_fit_parsers(sub)
-    args = ap.parse_args(argv)
+    args = ap.parse_args(_join_negative_values(argv))
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
         try:
@@ -404,6 +404,41 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _add_read_options(p):
+    """--delimiter and --encoding of a CSV file (default: detected, and said)."""
+    p.add_argument("--delimiter", default=None, metavar="CHAR",
+                   help="field separator of the CSV file: ',' ';' '|' or 'tab' (default: detected from the header)")
+    p.add_argument("--encoding", default=None, metavar="NAME",
+                   help="text encoding of the CSV file, e.g. utf-8, latin-1, cp1252, utf-16 (default: UTF-8, or "
+                        "UTF-16 with its byte-order mark)")
+
+
+def _delimiter(text):
+    if text is None:
+        return None
+    text = {"tab": "\t", "\\t": "\t"}.get(text, text)
+    if len(text) != 1:
+        raise ValueError(f"--delimiter must be one character (or 'tab'), got {text!r}")
+    return text
+
+
+#: Options whose value may start with "-" (a negative number): `--t -10,0,10` is `--t=-10,0,10`.
+_NUMBER_OPTIONS = ("--t", "--u-grid")
+
+
+def _join_negative_values(argv):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in _NUMBER_OPTIONS and i + 1 < len(argv) and argv[i + 1][:1] == "-" and argv[i + 1][1:2].isdigit():
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def _add_fit_parsers(sub):
     fp = sub.add_parser("fit", help="fit a BINN to your own data (CSV, long format) and write a report",
                         description="Validate DATA.csv, train (or load the stored networks), and write "
@@ -416,6 +451,7 @@ def _add_fit_parsers(sub):
     for col in ("x", "t", "u"):
         fp.add_argument(f"--{col}", default=col, metavar="COLUMN", help=f"column of {col} (default: {col})")
     fp.add_argument("--replicate", default=None, metavar="COLUMN", help="column labelling replicate experiments")
+    _add_read_options(fp)
     fp.add_argument("--replicates", choices=("mean", "separate"), default="mean",
                     help="train on the replicate mean (default) or on each replicate separately")
     fp.add_argument("--scale", choices=tuple(fit_report.SCALES), default="book",
@@ -444,6 +480,7 @@ def _add_fit_parsers(sub):
     pp.add_argument("--x", default="x", metavar="COLUMN")
     pp.add_argument("--u", default="u", metavar="COLUMN")
     pp.add_argument("--u-grid", default=None, metavar="LO:HI:N", help="write the operators on this grid of u")
+    _add_read_options(pp)
     pp.add_argument("--forward-method", default=None, choices=FORWARD_METHODS,
                     help="integrator (default: the one of the fit)")
     pp.add_argument("--out", required=True, metavar="DIR")
@@ -465,7 +502,8 @@ def _fit(ap, args) -> int:
             if args.mechanisms is None:
                 raise ValueError("say which operators to learn: --mechanisms, a subset of D, V, G (e.g. D,G)")
             plan = fit_report.plan_fit(args.data, args.mechanisms, args.out, x=args.x, t=args.t, u=args.u,
-                                       replicate=args.replicate, **kw)
+                                       replicate=args.replicate, delimiter=_delimiter(args.delimiter),
+                                       encoding=args.encoding, **kw)
         scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
         if scheduler and args.workers:
             raise ValueError(f"--workers and a scheduler ({SCHEDULER_ENV}) are two places for the work: name one")
@@ -506,7 +544,8 @@ def _predict(ap, args) -> int:
             fit_report.parse_u_grid(args.u_grid)
         fit_report.load_fit_dir(args.fitdir)
         if args.ic is not None:
-            fit_report.load_initial_condition(args.ic, x=args.x, u=args.u)
+            fit_report.load_initial_condition(args.ic, x=args.x, u=args.u, delimiter=_delimiter(args.delimiter),
+                                              encoding=args.encoding)
         fit_report.check_predict_out(args.out, args.fitdir)
         store.check_writable(args.out)
     except (ValueError, OSError) as err:
@@ -514,7 +553,8 @@ def _predict(ap, args) -> int:
     try:
         files = fit_report.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,
                                    u_grid=args.u_grid, method=args.forward_method,
-                                   echo=lambda s: print(s, flush=True))
+                                   echo=lambda s: print(s, flush=True), delimiter=_delimiter(args.delimiter),
+                                   encoding=args.encoding)
     except OSError as err:
         print(f"binn predict: cannot write {err.filename or args.out}: {err.strerror or err}; free space or "
               "choose another --out", file=sys.stderr)

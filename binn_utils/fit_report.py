@@ -48,8 +48,9 @@ from .diagnostics import fmt_value
 from .forward_solve import check_method, forward_solve
 from .metrics import relative_l2_many
 from .training import TrainConfig
-from .user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, curve_shapes, delimiter_hint, file_sha1,
-                        fit_user_data_cached, prepare_fit, to_float, validate_mechanisms)
+from .user_data import (MECHANISMS, Scaling, UserFit, decode_csv_bytes, uniform_grid, curve_shapes, delimiter_hint,
+                        detect_delimiter, file_sha1, fit_user_data_cached, prepare_fit, to_float,
+                        validate_mechanisms)
 
 __all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit",
            "train_or_load", "run_fit", "scratch_plan", "fit_scratch", "write_fit_outputs", "operator_table",
@@ -147,14 +148,16 @@ def _duration(s: float) -> str:
 
 def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, replicates="mean",
              scale="book", seeds=None, epochs=None, batch_size=None, lr=None, w_pde=None, forward_method="RK45",
-             which="best", cache_dir=None, prefix="fit", extra=None, units=None) -> FitPlan:
+             which="best", cache_dir=None, prefix="fit", extra=None, units=None, delimiter=",",
+             encoding="utf-8-sig") -> FitPlan:
     """Validate a ``binn fit`` request; every problem is a one-line ``ValueError`` raised
     before any training.  ``data``: a CSV path or ``UserObservations``; ``seeds``: the
     number of initialisations (seeds 0..n-1); None values take the ``scale``'s defaults
     (``SCALES``) or the paper's (``TrainConfig``).  ``out``: the output folder (None: no
     files, ``cache_dir`` needed).  ``cache_dir``: where the networks are stored (default
     ``out/networks``): a folder, or folders read in order whose last is where missing
-    networks are trained."""
+    networks are trained.  ``delimiter`` and ``encoding`` read the CSV file (None: detected, and
+    the plan says what was found)."""
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
     s = SCALES[scale]
@@ -167,11 +170,14 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     data_file = sha1 = None
     if not hasattr(data, "u"):
         data_file = os.fspath(data)
+        if Path(data_file).is_dir():
+            raise ValueError(f"{data_file} is a folder, not a data file: name the CSV file inside it")
         if not Path(data_file).is_file():
             raise ValueError(f"{data_file}: no such file")
         sha1 = file_sha1(data_file)
     prep = prepare_fit(data, mechanisms, config, range(n_seeds), which=which, replicates=replicates, x=x, t=t,
-                       u=u, replicate=replicate, forward_method=forward_method)
+                       u=u, replicate=replicate, forward_method=forward_method, delimiter=delimiter,
+                       encoding=encoding)
     if out is not None:
         store.check_writable(out)
     cache_dir = (out / "networks",) if cache_dir is None else (
@@ -578,7 +584,7 @@ def parse_u_grid(text: str) -> np.ndarray:
     return g
 
 
-def load_initial_condition(path, x="x", u="u"):
+def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8-sig"):
     """(x, u0) of an initial condition: a CSV file with a header naming columns ``x`` and
     ``u``, one row per position (other columns ignored; empty and ``#`` lines skipped);
     at least 3 distinct, equally spaced positions (the forward solve's grid), finite
@@ -586,11 +592,14 @@ def load_initial_condition(path, x="x", u="u"):
     source = str(getattr(path, "name", path))
     if not hasattr(path, "read") and not Path(path).is_file():
         raise ValueError(f"{source}: no such file")
-    try:
-        text = path.read() if hasattr(path, "read") else Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{source}: not readable as UTF-8 text") from None
-    reader = csv.reader(text.splitlines())
+    if not hasattr(path, "read") and Path(path).is_dir():
+        raise ValueError(f"{source} is a folder, not an initial condition file: name the CSV file inside it")
+    text = path.read() if hasattr(path, "read") else Path(path).read_bytes()
+    if isinstance(text, bytes):
+        text, encoding = decode_csv_bytes(text, encoding, source)
+    if delimiter is None:
+        delimiter = detect_delimiter(text, (x, u))
+    reader = csv.reader(text.splitlines(), delimiter=delimiter)
     rows = [(i + 1, r) for i, r in enumerate(reader) if r and any(c.strip() for c in r)
             and not r[0].lstrip().startswith("#")]
     if not rows:
@@ -598,7 +607,7 @@ def load_initial_condition(path, x="x", u="u"):
     header = [c.strip() for c in rows[0][1]]
     missing = [c for c in (x, u) if c not in header]
     if missing:
-        hint = delimiter_hint(",".join(header), ",", (x, u))
+        hint = delimiter_hint(delimiter.join(header), delimiter, (x, u))
         raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
                          f"{', '.join(map(repr, header))}" + (hint or " (pass --x, --u to name yours)"))
     jx, ju = header.index(x), header.index(u)
@@ -618,9 +627,7 @@ def load_initial_condition(path, x="x", u="u"):
     if np.any(dx <= 0):
         i = int(np.nonzero(dx <= 0)[0][0])
         raise ValueError(f"{source}: position x={xs[i]:g} appears twice; one value of u per position")
-    if not np.allclose(dx, dx.mean(), rtol=UNIFORM_RTOL, atol=0):
-        raise ValueError(f"{source}: positions x must be equally spaced (the forward solve uses a uniform grid), "
-                         f"but spacings range from {dx.min():g} to {dx.max():g}; interpolate onto a uniform grid")
+    xs, _ = uniform_grid(xs, source, x)
     return xs, us
 
 
@@ -644,7 +651,8 @@ def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") 
     return np.stack(sols), status
 
 
-def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=None, echo=print) -> dict:
+def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=None, echo=print,
+            delimiter=",", encoding="utf-8-sig") -> dict:
     """``binn predict``: from a ``binn fit`` folder, solve the learned PDE from the initial
     condition in ``ic`` (CSV) at times ``t`` (text "0,12,24" or an array; the first is the
     initial condition's) and/or export the operators on ``u_grid`` ("LO:HI:N" or values).
@@ -662,7 +670,7 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
     if ic is not None:
         if not hasattr(ic, "read") and not Path(ic).is_file():
             raise ValueError(f"{ic}: no such file")
-        x0, u0 = load_initial_condition(ic, x=x, u=u)
+        x0, u0 = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding)
     out = Path(out)
     check_predict_out(out, fitdir)
     store.check_writable(out)

@@ -252,13 +252,55 @@ def to_float(value, where: str, column: str) -> float:
 
 
 def _cluster(values: np.ndarray):
-    """Grid nodes of ``values`` (merging values closer than _GRID_RTOL x span) and each value's node."""
-    order = np.unique(values)
-    span = max(float(order[-1] - order[0]), float(np.max(np.abs(order))), 1e-300)
-    keep = np.concatenate([[True], np.diff(order) > _GRID_RTOL * span])
+    """Grid nodes of ``values`` and each value's node.  Judged on the offsets from the smallest
+    value (Unix-second times 1 s apart, or positions 1e9 + 0..20, are distinct): values closer
+    than ``_GRID_RTOL`` of the offsets' span, or than a few rounding units of the values'
+    magnitude, are the same node."""
+    lo = float(np.min(values))
+    offsets = values - lo
+    order = np.unique(offsets)
+    span = float(order[-1])
+    tol = max(_GRID_RTOL * span, 8 * np.finfo(float).eps * float(np.max(np.abs(values))), 1e-300)
+    keep = np.concatenate([[True], np.diff(order) > tol])
     nodes = order[keep]
-    idx = np.searchsorted(nodes, values + _GRID_RTOL * span, side="right") - 1
-    return nodes, np.clip(idx, 0, nodes.size - 1)
+    idx = np.searchsorted(nodes, offsets + tol, side="right") - 1
+    return lo + nodes, np.clip(idx, 0, nodes.size - 1)
+
+
+def _decimals(values: np.ndarray, most: int = 12) -> int | None:
+    """The fewest decimals (0..``most``) to which every value is written (None: more)."""
+    for d in range(most + 1):
+        scaled = values * 10.0 ** d
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled)) + 1e-9):
+            return d
+    return None
+
+
+SNAP_SHARE = 0.01
+"""A grid written to few decimals is snapped to the uniform grid only when no node moves by
+more than half a unit of the last written digit and by more than this share of the spacing."""
+
+
+def uniform_grid(nodes: np.ndarray, source: str, column: str):
+    """(the equally spaced nodes, a note or None): ``nodes`` themselves if equally spaced (to
+    ``UNIFORM_RTOL`` of the spacing), or the uniform grid they are rounded from (snapped, and
+    the note says so); a ValueError naming the worst spacing otherwise."""
+    h = (nodes[-1] - nodes[0]) / (nodes.size - 1)
+    exact = nodes[0] + h * np.arange(nodes.size)
+    exact[-1] = nodes[-1]
+    shift = float(np.max(np.abs(nodes - exact)))
+    if shift <= UNIFORM_RTOL * h:
+        return nodes, None
+    d = _decimals(nodes - nodes[0])
+    if d is not None and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h:
+        return exact, (f"{column} is written to {d} decimal(s); its {nodes.size} values were snapped to the "
+                       f"uniform grid of spacing {h:.6g} (largest shift {shift:.2g})")
+    dx = np.diff(nodes)
+    j = int(np.argmax(np.abs(dx - h)))
+    raise ValueError(f"{source}: positions {column!r} must be equally spaced (the forward solve uses a uniform "
+                     f"grid), but spacings range from {dx.min():g} to {dx.max():g} ({dx[0]:g} from {nodes[0]:g} to "
+                     f"{nodes[1]:g}, {dx[j]:g} from {nodes[j]:g} to {nodes[j + 1]:g}); interpolate onto a uniform "
+                     f"grid (rounding to the printed digits is accepted: these differ by more)")
 
 
 @dataclass
@@ -271,6 +313,7 @@ class UserObservations:
     replicates: list              # replicate labels
     columns: dict = field(default_factory=dict)
     source: str = "arrays"
+    notes: list = field(default_factory=list)   # what reading did to the data (snapping, units, dropped values)
 
     @property
     def n_replicates(self) -> int:
@@ -305,7 +348,7 @@ class UserObservations:
              f"t in [{self.t[0]:g}, {self.t[-1]:g}], u in [{self.u_range[0]:g}, {self.u_range[1]:g}]")
         if self.noise_sd is not None:
             s += f"; between-replicate noise sd ~ {self.noise_sd:.3g}"
-        return s
+        return "".join([s, *(f"\n  note: {n}" for n in self.notes)])
 
     def n_train_points(self, replicates: str = "mean") -> int:
         _check_replicates_mode(replicates)
@@ -321,8 +364,9 @@ class UserObservations:
             raise ValueError(
                 f"too few observations for one mini-batch: training uses 80% of the "
                 f"{self.t.size} x {self.x.size} = {n_grid} grid points{how}, i.e. {n_train} points, "
-                f"but the batch size is {batch_size}; provide more data, use a batch size <= "
-                f"{n_train} (TrainConfig(batch_size=...)) or clip_batch_to_data=True")
+                f"but the batch size is {batch_size}; provide more data or use a batch size <= "
+                f"{n_train}: --batch-size {n_train} (Python: TrainConfig(batch_size={n_train}) or "
+                "clip_batch_to_data=True)")
 
     def to_observations(self, scaling: Scaling | None = None, replicates: str = "mean",
                         name: str = "user data", split_seed: int = 0) -> list[Observations]:
@@ -346,7 +390,7 @@ def _check_replicates_mode(replicates):
         raise ValueError(f"replicates must be 'mean' or 'separate', got {replicates!r}")
 
 
-def _build(xs, ts, us, reps, where, source, columns) -> UserObservations:
+def _build(xs, ts, us, reps, where, source, columns, notes=None) -> UserObservations:
     """Shared validation of long-format rows (already finite floats).
 
     ``where(i)`` names input row ``i`` in messages.
@@ -397,18 +441,13 @@ def _build(xs, ts, us, reps, where, source, columns) -> UserObservations:
             f"{what} combinations are missing, e.g. {examples}. The forward-predicted "
             "solution u_p is computed on a grid, so every replicate must observe every position "
             "at every time: drop incomplete times/positions or interpolate onto a grid first")
-    dx = np.diff(xn)
-    if not np.allclose(dx, dx.mean(), rtol=UNIFORM_RTOL, atol=0):
-        j = int(np.nonzero(~np.isclose(dx, dx[0], rtol=UNIFORM_RTOL, atol=0))[0][0])
-        raise ValueError(f"{source}: positions x must be equally spaced (the forward solve uses a "
-                         f"uniform grid), but spacings range from {dx.min():g} to {dx.max():g} "
-                         f"({dx[0]:g} from x={xn[0]:g} to x={xn[1]:g}, {dx[j]:g} from x={xn[j]:g} to "
-                         f"x={xn[j + 1]:g}); interpolate onto a uniform grid")
+    xn, note = uniform_grid(xn, source, columns.get("x", "x"))
+    notes = list(notes or []) + ([note] if note else [])
     u = np.empty((len(labels), tn.size, xn.size))
     u[rep_idx, it, ix] = us
     _check_meaning(u, xn, tn, source, columns.get("u", "u"))
     return UserObservations(x=xn, t=tn, u=u, replicates=[str(lab) for lab in labels], columns=columns,
-                            source=source)
+                            source=source, notes=notes)
 
 
 class DataWarning(UserWarning):
@@ -463,52 +502,94 @@ def _check_meaning(u, x, t, source, ucol):
 
 
 # ----------------------------------------------------------------------------- loaders
-def _decode(data: bytes, encoding: str, source: str) -> str:
-    """Bytes of a CSV file as text; a ValueError naming the file, line and byte otherwise."""
+ENCODINGS = ("utf-8-sig", "utf-16")
+"""Encodings tried, in order, when none is given: UTF-8 (with or without byte-order mark), then
+UTF-16 for a file that starts with its byte-order mark."""
+
+
+def decode_csv_bytes(data: bytes, encoding: str | None, source: str) -> tuple[str, str]:
+    """(text, the encoding used) of a CSV file's bytes; ``encoding`` None: UTF-8, or UTF-16
+    when the file starts with its byte-order mark.  A ValueError naming the file, line and
+    byte, and the option that reads it, otherwise."""
+    if encoding is None:
+        encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
     try:
-        return data.decode(encoding)
+        return data.decode(encoding), encoding
     except UnicodeDecodeError as err:
         line = data[:err.start].count(b"\n") + 1
+        if data[:2000].count(b"\x00") > len(data[:2000]) // 4:
+            fix = "utf-16"  # every other byte zero: UTF-16 without byte-order mark
+        else:
+            fix = "latin-1' or 'cp1252"
         raise ValueError(f"{source}: not readable as {encoding} text (byte 0x{data[err.start]:02x} on line {line}); "
-                         "pass the file's encoding, e.g. encoding='latin-1' or encoding='cp1252'") from None
+                         f"give the file's encoding: --encoding '{fix}' (Python: encoding='{fix}')") from None
     except LookupError:
-        raise ValueError(f"unknown encoding {encoding!r}") from None
+        raise ValueError(f"unknown encoding {encoding!r}: e.g. --encoding utf-8, latin-1, cp1252 or utf-16") from None
 
 
 #: Field separators recognised in a header that does not split at the requested one.
-OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe", ",": "comma"}
+OTHER_DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def _delimiter_arg(d: str) -> str:
+    return "$'\\t'" if d == "\t" else repr(d)
 
 
 def delimiter_hint(line: str, delimiter: str, wanted) -> str:
-    """' (found ...; pass delimiter=...)' when the header splits into the wanted columns at
-    another separator, else ''."""
+    """' (the file is ...-separated: --delimiter ...)' when the header splits into the wanted
+    columns at another separator, else ''."""
     for d, name in OTHER_DELIMITERS.items():
         if d != delimiter and set(wanted) <= {c.strip() for c in line.split(d)}:
             return (f"; the header splits into them at {name}s ({line.strip()!r}): the file is "
-                    f"{name}-separated, read it with load_observations_csv(..., delimiter={d!r})")
+                    f"{name}-separated, read it with --delimiter {_delimiter_arg(d)} (Python: delimiter={d!r})")
     return ""
 
 
+def detect_delimiter(text: str, wanted) -> str:
+    """The separator (of ``OTHER_DELIMITERS``) at which the first header-like line splits into
+    the ``wanted`` columns; "," if none does (the error then says what the header holds)."""
+    line = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    for d in OTHER_DELIMITERS:
+        if set(wanted) <= {c.strip() for c in line.split(d)}:
+            return d
+    return ","
+
+
 def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "u",
-                          replicate: str | None = None, *, delimiter: str = ",",
-                          encoding: str = "utf-8-sig") -> UserObservations:
+                          replicate: str | None = None, *, delimiter: str | None = ",",
+                          encoding: str | None = "utf-8-sig") -> UserObservations:
     """Read long-format observations (one row per measurement) from a CSV file or text buffer.
 
     ``x``, ``t``, ``u`` and ``replicate`` name the columns (header on the first line;
-    other columns are ignored).  Lines that are empty or start with ``#`` are skipped.
-    ``delimiter`` separates the fields (e.g. ";" or "\\t"); ``encoding`` decodes a file or
-    a bytes buffer (default UTF-8, with or without byte-order mark).
+    other columns are ignored; a wanted name twice in the header is an error).  Lines that
+    are empty or start with ``#`` are skipped.  ``delimiter`` separates the fields (e.g. ";"
+    or "\\t"; None: detected from the header, and the result's notes say which);
+    ``encoding`` decodes a file or a bytes buffer (default UTF-8, with or without
+    byte-order mark; None: UTF-8, or UTF-16 for a file with its byte-order mark).
     """
     if hasattr(path_or_buffer, "read"):
         text = path_or_buffer.read()
         source = str(getattr(path_or_buffer, "name", "CSV buffer"))
         if isinstance(text, bytes):
-            text = _decode(text, encoding, source)
+            text, encoding = decode_csv_bytes(text, encoding, source)
     else:
         source = os.fspath(path_or_buffer)
+        if Path(source).is_dir():
+            raise ValueError(f"{source} is a folder, not a data file: name the CSV file inside it")
         with open(source, "rb") as f:
-            text = _decode(f.read(), encoding, str(source))
+            text, encoding = decode_csv_bytes(f.read(), encoding, str(source))
     source = str(source)
+    wanted = {"x": x, "t": t, "u": u}
+    if replicate is not None:
+        wanted["replicate"] = replicate
+    notes = []
+    if delimiter is None:
+        delimiter = detect_delimiter(text, wanted.values())
+        if delimiter != ",":
+            notes.append(f"detected: {OTHER_DELIMITERS[delimiter]}-separated (--delimiter "
+                         f"{_delimiter_arg(delimiter)} says so)")
+    if encoding not in (None, "utf-8-sig"):
+        notes.append(f"read as {encoding} text")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = None
     for row in reader:
@@ -517,9 +598,6 @@ def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "
             break
     if header is None:
         raise ValueError(f"{source}: empty file (no header line)")
-    wanted = {"x": x, "t": t, "u": u}
-    if replicate is not None:
-        wanted["replicate"] = replicate
     missing = [c for c in wanted.values() if c not in header]
     if missing:
         hint = delimiter_hint(delimiter.join(header), delimiter, wanted.values())
@@ -527,7 +605,14 @@ def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "
             raise ValueError(f"{source}: no column(s) {', '.join(map(repr, missing))} when split at "
                              f"{delimiter!r}{hint}")
         raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
-                         f"{', '.join(map(repr, header))} (pass x=, t=, u=, replicate= to name yours)")
+                         f"{', '.join(map(repr, header))} (name yours with --x, --t, --u, --replicate; "
+                         "Python: x=, t=, u=, replicate=)")
+    for c in dict.fromkeys(wanted.values()):
+        where = [i + 1 for i, h in enumerate(header) if h == c]
+        if len(where) > 1:
+            raise ValueError(f"{source}: the header names column {c!r} {len(where)} times (fields "
+                             f"{', '.join(map(str, where))}): which one holds the data is ambiguous; rename the "
+                             "others in the file")
     cols = {k: header.index(c) for k, c in wanted.items()}
     xs, ts, us, reps, where = [], [], [], [], []
     nrow = 0
@@ -554,19 +639,89 @@ def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "
         else:
             reps.append("1")
         where.append(short)
-    return _build(xs, ts, us, reps, where.__getitem__, source, wanted)
+    return _build(xs, ts, us, reps, where.__getitem__, source, wanted, notes)
 
 
-def observations_from_arrays(x, t, u, replicate=None) -> UserObservations:
+TIME_UNITS = ("D", "h", "m", "s", "ms", "us", "ns")
+"""Units a datetime64 / timedelta64 time can be expressed in (numpy's codes: days, hours,
+minutes, seconds, milli-, micro-, nanoseconds)."""
+
+
+def _times(t, time_unit):
+    """(numbers, a note or None) of times given as numbers, or as datetime64 / timedelta64
+    values (then expressed in ``time_unit`` from the earliest; a ValueError without one)."""
+    arr = np.asarray(t)
+    if arr.dtype.kind not in "Mm":
+        return t, None
+    what = "datetime64" if arr.dtype.kind == "M" else "timedelta64"
+    if time_unit not in TIME_UNITS:
+        raise ValueError(f"t holds {what} values: say the unit to express them in, one of {', '.join(TIME_UNITS)}, "
+                         f"e.g. observations_from_arrays(..., time_unit='h'){'' if time_unit is None else f' (got {time_unit!r})'}")
+    if np.any(np.isnat(arr)):
+        raise ValueError(f"t has {int(np.sum(np.isnat(arr)))} missing (NaT) value(s): remove those points")
+    start = arr.min()
+    values = (arr - start) / np.timedelta64(1, time_unit)
+    origin = f" after {start}" if what == "datetime64" else (f" from {start}" if start != np.timedelta64(0) else "")
+    return values, f"t given as {what}: in {time_unit}{origin}"
+
+
+def _masked(v, name: str, grid: bool):
+    """(plain values, positions that were masked or None) of a numpy masked array; a grid with
+    masked values is refused with their count (a grid has no holes)."""
+    if not np.ma.isMaskedArray(v):
+        return v, None
+    mask = np.ma.getmaskarray(v)
+    n = int(mask.sum())
+    if n and grid:
+        raise ValueError(f"{name} has {n} masked value(s) of {mask.size} (numpy masked array): masked values are "
+                         "missing data and a grid has no holes; fill them (e.g. interpolate) or drop their "
+                         "times/positions, or pass long format")
+    return np.ma.getdata(v), (mask.ravel() if n else None)
+
+
+def observations_from_arrays(x, t, u, replicate=None, *, time_unit: str | None = None) -> UserObservations:
     """Observations from arrays.
 
     Long format: ``x``, ``t``, ``u`` (and ``replicate``) 1-D of equal length, one entry per
     measurement.  Grid format: ``x`` (n_x,), ``t`` (n_t,) and ``u`` (n_t, n_x), or
     (n_rep, n_t, n_x) for replicates (then ``replicate`` may give their n_rep labels).
+    Masked values of a numpy masked array are missing: in long format those entries are
+    dropped (the notes say how many; the grid must still be full), in grid format they
+    are refused with their count.  Times given as datetime64 / timedelta64 are expressed in
+    ``time_unit`` (one of :data:`TIME_UNITS`) from the earliest, and the notes say so.
     """
+    grid_shaped = np.ndim(u) in (2, 3)
+    notes = []
+    t, note = _times(t, time_unit)
+    if note:
+        notes.append(note)
+    if grid_shaped:
+        for name, v in (("x", x), ("t", t)):
+            if np.ndim(v) != 1:
+                raise ValueError(f"with grid-shaped u, {name} must be 1-D (the grid's axis), got shape "
+                                 f"{np.shape(v)}: pass the axis (e.g. {name}[0, :] or "
+                                 f"{name}[:, 0] of a meshgrid), not the meshgrid")
+    dropped = None
+    for name in ("x", "t", "u"):
+        v, m = _masked({"x": x, "t": t, "u": u}[name], name, grid_shaped)
+        if name == "x":
+            x = v
+        elif name == "t":
+            t = v
+        else:
+            u = v
+        if m is not None:
+            dropped = m if dropped is None else dropped | m
     u_arr = np.asarray(u, dtype=object)
     x_arr = np.asarray(x, dtype=object).ravel()
     t_arr = np.asarray(t, dtype=object).ravel()
+    if dropped is not None and u_arr.ndim == 1 and dropped.size == u_arr.size:
+        keep = ~dropped
+        if replicate is not None:
+            replicate = list(np.asarray(replicate, dtype=object).ravel()[keep])
+        x_arr, t_arr, u_arr = x_arr[keep], t_arr[keep], u_arr[keep]
+        notes.append(f"{int(dropped.sum())} masked entr{'y' if dropped.sum() == 1 else 'ies'} dropped "
+                     "(numpy masked array: missing values)")
     if u_arr.ndim in (2, 3):
         u3 = u_arr if u_arr.ndim == 3 else u_arr[None]
         if u3.shape[1:] != (t_arr.size, x_arr.size):
@@ -609,7 +764,7 @@ def observations_from_arrays(x, t, u, replicate=None) -> UserObservations:
     for i, r in enumerate(reps):
         if r is None or (isinstance(r, float) and not np.isfinite(r)) or str(r).strip() == "":
             raise ValueError(f"{where(i)}: replicate label is missing")
-    return _build(*cols, [str(r) for r in reps], where, "arrays", {"x": "x", "t": "t", "u": "u"})
+    return _build(*cols, [str(r) for r in reps], where, "arrays", {"x": "x", "t": "t", "u": "u"}, notes)
 
 
 def _column(values, name, where) -> np.ndarray:
@@ -704,7 +859,7 @@ class UserFit:
 
 
 def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
-                 x, t, u, replicate, forward_method="RK45") -> dict:
+                 x, t, u, replicate, forward_method="RK45", read_kw=None) -> dict:
     """Validate the request and build the training-domain data (everything before training)."""
 
     mech = validate_mechanisms(mechanisms)
@@ -716,7 +871,7 @@ def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_ra
     seeds = list(check_seeds(seeds))
     check_distinct(seeds, seeds, "data")
     data = obs_or_path if isinstance(obs_or_path, UserObservations) else \
-        load_observations_csv(obs_or_path, x=x, t=t, u=u, replicate=replicate)
+        load_observations_csv(obs_or_path, x=x, t=t, u=u, replicate=replicate, **(read_kw or {}))
     data.check_batch_size(config.batch_size, replicates, clip=config.clip_batch_to_data)
     sc = data.scaling(x_range=x_range, t_end=t_end, u_scale=u_scale)
     obs = data.to_observations(sc, replicates)
@@ -982,12 +1137,14 @@ def fit_spec_of(prep: dict, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END, u_scale=No
 def prepare_fit(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *, which: str = REPORTED,
                 replicates: str = "mean", x_range=TRAIN_X_RANGE, t_end: float = TRAIN_T_END,
                 u_scale: float | None = None, x: str = "x", t: str = "t", u: str = "u",
-                replicate: str | None = None, forward_method: str = "RK45") -> dict:
+                replicate: str | None = None, forward_method: str = "RK45", delimiter: str | None = ",",
+                encoding: str | None = "utf-8-sig") -> dict:
     """The validation step of :func:`fit_user_data` alone (every error before any training):
     a dict with the data, scaling, training-domain observations and the checked options,
-    to pass on as ``fit_user_data_cached(..., prepared=...)``."""
+    to pass on as ``fit_user_data_cached(..., prepared=...)``.  ``delimiter`` and
+    ``encoding`` read a CSV file (:func:`load_observations_csv`; None: detected)."""
     return _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end, u_scale,
-                        x, t, u, replicate, forward_method)
+                        x, t, u, replicate, forward_method, dict(delimiter=delimiter, encoding=encoding))
 
 
 # ----------------------------------------------------------------------------- reading a fit
