@@ -349,3 +349,140 @@ def test_a_broken_fit_json_is_one_line(fit_copy, capsys, tmp_path, damage, messa
     (out / "fit.json").write_text(json.dumps(rec))
     err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(tmp_path / "p")])
     assert message in err and "rerun `binn fit`" in err
+
+
+# ----------------------------------------------------------------------------- 2. own data means what the user meant
+def _grid(n_x=11, n_t=4):
+    x, t = np.linspace(0.0, 1.0, n_x), np.linspace(0.0, 3.0, n_t)
+    return x, t, 1.0 + 0.5 * np.exp(-t)[:, None] * np.cos(np.pi * x)[None, :]
+
+
+def test_masked_values_are_missing_data():
+    from binn_utils.user_data import observations_from_arrays
+    x, t, u = _grid()
+    masked = np.ma.masked_array(u, mask=np.zeros_like(u, bool))
+    masked[1, 2] = np.ma.masked
+    masked[2, 3] = np.ma.masked
+    with pytest.raises(ValueError, match=r"u has 2 masked value\(s\) of 44 .*a grid has no holes"):
+        observations_from_arrays(x, t, masked)
+    X, T = np.meshgrid(x, t)
+    long_u = np.ma.masked_array(np.r_[u.ravel(), 7.0], mask=np.r_[np.zeros(u.size, bool), True])
+    obs = observations_from_arrays(np.r_[X.ravel(), 0.5], np.r_[T.ravel(), 1.0], long_u)
+    assert obs.u.max() < 2 and "1 masked entry dropped" in obs.describe()     # the masked 7.0 is not data
+
+
+def test_datetime_times_need_their_unit_and_the_plan_states_it():
+    from binn_utils.user_data import observations_from_arrays
+    x, _, u = _grid()
+    start = np.datetime64("2024-03-01T08:00")
+    t = start + np.arange(4) * np.timedelta64(6, "h")
+    with pytest.raises(ValueError, match=r"t holds datetime64 values: say the unit .*time_unit='h'"):
+        observations_from_arrays(x, t, u)
+    obs = observations_from_arrays(x, t, u, time_unit="h")
+    np.testing.assert_array_equal(obs.t, [0.0, 6.0, 12.0, 18.0])
+    assert "t given as datetime64: in h after 2024-03-01T08:00" in obs.describe()
+    obs = observations_from_arrays(x, np.arange(4) * np.timedelta64(90, "m"), u, time_unit="h")
+    np.testing.assert_array_equal(obs.t, [0.0, 1.5, 3.0, 4.5])
+
+
+def test_large_offsets_are_distinct_values():
+    from binn_utils.user_data import observations_from_arrays
+    x, _, u = _grid(n_x=21)
+    unix = 1.7e9 + np.arange(4.0)                                            # Unix seconds, 1 s apart
+    np.testing.assert_array_equal(observations_from_arrays(x, unix, u).t, unix)
+    far = 1e9 + np.arange(21.0)                                              # positions 1e9 + 0..20
+    obs = observations_from_arrays(far, unix, u)
+    assert obs.x.size == 21 and obs.x[0] == 1e9 and obs.x[-1] == 1e9 + 20
+
+
+def test_a_uniform_grid_printed_to_few_decimals_is_accepted_snapped_and_said():
+    from binn_utils.user_data import observations_from_arrays
+    x, t, u = _grid(n_x=7)                                                   # spacing 1/6
+    obs = observations_from_arrays(np.round(x, 3), t, u)
+    np.testing.assert_allclose(obs.x, x, atol=1e-15)
+    assert "x is written to 3 decimal(s); its 7 values were snapped to the uniform grid" in obs.describe()
+    bent = np.round(x, 3)
+    bent[3] += 0.004                                                         # more than the rounding
+    with pytest.raises(ValueError, match="must be equally spaced"):
+        observations_from_arrays(bent, t, u)
+
+
+def test_a_meshgrid_is_named_as_such():
+    from binn_utils.user_data import observations_from_arrays
+    x, t, u = _grid()
+    X, T = np.meshgrid(x, t)
+    with pytest.raises(ValueError, match=r"x must be 1-D \(the grid's axis\), got shape \(4, 11\): .*meshgrid"):
+        observations_from_arrays(X, t, u)
+
+
+def _csv(path, rows, encoding="utf-8", sep=","):
+    path.write_bytes("".join(sep.join(map(str, r)) + "\n" for r in rows).encode(encoding))
+    return path
+
+
+def _long_rows(extra=None):
+    x, t, u = _grid()
+    head = ["x", "t", "density"] + ([extra] if extra else [])
+    return [head] + [[f"{xv:g}", f"{tv:g}", f"{u[k, j]:.6g}"] + (["9"] if extra else [])
+                     for k, tv in enumerate(t) for j, xv in enumerate(x)]
+
+
+def _fit_argv(path, tmp_path, *more):
+    return ["fit", str(path), "--mechanisms", "D", "--u", "density", "--scale", "quick", "--batch-size", "10",
+            *more, "--out", str(tmp_path / "out")]
+
+
+def test_two_columns_of_one_name_are_an_error(tmp_path, capsys):
+    path = _csv(tmp_path / "d.csv", _long_rows(extra="density"))
+    err = _one_line(capsys, _fit_argv(path, tmp_path))
+    assert "the header names column 'density' 2 times (fields 3, 4)" in err and "rename the others" in err
+
+
+def _plan_only(monkeypatch):
+    from binn_utils import fit_report
+
+    def stop(plan, **kw):
+        raise KeyboardInterrupt("stopped before training")
+    monkeypatch.setattr(fit_report, "run_fit", stop)
+
+
+@pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("\t", "tab")])
+def test_binn_fit_detects_the_separator_and_says_so(tmp_path, capsys, monkeypatch, sep, name):
+    _plan_only(monkeypatch)
+    path = _csv(tmp_path / "d.csv", _long_rows(), sep=sep)
+    assert cli.main(_fit_argv(path, tmp_path)) == 130
+    assert f"detected: {name}-separated (--delimiter" in capsys.readouterr().out
+    err = _one_line(capsys, _fit_argv(path, tmp_path, "--delimiter", ","))
+    assert f"{name}-separated, read it with --delimiter" in err
+
+
+def test_binn_fit_encodings_are_detected_or_named_with_an_option(tmp_path, capsys, monkeypatch):
+    _plan_only(monkeypatch)
+    rows = _long_rows()
+    rows[0][2] = "densité"
+    latin = _csv(tmp_path / "latin.csv", rows, encoding="latin-1")
+    err = _one_line(capsys, _fit_argv(latin, tmp_path, "--u", "densité"))
+    assert "--encoding 'latin-1' or 'cp1252'" in err
+    assert cli.main(_fit_argv(latin, tmp_path, "--u", "densité", "--encoding", "latin-1")) == 130
+    utf16 = _csv(tmp_path / "utf16.csv", rows, encoding="utf-16")             # with its byte-order mark
+    assert cli.main(_fit_argv(utf16, tmp_path, "--u", "densité")) == 130
+    assert "read as utf-16 text" in capsys.readouterr().out
+    no_bom = _csv(tmp_path / "utf16le.csv", rows, encoding="utf-16-le")
+    assert "--encoding 'utf-16'" in _one_line(capsys, _fit_argv(no_bom, tmp_path, "--u", "densité"))
+
+
+def test_a_folder_given_as_the_data_file(tmp_path, capsys):
+    err = _one_line(capsys, _fit_argv(tmp_path, tmp_path))
+    assert "is a folder, not a data file: name the CSV file inside it" in err
+
+
+def test_too_few_points_for_a_batch_prescribes_the_option(tmp_path, capsys):
+    path = _csv(tmp_path / "d.csv", _long_rows())
+    err = _one_line(capsys, _fit_argv(path, tmp_path, "--batch-size", "100"))
+    assert "--batch-size 35" in err
+
+
+def test_negative_times_are_values_not_options(a_fit, capsys):
+    out, _ = a_fit
+    err = _one_line(capsys, ["predict", str(out), "--t", "-10,0,10", "--u-grid", "0:1:3", "--out", str(out.parent / "p")])
+    assert "a prediction needs both --ic" in err
