@@ -612,25 +612,12 @@ class _Sweep:
 
 
 def local_cluster(n_workers: int):
-    """``n_workers`` single-threaded worker processes, the machine's memory shared among them.
-    The workers ignore SIGINT (started with it ignored, which they inherit): a terminal's
-    Ctrl-C reaches the whole process group, and this process, not each worker, stops the
-    sweep (closing the cluster ends them) without a traceback from every worker."""
-    import signal
-
+    """``n_workers`` single-threaded worker processes, the machine's memory shared among them."""
     import psutil
     from distributed import LocalCluster
-    here = threading_main = None
-    with contextlib.suppress(ValueError):  # not the main thread: signals cannot be changed
-        here = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        threading_main = True
-    try:
-        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                            memory_limit=psutil.virtual_memory().total // n_workers,
-                            dashboard_address=":0", silence_logs=logging.ERROR)
-    finally:
-        if threading_main:
-            signal.signal(signal.SIGINT, here)
+    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                        memory_limit=psutil.virtual_memory().total // n_workers,
+                        dashboard_address=":0", silence_logs=logging.ERROR)
 
 
 def _dashboard(client) -> str:
