@@ -299,7 +299,9 @@ def _run(ap, args) -> int:
         done = sum(r is not None for r in records)
         legacy += sum(r is not None and not store.is_sealed(r) for r in records)
         if args.cmd == "status":
-            print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
+            unnamed = sum(r is not None and not store.names_its_code(r) for r in records)
+            print(f"{study:15s} {done:4d}/{len(sets)} settings stored"
+                  + (f"; {unnamed} cannot name their code (a modified tree, no fingerprint)" if unnamed else ""))
             continue
         line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
         if args.dry_run:

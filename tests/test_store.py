@@ -284,3 +284,14 @@ def test_the_source_fingerprint_names_the_numeric_code(tmp_path):
     assert store.source_fingerprint(tmp_path) != store.source_fingerprint()
     rec = store.provenance()
     assert rec["source_sha256"] == store.source_fingerprint() and "diff_sha256" in rec
+
+
+@pytest.mark.parametrize("prov, named", [
+    ({"commit": "abc", "dirty_worktree": False}, True),
+    ({"commit": "abc", "dirty_worktree": True}, False),
+    ({"commit": "abc", "dirty_worktree": True, "source_sha256": "f" * 64}, True),
+    ({"commit": "unknown", "dirty_worktree": False}, False),
+    ({}, False),
+])
+def test_a_record_names_its_code_by_a_clean_commit_or_a_fingerprint(prov, named):
+    assert store.names_its_code({"provenance": prov}) is named
