@@ -326,7 +326,7 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.tmp-"))
     try:
-        os.chmod(tmp, 0o777 & ~_umask())
+        os.chmod(tmp, 0o777 & ~store.umask())
         if (final / "networks").is_dir():
             _link_tree(final / "networks", tmp / "networks")
         files = _write_fit_files(fit, plan, tmp, seconds)
@@ -335,12 +335,6 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return {name: final / Path(path).name for name, path in files.items()}
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _link_tree(src: Path, dst: Path):

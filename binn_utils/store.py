@@ -124,7 +124,8 @@ def _fsync_folder(folder: Path):
         os.close(fd)
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read without changing it for longer than the call)."""
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -136,7 +137,7 @@ def _atomic_write(path: Path, data: bytes):
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with contextlib.suppress(AttributeError, NotImplementedError):  # not POSIX
-            os.fchmod(fd, 0o666 & ~_umask())
+            os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
