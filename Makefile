@@ -115,7 +115,7 @@ notebook-check: venv
 SUPPORTING_PAGES := $(foreach n,noise_1e-2 dense_0 dense_1e-3 dense_1e-2,\
     book/supporting/$(n).ipynb)
 $(SUPPORTING_PAGES): book/supporting/%.ipynb: notebooks/supplementary.py scripts/render_supporting.py \
-    $(wildcard binn_utils/*.py binn_utils/studies/*.py) results/manifest.json $(wildcard results/runs/*.json) | venv
+    $(wildcard binn_utils/*.py binn_utils/*/*.py) results/manifest.json $(wildcard results/runs/*.json) | venv
 	$(BIN)/python scripts/render_supporting.py $*
 
 # The book is built from the committed results only: a missing result is an error, not a

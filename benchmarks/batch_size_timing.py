@@ -53,9 +53,9 @@ class Trainer:
 
     def __init__(self, seed: int = 0):
         from reference_binn import RefBINN
-        from binn_utils.networks import xavier_init
-        from binn_utils.observations import make_observations
-        from binn_utils.training import TrainConfig, build_layout
+        from binn_utils.engine.networks import xavier_init
+        from binn_utils.engine.observations import make_observations
+        from binn_utils.engine.training import TrainConfig, build_layout
 
         self.cfg = TrainConfig()
         layout = build_layout(self.cfg, ("D",))

@@ -43,7 +43,7 @@ def settings(epochs=None):
 
 
 def train(args):
-    from binn_utils.sweeps import run_settings
+    from binn_utils.store.sweeps import run_settings
     sets = settings(args.epochs)
     print(f"training {len(sets)} settings on {args.device} with {args.workers} worker(s) into {args.out}", flush=True)
     done = run_settings(sets, Path(args.out), workers=args.workers, device=args.device, merge=True,
@@ -63,7 +63,7 @@ def median_ratio_interval(y, x, n_boot=4000, seed=0):
 
 
 def compare(args):
-    from binn_utils.sweeps import load_setting
+    from binn_utils.store.sweeps import load_setting
     for s in settings():
         a, b = load_setting(s, Path(args.results)), load_setting(s, Path(args.folder))
         for m in ("err_u_theta", "err_u_p"):

@@ -19,9 +19,9 @@ import time
 import numpy as np
 
 from binn_utils import studies
-from binn_utils.forward_solve import forward_solve_many, solve_pool
-from binn_utils.observations import make_observations
-from binn_utils.training import train
+from binn_utils.engine.forward_solve import forward_solve_many, solve_pool
+from binn_utils.engine.observations import make_observations
+from binn_utils.engine.training import train
 
 
 def jobs(dense: bool, R: int):

@@ -17,7 +17,7 @@ fi
 stage() { local name=$1 limit=$2; shift 2; echo "=== $name (limit ${limit}s) $(date -u +%T)"; local t0=$SECONDS
   timeout "$limit" "$@" 2>&1 | tee "$OUT/$name.log"; echo "=== $name: exit ${PIPESTATUS[0]} after $((SECONDS - t0)) s"; }
 nvidia-smi -L; python3 -c "import torch, dask, distributed; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'dask', dask.__version__)"
-python3 -c "from binn_utils import store; print('source_sha256', store.source_fingerprint())"
+python3 -c "from binn_utils.store import records; print('source_sha256', records.source_fingerprint())"
 stage gpu_tests 100 python3 -m pytest -q -p no:cacheprovider tests/test_training.py -k "cuda or gpu"
 stage speed 170 python3 benchmarks/speed.py --device cuda --epochs 6
 stage device_check 250 python3 benchmarks/device_agreement.py train --device cuda --workers 2 --out /tmp/device_check

@@ -37,9 +37,9 @@ def _setup():
 def reference_step_us(n_steps: int) -> float:
     """Microseconds per optimiser step of the plain autograd reference (float32 cast)."""
     from reference_binn import RefBINN
-    from binn_utils.networks import xavier_init
-    from binn_utils.observations import make_observations
-    from binn_utils.training import TrainConfig, build_layout
+    from binn_utils.engine.networks import xavier_init
+    from binn_utils.engine.observations import make_observations
+    from binn_utils.engine.training import TrainConfig, build_layout
 
     layout = build_layout(TrainConfig(), ("D",))
     model = RefBINN(layout, xavier_init(layout, 0), dtype=torch.float32)
@@ -69,8 +69,8 @@ def reference_step_us(n_steps: int) -> float:
 
 def fast_run(R: int, epochs: int, seed0: int = 0, arch_u=(4, 32), dense: bool = False, device=None):
     """(compile+warm-up seconds, timed training seconds, replicate-steps, result) on this process."""
-    from binn_utils.observations import make_observations
-    from binn_utils.training import TrainConfig, train
+    from binn_utils.engine.observations import make_observations
+    from binn_utils.engine.training import TrainConfig, train
 
     _setup()
     obs = make_observations("diffusion", 1e-3, dense=dense)
@@ -111,9 +111,9 @@ def cuda_lines(Rs, epochs: int, big_Rs=()):
     configuration, the 71-point grid), each epoch replayed as a CUDA graph, random numbers
     drawn on the CPU by a thread pool one chunk ahead.  Steady state: the first epoch
     (compiling and capturing) is left out."""
-    from binn_utils.observations import make_observations
-    from binn_utils.networks import ENGINE_VERSION
-    from binn_utils.training import TrainConfig, device_name, train
+    from binn_utils.engine.observations import make_observations
+    from binn_utils.engine.networks import ENGINE_VERSION
+    from binn_utils.engine.training import TrainConfig, device_name, train
 
     obs = make_observations("diffusion", 1e-3)
     print(f"GPU: {device_name(torch.device('cuda'))}, torch {torch.__version__}")

@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from binn_utils import sweeps  # noqa: E402
-from binn_utils.cli import settings_for  # noqa: E402
+from binn_utils.applications.cli import settings_for  # noqa: E402
+from binn_utils.store import sweeps  # noqa: E402
 
 FORWARD = "BDF"
 

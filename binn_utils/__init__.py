@@ -1,17 +1,42 @@
 """binn_utils: the engine of the executable edition of Crossley, Yin, Waters & Baker,
 "Reliable mechanistic operator recovery with biologically-informed neural networks".
 
-Modules follow the paper's concepts: ``problems`` (the five benchmark PDEs and their reference
-solutions), ``solvers`` (the data-generating numerical methods), ``observations`` (noise,
-grids, splits), ``networks`` (the four MLPs), ``losses``, ``training`` (the batched
-trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``, ``sweeps`` (the results
-store) and ``store`` (its checksummed file pairs), ``studies`` (the paper's experiments,
-one module per study, in a registry), ``claims`` (the paper's claims checked across the
-registry), ``verdicts`` (claims and their typed verdicts),
-``diagnostics`` (failure diagnostics without ground truth), ``user_data`` (fitting your own
-observations), ``scratch`` (the scratch-assay example), ``reporting`` (numbers for the
-prose), ``plotting`` and ``figures`` (the only modules that draw), ``scorecard_text`` (the
-scorecard in words), and ``cli`` (the
-``binn`` command).  CONTRIBUTING.md shows how the layers import and how to add a study.
+The folders are the layers; each imports only from its own layer or those below it
+(CONTRIBUTING.md shows the picture, ``tests/test_layers.py`` checks it):
+
+- ``engine`` (the PDEs and the BINN): ``problems`` (the five benchmark PDEs and their
+  reference solutions), ``solvers`` (the data-generating numerical methods),
+  ``observations`` (noise, grids, splits), ``networks`` (the four MLPs), ``losses``,
+  ``training`` (the batched trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``;
+- ``store`` (the results store): ``records`` (its checksummed file pairs, folders and
+  provenance) and ``sweeps`` (settings, running them, loading them);
+- ``analysis``: ``verdicts`` (claims and their typed verdicts), ``reporting`` (numbers
+  for the prose), ``diagnostics`` (failure diagnostics without ground truth),
+  ``user_data`` (fitting your own observations), ``scratch`` (the scratch-assay example),
+  ``authors_archive`` (the authors' archived runs);
+- ``studies`` (the paper's experiments, one module per study, in a registry) and
+  ``claims`` (the paper's claims checked across the registry);
+- ``presentation``: ``plotting`` and ``figures`` (the only modules that draw),
+  ``tables``, ``scorecard_text`` (the scorecard in words);
+- ``applications``: ``cli`` (the ``binn`` command) and ``fit_report`` (``binn fit``,
+  ``binn predict``).
+
+``from binn_utils import fit_user_data, fit_user_data_cached`` fits your own data (see
+:mod:`binn_utils.analysis.user_data`); they are imported on first use, so ``import
+binn_utils`` stays light.
 """
 __version__ = "0.1.0"
+
+#: Names importable from the package itself, and the module that defines each.
+_PUBLIC = {"fit_user_data": "binn_utils.analysis.user_data", "fit_user_data_cached": "binn_utils.analysis.user_data"}
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        import importlib
+        return getattr(importlib.import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'binn_utils' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_PUBLIC])

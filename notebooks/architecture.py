@@ -44,11 +44,14 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
-from binn_utils.reporting import arch_label, meta_value
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import arch_label, meta_value
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("architecture")
+scale = scale or records.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 settings = studies.get("architecture").settings_for_chapter(dict(
     scale=scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))

@@ -44,9 +44,12 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, sweeps, tables
-from binn_utils.reporting import meta_value
-from binn_utils.sweeps import reported
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import meta_value
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import sweeps
+from binn_utils.store.sweeps import reported
 
 plotting.style()
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
@@ -68,7 +71,7 @@ reporting.glue_summary("bs", bs_summary)
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
 reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(fixed), ".2g"))
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
-reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record["config"]["compile"]))
+reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record.config.compile))
 
 # %% [markdown]
 # ## How the paper's five-minute budget maps onto our runs
@@ -124,7 +127,7 @@ plt.close(fig)
 
 # %% tags=["remove-input"]
 display(Markdown(reporting.metrics_table(
-    budget, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']} epochs)")))
+    budget, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run} epochs)")))
 
 # %% [markdown]
 # Diverged trainings and failed forward solves (fixed budget): {glue:text}`bs_failures`.
@@ -137,7 +140,7 @@ display(Markdown(reporting.metrics_table(
 
 # %% tags=["remove-input"]
 display(Markdown(reporting.metrics_table(
-    fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
+    fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
 reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
@@ -177,7 +180,7 @@ plotting.save(fig, output_dir, "fig6_budgets")
 reporting.glue("fig_batch_budgets", fig)
 plt.close(fig)
 display(Markdown(reporting.metrics_table(
-    authors, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record['epochs_run']:,} epochs)")))
+    authors, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
 
 # %% [markdown]
 # ```{glue:figure} fig_batch_budgets

@@ -28,7 +28,7 @@
 # The paper does not test this advice. We do, on its own experiments, where the ground
 # truth *is* known: every setting of the main-text studies (learning rate, loss weighting,
 # operator-network size, batch size, observation noise) is checked with the six
-# ground-truth-free diagnostics of `binn_utils.diagnostics` (which see only the
+# ground-truth-free diagnostics of `binn_utils.analysis.diagnostics` (which see only the
 # validation losses, the observations, $u_\theta$, $u_p$ and the learned operators), and
 # the flags are compared with the errors against the noise-free solution.
 
@@ -48,15 +48,18 @@ output_dir = None      # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, figures, plotting, reporting, store, studies, sweeps, tables
-from binn_utils.sweeps import SettingResult
+from binn_utils import studies
+from binn_utils.analysis import diagnostics, reporting
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
+from binn_utils.store.sweeps import SettingResult
 
 plotting.style()
 SWEEPS = studies.sweeps()
 TITLES = {st.name: st.label for st in SWEEPS}                  # e.g. "learning rate (Burgers)"
 SHORT_TITLES = {st.name: st.heading or st.title for st in SWEEPS}  # e.g. "learning rate"
 # each study at its committed scale, or at `scale`; a study in parts: its first part (batch size: fixed epochs)
-scale_of = {st.name: scale or store.committed_scale(st.name) for st in SWEEPS}
+scale_of = {st.name: scale or records.committed_scale(st.name) for st in SWEEPS}
 settings = [s for st in SWEEPS for s in st.groups(scale_of[st.name], epochs=epochs, seeds=seeds)[0]]
 loaded = {}  # setting key -> its stored result, each study's read from the stores of its scale
 for st in SWEEPS:
@@ -96,7 +99,7 @@ reporting.glue("dg_factor", reporting.fmt(failure_factor, "g"))
 #
 # Flags: **U** under-fitting, **I** instability, **O** over-fitting, **M** mechanistic
 # mismatch ($u_p$ against $u_\theta$), **S** operator spread across initialisations,
-# **B** loss balance (definitions and thresholds in `binn_utils.diagnostics`). Errors are
+# **B** loss balance (definitions and thresholds in `binn_utils.analysis.diagnostics`). Errors are
 # medians over replicates against the noise-free solution; "x best" is the ratio of the
 # $u_p$ error to the best comparable setting's.
 
@@ -266,7 +269,7 @@ display(Markdown(tables.calibration_table(cal)))
 # and raised {glue:text}`dg_false` false alarms among {glue:text}`dg_n_fine` good
 # settings, and agreed with the paper's reading of its failure and default settings in
 # {glue:text}`dg_pl_agree` cases. The thresholds are ours (chosen from the paper's
-# statements and short runs, see `binn_utils.diagnostics`); a miss or a false alarm
+# statements and short runs, see `binn_utils.analysis.diagnostics`); a miss or a false alarm
 # here is a statement about these thresholds as much as about the paper's advice.
 # Thresholds chosen on half of the settings gave, on the other half,
 # {glue:text}`dg_cal_held` (pooled over {glue:text}`dg_cal_splits` further splits:

@@ -51,8 +51,11 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, sweeps, tables
-from binn_utils.problems import INITIALS
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.engine.problems import INITIALS
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import sweeps
 
 plotting.style()
 chapter_runs = studies.framework.chapter_settings(dict(

@@ -44,11 +44,14 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
-from binn_utils.reporting import find, meta_value, value_label
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import find, meta_value, value_label
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("learning_rate")
+scale = scale or records.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
 settings = studies.get("learning_rate").settings_for_chapter(dict(
     scale=scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))

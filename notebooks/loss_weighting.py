@@ -45,11 +45,14 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps
-from binn_utils.reporting import meta_value, value_label
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import meta_value, value_label
+from binn_utils.presentation import figures, plotting
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("loss_weight")
+scale = scale or records.committed_scale("loss_weight")
 weights = tuple(weights or studies.PDE_WEIGHTS)
 shown_weights = shown_weights or (min(weights), studies.get("loss_weight").default["w_pde"], max(weights))
 settings = studies.get("loss_weight").settings_for_chapter(dict(

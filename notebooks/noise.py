@@ -50,12 +50,15 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, store, studies, sweeps, tables
-from binn_utils.observations import NOISE_VARIANCES
-from binn_utils.reporting import arch_label, find, meta_value, value_label
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
+from binn_utils.engine.observations import NOISE_VARIANCES
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.store import records, sweeps
 
 plotting.style()
-scale = scale or store.committed_scale("noise")
+scale = scale or records.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
 default = studies.get("noise").default

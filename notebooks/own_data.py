@@ -58,9 +58,11 @@ from pathlib import Path
 
 from IPython.display import Markdown, display
 
-from binn_utils import fit_report, reporting, store
+from binn_utils.analysis import reporting
+from binn_utils.applications import fit_report
+from binn_utils.store import records
 
-scale = scale or store.committed_scale("own_data")
+scale = scale or records.committed_scale("own_data")
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))
 out.mkdir(parents=True, exist_ok=True)
 # the committed copy of fit_report.write_example_csv()'s data (data/README.md)
@@ -69,7 +71,7 @@ x_true, t_true, _ = fit_report.write_example_csv(out / "regenerated.csv")
 if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
     print("note: regenerating the example data here gives a file that differs in the last digits "
           "from the committed one (another floating-point environment); the committed file is used")
-plan = fit_report.example_plan(out / "fit", scale, cache_dir=store.folders_for(scale, source, "own_data"))
+plan = fit_report.example_plan(out / "fit", scale, cache_dir=records.folders_for(scale, source, "own_data"))
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
                           f"(the '{scale}' scale of `binn fit`)")
@@ -80,7 +82,7 @@ reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_tru
 # ## A problem with a known answer
 #
 # The example data (`data/own_data_example.csv`, written by
-# `binn_utils.fit_report.write_example_csv`) follow a
+# `binn_utils.applications.fit_report.write_example_csv`) follow a
 # reaction-diffusion equation $u_t = (D(u)u_x)_x + uG(u)$ with a diffusivity that rises
 # with density, $D(u) = 200 + 1800\,u/K$ µm²/h, and a logistic growth rate
 # $G(u) = 0.04\,(1 - u/K)$ 1/h with $K = 2\times10^{-3}$ cells/µm², started from a

@@ -41,13 +41,14 @@ output_dir = None        # unused: this page writes no files
 # %% tags=["remove-cell"]
 # Every claim is checked by the study that owns it (binn_utils/studies/*.py; claims 11 and
 # 12, which span studies: binn_utils/claims/spanning.py) through one context that reads each
-# study's results; binn_utils.scorecard_text turns the verdicts into this page's words.
+# study's results; binn_utils.presentation.scorecard_text turns the verdicts into this page's words.
 from IPython.display import HTML, Markdown, display
 
-from binn_utils import reporting, scorecard_text as text
-from binn_utils.reporting import fmt
+from binn_utils.analysis import reporting
+from binn_utils.analysis.reporting import fmt
 from binn_utils.claims import scorecard
 from binn_utils.claims.context import Context
+from binn_utils.presentation import scorecard_text as text
 
 ctx = Context(scale=scale, train=train_missing, source=source)
 judged = scorecard.judge_all(ctx)
@@ -56,7 +57,7 @@ effects = scorecard.choice_effects(ctx, judged)
 for outcome, n in text.counts(judged).items():
     reporting.glue(f"sc_n_{outcome.value.replace(' ', '_')}", str(n))
 reporting.glue("sc_n_claims", str(len(judged)))
-# Criteria of the verdicts (glued into the prose below; they live in binn_utils.reporting).
+# Criteria of the verdicts (glued into the prose below; they live in binn_utils.analysis.reporting).
 reporting.glue("sc_theta_ok", fmt(reporting.THETA_OK, "g"))
 reporting.glue("sc_operator_ok", fmt(reporting.OPERATOR_OK, "g"))
 reporting.glue("sc_factor", fmt(reporting.FACTOR, "g"))
@@ -100,7 +101,7 @@ display(Markdown(text.choices_table(effects)))
 #
 # Nothing in the verdicts is typed by hand. Each claim is split into the
 # sub-claims it makes (listed below), and each sub-claim is checked against the stored
-# results by the same summary functions (`binn_utils.reporting`) whose numbers the
+# results by the same summary functions (`binn_utils.analysis.reporting`) whose numbers the
 # chapters quote. A sub-claim *agrees* or *disagrees* with the paper, *cannot be decided*
 # (e.g. every replicate of a setting needed for it failed, or the errors of the settings
 # it compares overlap), has *too few replicates to decide* (fewer than
@@ -136,7 +137,7 @@ display(Markdown(text.choices_table(effects)))
 # also cover the initial condition. For claim 12 the failure settings are those where the
 # paper reports failure ($r = 5\times10^{-7}$, $r \ge 5\times10^{-2}$,
 # $w_\mathrm{PDE} = 10^{-4}$ and $10^{3}$), and a sub-claim agrees when at least one of the
-# six ground-truth-free diagnostics of `binn_utils.diagnostics` raises a flag there, or
+# six ground-truth-free diagnostics of `binn_utils.analysis.diagnostics` raises a flag there, or
 # none does at the defaults ($r = 5\times10^{-4}$, $w_\mathrm{PDE} = 10^{-1}$). Claim 11
 # checks, for every Supporting Material configuration that is stored, the same
 # comparisons as the main text, and, for each dense repeat, whether the median and the

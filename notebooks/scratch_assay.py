@@ -29,7 +29,7 @@
 # We fit a reaction-diffusion BINN,
 # $u_t = \partial_x\left(D(u)\,u_x\right) + u\,G(u)$ with no-flux ends, with the paper's
 # default hyperparameters, to the replicate mean of one initial density, using the
-# own-data entry point of `binn_utils.user_data` (it rescales the data to the paper's
+# own-data entry point of `binn_utils.analysis.user_data` (it rescales the data to the paper's
 # training domain and converts the learned operators back to µm²/h and 1/h). The data
 # and their provenance are in `data/` (see `data/README.md`).
 
@@ -48,8 +48,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from binn_utils import diagnostics, figures, fit_report, plotting, reporting, scratch, tables, user_data
-from binn_utils.tables import fmt_plain as fmt
+from binn_utils.analysis import diagnostics, reporting, scratch, user_data
+from binn_utils.applications import fit_report
+from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation.tables import fmt_plain as fmt
 
 plotting.style()
 data = scratch.load_scratch(initial_cells, drop_first_column)
@@ -177,7 +179,7 @@ reporting.glue("sc_G_zero", tables.growth_zero_words(scratch.growth_zero(grid, c
 #
 # ## Diagnostics without ground truth
 #
-# The checks of {doc}`diagnostics` (defined in `binn_utils.diagnostics`, thresholds
+# The checks of {doc}`diagnostics` (defined in `binn_utils.analysis.diagnostics`, thresholds
 # there) applied to this fit; a flagged value is in bold.
 
 # %% tags=["remove-input"]

@@ -74,7 +74,9 @@ output_dir = None        # folder for the figure files; None: do not write files
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from binn_utils import figures, plotting, reporting, studies, tables
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.presentation import figures, plotting, tables
 from binn_utils.studies.repeats import Page
 
 plotting.style()

@@ -1,14 +1,14 @@
 """A small, obviously-correct reference BINN: one model, plain nested autograd.
 
-Used only by the tests to prove the fast batched path (binn_utils.losses/training)
-computes the same losses and gradients.  Written independently of binn_utils.networks'
+Used only by the tests to prove the fast batched path (binn_utils.engine.losses/training)
+computes the same losses and gradients.  Written independently of binn_utils.engine.networks'
 derivative propagation: derivatives here come from torch.autograd with create_graph,
 and the PDE residual differentiates the flux D(u) u_x - u V(u) directly.
 """
 import torch
 from torch import nn
 
-from binn_utils.networks import NetworkLayout
+from binn_utils.engine.networks import NetworkLayout
 
 
 class RefMLP(nn.Module):

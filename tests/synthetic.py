@@ -5,8 +5,29 @@ from types import SimpleNamespace
 import numpy as np
 
 from binn_utils import studies
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store.sweep_record import SweepRecord
 
 RATES, WEIGHTS = studies.LEARNING_RATES, studies.PDE_WEIGHTS
+
+
+def sweep_record(n=1, metrics=None, config=None, without=(), **fields) -> SweepRecord:
+    """A stored setting's record of ``n`` replicates as the store reads it
+    (``SweepRecord.from_json``): the ``fields`` given, ``metrics`` (checkpoint -> the metric
+    values given), ``config`` (TrainConfig fields), none of the fields ``without`` (a record
+    stored before they existed); everything else neutral (all "ok", errors 0.1)."""
+    def checkpoint(given):
+        return {**{k: [0.1] * n for k in ("err_u_theta", "err_u_p", "err_u_theta_obs", "err_u_p_obs")},
+                "up_status": ["ok"] * n, "operator_errors": {}, **(given or {})}
+    d = dict(format=1, benchmark="diffusion", reaction="supporting", noise_var=1e-3, dense=False,
+             datasets=[0] * n, seeds=list(range(n)), config=TrainConfig(**(config or {})).to_dict(),
+             status=["ok"] * n, epochs_run=100, steps_per_epoch=1, batch_size_used=40, wall_time_s=1.0,
+             mechanisms=["D"], n_params=0, device="cpu", u_range=[0.0, 1.0], provenance={},
+             metrics={w: checkpoint((metrics or {}).get(w)) for w in ("best", "final")})
+    d.update(fields)
+    for k in without:
+        del d[k]
+    return SweepRecord.from_json(d)
 
 
 class Fake:
@@ -24,8 +45,9 @@ class Fake:
         self.arrays = {"curve_epochs": ep, "hist_val_total": np.stack([c] * n),
                        "hist_val_data": np.stack([c] * n), "hist_val_pde": np.stack([c * 1e-5] * n),
                        **(arrays or {})}
-        self.record = {"status": ["ok"] * n, "metrics": {"best": {"up_status": ["ok"] * n}},
-                       "config": {"w_data": 1.0, "w_pde": meta.get("w_pde", 0.1)}, **(record or {})}
+        record = dict(record or {})
+        config = {"w_data": 1.0, "w_pde": meta.get("w_pde", 0.1), **record.pop("config", {})}
+        self.record = sweep_record(record.pop("replicates", n), config=config, **record)
         self.setting = SimpleNamespace(datasets=tuple(range(n)) if datasets is None else tuple(datasets),
                                        initial="text")
 
@@ -39,7 +61,7 @@ class Fake:
         return self.arrays[f"best_{name}"]
 
     def up_status(self, which=None):
-        return self.record["metrics"]["best"]["up_status"]
+        return list(self.record.metrics["best"].up_status)
 
     def operator_error(self, op, which=None):
         return self._errs.get(f"op_{op}", np.full(len(self._errs["err_u_p"]), 0.1))

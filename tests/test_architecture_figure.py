@@ -8,9 +8,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from binn_utils import figures  # noqa: E402
-from binn_utils.sweeps import Setting, SettingResult  # noqa: E402
-from binn_utils.training import TrainConfig  # noqa: E402
+from binn_utils.engine.training import TrainConfig  # noqa: E402
+from binn_utils.presentation import figures  # noqa: E402
+from binn_utils.store.sweeps import Setting, SettingResult  # noqa: E402
+from synthetic import sweep_record  # noqa: E402
 
 ARCHS = ((1, 1), (4, 4))
 NT, NX, NU, NC = 3, 8, 20, 5
@@ -45,7 +46,7 @@ def _result(aD, aV, eps):
     metrics = {"err_u_p": fro, "err_u_theta": [0.01] * R,
                "up_status": ["ok" if e is not None else "failed: synthetic" for e in eps],
                "operator_errors": {"D": [0.1] * R, "V": [0.1] * R}}
-    rec = {"status": ["ok"] * R, "u_range": [0.5, 0.8], "metrics": {"best": metrics, "final": metrics}}
+    rec = sweep_record(R, u_range=[0.5, 0.8], metrics={"best": metrics, "final": metrics})
     arrays = {"x": np.linspace(0, 1, NX), "t": np.linspace(0, 1, NT), "u_clean": U_CLEAN, "u_grid": u_grid,
               "true_op_D": 0.01 + 0 * u_grid, "true_op_V": u_grid * (1 - u_grid),
               "curve_epochs": np.arange(1, NC + 1), "hist_val_total": np.tile(np.geomspace(1, 0.1, NC), (R, 1))}
@@ -118,8 +119,9 @@ def test_default_figure_keeps_one_heat_map(results):
 
 
 def test_tables_and_metric_comparison_of_the_heat_maps(results):
-    from binn_utils import studies, tables
-    from binn_utils.reporting import fmt
+    from binn_utils import studies
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.reporting import fmt
     mean = tables.architecture_table(results, "mean").splitlines()
     assert mean[0] == "| mean: $D$ \\ $V$ | (1, 1) | (4, 4) |" and len(mean) == 4
     fro = np.mean([_rel(_u_p(e), "fro") for e in PERTURB[(1, 1), (4, 4)] if e is not None])

@@ -28,7 +28,7 @@ def test_archive_has_the_rows_its_readme_counts():
 
 def test_the_reader_names_settings_as_our_studies_do():
     import numpy as np
-    from binn_utils import authors_archive as aa
+    from binn_utils.analysis import authors_archive as aa
     up = aa.errors("learning_rate", "err_u_p", noise_var=1e-3, lr=5e-4)
     assert up.shape == (10,) and np.all(up > 0)
     spec = aa.errors("architecture", "err_u_p", noise_var=1e-3, norm="spectral", arch_D=(4, 4), arch_V=[4, 32])

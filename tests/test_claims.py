@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from binn_utils import studies
-from binn_utils.observations import NOISE_VARIANCES
-from binn_utils.verdicts import Outcome, Verdict, aggregate
+from binn_utils.analysis.verdicts import Outcome, Verdict, aggregate
+from binn_utils.engine.observations import NOISE_VARIANCES
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
 
 A, D, U, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from binn_utils import cli, store
-from binn_utils.store import StoreWarning
-from binn_utils.sweeps import Setting, replicates, run_settings
-from binn_utils.training import TrainConfig
+from binn_utils.applications import cli
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store import records
+from binn_utils.store.records import StoreWarning
+from binn_utils.store.sweeps import Setting, replicates, run_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
@@ -92,8 +93,7 @@ def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_
 
 def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, capsys):
     """Without --results-dir the quick scale writes to out/results-quick, the others to results/."""
-    import binn_utils.store as store
-    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
     used = []
     monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)) or [])
     assert cli.main(["sweep", "learning_rate", "--scale", "quick"]) == 0
@@ -126,8 +126,8 @@ def test_status_names_damaged_files_and_migrate_adds_checksums(monkeypatch, tmp_
     js_a.write_text(js_a.read_text()[:300])                              # damaged
     npz_b, js_b = b.paths(tmp_path)
     rec = json.loads(js_b.read_text())
-    del rec[store.CHECKSUM_FIELD], rec[store.FORMAT_FIELD], rec[store.RECORD_CHECKSUM_FIELD]  # before checksums
-    js_b.write_bytes(store.json_bytes(rec))
+    del rec[records.CHECKSUM_FIELD], rec[records.FORMAT_FIELD], rec[records.RECORD_CHECKSUM_FIELD]  # before
+    js_b.write_bytes(records.json_bytes(rec))
     assert cli.main(["status", "learning_rate", "--results-dir", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert "1/2 settings stored" in out and "1 stored record(s) predate whole-record checksums: run `binn migrate" in out
@@ -135,7 +135,7 @@ def test_status_names_damaged_files_and_migrate_adds_checksums(monkeypatch, tmp_
     assert cli.main(["migrate", "--results-dir", str(tmp_path)]) == 1        # one damaged record
     out, err = capsys.readouterr()
     assert "1 record(s) migrated, 0 already current, 1 damaged" in out and str(js_a) in err
-    assert json.loads(js_b.read_text())[store.CHECKSUM_FIELD] == store.sha256_bytes(npz_b.read_bytes())
+    assert json.loads(js_b.read_text())[records.CHECKSUM_FIELD] == records.sha256_bytes(npz_b.read_bytes())
 
 
 def _children(pid):
@@ -169,8 +169,8 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
     Ctrl-C sends it (the Dask workers get it too)."""
     script = textwrap.dedent(f"""
         import sys
-        from binn_utils.sweeps import Setting, run_settings
-        from binn_utils.training import TrainConfig
+        from binn_utils.store.sweeps import Setting, run_settings
+        from binn_utils.engine.training import TrainConfig
         cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
         fast = [Setting("t", f"fast{{i}}", "diffusion", 1e-3, False, (0,), (i,), cfg) for i in range(2)]
         slow = [Setting("t", f"slow{{i}}", "diffusion", 1e-3, False, (0,), (i,), cfg.replace(epochs=10 ** 6))
@@ -302,7 +302,7 @@ def test_slurm_dry_run_renders_the_configured_directives(tmp_path, capsys, no_tr
 
 
 def test_sweep_summary_counts_failures_and_exits_non_zero(tmp_path, monkeypatch, capsys):
-    import binn_utils.sweeps as sw
+    import binn_utils.store.sweeps as sw
     good, bad = _tiny("good"), _tiny("bad", lr=1e-3)
     real = sw.compute_group
     monkeypatch.setattr(sw, "compute_group", lambda group, **kw: (
@@ -319,7 +319,7 @@ def test_sweep_summary_counts_failures_and_exits_non_zero(tmp_path, monkeypatch,
 @pytest.mark.parametrize("dirty, allow, refused", [(True, False, True), (True, True, False), (False, False, False)])
 def test_paper_scale_sweeps_refuse_a_modified_tree_unless_allowed(monkeypatch, capsys, no_training, tmp_path,
                                                                    dirty, allow, refused):
-    monkeypatch.setattr(store, "work_tree_state", lambda: {"commit": "abc", "dirty_worktree": dirty,
+    monkeypatch.setattr(records, "work_tree_state", lambda: {"commit": "abc", "dirty_worktree": dirty,
                                                            "diff_sha256": "d" if dirty else None})
     ran = []
     monkeypatch.setattr(cli, "run_settings", lambda todo, *a, **k: ran.append(len(todo)) or [])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
-from binn_utils.store import committed_scale, committed_supporting_scales, default_results_dir
+from binn_utils.store.records import committed_scale, committed_supporting_scales, default_results_dir
 from binn_utils.studies.repeats import Page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,28 +89,30 @@ def test_committed_results_record_configuration_seed_commit_and_time():
 
 def test_the_own_data_page_fit_is_committed(tmp_path):
     """The page "Fit your own data" loads its stored networks (the book refuses to train)."""
-    from binn_utils import fit_report, store
-    from binn_utils.user_data import fit_spec_of
+    from binn_utils.applications import fit_report
+    from binn_utils.store import records
+    from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("own_data")
     assert p["scale"] is None          # the page fits at the committed fit's scale
     plan = fit_report.example_plan(tmp_path / "out", committed_scale("own_data"),
                                    cache_dir=default_results_dir() / "own_data")
-    key = store.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
+    key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"
-    assert store.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
+    assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
 
 
 def test_the_scratch_assay_chapter_fit_is_committed():
     """The scratch-assay chapter's fit, at its default parameters, is stored under the key it computes."""
-    from binn_utils import fit_report, store
-    from binn_utils.user_data import fit_spec_of
+    from binn_utils.applications import fit_report
+    from binn_utils.store import records
+    from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("scratch_assay")
     plan = fit_report.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
                                    seeds=p["seeds"], drop_first_column=p["drop_first_column"],
                                    source=default_results_dir())
-    key = store.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
+    key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "scratch" / f"{key}.npz"
-    assert store.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
+    assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
 
 
 # ----------------------------------------------------------------------------- like for like
@@ -118,7 +120,7 @@ CHECKS = ROOT / "results" / "checks" / "device"
 
 
 def _device_kind(record) -> str:
-    return "cuda" if str(record.get("device", "")).startswith("cuda") else "cpu"
+    return "cuda" if str(record.device).startswith("cuda") else "cpu"
 
 
 def comparisons() -> dict:
@@ -134,8 +136,8 @@ def comparisons() -> dict:
 
 
 def _kinds(settings):
-    records = [s.stored_record(default_results_dir(), warn=False) for s in settings]
-    return [(s, r) for s, r in zip(settings, records) if r is not None]
+    stored = [s.stored_record(default_results_dir(), warn=False) for s in settings]
+    return [(s, r) for s, r in zip(settings, stored) if r is not None]
 
 
 @pytest.mark.parametrize("where, settings", sorted(comparisons().items(), key=lambda kv: str(kv[0])),
@@ -144,9 +146,9 @@ def test_one_engine_and_one_integrator_within_a_comparison(where, settings):
     """Like for like: every setting compared in one figure was trained by the same version of
     the trainer's arithmetic and its u_p solved by the same integrator."""
     stored = _kinds(settings)
-    engines = {r.get("engine", 1) for _, r in stored}
-    methods = {r.get("forward_method", "RK45") for _, r in stored}
-    detail = "; ".join(f"{s.label}: engine {r.get('engine', 1)}, {r.get('forward_method', 'RK45')}" for s, r in stored)
+    engines = {r.engine for _, r in stored}
+    methods = {r.forward_method for _, r in stored}
+    detail = "; ".join(f"{s.label}: engine {r.engine}, {r.forward_method}" for s, r in stored)
     assert len(engines) <= 1 and len(methods) <= 1, f"{where} mixes engines {engines} or integrators {methods}: {detail}"
 
 
@@ -165,17 +167,18 @@ def test_comparisons_that_mix_cpu_and_gpu_rest_on_a_stored_device_check():
 def device_check_rows() -> list:
     """(label, metric, (ratio of medians GPU / CPU, 95 % interval)) of every stored device check."""
     from device_agreement import median_ratio_interval
-    from binn_utils.sweeps import Setting, load_setting
-    from binn_utils import store
+    from binn_utils.store import records
+    from binn_utils.store.sweep_record import SweepRecord
+    from binn_utils.store.sweeps import Setting, load_setting
     rows = []
     for js in sorted((CHECKS / "runs").glob("*.json")):
-        other = store.read_pair(js.with_suffix(".npz"), js)[0]
+        other = SweepRecord.from_json(records.read_pair(js.with_suffix(".npz"), js)[0], js)
         setting = Setting.from_record(other)
         assert setting.key == js.stem, f"{js.name}: its name is not its specification's hash"
         mine = load_setting(setting, default_results_dir())
         there = load_setting(setting, CHECKS)
         assert _device_kind(mine.record) != _device_kind(there.record), f"{js.name}: both runs on one device"
-        assert list(mine.record["seeds"]) == list(there.record["seeds"])
+        assert list(mine.record.seeds) == list(there.record.seeds)
         for m in ("err_u_theta", "err_u_p"):
             rows.append((js.stem, m, median_ratio_interval(there.metric(m), mine.metric(m))))
     return rows

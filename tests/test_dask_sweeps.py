@@ -10,8 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from binn_utils.sweeps import Setting, load_setting, replicates, run_settings
-from binn_utils.training import TrainConfig
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store.sweeps import Setting, load_setting, replicates, run_settings
 
 distributed = pytest.importorskip("distributed")
 
@@ -31,7 +31,7 @@ def _assert_same_numbers(sets, dir_a, dir_b):
         for k in a.arrays:
             np.testing.assert_array_equal(a[k], b[k], err_msg=k)
         for k in ("metrics", "status", "epochs_run", "config", "seeds", "datasets", "trained_with", "u_range"):
-            assert a.record[k] == b.record[k], k
+            assert getattr(a.record, k) == getattr(b.record, k), k
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_dask_sweep_stores_the_same_numbers_as_the_serial_path(tmp_path, capsys)
                             max_group_replicates=4)) == 3
     run_settings(sets, tmp_path / "serial-merged", workers=1, progress=False, merge=True, max_group_replicates=4)
     _assert_same_numbers(sets, tmp_path / "dask-merged", tmp_path / "serial-merged")
-    assert load_setting(sets[0], tmp_path / "dask-merged").record["trained_with"] == {"settings": 2, "replicates": 4}
+    assert load_setting(sets[0], tmp_path / "dask-merged").record.trained_with == {"settings": 2, "replicates": 4}
 
 
 def _executing(dask_worker):
@@ -142,7 +142,7 @@ def test_hard_stop_abandons_running_groups_and_closes_the_cluster(tmp_path, caps
 
 
 def test_priority_longest_starts_the_costliest_groups_first():
-    from binn_utils.sweeps import group_cost, order_groups
+    from binn_utils.store.sweeps import group_cost, order_groups
     short, long_, wide = _settings(1)[0], _settings(1, epochs=300)[0], _settings(1)[0]
     wide = Setting("test", "wide", "diffusion", 1e-3, False, wide.datasets, wide.seeds,
                    TINY.replace(arch_u=(2, 24)))
@@ -156,12 +156,12 @@ def test_priority_longest_starts_the_costliest_groups_first():
 
 def _forbid_store_writes(dask_worker=None):
     """Make every store write in this (worker) process fail; returns the previous function."""
-    from binn_utils import store
+    from binn_utils.store import records
 
     def refuse(*a, **k):
         raise PermissionError("a worker wrote into the store")
-    previous = store.write_pair
-    store.write_pair = refuse
+    previous = records.write_pair
+    records.write_pair = refuse
     return previous is not refuse
 
 
@@ -177,15 +177,15 @@ def test_workers_never_write_into_the_store(tmp_path, cluster):
     assert all(s.is_done(tmp_path) for s in sets)
     # the patch is live on the workers: a task that writes there fails
     def write_there():
-        from binn_utils import store
-        store.write_pair(tmp_path / "x.npz", tmp_path / "x.json", {}, {})
+        from binn_utils.store import records
+        records.write_pair(tmp_path / "x.npz", tmp_path / "x.json", {}, {})
     with pytest.raises(PermissionError, match="a worker wrote into the store"):
         client.submit(write_there, pure=False).result()
 
 
 def test_replicate_steps_count_every_optimiser_step_of_every_replicate():
-    from binn_utils.observations import make_observations
-    from binn_utils.sweeps import replicate_steps
+    from binn_utils.engine.observations import make_observations
+    from binn_utils.store.sweeps import replicate_steps
     n_train = len(make_observations("diffusion", 0.0).train_idx)
     s, = _settings(1, epochs=7)
     for batch in (10, 10 ** 6):
@@ -208,7 +208,7 @@ def _long_setting():
 
 def _stop_after_first_segment(monkeypatch, results):
     """A sweep interrupted (Ctrl-C) while the group's second segment trains."""
-    import binn_utils.sweeps as sw
+    import binn_utils.store.sweeps as sw
     real = sw.compute_group
 
     def interrupted(*a, **k):
@@ -225,7 +225,7 @@ def test_a_stopped_sweep_resumes_a_group_at_its_checkpoint(tmp_path, monkeypatch
     """A group longer than --checkpoint-every trains in segments; interrupted during its
     second segment, it keeps the checkpoint of the first, and the next sweep resumes there
     and stores the same numbers as an uninterrupted sweep; the checkpoint is then removed."""
-    import binn_utils.sweeps as sw
+    import binn_utils.store.sweeps as sw
     sets = _long_setting()
     run_settings(sets, tmp_path / "whole", workers=1, progress=False, checkpoint_every=None)
     _stop_after_first_segment(monkeypatch, tmp_path / "cut")
@@ -242,7 +242,7 @@ def test_a_stopped_sweep_resumes_a_group_at_its_checkpoint(tmp_path, monkeypatch
 
 
 def test_a_damaged_checkpoint_is_not_trusted(tmp_path, monkeypatch):
-    import binn_utils.sweeps as sw
+    import binn_utils.store.sweeps as sw
     _stop_after_first_segment(monkeypatch, tmp_path / "cut")
     npz = next((tmp_path / "cut" / "checkpoints").glob("group-*.npz"))
     npz.write_bytes(npz.read_bytes()[:100])

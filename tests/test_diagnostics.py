@@ -2,9 +2,11 @@
 import numpy as np
 import pytest
 
-from binn_utils import diagnostics as dg
-from binn_utils.diagnostics import DiagnosticReport, diagnose, diagnose_arrays, diagnose_many, observed_u_range
-from binn_utils.plotting import shade_unobserved
+from binn_utils.analysis import diagnostics as dg
+from binn_utils.analysis.diagnostics import (DiagnosticReport, diagnose, diagnose_arrays, diagnose_many,
+                                            observed_u_range)
+from binn_utils.presentation.plotting import shade_unobserved
+from synthetic import sweep_record
 
 E = 1000
 EPOCHS = np.arange(1, E + 1)
@@ -164,8 +166,8 @@ def test_observed_range_is_robust_and_shading():
 
 
 def _fake_setting_result(curves, status):
-    from binn_utils.sweeps import Setting, SettingResult
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import Setting, SettingResult
+    from binn_utils.engine.training import TrainConfig
     R, n = curves.shape
     setting = Setting(study="lr", label="r=5e-4", benchmark="diffusion", noise_var=1e-3, dense=False,
                       datasets=(0,) * R, seeds=tuple(range(R)), config=TrainConfig(epochs=E))
@@ -181,8 +183,7 @@ def _fake_setting_result(curves, status):
                "err_u_p": [None] * R, "operator_errors": {}}
     # the final networks' forward solves all succeeded; the reported (best) ones did not
     final = dict(metrics, up_status=["ok"] * R, err_u_p_obs=[0.06] * R)
-    record = {"status": status, "metrics": {"best": metrics, "final": final}, "u_range": [0.0, 1.0]}
-    return SettingResult(setting, record, arrays)
+    return SettingResult(setting, sweep_record(R, status=status, metrics={"best": metrics, "final": final}), arrays)
 
 
 def test_diagnose_stored_setting_and_table():
@@ -212,8 +213,8 @@ def test_diagnose_stored_setting_and_table():
 
 def test_diagnose_a_real_stored_setting(tmp_path):
     """The stored-results path on a genuine (tiny) run of the results store."""
-    from binn_utils.sweeps import Setting, load_setting, run_setting
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import Setting, load_setting, run_setting
+    from binn_utils.engine.training import TrainConfig
     cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), epochs=4, compile=False, val_n_pde=20, val_n_bc=5)
     setting = Setting(study="test", label="tiny", benchmark="diffusion", noise_var=1e-3, dense=False,
                       datasets=(0, 0, 1), seeds=(0, 1, 0), config=cfg)
@@ -223,7 +224,7 @@ def test_diagnose_a_real_stored_setting(tmp_path):
     assert rep.n_replicates == 3 and rep.n_epochs == 4 and rep.label == "test: tiny"
     assert rep["loss_balance"].extra["weight_ratio"] == pytest.approx(0.1)
     lo, hi = rep.u_range                     # from the noisy observations, not the stored truth range
-    assert lo != sr.record["u_range"][0] and 0.0 < hi - lo < 1.3
+    assert lo != sr.record.u_range[0] and 0.0 < hi - lo < 1.3
     assert set(rep["operator_spread"].extra["per_operator"]) == {"D"}
     assert np.isfinite(rep["mechanistic_mismatch"].value) or rep["mechanistic_mismatch"].flag
     best = diagnose(sr, which="best")
@@ -277,9 +278,9 @@ def test_collapse_and_blow_up_are_flagged(case, collapsed, blown_up):
 def test_a_real_run_at_a_huge_learning_rate_is_not_ok():
     """Status "ok" (nothing non-finite), but the networks collapse: the diagnostics say so;
     the same tiny configuration at a sane learning rate collapses nowhere."""
-    from binn_utils.evaluation import evaluate
-    from binn_utils.observations import make_observations
-    from binn_utils.training import TrainConfig, train
+    from binn_utils.engine.evaluation import evaluate
+    from binn_utils.engine.observations import make_observations
+    from binn_utils.engine.training import TrainConfig, train
     obs = make_observations("diffusion", 1e-3)
     cfg = TrainConfig(arch_u=(2, 8), arch_D=(2, 4), epochs=12, compile=False)
     reports = {}
@@ -361,8 +362,8 @@ class _Stored:
     def __init__(self, up, noise=1e-3, status=None, up_status=None):
         self._up = np.asarray(up, float)
         n = self._up.size
-        self.record = {"status": status or ["ok"] * n, "noise_var": noise,
-                       "metrics": {"best": {"operator_errors": {"D": [0.1] * n}}}}
+        self.record = sweep_record(n, status=status or ["ok"] * n, noise_var=noise,
+                                   metrics={"best": {"operator_errors": {"D": [0.1] * n}}})
         self._ups = up_status or ["ok"] * n
 
     def metric(self, name, which=None):
@@ -376,7 +377,7 @@ class _Stored:
 
 
 def test_ground_truth_failure_rule():
-    from binn_utils.diagnostics import ground_truth_failures
+    from binn_utils.analysis.diagnostics import ground_truth_failures
     rs = [_Stored([0.1, 0.1, 0.1]),                       # the best of its group
           _Stored([0.35, 0.35, 0.35]),                    # 3.5 x the best: a failure at factor 3
           _Stored([0.25, 0.25, 0.25]),                    # 2.5 x: fine
@@ -461,7 +462,7 @@ def test_calibrate_counts_both_parts_and_pools_further_splits():
 
 
 def test_chapter_tables_of_scored_settings():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     sc = _scored()
     titles = {"a": "study A", "b": "study B"}
     rows = tables.settings_table(sc, titles).splitlines()
@@ -487,7 +488,8 @@ def test_chapter_tables_of_scored_settings():
 
 
 def test_scale_words_are_the_scales_numbers(monkeypatch):
-    from binn_utils import studies, tables
+    from binn_utils import studies
+    from binn_utils.presentation import tables
     assert tables.scale_words("lite") == "1000 epochs, 3 initialisations (noise: fewer)"
     monkeypatch.setitem(studies.SCALES, "lite", dict(studies.SCALES["lite"], epochs=700, noise_seeds=3))
     assert tables.scale_words("lite") == "700 epochs, 3 initialisations"

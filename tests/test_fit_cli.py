@@ -7,10 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import cli, fit_report, store, training, user_data
-from binn_utils.problems import get_benchmark, reference_solution, spatial_grid
-from binn_utils.forward_solve import forward_solve
-from binn_utils.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
+from binn_utils.analysis import user_data
+from binn_utils.analysis.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
+from binn_utils.applications import cli, fit_report
+from binn_utils.engine import training
+from binn_utils.engine.forward_solve import forward_solve
+from binn_utils.engine.problems import get_benchmark, reference_solution, spatial_grid
+from binn_utils.store import records
 
 K = fit_report.EXAMPLE_K
 
@@ -273,7 +276,7 @@ def test_predict_usage_errors(fitted, tmp_path, capsys):
 
 def test_fit_user_data_uses_the_integrator(tmp_path):
     """The Python API and the CLI share one path: the integrator reaches the forward solve."""
-    from binn_utils.user_data import fit_user_data
+    from binn_utils.analysis.user_data import fit_user_data
     path = write_csv(tmp_path / "d.csv", _rows())
     cfg = training.TrainConfig(epochs=2, compile=False)
     kw = dict(x="x_um", t="t_h", u="density", replicate="well")
@@ -311,7 +314,7 @@ def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
     path = write_csv(tmp_path / "d.csv", _rows())
     cfg = training.TrainConfig(epochs=2, compile=False)
     prep = prepare_fit(str(path), "DG", cfg, range(3), x="x_um", t="t_h", u="density", replicate="well")
-    key = store.key_of("k", {"x": 1})
+    key = records.key_of("k", {"x": 1})
     npz = tmp_path / f"{key}.npz"
     first, files, _ = user_data._train_parts(prep, npz, {"x": 1}, key, False, 1, None, n_parts=3)
     assert [p.name for p, _ in files] == [f"{key}-part{i}of3.npz" for i in (1, 2, 3)]
@@ -341,7 +344,7 @@ def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
     prep = prepare_fit(str(path), "DG", cfg, range(2), x="x_um", t="t_h", u="density", replicate="well")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    key = store.key_of("k", {})
+    key = records.key_of("k", {})
     here, *_ = user_data._train_parts(prep, tmp_path / "a" / "k.npz", {}, key, False, 1, None, n_parts=2)
     remote, files, _ = user_data._train_parts(prep, tmp_path / "b" / "k.npz", {}, key, False, 2, None)
     assert [p.name for p, _ in files] == ["k-part1of2.npz", "k-part2of2.npz"]
@@ -350,7 +353,7 @@ def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
 
 def test_committed_example_data_is_the_generators(tmp_path):
     """data/own_data_example.csv (the book page's data) is write_example_csv()'s output."""
-    committed = Path(fit_report.__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+    committed = Path(fit_report.__file__).resolve().parents[2] / "data" / "own_data_example.csv"
     fit_report.write_example_csv(tmp_path / "e.csv")
     a = load_observations_csv(committed, x="x_um", t="t_h", u="density", replicate="well")
     b = load_observations_csv(tmp_path / "e.csv", x="x_um", t="t_h", u="density", replicate="well")
@@ -373,7 +376,7 @@ def test_a_failed_part_is_counted_and_the_others_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(user_data, "train", flaky)
     prep = prepare_fit(str(path), "DG", training.TrainConfig(epochs=2, compile=False), range(2), x="x_um",
                        t="t_h", u="density", replicate="well")
-    key = store.key_of("k", {})
+    key = records.key_of("k", {})
     with pytest.raises(RuntimeError, match=r"1 of 2 training parts failed \(part 2: RuntimeError: out of memory\)"):
         user_data._train_parts(prep, tmp_path / "k.npz", {}, key, False, 1, None, n_parts=2)
     assert (tmp_path / f"{key}-part1of2.npz").is_file() and not (tmp_path / f"{key}-part2of2.npz").exists()

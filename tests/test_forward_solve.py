@@ -1,18 +1,18 @@
-"""Tests of the SM finite-volume forward solver (binn_utils.forward_solve)."""
+"""Tests of the SM finite-volume forward solver (binn_utils.engine.forward_solve)."""
 
 import time
 
 import numpy as np
 import pytest
 
-from binn_utils.forward_solve import (
-    ForwardSolution,
-    failure_count,
-    forward_solve,
-    forward_solve_many,
-    fv_rhs,
-)
-from binn_utils.metrics import relative_l2
+from binn_utils.engine.forward_solve import (
+                                             ForwardSolution,
+                                             failure_count,
+                                             forward_solve,
+                                             forward_solve_many,
+                                             fv_rhs,
+                                             )
+from binn_utils.engine.metrics import relative_l2
 
 L = 7.0
 
@@ -281,7 +281,7 @@ TRUE_OPERATOR_TOL = {
     "name, reaction, n_x", list(TRUE_OPERATOR_TOL),
     ids=[f"{b}-{r}-{n}" if b == "nonlinear_adr" else f"{b}-{n}" for b, r, n in TRUE_OPERATOR_TOL])
 def test_true_operators_reproduce_reference(name, reaction, n_x):
-    benchmarks = pytest.importorskip("binn_utils.problems")
+    benchmarks = pytest.importorskip("binn_utils.engine.problems")
     bench = benchmarks.get_benchmark(name, reaction=reaction)
     dense = n_x == 351
     x = benchmarks.spatial_grid(dense)
@@ -319,7 +319,7 @@ def test_stiff_operator_falls_back_to_implicit_solver():
 def test_implicit_method_on_the_dense_grid_matches_rk45(name):
     """method="BDF" (used for some dense-grid evaluations) gives RK45's solution to the
     tolerance, in far fewer right-hand-side evaluations (RK45 is stability-limited there)."""
-    benchmarks = pytest.importorskip("binn_utils.problems")
+    benchmarks = pytest.importorskip("binn_utils.engine.problems")
     bench = benchmarks.get_benchmark(name)
     x = benchmarks.spatial_grid(dense=True)
     t = bench.times()

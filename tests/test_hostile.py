@@ -13,10 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import cli, store
-from binn_utils.store import DamagedRecordError, StoreWarning
-from binn_utils.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
-from binn_utils.training import TrainConfig
+from binn_utils.applications import cli
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store import records as store
+from binn_utils.store.records import DamagedRecordError, StoreWarning
+from binn_utils.store.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
@@ -221,7 +222,7 @@ def test_bad_cluster_config_values_are_one_line_even_in_a_dry_run(capsys, no_tra
 
 
 def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path, monkeypatch):
-    from binn_utils import sweeps
+    from binn_utils.store import sweeps
     monkeypatch.setattr(sweeps, "CONNECT_TIMEOUT_S", 1)
     monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
     err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
@@ -288,7 +289,7 @@ def test_a_folder_in_place_of_a_store_file_is_named_and_counted_missing(copied, 
 @pytest.fixture(scope="module")
 def a_fit(tmp_path_factory):
     """One `binn fit` of one network for one epoch (what the tests below damage or overwrite)."""
-    from binn_utils import fit_report
+    from binn_utils.applications import fit_report
     d = tmp_path_factory.mktemp("fit")
     fit_report.write_example_csv(d / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
     argv = ["fit", str(d / "data.csv"), "--mechanisms", "D,G", "--x", "x_um", "--t", "t_h", "--u", "density",
@@ -358,7 +359,7 @@ def _grid(n_x=11, n_t=4):
 
 
 def test_masked_values_are_missing_data():
-    from binn_utils.user_data import observations_from_arrays
+    from binn_utils.analysis.user_data import observations_from_arrays
     x, t, u = _grid()
     masked = np.ma.masked_array(u, mask=np.zeros_like(u, bool))
     masked[1, 2] = np.ma.masked
@@ -372,7 +373,7 @@ def test_masked_values_are_missing_data():
 
 
 def test_datetime_times_need_their_unit_and_the_plan_states_it():
-    from binn_utils.user_data import observations_from_arrays
+    from binn_utils.analysis.user_data import observations_from_arrays
     x, _, u = _grid()
     start = np.datetime64("2024-03-01T08:00")
     t = start + np.arange(4) * np.timedelta64(6, "h")
@@ -386,7 +387,7 @@ def test_datetime_times_need_their_unit_and_the_plan_states_it():
 
 
 def test_large_offsets_are_distinct_values():
-    from binn_utils.user_data import observations_from_arrays
+    from binn_utils.analysis.user_data import observations_from_arrays
     x, _, u = _grid(n_x=21)
     unix = 1.7e9 + np.arange(4.0)                                            # Unix seconds, 1 s apart
     np.testing.assert_array_equal(observations_from_arrays(x, unix, u).t, unix)
@@ -396,7 +397,7 @@ def test_large_offsets_are_distinct_values():
 
 
 def test_a_uniform_grid_printed_to_few_decimals_is_accepted_snapped_and_said():
-    from binn_utils.user_data import observations_from_arrays
+    from binn_utils.analysis.user_data import observations_from_arrays
     x, t, u = _grid(n_x=7)                                                   # spacing 1/6
     obs = observations_from_arrays(np.round(x, 3), t, u)
     np.testing.assert_allclose(obs.x, x, atol=1e-15)
@@ -408,7 +409,7 @@ def test_a_uniform_grid_printed_to_few_decimals_is_accepted_snapped_and_said():
 
 
 def test_a_meshgrid_is_named_as_such():
-    from binn_utils.user_data import observations_from_arrays
+    from binn_utils.analysis.user_data import observations_from_arrays
     x, t, u = _grid()
     X, T = np.meshgrid(x, t)
     with pytest.raises(ValueError, match=r"x must be 1-D \(the grid's axis\), got shape \(4, 11\): .*meshgrid"):
@@ -439,7 +440,7 @@ def test_two_columns_of_one_name_are_an_error(tmp_path, capsys):
 
 
 def _plan_only(monkeypatch):
-    from binn_utils import fit_report
+    from binn_utils.applications import fit_report
 
     def stop(plan, **kw):
         raise KeyboardInterrupt("stopped before training")

@@ -1,11 +1,13 @@
 """The package's layers import one way, and only the presentation layer draws.
 
-    engine <- store <- analysis <- studies <- presentation <- applications (and notebooks)
+    engine <- store <- analysis <- studies, claims <- presentation <- applications (and notebooks)
 
-Every import of every module of ``binn_utils`` is read with ``ast``, including imports
-inside functions: a module may import from its own layer or a layer below it, never
-above; nothing imports a private name (``_x``) of another module; no module below the
-presentation layer imports matplotlib; and the import graph has no cycle.
+The folders of ``binn_utils`` are the layers: a module's layer is the folder it sits in
+(``binn_utils/<folder>/...``), and every module sits in one.  Every import of every module
+is read with ``ast``, including imports inside functions: a module may import from its own
+layer or a layer below it, never above; nothing imports a private name (``_x``) of another
+module; no module below the presentation layer imports matplotlib; and the import graph has
+no cycle.
 """
 import ast
 from pathlib import Path
@@ -13,16 +15,17 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "binn_utils"
+#: The layers from the bottom up, each the folders that hold it (CONTRIBUTING.md).
 LAYERS = {
-    "engine": ["problems", "solvers", "observations", "networks", "losses", "training",
-               "forward_solve", "metrics", "evaluation"],
-    "store": ["store", "sweeps"],
-    "analysis": ["verdicts", "reporting", "diagnostics", "user_data", "scratch", "authors_archive"],
-    "studies": ["studies", "claims"],
-    "presentation": ["plotting", "figures", "tables", "scorecard_text"],
-    "applications": ["cli", "fit_report"],
+    "engine": ("engine",),
+    "store": ("store",),
+    "analysis": ("analysis",),
+    "studies": ("studies", "claims"),
+    "presentation": ("presentation",),
+    "applications": ("applications",),
 }
 ORDER = list(LAYERS)
+FOLDER_LAYER = {folder: layer for layer, folders in LAYERS.items() for folder in folders}
 DRAWING = ("matplotlib",)
 
 
@@ -38,14 +41,23 @@ MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
 
 
 def layer_of(module: str) -> str | None:
-    """The layer of ``binn_utils.<top>...`` (None for the package itself)."""
-    parts = module.split(".")
-    if len(parts) < 2:
+    """The layer of ``binn_utils.<folder>...``: its folder's (None for the package itself)."""
+    if module == PKG.name:
         return None
-    for layer, names in LAYERS.items():
-        if parts[1] in names:
-            return layer
-    raise AssertionError(f"{module} is in no layer: add it to LAYERS in {__file__}")
+    folder = MODULES[module].relative_to(PKG).parts[0]
+    if folder not in FOLDER_LAYER:
+        raise AssertionError(f"{module} is in no layer: put it in one of the folders {sorted(FOLDER_LAYER)} "
+                             f"of {PKG}, or add a folder to LAYERS in {__file__}")
+    return FOLDER_LAYER[folder]
+
+
+def test_every_module_sits_in_a_layer_folder():
+    """No module beside the layers (only the package's own ``__init__``), no layer without a folder."""
+    loose = [m for m in MODULES if m != PKG.name and MODULES[m].parent == PKG]
+    assert not loose, f"modules outside the layer folders: {loose}"
+    for module in MODULES:
+        layer_of(module)
+    assert all((PKG / folder / "__init__.py").is_file() for folder in FOLDER_LAYER)
 
 
 def imports(module: str):
@@ -154,18 +166,23 @@ def test_the_import_graph_has_no_cycle():
 
 
 def test_the_rules_catch_an_upward_import(tmp_path, monkeypatch):
-    """The checker itself: an engine module importing a study is reported."""
+    """The checker itself: an engine module importing a study is reported, as are an
+    engine module that draws, a cycle and a module outside the layer folders."""
     fake = tmp_path / "binn_utils"
-    fake.mkdir()
-    (fake / "__init__.py").write_text("")
-    (fake / "metrics.py").write_text("def f():\n    from .studies import REGISTRY\n")
-    (fake / "solvers.py").write_text("def shade(ax, lo, hi):\n    ax.axvspan(lo, hi)\n")
-    (fake / "studies.py").write_text("from .metrics import f\n")
+    for folder in ("", "engine", "studies"):
+        (fake / folder).mkdir(exist_ok=True)
+        (fake / folder / "__init__.py").write_text("")
+    (fake / "engine" / "metrics.py").write_text("def f():\n    from ..studies import REGISTRY\n")
+    (fake / "engine" / "solvers.py").write_text("def shade(ax, lo, hi):\n    ax.axvspan(lo, hi)\n")
+    (fake / "studies" / "__init__.py").write_text("from ..engine.metrics import f\n")
+    (fake / "loose.py").write_text("")
     monkeypatch.setattr(__import__(__name__), "PKG", fake)
     monkeypatch.setattr(__import__(__name__), "MODULES", {module_name(p): p for p in fake.rglob("*.py")})
     with pytest.raises(AssertionError, match="imports binn_utils.studies"):
-        test_imports_go_down_or_sideways("binn_utils.metrics")
+        test_imports_go_down_or_sideways("binn_utils.engine.metrics")
     with pytest.raises(AssertionError, match="draws"):
-        test_nothing_below_the_presentation_layer_draws("binn_utils.solvers")
+        test_nothing_below_the_presentation_layer_draws("binn_utils.engine.solvers")
     with pytest.raises(AssertionError, match="import cycle"):
         test_the_import_graph_has_no_cycle()
+    with pytest.raises(AssertionError, match="outside the layer folders.*binn_utils.loose"):
+        test_every_module_sits_in_a_layer_folder()

@@ -1,16 +1,16 @@
-"""Tests of binn_utils.metrics."""
+"""Tests of binn_utils.engine.metrics."""
 
 import numpy as np
 import pytest
 
-from binn_utils.metrics import (
-    median_iqr,
-    observed_range,
-    operator_error,
-    operator_grid,
-    relative_l2,
-    relative_l2_many,
-)
+from binn_utils.engine.metrics import (
+                                       median_iqr,
+                                       observed_range,
+                                       operator_error,
+                                       operator_grid,
+                                       relative_l2,
+                                       relative_l2_many,
+                                       )
 
 
 def test_relative_l2_known_values():
@@ -99,7 +99,7 @@ def test_median_iqr_counts_failures():
 def test_relative_error_in_the_spectral_norm():
     """The authors' Fig. 5 code: np.linalg.norm(A, 2) of the (t, x) matrix, the largest
     singular value; never larger than the Frobenius norm, equal for a rank-one error."""
-    from binn_utils.metrics import relative_l2, relative_l2_many
+    from binn_utils.engine.metrics import relative_l2, relative_l2_many
     rng = np.random.default_rng(0)
     true = rng.random((7, 71)) + 0.5
     pred = true + 0.01 * rng.standard_normal((7, 71))

@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from binn_utils import problems as bm
-from binn_utils import solvers
+from binn_utils.engine import problems as bm
+from binn_utils.engine import solvers
 
 SOLVERS = {"mol": solvers.solve_mol, "spectral": solvers.solve_spectral,
            "fem": solvers.solve_fem}

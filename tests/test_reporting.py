@@ -1,13 +1,14 @@
-"""Verdict helpers of binn_utils.reporting on small synthetic results."""
+"""Verdict helpers of binn_utils.analysis.reporting on small synthetic results."""
 import numpy as np
 
-from binn_utils import reporting
+from binn_utils.analysis import reporting
+from synthetic import sweep_record
 
 
 class FakeResult:
     def __init__(self, meta, record=None, arrays=None, errs=None):
         self.meta = meta
-        self.record = record or {}
+        self.record = record
         self.arrays = arrays or {}
         self._errs = errs or {}
 
@@ -18,7 +19,7 @@ class FakeResult:
         return np.asarray(self._errs[name], float)
 
     def up_status(self, which="best"):
-        return self.record["metrics"][which]["up_status"]
+        return list(self.record.metrics[which].up_status)
 
 
 def test_fmt_and_word():
@@ -44,8 +45,8 @@ def test_wall_time_fit_recovers_inverse_law():
     a, c = 120.0, 3.0
     fixed = []
     for B, used in ((10, 10), (40, 40), (160, 160), (640, 398)):
-        rec = {"batch_size_used": used, "config": {"batch_size": B}, "replicates": 4,
-               "wall_time_s": 4 * (a / used + c), "epochs_run": 100, "steps_per_epoch": -(-398 // used)}
+        rec = sweep_record(4, batch_size_used=used, config={"batch_size": B}, wall_time_s=4 * (a / used + c),
+                           epochs_run=100, steps_per_epoch=-(-398 // used))
         fixed.append(FakeResult({"batch_size": B}, rec))
     fit = reporting.wall_time_fit(fixed)
     assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
@@ -61,8 +62,8 @@ def test_curve_stats_detects_late_rise():
 
 
 def test_failures_are_counted_not_dropped():
-    rec = {"status": ["ok", "diverged at epoch 3", "ok"],
-           "metrics": {"best": {"up_status": ["ok", "ok", "failed: stiff"]}, "final": {"up_status": ["ok"] * 3}}}
+    rec = sweep_record(3, status=["ok", "diverged at epoch 3", "ok"],
+                       metrics={"best": {"up_status": ["ok", "ok", "failed: stiff"]}})
     r = FakeResult({"lr": 0.5}, rec)
     assert reporting.counts(r) == {"replicates": 3, "diverged": 1, "up_failed": 1}
     text = reporting.failures_sentence([r], lambda x: "r = 0.5")
@@ -70,9 +71,9 @@ def test_failures_are_counted_not_dropped():
 
 
 def test_captions_say_where_settings_were_trained():
-    gpu = FakeResult({"lr": 1}, record={"device": "cuda: NVIDIA H200"})
-    cpu = FakeResult({"lr": 2}, record={"device": "cpu: x86_64, 1 thread(s)"})
-    old = FakeResult({"lr": 3}, record={})  # stored before devices were recorded: trained on a CPU
+    gpu = FakeResult({"lr": 1}, record=sweep_record(device="cuda: NVIDIA H200"))
+    cpu = FakeResult({"lr": 2}, record=sweep_record(device="cpu: x86_64, 1 thread(s)"))
+    old = FakeResult({"lr": 3}, record=sweep_record(without=("device",)))  # stored before devices were recorded: a CPU
     assert reporting.trained_on(gpu.record) == "on a GPU (NVIDIA H200)"
     assert reporting.trained_on(old.record) == reporting.trained_on(cpu.record) == "on a CPU"
     label = lambda r: f"r={r.meta['lr']}"  # noqa: E731
@@ -84,13 +85,13 @@ def test_captions_say_where_settings_were_trained():
 def test_reported_networks_are_the_best_validation_ones():
     """Every figure, table and verdict reads the best-validation networks (the authors'
     ``*_best_Iter*.pth``) unless told otherwise; the final ones stay available beside them."""
-    from binn_utils.sweeps import REPORTED, Setting, SettingResult
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import REPORTED, Setting, SettingResult
+    from binn_utils.engine.training import TrainConfig
     assert REPORTED == "best"
     s = Setting("lr", "r", "diffusion", 1e-3, False, (0, 0), (0, 1), TrainConfig(epochs=2))
     m = lambda e, st: {"err_u_theta": [e, e], "err_u_p": [e, None], "up_status": st,  # noqa: E731
                        "operator_errors": {"D": [e, e]}}
-    rec = {"status": ["ok", "ok"], "metrics": {"best": m(0.1, ["ok", "failed: x"]), "final": m(0.5, ["ok", "ok"])}}
+    rec = sweep_record(2, metrics={"best": m(0.1, ["ok", "failed: x"]), "final": m(0.5, ["ok", "ok"])})
     arrays = {"best_u_p": np.zeros(1), "final_u_p": np.ones(1)}
     r = SettingResult(s, rec, arrays)
     assert r.metric("err_u_theta")[0] == 0.1 and r.metric("err_u_theta", "final")[0] == 0.5
@@ -135,11 +136,10 @@ def test_near_zero_errors_are_local():
 
 
 def test_results_can_be_read_at_the_other_checkpoint():
-    from binn_utils.sweeps import Setting, SettingResult, reported, reporting_checkpoint
-    from binn_utils.training import TrainConfig
+    from binn_utils.store.sweeps import Setting, SettingResult, reported, reporting_checkpoint
+    from binn_utils.engine.training import TrainConfig
     s = Setting("lr", "r", "diffusion", 1e-3, False, (0,), (0,), TrainConfig(epochs=2))
-    rec = {"status": ["ok"], "metrics": {"best": {"err_u_p": [0.1], "up_status": ["ok"]},
-                                         "final": {"err_u_p": [0.7], "up_status": ["ok"]}}}
+    rec = sweep_record(1, metrics={"best": {"err_u_p": [0.1]}, "final": {"err_u_p": [0.7]}})
     r = SettingResult(s, rec, {})
     with reporting_checkpoint("final"):
         assert reported() == "final" and r.metric("err_u_p")[0] == 0.7

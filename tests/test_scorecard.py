@@ -1,17 +1,17 @@
 """The scorecard: the claims that span studies (11: the Supporting Material repeats, 12: the
 ground-truth-free diagnostics) on small synthetic result sets read through a fake context,
-judging a claim, and the scorecard's words (binn_utils.scorecard_text)."""
+judging a claim, and the scorecard's words (binn_utils.presentation.scorecard_text)."""
 import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from binn_utils import scorecard_text as text
 from binn_utils import studies
+from binn_utils.analysis.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
 from binn_utils.claims import scorecard, spanning
 from binn_utils.claims.context import Context, RunRow
-from binn_utils.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
+from binn_utils.presentation import scorecard_text as text
 
 A, D, N, F = Verdict.AGREES, Verdict.DISAGREES, Verdict.NOT_TESTED, Verdict.TOO_FEW
 

@@ -4,9 +4,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from binn_utils import fit_report, scratch, store
-from binn_utils.training import TrainConfig
-from binn_utils.user_data import fit_spec, fit_user_data, fit_user_data_cached
+from binn_utils.analysis import scratch
+from binn_utils.analysis.user_data import fit_spec, fit_user_data, fit_user_data_cached
+from binn_utils.applications import fit_report
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store import records
 
 CFG = TrainConfig(epochs=3, compile=False)
 
@@ -64,7 +66,7 @@ def test_cache_key_covers_data_and_training():
 
 
 def test_the_scratch_fit_at_a_scale(tmp_path, monkeypatch):
-    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
     with pytest.raises(ValueError, match="unknown scale"):
         fit_report.scratch_plan(scale="huge")
     plan = fit_report.scratch_plan(scale="quick", epochs=5, seeds=3)
@@ -77,7 +79,7 @@ def test_the_scratch_fit_at_a_scale(tmp_path, monkeypatch):
 def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_path, monkeypatch):
     """Folders are read in order; a fit none of them holds is trained into the last only."""
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
-    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
     committed, working = fit_report.scratch_plan().cache_dir
     assert (committed, working) == (tmp_path / "results" / "scratch", tmp_path / "out" / "results" / "scratch")
     obs = scratch.load_scratch(10000)
@@ -99,7 +101,7 @@ def test_zero_crossing_interpolates_the_first_sign_change():
 
 
 def test_the_chapter_readings_of_a_fit_and_their_words():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     rep = [0.1, 0.2, 0.3]
     where = [scratch.misfit_against_replicates(e, rep) for e in ([0.05], [0.2, 0.3], [0.5], [np.nan])]
     assert where == [-1, 0, 1, None]
@@ -135,8 +137,8 @@ def test_forward_solve_errors_per_time_and_bias_inside_the_scratch():
 
 
 def test_scratch_chapter_phrases():
-    from binn_utils import tables
-    from binn_utils.diagnostics import Diagnostic
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.diagnostics import Diagnostic
     assert tables.fmt_plain(12345.6) == "12,346" and tables.fmt_plain(0.12345) == "0.123"
     assert tables.fmt_plain(np.nan) == "n/a" and tables.fmt_plain("x") == "x"
     u = np.linspace(0.0, 2e-3, 21)

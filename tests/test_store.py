@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import store
-from binn_utils.store import DamagedRecordError, StoreWarning
-from binn_utils.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
-from binn_utils.training import TrainConfig
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store import records
+from binn_utils.store.records import DamagedRecordError, StoreWarning
+from binn_utils.store.sweep_record import SweepRecord
+from binn_utils.store.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=3, compile=False)
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
@@ -42,9 +43,9 @@ def test_every_record_carries_the_checksum_of_its_arrays(stored):
     s, root = stored
     npz, js = s.paths(root)
     rec = json.loads(js.read_text())
-    assert rec[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
-    assert rec[store.FORMAT_FIELD] == store.STORE_FORMAT
-    assert store.FORMAT_FIELD not in s.spec()          # the store format is not part of the key
+    assert rec[records.CHECKSUM_FIELD] == records.sha256_bytes(npz.read_bytes())
+    assert rec[records.FORMAT_FIELD] == records.STORE_FORMAT
+    assert records.FORMAT_FIELD not in s.spec()          # the store format is not part of the key
     assert not list((root / "runs").glob(".*"))        # no temporary file left behind
 
 
@@ -91,7 +92,7 @@ def test_concurrent_writers_of_one_pair_never_clash(tmp_path):
         barrier.wait()
         for i in range(15):
             try:
-                store.write_pair(npz, js, {"a": np.full(1000, w * 100 + i)}, {"writer": w, "i": i})
+                records.write_pair(npz, js, {"a": np.full(1000, w * 100 + i)}, {"writer": w, "i": i})
             except Exception as exc:  # noqa: BLE001
                 errors.append(exc)
 
@@ -101,8 +102,8 @@ def test_concurrent_writers_of_one_pair_never_clash(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
-    any_name = store.RecordKind("test", ("writer", "i"), lambda record, stem: stem)
-    rec, arrays = store.read_pair(npz, js, kind=any_name)  # one writer's complete pair, never a mix
+    any_name = records.RecordKind("test", ("writer", "i"), lambda record, stem: stem)
+    rec, arrays = records.read_pair(npz, js, kind=any_name)  # one writer's complete pair, never a mix
     assert np.all(arrays["a"] == rec["writer"] * 100 + rec["i"])
     assert sorted(p.name for p in npz.parent.iterdir()) == ["k.json", "k.npz"]
 
@@ -132,11 +133,11 @@ def test_read_only_results_folder_is_refused_before_training(tmp_path):
 
 def test_an_unwritable_results_folder_is_refused_before_training(tmp_path, monkeypatch):
     """A folder that refuses new files (read-only; simulated here, as root may write anywhere)."""
-    import binn_utils.sweeps as sweeps
+    import binn_utils.store.sweeps as sweeps
 
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr(store.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(records.tempfile, "mkstemp", denied)
     monkeypatch.setattr(sweeps, "compute_group", lambda *a, **k: pytest.fail("trained into an unwritable folder"))
     with pytest.raises(ValueError, match=r"cannot store results in .*: Permission denied"):
         run_settings([_setting()], tmp_path, workers=1, progress=False)
@@ -158,9 +159,9 @@ def _legacy_copies(tmp_path, n=4):
     for name in chosen:
         shutil.copy(COMMITTED / f"{name}.npz", runs / f"{name}.npz")
         rec = json.loads((COMMITTED / f"{name}.json").read_text())
-        for k in (store.CHECKSUM_FIELD, store.FORMAT_FIELD, store.RECORD_CHECKSUM_FIELD):
+        for k in (records.CHECKSUM_FIELD, records.FORMAT_FIELD, records.RECORD_CHECKSUM_FIELD):
             rec.pop(k, None)
-        (runs / f"{name}.json").write_bytes(store.json_bytes(rec))
+        (runs / f"{name}.json").write_bytes(records.json_bytes(rec))
         originals[name] = rec
     return runs, originals
 
@@ -171,13 +172,13 @@ def test_legacy_records_load_and_migrate_without_retraining(tmp_path):
     first = next(iter(originals))
     for k in ("device", "trained_with", "forward_method"):
         originals[first].pop(k, None)
-    (runs / f"{first}.json").write_bytes(store.json_bytes(originals[first]))
+    (runs / f"{first}.json").write_bytes(records.json_bytes(originals[first]))
     npz_bytes = {n: (runs / f"{n}.npz").read_bytes() for n in originals}
-    settings = {n: Setting.from_record(rec) for n, rec in originals.items()}
+    settings = {n: Setting.from_record(SweepRecord.from_json(rec)) for n, rec in originals.items()}
     assert all(s.key == n for n, s in settings.items())
     # format 1 (no checksum): accepted after the zip's own integrity check
     for n, s in settings.items():
-        assert s.is_done(tmp_path) and load_setting(s, tmp_path).record == originals[n]
+        assert s.is_done(tmp_path) and load_setting(s, tmp_path).record == SweepRecord.from_json(originals[n])
     assert run_settings(list(settings.values()), tmp_path, workers=1, progress=False) == []
 
     outcome = migrate_store(tmp_path)
@@ -186,8 +187,8 @@ def test_legacy_records_load_and_migrate_without_retraining(tmp_path):
         rec = json.loads((runs / f"{n}.json").read_text())
         assert (runs / f"{n}.npz").read_bytes() == npz_bytes[n]               # arrays untouched
         assert {k: rec[k] for k in originals[n]} == originals[n]               # every field kept
-        assert rec[store.CHECKSUM_FIELD] == store.sha256_bytes(npz_bytes[n])
-        assert rec[store.FORMAT_FIELD] == store.STORE_FORMAT
+        assert rec[records.CHECKSUM_FIELD] == records.sha256_bytes(npz_bytes[n])
+        assert rec[records.FORMAT_FIELD] == records.STORE_FORMAT
         assert rec["forward_method"] and "device" in rec and "trained_with" in rec
         if rec["benchmark"] == "nonlinear_adr":
             assert rec["initial"] in ("text", "code")
@@ -206,16 +207,16 @@ def test_migration_leaves_damaged_and_misnamed_records_alone(tmp_path):
     (runs / f"{b}.json").rename(runs / "diffusion-000000000000.json")                  # wrong name
     (runs / f"{b}.npz").rename(runs / "diffusion-000000000000.npz")
     with pytest.warns(StoreWarning, match=f"{a}.npz: not a readable .npz"):
-        assert not Setting.from_record(originals[a]).is_done(tmp_path)
+        assert not Setting.from_record(SweepRecord.from_json(originals[a])).is_done(tmp_path)
     outcome = {Path(k).stem: v for k, v in migrate_store(tmp_path).items()}
     assert outcome[a].startswith("damaged") and f"{a}.npz" in outcome[a]
     assert outcome["diffusion-000000000000"].startswith("damaged") and b in outcome["diffusion-000000000000"]
     assert outcome[c] == "migrated"
-    assert store.CHECKSUM_FIELD not in json.loads((runs / f"{a}.json").read_text())
+    assert records.CHECKSUM_FIELD not in json.loads((runs / f"{a}.json").read_text())
 
 
 def test_cached_fit_is_verified_and_a_damaged_one_retrained(tmp_path, monkeypatch):
-    from binn_utils.user_data import fit_user_data_cached, observations_from_arrays
+    from binn_utils.analysis.user_data import fit_user_data_cached, observations_from_arrays
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     x, t = np.linspace(0.0, 1.0, 15), np.linspace(0.0, 2.0, 6)
     obs = observations_from_arrays(x, t, 1.0 + 0.5 * np.exp(-t)[:, None] * np.cos(np.pi * x)[None, :])
@@ -223,47 +224,47 @@ def test_cached_fit_is_verified_and_a_damaged_one_retrained(tmp_path, monkeypatc
     fit = fit_user_data_cached(obs, "D", cfg, seeds=[0, 1], cache_dir=tmp_path)
     npz, js = fit.cache_files
     rec = json.loads(js.read_text())
-    assert rec[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
+    assert rec[records.CHECKSUM_FIELD] == records.sha256_bytes(npz.read_bytes())
     npz.write_bytes(npz.read_bytes()[:-10])
     with pytest.warns(StoreWarning, match=npz.name), pytest.raises(RuntimeError, match="missing or damaged"):
         fit_user_data_cached(obs, "D", cfg, seeds=[0, 1], cache_dir=tmp_path, require_stored=True)
     with pytest.warns(StoreWarning, match=npz.name):
         again = fit_user_data_cached(obs, "D", cfg, seeds=[0, 1], cache_dir=tmp_path)
     np.testing.assert_array_equal(again.result.final, fit.result.final)
-    assert store.read_pair(npz, js)[0][store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
+    assert records.read_pair(npz, js)[0][records.CHECKSUM_FIELD] == records.sha256_bytes(npz.read_bytes())
     # the cached fits migrate with the runs
     rec = json.loads(js.read_text())
-    del rec[store.CHECKSUM_FIELD], rec[store.FORMAT_FIELD], rec[store.RECORD_CHECKSUM_FIELD]
-    js.write_bytes(store.json_bytes(rec))
+    del rec[records.CHECKSUM_FIELD], rec[records.FORMAT_FIELD], rec[records.RECORD_CHECKSUM_FIELD]
+    js.write_bytes(records.json_bytes(rec))
     assert migrate_store(tmp_path) == {str(js): "migrated"}
-    assert json.loads(js.read_text())[store.CHECKSUM_FIELD] == store.sha256_bytes(npz.read_bytes())
+    assert json.loads(js.read_text())[records.CHECKSUM_FIELD] == records.sha256_bytes(npz.read_bytes())
 
 
 def test_one_rule_decides_whether_a_missing_result_may_be_trained(monkeypatch):
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
-    store.check_may_train(["a"], "results", "settings are", "run it")              # may train
-    store.check_may_train([], "results", "settings are", "run it", require=True)   # nothing missing
+    records.check_may_train(["a"], "results", "settings are", "run it")              # may train
+    records.check_may_train([], "results", "settings are", "run it", require=True)   # nothing missing
     with pytest.raises(RuntimeError, match=r"2 settings are not .* \(missing or damaged: a, b\) and "
                                            r"require_stored=True forbids training here; run it"):
-        store.check_may_train(["a", "b"], "results", "settings are", "run it", require=True)
+        records.check_may_train(["a", "b"], "results", "settings are", "run it", require=True)
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
     with pytest.raises(RuntimeError, match="BINN_REQUIRE_STORED=1 forbids training"):
-        store.check_may_train(["a"], "results", "fit is", "run it")
-    store.check_may_train(["a"], "results", "fit is", "run it", require=False)     # `binn fit` asks to train
+        records.check_may_train(["a"], "results", "fit is", "run it")
+    records.check_may_train(["a"], "results", "fit is", "run it", require=False)     # `binn fit` asks to train
 
 
 def test_a_user_fit_is_a_pair_of_the_store_and_a_damaged_one_is_not_retrained_in_a_book_build(tmp_path, monkeypatch):
-    """User fits are stored, checked and refused like the sweeps' runs: named by ``store.key_of``,
+    """User fits are stored, checked and refused like the sweeps' runs: named by ``records.key_of``,
     and with BINN_REQUIRE_STORED=1 a damaged one is reported (a warning naming the file) and
     is an error, not a training run."""
-    from binn_utils.user_data import fit_spec, fit_user_data_cached, observations_from_arrays
+    from binn_utils.analysis.user_data import fit_spec, fit_user_data_cached, observations_from_arrays
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     x, t = np.linspace(0.0, 1.0, 15), np.linspace(0.0, 2.0, 6)
     obs = observations_from_arrays(x, t, 1.0 + 0.5 * np.exp(-t)[:, None] * np.cos(np.pi * x)[None, :])
     cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), epochs=2, batch_size=20, compile=False)
     fit = fit_user_data_cached(obs, "D", cfg, seeds=[0], cache_dir=tmp_path, prefix="mine")
-    assert fit.cache_key == store.key_of("mine", fit_spec(obs, "D", cfg, [0]))
-    assert fit.cache_files == store.pair_paths(tmp_path, fit.cache_key)
+    assert fit.cache_key == records.key_of("mine", fit_spec(obs, "D", cfg, [0]))
+    assert fit.cache_files == records.pair_paths(tmp_path, fit.cache_key)
     npz, js = fit.cache_files
     js.write_text(js.read_text()[:-5])                                             # truncated record
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
@@ -271,19 +272,29 @@ def test_a_user_fit_is_a_pair_of_the_store_and_a_damaged_one_is_not_retrained_in
             pytest.raises(RuntimeError, match="1 fit is not in the results store .*BINN_REQUIRE_STORED=1"):
         fit_user_data_cached(obs, "D", cfg, seeds=[0], cache_dir=tmp_path, prefix="mine")
     with pytest.raises(DamagedRecordError, match=js.name):                         # nothing was rewritten
-        store.read_pair(npz, js)
+        records.read_pair(npz, js)
 
 
 def test_the_source_fingerprint_names_the_numeric_code(tmp_path):
     import shutil
-    root = Path(store.__file__).resolve().parent
-    for name in store.NUMERIC_SOURCES:
+    root = Path(records.__file__).resolve().parents[1]
+    for name in records.NUMERIC_SOURCES:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy(root / name, tmp_path / name)
-    assert store.source_fingerprint(tmp_path) == store.source_fingerprint()
-    (tmp_path / "losses.py").write_text((tmp_path / "losses.py").read_text() + "\n# a change\n")
-    assert store.source_fingerprint(tmp_path) != store.source_fingerprint()
-    rec = store.provenance()
-    assert rec["source_sha256"] == store.source_fingerprint() and "diff_sha256" in rec
+    assert records.source_fingerprint(tmp_path) == records.source_fingerprint()
+    (tmp_path / "engine/losses.py").write_text((tmp_path / "engine/losses.py").read_text() + "\n# a change\n")
+    assert records.source_fingerprint(tmp_path) != records.source_fingerprint()
+    rec = records.provenance()
+    assert rec["source_sha256"] == records.source_fingerprint() and "diff_sha256" in rec
+
+
+def test_the_numeric_sources_are_the_engine_and_the_store():
+    """Every module of the engine and store layers (the code that makes a stored number) is
+    hashed into a record's provenance; a new one cannot be forgotten."""
+    root = Path(records.__file__).resolve().parents[1]
+    modules = {p.relative_to(root).as_posix() for folder in ("engine", "store") for p in (root / folder).glob("*.py")
+               if p.name != "__init__.py"}
+    assert set(records.NUMERIC_SOURCES) == modules
 
 
 @pytest.mark.parametrize("prov, named", [
@@ -294,4 +305,4 @@ def test_the_source_fingerprint_names_the_numeric_code(tmp_path):
     ({}, False),
 ])
 def test_a_record_names_its_code_by_a_clean_commit_or_a_fingerprint(prov, named):
-    assert store.names_its_code({"provenance": prov}) is named
+    assert records.names_its_code(prov) is named

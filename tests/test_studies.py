@@ -7,11 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from binn_utils import cli, figures, studies
-from binn_utils.reporting import find
+from binn_utils import studies
+from binn_utils.analysis.reporting import find
+from binn_utils.applications import cli
+from binn_utils.engine.training import TrainConfig
+from binn_utils.presentation import figures
+from binn_utils.store.sweeps import SettingResult
 from binn_utils.studies.repeats import Page
-from binn_utils.sweeps import SettingResult
-from binn_utils.training import TrainConfig
+from synthetic import sweep_record
 
 NAMES = tuple(studies.REGISTRY)
 
@@ -51,7 +54,7 @@ def test_noise_override_of_a_study_that_sweeps_noise_picks_that_level():
 
 
 def _fake_results(settings):
-    return [SettingResult(s, {"status": []}, {}) for s in settings]
+    return [SettingResult(s, sweep_record(len(s.seeds)), {}) for s in settings]
 
 
 @pytest.mark.parametrize("st", studies.sweeps(), ids=lambda s: s.name)
@@ -112,10 +115,10 @@ def test_unknown_study_is_refused_with_the_known_names():
 def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
     """On the committed results: each comparison a Supporting Material repeat is checked on is
     a typed verdict of the study's summary (not a word to be parsed back)."""
-    from binn_utils import store, sweeps
-    from binn_utils.verdicts import Verdict
+    from binn_utils.store import records, sweeps
+    from binn_utils.analysis.verdicts import Verdict
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    scale = store.committed_scale(st.name)
+    scale = records.committed_scale(st.name)
     parts = tuple(sweeps.load_or_run(p, scale, progress=False) for p in st.groups(scale))
     summary = st.summary(parts if len(parts) > 1 else parts[0])
     for key, label in st.repeat_checks:
@@ -128,7 +131,7 @@ class _Run:
 
     def __init__(self, B, epochs, steps_per_epoch, err, final=None):
         self.meta = {"batch_size": B}
-        self.record = {"epochs_run": epochs, "steps_per_epoch": steps_per_epoch}
+        self.record = sweep_record(epochs_run=epochs, steps_per_epoch=steps_per_epoch)
         self._err = {None: np.array(err, float), "final": np.array(final if final is not None else err, float)}
 
     def metric(self, name, which=None):
@@ -136,7 +139,7 @@ class _Run:
 
 
 def test_batch_size_steps_against_errors_counts_where_more_steps_went_with_larger_errors():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, [0.1, 0.3]), _Run(160, 100, 3, [0.1]),
              _Run(640, 100, 1, [0.1])]
     budget = [_Run(10, 50, 40, [0.1]), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, [0.3], final=[0.6])]
@@ -169,8 +172,8 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert list(c["stats"]) == ["1e-2", "5e-2", "5e-1"]
     assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
     assert c["shown"]["final"] == pytest.approx(smooth[-1])
-    from binn_utils import tables
-    from binn_utils.verdicts import Summary
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.verdicts import Summary
     words = tables.large_rate_words(c, "5e-4")
     assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
     assert "; at r = 5e-1 it stays flat at a final value of 0.5, " in words and words.endswith("erratic.")
@@ -187,8 +190,8 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
 
 
 def test_reaction_readings_have_labels_and_a_table_row_each():
-    from binn_utils import tables
-    from binn_utils.problems import REACTIONS
+    from binn_utils.presentation import tables
+    from binn_utils.engine.problems import REACTIONS
 
     class Run(dict):
         def metric(self, name, which=None):
@@ -213,7 +216,7 @@ def test_the_diagnostics_chapter_has_a_row_for_every_failure_and_default_point_o
 
 
 def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_words():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     more_steps_worse = studies.batch_size.more_steps_worse
     assert (more_steps_worse(2, 3), more_steps_worse(1, 2), more_steps_worse(0, 0)) == (True, False, None)
     assert tables.steps_words(None) == "n/a"
@@ -223,21 +226,21 @@ def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_
 
 def test_framework_signal_against_noise():
     class Run(dict):
-        record = {"noise_var": 1e-2}                                    # sigma = 0.1
+        record = sweep_record(noise_var=1e-2)                           # sigma = 0.1
     sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.02, 0.05]]), t=np.array([0, 2.5])))
     assert (sn["max_start"], sn["max_end"], sn["t_end"]) == (0.3, 0.05, 2.5)
     assert sn["sigma"] == pytest.approx(0.1) and sn["below"] is True
     sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.2, 0.05]]), t=np.array([0, 1])))
     assert sn["below"] is False
-    from binn_utils import tables
-    from binn_utils.verdicts import Verdict
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.verdicts import Verdict
     assert [tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
         ["matches", "does not match", "does not match"]
     assert (tables.below_or_above(True), tables.below_or_above(False)) == ("below", "above")
 
 
 def test_published_heat_map_mislabelled_cells_and_their_words():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     cells = studies.architecture.mislabelled_published_cells()
     assert cells == [((4, 1), (4, 4)), ((4, 4), (4, 32)), ((4, 32), (4, 1))]
     assert tables.mislabelled_cells(cells[:1]) == "the cell labelled V = (4, 1) shows V = (4, 4)"
@@ -273,8 +276,9 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
 def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     from types import SimpleNamespace
 
-    from binn_utils import reporting, tables
-    from binn_utils.verdicts import Verdict
+    from binn_utils.analysis import reporting
+    from binn_utils.presentation import tables
+    from binn_utils.analysis.verdicts import Verdict
     noise = studies.noise
     ok = reporting.OPERATOR_OK
     for numbers, centred, outside in [((ok / 2, 0.1, 0.3), Verdict.AGREES, Verdict.AGREES),
@@ -284,7 +288,7 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
         d = noise.diffusivity_verdicts(None)
         assert (d["centred"], d["unreliable_outside"]) == (centred, outside) and d["band"] == (0.4, 0.6)
     run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
-                                                     record={"config": {"epochs": epochs}, "replicates": 5})
+                                                     record=sweep_record(5, config={"epochs": epochs}))
     c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
     assert c["ratio"] == pytest.approx(2.0) and c["iqr_other"] == 0.0 and c["iqr_shown"] == pytest.approx(0.1)
     assert tables.diffusivity_against_words(c, "(4, 32)") == \
@@ -295,7 +299,7 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
 
 
 def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
-    from binn_utils import tables
+    from binn_utils.presentation import tables
     from synthetic import batch_results
     fixed, _ = batch_results(lambda B: 100 / B + 1, lambda B: [0.1] * 3)
     per_step = [(100 / min(B, 398) + 1) / -(-398 // min(B, 398)) for B in studies.BATCH_SIZES]
@@ -308,7 +312,7 @@ def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
 def test_fig1_grid_comparison_reads_the_authors_dense_run_at_the_same_noise():
     from types import SimpleNamespace
     import numpy as np
-    from binn_utils import authors_archive
+    from binn_utils.analysis import authors_archive
     from binn_utils.studies import framework
 
     def fake(dense, d_err):

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from binn_utils import studies
-from binn_utils.store import StoreWarning
-from binn_utils.sweeps import Setting, load_setting, replicates, run_settings
-from binn_utils.training import TrainConfig
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store.records import StoreWarning
+from binn_utils.store.sweeps import Setting, load_setting, replicates, run_settings
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), arch_V=(2, 4), arch_G=(2, 4), epochs=3, compile=False)
 
@@ -32,7 +32,7 @@ def test_store_round_trip_and_resume(tmp_path):
     assert rec["config"]["lr"] == 5e-4 and rec["seeds"] == [0, 1]
     assert {"commit", "torch", "numpy", "finished_utc"} <= set(rec["provenance"])
     assert len(res.metric("err_u_theta")) == 2 and np.all(np.isfinite(res.metric("err_u_theta")))
-    assert res.record["metrics"]["final"]["up_status"] == ["ok", "ok"]
+    assert res.record.metrics["final"].up_status == ("ok", "ok")
     assert rec["forward_method"] == "RK45"
 
 
@@ -43,7 +43,7 @@ def test_forward_method_is_recorded_and_checked(tmp_path):
     run_settings([s], tmp_path / "bdf", workers=1, progress=False, forward_method="BDF")
     run_settings([s], tmp_path / "rk45", workers=1, progress=False)
     bdf, rk = load_setting(s, tmp_path / "bdf"), load_setting(s, tmp_path / "rk45")
-    assert bdf.record["forward_method"] == "BDF"
+    assert bdf.record.forward_method == "BDF"
     # the integrator changes u_p only within the solver tolerance; training is untouched
     np.testing.assert_array_equal(bdf["final_u_theta"], rk["final_u_theta"])
     np.testing.assert_allclose(bdf.metric("err_u_p"), rk.metric("err_u_p"), rtol=1e-3)
@@ -108,7 +108,7 @@ def test_study_grids_match_the_paper():
 
 
 def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
-    import binn_utils.sweeps as sw
+    import binn_utils.store.sweeps as sw
     good, bad = _setting("good"), _setting("bad", lr=1e-3)
     real = sw.compute_group
 
@@ -124,7 +124,7 @@ def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
 
 
 def test_grouping_merges_only_settings_that_differ_elementwise():
-    from binn_utils.sweeps import group_settings
+    from binn_utils.store.sweeps import group_settings
     a, b = _setting("a"), _setting("b", lr=1e-3)
     c = _setting("c", w_pde=1.0)
     d = _setting("d", batch_size=20)                  # another batch size: its own group
@@ -150,9 +150,9 @@ def test_merged_training_stores_the_same_numbers_as_separate_runs(tmp_path):
         np.testing.assert_allclose(m["final_u_theta"], p["final_u_theta"], rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(m.metric("err_u_p"), p.metric("err_u_p"), rtol=1e-7)
         np.testing.assert_allclose(m["hist_val_total"], p["hist_val_total"], rtol=1e-6)
-        assert m.record["config"] == p.record["config"] == s.spec()["config"]
-        assert m.record["trained_with"] == {"settings": 2, "replicates": 4}
-        assert p.record["trained_with"] is None
+        assert m.record.config == p.record.config == s.config
+        assert m.record.trained_with == {"settings": 2, "replicates": 4}
+        assert p.record.trained_with is None
 
 
 def test_initial_condition_is_keyed_and_recorded_without_moving_old_keys():
@@ -186,15 +186,15 @@ def test_merged_and_separate_runs_agree_statistically_in_float32(tmp_path):
         np.testing.assert_allclose(m["final_u_theta"], p["final_u_theta"], rtol=1e-3, atol=1e-4)
         np.testing.assert_allclose(m.metric("err_u_theta"), p.metric("err_u_theta"), rtol=1e-3)
         np.testing.assert_allclose(m["hist_val_total"], p["hist_val_total"], rtol=1e-3)
-        assert m.record["trained_with"] == {"settings": 2, "replicates": 4} and p.record["trained_with"] is None
-        assert m.record["device"] == p.record["device"] and m.record["device"].startswith("cpu")
+        assert m.record.trained_with == {"settings": 2, "replicates": 4} and p.record.trained_with is None
+        assert m.record.device == p.record.device and m.record.device.startswith("cpu")
 
 
 def test_no_document_claims_bitwise_independence_in_float32():
     """The claims the float32 test above cannot support are gone from the docs."""
     from pathlib import Path
-    import binn_utils.sweeps as sweeps
-    import binn_utils.training as training
+    import binn_utils.store.sweeps as sweeps
+    import binn_utils.engine.training as training
     for text in (training.__doc__, training.train.__doc__, sweeps.run_group.__doc__):
         assert "does not depend on which" not in text and "differs only by floating-point" not in text
         assert "statistically" in text
@@ -203,30 +203,30 @@ def test_no_document_claims_bitwise_independence_in_float32():
 
 
 def test_a_rerun_reads_the_committed_store_and_trains_into_the_working_store(tmp_path, monkeypatch):
-    from binn_utils import store, sweeps
+    from binn_utils.store import records, sweeps
     committed = tmp_path / "results"
-    monkeypatch.setattr(store, "default_results_dir", lambda: committed)
+    monkeypatch.setattr(records, "default_results_dir", lambda: committed)
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     old, new = _setting("old"), _setting("new", lr=1e-3)
     run_settings([old], committed, workers=1, progress=False)
-    assert store.stores_for("lite") == [committed, tmp_path / "out" / "results"]
+    assert records.stores_for("lite") == [committed, tmp_path / "out" / "results"]
     got = sweeps.load_or_run([old, new], "lite", progress=False)
     assert [r.setting.key for r in got] == [old.key, new.key]
     assert new.is_done(tmp_path / "out" / "results") and not new.is_done(committed)   # committed store untouched
     assert sweeps.missing([old, new], "lite") == []
     # the book reads the committed store only: what a rerun trained does not count there
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    assert store.stores_for("lite") == [committed]
+    assert records.stores_for("lite") == [committed]
     with pytest.raises(RuntimeError, match="1 settings are not in the results store .*"
                                            "BINN_REQUIRE_STORED=1 forbids training"):
         sweeps.load_or_run([old, new], "lite")
     # asked explicitly: a source folder is read and written, and nothing else
-    assert store.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
-    assert store.stores_for("quick") == [tmp_path / "out" / "results-quick"]
+    assert records.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
+    assert records.stores_for("quick") == [tmp_path / "out" / "results-quick"]
 
 
 def test_a_chapter_solves_u_p_of_what_it_trains_on_the_dense_grid_with_bdf(tmp_path, monkeypatch):
-    from binn_utils import sweeps
+    from binn_utils.store import sweeps
     calls = []
     monkeypatch.setattr(sweeps, "run_settings", lambda todo, folder, **kw: calls.append(
         ([s.dense for s in todo], kw["forward_method"])))

@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 import torch
 
-from binn_utils.losses import loss_and_grad, loss_components
-from binn_utils.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
-from binn_utils.observations import Observations, make_observations
-from binn_utils.training import TrainConfig, TrainingError, TrainState, _adam_update, train
+from binn_utils.engine.losses import loss_and_grad, loss_components
+from binn_utils.engine.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
+from binn_utils.engine.observations import Observations, make_observations
+from binn_utils.engine.training import TrainConfig, TrainingError, TrainState, _adam_update, train
 from reference_binn import RefBINN
 
 ARCHS = [
@@ -230,7 +230,7 @@ def test_config_values_that_would_be_truncated_or_meaningless_are_errors(field, 
 
 
 def test_pairs_of_identical_replicates_are_rejected_but_differing_ones_are_not(burgers_obs):
-    from binn_utils.sweeps import Setting
+    from binn_utils.store.sweeps import Setting
     cfg = CFG.replace(epochs=1)
     with pytest.raises(TrainingError, match="same seed 7 and the same dataset"):
         Setting("t", "dup", "diffusion", 1e-3, False, (0, 0), (7, 7), cfg)

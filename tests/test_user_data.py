@@ -1,13 +1,16 @@
 """User data: validation messages, rescaling and unit conversion, and one tiny end-to-end fit."""
 import io
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from binn_utils.forward_solve import forward_solve
-from binn_utils.user_data import (Scaling, UserObservations, curve_shapes, fit_user_data, load_observations_csv,
-                                  observations_from_arrays, operator_shape, validate_mechanisms)
+from binn_utils.analysis.user_data import (Scaling, UserObservations, curve_shapes, fit_user_data,
+                                           load_observations_csv, observations_from_arrays, operator_shape,
+                                           validate_mechanisms)
+from binn_utils.engine.forward_solve import forward_solve
 
 X = np.linspace(100.0, 400.0, 7)      # micrometres
 T = np.array([0.0, 12.0, 24.0])       # hours
@@ -242,8 +245,8 @@ def test_conversion_solves_the_same_problem_in_both_unit_systems():
 def test_fit_user_data_end_to_end(tmp_path):
     import matplotlib
     matplotlib.use("Agg")
-    from binn_utils.diagnostics import DiagnosticReport
-    from binn_utils.training import TrainConfig
+    from binn_utils.analysis.diagnostics import DiagnosticReport
+    from binn_utils.engine.training import TrainConfig
 
     rng = np.random.default_rng(1)
     xu = np.linspace(0.0, 2.8, 15)      # mm
@@ -279,12 +282,12 @@ def test_fit_user_data_end_to_end(tmp_path):
     assert fit.report.u_range == pytest.approx(fit.u_range)
     assert "mechanisms learned: diffusion D(u), advection V(u)" in fit.summary()
     # without the observations the range falls back on u_theta (training units; still no ground truth)
-    from binn_utils.diagnostics import diagnose, diagnose_many, observed_u_range
+    from binn_utils.analysis.diagnostics import diagnose, diagnose_many, observed_u_range
     rep = diagnose(fit.result, fit.evaluation)
     assert rep.n_replicates == 2 and rep.u_range == pytest.approx(observed_u_range(fit.evaluation.u_theta))
     table = diagnose_many([fit, (fit.result, fit.evaluation, fit.observations[0])], labels=["a", "b"])
     assert [r["setting"] for r in table.rows()] == ["a", "b"] and fit.report.label == fit.data.source
-    from binn_utils.plotting import user_operators
+    from binn_utils.presentation.plotting import user_operators
     axes = user_operators(fit)
     assert len(axes) == 2
     # each replicate separately: seeds x replicates networks, spread measured within a replicate
@@ -314,14 +317,14 @@ def test_data_that_cannot_be_a_density_are_errors(u_of, message):
     (lambda x, t: 1.0 + 0.001 * x, "does not change in time"),
 ])
 def test_data_whose_fit_would_be_hard_to_read_warn(u_of, message):
-    from binn_utils.user_data import DataWarning
+    from binn_utils.analysis.user_data import DataWarning
     with pytest.warns(DataWarning, match=message):
         _grid(u_of)
 
 
 def test_identical_replicates_warn_and_healthy_data_do_not():
     import warnings
-    from binn_utils.user_data import DataWarning
+    from binn_utils.analysis.user_data import DataWarning
     u = 1.0 + 0.01 * X[None, :] + T[:, None]
     with pytest.warns(DataWarning, match="the 2 replicates are identical"):
         observations_from_arrays(X, T, np.stack([u, u]))
@@ -359,8 +362,8 @@ def test_a_file_in_another_encoding_is_named_with_the_fix(tmp_path):
     ((X - 250.0) / 150.0 * 1.5e308, T, "'x' spans more than the largest floating-point number"),
 ])
 def test_units_beyond_floating_point_range_fail_before_training(x, t, message, monkeypatch):
-    import binn_utils.user_data as user_data
-    from binn_utils.training import TrainConfig
+    import binn_utils.analysis.user_data as user_data
+    from binn_utils.engine.training import TrainConfig
     monkeypatch.setattr(user_data, "train", lambda *a, **k: pytest.fail("trained despite impossible units"))
     with pytest.raises(ValueError, match=message):
         obs = observations_from_arrays(x, t, 1000 + 10 * X[None, :] + T[:, None])
@@ -385,3 +388,18 @@ def test_operator_shape_needs_most_initialisations_to_agree():
     mixed = np.array([u, u, u, 1 - u, 1 - u, np.sin(6 * u)])
     assert operator_shape(mixed)[0] == "of no consistent shape"
     assert operator_shape(mixed[3:5])[0] == "decreasing"
+
+
+def test_the_package_offers_the_fits_without_importing_torch():
+    """``from binn_utils import fit_user_data`` is the README's entry point; ``import
+    binn_utils`` alone stays light (the fits, and torch, load on first use)."""
+    import subprocess
+    import sys
+    code = ("import sys, binn_utils; assert 'torch' not in sys.modules, 'import binn_utils imported torch'; "
+            "from binn_utils import fit_user_data, fit_user_data_cached; "
+            "from binn_utils.analysis import user_data; "
+            "assert (fit_user_data, fit_user_data_cached) == (user_data.fit_user_data, user_data.fit_user_data_cached)")
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert proc.returncode == 0, proc.stderr

@@ -3,8 +3,9 @@ paper on small synthetic result sets (agrees, disagrees, cannot be decided)."""
 import numpy as np
 import pytest
 
-from binn_utils import reporting, studies
-from binn_utils.verdicts import Outcome, Summary, Verdict, aggregate
+from binn_utils import studies
+from binn_utils.analysis import reporting
+from binn_utils.analysis.verdicts import Outcome, Summary, Verdict, aggregate
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
 
 A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.TOO_FEW)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import reporting, store, sweeps
-from ..store import require_stored
+from ..analysis import reporting
+from ..store import records, sweeps
+from ..store.records import require_stored
 from ..studies import get
 
 
@@ -43,11 +44,11 @@ class Context:
         self._studies: dict = {}
 
     def scale(self, name: str) -> str:
-        return self.fixed_scale or store.committed_scale(name)
+        return self.fixed_scale or records.committed_scale(name)
 
     def supporting_scales(self) -> tuple:
         """Scales to read the Supporting Material repeats at, the largest stored first."""
-        return (self.fixed_scale,) if self.fixed_scale else store.committed_supporting_scales()
+        return (self.fixed_scale,) if self.fixed_scale else records.committed_supporting_scales()
 
     def may_train(self, chapter_default: bool = True) -> bool:
         if self.train is None:
@@ -134,9 +135,9 @@ class RunRow:
 def run_row(what: str, settings: list, results, scales: tuple) -> RunRow:
     """The row of ``settings`` (a flat list), with their stored ``results`` (None: not stored)."""
     recs = [r.record for r in flat(results)] if results is not None else []
-    datasets = [len(set(rec["datasets"])) for rec in recs]
+    datasets = [len(set(rec.datasets)) for rec in recs]
     return RunRow(what, tuple(scales), tuple(sorted({float(s.noise_var) for s in settings})), bool(settings[0].dense),
-                  tuple(rec["epochs_run"] for rec in recs),
-                  tuple((d, rec["replicates"] // max(d, 1)) for d, rec in zip(datasets, recs)),
-                  tuple(rec.get("device") or "cpu" for rec in recs),
-                  tuple(rec.get("forward_method") or "RK45" for rec in recs))
+                  tuple(rec.epochs_run for rec in recs),
+                  tuple((d, rec.replicates // max(d, 1)) for d, rec in zip(datasets, recs)),
+                  tuple(rec.device or "cpu" for rec in recs),
+                  tuple(rec.forward_method or "RK45" for rec in recs))

@@ -1,13 +1,13 @@
 """The scorecard as data: every claim of the paper checked against the results, the choices
-of ours that move a verdict, and what was run.  Words and tables: ``binn_utils.scorecard_text``."""
+of ours that move a verdict, and what was run.  Words and tables: ``binn_utils.presentation.scorecard_text``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..sweeps import reporting_checkpoint
-from ..verdicts import Claim, ClaimCheck, Outcome
-from ..studies import REGISTRY
 from . import spanning
+from ..analysis.verdicts import Claim, ClaimCheck, Outcome
+from ..store.sweeps import reporting_checkpoint
+from ..studies import REGISTRY
 from .context import Context, RunRow, run_row
 
 

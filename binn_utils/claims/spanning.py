@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import diagnostics, reporting
-from ..reporting import find, fmt, median, value_label
-from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..analysis import diagnostics, reporting
+from ..analysis.reporting import find, fmt, median, value_label
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
 from .context import RunRow, described, flat, run_row
 
@@ -145,7 +145,7 @@ def claim_diagnostics(ctx) -> ClaimCheck:
         parts.append(f"{name}: " + (", ".join(f.replace("_", " ") for f in reports[name].flags) or "no flag"))
     what = "; ".join(f"{get(k).title}: {v}" for k, v in runs.items()) or (
         "; ".join(described(v, ctx.scale(k)) for k, v in all_settings.items()) + " (planned)")
-    ev = f"Flags raised by `binn_utils.diagnostics`: {'; '.join(parts)}"
+    ev = f"Flags raised by `binn_utils.analysis.diagnostics`: {'; '.join(parts)}"
     return ClaimCheck(what, ev, tuple(subs), tuple(st.chapter for st in studies_), any(r is None for *_, r in named))
 
 

@@ -8,13 +8,13 @@ and list it below.
 from __future__ import annotations
 
 from . import architecture, batch_size, defaults, framework, learning_rate, loss_weight, noise
+from ..observations import DEFAULT_NOISE_VAR
 from .architecture import OPERATOR_ARCHS
 from .base import PAPER_DEFAULTS, SCALES, Study, scale_values
 from .batch_size import AUTHORS_BUDGET_EPOCHS, BATCH_SIZES, PAPER_BUDGET_STEPS
 from .learning_rate import LEARNING_RATES
 from .loss_weight import PDE_WEIGHTS
 from .noise import NOISE_ARCHS
-from ..observations import DEFAULT_NOISE_VAR
 
 REGISTRY: dict[str, Study] = {s.name: s for s in (
     defaults.STUDY, framework.STUDY, learning_rate.STUDY, loss_weight.STUDY, architecture.STUDY,

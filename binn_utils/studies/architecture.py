@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import reporting
-from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import find, fmt, median
-from ..sweeps import Setting
-from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..analysis import reporting
+from ..analysis.reporting import find, fmt, median
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..store.sweeps import Setting
 from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, scale_values, train_config
 
 OPERATOR_ARCHS = ((1, 1), (4, 1), (4, 4), (4, 32))

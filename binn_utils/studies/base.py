@@ -23,10 +23,10 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..reporting import find, value_label
-from ..store import committed_scale
-from ..sweeps import Setting, replicates
-from ..training import TrainConfig, TrainingError
+from ..analysis.reporting import find, value_label
+from ..engine.training import TrainConfig, TrainingError
+from ..store.records import committed_scale
+from ..store.sweeps import Setting, replicates
 
 SCALES = {
     "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),
@@ -121,12 +121,12 @@ class Study:
     default: Mapping = field(default_factory=dict)
     chapter: str | None = None       # the notebook that reports it
     paper_figure: int | None = None  # the paper's figure it reproduces
-    figure: str | None = None        # the function of ``binn_utils.figures`` that draws it
+    figure: str | None = None        # the function of ``binn_utils.presentation.figures`` that draws it
     parts: tuple = ("",)             # names of the parts of its results
     sweep: bool = False              # a hyperparameter sweep of the main text (Figs. 2-6)
     repeated_on: tuple = ()          # grids ("sparse", "dense") the Supporting Material repeats it on
     sweeps_noise: bool = False       # its grid includes the noise variance
-    summary: Callable | None = None  # results -> numbers (``binn_utils.reporting``)
+    summary: Callable | None = None  # results -> numbers (``binn_utils.analysis.reporting``)
     bullets: Callable | None = None  # summary -> its comparisons with the paper, as markdown bullets
     #: (noise variance, dense) -> the paper's figure of that configuration (the Supporting
     #: Material's figures continue the main text's numbering: Figs. 7-27)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from .. import reporting
-from ..observations import DEFAULT_NOISE_VAR, make_observations
-from ..reporting import median
-from ..store import committed_scale
-from ..sweeps import Setting
-from ..verdicts import Claim, ClaimCheck, SubClaim
+from ..analysis import reporting
+from ..analysis.reporting import median
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
+from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
+from ..store.records import committed_scale
+from ..store.sweeps import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
                    value_range)
 
@@ -80,7 +80,7 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
         b = reporting.find(budget, batch_size=reporting.meta_value(f, "batch_size"))
         if b is None:
             continue
-        steps = [r.record["epochs_run"] * r.record["steps_per_epoch"] for r in (f, b)]
+        steps = [r.record.epochs_run * r.record.steps_per_epoch for r in (f, b)]
         err = [median(r.metric("err_u_p")) for r in (f, b)]
         fin = [median(r.metric("err_u_p", "final")) for r in (f, b)]
         rows.append({"batch_size": reporting.meta_value(f, "batch_size"), "steps": steps, "err": err, "final": fin,

@@ -1,9 +1,9 @@
 """The default-hyperparameter runs: one setting per benchmark (the engine's acceptance runs)."""
 from __future__ import annotations
 
-from ..problems import BENCHMARK_NAMES
-from ..observations import DEFAULT_NOISE_VAR
-from ..sweeps import Setting, replicates
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..engine.problems import BENCHMARK_NAMES
+from ..store.sweeps import Setting, replicates
 from .base import Study, count, scale_values, train_config
 
 

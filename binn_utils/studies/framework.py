@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import authors_archive, reporting
-from ..problems import INITIALS
-from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import framework_summary
-from ..store import committed_scale
-from ..sweeps import Setting, replicates
-from ..verdicts import Claim, ClaimCheck, SubClaim
+from ..analysis import authors_archive, reporting
+from ..analysis.reporting import framework_summary
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..engine.problems import INITIALS
+from ..store.records import committed_scale
+from ..store.sweeps import Setting, replicates
 from .base import Choice, Shown, Study, count, scale_values, train_config
 
 #: The three readings of the reaction term the chapter compares, in words.
@@ -82,7 +82,7 @@ def signal_against_noise(res) -> dict:
     (``max_start``) and the last observation time (``max_end``, at ``t_end``), the noise
     standard deviation (``sigma``), and whether the signal ends below it (``below``)."""
     uc = np.asarray(res["u_clean"], float)
-    sigma = float(np.sqrt(res.record["noise_var"]))
+    sigma = float(np.sqrt(res.record.noise_var))
     return {"max_start": float(uc[0].max()), "max_end": float(uc[-1].max()), "t_end": float(res["t"][-1]),
             "sigma": sigma, "below": bool(uc[-1].max() < sigma)}
 

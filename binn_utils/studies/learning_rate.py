@@ -1,10 +1,10 @@
 """Fig. 3: Burgers' equation, learning rate r from 5e-7 to 5e-1."""
 from __future__ import annotations
 
-from .. import reporting
-from ..observations import DEFAULT_NOISE_VAR
-from ..sweeps import Setting
-from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..analysis import reporting
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..store.sweeps import Setting
 from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
                    value_range)
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import reporting
-from ..observations import DEFAULT_NOISE_VAR
-from ..reporting import fmt, median
-from ..sweeps import Setting
-from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..analysis import reporting
+from ..analysis.reporting import fmt, median
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..store.sweeps import Setting
 from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
                    value_range)
 

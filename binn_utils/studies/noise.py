@@ -5,11 +5,11 @@ import warnings
 
 import numpy as np
 
-from .. import reporting
-from ..observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
-from ..reporting import arch_label, find, fmt
-from ..sweeps import Setting, replicates
-from ..verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..analysis import reporting
+from ..analysis.reporting import arch_label, find, fmt
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
+from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
+from ..store.sweeps import Setting, replicates
 from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, scale_values, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
@@ -169,7 +169,7 @@ def diffusivity_against(shown, other) -> dict:
 
 def same_budget(results) -> bool:
     """Whether every u-network of the study trained with the same epochs and replicates."""
-    return len({(r.record["config"]["epochs"], r.record["replicates"]) for r in results}) == 1
+    return len({(r.record.config.epochs, r.record.replicates) for r in results}) == 1
 
 
 def claim_noise_D(ctx):

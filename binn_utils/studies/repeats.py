@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Mapping
 
-from ..store import committed_supporting_scales
-from ..sweeps import largest_stored, load_or_run
 from . import reference_configuration, repeated, sweeps
+from ..store.records import committed_supporting_scales
+from ..store.sweeps import largest_stored, load_or_run
 from .base import Study
 
 

@@ -78,13 +78,13 @@ from typing import Sequence
 
 import numpy as np
 
-from . import store
+from ..engine.evaluation import evaluate
+from ..engine.forward_solve import check_method
+from ..engine.observations import Observations, split_indices
+from ..engine.training import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds, train
+from ..store import records
+from ..store.sweeps import CHECKPOINTS, REPORTED, connect, local_cluster
 from .diagnostics import diagnose
-from .evaluation import evaluate
-from .forward_solve import check_method
-from .observations import Observations, split_indices
-from .sweeps import CHECKPOINTS, REPORTED, connect, local_cluster
-from .training import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds, train
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations", "UserFit",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
@@ -941,7 +941,7 @@ def file_sha1(path) -> str:
 
 def fit_spec(data: UserObservations, mechanisms, config, seeds, *, replicates="mean", x_range=TRAIN_X_RANGE,
              t_end=TRAIN_T_END, u_scale=None, extra: dict | None = None) -> dict:
-    """Everything that determines a fit's trained networks (its key, ``store.key_of``, hashes this).
+    """Everything that determines a fit's trained networks (its key, ``records.key_of``, hashes this).
 
     ``extra``: JSON-serialisable facts about where the data came from (e.g. the source
     file's SHA-1 and the subset selected); they enter the key and are stored with the fit.
@@ -1008,8 +1008,8 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
     if n_parts is None:  # one part per worker
         n_parts = sum(client.nthreads().values()) if client is not None else (workers or 1)
     chunks = _part_chunks(len(seeds), n_parts)
-    files = [store.pair_paths(npz.parent, f"{key}-part{i + 1}of{len(chunks)}") for i in range(len(chunks))]
-    todo = [i for i, (a, b) in enumerate(files) if store.check_pair(a, b, kind=store.FIT_KIND) is None]
+    files = [records.pair_paths(npz.parent, f"{key}-part{i + 1}of{len(chunks)}") for i in range(len(chunks))]
+    todo = [i for i, (a, b) in enumerate(files) if records.check_pair(a, b, kind=records.FIT_KIND) is None]
 
     def part_spec(i):
         return {**spec, "part": [i + 1, len(chunks)], "networks": [chunks[i].start, chunks[i].stop]}
@@ -1035,7 +1035,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
             for fut in as_completed(futs):
                 i = futs[fut]
                 try:
-                    store.save_train_result(fut.result(), *files[i], part_spec(i))
+                    records.save_train_result(fut.result(), *files[i], part_spec(i))
                 except Exception as exc:  # noqa: BLE001 - one failed part must not lose the others
                     failed.append((i, exc))
                 bar.update(1)
@@ -1043,7 +1043,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
             for i in todo:
                 args, kw = job(i)
                 try:
-                    store.save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
+                    records.save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
                                             *files[i], part_spec(i))
                 except Exception as exc:  # noqa: BLE001
                     failed.append((i, exc))
@@ -1059,7 +1059,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
         raise RuntimeError(f"{len(failed)} of {len(chunks)} training parts failed ({what}); the "
                            f"{len(chunks) - len(failed)} others are stored: rerun to retry the failed ones")
     trained = sum(chunks[i].stop - chunks[i].start for i in todo)
-    return concat_results([store.load_train_result(*f) for f in files]), files, trained
+    return concat_results([records.load_train_result(*f) for f in files]), files, trained
 
 
 def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
@@ -1071,20 +1071,20 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                          workers: int | None = None, scheduler: str | None = None, prepared: dict | None = None) -> UserFit:
     """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``: a folder, or
     folders read in order whose last is where a missing fit is trained (e.g. the committed
-    store, then the working store: ``store.folders_for``).
+    store, then the working store: ``records.folders_for``).
 
     The files are the store's pair ``<folder>/<key>.npz`` and ``.json``, named
-    ``store.key_of(prefix, spec)`` (:attr:`UserFit.cache_key`), where the spec is
+    ``records.key_of(prefix, spec)`` (:attr:`UserFit.cache_key`), where the spec is
     :func:`fit_spec`: the observations (their SHA-1), mechanisms, training configuration,
     seeds, replicate handling, rescaling targets and ``extra``.  If they
     exist and are sound the networks are loaded instead of trained (a damaged pair, see
-    ``store.read_pair``, is retrained, with a ``store.StoreWarning`` naming the file);
+    ``records.read_pair``, is retrained, with a ``records.StoreWarning`` naming the file);
     u_theta, the forward solve u_p (integrator ``forward_method``, which therefore is not
     part of the key) and the diagnostics are always recomputed from the stored networks
     (seconds), so a fresh fit and a loaded one give identical numbers.
-    ``require_stored`` (default: ``store.require_stored()``, the environment variable
+    ``require_stored`` (default: ``records.require_stored()``, the environment variable
     ``BINN_REQUIRE_STORED`` is "1") turns a missing or damaged cache into a RuntimeError
-    instead of a training run (``store.check_may_train``).
+    instead of a training run (``records.check_may_train``).
 
     ``workers`` > 1 or a Dask ``scheduler`` ("tcp://HOST:PORT") trains the networks in
     parts, one per worker, as Dask tasks (a LocalCluster of ``workers`` processes, or the
@@ -1098,30 +1098,31 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     prep = prepared or _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end,
                                     u_scale, x, t, u, replicate, forward_method)
     spec = fit_spec_of(prep, x_range, t_end, u_scale, extra)
-    key = store.key_of(prefix, spec)
+    key = records.key_of(prefix, spec)
     folders = [cache_dir] if isinstance(cache_dir, (str, Path)) else list(cache_dir)
     # the first folder holding a sound pair (a damaged one: a StoreWarning names the file), else the last
-    found = next((p for p in (store.pair_paths(f, key) for f in folders) if store.check_pair(*p, kind=store.FIT_KIND) is not None), None)
-    npz, js = found or store.pair_paths(folders[-1], key)
+    found = next((p for p in (records.pair_paths(f, key) for f in folders)
+                  if records.check_pair(*p, kind=records.FIT_KIND) is not None), None)
+    npz, js = found or records.pair_paths(folders[-1], key)
     trained = 0
     if found is None:
-        store.check_may_train([key], Path(folders[0]), "fit is",
+        records.check_may_train([key], Path(folders[0]), "fit is",
                               f"run it first (e.g. with the same parameters outside the book build) and "
                               f"commit {npz.name} and {js.name}", require=require_stored)
-        store.check_writable(npz.parent)
+        records.check_writable(npz.parent)
         if (workers or 1) > 1 or scheduler:
             result, parts, trained = _train_parts(prep, npz, spec, key, progress, workers, scheduler)
-            store.save_train_result(result, npz, js, spec)
+            records.save_train_result(result, npz, js, spec)
             for files in parts:
                 for f in files:
                     f.unlink(missing_ok=True)
         else:
             result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
                            progress=progress)
-            store.save_train_result(result, npz, js, spec)
+            records.save_train_result(result, npz, js, spec)
             trained = len(prep["run_seeds"])
     # always continue from the stored copy: a fresh and a reloaded fit are the same fit
-    fit = _finish_fit(prep, store.load_train_result(npz, js))
+    fit = _finish_fit(prep, records.load_train_result(npz, js))
     fit.cache_key = key
     fit.cache_files = (npz, js)
     fit.trained = trained

@@ -3,7 +3,7 @@
 A sub-claim of the paper is checked against the stored results and gets a
 :class:`Verdict`; a claim's :class:`Outcome` follows from its sub-claims' verdicts by one
 rule, :func:`aggregate`.  The words a reader sees are the presentation layer's business
-(``binn_utils.reporting.word`` for the chapters' prose, ``binn_utils.scorecard_text`` for
+(``binn_utils.analysis.reporting.word`` for the chapters' prose, ``binn_utils.presentation.scorecard_text`` for
 the scorecard): no code here or above it reads a verdict back from prose.
 """
 from __future__ import annotations

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-ARCHIVE = Path(__file__).resolve().parents[1] / "data" / "authors_archive"
+ARCHIVE = Path(__file__).resolve().parents[2] / "data" / "authors_archive"
 ERRORS_FILE = ARCHIVE / "errors.csv"
 COLUMNS = ("grid", "paper_figure", "repo_path", "study", "noise_var", "setting", "replicate", "quantity", "norm",
            "value", "source", "array_index")

@@ -58,7 +58,7 @@ from typing import Callable
 
 import numpy as np
 
-from .training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
+from ..engine.training import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
 
 STORE_FORMAT = 3
 """Version of the stored pair (not of what the numbers mean, so not part of any key):
@@ -427,7 +427,7 @@ def read_manifest(folder) -> dict:
 
 def default_results_dir() -> Path:
     """The committed store: ``results/`` of the repository."""
-    return Path(__file__).resolve().parents[1] / "results"
+    return Path(__file__).resolve().parents[2] / "results"
 
 
 def results_dir_for(scale: str, source=None) -> Path:
@@ -505,12 +505,14 @@ def clean_json(obj):
 #: The package's modules whose code can change a stored number (training, evaluation, the
 #: benchmarks and their data); :func:`source_fingerprint` hashes them.  Presentation,
 #: analysis and the command line are left out: they read records, they do not make them.
-NUMERIC_SOURCES = ("networks.py", "losses.py", "training.py", "forward_solve.py", "solvers.py", "problems.py",
-                   "observations.py", "metrics.py", "evaluation.py", "sweeps.py", "store.py")
+#: Paths relative to the package: every module of the engine and the store layers.
+NUMERIC_SOURCES = ("engine/networks.py", "engine/losses.py", "engine/training.py", "engine/forward_solve.py",
+                   "engine/solvers.py", "engine/problems.py", "engine/observations.py", "engine/metrics.py",
+                   "engine/evaluation.py", "store/sweeps.py", "store/records.py", "store/sweep_record.py")
 
 
 def _package_root() -> Path:
-    return Path(__file__).resolve().parent
+    return Path(__file__).resolve().parents[1]
 
 
 def source_fingerprint(root: Path | None = None) -> str:
@@ -542,10 +544,11 @@ def work_tree_state() -> dict:
     return {"commit": commit, "dirty_worktree": dirty, "diff_sha256": diff}
 
 
-def names_its_code(record: dict) -> bool:
-    """Whether a stored record names the code that computed it: a commit of a clean work
-    tree, or the fingerprint of the numeric sources (:func:`source_fingerprint`)."""
-    prov = record.get("provenance") or {}
+def names_its_code(prov: dict) -> bool:
+    """Whether a stored record's provenance (:func:`provenance`) names the code that computed
+    it: a commit of a clean work tree, or the fingerprint of the numeric sources
+    (:func:`source_fingerprint`)."""
+    prov = prov or {}
     return bool(prov.get("source_sha256")) or (prov.get("dirty_worktree") is False
                                                and prov.get("commit", "unknown") != "unknown")
 

@@ -38,14 +38,16 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-from . import fit_report, store, studies
-from .forward_solve import FORWARD_METHODS
-from .reporting import value_label
-from .sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, WORKERS_MAX,
-                     check_run_request, check_scheduler_address, check_submit_command, group_cost, group_settings,
-                     load_cluster_config, make_jobqueue_cluster, migrate_store, order_groups, replicate_steps,
-                     run_settings)
-from .training import EPOCHS_MAX
+from . import fit_report
+from .. import studies
+from ..analysis.reporting import value_label
+from ..engine.forward_solve import FORWARD_METHODS
+from ..engine.training import EPOCHS_MAX
+from ..store import records
+from ..store.sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, WORKERS_MAX,
+                            check_run_request, check_scheduler_address, check_submit_command, group_cost,
+                            group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store,
+                            order_groups, replicate_steps, run_settings)
 
 STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
@@ -163,8 +165,8 @@ def forward_method_note(sets, results_dir, requested: str) -> str | None:
     used = Counter()
     for s in sets:
         rec = s.stored_record(results_dir, warn=False)
-        if rec is not None and rec.get("forward_method", "RK45") != requested:
-            used[rec.get("forward_method", "RK45")] += 1
+        if rec is not None and rec.forward_method != requested:
+            used[rec.forward_method] += 1
     if not used:
         return None
     what = ", ".join(f"{n} with {m}" for m, n in sorted(used.items()))
@@ -274,7 +276,7 @@ def _run(ap, args) -> int:
     try:
         _check_request_shape(args)
         scales = {e[1] for p in args.plan for e in PLANS[p]} if args.plan else {args.scale or "book"}
-        results_dir = store.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
+        results_dir = records.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
         if results_dir.exists() and not results_dir.is_dir():
             raise ValueError(f"--results-dir {results_dir} is a file, not a folder")
         plan = requested_settings(args)
@@ -295,23 +297,23 @@ def _run(ap, args) -> int:
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
     legacy, todo, seen = 0, [], set()
     for study, sets in plan.items():
-        records = [s.stored_record(results_dir) for s in sets]
-        done = sum(r is not None for r in records)
-        legacy += sum(r is not None and not store.is_sealed(r) for r in records)
+        stored = [s.stored_record(results_dir) for s in sets]
+        done = sum(r is not None for r in stored)
+        legacy += sum(r is not None and r.record_sha256 is None for r in stored)
         if args.cmd == "status":
-            unnamed = sum(r is not None and not store.names_its_code(r) for r in records)
+            unnamed = sum(r is not None and not records.names_its_code(r.provenance) for r in stored)
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored"
                   + (f"; {unnamed} cannot name their code (a modified tree, no fingerprint)" if unnamed else ""))
             continue
         line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
         if args.dry_run:
-            steps = sum(replicate_steps(s) for s, r in zip(sets, records) if r is None)
+            steps = sum(replicate_steps(s) for s, r in zip(sets, stored) if r is None)
             line += f" ({steps / 1e6:.3g} M replicate-steps)"
         print(line, flush=True)
         note = forward_method_note(sets, results_dir, args.forward_method)
         if note:
             print(note, flush=True)
-        todo += [s for s, r in zip(sets, records) if r is None and s.key not in seen]
+        todo += [s for s, r in zip(sets, stored) if r is None and s.key not in seen]
         seen.update(s.key for s in sets)
     if legacy:
         print(f"{legacy} stored record(s) predate whole-record checksums: run `binn migrate"
@@ -339,7 +341,7 @@ def _run(ap, args) -> int:
 def check_clean_tree():
     """Paper-scale records must name their code: refuse a work tree whose tracked files
     differ from its commit (``--allow-dirty`` trains anyway, recording the difference's hash)."""
-    state = store.work_tree_state()
+    state = records.work_tree_state()
     if state["dirty_worktree"]:
         raise ValueError(f"tracked files differ from commit {state['commit'][:10]}: commit them first, so that the "
                          "paper-scale records name their code, or pass --allow-dirty (each record then keeps the "
@@ -372,7 +374,7 @@ def _dry_run(args, todo, cluster_config) -> int:
 def _migrate(results_dir) -> int:
     """``binn migrate``: every stored pair that verifies to the current store format (no
     retraining); the others are named and left as they are."""
-    root = Path(results_dir or store.default_results_dir())
+    root = Path(results_dir or records.default_results_dir())
     if not root.is_dir():
         print(f"binn migrate: error: {root} is not a folder (name the results folder with --results-dir)",
               file=sys.stderr)
@@ -549,7 +551,7 @@ def _predict(ap, args) -> int:
             fit_report.load_initial_condition(args.ic, x=args.x, u=args.u, delimiter=_delimiter(args.delimiter),
                                               encoding=args.encoding)
         fit_report.check_predict_out(args.out, args.fitdir)
-        store.check_writable(args.out)
+        records.check_writable(args.out)
     except (ValueError, OSError) as err:
         ap.exit(USAGE_ERROR, f"binn predict: error: {err}\n")
     try:

@@ -2,7 +2,7 @@
 notebooks and the Supporting Material notebook (which repeats them for other noise levels
 and the dense grid).
 
-Conventions (see :mod:`binn_utils.plotting`): solutions and operators are mean +- 1 std
+Conventions (see :mod:`binn_utils.presentation.plotting`): solutions and operators are mean +- 1 std
 over replicates, dashed black is the truth, grey shading marks values of u outside the
 range the data cover; loss curves are median and interquartile range over replicates;
 box plots are per-replicate relative L2 errors against the noise-free solution.  Box
@@ -17,10 +17,12 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from . import diagnostics, plotting, scratch, studies
+from . import plotting
+from .. import studies
+from ..analysis import diagnostics, scratch
+from ..analysis.reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
+                                  wall_time_fit)
 from .plotting import COLORS
-from .reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
-                        wall_time_fit)
 
 ERR_SERIES = (("err_u_theta", "$u_\\theta$", COLORS["u_theta"]), ("err_u_p", "$u_\\mathrm{p}$", COLORS["u_p"]))
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
@@ -64,7 +66,7 @@ def operators(ax, entries, op):
         return
     r0 = entries[0][0]
     u = r0["u_grid"]
-    lo, hi = r0.record["u_range"]
+    lo, hi = r0.record.u_range
     inside = (u >= lo) & (u <= hi)
     curves = []
     for res, label, color in entries:
@@ -179,7 +181,7 @@ def framework_figure(res, replicate=0):
     for ax, op in zip(axes[2:], ("D", "G", "V")):
         ax.plot(res["u_grid"], res.net(f"op_{op}")[r], color=plotting.COLORS[op], label=f"learned {op}")
         ax.plot(res["u_grid"], res[f"true_op_{op}"], "k--", lw=0.9, label="truth")
-        plotting.shade_unobserved(ax, res.record["u_range"], res["u_grid"])
+        plotting.shade_unobserved(ax, res.record.u_range, res["u_grid"])
         ax.set_xlabel("$u$")
         ax.set_ylabel(plotting.OP_LABELS[op])
         ax.legend()
@@ -298,11 +300,11 @@ def loss_weight_figure(results, shown=None):
     ax = fig.add_subplot(gs[1, 1])
     data_curves, pde_curves = [], []
     for r, w in sel:
-        cfg = r.record["config"]
+        cfg = r.record.config
         data_curves.append((r, f"$w_\\mathrm{{data}} L_\\mathrm{{data}}$, $w_\\mathrm{{PDE}}$ = {value_label(w)}",
-                            cols[w], "-", cfg["w_data"]))
+                            cols[w], "-", cfg.w_data))
         pde_curves.append((r, f"$w_\\mathrm{{PDE}} L_\\mathrm{{PDE}}$, $w_\\mathrm{{PDE}}$ = {value_label(w)}",
-                           cols[w], "--", cfg["w_pde"]))
+                           cols[w], "--", cfg.w_pde))
     loss_curves(ax, data_curves, key="hist_val_data", ylabel="weighted validation loss")
     loss_curves(ax, pde_curves, key="hist_val_pde", ylabel="weighted validation loss")
     ax.legend([Line2D([], [], color="k", ls="-"), Line2D([], [], color="k", ls="--")],
@@ -395,7 +397,7 @@ def batch_size_figure(fixed, budget):
     cols = plotting.value_colors(len(Bs), "plasma")
 
     def lab(r):
-        b, used = r.record["config"]["batch_size"], r.record["batch_size_used"]
+        b, used = r.record.config.batch_size, r.record.batch_size_used
         return f"$B$ = {b}" + (f" (ran as {used})" if used != b else "")
 
     entries = [(r, lab(r), c) for r, c in zip(rf, cols)]
@@ -418,7 +420,7 @@ def batch_size_figure(fixed, budget):
     plotting.plain_log_ticks(ax, "x")
     plotting.plain_log_ticks(ax, "y")
     ax.set_xlabel("batch size used $B$")
-    ep = fixed[0].record["epochs_run"] if fixed else 0
+    ep = fixed[0].record.epochs_run if fixed else 0
     ax.set_ylabel(f"wall-clock time for {ep} epochs (s)")
     _legend(ax)
     ax = fig.add_subplot(gs[2, :])
@@ -434,7 +436,7 @@ def budgets_figure(budgets):
     fig, axes = plt.subplots(1, len(budgets), figsize=(5.2 * len(budgets), 3.6), sharey=True, squeeze=False)
     for ax, (title, results) in zip(axes[0], budgets):
         Bs, rs = _sorted(results, "batch_size")
-        epochs = [r.record["epochs_run"] if r is not None else 0 for r in rs]
+        epochs = [r.record.epochs_run if r is not None else 0 for r in rs]
         error_boxes(ax, rs, [f"{int(b)}\n({e:,} ep.)" for b, e in zip(Bs, epochs)], xlabel="batch size $B$")
         ax.set_title(title)
     axes[0][0].set_ylabel("rel. $L^2$ error")
@@ -598,7 +600,7 @@ def study_figure(study, results):
 
 
 def mismatch_figure(scored, titles: dict, failure_factor):
-    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.diagnostics.Scored`):
+    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.analysis.diagnostics.Scored`):
     per setting, the ground-truth-free mismatch ratio against the median u_p error (left)
     and against that error over the best comparable setting's (right); filled: a
     diagnostic flag raised, x: a ground-truth failure, dashed: the mismatch flag's ratio

@@ -11,7 +11,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .user_data import MECHANISMS
+from ..analysis.user_data import MECHANISMS
 
 COLORS = {"u_theta": "tab:blue", "u_p": "tab:orange", "D": "tab:green", "G": "tab:purple", "V": "tab:brown"}
 OP_LABELS = {"D": "$D(u)$", "V": "$V(u)$", "G": "$G(u)$"}

@@ -8,9 +8,9 @@ import html
 import re
 from collections import Counter
 
-from .claims.context import RunRow
-from .claims.scorecard import ChoiceEffect, Judged
-from .verdicts import Outcome, Verdict
+from ..analysis.verdicts import Outcome, Verdict
+from ..claims.context import RunRow
+from ..claims.scorecard import ChoiceEffect, Judged
 
 MARKS = {Outcome.REPRODUCED: ("✔", "#1a7f37"), Outcome.PARTLY: ("◐", "#9a6700"),
          Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.NOT_TESTED: ("○", "#57606a")}

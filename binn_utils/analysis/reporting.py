@@ -2,7 +2,7 @@
 
 Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never
 typed by hand.  Where results are read from and whether a missing one may be trained is
-the store's policy (``store.stores_for``, ``sweeps.load_or_run``).
+the store's policy (``records.stores_for``, ``sweeps.load_or_run``).
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import warnings
 
 import numpy as np
 
-from .metrics import median_iqr
-from .sweeps import reported
+from ..engine.metrics import median_iqr
+from ..store.sweeps import reported
 from .verdicts import Outcome, Summary, Verdict
 
 
@@ -50,20 +50,21 @@ def glue(name: str, value, display: bool = False):
 def run_description(res, epochs: bool = True, noise: bool = True, device: bool = True,
                     scale: str | None = None) -> str:
     """What was run, for figure captions: (scale,) epochs, replicates, datasets, noise, grid, device."""
-    spec = res.record
+    rec = res.record
     if scale:
         return f"scale {scale}, " + run_description(res, epochs, noise, device)
-    n_ds = len(set(spec["datasets"]))
-    grid = "351 x" if spec["dense"] else "71 x"
-    return ((f"{spec['config']['epochs']} epochs, " if epochs else "") + f"{spec['replicates']} replicates "
-            f"({n_ds} dataset{'s' if n_ds > 1 else ''} x {spec['replicates'] // n_ds} initialisations), "
-            + (f"noise variance {spec['noise_var']:g}, " if noise else "")
-            + f"{grid} {len(res['t'])} observation grid" + (f", trained {trained_on(spec)}" if device else ""))
+    n_ds = len(set(rec.datasets))
+    grid = "351 x" if rec.dense else "71 x"
+    return ((f"{rec.config.epochs} epochs, " if epochs else "") + f"{rec.replicates} replicates "
+            f"({n_ds} dataset{'s' if n_ds > 1 else ''} x {rec.replicates // n_ds} initialisations), "
+            + (f"noise variance {rec.noise_var:g}, " if noise else "")
+            + f"{grid} {len(res['t'])} observation grid" + (f", trained {trained_on(rec)}" if device else ""))
 
 
-def trained_on(record: dict) -> str:
-    """Where a stored setting was trained, in words (runs stored before devices were recorded: a CPU)."""
-    dev = record.get("device") or "cpu"
+def trained_on(record) -> str:
+    """Where a stored setting (a ``SweepRecord``) was trained, in words (runs stored before
+    devices were recorded: a CPU)."""
+    dev = record.device or "cpu"
     if dev.startswith("cuda"):
         return f"on a GPU ({dev.split(':', 1)[1].strip()})" if ":" in dev else "on a GPU"
     return "on a CPU"
@@ -95,7 +96,7 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
     for r in results:
         label = label_fn(r) if label_fn else r.setting.label
         st = r.up_status(which)
-        div = sum(s != "ok" for s in r.record["status"])
+        div = sum(s != "ok" for s in r.record.status)
         col = f" | {fmt(median(r.metric('err_u_p', beside)))}" if beside else ""
         rows.append(f"| {label} | {med_iqr(r.metric('err_u_theta', which))} | "
                     f"{med_iqr(r.metric('err_u_p', which))}{col} | {sum(s != 'ok' for s in st)}/{len(st)} | {div} |")
@@ -194,8 +195,8 @@ def value_label(v) -> str:
 def counts(res) -> dict:
     """Replicates, diverged trainings and failed forward solves of one setting."""
     up = res.up_status()
-    return {"replicates": len(res.record["status"]),
-            "diverged": sum(s != "ok" for s in res.record["status"]),
+    return {"replicates": len(res.record.status),
+            "diverged": sum(s != "ok" for s in res.record.status),
             "up_failed": sum(s != "ok" for s in up)}
 
 
@@ -300,7 +301,7 @@ def band_errors(res, op, band):
     """Median over replicates of the mean |learned - true| of ``op`` inside and outside
     ``band`` (a u interval), both restricted to the observed range of u."""
     u = np.asarray(res["u_grid"], float)
-    lo, hi = res.record["u_range"]
+    lo, hi = res.record.u_range
     obs = (u >= lo - 1e-12) & (u <= hi + 1e-12)
     inside = obs & (u >= band[0] - 1e-12) & (u <= band[1] + 1e-12)
     outside = obs & ~inside
@@ -317,7 +318,7 @@ def framework_summary(res) -> Summary:
     th = median(res.metric("err_u_theta"))
     up_near, up_rest = (median(e) for e in near_zero_errors(res, NEAR_ZERO, "u_p"))
     th_near, th_rest = (median(e) for e in near_zero_errors(res, NEAR_ZERO, "u_theta"))
-    lo, hi = res.record["u_range"]
+    lo, hi = res.record.u_range
     near = (lo, lo + NEAR_ZERO * (hi - lo))
     s = Summary({"data": INITIAL_WORDS[getattr(res.setting, "initial", "text")], "max_u": fmt(np.max(res["u_clean"])),
                  "err_theta": med_iqr(res.metric("err_u_theta")), "err_up": med_iqr(res.metric("err_u_p")),
@@ -473,7 +474,7 @@ def loss_weight_summary(results, paper_best, low, high, factor=FACTOR) -> Summar
         th, up = median(rl.metric("err_u_theta")), median(rl.metric("err_u_p"))
         s.judge("low_verdict", bool(th <= factor * mins["theta"] and up > factor * mins["up"])
                                if np.isfinite([th, up]).all() else None)
-        wd, wp = rl.record["config"]["w_data"], rl.record["config"]["w_pde"]
+        wd, wp = rl.record.config.w_data, rl.record.config.w_pde
         with np.errstate(all="ignore"):
             ld = np.nanmedian(np.asarray(rl["hist_val_data"], float) * wd, axis=0)
             lp = np.nanmedian(np.asarray(rl["hist_val_pde"], float) * wp, axis=0)
@@ -593,11 +594,11 @@ def wall_time_fit(fixed) -> dict:
     extrapolated) where recorded, else the wall time.
     """
     from scipy.optimize import curve_fit
-    B = np.array([r.record["batch_size_used"] for r in fixed], float)
-    B_req = np.array([r.record["config"]["batch_size"] for r in fixed], float)
-    T = np.array([r.record.get("steady_time_s", r.record["wall_time_s"]) / r.record["replicates"]
-                  for r in fixed], float)
-    steps = np.array([r.record["epochs_run"] * r.record["steps_per_epoch"] for r in fixed], float)
+    B = np.array([r.record.batch_size_used for r in fixed], float)
+    B_req = np.array([r.record.config.batch_size for r in fixed], float)
+    T = np.array([(r.record.wall_time_s if r.record.steady_time_s is None else r.record.steady_time_s)
+                  / r.record.replicates for r in fixed], float)
+    steps = np.array([r.record.epochs_run * r.record.steps_per_epoch for r in fixed], float)
     order = np.argsort(B)
     B, B_req, T, steps = B[order], B_req[order], T[order], steps[order]
     out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=1e3 * T / steps,
@@ -629,15 +630,15 @@ def batch_size_summary(fixed, budget, paper_best) -> Summary:
         s["c_share"] = fmt(100 * fit["c"] / fit["T"][-1], ".2g")
     else:
         s["c_share"] = "n/a"
-    clipped = [r for r in fixed if r.record["batch_size_used"] != r.record["config"]["batch_size"]]
-    s["clipped"] = ("; ".join(f"B = {r.record['config']['batch_size']} ran as full-batch training with "
-                              f"B = {r.record['batch_size_used']}" for r in clipped) or "no batch size was clipped")
+    clipped = [r for r in fixed if r.record.batch_size_used != r.record.config.batch_size]
+    s["clipped"] = ("; ".join(f"B = {r.record.config.batch_size} ran as full-batch training with "
+                              f"B = {r.record.batch_size_used}" for r in clipped) or "no batch size was clipped")
     Bs = [int(meta_value(r, "batch_size")) for r in budget]
     order = np.argsort(Bs)
     rb = [budget[i] for i in order]
     Bs = [Bs[i] for i in order]
     s["budget_steps"] = f"{int(rb[0].meta.get('budget_steps', 0)):,}" if rb else "n/a"
-    s["budget_epochs"] = ", ".join(f"B = {b}: {r.record['epochs_run']} epochs" for b, r in zip(Bs, rb))
+    s["budget_epochs"] = ", ".join(f"B = {b}: {r.record.epochs_run} epochs" for b, r in zip(Bs, rb))
     meds = {}
     for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
         med = _medians(rb, m)

@@ -1,7 +1,7 @@
 """Markdown tables and short phrases the chapters show, from the analysis layer's results.
 
-The diagnostics chapter's come from :class:`~binn_utils.diagnostics.Scored` and
-:class:`~binn_utils.diagnostics.Calibration` (``titles`` maps a study's name, a group of
+The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostics.Scored` and
+:class:`~binn_utils.analysis.diagnostics.Calibration` (``titles`` maps a study's name, a group of
 ``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
 Supporting Material, architecture and batch-size chapters.  Nothing here computes a number
 the chapters judge by: that is the analysis layer's and the studies' job.
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from .reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
-                        value_label, word)
-from .studies import SCALES
-from .verdicts import Verdict
+from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
+from ..analysis.reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
+                                  value_label, word)
+from ..analysis.verdicts import Verdict
+from ..studies import SCALES
 
 def scale_words(scale: str) -> str:
     """A training scale in words, from its numbers (``studies.SCALES``)."""
@@ -33,7 +33,7 @@ def scales_sentence(scale_of: dict) -> str:
 
 
 def fmt_plain(v, spec: str = ".3g", plain_from: float = 1000) -> str:
-    """:func:`~binn_utils.reporting.fmt`, but values of ``plain_from`` and more as plain
+    """:func:`~binn_utils.analysis.reporting.fmt`, but values of ``plain_from`` and more as plain
     rounded numbers (1,234 not 1.23e+03)."""
     try:
         big = abs(float(v)) >= plain_from
@@ -368,8 +368,8 @@ def framework_table(res, summary) -> str:
             f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
             f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
     for op in ("D", "V", "G"):
-        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record['u_range'][0]:.3f}, "
-                    f"{res.record['u_range'][1]:.3f}] | {med_iqr(res.operator_error(op))} |")
+        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record.u_range[0]:.3f}, "
+                    f"{res.record.u_range[1]:.3f}] | {med_iqr(res.operator_error(op))} |")
     return "\n".join(rows)
 
 

@@ -7,7 +7,7 @@ per-replicate metrics and provenance); the hash covers the full specification, s
 notebook that asks for a setting finds it only if every parameter (including epochs,
 seeds and datasets) matches, trains only what is missing, and studies that share a
 setting (the defaults appear in several figures) share its run.  The pair is written by
-``store.write_pair``: the JSON last, atomically, with a SHA-256 checksum of the arrays, so
+``records.write_pair``: the JSON last, atomically, with a SHA-256 checksum of the arrays, so
 a killed sweep restarts where it stopped, and a damaged pair (unparsable JSON, missing or
 truncated arrays, a checksum that does not match, a record lacking a field of
 :data:`SETTING_KIND` or stored under another name than its specification's hash) is never
@@ -20,22 +20,25 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import hashlib
 import json
 import logging
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from . import store
-from .problems import INITIALS
-from .forward_solve import solve_pool
-from .training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
+from . import records
+from ..engine.forward_solve import solve_pool
+from ..engine.problems import INITIALS
+from ..engine.training import HISTORY_KEYS, TrainConfig, TrainingError, check_distinct, check_number, check_seeds
+from .sweep_record import CHOOSES_INITIAL, LEGACY, SweepRecord
 
 CURVE_POINTS = 400
 RESULTS_FORMAT = 1
@@ -66,10 +69,8 @@ def reporting_checkpoint(which: str):
         _reported.reset(token)
 
 
-#: Benchmarks whose initial condition has a text and a code reading (see problems.INITIALS).
-CHOOSES_INITIAL = ("nonlinear_adr",)
 #: Specification fields added after the first stored results, with the value those had.
-LEGACY_DEFAULTS = {"initial": "text"}
+LEGACY_DEFAULTS = {"initial": LEGACY["initial"]}
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,10 @@ class Setting:
         self.config.validate()
 
     @classmethod
-    def from_record(cls, record: dict, study: str = "", label: str = "") -> "Setting":
+    def from_record(cls, record: SweepRecord, study: str = "", label: str = "") -> "Setting":
         """The setting a stored record describes (its key is the name it is stored under)."""
-        return cls(study, label, record["benchmark"], record["noise_var"], record["dense"],
-                   tuple(record["datasets"]), tuple(record["seeds"]), TrainConfig.from_dict(record["config"]),
-                   reaction=record["reaction"], initial=record.get("initial", LEGACY_DEFAULTS["initial"]))
+        return cls(study, label, record.benchmark, record.noise_var, record.dense, record.datasets, record.seeds,
+                   record.config, reaction=record.reaction, initial=record.initial or LEGACY["initial"])
 
     def spec(self) -> dict:
         """Everything that determines the numbers (not the study or label it is shown under)."""
@@ -127,31 +127,40 @@ class Setting:
         where they differ from the value those results had (``LEGACY_DEFAULTS``), so the
         committed keys stay valid while every record states the field."""
         spec = {k: v for k, v in self.spec().items() if LEGACY_DEFAULTS.get(k, object()) != v}
-        return store.key_of(self.benchmark, spec)
+        return records.key_of(self.benchmark, spec)
 
     def paths(self, results_dir) -> tuple[Path, Path]:
-        return store.pair_paths(Path(results_dir) / "runs", self.key)
+        return records.pair_paths(Path(results_dir) / "runs", self.key)
 
-    def stored_record(self, results_dir, warn: bool = True) -> dict | None:
+    def stored_record(self, results_dir, warn: bool = True) -> SweepRecord | None:
         """The stored record if the setting is stored and sound; None if it is missing or
-        damaged (a damaged pair gives a ``store.StoreWarning`` naming the file)."""
-        return store.check_pair(*self.paths(results_dir), warn=warn, kind=SETTING_KIND)
+        damaged (a damaged pair gives a ``records.StoreWarning`` naming the file)."""
+        npz, js = self.paths(results_dir)
+        record = records.check_pair(npz, js, warn=warn, kind=SETTING_KIND)
+        if record is None:
+            return None
+        try:
+            return SweepRecord.from_json(record, js)
+        except records.DamagedRecordError as err:
+            if warn:
+                warnings.warn(f"{err}; treated as missing (it will be recomputed)", records.StoreWarning,
+                              stacklevel=2)
+            return None
 
     def is_done(self, results_dir) -> bool:
-        """Stored, and the stored pair is sound (see :func:`store.read_pair`)."""
+        """Stored, and the stored pair is sound (see :func:`records.read_pair`)."""
         return self.stored_record(results_dir) is not None
 
 
 def _setting_name(record: dict, stem: str) -> str:
-    return Setting.from_record(record).key
+    return Setting.from_record(SweepRecord.from_json(record, stem)).key
 
 
 #: A setting's stored record: its specification (``Setting.spec``, whose hash is its name)
 #: and what every evaluated setting has stored since the first.
-SETTING_KIND = store.RecordKind(
-    "setting", ("format", "benchmark", "reaction", "noise_var", "dense", "datasets", "seeds", "config", "metrics",
-                "u_range", "status", "epochs_run"), _setting_name)
-store.KINDS.append(SETTING_KIND)
+SETTING_KIND = records.RecordKind(
+    "setting", tuple(f.name for f in dataclasses.fields(SweepRecord) if f.name not in LEGACY), _setting_name)
+records.KINDS.append(SETTING_KIND)
 
 
 def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int = 0):
@@ -240,9 +249,9 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
     With ``stop_at_epoch`` the training stops at that checkpoint (a chunk boundary) and the
     group's ``training.TrainState`` is returned instead (nothing evaluated); ``state`` resumes
     from one."""
-    from .problems import get_benchmark
-    from .observations import make_observations
-    from .training import train
+    from ..engine.problems import get_benchmark
+    from ..engine.observations import make_observations
+    from ..engine.training import train
 
     settings = list(settings)
     keys = {merge_key(s) for s in settings}
@@ -285,12 +294,11 @@ def split_result(result, sl: slice, config):
 
 
 def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_method="RK45",
-                    solve_map=None) -> tuple[dict, dict]:
-    """Evaluate a trained setting: the (arrays, JSON-clean record) that the store keeps."""
-    from .evaluation import evaluate
+                    solve_map=None) -> tuple[dict, SweepRecord]:
+    """Evaluate a trained setting: the (arrays, record) that the store keeps."""
+    from ..engine.evaluation import evaluate
 
     arrays, record = {}, setting.spec()
-    record["first_requested_as"] = {"study": setting.study, "label": setting.label, "meta": dict(setting.meta)}
     ep = _curve_epochs(result.epochs_run)
     arrays["curve_epochs"] = ep + 1
     for k in HISTORY_KEYS:
@@ -320,19 +328,20 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
     record.update(metrics=metrics, status=result.status, epochs_run=result.epochs_run,
                   steps_per_epoch=result.steps_per_epoch, batch_size_used=result.extra["batch_size_used"],
                   wall_time_s=result.wall_time_s, steady_time_s=result.extra["steady_time_s"],
-                  first_epoch_s=result.extra["first_epoch_s"], replicates=result.n_replicates,
+                  first_epoch_s=result.extra["first_epoch_s"],
                   mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
                   device=result.extra.get("device"), engine=result.extra.get("engine", 1), trained_with=group,
                   forward_method=forward_method,
-                  provenance=store.provenance())
-    return arrays, store.clean_json(record)
+                  provenance=records.provenance())
+    return arrays, SweepRecord.from_json(records.clean_json(record), f"of {setting.study}/{setting.label}")
 
 
-def store_computed(setting: Setting, arrays: dict, record: dict, results_dir) -> dict:
-    """Write a computed setting into the store (``store.write_pair``: atomic, checksummed,
+def store_computed(setting: Setting, arrays: dict, record: SweepRecord, results_dir) -> SweepRecord:
+    """Write a computed setting into the store (``records.write_pair``: atomic, checksummed,
     under the folder's lock); returns the record as written.  Only the process that owns
     the sweep (the Dask client) calls this: workers return their results, never write."""
-    return store.write_pair(*setting.paths(results_dir), arrays, record)
+    npz, js = setting.paths(results_dir)
+    return SweepRecord.from_json(records.write_pair(npz, js, arrays, record.to_json()), js)
 
 
 def _group_task(group, device=None, forward_method="RK45", solve_map=None, state=None, segment_epochs=None):
@@ -374,9 +383,9 @@ def _group_name(keys) -> str:
 
 
 #: A group's training checkpoint (``_Sweep.checkpoint``): named by its settings' keys.
-CHECKPOINT_KIND = store.RecordKind("checkpoint", ("settings", "epoch"),
+CHECKPOINT_KIND = records.RecordKind("checkpoint", ("settings", "epoch"),
                                    lambda record, stem: _group_name(record["settings"]), marker="settings")
-store.KINDS.insert(0, CHECKPOINT_KIND)
+records.KINDS.insert(0, CHECKPOINT_KIND)
 
 
 #: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
@@ -505,8 +514,8 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
     name, but this machine need not have it (a login node has no GPU)."""
     import torch
 
-    from .forward_solve import check_method
-    from .training import TrainingError, resolve_device
+    from ..engine.forward_solve import check_method
+    from ..engine.training import TrainingError, resolve_device
     check_method(forward_method)
     if not remote:
         resolve_device(device)
@@ -522,8 +531,8 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
         raise ValueError(f"workers must be a positive integer, at most {WORKERS_MAX} (or None: one per CPU "
                          f"core), got {workers!r}")
     if results_dir is not None:
-        store.check_writable(results_dir)
-        store.check_writable(Path(results_dir) / "runs")
+        records.check_writable(results_dir)
+        records.check_writable(Path(results_dir) / "runs")
 
 
 def replicate_steps(setting: Setting) -> int:
@@ -536,7 +545,7 @@ def replicate_steps(setting: Setting) -> int:
 def group_cost(group) -> float:
     """Rough relative cost of a group: optimiser steps plus validations, times the networks'
     parameters and the replicates (for ``priority="longest"``: long groups start first)."""
-    from .training import build_layout
+    from ..engine.training import build_layout
     s = group[0]
     n_train = _n_train(s.benchmark, bool(s.dense))
     steps = s.config.epochs * (-(-n_train // min(s.config.batch_size, n_train)) + 0.5)
@@ -545,7 +554,7 @@ def group_cost(group) -> float:
 
 
 def _n_train(benchmark: str, dense: bool) -> int:
-    from .observations import make_observations
+    from ..engine.observations import make_observations
     key = (benchmark, dense)
     if key not in _N_TRAIN:
         _N_TRAIN[key] = len(make_observations(benchmark, 0.0, dense=dense).train_idx)
@@ -580,11 +589,11 @@ class _Sweep:
 
     def checkpoint(self, group):
         """The group's stored training state, or None (none, or damaged: never trusted)."""
-        from .training import TrainState
+        from ..engine.training import TrainState
         npz, js = self._checkpoint_paths(group)
-        if store.check_pair(npz, js, kind=CHECKPOINT_KIND) is None:
+        if records.check_pair(npz, js, kind=CHECKPOINT_KIND) is None:
             return None
-        record, arrays = store.read_pair(npz, js, kind=CHECKPOINT_KIND)
+        record, arrays = records.read_pair(npz, js, kind=CHECKPOINT_KIND)
         if record.get("settings") != [s.key for s in group]:
             return None
         return TrainState.from_arrays(arrays)
@@ -592,11 +601,11 @@ class _Sweep:
     def finished(self, group, get):
         """Store what a task returned.  Returns the ``TrainState`` to submit the group again
         with when its training is not finished (kept as the group's checkpoint), else None."""
-        from .training import TrainState
+        from ..engine.training import TrainState
         try:
             outputs, _ = get()
             if isinstance(outputs, TrainState):
-                store.write_pair(*self._checkpoint_paths(group), outputs.to_arrays(),
+                records.write_pair(*self._checkpoint_paths(group), outputs.to_arrays(),
                                  {"settings": [s.key for s in group], "epoch": outputs.epoch})
                 self.resumable += 1
                 return outputs
@@ -775,7 +784,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     are cancelled, the cluster closed, and every setting finished before is stored.
     """
     t0 = time.perf_counter()
-    results_dir = Path(results_dir or store.default_results_dir())
+    results_dir = Path(results_dir or records.default_results_dir())
     todo, seen = [], set()
     for s in settings:
         if s.key not in seen and not s.is_done(results_dir):
@@ -830,7 +839,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
 @dataclass
 class SettingResult:
     setting: Setting
-    record: dict
+    record: SweepRecord
     arrays: dict = field(repr=False)
 
     def metric(self, name: str, which: str | None = None) -> np.ndarray:
@@ -840,12 +849,12 @@ class SettingResult:
         which = which or reported()
         if name in DERIVED_METRICS:
             return DERIVED_METRICS[name](self, which)
-        vals = self.record["metrics"][which][name]
+        vals = getattr(self.record.metrics[which], name)
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
     def operator_error(self, op: str, which: str | None = None) -> np.ndarray:
         which = which or reported()
-        vals = self.record["metrics"][which]["operator_errors"][op]
+        vals = self.record.metrics[which].operator_errors[op]
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
     def net(self, name: str, which: str | None = None) -> np.ndarray:
@@ -854,7 +863,7 @@ class SettingResult:
         return self.arrays[f"{which or reported()}_{name}"]
 
     def up_status(self, which: str | None = None) -> list:
-        return self.record["metrics"][which or reported()]["up_status"]
+        return list(self.record.metrics[which or reported()].up_status)
 
     def __getitem__(self, k):
         return self.arrays[k]
@@ -866,7 +875,7 @@ class SettingResult:
 
 def _spectral_error(key):
     def err(res: SettingResult, which: str) -> np.ndarray:
-        from .metrics import relative_l2_many
+        from ..engine.metrics import relative_l2_many
         return relative_l2_many(res.net(key, which), res["u_clean"], norm="spectral")
     return err
 
@@ -877,39 +886,39 @@ DERIVED_METRICS = {"err_u_p_spectral": _spectral_error("u_p"), "err_u_theta_spec
 
 
 def load_setting(setting: Setting, results_dir=None) -> SettingResult:
-    """The stored setting; FileNotFoundError if it is not stored, ``store.DamagedRecordError``
+    """The stored setting; FileNotFoundError if it is not stored, ``records.DamagedRecordError``
     (naming the file) if its stored pair is damaged (rerun it: a sweep recomputes it)."""
+    npz, js = setting.paths(results_dir or records.default_results_dir())
     try:
-        record, arrays = store.read_pair(*setting.paths(results_dir or store.default_results_dir()),
-                                         kind=SETTING_KIND)
+        record, arrays = records.read_pair(npz, js, kind=SETTING_KIND)
     except FileNotFoundError:
         raise FileNotFoundError(f"no stored results for {setting.study}/{setting.key}; run it first") from None
-    return SettingResult(setting, record, arrays)
+    return SettingResult(setting, SweepRecord.from_json(record, js), arrays)
 
 
-#: What a record stored before a field existed had (results/README.md): added by
-#: :func:`migrate_store` so that every migrated record states it.  ``initial`` only
-#: concerns the benchmarks of ``CHOOSES_INITIAL``.
-LEGACY_RECORD_FIELDS = {"forward_method": "RK45", "device": "cpu (not recorded)", "trained_with": None}
+#: What a record stored before a field existed had (results/README.md;
+#: ``sweep_record.LEGACY``): added by :func:`migrate_store` so that every migrated record
+#: states it.  ``initial`` only concerns the benchmarks of ``CHOOSES_INITIAL``.
+LEGACY_RECORD_FIELDS = {k: LEGACY[k] for k in ("forward_method", "device", "trained_with")}
 
 
 def migrate_store(results_dir=None) -> dict:
     """Bring every stored pair under ``results_dir`` (the runs, the cached fits, e.g.
-    ``scratch/``, and the checkpoints) to ``store.STORE_FORMAT`` if it verifies
-    (``store.migrate_pair``: its name is the hash of its specification, it has the fields
+    ``scratch/``, and the checkpoints) to ``records.STORE_FORMAT`` if it verifies
+    (``records.migrate_pair``: its name is the hash of its specification, it has the fields
     of its kind, its arrays match their checksum): add the checksums and the fields it
     predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every other
     field and every key as they are; no retraining.  Pairs that do not verify are left
     alone, unstamped (they count as missing and are rerun).  Returns {path of the .json:
     outcome}, the outcome "current", "migrated", "damaged: <why>" or "failed: <why>"."""
-    root = Path(results_dir or store.default_results_dir())
+    root = Path(results_dir or records.default_results_dir())
     out = {}
     for js in sorted(root.rglob("*.json")):
         npz = js.with_suffix(".npz")
         if js.name.startswith(".") or (js.parent.name not in ("runs", "checkpoints") and not npz.exists()):
             continue  # a temporary file, or a JSON file that is not half of a stored pair
         kind = SETTING_KIND if js.parent.name == "runs" else None  # elsewhere: by its content
-        out[str(js)] = store.migrate_pair(npz, js, _legacy_fields, kind=kind)
+        out[str(js)] = records.migrate_pair(npz, js, _legacy_fields, kind=kind)
     return out
 
 
@@ -928,8 +937,8 @@ def where_stored(setting: Setting, stores) -> Path | None:
 
 
 def missing(settings, scale: str, source=None) -> list:
-    """The settings stored in none of the stores ``store.stores_for(scale, source)``."""
-    stores = store.stores_for(scale, source)
+    """The settings stored in none of the stores ``records.stores_for(scale, source)``."""
+    stores = records.stores_for(scale, source)
     return [s for s in settings if where_stored(s, stores) is None]
 
 
@@ -941,11 +950,11 @@ CHAPTER_FORWARD_METHOD = {False: "RK45", True: "BDF"}
 
 def load_or_run(settings, scale: str, source=None, progress=None, desc="settings", workers=1):
     """Stored results for ``settings``, training (with a progress bar) what is missing into
-    the last of ``store.stores_for(scale, source)`` (where ``store.check_may_train``
+    the last of ``records.stores_for(scale, source)`` (where ``records.check_may_train``
     allows it), its u_p solved by ``CHAPTER_FORWARD_METHOD`` of its grid."""
-    stores = store.stores_for(scale, source)
+    stores = records.stores_for(scale, source)
     todo = [s for s in settings if where_stored(s, stores) is None]
-    store.check_may_train([f"{s.study}:{s.label}" for s in todo], stores[0], "settings are",
+    records.check_may_train([f"{s.study}:{s.label}" for s in todo], stores[0], "settings are",
                           "run `binn sweep <study> --scale <scale>` first")
     if progress is None:
         progress = scale != "quick"

@@ -37,7 +37,7 @@ plus the observed range of u (robust quantiles of the observations,
 ``RANGE_QUANTILES``), over which operators are identifiable; ``plotting.shade_unobserved``
 greys the rest of an operator plot.
 
-Entry points: :func:`diagnose` (a stored :class:`~binn_utils.sweeps.SettingResult`, or a
+Entry points: :func:`diagnose` (a stored :class:`~binn_utils.store.sweeps.SettingResult`, or a
 live ``(TrainResult, Evaluation, Observations)``), :func:`diagnose_many` (a table over a
 sweep, with ``rows()`` and ``to_markdown()``), and :func:`diagnose_arrays` (plain arrays,
 which the other two call; handy for synthetic curves).  Thresholds were chosen from the
@@ -64,9 +64,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .metrics import median_iqr
+from ..engine.metrics import median_iqr
+from ..store.sweeps import reported
 from .reporting import find, rank_trend
-from .sweeps import reported
 
 __all__ = [
     "UNDERFIT_TAIL_FRACTION", "UNDERFIT_TAIL_DECADES", "TAIL_FRACTION", "INSTABILITY_ROUGHNESS",
@@ -187,7 +187,7 @@ WEIGHT_RATIO_MAX = 1.0
 w_PDE / w_data > 1.  (A strongly over-weighted PDE term is driven to a small residual, so
 the *weighted* ratio alone does not reveal it: w_PDE = 1e3 gave a weighted ratio of only
 0.2-0.3 in our runs, while the data were fitted three times worse.)  The weights are
-meaningful relative to the paper's scales; ``binn_utils.user_data`` rescales user data
+meaningful relative to the paper's scales; ``binn_utils.analysis.user_data`` rescales user data
 to those scales."""
 
 RANGE_QUANTILES = (0.005, 0.995)
@@ -696,10 +696,10 @@ def _is_setting_result(obj) -> bool:
 def _from_setting(sr, which: str, label) -> DiagnosticReport:
     a, rec = sr.arrays, sr.record
     cfg = sr.setting.config
-    R = len(rec.get("status", [])) or a["hist_val_total"].shape[0]
-    if which not in rec.get("metrics", {}):
-        raise ValueError(f"the stored setting has no {which!r} metrics (have {sorted(rec.get('metrics', {}))})")
-    m = rec["metrics"][which]
+    R = len(rec.status) or a["hist_val_total"].shape[0]
+    if which not in rec.metrics:
+        raise ValueError(f"the stored setting has no {which!r} metrics (have {sorted(rec.metrics)})")
+    m = rec.metrics[which]
     nan = (lambda vs: np.array([np.nan if v is None else v for v in vs], dtype=float))
     ops = {n: a[f"{which}_op_{n}"] for n in ("D", "V", "G") if f"{which}_op_{n}" in a}
     if label is None:
@@ -707,9 +707,9 @@ def _from_setting(sr, which: str, label) -> DiagnosticReport:
     return diagnose_arrays(
         epochs=a["curve_epochs"], val_total=a["hist_val_total"], val_data=a.get("hist_val_data"),
         val_pde=a.get("hist_val_pde"), weights=np.array([cfg.w_data, cfg.w_pde, cfg.w_bc], float),
-        err_u_theta_obs=nan(m["err_u_theta_obs"]), err_u_p_obs=nan(m["err_u_p_obs"]),
-        up_status=m.get("up_status"), u_grid=a.get("u_grid"), operators=ops, u_obs=a["u_obs"],
-        status=rec.get("status"), groups=np.asarray(sr.setting.datasets)[:R], label=label)
+        err_u_theta_obs=nan(m.err_u_theta_obs), err_u_p_obs=nan(m.err_u_p_obs),
+        up_status=list(m.up_status), u_grid=a.get("u_grid"), operators=ops, u_obs=a["u_obs"],
+        status=list(rec.status), groups=np.asarray(sr.setting.datasets)[:R], label=label)
 
 
 def _from_live(result, evaluation, data, which, label, u_scale) -> DiagnosticReport:
@@ -943,13 +943,13 @@ def ground_truth(res) -> dict:
     u_theta against the noise-free solution and of each operator, the replicates that
     diverged or whose forward solve failed (``bad`` of ``R``), and the noise level."""
     up, th = res.metric("err_u_p"), res.metric("err_u_theta")
-    st = res.record["status"]
+    st = res.record.status
     ups = res.up_status()
     bad = sum((a != "ok") or (b != "ok") for a, b in zip(st, ups))
     ops = {k: median_iqr(res.operator_error(k))["median"]
-           for k in res.record["metrics"][reported()]["operator_errors"]}
+           for k in res.record.metrics[reported()].operator_errors}
     return dict(up=median_iqr(up)["median"], theta=median_iqr(th)["median"], bad=bad, R=len(st), ops=ops,
-                noise=float(res.record["noise_var"]))
+                noise=float(res.record.noise_var))
 
 
 def ground_truth_failures(results, groups, factor: float) -> list[dict]:

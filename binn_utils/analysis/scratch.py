@@ -6,8 +6,8 @@ assays at six initial densities (10,000 to 20,000 cells per well), three replica
 
 * selects one initial density (and, like Lagergren et al. 2020, drops the first spatial
   column x = 25 um, an edge artefact) and returns validated
-  :class:`~binn_utils.user_data.UserObservations` in the file's units (um, h,
-  cells/um^2), read with :func:`~binn_utils.user_data.load_observations_csv`;
+  :class:`~binn_utils.analysis.user_data.UserObservations` in the file's units (um, h,
+  cells/um^2), read with :func:`~binn_utils.analysis.user_data.load_observations_csv`;
 * names a fit's stored networks: ``<results>/scratch/scratch-<cells>-<mechanisms>-<hash>.npz/.json``
   where the hash covers the data file's SHA-1, the density, the column selection, the
   mechanisms, the training configuration and the seeds (:func:`fit_prefix`, :func:`fit_extra`);
@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .metrics import relative_l2
+from ..engine.metrics import relative_l2
 from .reporting import median
 from .user_data import UserFit, UserObservations, file_sha1, load_observations_csv
 
-DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "scratch_assay_jin2016.csv"
+DATA_FILE = Path(__file__).resolve().parents[2] / "data" / "scratch_assay_jin2016.csv"
 INITIAL_CELLS = (10000, 12000, 14000, 16000, 18000, 20000)
 COLUMNS = {"x": "x_um", "t": "t_h", "u": "density_cells_per_um2", "replicate": "replicate"}
 #: the data's units, and those of the learned operators

@@ -1,7 +1,7 @@
 """``binn fit`` and ``binn predict``: a practitioner's own data, from a CSV file to a report.
 
 :func:`plan_fit` validates a request (the data file with every check of
-:mod:`binn_utils.user_data`, the options, the output folder) before anything is trained
+:mod:`binn_utils.analysis.user_data`, the options, the output folder) before anything is trained
 and describes it (:meth:`FitPlan.describe`: points, grid, replicates, rescaling, estimated
 time); :func:`run_fit` trains what is not stored (``user_data.fit_user_data_cached``, the
 same code path as the Python API), and :func:`write_fit_outputs` writes into the output
@@ -43,14 +43,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 from tqdm import tqdm
 
-from . import figures, plotting, scratch, store, studies
-from .diagnostics import fmt_value
-from .forward_solve import check_method, forward_solve
-from .metrics import relative_l2_many
-from .training import TrainConfig
-from .user_data import (MECHANISMS, Scaling, UserFit, decode_csv_bytes, uniform_grid, curve_shapes, delimiter_hint,
-                        detect_delimiter, file_sha1, fit_user_data_cached, prepare_fit, to_float,
-                        validate_mechanisms)
+from .. import studies
+from ..analysis import scratch
+from ..analysis.diagnostics import fmt_value
+from ..analysis.user_data import (MECHANISMS, Scaling, UserFit, curve_shapes, decode_csv_bytes, delimiter_hint,
+                                  detect_delimiter, file_sha1, fit_user_data_cached, prepare_fit, to_float,
+                                  uniform_grid, validate_mechanisms)
+from ..engine.forward_solve import check_method, forward_solve
+from ..engine.metrics import relative_l2_many
+from ..engine.training import TrainConfig
+from ..presentation import figures, plotting
+from ..store import records
 
 __all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit",
            "train_or_load", "run_fit", "scratch_plan", "fit_scratch", "write_fit_outputs", "operator_table",
@@ -179,10 +182,10 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
                        u=u, replicate=replicate, forward_method=forward_method, delimiter=delimiter,
                        encoding=encoding)
     if out is not None:
-        store.check_writable(out)
+        records.check_writable(out)
     cache_dir = (out / "networks",) if cache_dir is None else (
         (Path(cache_dir),) if isinstance(cache_dir, (str, Path)) else tuple(map(Path, cache_dir)))
-    store.check_writable(cache_dir[-1])
+    records.check_writable(cache_dir[-1])
     options = dict(scale=scale, seeds=n_seeds, epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
                    w_pde=config.w_pde, replicates=replicates, which=which, forward_method=forward_method,
                    columns={"x": x, "t": t, "u": u, "replicate": replicate},
@@ -207,12 +210,12 @@ def scratch_plan(out=None, initial_cells=16000, mechanisms="DG", scale="book", *
                  source=None, **kw) -> FitPlan:
     """The ``binn fit`` request of the scratch assay (``binn fit --example scratch-assay``, the
     chapter's fit): the replicate mean of one initial density (``scratch.load_scratch``),
-    networks read from and trained into ``<store>/scratch`` (``store.folders_for(scale,
+    networks read from and trained into ``<store>/scratch`` (``records.folders_for(scale,
     source)``) under ``scratch.fit_prefix``; ``kw``: as for :func:`plan_fit`."""
     cells = scratch.check_initial_cells(initial_cells)
     mech = "".join(validate_mechanisms(mechanisms))
     plan = plan_fit(scratch.load_scratch(cells, drop_first_column), mech, out, scale=scale,
-                    cache_dir=store.folders_for(scale, source, "scratch"), prefix=scratch.fit_prefix(cells, mech),
+                    cache_dir=records.folders_for(scale, source, "scratch"), prefix=scratch.fit_prefix(cells, mech),
                     extra=scratch.fit_extra(cells, drop_first_column), units=scratch.UNITS, **kw)
     plan.data_file, plan.data_file_sha1 = scratch.DATA_FILE.name, plan.extra["data_file_sha1"]
     return plan
@@ -295,7 +298,7 @@ def _thr(v) -> str:
 def diagnostics_markdown(fit: UserFit) -> str:
     rep = fit.report
     lines = [f"# Diagnostics of the fit ({rep.n_replicates} networks, {rep.n_epochs} epochs)", "",
-             "Ground-truth-free checks (`binn_utils.diagnostics`): each has a number, the threshold it is "
+             "Ground-truth-free checks (`binn_utils.analysis.diagnostics`): each has a number, the threshold it is "
              "compared with, and a flag. Observed range of u (where the operators are identifiable): "
              f"[{fmt_value(rep.u_range[0])}, {fmt_value(rep.u_range[1])}].", "",
              "| diagnostic | value | threshold | flag | what it checks | what it says |", "|---|---|---|---|---|---|"]
@@ -326,7 +329,7 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.tmp-"))
     try:
-        os.chmod(tmp, 0o777 & ~store.umask())
+        os.chmod(tmp, 0o777 & ~records.umask())
         if (final / "networks").is_dir():
             _link_tree(final / "networks", tmp / "networks")
         files = _write_fit_files(fit, plan, tmp, seconds)
@@ -421,9 +424,9 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
                           "err_u_p_obs": [float(v) for v in ev.err_u_p_obs],
                           "networks_trained_by_this_run": int(fit.trained),
                           "train_wall_time_s": float(fit.result.wall_time_s)},
-              "provenance": store.provenance(), "seconds": seconds,
+              "provenance": records.provenance(), "seconds": seconds,
               "files": sorted(OUTPUT_FILES)}
-    (out / "fit.json").write_text(json.dumps(store.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
+    (out / "fit.json").write_text(json.dumps(records.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
     (out / "report.html").write_text(report_html(fit, plan, rows, md, record, out), encoding="utf-8")
     files["report.html"] = out / "report.html"
@@ -431,7 +434,7 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
 
 
 def _load_spec(fit: UserFit) -> dict:
-    rec, _ = store.read_pair(*fit.cache_files, load_arrays=False, kind=store.FIT_KIND)
+    rec, _ = records.read_pair(*fit.cache_files, load_arrays=False, kind=records.FIT_KIND)
     return rec.get("spec", {})
 
 
@@ -539,8 +542,8 @@ def load_fit_dir(fitdir):
         raise ValueError(f"{js}: not a readable fit record ({type(err).__name__}: {err}); rerun `binn fit` "
                          "into this folder") from None
     try:
-        result = store.load_train_result(npz, pj)
-    except (OSError, store.DamagedRecordError) as err:
+        result = records.load_train_result(npz, pj)
+    except (OSError, records.DamagedRecordError) as err:
         raise ValueError(f"{fitdir}: the trained networks cannot be read ({err}); rerun `binn fit` into this "
                          "folder") from None
     return rec, result, scaling
@@ -667,7 +670,7 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         x0, u0 = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding)
     out = Path(out)
     check_predict_out(out, fitdir)
-    store.check_writable(out)
+    records.check_writable(out)
     files = {}
     if grid is not None:
         rows = operator_table(result, scaling, which, grid, rec["u_range"])
@@ -757,7 +760,7 @@ def write_example_csv(path, n_x: int = 21, times=(0.0, 12.0, 24.0, 36.0, 48.0), 
     return x, t, sol.u
 
 
-EXAMPLE_FILE = Path(__file__).resolve().parents[1] / "data" / "own_data_example.csv"
+EXAMPLE_FILE = Path(__file__).resolve().parents[2] / "data" / "own_data_example.csv"
 """The committed copy of :func:`write_example_csv`'s output (``data/README.md``)."""
 
 #: the example's true operators and the shape of each

@@ -1,0 +1,3 @@
+"""The store layer: the results store.  ``records``: checksummed file pairs, the store's
+folders and manifest, provenance; ``sweeps``: a setting (what determines a stored result),
+running settings into the store and loading them.  Imports only the engine."""

@@ -1,0 +1,125 @@
+"""What a stored setting's record holds, typed: :class:`SweepRecord`.
+
+The JSON half of a stored pair (``results/runs/<benchmark>-<hash>.json``) is read into a
+frozen :class:`SweepRecord` (:meth:`SweepRecord.from_json`) and written from one
+(:meth:`SweepRecord.to_json`); only the store layer does either, every other module reads
+attributes.  A record missing a field it must have is damaged
+(:class:`~binn_utils.store.records.DamagedRecordError`); fields added after the first
+results were stored take the value those results had (``LEGACY``); fields a record no
+longer carries (``first_requested_as``, ``replicates``) are ignored on read, so the
+committed files load as they are.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..engine.training import TrainConfig, TrainingError
+from .records import CHECKSUM_FIELD, FORMAT_FIELD, RECORD_CHECKSUM_FIELD, DamagedRecordError
+
+#: Benchmarks whose initial condition has a text and a code reading (see problems.INITIALS).
+CHOOSES_INITIAL = ("nonlinear_adr",)
+#: What a record stored before a field existed had (results/README.md).  ``initial`` only
+#: concerns the benchmarks of ``CHOOSES_INITIAL``.
+LEGACY = {"forward_method": "RK45", "device": "cpu (not recorded)", "trained_with": None, "engine": 1,
+          "steady_time_s": None, "first_epoch_s": None, "initial": "text", CHECKSUM_FIELD: None,
+          FORMAT_FIELD: 1, RECORD_CHECKSUM_FIELD: None}
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The evaluation of one checkpoint's networks (``best`` or ``final``): per-replicate
+    relative L2 errors (None where undefined: a failed forward solve), the forward solves'
+    statuses and each learned operator's error."""
+    err_u_theta: tuple
+    err_u_p: tuple
+    err_u_theta_obs: tuple
+    err_u_p_obs: tuple
+    up_status: tuple
+    operator_errors: dict  # operator name -> per-replicate errors
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Checkpoint":
+        return cls(**{f.name: (dict((k, tuple(v)) for k, v in d[f.name].items()) if f.name == "operator_errors"
+                               else tuple(d[f.name])) for f in dataclasses.fields(cls)})
+
+    def to_json(self) -> dict:
+        return {"err_u_theta": list(self.err_u_theta), "err_u_p": list(self.err_u_p),
+                "err_u_theta_obs": list(self.err_u_theta_obs), "err_u_p_obs": list(self.err_u_p_obs),
+                "up_status": list(self.up_status),
+                "operator_errors": {k: list(v) for k, v in self.operator_errors.items()}}
+
+
+@dataclass(frozen=True)
+class SweepRecord:
+    """A stored setting: what determines its numbers (its specification, hashed into its
+    key), how it was trained, its evaluation per checkpoint and where it comes from."""
+    # the specification (``Setting.spec``)
+    format: int                  # version of the specification (``sweeps.RESULTS_FORMAT``)
+    benchmark: str
+    reaction: str
+    noise_var: float
+    dense: bool
+    datasets: tuple
+    seeds: tuple
+    config: TrainConfig
+    initial: str | None          # the initial condition's reading (``CHOOSES_INITIAL`` only), else None
+    # the training
+    status: tuple                # per replicate: "ok" or why it stopped
+    epochs_run: int
+    steps_per_epoch: int
+    batch_size_used: int
+    wall_time_s: float           # a merged group's times are the whole group's
+    steady_time_s: float | None
+    first_epoch_s: float | None
+    mechanisms: tuple
+    n_params: int
+    device: str
+    engine: int                  # ``networks.ENGINE_VERSION`` of the arithmetic
+    trained_with: dict | None    # {"settings", "replicates"} of the merged group, None when alone
+    forward_method: str          # the integrator of the u_p forward solves
+    # the evaluation
+    u_range: tuple               # observed range of u (operators are compared on it)
+    metrics: dict                # checkpoint ("best", "final") -> Checkpoint
+    # where it comes from
+    provenance: dict
+    npz_sha256: str | None       # checksum of the arrays (added by the store; None before format 2)
+    store_format: int            # ``records.STORE_FORMAT`` it was written in
+    record_sha256: str | None    # checksum of the record itself (added by the store; None before format 3)
+
+    @property
+    def replicates(self) -> int:
+        return len(self.seeds)
+
+    @classmethod
+    def from_json(cls, d: dict, where="a record") -> "SweepRecord":
+        """The record a stored JSON object holds; :class:`DamagedRecordError` naming
+        ``where`` if a field it must have is missing or unreadable."""
+        names = [f.name for f in dataclasses.fields(cls)]
+        missing = [n for n in names if n not in d and n not in LEGACY]
+        if missing:
+            raise DamagedRecordError(f"damaged stored result {where}: missing field(s) {', '.join(missing)}")
+        v = {n: d.get(n, LEGACY.get(n)) for n in names}
+        if v["benchmark"] not in CHOOSES_INITIAL:
+            v["initial"] = None
+        try:
+            v["config"] = TrainConfig.from_dict(v["config"])
+            v["metrics"] = {k: Checkpoint.from_json(c) for k, c in v["metrics"].items()}
+            for n in ("datasets", "seeds", "status", "mechanisms", "u_range"):
+                v[n] = tuple(v[n])
+        except (KeyError, TypeError, AttributeError, TrainingError) as err:
+            raise DamagedRecordError(f"damaged stored result {where}: unreadable field ({type(err).__name__}: "
+                                     f"{err})") from None
+        return cls(**v)
+
+    def to_json(self) -> dict:
+        """The JSON object the store writes (without the checksums and format, which
+        ``records.write_pair`` adds)."""
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for n in (CHECKSUM_FIELD, FORMAT_FIELD, RECORD_CHECKSUM_FIELD):
+            del d[n]
+        if self.initial is None:
+            del d["initial"]
+        d["config"] = self.config.to_dict()
+        d["metrics"] = {k: c.to_json() for k, c in self.metrics.items()}
+        return {k: (list(x) if isinstance(x, tuple) else x) for k, x in d.items()}
