@@ -46,9 +46,9 @@ from tqdm import tqdm
 from .. import studies
 from ..analysis import scratch
 from ..analysis.diagnostics import fmt_value
-from ..analysis.user_data import (MECHANISMS, Scaling, UserFit, curve_shapes, decode_csv_bytes, delimiter_hint,
-                                  detect_delimiter, file_sha1, fit_user_data_cached, prepare_fit, to_float,
-                                  uniform_grid, validate_mechanisms)
+from ..analysis.user_data import UserFit, curve_shapes, file_sha1, fit_user_data_cached, prepare_fit
+from ..analysis.user_observations import (MECHANISMS, Scaling, decode_csv_bytes, delimiter_hint, detect_delimiter,
+                                          to_float, uniform_grid, validate_mechanisms)
 from ..engine.forward_solve import check_method, forward_solve
 from ..engine.metrics import relative_l2_many
 from ..engine.training import TrainConfig
