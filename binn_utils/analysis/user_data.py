@@ -29,7 +29,7 @@ from ..engine.evaluation import evaluate
 from ..engine.forward_solve import check_method
 from ..engine.training import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds, train
 from ..store import records
-from ..store.sweeps import CHECKPOINTS, REPORTED, connect, local_cluster
+from ..store.sweeps import CHECKPOINTS, REPORTED, close_dask, connect, local_cluster
 from .diagnostics import diagnose
 from .user_observations import (MECHANISMS, TIME_UNITS, TRAIN_T_END, TRAIN_X_RANGE, DataWarning, Scaling,
                                 UserObservations, check_replicates_mode, load_observations_csv,
@@ -277,7 +277,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
 
     bar = tqdm(total=len(chunks), initial=len(chunks) - len(todo), desc="training (parts)", unit="part",
                disable=not progress)
-    failed = []
+    failed, interrupted = [], False
     try:
         if todo and (scheduler or ((workers or 1) > 1 and len(todo) > 1)):
             from distributed import Client, as_completed
@@ -305,12 +305,12 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
                 except Exception as exc:  # noqa: BLE001
                     failed.append((i, exc))
                 bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
         bar.close()
-        if client is not None:
-            client.close()
-        if owned is not None:
-            owned.close()
+        close_dask(client, owned, interrupted)
     if failed:
         what = "; ".join(f"part {i + 1}: {type(e).__name__}: {e}" for i, e in failed)
         raise RuntimeError(f"{len(failed)} of {len(chunks)} training parts failed ({what}); the "

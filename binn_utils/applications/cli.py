@@ -248,6 +248,8 @@ def main(argv=None) -> int:
             return rc
         except KeyboardInterrupt as err:
             print(f"binn {args.cmd}: {str(err) or _INTERRUPTED.get(args.cmd, 'interrupted')}", file=sys.stderr)
+            if argv is None:  # the `binn` command itself (not a call from Python): it exits now
+                _quiet_exit()
             return 130
         except BrokenPipeError:
             # the reader went away (`binn status | head -1`): stop writing, no traceback
@@ -255,6 +257,21 @@ def main(argv=None) -> int:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             print(f"binn {args.cmd}: output cut short: the reading end of the pipe closed", file=sys.stderr)
             return 1
+
+
+def _quiet_exit():
+    """After Ctrl-C has been reported in one line: end this process's children (Dask workers,
+    solver pools) at once, and send what is left to say on the way out (distributed's
+    complaints at exit about a cluster closed mid-start) nowhere."""
+    with contextlib.suppress(Exception):
+        import psutil
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if "multiprocessing" in " ".join(child.cmdline()):  # Dask workers, process pools
+                    child.terminate()
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        sys.stderr.flush()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
 
 
 #: What Ctrl-C leaves, when the interrupted code does not say it more precisely.

@@ -629,6 +629,27 @@ def local_cluster(n_workers: int):
                         dashboard_address=":0", silence_logs=logging.ERROR)
 
 
+def close_dask(client, owned, interrupted: bool = False):
+    """Close a Dask client and the cluster this process started (None: none).  After Ctrl-C
+    (``interrupted``) the cluster's worker processes are ended at once and distributed's
+    own complaints about it are not logged: the command says in one line what was kept."""
+    if interrupted:
+        import psutil
+        for name in ("distributed", "asyncio", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                child.terminate()
+    for thing in (client, owned):
+        if thing is None:
+            continue
+        if interrupted:
+            with contextlib.suppress(Exception):
+                thing.close(timeout=5)
+        else:
+            thing.close()
+
+
 def _dashboard(client) -> str:
     try:
         import bokeh  # noqa: F401 - the dashboard needs it
@@ -694,6 +715,7 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
                  f"({min(limits) / 2 ** 30:.1f} GiB memory limit each), {_dashboard(client)}")
     came_back = queue_mod.Queue()
     todo, running, left, states = list(groups), {}, 0, {}
+    interrupted = False
     try:
         while todo or running:
             if hard_stop_after is not None and clock() > hard_stop_after and (todo or running):
@@ -729,13 +751,13 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
                 if state is not None:  # the next segment first, on the next free worker
                     states[id(g)] = state
                     todo.insert(0, g)
-    except BaseException:
-        client.cancel(list(running))
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        if not interrupted:
+            client.cancel(list(running))
         raise
     finally:
-        client.close()
-        if owned is not None:
-            owned.close()
+        close_dask(client, owned, interrupted)
     return left
 
 
