@@ -11,9 +11,11 @@ from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
 A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.INDISTINCT)
 
 
-def test_aggregate_counts_only_decided_subclaims():
+def test_aggregate_counts_compared_subclaims():
     assert aggregate([A, A, N]) is Outcome.REPRODUCED          # not tested does not downgrade
-    assert aggregate([A, U, F]) is Outcome.REPRODUCED
+    assert aggregate([A, A, U]) is Outcome.REPRODUCED          # nor does one that cannot be decided
+    assert aggregate([A, U, F]) is Outcome.PARTLY              # compared but not confirmed: not reproduced in full
+    assert aggregate([D, F]) is Outcome.NOT_REPRODUCED
     assert aggregate([A, D, N]) is Outcome.PARTLY
     assert aggregate([D, D, U]) is Outcome.NOT_REPRODUCED
     assert aggregate([N, U]) is aggregate([]) is Outcome.NOT_TESTED

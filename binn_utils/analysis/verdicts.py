@@ -80,16 +80,20 @@ class Outcome(enum.Enum):
 def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
     """A claim's outcome from its sub-claims' verdicts.
 
-    Only decided sub-claims count: sub-claims that were not tested, cannot be decided or
-    cannot be distinguished neither support nor downgrade a claim.  reproduced: every
-    decided sub-claim agrees; not reproduced: none does; partly reproduced: some agree and
-    some disagree; cannot be distinguished: nothing was decided but some sub-claim was
-    compared; not tested: nothing was compared."""
+    Sub-claims that were not tested or cannot be decided (e.g. every run failed) do not
+    count.  A sub-claim whose comparison was made but whose intervals overlap ("cannot be
+    distinguished") counts as compared and not confirmed: a claim is *reproduced* only
+    when every compared sub-claim agrees; *partly reproduced* when some agree and others
+    disagree or cannot be distinguished; *not reproduced* when some disagree and none
+    agrees; *cannot be distinguished* when nothing was decided but something was compared;
+    *not tested* when nothing was compared.  (The scorecard gives the counts beside each
+    outcome.)"""
     verdicts = [Verdict(v) for v in verdicts]
     agree, disagree = verdicts.count(Verdict.AGREES), verdicts.count(Verdict.DISAGREES)
+    indistinct = verdicts.count(Verdict.INDISTINCT)
     if agree + disagree == 0:
-        return Outcome.INDISTINCT if Verdict.INDISTINCT in verdicts else Outcome.NOT_TESTED
-    if disagree == 0:
+        return Outcome.INDISTINCT if indistinct else Outcome.NOT_TESTED
+    if disagree == 0 and indistinct == 0:
         return Outcome.REPRODUCED
     if agree == 0:
         return Outcome.NOT_REPRODUCED
