@@ -191,6 +191,8 @@ fig = figures.authors_comparison_figure(
     xlabel="operator networks: $h, n$ of $D_\\phi$ (upper line) and of $V_\\zeta$ (lower line)")
 plotting.save(fig, output_dir, "fig5_authors", data=runs)
 reporting.glue("fig_ar_authors", fig)
+reporting.glue("fig_ar_authors_paper", tables.paper_figure_words(
+    None, extends=studies.architecture.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("ar_authors_n", tables.runs_per_setting(theirs, ["arch_D", "arch_V", "norm"]))
 plt.close(fig)
 
@@ -198,7 +200,7 @@ plt.close(fig)
 # ```{glue:figure} fig_ar_authors
 # :name: fig-ar-authors
 #
-# Relative error of $u_\mathrm{p}$ against the noise-free solution for every combination
+# {glue:text}`fig_ar_authors_paper` Relative error of $u_\mathrm{p}$ against the noise-free solution for every combination
 # of $D$ and $V$ networks, in the Frobenius norm (top; $L^2$ over all grid values, as
 # everywhere in this book) and in the spectral norm of the $(t, x)$ matrix (bottom; the
 # norm of the authors' heat map). Filled circles: our best-validation networks

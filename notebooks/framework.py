@@ -261,8 +261,8 @@ else:
 # %% [markdown]
 # ## Verdict
 #
-# The learned solution $u_\theta$ {glue:text}`fw_theta_verdict` with the paper's "matches
-# the latent solution throughout" (median relative error {glue:text}`fw_err_theta`
+# The paper's "the learned solution $u_\theta$ matches the latent solution throughout"
+# against our runs: {glue:text}`fw_theta_verdict` (median relative error {glue:text}`fw_err_theta`
 # against the reference of the same runs' $u_\mathrm{p}$, intervals of the median compared). Where the true solution is in the lowest
 # {glue:text}`fw_near_pct` % of its range, the mean absolute error of $u_p$ is
 # {glue:text}`fw_up_near` against {glue:text}`fw_theta_near` for $u_\theta$; that $u_p$

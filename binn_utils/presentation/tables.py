@@ -362,12 +362,6 @@ def budget_words(same: bool) -> str:
             "per step), so their boxes and curves are not a like-for-like comparison.")
 
 
-def compile_note(compiled: bool) -> str:
-    """What the batch-size study's wall times include, by whether its runs compiled their kernels."""
-    return ("include the one-off compilation of the training kernels (torch.compile), which adds to c" if compiled
-            else "include no kernel compilation (this scale does not compile)")
-
-
 def networks_words(which: str) -> str:
     """The networks a table reports (``sweeps.reported()``), in words."""
     return "best-validation" if which == "best" else "final"
@@ -536,3 +530,22 @@ def network_spread_table(theta: dict, up: dict, archs) -> str:
             cells += [str(ia), str(ib), v.value if v is not None else "n/a"]
         rows.append(f"| {nv:g} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def timing_machine_words(timing: dict) -> str:
+    """Where and how the timing benchmark ran, e.g. 'x86_64, 2 cores, torch 2.13.0+cpu, load average 1.2'."""
+    load = timing.get("load_average")
+    return (f"{timing['machine']}, {timing.get('cores', '?')} cores, torch {timing['torch']}"
+            + (f", load average {load:.1f} while it ran" if load is not None else ""))
+
+
+def budget_minutes_words(epochs_by_minutes: dict) -> str:
+    """{minutes: {B: epochs}} as '376, 1,493, 4,631 and 9,431 epochs for B = 10, 40, 160 and 640
+    (five minutes) and ... (ten minutes)'."""
+    names = {5: "five minutes", 10: "ten minutes"}
+    parts = []
+    for minutes, epochs in epochs_by_minutes.items():
+        Bs = sorted(epochs)
+        parts.append(f"{and_list(f'{epochs[b]:,.0f}' for b in Bs)} epochs for $B$ = {and_list(str(b) for b in Bs)} "
+                     f"({names.get(minutes, f'{minutes:g} minutes')})")
+    return " and ".join(parts)

@@ -59,7 +59,7 @@ def bullets(s: dict) -> list[str]:
             f"$r$ = {s['shown']}: {s['small_still_falling']}.",
             f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
             f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
-            f"{s['large_worse_verdict']} with the paper.",
+            f"{s['large_worse_verdict_with_paper']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
 
