@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from binn_utils import studies
 from binn_utils.store import records
 from binn_utils.store.records import DamagedRecordError, StoreWarning
 from binn_utils.store.sweep_record import LEGACY, Checkpoint, SweepRecord
@@ -70,11 +71,22 @@ def test_a_record_missing_a_field_is_damaged(tmp_path):
 
 
 def test_each_fact_once():
-    """The learning rate lives in the configuration only; the replicates are the seeds."""
+    """The learning rate lives in the configuration only, in a record and in a setting (whose
+    swept values are read from its parameters); the replicates are the seeds."""
     names = {f.name for f in dataclasses.fields(SweepRecord)}
     assert "lr" not in names and not DROPPED & names
     rec = SweepRecord.from_json(json.loads(_committed(1)[0].read_text()))
     assert not DROPPED & set(rec.to_json()) and "lr" in rec.to_json()["config"]
+    s = studies.get("learning_rate").settings("quick")[0]
+    assert s.swept == ("lr",) and s.meta == {"lr": s.config.lr} and "lr" not in {f.name for f in dataclasses.fields(s)}
+    assert Setting.from_record(rec).meta == {}
+    with pytest.raises(ValueError, match="each fact once"):
+        dataclasses.replace(s, described=(("lr", 0.5),))
+    with pytest.raises(ValueError, match="swept names no parameter"):
+        dataclasses.replace(s, swept=("learning_rate",))
+    for st in studies.REGISTRY.values():                      # every study's grid is read from its settings
+        for s in st.settings("quick"):
+            assert all(s.meta[n] == s.parameter(n) for n in s.swept)
 
 
 #: Keys that name a record's field but are also keys of other documents of the package,
