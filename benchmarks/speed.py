@@ -106,26 +106,30 @@ def parallel(R_total: int, epochs: int, procs: int):
     return total, warm, train_wall, rs, np.concatenate([o[3] for o in out])
 
 
-def cuda_lines(Rs, epochs: int):
+def cuda_lines(Rs, epochs: int, big_Rs=()):
     """GPU: one process trains R replicates as one batched model (float32, default
     configuration, the 71-point grid), each epoch replayed as a CUDA graph, random numbers
     drawn on the CPU by a thread pool one chunk ahead.  Steady state: the first epoch
     (compiling and capturing) is left out."""
     from binn_utils.engine.observations import make_observations
+    from binn_utils.engine.networks import ENGINE_VERSION
     from binn_utils.engine.training import TrainConfig, device_name, train
 
     obs = make_observations("diffusion", 1e-3)
     print(f"GPU: {device_name(torch.device('cuda'))}, torch {torch.__version__}")
-    for dense in (False, True):
+    print(f"engine version {ENGINE_VERSION}")
+    runs = [(dense, R, (4, 32)) for dense in (False, True) for R in Rs]
+    runs += [(False, R, (6, 128)) for R in big_Rs]
+    for dense, R, arch_u in runs:
         d = make_observations("diffusion", 1e-3, dense=True) if dense else obs
-        for R in Rs:
-            res = train(d, TrainConfig(epochs=epochs), seeds=list(range(R)), device="cuda")
-            rs = res.epochs_run * res.steps_per_epoch * R
-            us = 1e6 * res.extra["steady_time_s"] / rs
-            print(f"GPU fast step, R={R:5d}, {'351' if dense else ' 71'}-point grid: {us:7.2f} us per replicate-step "
-                  f"({1e3 * res.extra['steady_time_s'] / (res.epochs_run * res.steps_per_epoch):6.3f} ms per step; "
-                  f"first epoch incl. compile and capture {res.extra['first_epoch_s']:5.1f} s; "
-                  f"CUDA graph {res.extra['cuda_graph']})", flush=True)
+        res = train(d, TrainConfig(epochs=epochs, arch_u=arch_u), seeds=list(range(R)), device="cuda")
+        rs = res.epochs_run * res.steps_per_epoch * R
+        us = 1e6 * res.extra["steady_time_s"] / rs
+        net = "" if arch_u == (4, 32) else f", u network {arch_u}"
+        print(f"GPU fast step, R={R:5d}, {'351' if dense else ' 71'}-point grid{net}: {us:7.2f} us per replicate-step "
+              f"({1e3 * res.extra['steady_time_s'] / (res.epochs_run * res.steps_per_epoch):6.3f} ms per step; "
+              f"first epoch incl. compile and capture {res.extra['first_epoch_s']:5.1f} s; "
+              f"CUDA graph {res.extra['cuda_graph']})", flush=True)
 
 
 def _fast_line(label, ref, R, epochs, **kw):
@@ -142,11 +146,13 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer steps and no full default run")
     ap.add_argument("--procs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    ap.add_argument("--replicates", type=int, nargs="+", default=[1000, 4000], help="GPU: replicate counts")
+    ap.add_argument("--replicates", type=int, nargs="+", default=[200, 2000, 10000], help="GPU: replicate counts")
+    ap.add_argument("--big-replicates", type=int, nargs="*", default=[200, 500, 2000],
+                    help="GPU: replicate counts for the (6, 128) u network (71 points)")
     ap.add_argument("--epochs", type=int, default=20, help="GPU: epochs per timed run")
     args = ap.parse_args()
     if args.device == "cuda":
-        cuda_lines(args.replicates, args.epochs)
+        cuda_lines(args.replicates, args.epochs, args.big_replicates)
         return
     _setup()
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, one thread per process, float32; {_load()}",

@@ -21,6 +21,7 @@ from binn_utils.studies.repeats import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def parameters(notebook: str) -> dict:
@@ -112,3 +113,72 @@ def test_the_scratch_assay_chapter_fit_is_committed():
     key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "scratch" / f"{key}.npz"
     assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
+
+
+# ----------------------------------------------------------------------------- like for like
+CHECKS = ROOT / "results" / "checks" / "device"
+
+
+def _device_kind(record) -> str:
+    return "cuda" if str(record.device).startswith("cuda") else "cpu"
+
+
+def comparisons() -> dict:
+    """(chapter, study part, grid, noise variance) -> the settings compared in one figure:
+    one part of a study on one grid at one noise level (the noise study's figure spans
+    its noise levels)."""
+    out = {}
+    for chapter, settings in book_settings().items():
+        for s in settings:
+            nv = None if s.study == "noise" else s.noise_var
+            out.setdefault((chapter, s.study, "351" if s.dense else "71", nv), []).append(s)
+    return out
+
+
+def _kinds(settings):
+    stored = [s.stored_record(default_results_dir(), warn=False) for s in settings]
+    return [(s, r) for s, r in zip(settings, stored) if r is not None]
+
+
+@pytest.mark.parametrize("where, settings", sorted(comparisons().items(), key=lambda kv: str(kv[0])),
+                         ids=lambda v: "/".join(map(str, v)) if isinstance(v, tuple) else "")
+def test_one_engine_and_one_integrator_within_a_comparison(where, settings):
+    """Like for like: every setting compared in one figure was trained by the same version of
+    the trainer's arithmetic and its u_p solved by the same integrator."""
+    stored = _kinds(settings)
+    engines = {r.engine for _, r in stored}
+    methods = {r.forward_method for _, r in stored}
+    detail = "; ".join(f"{s.label}: engine {r.engine}, {r.forward_method}" for s, r in stored)
+    assert len(engines) <= 1 and len(methods) <= 1, f"{where} mixes engines {engines} or integrators {methods}: {detail}"
+
+
+def test_comparisons_that_mix_cpu_and_gpu_rest_on_a_stored_device_check():
+    """Where CPU and GPU runs sit in one comparison, results/checks/device holds runs of the
+    same specifications on the other device, and their medians cannot be told apart."""
+    mixed = [w for w, sets in comparisons().items() if len({_device_kind(r) for _, r in _kinds(sets)}) > 1]
+    if not mixed:
+        return
+    checked = device_check_rows()
+    assert checked, f"{len(mixed)} comparisons mix CPU and GPU ({mixed[:3]} ...) but results/checks/device is empty"
+    for label, metric, (est, lo, hi) in checked:
+        assert lo <= 1.0 <= hi, f"device check {label} {metric}: median ratio {est:.3f} [{lo:.3f}, {hi:.3f}] excludes 1"
+
+
+def device_check_rows() -> list:
+    """(label, metric, (ratio of medians GPU / CPU, 95 % interval)) of every stored device check."""
+    from device_agreement import median_ratio_interval
+    from binn_utils.store import records
+    from binn_utils.store.sweep_record import SweepRecord
+    from binn_utils.store.sweeps import Setting, load_setting
+    rows = []
+    for js in sorted((CHECKS / "runs").glob("*.json")):
+        other = SweepRecord.from_json(records.read_pair(js.with_suffix(".npz"), js)[0], js)
+        setting = Setting.from_record(other)
+        assert setting.key == js.stem, f"{js.name}: its name is not its specification's hash"
+        mine = load_setting(setting, default_results_dir())
+        there = load_setting(setting, CHECKS)
+        assert _device_kind(mine.record) != _device_kind(there.record), f"{js.name}: both runs on one device"
+        assert list(mine.record.seeds) == list(there.record.seeds)
+        for m in ("err_u_theta", "err_u_p"):
+            rows.append((js.stem, m, median_ratio_interval(there.metric(m), mine.metric(m))))
+    return rows

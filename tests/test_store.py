@@ -294,3 +294,14 @@ def test_the_numeric_sources_are_the_engine_and_the_store():
     modules = {p.relative_to(root).as_posix() for folder in ("engine", "store") for p in (root / folder).glob("*.py")
                if p.name != "__init__.py"}
     assert set(records.NUMERIC_SOURCES) == modules
+
+
+@pytest.mark.parametrize("prov, named", [
+    ({"commit": "abc", "dirty_worktree": False}, True),
+    ({"commit": "abc", "dirty_worktree": True}, False),
+    ({"commit": "abc", "dirty_worktree": True, "source_sha256": "f" * 64}, True),
+    ({"commit": "unknown", "dirty_worktree": False}, False),
+    ({}, False),
+])
+def test_a_record_names_its_code_by_a_clean_commit_or_a_fingerprint(prov, named):
+    assert records.names_its_code(prov) is named

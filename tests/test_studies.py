@@ -255,10 +255,12 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
     st = studies.get(name)
     base = dict(scale="quick", noise_var=None, dense=False, epochs=None, seeds=None)
     if name == "framework":
-        full = dict(base, reaction="supporting", initial="code", compare_initial=True, compare_reactions=True,
-                    reaction_scale=None)
-        assert len(st.settings_for_chapter(full)) == 5                 # two initial conditions, three reactions
-        assert len(st.settings_for_chapter(dict(full, compare_initial=False, compare_reactions=False))) == 1
+        full = dict(base, reaction="supporting", initial="code", compare_initial=True, compare_grid=True,
+                    compare_reactions=True, reaction_scale=None)
+        assert len(st.settings_for_chapter(full)) == 6         # two initial conditions, two grids, three reactions
+        assert [s.dense for s in st.chapter_settings(full)["other grid"][1]] == [True]
+        assert len(st.settings_for_chapter(dict(full, compare_initial=False, compare_grid=False,
+                                                compare_reactions=False))) == 1
         assert {s.noise_var for s in st.settings_for_chapter(dict(full, noise_var=5e-3))} == {5e-3}
     elif name == "batch_size":
         full = dict(base, batch_sizes=None, budget_steps=None)
@@ -305,3 +307,20 @@ def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
     assert np.isnan(studies.batch_size.step_time_spread([]))
     assert tables.compile_note(True).endswith("which adds to c") and "no kernel compilation" in tables.compile_note(False)
     assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")
+
+
+def test_fig1_grid_comparison_reads_the_authors_dense_run_at_the_same_noise():
+    from types import SimpleNamespace
+    import numpy as np
+    from binn_utils.analysis import authors_archive
+    from binn_utils.studies import framework
+
+    def fake(dense, d_err):
+        return SimpleNamespace(record={"noise_var": 1e-3}, setting=SimpleNamespace(initial="code"),
+                               metric=lambda k: np.full(3, 0.1), operator_error=lambda op: np.full(3, d_err))
+    rows = framework.grid_comparison({False: fake(False, 1.0), True: fake(True, 0.3)})
+    d = next(r for r in rows if r["quantity"] == "$D$")
+    assert np.all(d["ours"][71] == 1.0) and np.all(d["ours"][351] == 0.3)
+    assert d["authors"].tolist() == authors_archive.errors("framework", "err_D", noise_var=1e-3, grid=351,
+                                                             norm="l2").tolist()
+    assert d["authors"].size == 1 and 0.3 < d["authors"][0] < 0.33   # the archive's 0.31912

@@ -223,3 +223,16 @@ def test_a_rerun_reads_the_committed_store_and_trains_into_the_working_store(tmp
     # asked explicitly: a source folder is read and written, and nothing else
     assert records.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
     assert records.stores_for("quick") == [tmp_path / "out" / "results-quick"]
+
+
+def test_a_chapter_solves_u_p_of_what_it_trains_on_the_dense_grid_with_bdf(tmp_path, monkeypatch):
+    from binn_utils.store import sweeps
+    calls = []
+    monkeypatch.setattr(sweeps, "run_settings", lambda todo, folder, **kw: calls.append(
+        ([s.dense for s in todo], kw["forward_method"])))
+    monkeypatch.setattr(sweeps, "load_setting", lambda s, folder: s)
+    monkeypatch.setattr(sweeps, "where_stored", lambda s, stores: None if not calls else tmp_path)
+    sparse, dense = _setting("a"), _setting("b")
+    dense = type(dense)(**{**dense.__dict__, "dense": True})
+    sweeps.load_or_run([sparse, dense], "quick", source=tmp_path, progress=False)
+    assert calls == [([False], "RK45"), ([True], "BDF")]

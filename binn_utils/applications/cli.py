@@ -255,7 +255,9 @@ def _run(ap, args) -> int:
         done = sum(r is not None for r in stored)
         legacy += sum(r is not None and r.npz_sha256 is None for r in stored)
         if args.cmd == "status":
-            print(f"{study:15s} {done:4d}/{len(sets)} settings stored")
+            unnamed = sum(r is not None and not records.names_its_code(r.provenance) for r in stored)
+            print(f"{study:15s} {done:4d}/{len(sets)} settings stored"
+                  + (f"; {unnamed} cannot name their code (a modified tree, no fingerprint)" if unnamed else ""))
             continue
         line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
         if args.dry_run:

@@ -373,6 +373,29 @@ def framework_table(res, summary) -> str:
     return "\n".join(rows)
 
 
+def grid_table(rows) -> str:
+    """Fig. 1 on the 71- and the 351-point grid beside the authors' dense run
+    (``studies.framework.grid_comparison``): median [IQR] over our initialisations."""
+    grids = sorted({g for r in rows for g in r["ours"]})
+    head = " | ".join(f"ours, {g} points: median [IQR]" for g in grids)
+    out = [f"| relative $L^2$ error of | {head} | the authors' run, 351 points |",
+           "|---|" + "---|" * len(grids) + "---|"]
+    for r in rows:
+        theirs = ", ".join(f"{v:.3g}" for v in r["authors"]) or "not archived"
+        out.append(f"| {r['quantity']} | " + " | ".join(med_iqr(r["ours"][g]) for g in grids) + f" | {theirs} |")
+    return "\n".join(out)
+
+
+def grid_words(rows, quantity: str = "$D$") -> str:
+    """One sentence on ``quantity``'s error on both grids and in the authors' dense run."""
+    r = next(r for r in rows if r["quantity"] == quantity)
+    ours = sorted(r["ours"].items())
+    parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]}) on {g} points" for g, v in ours]
+    theirs = (f"; the authors' one dense run at this noise level: {fmt(float(r['authors'][0]))}" if len(r["authors"])
+              else "")
+    return f"The median relative error of {quantity} is " + " and ".join(parts) + theirs + "."
+
+
 def initials_table(summaries) -> str:
     """The same BINN on each initial condition's data (``framework_summary`` of each)."""
     rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "

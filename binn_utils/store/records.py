@@ -415,6 +415,15 @@ def work_tree_state() -> dict:
     return {"commit": commit, "dirty_worktree": dirty, "diff_sha256": diff}
 
 
+def names_its_code(prov: dict) -> bool:
+    """Whether a stored record's provenance (:func:`provenance`) names the code that computed
+    it: a commit of a clean work tree, or the fingerprint of the numeric sources
+    (:func:`source_fingerprint`)."""
+    prov = prov or {}
+    return bool(prov.get("source_sha256")) or (prov.get("dirty_worktree") is False
+                                               and prov.get("commit", "unknown") != "unknown")
+
+
 def provenance() -> dict:
     """Where a stored result comes from: the commit (with the hash of any uncommitted change
     to tracked files), the fingerprint of the numeric sources, the versions and the machine."""

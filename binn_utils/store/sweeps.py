@@ -882,18 +882,26 @@ def missing(settings, scale: str, source=None) -> list:
     return [s for s in settings if where_stored(s, stores) is None]
 
 
+#: The integrator of u_p when a chapter trains what the store lacks (``load_or_run``), by
+#: grid: on the 351-point grid RK45 is stability-limited (minutes per solve), and the
+#: committed dense paper-scale records use BDF (the same solution to the tolerance).
+CHAPTER_FORWARD_METHOD = {False: "RK45", True: "BDF"}
+
+
 def load_or_run(settings, scale: str, source=None, progress=None, desc="settings", workers=1):
     """Stored results for ``settings``, training (with a progress bar) what is missing into
     the last of ``records.stores_for(scale, source)`` (where ``records.check_may_train``
-    allows it)."""
+    allows it), its u_p solved by ``CHAPTER_FORWARD_METHOD`` of its grid."""
     stores = records.stores_for(scale, source)
     todo = [s for s in settings if where_stored(s, stores) is None]
     records.check_may_train([f"{s.study}:{s.label}" for s in todo], stores[0], "settings are",
                           "run `binn sweep <study> --scale <scale>` first")
     if progress is None:
         progress = scale != "quick"
-    if todo:
-        run_settings(todo, stores[-1], workers=workers, progress=progress, desc=desc)
+    for dense, method in CHAPTER_FORWARD_METHOD.items():
+        part = [s for s in todo if bool(s.dense) == dense]
+        if part:
+            run_settings(part, stores[-1], workers=workers, progress=progress, desc=desc, forward_method=method)
     return [load_setting(s, where_stored(s, stores)) for s in settings]
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import reporting
+from ..analysis import authors_archive, reporting
 from ..analysis.reporting import framework_summary
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
 from ..engine.observations import DEFAULT_NOISE_VAR
@@ -42,11 +42,39 @@ def chapter_settings(params) -> dict:
     if params["compare_initial"]:
         out["other initial"] = (scale, [s for init in INITIALS if init != params["initial"]
                                         for s in STUDY.settings(scale, initial=init, **fit)])
+    if params["compare_grid"]:
+        out["other grid"] = (scale, STUDY.settings(scale, initial=params["initial"], **dict(fit, dense=not params["dense"])))
     if params["compare_reactions"]:
         rscale = "quick" if scale == "quick" else params["reaction_scale"] or committed_scale("framework_reactions")
         out["reactions"] = (rscale, [s for rx in REACTION_READINGS
                                      for s in STUDY.settings(rscale, reaction=rx, initial=params["initial"], **kw)])
     return out
+
+
+#: Fig. 1's errors compared across grids: (metric or operator, in words, the archive's
+#: quantity and norm).  u errors: relative Frobenius norm over the (t, x) grid against the
+#: noise-free solution; operators: relative L2 over the observed range of u.
+GRID_QUANTITIES = (("err_u_theta", "$u_\\theta$", "err_u_theta", "frobenius"),
+                   ("err_u_p", "$u_p$", "err_u_p", "frobenius"),
+                   ("D", "$D$", "err_D", "l2"), ("G", "$G$", "err_G", "l2"), ("V", "$V$", "err_V", "l2"))
+
+
+def grid_comparison(runs) -> list[dict]:
+    """Fig. 1 on both grids beside the authors' own dense run: ``runs`` {dense (bool): the
+    framework result on that grid}; one row per quantity of ``GRID_QUANTITIES`` with our
+    per-initialisation errors on each grid (``ours``: {71: array, 351: array}) and the
+    authors' archived errors at the same noise level and initial condition on the
+    351-point grid (``authors``: an array, one run; empty if the archive has none)."""
+    rows = []
+    res = next(iter(runs.values()))
+    nv, initial = float(res.record["noise_var"]), res.setting.initial
+    for key, label, quantity, norm in GRID_QUANTITIES:
+        ours = {351 if dense else 71: (r.metric(key) if key.startswith("err_") else r.operator_error(key))
+                for dense, r in sorted(runs.items())}
+        theirs = (authors_archive.errors("framework", quantity, noise_var=nv, grid=351, norm=norm, initial=initial)
+                  if initial == "code" else np.array([]))
+        rows.append({"quantity": label, "ours": ours, "authors": theirs})
+    return rows
 
 
 def signal_against_noise(res) -> dict:
