@@ -316,7 +316,7 @@ def test_fig1_grid_comparison_reads_the_authors_dense_run_at_the_same_noise():
     from binn_utils.studies import framework
 
     def fake(dense, d_err):
-        return SimpleNamespace(record={"noise_var": 1e-3}, setting=SimpleNamespace(initial="code"),
+        return SimpleNamespace(record=sweep_record(noise_var=1e-3), setting=SimpleNamespace(initial="code"),
                                metric=lambda k: np.full(3, 0.1), operator_error=lambda op: np.full(3, d_err))
     rows = framework.grid_comparison({False: fake(False, 1.0), True: fake(True, 0.3)})
     d = next(r for r in rows if r["quantity"] == "$D$")

@@ -8,7 +8,7 @@ and list it below.
 from __future__ import annotations
 
 from . import architecture, batch_size, defaults, framework, learning_rate, loss_weight, noise
-from ..observations import DEFAULT_NOISE_VAR
+from ..engine.observations import DEFAULT_NOISE_VAR
 from .architecture import OPERATOR_ARCHS
 from .base import PAPER_DEFAULTS, SCALES, Study, scale_values
 from .batch_size import AUTHORS_BUDGET_EPOCHS, BATCH_SIZES, PAPER_BUDGET_STEPS

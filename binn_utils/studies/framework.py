@@ -67,7 +67,7 @@ def grid_comparison(runs) -> list[dict]:
     351-point grid (``authors``: an array, one run; empty if the archive has none)."""
     rows = []
     res = next(iter(runs.values()))
-    nv, initial = float(res.record["noise_var"]), res.setting.initial
+    nv, initial = float(res.record.noise_var), res.setting.initial
     for key, label, quantity, norm in GRID_QUANTITIES:
         ours = {351 if dense else 71: (r.metric(key) if key.startswith("err_") else r.operator_error(key))
                 for dense, r in sorted(runs.items())}
