@@ -206,8 +206,8 @@ display(Markdown(reporting.metrics_table(
 # times are {glue:text}`bs_times`; the fit $T = a/B + c$ gives
 # $a =$ {glue:text}`bs_fit_a` s and $c =$ {glue:text}`bs_fit_c` s with
 # $R^2 =$ {glue:text}`bs_fit_r2` (the constant $c$ is {glue:text}`bs_c_share` % of the
-# time at the largest batch). Counting $R^2 >$ {glue:text}`bs_r2_min` with $a > 0$ as an inverse law, this
-# {glue:text}`bs_inverse_verdict` with the paper. The timings come from the sweep that
+# time at the largest batch). The interval of $a$ is {glue:text}`bs_a_interval`; an inverse
+# law (that interval above zero): {glue:text}`bs_inverse_verdict`. The timings come from the sweep that
 # produced the results (other settings may have trained in parallel on the same machine)
 # and {glue:text}`bs_compile_note`, so they are indicative, not benchmarks.
 #

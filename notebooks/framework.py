@@ -154,8 +154,8 @@ else:
 
 # %% [markdown]
 # With {glue:text}`fw_other_data`, $u_\theta$ {glue:text}`fw_other_theta_verdict` the
-# latent solution by the criterion of the verdict below (median error at most
-# {glue:text}`fw_theta_ok`).
+# latent solution by the rule of the verdict below (the interval of its median error below
+# that of $u_\mathrm{p}$).
 #
 # ## Which reaction term?
 #
@@ -179,11 +179,11 @@ else:
 #
 # The learned solution $u_\theta$ {glue:text}`fw_theta_verdict` with the paper's "matches
 # the latent solution throughout" (median relative error {glue:text}`fw_err_theta`
-# against the criterion {glue:text}`fw_theta_ok`). Where the true solution is in the lowest
+# against the reference of the same runs' $u_\mathrm{p}$, intervals of the median compared). Where the true solution is in the lowest
 # {glue:text}`fw_near_pct` % of its range, the mean absolute error of $u_p$ is
 # {glue:text}`fw_up_near` against {glue:text}`fw_theta_near` for $u_\theta$; that $u_p$
-# fails there (more than {glue:text}`fw_factor` times the error of $u_\theta$)
-# {glue:text}`fw_near_verdict` with the paper, and that its error is larger there than
+# fails there (the interval of its median error above that of $u_\theta$):
+# {glue:text}`fw_near_verdict`, and that its error is larger there than
 # elsewhere ({glue:text}`fw_up_rest`) {glue:text}`fw_local_verdict`. The learned $V$
 # deviating most around $u = 0$ (mean \|error\| {glue:text}`fw_V_near` there against
 # {glue:text}`fw_V_rest` elsewhere) {glue:text}`fw_V_verdict`; for $G$

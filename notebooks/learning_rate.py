@@ -117,8 +117,9 @@ display(Markdown(reporting.metrics_table(results, lambda r: f"$r$ = {value_label
 # **Under-fitting at the smallest rate.** The paper's $r = 5\times10^{-7}$ has not
 # converged after 4000 epochs. Over the last quarter of training our median validation
 # loss at $r =$ {glue:text}`lr_smallest` still fell by {glue:text}`lr_late_drop_small` %
-# (at $r =$ {glue:text}`lr_shown`: {glue:text}`lr_late_drop_shown` %); counting a fall of
-# more than {glue:text}`lr_late_pct` % as not converged, it {glue:text}`lr_small_still_falling`. Its median
+# (at $r =$ {glue:text}`lr_shown`: {glue:text}`lr_late_drop_shown` %); counting a fall whose
+# interval over replicates lies above that at $r =$ {glue:text}`lr_shown` as not converged, it
+# {glue:text}`lr_small_still_falling`. Its median
 # errors are {glue:text}`lr_small_theta` ($u_\theta$) and {glue:text}`lr_small_up`
 # ($u_\mathrm{p}$), against {glue:text}`lr_shown_theta` and {glue:text}`lr_shown_up` at
 # $r =$ {glue:text}`lr_shown`.

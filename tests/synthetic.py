@@ -9,6 +9,8 @@ from binn_utils.engine.training import TrainConfig
 from binn_utils.store.sweep_record import SweepRecord
 
 RATES, WEIGHTS = studies.LEARNING_RATES, studies.PDE_WEIGHTS
+#: the fewest replicates a synthetic setting has (a 95 % order-statistic interval needs six)
+REPLICATES = 8
 
 
 def sweep_record(n=1, metrics=None, config=None, without=(), **fields) -> SweepRecord:
@@ -38,8 +40,17 @@ class Fake:
 
     def __init__(self, meta, errs, curve=None, record=None, arrays=None, datasets=None):
         self.meta = meta
-        self._errs = {k: np.asarray(v, float) for k, v in errs.items()}
-        n = len(next(iter(self._errs.values())))
+        # the replicates given, repeated to at least REPLICATES (their median and quartiles
+        # unchanged), so that the verdicts' intervals are bounded
+        n0 = len(next(iter(errs.values())))
+        k = -(-REPLICATES // n0)
+        self._errs = {key: np.tile(np.asarray(v, float), k) for key, v in errs.items()}
+        arrays = {key: (np.concatenate([v] * k) if np.ndim(v) and len(v) == n0 and key.startswith("best_") else v)
+                  for key, v in (arrays or {}).items()}
+        if curve is not None and np.ndim(curve) == 2:
+            curve = np.concatenate([curve] * k)
+        datasets = None if datasets is None else tuple(datasets) * k
+        n = n0 * k
         ep = np.arange(1, 101)
         c = np.exp(-ep / 30.0) + 0.01 if curve is None else curve
         self.arrays = {"curve_epochs": ep, "hist_val_total": np.stack([c] * n),
@@ -70,7 +81,7 @@ class Fake:
 def sweep(key, values, err_of, curve_of=lambda v: None):
     """One setting per swept value, three replicates with the error ``err_of(value)`` in both
     u_theta and u_p."""
-    return [Fake({key: v}, {"err_u_theta": [err_of(v)] * 3, "err_u_p": [err_of(v)] * 3}, curve_of(v))
+    return [Fake({key: v}, {"err_u_theta": [err_of(v)] * 8, "err_u_p": [err_of(v)] * 8}, curve_of(v))
             for v in values]
 
 

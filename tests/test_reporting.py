@@ -102,14 +102,6 @@ def test_reported_networks_are_the_best_validation_ones():
     assert "final networks" in table[0] and table[2].split("|")[4].strip() == "0.5"
 
 
-def test_clearly_above_needs_separated_interquartile_ranges():
-    low, high = np.linspace(0.1, 0.2, 9), np.linspace(0.3, 0.4, 9)
-    assert reporting.clearly_above(high, low) is True and reporting.clearly_above(low, high) is False
-    near = low + 0.02                                  # a 15 % larger median, overlapping spread
-    assert np.median(near) > np.median(low) and reporting.clearly_above(near, low) is False
-    assert reporting.clearly_above([np.nan], low) is None
-
-
 def test_rank_trend_is_a_trend_over_all_levels():
     rng = np.random.default_rng(1)
     levels = np.repeat([0, 1e-3, 5e-3, 1e-2, 5e-2], 10)

@@ -173,7 +173,7 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert c["erratic"] == ["5e-2"] and c["flat"] == ["1e-2", "5e-1"] and c["stalled"] == ["5e-1"]
     assert c["shown"]["final"] == pytest.approx(smooth[-1])
     from binn_utils.presentation import tables
-    from binn_utils.analysis.verdicts import Summary
+    from binn_utils.analysis.verdicts import Summary, Verdict
     words = tables.large_rate_words(c, "5e-4")
     assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
     assert "; at r = 5e-1 it stays flat at a final value of 0.5, " in words and words.endswith("erratic.")
@@ -184,9 +184,12 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     learnt = tables.learnt_from_curves(s, c)
     assert learnt.startswith("a curve still falling at the end marks too small a rate (at r = 5e-7 it fell 30 %")
     assert "erratic curve marks too large a rate (r = 5e-2)" in learnt and "(r = 5e-1): a loss that stops" in learnt
-    s.judge("small_still_falling", None)
+    s.judge("small_still_falling", False)
     assert tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[])) == \
         "at the smallest rate (r = 5e-7) the curve had levelled off, so too small a rate did not show in it."
+    s["shown"] = "5e-4"
+    s.judge("small_still_falling", Verdict.INDISTINCT)                  # overlapping intervals: no claim either way
+    assert "cannot be told apart from that at r = 5e-4" in tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[]))
 
 
 def test_reaction_readings_have_labels_and_a_table_row_each():
@@ -235,7 +238,7 @@ def test_framework_signal_against_noise():
     from binn_utils.presentation import tables
     from binn_utils.analysis.verdicts import Verdict
     assert [tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
-        ["matches", "does not match", "does not match"]
+        ["matches", "does not match", "cannot be shown, with this many replicates, to match"]
     assert (tables.below_or_above(True), tables.below_or_above(False)) == ("below", "above")
 
 
@@ -276,17 +279,26 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
 def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     from types import SimpleNamespace
 
-    from binn_utils.analysis import reporting
     from binn_utils.presentation import tables
     from binn_utils.analysis.verdicts import Verdict
+    from synthetic import Fake
     noise = studies.noise
-    ok = reporting.OPERATOR_OK
-    for numbers, centred, outside in [((ok / 2, 0.1, 0.3), Verdict.AGREES, Verdict.AGREES),
-                                      ((2 * ok, 0.3, 0.1), Verdict.DISAGREES, Verdict.DISAGREES),
-                                      ((np.nan, np.nan, 0.1), Verdict.UNDECIDED, Verdict.UNDECIDED)]:
-        monkeypatch.setattr(noise, "diffusivity_in_band", lambda r, n=numbers: ((0.4, 0.6), *n))
-        d = noise.diffusivity_verdicts(None)
-        assert (d["centred"], d["unreliable_outside"]) == (centred, outside) and d["band"] == (0.4, 0.6)
+    u = np.linspace(0, 1, 21)
+    band = (u >= 0.4) & (u <= 0.6)
+
+    def fake(inside, outside):
+        """Eight replicates of a learned D (true 1/2): ``inside`` + a replicate's offset over the
+        band the data cover at t_end ([0.4, 0.6]), ``outside`` elsewhere."""
+        D = np.stack([np.where(band, inside + d, outside) for d in np.linspace(-0.01, 0.01, 8)])
+        return Fake({}, {"err_u_p": [0.1] * 8}, record={"u_range": (0.2, 0.9)},
+                    arrays={"u_clean": np.array([np.linspace(0.2, 0.9, 5), np.linspace(0.4, 0.6, 5)]), "u_grid": u,
+                            "true_op_D": np.full(u.size, 0.5), "best_op_D": D})
+    for r, centred, outside in [(fake(0.5, 0.8), Verdict.AGREES, Verdict.AGREES),       # centred, worse outside
+                                (fake(0.75, 0.6), Verdict.DISAGREES, Verdict.DISAGREES),  # biased, better outside
+                                (fake(np.nan, np.nan), Verdict.UNDECIDED, Verdict.UNDECIDED)]:
+        d = noise.diffusivity_verdicts(r)
+        assert (d["centred"], d["unreliable_outside"]) == (centred, outside)
+        assert d["band"] == (pytest.approx(0.4), pytest.approx(0.6))
     run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
                                                      record=sweep_record(5, config={"epochs": epochs}))
     c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
@@ -316,7 +328,7 @@ def test_fig1_grid_comparison_reads_the_authors_dense_run_at_the_same_noise():
     from binn_utils.studies import framework
 
     def fake(dense, d_err):
-        return SimpleNamespace(record=sweep_record(noise_var=1e-3), setting=SimpleNamespace(initial="code"),
+        return SimpleNamespace(setting=SimpleNamespace(initial="code", noise_var=1e-3),
                                metric=lambda k: np.full(3, 0.1), operator_error=lambda op: np.full(3, d_err))
     rows = framework.grid_comparison({False: fake(False, 1.0), True: fake(True, 0.3)})
     d = next(r for r in rows if r["quantity"] == "$D$")

@@ -5,12 +5,47 @@ A sub-claim of the paper is checked against the stored results and gets a
 rule, :func:`aggregate`.  The words a reader sees are the presentation layer's business
 (``binn_utils.analysis.reporting.word`` for the chapters' prose, ``binn_utils.presentation.scorecard_text`` for
 the scorecard): no code here or above it reads a verdict back from prose.
+
+How a sub-claim is decided
+--------------------------
+Every sub-claim is a comparison of two sets of per-replicate numbers (the replicates of a
+setting: its initialisations, and its datasets where there are several, pooled), each
+summarised by an estimate and an interval:
+
+* a **median** gets its exact distribution-free confidence interval from order statistics:
+  ``[x_(k), x_(n+1-k)]`` covers the population median with probability
+  ``1 - 2 P(Bin(n, 1/2) <= k - 1)``, whatever the distribution of the errors (only
+  independence of the replicates is assumed).  We take the narrowest such interval whose
+  coverage is at least ``LEVEL`` (95 %).  Errors of trained networks are skewed, have
+  outliers and come in small numbers, so an interval that needs no distributional
+  assumption and whose coverage is exact (from the binomial, not an asymptotic
+  approximation) is the honest one; with fewer than six replicates no order-statistic
+  interval reaches 95 %, the interval is the whole line, and the sub-claim *cannot be
+  distinguished with this many replicates* -- the replicates, not a rule of ours, decide
+  when there are enough;
+* a **spread** (the interquartile range, for "less variable" and "consistently") has no
+  exact interval; it gets a seeded percentile bootstrap interval (``BOOTSTRAP`` resamples of
+  the replicates, seed ``SEED``), the same for every spread compared.
+
+A comparison *agrees* (or *disagrees*) when the two intervals are separated in the
+direction the paper's sentence says (or the other way); when they overlap the difference is
+inside what the replicates resolve and the sub-claim *cannot be distinguished with this many
+replicates*, never *disagrees*.  No cut-off of ours (10 %, 1.5x, 2x) decides anything:
+where the paper's words need a reference ("accurately", "large", "consistently") the
+sub-claim's rule names it, and it comes from runs (the best setting of the same study, the
+other quantity of the same runs, or the authors' own archived runs at the same setting).
+"Lowest at X" agrees when X's interval lies below every other setting's; "best in a range R"
+when the best setting in R has its interval below that of the best setting outside R.
 """
 from __future__ import annotations
 
 import enum
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
+
+import numpy as np
 
 
 class Verdict(enum.Enum):
@@ -18,8 +53,8 @@ class Verdict(enum.Enum):
 
     AGREES = "agrees"
     DISAGREES = "disagrees"
-    UNDECIDED = "cannot be decided"             # e.g. every replicate failed, or the errors overlap
-    TOO_FEW = "too few replicates to decide"    # fewer initialisations than a decision needs
+    INDISTINCT = "cannot be distinguished with this many replicates"   # the intervals overlap
+    UNDECIDED = "cannot be decided"             # nothing to compare: e.g. every replicate failed
     NOT_TESTED = "not tested"                   # we did not run what it needs
 
     @classmethod
@@ -38,25 +73,205 @@ class Outcome(enum.Enum):
     REPRODUCED = "reproduced"
     PARTLY = "partly reproduced"
     NOT_REPRODUCED = "not reproduced"
+    INDISTINCT = "cannot be distinguished with this many replicates"
     NOT_TESTED = "not tested"
 
 
 def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
     """A claim's outcome from its sub-claims' verdicts.
 
-    Only decided sub-claims count: sub-claims that were not tested, cannot be decided or
-    have too few replicates to decide neither support nor downgrade a claim.  reproduced:
-    every decided sub-claim agrees; not reproduced: none does; partly reproduced: some
-    agree and some disagree; not tested: nothing was decided."""
+    Sub-claims that were not tested or cannot be decided (e.g. every run failed) do not
+    count.  A sub-claim whose comparison was made but whose intervals overlap ("cannot be
+    distinguished") counts as compared and not confirmed: a claim is *reproduced* only
+    when every compared sub-claim agrees; *partly reproduced* when some agree and others
+    disagree or cannot be distinguished; *not reproduced* when some disagree and none
+    agrees; *cannot be distinguished* when nothing was decided but something was compared;
+    *not tested* when nothing was compared.  (The scorecard gives the counts beside each
+    outcome.)"""
     verdicts = [Verdict(v) for v in verdicts]
     agree, disagree = verdicts.count(Verdict.AGREES), verdicts.count(Verdict.DISAGREES)
+    indistinct = verdicts.count(Verdict.INDISTINCT)
     if agree + disagree == 0:
-        return Outcome.NOT_TESTED
-    if disagree == 0:
+        return Outcome.INDISTINCT if indistinct else Outcome.NOT_TESTED
+    if disagree == 0 and indistinct == 0:
         return Outcome.REPRODUCED
     if agree == 0:
         return Outcome.NOT_REPRODUCED
     return Outcome.PARTLY
+
+
+# ----------------------------------------------------------------------------- intervals
+#: Confidence level of every interval (the exact coverage of a median's interval is at least this).
+LEVEL = 0.95
+#: Bootstrap resamples of a spread's interval, and their seed (every random draw is seeded).
+BOOTSTRAP = 4000
+SEED = 2024
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate over replicates with its interval: ``what`` ("median" or "IQR"), the
+    number ``n`` of finite replicates and the interval's coverage (exact for a median,
+    nominal for a bootstrap).  Unbounded (``lo = -inf``, ``hi = inf``) where ``n`` is too
+    small for the level; NaN throughout where no replicate is finite."""
+
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+    coverage: float
+    what: str = "median"
+
+    @property
+    def finite(self) -> bool:
+        return bool(np.isfinite(self.estimate))
+
+    @property
+    def bounded(self) -> bool:
+        return bool(np.isfinite([self.lo, self.hi]).all())
+
+    def __str__(self) -> str:
+        if not self.finite:
+            return "n/a (no finite replicate)"
+        if not self.bounded:
+            return f"{self.estimate:.3g} [unbounded with {self.n} replicates]"
+        return f"{self.estimate:.3g} [{self.lo:.3g}, {self.hi:.3g}]"
+
+
+def _finite(values) -> np.ndarray:
+    x = np.asarray(values, float).ravel()
+    return np.sort(x[np.isfinite(x)])
+
+
+def median_rank(n: int, level: float = LEVEL) -> tuple[int, float]:
+    """(k, coverage) of the narrowest order-statistic interval ``[x_(k), x_(n+1-k)]`` for the
+    median of ``n`` replicates whose exact coverage ``1 - 2 P(Bin(n, 1/2) <= k - 1)`` is at
+    least ``level``; (0, coverage of [min, max]) where even that falls short."""
+    best = (0, 1.0 - 2 * 0.5 ** n if n else 0.0)
+    cdf = 0.0
+    for k in range(1, n // 2 + 1):
+        cdf += math.comb(n, k - 1) * 0.5 ** n          # P(Bin(n, 1/2) <= k - 1)
+        coverage = 1.0 - 2.0 * cdf
+        if coverage < level:
+            break
+        best = (k, coverage)
+    return best
+
+
+def median_interval(values, level: float = LEVEL) -> Interval:
+    """The median of the finite ``values`` with its exact distribution-free interval."""
+    x = _finite(values)
+    n = x.size
+    if not n:
+        return Interval(np.nan, np.nan, np.nan, 0, np.nan)
+    k, coverage = median_rank(n, level)
+    if not k:
+        return Interval(float(np.median(x)), -np.inf, np.inf, n, coverage)
+    return Interval(float(np.median(x)), float(x[k - 1]), float(x[n - k]), n, coverage)
+
+
+def spread_interval(values, level: float = LEVEL, seed: int = SEED) -> Interval:
+    """The interquartile range of the finite ``values`` with its seeded percentile-bootstrap
+    interval; unbounded with fewer replicates than a median's exact interval needs at
+    ``level`` (a bootstrap of so few values covers far less than it claims)."""
+    x = _finite(values)
+    n = x.size
+    if not n:
+        return Interval(np.nan, np.nan, np.nan, 0, np.nan, "IQR")
+    q25, q75 = np.percentile(x, [25, 75])
+    if not median_rank(n, level)[0]:
+        return Interval(float(q75 - q25), -np.inf, np.inf, n, level, "IQR")
+    rng = np.random.default_rng(seed)
+    draws = x[rng.integers(0, n, size=(BOOTSTRAP, n))]
+    q = np.percentile(draws, [25, 75], axis=1)
+    lo, hi = np.percentile(q[1] - q[0], [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    return Interval(float(q75 - q25), float(lo), float(hi), n, level, "IQR")
+
+
+def order(a: Interval, b: Interval) -> int | None:
+    """-1 if ``a``'s interval lies entirely below ``b``'s, +1 if entirely above, 0 if they
+    overlap; None if either has no finite replicate."""
+    if not (a.finite and b.finite):
+        return None
+    if a.hi < b.lo:
+        return -1
+    if a.lo > b.hi:
+        return 1
+    return 0
+
+
+def expect(a: Interval, b: Interval, direction: int) -> Verdict:
+    """The verdict on "``a`` is lower than ``b``" (``direction`` -1) or "higher" (+1):
+    agrees when the intervals are separated that way, disagrees when the other way, cannot
+    be distinguished when they overlap, cannot be decided without finite replicates."""
+    o = order(a, b)
+    if o is None:
+        return Verdict.UNDECIDED
+    if o == 0:
+        return Verdict.INDISTINCT
+    return Verdict.AGREES if o == direction else Verdict.DISAGREES
+
+
+def lowest_at(intervals: Mapping, at) -> Verdict:
+    """"Lowest at ``at``": agrees when its interval lies below every other finite one,
+    disagrees when another's lies below it, otherwise cannot be distinguished (a setting
+    with no finite replicate counts as higher)."""
+    mine = intervals.get(at)
+    if mine is None or not mine.finite:
+        return Verdict.UNDECIDED
+    orders = [order(mine, iv) for k, iv in intervals.items() if k != at and iv.finite]
+    if any(o == 1 for o in orders):
+        return Verdict.DISAGREES
+    return Verdict.AGREES if all(o == -1 for o in orders) else Verdict.INDISTINCT
+
+
+def highest_at(intervals: Mapping, at) -> Verdict:
+    """"Highest at ``at``" (the worst, the most variable): ``lowest_at`` mirrored."""
+    flip = {k: Interval(-iv.estimate, -iv.hi, -iv.lo, iv.n, iv.coverage, iv.what) for k, iv in intervals.items()}
+    return lowest_at(flip, at)
+
+
+def all_of(verdicts: Iterable[Verdict]) -> Verdict:
+    """One verdict for a sentence made of several comparisons (e.g. at every noise level):
+    disagrees if one disagrees, agrees if all agree, cannot be decided if one cannot (and
+    none disagrees), otherwise cannot be distinguished."""
+    vs = list(verdicts)
+    if not vs:
+        return Verdict.UNDECIDED
+    if Verdict.DISAGREES in vs:
+        return Verdict.DISAGREES
+    if all(v is Verdict.AGREES for v in vs):
+        return Verdict.AGREES
+    return Verdict.UNDECIDED if Verdict.UNDECIDED in vs else Verdict.INDISTINCT
+
+
+def best_of(intervals: Mapping, keys) -> object:
+    """The key among ``keys`` with the lowest finite estimate (None if none)."""
+    keys = [k for k in keys if k in intervals and intervals[k].finite]
+    return min(keys, key=lambda k: intervals[k].estimate) if keys else None
+
+
+def best_in(intervals: Mapping, inside: Callable) -> tuple[Verdict, object, object]:
+    """"Best in a range": the best setting with ``inside(key)`` against the best setting
+    outside; (verdict, best inside, best outside).  Nothing finite inside: cannot be decided;
+    nothing finite outside: agrees."""
+    b_in = best_of(intervals, [k for k in intervals if inside(k)])
+    b_out = best_of(intervals, [k for k in intervals if not inside(k)])
+    if b_in is None:
+        return Verdict.UNDECIDED, None, b_out
+    if b_out is None:
+        return Verdict.AGREES, b_in, None
+    return expect(intervals[b_in], intervals[b_out], -1), b_in, b_out
+
+
+def above_best_other(intervals: Mapping, at) -> tuple[Verdict, object]:
+    """"Large at ``at``" (the reference: the best other setting of the same study): agrees
+    when ``at``'s interval lies above the best other setting's, disagrees when below;
+    (verdict, the reference's key)."""
+    ref = best_of(intervals, [k for k in intervals if k != at])
+    if at not in intervals or ref is None:
+        return Verdict.UNDECIDED, ref
+    return expect(intervals[at], intervals[ref], 1), ref
 
 
 @dataclass(frozen=True)
@@ -69,6 +284,8 @@ class SubClaim:
     group: str | None = None
     numbers: Mapping = field(default_factory=dict)
     rule: str = ""
+    #: the same rule on the authors' own archived runs at the same setting (None: not archived)
+    authors: Verdict | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +299,8 @@ class ClaimCheck:
     subclaims: tuple[SubClaim, ...]
     chapters: tuple[str, ...]
     missing: bool = False
+    #: further numbers a reader acts on (e.g. an operator's error at the recommended setting): name -> Interval
+    numbers: Mapping = field(default_factory=dict)
 
     @property
     def outcome(self) -> Outcome:
@@ -101,6 +320,10 @@ class Claim:
     title: str = ""
     figure: str = ""
     chapter: str = ""
+    #: the paper's sentences, verbatim from its LaTeX source (citations, references and text
+    #: markup removed, math kept; several joined by " […] "), and where they stand (section, figure)
+    quote: str = ""
+    where: str = ""
 
 
 class Summary(dict):
@@ -111,12 +334,34 @@ class Summary(dict):
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.verdicts: dict[str, Verdict] = {}
+        #: the intervals a verdict was decided on: key -> {label: Interval}
+        self.intervals: dict[str, dict] = {}
+
+    def compare(self, key: str, verdict: Verdict, intervals: Mapping, yes: str = Verdict.AGREES.value,
+                no: str = Verdict.DISAGREES.value) -> Verdict:
+        """Record a verdict decided on ``intervals`` ({label: Interval}) with its wording."""
+        self.intervals[key] = {k: v for k, v in intervals.items() if v is not None}
+        return self.judge(key, verdict, yes, no)
 
     def judge(self, key: str, flag, yes: str = Verdict.AGREES.value, no: str = Verdict.DISAGREES.value,
               undecided: str = Verdict.UNDECIDED.value) -> Verdict:
-        """Record the verdict of comparison ``key`` (True: agrees, False: disagrees, None:
-        cannot be decided) and its wording."""
-        v = Verdict.of(flag)
+        """Record the verdict of comparison ``key`` (a ``Verdict``, or True: agrees, False:
+        disagrees, None: cannot be decided) and its wording."""
+        v = flag if isinstance(flag, Verdict) else Verdict.of(flag)
         self.verdicts[key] = v
-        self[key] = undecided if flag is None else (yes if flag else no)
+        self[key] = {Verdict.AGREES: yes, Verdict.DISAGREES: no, Verdict.UNDECIDED: undecided}.get(v, v.value)
         return v
+
+
+def quote_clean(tex: str) -> str:
+    """The paper's LaTeX as plain words: comments, citations, labels and references dropped,
+    math and text markup reduced to their content, whitespace collapsed.  A claim's ``quote``
+    is the source's sentence with its math kept; cleaned, it is a passage of the cleaned source
+    (``tests/test_intervals.py`` checks it)."""
+    t = re.sub(r"(?<!\\)%.*", "", tex)
+    t = re.sub(r"~?\\(cite[tp]?|citep|citet|label|ref|eqref|cref|Cref)\*?(\[[^\]]*\])?\{[^}]*\}", "", t)
+    t = re.sub(r"\\(emph|textit|textbf|text|mathrm|mathit|mathbf|operatorname)\{([^{}]*)\}", r"\2", t)
+    t = t.replace("\\(", "").replace("\\)", "")
+    t = t.replace("~", " ").replace("$", "").replace("{", "").replace("}", "")
+    t = re.sub(r"\\[,;:! ]", " ", t)
+    return re.sub(r"\s+", " ", t).strip()

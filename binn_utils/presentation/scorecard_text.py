@@ -13,7 +13,8 @@ from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
 
 MARKS = {Outcome.REPRODUCED: ("✔", "#1a7f37"), Outcome.PARTLY: ("◐", "#9a6700"),
-         Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.NOT_TESTED: ("○", "#57606a")}
+         Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.INDISTINCT: ("≈", "#57606a"),
+         Outcome.NOT_TESTED: ("○", "#57606a")}
 FAILING = (Outcome.PARTLY, Outcome.NOT_REPRODUCED)
 SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
                "T ∝ 1/B": "$T \\propto 1/B$", "B = 40-160": "$B$ = 40-160", "u = 0": "$u = 0$", "D ": "$D$ ",
@@ -23,9 +24,14 @@ PROVENANCE_HEAD = ["results", "data", "scale", "settings", "epochs",
                    "u_p solver (settings)"]
 
 
-def verdict_words(j: Judged) -> str:
-    """'partly reproduced', or 'not tested (results not stored yet)'."""
-    return j.outcome.value + (" (results not stored yet)" if j.unstored else "")
+def verdict_words(j: Judged, counts: bool = True) -> str:
+    """'partly reproduced (2 agree, 3 disagree of 5)', or 'not tested (results not stored yet)'."""
+    if j.unstored or not counts:
+        return j.outcome.value + (" (results not stored yet)" if j.unstored else "")
+    vs = [s.verdict for s in j.subclaims]
+    counts = ", ".join(f"{n} {w}" for n, w in ((vs.count(Verdict.AGREES), "agree"), (vs.count(Verdict.DISAGREES), "disagree"),
+                                              (vs.count(Verdict.INDISTINCT), "cannot be distinguished")) if n)
+    return j.outcome.value + (f" ({counts} of {len(vs)})" if counts else "")
 
 
 def mark_md(outcome: Outcome, text: str = "") -> str:
@@ -94,7 +100,7 @@ def _link(claim) -> str:
 
 def claims_table(judged: list[Judged]) -> str:
     """One row per claim: verdict, short title with its chapter, the sub-claims that disagree."""
-    table = ["| # | verdict | claim (chapter) | what failed: the paper's sub-claims our runs contradict |",
+    table = ["| # | verdict | claim (chapter) | our tests of its sub-claims that disagree |",
              "| --- | --- | --- | --- |"]
     for j in judged:
         failed = what_failed(j.subclaims) if j.outcome in FAILING else ""
@@ -106,7 +112,8 @@ def claims_table(judged: list[Judged]) -> str:
 def choices_table(effects: list[ChoiceEffect]) -> str:
     rows = ["| our choice | alternative | claims whose verdict changes |", "| --- | --- | --- |"]
     for e in effects:
-        changed = [f"claim {o.claim.number}: {verdict_words(o)} → {verdict_words(t)}" for o, t in e.changed]
+        changed = [f"claim {o.claim.number}: {verdict_words(o, False)} → {verdict_words(t, False)}"
+                   for o, t in e.changed]
         rows.append(f"| {e.ours} | {e.alternative} | {'; '.join(changed) or 'none'} |")
     return "\n".join(rows)
 
@@ -120,12 +127,14 @@ def _failing(judged: list[Judged]) -> list[Judged]:
 def headline_md(judged: list[Judged]) -> str:
     """The headline box of the scorecard (MyST)."""
     main, n = _failing(judged), counts(judged)
-    lines = ["```{admonition} Does the paper hold up?", ":class: tip", "",
+    lines = ["```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged), "```", "",
+             "```{admonition} Our tests of the paper's claims", ":class: tip", "",
              f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
                                                                   for k, c in n.items()) + "."]
     if main:
-        lines += ["", "Where our runs contradict the paper (its sub-claims that disagree):", ""]
-        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}): "
+        lines += ["", "Our tests of the paper's claims that disagree with it:", ""]
+        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}; "
+                  f"{_counts_words(j)}): "
                   f"{what_failed(j.subclaims, most=2) or 'see the sub-claims'}" for j in main]
     else:
         lines.append("No claim disagrees with our runs.")
@@ -144,16 +153,64 @@ def headline_html(judged: list[Judged]) -> str:
     main = _failing(judged)
     items = "".join(
         f"<li>{_mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
-        f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>): '
+        f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>; {_counts_words(j)}): '
         f"{tex_to_html(what_failed(j.subclaims, most=2) or 'see the sub-claims')}</li>" for j in main)
     counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
-    return (f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
-            f"Does the paper hold up?</p><p>Of the paper's {len(judged)} claims, checked against this edition's "
-            f"runs: {counts_html}.</p>"
-            + (f"<p>Where our runs contradict the paper (its sub-claims that disagree):</p><ul>{items}</ul>"
+    return (plain_answer_html(judged) +
+            f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
+            f"Our tests of the paper's claims</p><p>Of the paper's {len(judged)} claims, checked against this "
+            f"edition's runs: {counts_html}.</p>"
+            + (f"<p>Our tests of the paper's claims that disagree with it:</p><ul>{items}</ul>"
                if main else "<p>No claim disagrees with our runs.</p>")
             + '<p>Every verdict, with its evidence and sub-claims: <a href="../notebooks/scorecard.html">the '
             "reproduction scorecard</a>.</p></div>")
+
+
+def _counts_words(j: Judged) -> str:
+    vs = [s.verdict for s in j.subclaims]
+    rest = [f"{n} {v.value}" for v in (Verdict.UNDECIDED, Verdict.NOT_TESTED) if (n := vs.count(v))]
+    return (f"{vs.count(Verdict.AGREES)} of {len(vs)} sub-claims agree, {vs.count(Verdict.DISAGREES)} disagree, "
+            f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished" + "".join(f", {r}" for r in rest))
+
+
+def plain_answer(judged: list[Judged]) -> list[str]:
+    """Five to eight sentences for a modeller deciding how to train a BINN, from the typed
+    verdicts and the intervals: what holds in our runs, what in the authors' archived runs,
+    and how well the operators are recovered at the recommended settings."""
+    by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
+
+    def listed(js, counts=False):
+        return "; ".join(f"claim {j.claim.number} ({title_tex(j.claim)}" + (f": {_counts_words(j)}" if counts else "") + ")"
+                         for j in js) or "none"
+    out = [f"For a modeller choosing how to train a BINN: each of the paper's {len(judged)} claims is split into "
+           "sub-claims, each a comparison of intervals over initialisations that agrees or disagrees with the paper "
+           "only where the intervals separate."]
+    out.append(f"Holding in our runs (every decided sub-claim agrees): {listed(by[Outcome.REPRODUCED], True)}.")
+    out.append(f"Partly holding (some agree, some disagree): {listed(by[Outcome.PARTLY], True)}.")
+    out.append(f"Not holding (no decided sub-claim agrees): {listed(by[Outcome.NOT_REPRODUCED], True)}.")
+    if by[Outcome.INDISTINCT]:
+        out.append(f"Cannot be distinguished with this many replicates: {listed(by[Outcome.INDISTINCT])}.")
+    theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
+    theirs = [(j, tv) for j, tv in theirs if tv]
+    if theirs:
+        out.append("The same rules on the authors' own archived runs, where they hold the numbers: " + "; ".join(
+            f"claim {j.claim.number}, {tv.count(Verdict.AGREES)} of {len(tv)} sub-claims agree with the paper's "
+            f"sentence, {tv.count(Verdict.DISAGREES)} disagree, {tv.count(Verdict.INDISTINCT)} cannot be distinguished"
+            for j, tv in theirs) + ".")
+    nums = [(k, v) for j in judged if j.check for k, v in j.check.numbers.items()]
+    if nums:
+        out.append("Operators at the recommended settings, median relative error over initialisations [its interval]: "
+                   + "; ".join(f"{k}: {v}" for k, v in nums) + ".")
+    return out
+
+
+def plain_answer_md(judged: list[Judged]) -> str:
+    return " ".join(plain_answer(judged))
+
+
+def plain_answer_html(judged: list[Judged]) -> str:
+    return ('<div class="admonition note plain-answer" id="plain-answer"><p class="admonition-title">'
+            "The answer in brief</p><p>" + tex_to_html(plain_answer_md(judged)) + "</p></div>")
 
 
 def details_md(judged: list[Judged]) -> str:
@@ -161,12 +218,16 @@ def details_md(judged: list[Judged]) -> str:
     lines = []
     for j in judged:
         numbers = evidence(j)  # the runs are in the table of what was run
-        lines += [f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}", "",
-                  f"*The paper:* {j.claim.text} *Its evidence:* {j.claim.paper_evidence}", "",
+        quote = (f"> “{j.claim.quote}” ({j.claim.where})" if j.claim.quote else "")
+        lines += [f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}", "", quote, "",
+                  f"*Our test of it:* {j.claim.text} *The paper's evidence:* {j.claim.paper_evidence}", "",
                   f"*Ours:* {numbers}", ""]
         groups: dict = {}
         for s in j.subclaims:
-            groups.setdefault(s.group, []).append(labelled(s) + f": *{s.verdict.value}*")
+            theirs = f"; the authors' runs: *{s.authors.value}*" if s.authors is not None else ""
+            ivs = "; ".join(f"{k} {v}" for k, v in s.numbers.items()) if s.numbers else ""
+            groups.setdefault(s.group, []).append(labelled(s) + (f" [{ivs}]" if ivs else "")
+                                                  + f": *{s.verdict.value}*{theirs}")
         for group, items in groups.items():
             if group is None:
                 lines += [f"* {item}" for item in items]

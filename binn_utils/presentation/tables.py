@@ -311,9 +311,13 @@ def learnt_from_curves(summary, curves: dict) -> str:
     if summary.verdicts["small_still_falling"] is Verdict.AGREES:
         learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it "
                   f"fell {summary['late_drop_small']} % over the last quarter)"]
-    else:
+    elif summary.verdicts["small_still_falling"] is Verdict.DISAGREES:
         learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
                   "rate did not show in it"]
+    else:
+        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve's fall over the last quarter "
+                  f"({summary['late_drop_small']} %) cannot be told apart from that at r = {summary['shown']} with "
+                  "this many replicates"]
     if curves["erratic"]:
         learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(curves['erratic'])})")
     if curves["stalled"]:
@@ -354,7 +358,8 @@ def networks_words(which: str) -> str:
 
 def matches_words(verdict: Verdict) -> str:
     """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
-    return word(verdict is Verdict.AGREES, "matches", "does not match")
+    return {Verdict.AGREES: "matches", Verdict.DISAGREES: "does not match"}.get(
+        verdict, "cannot be shown, with this many replicates, to match")
 
 
 def framework_table(res, summary) -> str:
@@ -413,4 +418,20 @@ def reactions_table(labels, results) -> str:
     for label, rr in zip(labels, results):
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
+    return "\n".join(rows)
+
+
+def network_spread_table(theta: dict, up: dict, archs) -> str:
+    """Claim 3's spreads, as the scorecard decides them (``studies.noise.spread_comparison``):
+    per nonzero noise level the IQR of each u-network's errors over the datasets both ran,
+    with its bootstrap interval, and the verdict on "the first less variable"."""
+    a, b = (arch_label(x) for x in archs)
+    rows = [f"| $\\sigma^2$ | IQR $u_\\theta$, {a} | {b} | verdict | IQR $u_\\mathrm{{p}}$, {a} | {b} | verdict |",
+            "|---|---|---|---|---|---|---|"]
+    for nv in sorted(set(theta) | set(up)):
+        cells = []
+        for d in (theta, up):
+            v, ia, ib = d.get(nv, (None, None, None))
+            cells += [str(ia), str(ib), v.value if v is not None else "n/a"]
+        rows.append(f"| {nv:g} | " + " | ".join(cells) + " |")
     return "\n".join(rows)

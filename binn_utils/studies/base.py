@@ -141,6 +141,9 @@ class Study:
     #: through ``ctx``, a ``claims.context.Context``)
     claims: tuple = ()
     choices: tuple = ()              # ``Choice``s: our readings that a claim's verdict may depend on
+    #: noise variance -> the summary's comparisons on the authors' archived runs on the
+    #: 71-point grid (``binn_utils.analysis.authors_archive``), or None where none is archived
+    authors: Callable | None = None
     shown: tuple = ()                # ``Shown``: its rows of the scorecard's table of what was run
     symbol: str = ""                 # its swept value as math, e.g. "$r$"
     #: claim 12 checks the ground-truth-free diagnostics at its ``paper_failures`` and its default

@@ -122,7 +122,20 @@ def test_landing_page_has_the_headline_box():
     box = soup(page).find(id="headline-box")
     assert box is not None, f"no headline box on {page.relative_to(HTML)}"
     text = box.get_text(" ", strip=True)
-    assert "Does the paper hold up?" in text
+    assert "Our tests of the paper's claims" in text
     for verdict in ("reproduced", "partly reproduced", "not reproduced", "not tested"):
         assert re.search(rf"\d+\s+{verdict}", text), f"headline box lacks the count of '{verdict}': {text[:200]}"
     assert box.find("a", href=re.compile(r"scorecard\.html")), "headline box does not link the scorecard"
+
+
+def test_landing_page_and_scorecard_open_with_the_plain_answer():
+    """The answer in brief, generated from the typed verdicts, stands before the headline box
+    on the landing page and on the scorecard."""
+    for page in (landing_page(), HTML / "notebooks" / "scorecard.html"):
+        doc = soup(page)
+        answer, box = doc.find(id="plain-answer") or doc.find(string=re.compile("The answer in brief")), \
+            doc.find(id="headline-box") or doc.find(string=re.compile("Our tests of the paper's claims"))
+        assert answer is not None, f"no plain answer on {page.relative_to(HTML)}"
+        text = doc.get_text(" ", strip=True)
+        assert text.index("The answer in brief") < text.index("Our tests of the paper's claims")
+        assert re.search(r"\d+ of \d+ sub-claims agree", text)
