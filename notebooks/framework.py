@@ -157,6 +157,77 @@ else:
 # latent solution by the rule of the verdict below (the interval of its median error below
 # that of $u_\mathrm{p}$).
 #
+# ## Could these data constrain $D$?
+#
+# Whether an operator can be recovered at all is a question about the data, not about the
+# BINN, and it needs no training: perturb the operator in the benchmark's own forward model
+# (removed, halved, doubled, tilted) and ask whether the solution moves by more than the noise
+# (`binn_utils.identifiability`). The change is measured as
+# $\Delta\chi^2 = \sum (\Delta u)^2/\sigma^2$ over the data points. An operator is **not
+# constrained** when a factor-two change gives $\Delta\chi^2$ below
+# $z_{0.95}^2 \approx 2.7$: then even the most powerful test of that exact change (a
+# likelihood ratio with the noise known) detects it with less than even odds at 5 % false
+# alarms, and no method, a BINN included, can do better. It is **well constrained** when
+# $\Delta\chi^2$ exceeds what noise alone adds to the $\chi^2$ of $N$ points at the 95 %
+# level ($q_{0.95}(\chi^2_N) - N$): then the misfit shows without knowing which operator is
+# wrong; **weakly** in between.
+#
+# For the chapter's data ({glue:text}`fw_id_what`): {glue:text}`fw_id_code`. With the
+# paper's initial condition: {glue:text}`fw_id_text`. The share of the diffusion term in
+# the dynamics (its part of $|u_t|$, mean over the observation times) is
+# {glue:text}`fw_id_share_code` with the chapter's data and {glue:text}`fw_id_share_text`
+# with the paper's. The errors of the learned operators, beside how well the data constrain
+# each operator:
+
+# %% tags=["remove-input"]
+from binn_utils.analysis import identifiability
+from binn_utils.engine.metrics import median_iqr
+
+id_nv = float(res.setting.noise_var)
+id_cases = {init: {dn: identifiability.benchmark_identifiability("nonlinear_adr", dn, id_nv, initial=init,
+                                                                reaction=res.setting.reaction)
+                   for dn in (False, True)} for init in INITIALS}
+reporting.glue("fw_id_what", f"noise variance {reporting.fmt(id_nv, 'g')}" + (
+    ", sigma from the solver's own error" if id_nv == 0 else ""))
+for init, key in (("code", "fw_id_code"), ("text", "fw_id_text")):
+    reporting.glue(key, identifiability.removal_sentence(id_cases[init][False], id_cases[init][True], "D"))
+    reporting.glue(f"fw_id_share_{init}", reporting.fmt(id_cases[init][False]["D"].share, ".2g"))
+id_runs = list(runs.values()) if compare_initial else [res]
+id_runs += [res_other] if compare_grid else []
+id_names = {"code": "authors' Fig. 1 data", "text": "Eq. ic-nl"}
+id_entries = [(f"{id_names[rr.setting.initial]}, {351 if rr.setting.dense else 71} points",
+               id_cases[rr.setting.initial][bool(rr.setting.dense)],
+               {k: median_iqr(rr.operator_error(k))["median"] for k in id_cases[rr.setting.initial][False].operators})
+              for rr in id_runs]
+display(Markdown(identifiability.errors_markdown(id_entries)))
+
+# %% [markdown]
+# Every benchmark on both grids, at the paper's default noise variance $10^{-3}$: the share
+# of each operator's term in the dynamics, $\Delta\chi^2$ of each perturbation, the level
+# (decided on the weaker of the two factor-two changes), and the median error of the
+# operators learned by the default runs where they are stored ({glue:text}`fw_id_defaults`).
+# The numbers are computed when the chapter is built (forward solves only, a few seconds
+# per benchmark).
+
+# %% tags=["remove-input"]
+id_defaults = studies.get("defaults")
+id_scale = sweeps.largest_stored(lambda p: id_defaults.settings(p), ("paper", "book", "lite"), source)
+id_errors = {}
+for dn in (False, True):
+    todo = id_defaults.settings(id_scale, dense=dn)
+    todo = [s_ for s_ in todo if s_ not in sweeps.missing(todo, id_scale, source)]
+    for rr in sweeps.load_or_run(todo, id_scale, source, desc="defaults"):
+        label = identifiability.case_label(rr.setting.benchmark, bool(rr.setting.dense), rr.setting.initial)
+        id_errors[label] = {k: median_iqr(rr.operator_error(k))["median"]
+                            for k in rr.record.metrics[sweeps.reported()].operator_errors}
+reporting.glue("fw_id_defaults", f"the default-hyperparameter runs at the {id_scale} scale, stored for "
+               f"{len(id_errors)} of the {2 * len(id_defaults.settings(id_scale))} benchmark-grid pairs, and this "
+               "chapter's runs")
+for label, case, errs in id_entries:  # this chapter's runs (the authors' Fig. 1 data among them)
+    id_errors.setdefault(case.label, errs)
+display(Markdown(identifiability.table_markdown(identifiability.benchmark_cases(1e-3), id_errors)))
+
+# %% [markdown]
 # ## Which reaction term?
 #
 # The paper states the reaction term three ways (see {doc}`../book/errata`): $G = -1/2$
@@ -195,6 +266,10 @@ else:
 # * A BINN's output is two different things: an interpolant $u_\theta$ and a mechanism
 #   ($D$, $V$, $G$); only the forward solve $u_p$ tests the mechanism.
 # * Operators can only be trusted over the range of $u$ that the data cover.
+# * Whether the data can constrain an operator is decided before any training, by the
+#   forward model and the noise: an error on an operator the data cannot see measures
+#   nothing about the method (`binn_utils.identifiability`; `binn fit` reports it for the
+#   learned operators).
 # * A benchmark whose signal is smaller than its noise cannot show either: the figure
 #   depends on the data the authors' code generated, not on the initial condition the
 #   paper writes down.

@@ -83,6 +83,13 @@ def test_fit_writes_every_file(fitted):
     for name in ("underfitting", "instability", "overfitting", "mechanistic mismatch", "operator spread",
                  "loss balance"):
         assert f"| {name} |" in md
+    # each flag beside its held-out rates over the stored networks, and how strongly the data
+    # constrain each learned operator (D and G asked for)
+    from binn_utils.analysis import diagnostic_roc
+    held = diagnostic_roc.stored_summary(n_boot=0)["per"]["mechanistic_mismatch"]["held"].pooled
+    assert f"| {diagnostic_roc.pct(held.caught_rate)} / {diagnostic_roc.pct(held.false_alarm_rate)} |" in md
+    assert "How strongly do these data constrain each learned operator?" in md
+    assert "| D |" in md and "| G |" in md and "| V |" not in md
 
 
 def test_rerun_trains_nothing(fitted, monkeypatch, capsys):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from binn_utils import studies
+from binn_utils.analysis import diagnostic_roc
 from binn_utils.analysis.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
 from binn_utils.claims import scorecard, spanning
 from binn_utils.claims.context import Context, RunRow
@@ -121,6 +122,27 @@ def failure(setting):
     return any(dict(setting.meta) == pytest.approx(dict(m)) for m in st.paper_failures)
 
 
+EVERY_NETWORK = (SubClaim("over every stored network, the flags rank failed networks above fine ones", N), "")
+
+
+@pytest.fixture
+def no_network_table(monkeypatch):
+    """Claim 12's sub-claim over every stored network, out of the way of the synthetic settings."""
+    monkeypatch.setattr(spanning, "every_network", lambda: EVERY_NETWORK)
+
+
+def test_claim_12_over_every_stored_network_states_the_false_alarm_rate():
+    sub, words = spanning.every_network()
+    s = diagnostic_roc.stored_summary()
+    comb = s["per"][diagnostic_roc.COMBINED]
+    a, lo, hi = comb["auc"]
+    assert sub.numbers == {"auc": a, "low": lo, "high": hi}
+    assert sub.verdict is (A if lo > 0.5 else D if hi < 0.5 else Verdict.UNDECIDED)
+    held = comb["held"].pooled
+    assert f"{diagnostic_roc.pct(held.false_alarm_rate)} false alarms ({held.false_alarms} of {held.fine})" in words
+    assert f"{s['n']} stored networks" in words
+
+
 def test_claim_12_reads_the_studies_marked_diagnosed():
     assert [st.name for st in spanning.diagnosed()] == ["learning_rate", "loss_weight"]
 
@@ -128,24 +150,25 @@ def test_claim_12_reads_the_studies_marked_diagnosed():
 @pytest.mark.parametrize("where, expected", [(failure, Outcome.REPRODUCED),
                                              (lambda s: not failure(s), Outcome.NOT_REPRODUCED),
                                              (lambda s: True, Outcome.PARTLY)])
-def test_claim_12_on_synthetic_flags(monkeypatch, where, expected):
+def test_claim_12_on_synthetic_flags(monkeypatch, no_network_table, where, expected):
     monkeypatch.setattr(spanning.diagnostics, "diagnose_many", diagnosed_at(where))
     check = spanning.claim_diagnostics(FakeContext(stored=lambda s: True))
     assert check.outcome is expected and not check.missing
     assert check.chapters == ("learning_rate", "loss_weighting")
     labels = [s.label for s in check.subclaims]
-    assert labels[0] == "$r$ = 5e-7: a flag fires" and labels[-1] == "$w_\\mathrm{PDE}$ = 1e-1: no flag"
-    assert check.subclaims[-1].rule == "default" and not check.subclaims[0].rule
-    assert len(labels) == sum(len(st.paper_failures) + 1 for st in spanning.diagnosed())
+    assert labels[0] == "$r$ = 5e-7: a flag fires" and labels[-2] == "$w_\\mathrm{PDE}$ = 1e-1: no flag"
+    assert labels[-1] == EVERY_NETWORK[0].label and not check.subclaims[0].rule
+    assert len(labels) == sum(len(st.paper_failures) + 1 for st in spanning.diagnosed()) + 1
+    assert check.subclaims[-2].rule == "default"
 
 
-def test_claim_12_not_tested_where_not_stored(monkeypatch):
+def test_claim_12_not_tested_where_not_stored(monkeypatch, no_network_table):
     monkeypatch.setattr(spanning.diagnostics, "diagnose_many", diagnosed_at(failure))
     none = spanning.claim_diagnostics(FakeContext())
     assert none.outcome is Outcome.NOT_TESTED and none.missing and "(planned)" in none.runs
     lr_only = spanning.claim_diagnostics(FakeContext(stored=lambda s: s.study == "learning_rate"))
     assert lr_only.outcome is Outcome.REPRODUCED and lr_only.missing
-    assert [s.verdict for s in lr_only.subclaims] == [A, A, A, N, N, A, N]
+    assert [s.verdict for s in lr_only.subclaims] == [A, A, A, N, N, A, N, N]
 
 
 # ----------------------------------------------------------------------------- judging and words

@@ -94,9 +94,12 @@ def test_each_fact_once():
 #: dense, reaction, initial), an own-data fit's plan (``user_data``: config, mechanisms,
 #: forward_method, replicates), the ``fit.json`` of ``binn fit`` (u_range, provenance,
 #: forward_method), a table's counts (replicates, status), the diagnostics' error arrays
-#: (err_u_theta_obs, err_u_p_obs).  Every other field name is a record's only.
+#: (err_u_theta_obs, err_u_p_obs), the columns of ``diagnostic_roc``'s table of networks
+#: (benchmark, err_u_theta, err_u_p).  Every other field name is a record's only; a
+#: subscript of ``<x>.record`` is flagged whatever its key.
 SHARED_KEYS = {"seeds", "datasets", "noise_var", "dense", "reaction", "initial", "config", "mechanisms",
-               "forward_method", "replicates", "u_range", "provenance", "status", "err_u_theta_obs", "err_u_p_obs"}
+               "forward_method", "replicates", "u_range", "provenance", "status", "err_u_theta_obs", "err_u_p_obs",
+               "benchmark", "err_u_theta", "err_u_p"}
 RECORD_KEYS = ({f.name for c in (SweepRecord, Checkpoint) for f in dataclasses.fields(c)} | DROPPED) - SHARED_KEYS
 
 

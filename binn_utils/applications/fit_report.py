@@ -43,7 +43,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .. import studies
-from ..analysis import scratch
+from ..analysis import diagnostic_roc, identifiability, scratch
 from ..analysis.diagnostics import fmt_value
 from ..analysis.user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, curve_shapes, delimiter_hint, file_sha1,
                                   fit_user_data_cached, prepare_fit, to_float, validate_mechanisms)
@@ -56,7 +56,7 @@ from ..store import records
 __all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit",
            "train_or_load", "run_fit", "scratch_plan", "fit_scratch", "write_fit_outputs", "operator_table",
            "write_operator_table", "load_fit_dir", "parse_times", "parse_u_grid", "load_initial_condition",
-           "predict_solutions", "predict", "write_example_csv", "example_D", "example_G", "EXAMPLE_K"]
+           "predict_solutions", "predict", "fit_identifiability", "write_example_csv", "example_D", "example_G", "EXAMPLE_K"]
 
 #: Training length and initialisations of a fit of user data at each ``--scale`` (``--epochs`` /
 #: ``--seeds`` override): quick is a smoke run whose numbers mean nothing; lite and paper are the
@@ -288,17 +288,42 @@ def _thr(v) -> str:
     return fmt_value(v)
 
 
+def fit_identifiability(fit: UserFit):
+    """How strongly the user's data constrain each learned operator
+    (:func:`identifiability.learned_identifiability`, training units; the noise from the
+    between-replicate spread -- of their mean when the mean was fitted -- or the residual)."""
+    obs = fit.observations[0]
+    sd = fit.data.noise_sd
+    if sd is not None:
+        sd = sd / (np.sqrt(fit.data.n_replicates) if fit.replicates_mode == "mean" else 1.0) / fit.scaling.u_factor
+    ev = fit.evaluation
+    return identifiability.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, obs.u_obs, ev.u_theta,
+                                                   replicate_sd=sd)
+
+
 def diagnostics_markdown(fit: UserFit) -> str:
     rep = fit.report
+    held = diagnostic_roc.stored_summary(n_boot=0)
     lines = [f"# Diagnostics of the fit ({rep.n_replicates} networks, {rep.n_epochs} epochs)", "",
              "Ground-truth-free checks (`binn_utils.analysis.diagnostics`): each has a number, the threshold it is "
              "compared with, and a flag. Observed range of u (where the operators are identifiable): "
-             f"[{fmt_value(rep.u_range[0])}, {fmt_value(rep.u_range[1])}].", "",
-             "| diagnostic | value | threshold | flag | what it checks | what it says |", "|---|---|---|---|---|---|"]
+             f"[{fmt_value(rep.u_range[0])}, {fmt_value(rep.u_range[1])}]. How far to trust a flag: on the "
+             f"{held['n']} networks trained for the book, whose truth is known, the share of failures each "
+             "diagnostic catches and of fine networks it flags (false alarms), at the threshold used here and "
+             "held out (a threshold chosen on four benchmarks, counted on the fifth; the book's chapter on "
+             "diagnosing failure without ground truth).", "",
+             "| diagnostic | value | threshold | flag | caught / false alarms at this threshold "
+             "| held out: caught / false alarms | what it checks | what it says |", "|---|---|---|---|---|---|---|---|"]
+
+    def rates(c):
+        return f"{diagnostic_roc.pct(c.caught_rate)} / {diagnostic_roc.pct(c.false_alarm_rate)}"
     for d in rep.diagnostics.values():
+        v = held["per"][d.name]
         lines.append(f"| {d.name.replace('_', ' ')} | {fmt_value(d.value)} | {_thr(d.threshold)} | "
-                     f"{'**FLAG**' if d.flag else 'ok'} | {DIAGNOSTIC_HELP.get(d.name, '')} | "
-                     f"{d.message.replace('|', '/')} |")
+                     f"{'**FLAG**' if d.flag else 'ok'} | {rates(v['module'])} | {rates(v['held'].pooled)} | "
+                     f"{DIAGNOSTIC_HELP.get(d.name, '')} | {d.message.replace('|', '/')} |")
+    h = held["per"][diagnostic_roc.COMBINED]["held"].pooled
+    lines += ["", f"Any flag (combined), held out: {diagnostic_roc.rate_pair(h)}."]
     ev = fit.evaluation
     n_fail = ev.n_failed_u_p
     lines += ["", f"Verdict: {'no warning signs' if rep.ok else 'check ' + ', '.join(rep.flags)}.",
@@ -309,7 +334,8 @@ def diagnostics_markdown(fit: UserFit) -> str:
               "trained without diverging.", "",
               "A flag is a reason to look, not a verdict, and no flag is not proof of correct operators: on the "
               "paper's own sweeps, where the truth is known, these checks miss some failures and fire on some "
-              "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth)."]
+              "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth).",
+              "", identifiability.fit_markdown(fit_identifiability(fit))]
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import diagnostics, reporting
+from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, median, value_label
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
@@ -140,7 +140,28 @@ def claim_diagnostics(ctx) -> ClaimCheck:
     what = "; ".join(f"{get(k).title}: {v}" for k, v in runs.items()) or (
         "; ".join(described(v, ctx.scale(k)) for k, v in all_settings.items()) + " (planned)")
     ev = f"Flags raised by `binn_utils.analysis.diagnostics`: {'; '.join(parts)}"
+    sub, more = every_network()
+    subs.append(sub)
+    ev += ". " + more
     return ClaimCheck(what, ev, tuple(subs), tuple(st.chapter for st in studies_), any(r is None for *_, r in named))
+
+
+def every_network() -> tuple[SubClaim, str]:
+    """Claim 12 over every stored network (``diagnostic_roc``): the sub-claim that the combined
+    flag ranks failed networks above fine ones (its AUC's bootstrap interval above 0.5: agrees;
+    below: disagrees; containing it: cannot be decided), and its held-out rates in words."""
+    s = diagnostic_roc.stored_summary()
+    comb = s["per"][diagnostic_roc.COMBINED]
+    a, lo, hi = comb["auc"]
+    verdict = Verdict.AGREES if lo > 0.5 else Verdict.DISAGREES if hi < 0.5 else Verdict.UNDECIDED
+    sub = SubClaim("over every stored network, the flags rank failed networks above fine ones", verdict,
+                   numbers={"auc": a, "low": lo, "high": hi},
+                   rule="AUC of the combined score, 95 % bootstrap interval over settings, against 0.5")
+    more = (f"Over all {s['n']} stored networks ({int(s['failed'].sum())} failed by the truth): combined flag "
+            f"AUC {a:.2f} [{lo:.2f}, {hi:.2f}]; at the module's thresholds "
+            f"{diagnostic_roc.rate_pair(comb['module'])}; thresholds chosen on the other benchmarks, held out: "
+            f"{diagnostic_roc.rate_pair(comb['held'].pooled)}")
+    return sub, more
 
 
 CLAIMS = (

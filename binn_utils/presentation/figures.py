@@ -22,6 +22,7 @@ from .. import studies
 from ..analysis import diagnostics, scratch
 from ..analysis.reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
                                   wall_time_fit)
+from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
 from .plotting import COLORS
 
 ERR_SERIES = (("err_u_theta", "$u_\\theta$", COLORS["u_theta"]), ("err_u_p", "$u_\\mathrm{p}$", COLORS["u_p"]))
@@ -645,3 +646,31 @@ def mismatch_figure(scored, titles: dict, failure_factor):
     fig.tight_layout()
     return fig
 
+
+
+def roc_figure(table, summary):
+    """ROC curves of every diagnostic and the combined flag over every stored network (left)
+    and over the settings (right), from :mod:`binn_utils.diagnostic_roc`: sensitivity against
+    false-alarm rate as the threshold on each score moves; a dot marks the module's thresholds
+    (score 1), the shaded corner the target (at least 85 % caught at most 15 % false alarms)."""
+    failed = summary["failed"]
+    names, sfail, ssc = setting_table(table, failed)
+    colors = dict(zip((*DIAGNOSTICS, COMBINED), (*plt.get_cmap("tab10").colors[:len(DIAGNOSTICS)], "k")))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
+    for ax, level, title in ((axes[0], "per", f"{summary['n']} networks"),
+                             (axes[1], "settings", f"{summary['n_settings']} settings")):
+        for n in (*DIAGNOSTICS, COMBINED):
+            sc, fl = (table.score(n), failed) if level == "per" else (ssc[n], sfail)
+            _, sens, fa = roc(sc, fl)
+            a = summary[level][n]["auc"][0]
+            ax.plot(fa, sens, color=colors[n], lw=2.0 if n == COMBINED else 1.1,
+                    label=f"{n.replace('_', ' ')} (AUC over networks {a:.2f})" if level == "per" else None)
+            m = summary[level][n]["module"]
+            ax.plot([m.false_alarm_rate], [m.caught_rate], "o", color=colors[n], ms=5)
+        ax.add_patch(plt.Rectangle((0, CAUGHT_MIN), FALSE_MAX, 1 - CAUGHT_MIN, color="g", alpha=0.15, lw=0))
+        ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=0.8)
+        ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="false-alarm rate (fine cases flagged)",
+               ylabel="sensitivity (failures flagged)", title=title, aspect="equal")
+    fig.legend(loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02))
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    return fig

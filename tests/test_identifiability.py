@@ -1,0 +1,104 @@
+"""Identifiability from the forward model: the rule and the cases whose answer is known."""
+import numpy as np
+import pytest
+from scipy import stats
+
+from binn_utils.analysis import identifiability as ident
+from binn_utils.engine.problems import spatial_grid
+
+
+def test_rule_boundaries_are_the_stated_quantiles():
+    # not / weakly: the Neyman-Pearson test at 5 % has power 1/2 exactly at z_0.95^2
+    z2 = ident.detect_threshold(0.05)
+    assert stats.norm.cdf(np.sqrt(z2) - stats.norm.ppf(0.95)) == pytest.approx(0.5)
+    assert ident.constraint_level(0.99 * z2, 497) == "not"
+    assert ident.constraint_level(1.01 * z2, 497) == "weakly"
+    well = ident.fit_threshold(497)
+    assert well == pytest.approx(stats.chi2.ppf(0.95, 497) - 497)
+    assert ident.constraint_level(0.99 * well, 497) == "weakly"
+    assert ident.constraint_level(well, 497) == "well"
+    # more data points: the goodness-of-fit boundary grows like sqrt(N)
+    assert ident.fit_threshold(4 * 497) > 1.9 * well
+
+
+def test_text_fig1_data_do_not_constrain_D():
+    """The paper's Eq. ic-nl (bumps of 1/10): D = u^5/10 is about 1e-6 of the dynamics."""
+    for dense in (False, True):
+        r = ident.benchmark_identifiability("nonlinear_adr", dense, 1e-3, initial="text")
+        assert r["D"].level == "not" and r["D"].signal == "not"
+        assert r["D"].share < 1e-4
+        assert "D" in r.unseen()
+        assert r["G"].signal == "well"
+
+
+def test_diffusion_benchmark_constrains_D_well():
+    r = ident.benchmark_identifiability("diffusion", False, 1e-3)
+    assert r["D"].level == "well" and r["D"].share == pytest.approx(1.0)
+    assert r.unseen() == []
+    # a larger noise lowers every chi-square change by the ratio of the variances
+    r2 = ident.benchmark_identifiability("diffusion", False, 1e-2)
+    assert r2["D"].dchi2["half"] == pytest.approx(r["D"].dchi2["half"] / 10, rel=1e-6)
+
+
+def test_noise_free_data_use_the_solver_error():
+    r = ident.benchmark_identifiability("diffusion", False, 0.0)
+    assert r.sigma_source == "solver error"
+    assert 0 < r.sigma < 1e-3
+    assert r.sigma == pytest.approx(ident.solver_sigma(ident.get_benchmark("diffusion"), False))
+
+
+def test_an_absent_effect_is_seen_as_such():
+    """A synthetic model whose G is 1e-9 times the diffusion: G not constrained, D well."""
+    x = spatial_grid(False)
+    u0 = 0.5 + 0.5 * np.cos(np.pi * x / 7)
+    r = ident.identifiability({"D": lambda u: 0.5 + 0 * u, "G": lambda u: 1e-9 + 0 * u}, u0, x,
+                              np.linspace(0, 4, 5), 0.03)
+    assert r["G"].level == "not" and r["D"].level == "well"
+
+
+def test_bad_input():
+    x = spatial_grid(False)
+    with pytest.raises(ValueError, match="sigma"):
+        ident.identifiability({"D": lambda u: u}, np.ones_like(x), x, [0, 1], 0.0)
+    with pytest.raises(ValueError, match="subset"):
+        ident.identifiability({"Q": lambda u: u}, np.ones_like(x), x, [0, 1], 0.1)
+    with pytest.raises(ValueError, match="noise variance"):
+        ident.benchmark_identifiability("diffusion", False, -1.0)
+
+
+def test_authors_fig1_data_constrain_D_weakly_on_351_points():
+    """The authors' Fig. 1 data: D is about 2 % of the dynamics; a factor two in D is below the
+    goodness-of-fit level on both grids, and the 351-point grid raises its chi-square change
+    about five-fold (five times the points)."""
+    sparse = ident.benchmark_identifiability("nonlinear_adr", False, 1e-3, initial="code")
+    dense = ident.benchmark_identifiability("nonlinear_adr", True, 1e-3, initial="code")
+    assert sparse["D"].level in ("not", "weakly") and dense["D"].level == "weakly"
+    assert 3 < dense["D"].dchi2["half"] / sparse["D"].dchi2["half"] < 7
+    assert sparse["G"].level == dense["G"].level == "well"
+
+
+def test_the_check_is_solved_on_a_fine_grid():
+    assert ident.refinement(spatial_grid(False)) == 10 and ident.refinement(spatial_grid(True)) == 2
+
+
+def test_learned_operators_on_a_users_data():
+    """Learned curves equal to the truth of the diffusion benchmark, with a tiny growth term a
+    user asked for: D well constrained, the growth mechanism flagged as leaving no signal."""
+    from binn_utils.engine.problems import get_benchmark, reference_solution
+    b = get_benchmark("diffusion")
+    x, t = spatial_grid(False), b.times()
+    u = reference_solution(b, dense=False)
+    grid = np.linspace(0, 1, 101)
+    curves = {"D": np.tile(b.D(grid), (3, 1)), "G": np.full((3, 101), 1e-9)}
+    u_theta = np.stack([u] * 3)
+    rng = np.random.default_rng(0)
+    u_obs = u + 0.03 * rng.standard_normal(u.shape)
+    c = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta)
+    assert c.sigma == pytest.approx(0.03, rel=0.1) and c.sigma_source.startswith("residual")
+    assert c["D"].level == "well" and c.unseen() == ["G"]
+    words = ident.warnings_of(c)
+    assert len(words) == 1 and words[0].startswith("G: the mechanism leaves no measurable signal")
+    assert "WARNING - G" in ident.fit_markdown(c)
+    # a between-replicate estimate is used when there is one
+    c2 = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta, replicate_sd=0.01)
+    assert c2.sigma == 0.01 and c2["D"].dchi2["half"] == pytest.approx(c["D"].dchi2["half"] * (c.sigma / 0.01) ** 2)
