@@ -9,7 +9,8 @@ The folders are the layers; each imports only from its own layer or those below 
   ``observations`` (noise, grids, splits), ``networks`` (the four MLPs), ``losses``,
   ``training`` (the batched trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``;
 - ``store`` (the results store): ``records`` (its checksummed file pairs, folders and
-  provenance) and ``sweeps`` (settings, running them, loading them);
+  provenance), ``sweep_record`` (what a stored setting's record holds, typed) and
+  ``sweeps`` (settings, running them, loading them);
 - ``analysis``: ``verdicts`` (claims and their typed verdicts), ``reporting`` (numbers
   for the prose), ``diagnostics`` (failure diagnostics without ground truth),
   ``user_observations`` (reading and checking your own observations), ``user_data``

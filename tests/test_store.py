@@ -21,7 +21,7 @@ COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
 
 def _setting(label="a", lr=5e-4):
     ds, ss = replicates(2)
-    return Setting("test", label, "diffusion", 1e-3, False, ds, ss, TINY.replace(lr=lr), meta=(("lr", lr),))
+    return Setting("test", label, "diffusion", 1e-3, False, ds, ss, TINY.replace(lr=lr), swept=("lr",))
 
 
 @pytest.fixture(scope="module")

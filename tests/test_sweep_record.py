@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from binn_utils import studies
 from binn_utils.store import records
 from binn_utils.store.records import DamagedRecordError, StoreWarning
 from binn_utils.store.sweep_record import LEGACY, Checkpoint, SweepRecord
@@ -70,11 +71,22 @@ def test_a_record_missing_a_field_is_damaged(tmp_path):
 
 
 def test_each_fact_once():
-    """The learning rate lives in the configuration only; the replicates are the seeds."""
+    """The learning rate lives in the configuration only, in a record and in a setting (whose
+    swept values are read from its parameters); the replicates are the seeds."""
     names = {f.name for f in dataclasses.fields(SweepRecord)}
     assert "lr" not in names and not DROPPED & names
     rec = SweepRecord.from_json(json.loads(_committed(1)[0].read_text()))
     assert not DROPPED & set(rec.to_json()) and "lr" in rec.to_json()["config"]
+    s = studies.get("learning_rate").settings("quick")[0]
+    assert s.swept == ("lr",) and s.meta == {"lr": s.config.lr} and "lr" not in {f.name for f in dataclasses.fields(s)}
+    assert Setting.from_record(rec).meta == {}
+    with pytest.raises(ValueError, match="each fact once"):
+        dataclasses.replace(s, described=(("lr", 0.5),))
+    with pytest.raises(ValueError, match="swept names no parameter"):
+        dataclasses.replace(s, swept=("learning_rate",))
+    for st in studies.REGISTRY.values():                      # every study's grid is read from its settings
+        for s in st.settings("quick"):
+            assert all(s.meta[n] == s.parameter(n) for n in s.swept)
 
 
 #: Keys that name a record's field but are also keys of other documents of the package,
@@ -82,9 +94,12 @@ def test_each_fact_once():
 #: dense, reaction, initial), an own-data fit's plan (``user_data``: config, mechanisms,
 #: forward_method, replicates), the ``fit.json`` of ``binn fit`` (u_range, provenance,
 #: forward_method), a table's counts (replicates, status), the diagnostics' error arrays
-#: (err_u_theta_obs, err_u_p_obs).  Every other field name is a record's only.
+#: (err_u_theta_obs, err_u_p_obs), the columns of ``diagnostic_roc``'s table of networks
+#: (benchmark, err_u_theta, err_u_p).  Every other field name is a record's only; a
+#: subscript of ``<x>.record`` is flagged whatever its key.
 SHARED_KEYS = {"seeds", "datasets", "noise_var", "dense", "reaction", "initial", "config", "mechanisms",
-               "forward_method", "replicates", "u_range", "provenance", "status", "err_u_theta_obs", "err_u_p_obs"}
+               "forward_method", "replicates", "u_range", "provenance", "status", "err_u_theta_obs", "err_u_p_obs",
+               "benchmark", "err_u_theta", "err_u_p"}
 RECORD_KEYS = ({f.name for c in (SweepRecord, Checkpoint) for f in dataclasses.fields(c)} | DROPPED) - SHARED_KEYS
 
 

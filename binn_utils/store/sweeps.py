@@ -73,6 +73,10 @@ def reporting_checkpoint(which: str):
 LEGACY_DEFAULTS = {"initial": LEGACY["initial"]}
 
 
+#: The parameters of a setting that are not training parameters (``TrainConfig``).
+SETTING_PARAMETERS = ("benchmark", "noise_var", "dense", "reaction", "initial")
+
+
 @dataclass(frozen=True)
 class Setting:
     study: str
@@ -84,8 +88,12 @@ class Setting:
     seeds: tuple
     config: TrainConfig
     reaction: str = "supporting"
-    meta: tuple = ()  # extra (name, value) pairs describing the swept value, e.g. (("lr", 5e-4),)
     initial: str = "text"  # nonlinear ADR only: Eq. ic-nl ("text") or the authors' Fig. 1 data ("code")
+    #: the parameters that place it on its study's grid (names of a ``TrainConfig`` field or
+    #: of one of ``SETTING_PARAMETERS``), e.g. ("lr",): their values are the setting's own
+    swept: tuple = ()
+    #: (name, value) pairs that describe it and are not its parameters, e.g. (("budget_steps", 1000),)
+    described: tuple = ()
 
     def __post_init__(self):
         if len(self.datasets) != len(self.seeds):
@@ -101,7 +109,23 @@ class Setting:
             raise TrainingError(f"noise variance must be >= 0, got {self.noise_var!r}")
         if self.initial not in INITIALS:
             raise ValueError(f"unknown initial condition {self.initial!r}; choose one of {INITIALS}")
+        parameters = set(SETTING_PARAMETERS) | {f.name for f in dataclasses.fields(TrainConfig)}
+        if set(self.swept) - parameters:
+            raise ValueError(f"swept names no parameter of a setting: {sorted(set(self.swept) - parameters)}")
+        if {name for name, _ in self.described} & parameters:
+            raise ValueError("described repeats a parameter of the setting (each fact once: name it in swept): "
+                             f"{sorted({name for name, _ in self.described} & parameters)}")
         self.config.validate()
+
+    @property
+    def meta(self) -> dict:
+        """The values that place it on its study's grid: its swept parameters (each stated
+        once, in the setting itself) and what ``described`` adds."""
+        return {**{name: self.parameter(name) for name in self.swept}, **dict(self.described)}
+
+    def parameter(self, name: str):
+        """The value of one of its parameters: a field of the setting or of its ``config``."""
+        return getattr(self, name) if name in SETTING_PARAMETERS else getattr(self.config, name)
 
     @classmethod
     def from_record(cls, record: SweepRecord, study: str = "", label: str = "") -> "Setting":
@@ -892,7 +916,7 @@ class SettingResult:
 
     @property
     def meta(self) -> dict:
-        return dict(self.setting.meta)
+        return self.setting.meta
 
 
 def _spectral_error(key):

@@ -68,11 +68,11 @@ def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, de
     for B in batch_sizes:
         cfg = train_config(p, epochs, batch_size=int(B), clip_batch_to_data=True)
         fixed.append(Setting("batch_size", f"B={B}", "diffusion", noise_var, dense, ds, ss, cfg,
-                             meta=(("batch_size", int(B)),)))
+                             swept=("batch_size",)))
         spe = math.ceil(n_train / min(int(B), n_train))
         cfg_b = cfg.replace(epochs=max(1, math.ceil(budget / spe)))
         budgeted.append(Setting("batch_size_budget", f"B={B} budget={budget}", "diffusion", noise_var, dense,
-                                ds, ss, cfg_b, meta=(("batch_size", int(B)), ("budget_steps", budget))))
+                                ds, ss, cfg_b, swept=("batch_size",), described=(("budget_steps", budget),)))
     return fixed, budgeted
 
 
@@ -88,7 +88,7 @@ def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False,
     for B, n_ep in AUTHORS_BUDGET_EPOCHS.items():
         cfg = train_config(p, max(1, round(n_ep * factor)), batch_size=int(B), clip_batch_to_data=True)
         out.append(Setting("batch_size_authors", f"B={B} authors' budget", "diffusion", noise_var, dense, ds, ss,
-                           cfg, meta=(("batch_size", int(B)), ("budget_epochs", cfg.epochs))))
+                           cfg, swept=("batch_size",)))
     return out
 
 
@@ -171,7 +171,7 @@ def chapter_settings(params) -> dict:
     sizes = params["batch_sizes"] or BATCH_SIZES
     kw = dict(noise_var=params["noise_var"], dense=params["dense"], epochs=params["epochs"], seeds=params["seeds"])
     fixed, budget = STUDY.groups(scale, batch_sizes=sizes, budget_steps=params["budget_steps"], **kw)
-    authors = [s for s in AUTHORS_BUDGET.settings(scale, **kw) if dict(s.meta)["batch_size"] in sizes]
+    authors = [s for s in AUTHORS_BUDGET.settings(scale, **kw) if s.config.batch_size in sizes]
     return {"fixed": (scale, fixed), "budget": (scale, budget), "authors": (scale, authors)}
 
 

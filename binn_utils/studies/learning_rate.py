@@ -20,7 +20,7 @@ def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense
     p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     return [Setting("learning_rate", f"r={number_label(r)}", "burgers", noise_var, dense, ds, ss,
-                    train_config(p, epochs, lr=float(r)), meta=(("lr", float(r)),)) for r in rates]
+                    train_config(p, epochs, lr=float(r)), swept=("lr",)) for r in rates]
 
 
 def large_rate_curves(results, shown, unstable_from=UNSTABLE_FROM) -> dict:
