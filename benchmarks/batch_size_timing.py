@@ -148,7 +148,7 @@ def main():
         out = {"machine": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                "torch": torch.__version__, "trainer": "plain-autograd reference (tests/reference_binn.py), float32",
                "rounds": args.rounds, "epochs_per_round": args.epochs,
-               "batch_sizes": [{"B": B, "B_used": used, "steps_per_epoch": steps, "ms_per_step": step_ms,
+               "batch_sizes": [{"B": B, "B_used": used, "epoch_steps": steps, "ms_per_step": step_ms,
                                 "s_per_epoch": epoch_s, "s_4000_epochs": T4000}
                                for B, steps, step_ms, epoch_s, T4000, used in rows],
                "fit": {"a_s": float(a), "c_s": float(c), "r2": float(r2)},

@@ -43,7 +43,7 @@ def test_find_matches_floats_and_architectures():
 
 def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     a, c = 120.0, 3.0
-    rows = [{"B": B, "B_used": used, "steps_per_epoch": -(-398 // used), "ms_per_step": 1.0,
+    rows = [{"B": B, "B_used": used, "epoch_steps": -(-398 // used), "ms_per_step": 1.0,
              "s_per_epoch": (a / used + c) / 4000, "s_4000_epochs": a / used + c}
             for B, used in ((640, 398), (10, 10), (160, 160), (40, 40))]
     fit = reporting.time_fit({"batch_sizes": rows})

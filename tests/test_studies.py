@@ -333,7 +333,7 @@ def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:
     for B, ms in zip(studies.BATCH_SIZES, step_ms):
         used = min(B, 398)
         spe = -(-398 // used)
-        rows.append({"B": B, "B_used": used, "steps_per_epoch": spe, "ms_per_step": ms,
+        rows.append({"B": B, "B_used": used, "epoch_steps": spe, "ms_per_step": ms,
                      "s_per_epoch": spe * ms / 1e3 + val_s, "s_4000_epochs": 4000 * (spe * ms / 1e3 + val_s)})
     return {"machine": "x86_64", "torch": "2", "trainer": "reference", "batch_sizes": rows, "fit": {},
             "budgets_min": {"five": 5}, "printout": [], "load_average": 0.1}

@@ -33,14 +33,14 @@ def _committed(n=None):
 
 def test_every_committed_record_loads_and_writes_back_what_it_holds():
     """Nothing is lost: ``to_json`` gives back every stored field but the dropped ones and
-    the two the store adds (checksum, format); old fields are ignored, not rewritten."""
+    the three the store adds (the checksums, the format); old fields are ignored, not rewritten."""
     for js in _committed():
         stored = json.loads(js.read_text())
         rec = SweepRecord.from_json(stored, js)
         assert rec.replicates == len(stored["seeds"]) == len(rec.status)
         assert rec.npz_sha256 == stored[records.CHECKSUM_FIELD]
         kept = {k: v for k, v in stored.items()
-                if k not in DROPPED | {records.CHECKSUM_FIELD, records.FORMAT_FIELD}}
+                if k not in DROPPED | {records.CHECKSUM_FIELD, records.RECORD_CHECKSUM_FIELD, records.FORMAT_FIELD}}
         written = rec.to_json()
         # fields added since (LEGACY) are stated in the typed record
         assert {k: written[k] for k in kept} == kept and set(written) - set(kept) <= set(LEGACY), js.name
@@ -58,13 +58,15 @@ def test_a_record_missing_a_field_is_damaged(tmp_path):
     (runs / js.name).write_bytes(records.json_bytes(stored))
     assert setting.stored_record(tmp_path) == SweepRecord.from_json(stored)
     del stored["epochs_run"]
-    (runs / js.name).write_bytes(records.json_bytes(stored))                 # checksum still sound
-    with pytest.raises(DamagedRecordError, match=f"{js.name}.*missing field.*epochs_run"):
+    stored[records.RECORD_CHECKSUM_FIELD] = records.record_sha256(stored)   # checksums still sound
+    (runs / js.name).write_bytes(records.json_bytes(stored))
+    with pytest.raises(DamagedRecordError, match=f"{js.name}.*(missing field|lacks).*epochs_run"):
         load_setting(setting, tmp_path)
     with pytest.warns(StoreWarning, match="epochs_run"):
         assert setting.stored_record(tmp_path) is None and not setting.is_done(tmp_path)
     stored["metrics"] = {"best": {"err_u_p": [0.1]}}                          # a checkpoint without its fields
     stored["epochs_run"] = 3
+    stored[records.RECORD_CHECKSUM_FIELD] = records.record_sha256(stored)
     (runs / js.name).write_bytes(records.json_bytes(stored))
     with pytest.raises(DamagedRecordError, match="unreadable field"):
         load_setting(setting, tmp_path)

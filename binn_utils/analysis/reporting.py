@@ -725,7 +725,7 @@ def time_fit(timing: dict) -> dict:
     B = np.array([r["B_used"] for r in rows], float)
     B_req = np.array([r["B"] for r in rows], float)
     T = np.array([r["s_4000_epochs"] for r in rows], float)
-    steps = np.array([4000 * r["steps_per_epoch"] for r in rows], float)
+    steps = np.array([4000 * r["epoch_steps"] for r in rows], float)
     out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=np.array([r["ms_per_step"] for r in rows]),
                a=np.nan, c=np.nan, r2=np.nan, a_lo=np.nan, a_hi=np.nan)
     if len(B) >= 2 and np.all(np.isfinite(T)):

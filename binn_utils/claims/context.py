@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..analysis import reporting
 from ..store import records, sweeps
 from ..store.records import require_stored
-from ..studies import get
+from ..studies import batch_size, get
 
 
 def described(settings, scale: str) -> str:
@@ -90,7 +90,6 @@ class Context:
         """A committed benchmark's figures: "batch_size_timing" (``studies.batch_size.timing``)."""
         if name != "batch_size_timing":
             raise ValueError(f"unknown benchmark {name!r}")
-        from ..studies import batch_size
         return batch_size.timing()
 
     def run(self, res, name: str, **kw) -> str:

@@ -30,7 +30,7 @@ AUTHORS_BUDGET_EPOCHS = {10: 2200, 40: 8100, 160: 23_000, 640: 45_000}
 #: every batch size timed in one process on one device, interleaved.
 TIMING_FILE = "benchmarks/batch_size_timing.json"
 _TIMING_KEYS = ("machine", "torch", "trainer", "batch_sizes", "fit", "budgets_min", "printout", "load_average")
-_ROW_KEYS = ("B", "B_used", "steps_per_epoch", "ms_per_step", "s_per_epoch", "s_4000_epochs")
+_ROW_KEYS = ("B", "B_used", "epoch_steps", "ms_per_step", "s_per_epoch", "s_4000_epochs")
 
 
 def timing(results_dir=None) -> dict:
