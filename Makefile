@@ -2,9 +2,10 @@
 #
 #   make book                    build the book from the committed results into _build/html
 #   make test                    unit tests + quick execution check of every notebook + book
-#   make rerun NB=noise PARAMS="-p noise_var 0.01" OUT=out/rerun
+#   make rerun NB=noise PARAMS="-p noise_vars '[0.0, 0.01]' -p scale quick" OUT=out/rerun
 #                                rerun one notebook with papermill; writes OUT/NB.ipynb, and
-#                                the notebook's figures go to OUT (its `output_dir` parameter)
+#                                the notebook's figures go to OUT (its `output_dir` parameter);
+#                                an unknown parameter or a bad value: one line, exit 2
 #   make clean                   remove build outputs (keeps .venv); `make distclean` also .venv
 #
 # Everything runs inside the virtual environment $(VENV), created on first use from the
@@ -44,7 +45,7 @@ OUT    ?= out/rerun
 .PHONY: help venv test unit-tests notebook-check book rerun clean distclean
 
 help:
-	@sed -n '1,11p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '1,12p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 # --- environment -------------------------------------------------------------------
 venv: $(STAMP)
@@ -141,15 +142,13 @@ book: venv $(SUPPORTING_PAGES)
 	@echo "book: open _build/html/index.html"
 
 # --- rerun one notebook with other parameters --------------------------------------
+# scripts/rerun.py checks the parameters (names: the notebook's `parameters` cell; values:
+# binn_utils.applications.notebook_parameters) before it runs anything; -p values are Python literals
+# (lists too), -y takes a YAML mapping.
 rerun: venv
-	@test -n "$(NB)" || { echo 'usage: make rerun NB=<name> [PARAMS="-p key value ..."] [OUT=out/rerun]'; \
+	@test -n "$(NB)" || { echo 'usage: make rerun NB=<name> [PARAMS="-p key value ... | -y YAML"] [OUT=out/rerun]'; \
 	  echo 'notebooks: $(NB_NAMES)'; exit 2; }
-	@test -f notebooks/$(NB).py || { echo "no notebook notebooks/$(NB).py (have: $(NB_NAMES))"; exit 2; }
-	mkdir -p $(OUT)/.src
-	$(BIN)/jupytext --quiet --to ipynb --output $(OUT)/.src/$(NB).ipynb notebooks/$(NB).py
-	$(BIN)/papermill --cwd notebooks $(OUT)/.src/$(NB).ipynb $(OUT)/$(NB).ipynb \
-	  -p $(OUTPUT_PARAM) $(abspath $(OUT)) $(PARAMS)
-	@echo "rerun: wrote $(OUT)/$(NB).ipynb; figures in $(OUT)/"
+	@$(BIN)/python scripts/rerun.py $(NB) $(OUT) $(PARAMS)
 
 # --- housekeeping ------------------------------------------------------------------
 clean:

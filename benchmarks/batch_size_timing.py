@@ -93,7 +93,7 @@ class Trainer:
         pde, bc = self._colloc(self.cfg.val_n_pde, self.cfg.val_n_bc)
         val = (self.model.losses(pde, bc, self.val_pts[:, :2], self.val_pts[:, 2]) * self.w).sum()
         float(val.detach())
-        return t1 - t0, time.perf_counter() - t1, steps
+        return t1 - t0, time.perf_counter() - t1, steps, B
 
 
 def main():
@@ -125,13 +125,13 @@ def main():
     for B in BATCH_SIZES:
         train_s = np.array([t[0] for t in times[B]])
         val_s = np.array([t[1] for t in times[B]])
-        steps = times[B][0][2]
+        steps, used = times[B][0][2], times[B][0][3]
         step_ms = 1e3 * float(np.median(train_s)) / steps
         epoch_s = float(np.median(train_s + val_s))
-        rows.append((B, steps, step_ms, epoch_s, 4000 * epoch_s))
-        say(f"B = {B:4d}: {steps:3d} steps per epoch, {step_ms:6.2f} ms per step, {1e3 * epoch_s:8.1f} ms per epoch "
+        rows.append((B, steps, step_ms, epoch_s, 4000 * epoch_s, used))
+        say(f"B = {B:4d}{'' if used == B else f' (full batch: {used})'}: {steps:3d} steps per epoch, {step_ms:6.2f} ms per step, {1e3 * epoch_s:8.1f} ms per epoch "
               f"(validation included), 4000 epochs = {4000 * epoch_s:7.0f} s   ({_load()})")
-    Bs = np.array([r[0] for r in rows], float)
+    Bs = np.array([r[5] for r in rows], float)  # the batch size used (a batch larger than the data is clipped)
     T = np.array([r[4] for r in rows])
     A = np.stack([1 / Bs, np.ones_like(Bs)], 1)
     (a, c), *_ = np.linalg.lstsq(A, T, rcond=None)
@@ -139,7 +139,7 @@ def main():
     say(f"fit T = a/B + c: a = {a:.0f} s, c = {c:.0f} s, R^2 = {r2:.4f}")
     for name, minutes in BUDGETS_MIN.items():
         parts = []
-        for B, steps, step_ms, epoch_s, _ in rows:
+        for B, steps, step_ms, epoch_s, _, _ in rows:
             n_ep = 60 * minutes / epoch_s
             parts.append(f"B = {B}: {n_ep * steps:,.0f} steps, {n_ep:,.0f} epochs")
         say(f"{name} on this machine: " + "; ".join(parts))
@@ -148,10 +148,12 @@ def main():
         out = {"machine": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                "torch": torch.__version__, "trainer": "plain-autograd reference (tests/reference_binn.py), float32",
                "rounds": args.rounds, "epochs_per_round": args.epochs,
-               "batch_sizes": [{"B": B, "steps_per_epoch": steps, "ms_per_step": step_ms, "s_per_epoch": epoch_s,
-                                "s_4000_epochs": T4000} for B, steps, step_ms, epoch_s, T4000 in rows],
+               "batch_sizes": [{"B": B, "B_used": used, "epoch_steps": steps, "ms_per_step": step_ms,
+                                "s_per_epoch": epoch_s, "s_4000_epochs": T4000}
+                               for B, steps, step_ms, epoch_s, T4000, used in rows],
                "fit": {"a_s": float(a), "c_s": float(c), "r2": float(r2)},
-               "budgets_min": BUDGETS_MIN, "printout": lines,
+               "budgets_min": BUDGETS_MIN, "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+               "printout": lines,
                "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")

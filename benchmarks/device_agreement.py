@@ -69,8 +69,8 @@ def compare(args):
         for m in ("err_u_theta", "err_u_p"):
             x, y = a.metric(m), b.metric(m)
             est, lo, hi = median_ratio_interval(y, x)
-            print(f"{s.label:<22s} sigma2={s.noise_var:<6g} {m:<12s} {a.record['device'][:14]:>14s} "
-                  f"{np.nanmedian(x):.4g}  {b.record['device'][:14]:>14s} {np.nanmedian(y):.4g}  "
+            print(f"{s.label:<22s} sigma2={s.noise_var:<6g} {m:<12s} {a.record.device[:14]:>14s} "
+                  f"{np.nanmedian(x):.4g}  {b.record.device[:14]:>14s} {np.nanmedian(y):.4g}  "
                   f"ratio {est:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)
 
 

@@ -9,17 +9,20 @@ The folders are the layers; each imports only from its own layer or those below 
   ``observations`` (noise, grids, splits), ``networks`` (the four MLPs), ``losses``,
   ``training`` (the batched trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``;
 - ``store`` (the results store): ``records`` (its checksummed file pairs, folders and
-  provenance) and ``sweeps`` (settings, running them, loading them);
+  provenance), ``sweep_record`` (what a stored setting's record holds, typed) and
+  ``sweeps`` (settings, running them, loading them);
 - ``analysis``: ``verdicts`` (claims and their typed verdicts), ``reporting`` (numbers
   for the prose), ``diagnostics`` (failure diagnostics without ground truth),
-  ``user_data`` (fitting your own observations), ``scratch`` (the scratch-assay example),
+  ``user_observations`` (reading and checking your own observations), ``user_data``
+  (fitting them), ``scratch`` (the scratch-assay example),
   ``authors_archive`` (the authors' archived runs);
 - ``studies`` (the paper's experiments, one module per study, in a registry) and
   ``claims`` (the paper's claims checked across the registry);
 - ``presentation``: ``plotting`` and ``figures`` (the only modules that draw),
   ``tables``, ``scorecard_text`` (the scorecard in words);
-- ``applications``: ``cli`` (the ``binn`` command) and ``fit_report`` (``binn fit``,
-  ``binn predict``).
+- ``applications``: ``cli`` (the ``binn`` command), ``fit_report`` (``binn fit``,
+  ``binn predict``) and ``notebook_parameters`` (the notebooks' parameters, checked by each
+  notebook and ``make rerun``).
 
 ``from binn_utils import fit_user_data, fit_user_data_cached`` fits your own data (see
 :mod:`binn_utils.analysis.user_data`); they are imported on first use, so ``import

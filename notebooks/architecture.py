@@ -41,6 +41,13 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, archs=archs,
+                      source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -72,13 +79,14 @@ plotting.save(fig, output_dir, "fig5_architecture",
               data=results_table.table(results, norms=("frobenius", "spectral")))
 reporting.glue("fig_architecture", fig)
 reporting.glue("ar_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
+reporting.glue("fig_architecture_paper", tables.paper_figure_words(studies.architecture.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_architecture
 # :name: fig-architecture
 #
-# Linear diffusion-nonlinear advection equation, operator networks
+# {glue:text}`fig_architecture_paper` Linear diffusion-nonlinear advection equation, operator networks
 # $(h, n) \in$ {glue:text}`ar_archs` for $D_\phi$ and $V_\zeta$ in all combinations; every
 # panel shows the best-validation networks (each replicate's parameters at its lowest
 # validation loss). Top: learned solution $u_\theta$ (left) and forward-predicted solution
@@ -183,6 +191,8 @@ fig = figures.authors_comparison_figure(
     xlabel="operator networks: $h, n$ of $D_\\phi$ (upper line) and of $V_\\zeta$ (lower line)")
 plotting.save(fig, output_dir, "fig5_authors", data=runs)
 reporting.glue("fig_ar_authors", fig)
+reporting.glue("fig_ar_authors_paper", tables.paper_figure_words(
+    None, extends=studies.architecture.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("ar_authors_n", tables.runs_per_setting(theirs, ["arch_D", "arch_V", "norm"]))
 plt.close(fig)
 
@@ -190,7 +200,7 @@ plt.close(fig)
 # ```{glue:figure} fig_ar_authors
 # :name: fig-ar-authors
 #
-# Relative error of $u_\mathrm{p}$ against the noise-free solution for every combination
+# {glue:text}`fig_ar_authors_paper` Relative error of $u_\mathrm{p}$ against the noise-free solution for every combination
 # of $D$ and $V$ networks, in the Frobenius norm (top; $L^2$ over all grid values, as
 # everywhere in this book) and in the spectral norm of the $(t, x)$ matrix (bottom; the
 # norm of the authors' heat map). Filled circles: our best-validation networks

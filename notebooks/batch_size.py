@@ -41,6 +41,14 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
+                      batch_sizes=batch_sizes, budget_steps=budget_steps, source=source,
+                      output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -67,12 +75,15 @@ reporting.glue("bs_what", reporting.run_description(fixed[0], device=not bs_devi
 reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=False, device=not bs_devices,
                                                               scale=scale))
 reporting.glue("bs_devices", bs_devices)
-bs_summary = studies.batch_size.summary((fixed, budget))
+timing = studies.batch_size.timing()  # the timing benchmark: one trainer, one process, one device
+bs_summary = studies.batch_size.summary((fixed, budget), timing)
 reporting.glue_summary("bs", bs_summary)
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
-reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(fixed), ".2g"))
+reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(timing), ".2g"))
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
-reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record.config.compile))
+reporting.glue("bs_timing_machine", tables.timing_machine_words(timing))
+reporting.glue("bs_budget_minutes", tables.budget_minutes_words(
+    {minutes: studies.batch_size.budget_epochs(timing, minutes) for minutes in (5, 10)}))
 
 # %% [markdown]
 # ## How the paper's five-minute budget maps onto our runs
@@ -87,27 +98,32 @@ reporting.glue("bs_compile_note", tables.compile_note(fixed[0].record.config.com
 # published trainer's roughly 4 ms per step, five minutes are about
 # {glue:text}`bs_paper_steps` steps (`studies.PAPER_BUDGET_STEPS`). Our fixed-budget runs
 # use {glue:text}`bs_budget_steps` steps (the scale's budget), that is
-# {glue:text}`bs_budget_epochs`. Our own timing below checks the premise: the time per
-# step for each $B$ is {glue:text}`bs_per_step`: the slowest step takes
-# {glue:text}`bs_step_spread` times as long as the fastest.
+# {glue:text}`bs_budget_epochs`. A timing benchmark checks the premise
+# (`benchmarks/batch_size_timing.py`: the plain-autograd trainer, one network as the paper
+# trains "on the CPU", every batch size timed in one process on one device, the batch sizes
+# interleaved round by round; {glue:text}`bs_timing_machine`): the time per step for each
+# $B$ is {glue:text}`bs_per_step`; the slowest step takes {glue:text}`bs_step_spread` times
+# as long as the fastest. On that machine the paper's five minutes and the authors' ten (their
+# archived budget runs) would be {glue:text}`bs_budget_minutes`.
 #
-# The sparse grid has fewer training points than the largest batch: {glue:text}`bs_clipped`
-# (one full batch per epoch, recorded as `batch_size_used`).
+# A batch larger than the training set is the whole set, one full batch per epoch (recorded
+# as `batch_size_used`). {glue:text}`bs_clipped`.
 
 # %% [markdown]
 # ## Solutions, validation losses, training time and errors after a fixed budget
 
 # %% tags=["hide-input"]
-fig = figures.batch_size_figure(fixed, budget)
+fig = figures.batch_size_figure(fixed, budget, timing)
 plotting.save(fig, output_dir, "fig6_batch_size", data=results_table.table(fixed + budget))
 reporting.glue("fig_batch_size", fig)
+reporting.glue("fig_batch_size_paper", tables.paper_figure_words(studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_batch_size
 # :name: fig-batch-size
 #
-# Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Top: learned solution
+# {glue:text}`fig_batch_size_paper` Diffusion equation, batch sizes $B =$ {glue:text}`bs_sizes`. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$
 # after the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and
@@ -147,16 +163,11 @@ display(Markdown(reporting.metrics_table(
     fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
-reporting.glue("bs_steps_more_worse", f"{more_worse} of {decided}")
-reporting.glue("bs_steps_words", tables.steps_words(studies.batch_size.more_steps_worse(more_worse, decided)))
-reporting.glue("bs_networks", tables.networks_words(reported()))
+reporting.glue("bs_steps_words", tables.steps_words(more_worse, decided, tables.networks_words(reported())))
 
 # %% [markdown]
-# Of the batch sizes whose two runs took different numbers of steps, in
-# {glue:text}`bs_steps_more_worse` the run with more steps has the larger median
-# $u_\mathrm{p}$ error of the {glue:text}`bs_networks` networks: {glue:text}`bs_steps_words`.
-# The last column shows the same ratio for the final networks, which keep training past
-# the lowest validation loss.
+# {glue:text}`bs_steps_words` The last column shows the same ratio for the final
+# networks, which keep training past the lowest validation loss.
 #
 # ## The authors' budget
 #
@@ -182,15 +193,20 @@ fig = figures.budgets_figure([(f"fixed budget: {bs_summary['budget_steps']} "
                                                             authors)])
 plotting.save(fig, output_dir, "fig6_budgets", data=results_table.table(budget + authors))
 reporting.glue("fig_batch_budgets", fig)
+reporting.glue("fig_batch_budgets_paper", tables.paper_figure_words(None, extends=studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
-display(Markdown(reporting.metrics_table(
-    authors, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
+# a row whose best-validation networks are those of a run above (same initialisations, best epochs within both)
+same = [studies.batch_size.same_best_networks(r, budget + fixed) for r in authors]
+display(Markdown(reporting.metrics_table(authors, lambda r: tables.budget_row(r, same[authors.index(r)]))))
+reporting.glue("bsa_same_networks", tables.same_networks_words(same))
 
 # %% [markdown]
+# {glue:text}`bsa_same_networks`
+#
 # ```{glue:figure} fig_batch_budgets
 # :name: fig-batch-budgets
 #
-# Relative $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) per batch size
+# {glue:text}`fig_batch_budgets_paper` Relative $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) per batch size
 # after our fixed number of optimiser steps (left) and after the epochs that ten minutes
 # of the authors' trainer gave (right); one box per $B$ over all initialisations, the
 # epochs under each label. Runs (the authors' budget): {glue:text}`bsa_what`.
@@ -200,8 +216,8 @@ display(Markdown(reporting.metrics_table(
 # every network of both budgets, one row each (CSV).
 #
 # After the authors' budget the lowest median error of $u_\theta$ is at $B =$
-# {glue:text}`bsa_best_theta` ({glue:text}`bsa_best_theta_verdict` with the paper's
-# 40-160), that of $u_\mathrm{p}$ at $B =$ {glue:text}`bsa_best_up`
+# {glue:text}`bsa_best_theta` (against the paper's 40-160: {glue:text}`bsa_best_theta_verdict`),
+# that of $u_\mathrm{p}$ at $B =$ {glue:text}`bsa_best_up`
 # ({glue:text}`bsa_best_up_verdict`); $B =$ {glue:text}`bsa_largest` less accurate than the
 # better of 40 and 160 {glue:text}`bsa_large_worse_verdict`, and $B = 10$ the most
 # variable {glue:text}`bsa_small_variable_verdict`. Median errors of $u_\mathrm{p}$:
@@ -232,6 +248,8 @@ fig = figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_thet
                                         authors_label="authors' archive (one run per $B$)")
 plotting.save(fig, output_dir, "fig6_authors", data=runs)
 reporting.glue("fig_bs_authors", fig)
+reporting.glue("fig_bs_authors_paper", tables.paper_figure_words(
+    None, extends=studies.batch_size.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("bs_authors_n", tables.runs_per_setting(theirs, "batch_size"))
 plt.close(fig)
 
@@ -239,7 +257,7 @@ plt.close(fig)
 # ```{glue:figure} fig_bs_authors
 # :name: fig-bs-authors
 #
-# Relative $L^2$ errors (Frobenius norm, against the noise-free solution) of $u_\theta$
+# {glue:text}`fig_bs_authors_paper` Relative $L^2$ errors (Frobenius norm, against the noise-free solution) of $u_\theta$
 # (top) and $u_\mathrm{p}$ (bottom) per batch size after the authors' budget. Filled
 # circles: our best-validation networks after the epochs ten minutes of the authors'
 # trainer gave ({glue:text}`bsa_what`); median, interquartile range (bar) and every run
@@ -262,28 +280,28 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # %% [markdown]
 # ## Verdict
 #
-# **Training time.** The paper finds $T \propto 1/B$ for 4000 epochs. Our per-replicate
-# times are {glue:text}`bs_times`; the fit $T = a/B + c$ gives
+# **Training time.** The paper finds $T \propto 1/B$ for 4000 epochs. The timing benchmark's
+# times for 4000 epochs of one network are {glue:text}`bs_times`; the fit $T = a/B + c$ gives
 # $a =$ {glue:text}`bs_fit_a` s and $c =$ {glue:text}`bs_fit_c` s with
 # $R^2 =$ {glue:text}`bs_fit_r2` (the constant $c$ is {glue:text}`bs_c_share` % of the
 # time at the largest batch). The interval of $a$ is {glue:text}`bs_a_interval`; an inverse
-# law (that interval above zero): {glue:text}`bs_inverse_verdict`. The timings come from the sweep that
-# produced the results (other settings may have trained in parallel on the same machine)
-# and {glue:text}`bs_compile_note`, so they are indicative, not benchmarks.
+# law (that interval above zero): {glue:text}`bs_inverse_verdict`. The times are the
+# benchmark's ({glue:text}`bs_timing_machine`), not the sweeps' wall times, which batch
+# replicates and share cores with other work.
 #
 # **Errors after a fixed budget.** The paper finds the smallest errors for $B = 40$-$160$.
 # Our median errors after {glue:text}`bs_budget_steps` steps are, for $u_\theta$,
 # {glue:text}`bs_budget_theta`, and for $u_\mathrm{p}$, {glue:text}`bs_budget_up`. The
 # lowest median error of $u_\theta$ is at $B =$ {glue:text}`bs_best_theta`
-# ({glue:text}`bs_best_theta_verdict` with the paper), that of $u_\mathrm{p}$ at
+# ({glue:text}`bs_best_theta_verdict_with_paper`), that of $u_\mathrm{p}$ at
 # $B =$ {glue:text}`bs_best_up` ({glue:text}`bs_best_up_verdict`). That $B =$
 # {glue:text}`bs_largest` is less accurate than the better of $B = 40$ and $160$
-# {glue:text}`bs_large_worse_verdict` with the paper.
+# {glue:text}`bs_large_worse_verdict_with_paper`.
 #
 # **Variability.** The paper finds $B = 10$ more variable between initialisations. The
 # interquartile ranges of our $u_\mathrm{p}$ errors are {glue:text}`bs_budget_up_iqr`;
 # that $B = 10$ has a larger one than both $B = 40$ and $B = 160$
-# {glue:text}`bs_small_variable_verdict` with the paper.
+# {glue:text}`bs_small_variable_verdict_with_paper`.
 #
 # The {doc}`scorecard` (claim 10) records the verdict; the noise-free, high-noise
 # and dense-data repeats are in {doc}`supplementary`.

@@ -45,6 +45,14 @@ source = None     # None: read results/, train what it lacks into out/results (q
 output_dir = None      # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, epochs=epochs, seeds=seeds, failure_factor=failure_factor,
+                      calibration_seed=calibration_seed, calibration_splits=calibration_splits,
+                      source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
@@ -197,6 +205,7 @@ reporting.glue("dg_pl_agree", f"{sum(a is True for a in agree)} of {sum(a is not
 fig = figures.mismatch_figure(scored, TITLES, failure_factor)
 plotting.save(fig, output_dir, "diagnostics_mismatch")
 reporting.glue("fig_diag_mismatch", fig)
+reporting.glue("fig_diag_mismatch_paper", tables.paper_figure_words(None))
 plt.close(fig)
 
 # %% tags=["remove-cell"]
@@ -209,7 +218,7 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 # ```{glue:figure} fig_diag_mismatch
 # :name: fig-diag-mismatch
 #
-# Every setting of the five studies: the ground-truth-free mismatch ratio
+# {glue:text}`fig_diag_mismatch_paper` Every setting of the five studies: the ground-truth-free mismatch ratio
 # err($u_p$, obs) / err($u_\theta$, obs) (median over replicates) against the median
 # error of $u_p$ against the noise-free solution (left) and that error relative to the
 # best setting of the same study and noise level (right). Filled: at least one diagnostic
@@ -309,6 +318,7 @@ reporting.glue("dg_net_weak", ", ".join(weak) if weak else "none")
 fig = figures.roc_figure(net_table, net)
 plotting.save(fig, output_dir, "diagnostics_roc")
 reporting.glue("fig_diag_roc", fig)
+reporting.glue("fig_diag_roc_paper", tables.paper_figure_words(None))
 plt.close(fig)
 
 # %% [markdown]
@@ -318,7 +328,7 @@ plt.close(fig)
 # ```{glue:figure} fig_diag_roc
 # :name: fig-diag-roc
 #
-# ROC curves of each ground-truth-free diagnostic and of the combined flag (black) over
+# {glue:text}`fig_diag_roc_paper` ROC curves of each ground-truth-free diagnostic and of the combined flag (black) over
 # every stored network (left) and every stored setting (right): the share of failures
 # flagged against the share of fine cases flagged as the threshold on each score moves. Dots:
 # the module's thresholds. Shaded corner: the target, at least 85 % of failures caught with

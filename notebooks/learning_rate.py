@@ -41,6 +41,13 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, rates=rates,
+                      shown_rate=shown_rate, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -78,13 +85,14 @@ fig = figures.learning_rate_figure(results, shown=meta_value(shown, "lr"))
 plotting.save(fig, output_dir, "fig3_learning_rate", data=results_table.table(results))
 reporting.glue("fig_learning_rate", fig)
 reporting.glue("lr_shading", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
+reporting.glue("fig_learning_rate_paper", tables.paper_figure_words(studies.learning_rate.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_learning_rate
 # :name: fig-learning-rate
 #
-# Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
+# {glue:text}`fig_learning_rate_paper` Burgers' equation, learning rates $r =$ {glue:text}`lr_rates`. Top: learned solution
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at every
 # observation time for $r =$ {glue:text}`lr_shown`. Middle: learned diffusivity
 # $D_\phi(u)$ and advection velocity $V_\zeta(u)$ for the same $r$.
@@ -131,6 +139,8 @@ fig = figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "fro
                                         xlabel="learning rate $r$")
 plotting.save(fig, output_dir, "fig3_authors", data=runs)
 reporting.glue("fig_lr_authors", fig)
+reporting.glue("fig_lr_authors_paper", tables.paper_figure_words(
+    None, extends=studies.learning_rate.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("lr_authors_n", tables.runs_per_setting(theirs, "lr"))
 plt.close(fig)
 
@@ -138,7 +148,7 @@ plt.close(fig)
 # ```{glue:figure} fig_lr_authors
 # :name: fig-lr-authors
 #
-# Relative $L^2$ errors (Frobenius norm, against the noise-free solution) of $u_\theta$
+# {glue:text}`fig_lr_authors_paper` Relative $L^2$ errors (Frobenius norm, against the noise-free solution) of $u_\theta$
 # (top) and $u_\mathrm{p}$ (bottom) per learning rate. Filled circles: our best-validation
 # networks ({glue:text}`lr_what`); open squares: the authors' own runs, from their archive
 # ({glue:text}`lr_authors_n` initialisations per rate, same norm, same grid and noise
@@ -162,7 +172,7 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # **Where the errors are lowest.** The paper finds the lowest errors of both $u_\theta$
 # and $u_\mathrm{p}$ at $r = 5\times10^{-5}$ and $5\times10^{-4}$. Our lowest median error
 # of $u_\theta$ ({glue:text}`lr_best_theta_err`) is at $r =$ {glue:text}`lr_best_theta`,
-# which {glue:text}`lr_best_theta_verdict` with the paper; our lowest median error of
+# which {glue:text}`lr_best_theta_verdict_with_paper`; our lowest median error of
 # $u_\mathrm{p}$ ({glue:text}`lr_best_up_err`) is at $r =$ {glue:text}`lr_best_up`, which
 # {glue:text}`lr_best_up_verdict`.
 #
@@ -180,8 +190,7 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # errors for $r \gtrsim 10^{-2}$. For our $r =$ {glue:text}`lr_large_rates` the median
 # errors of $u_\theta$ are {glue:text}`lr_large_theta` and of $u_\mathrm{p}$
 # {glue:text}`lr_large_up` (in that order); that all of them exceed the $u_\mathrm{p}$
-# error at $r =$ {glue:text}`lr_shown` {glue:text}`lr_large_worse_verdict` with the
-# paper. As a measure of how erratic the loss is (its *roughness*), we take the median
+# error at $r =$ {glue:text}`lr_shown` {glue:text}`lr_large_worse_verdict_with_paper`. As a measure of how erratic the loss is (its *roughness*), we take the median
 # step-to-step change of $\log_{10}$ of the median validation loss over the second half of
 # training: {glue:text}`lr_rough_large` at those rates and {glue:text}`lr_rough_shown` at
 # $r =$ {glue:text}`lr_shown`. So {glue:text}`lr_large_curve_words`

@@ -42,6 +42,13 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
+                      weights=weights, shown_weights=shown_weights, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -72,13 +79,14 @@ fig = figures.loss_weight_figure(results, shown=shown_weights)
 plotting.save(fig, output_dir, "fig4_loss_weighting", data=results_table.table(results))
 reporting.glue("fig_loss_weighting", fig)
 reporting.glue("lw_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
+reporting.glue("fig_loss_weighting_paper", tables.paper_figure_words(studies.loss_weight.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_loss_weighting
 # :name: fig-loss-weighting
 #
-# Porous-medium equation, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$ and
+# {glue:text}`fig_loss_weighting_paper` Porous-medium equation, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$ and
 # $w_\mathrm{PDE} =$ {glue:text}`lw_weights`. Top: learned solution $u_\theta$ (left) and
 # forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$ for
 # $w_\mathrm{PDE} =$ {glue:text}`lw_shown`. Middle left: learned diffusivity $D_\phi(u)$
@@ -126,6 +134,8 @@ fig = figures.authors_comparison_figure(runs, stats, "w_pde", [("err_u_theta", "
                                         xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1)")
 plotting.save(fig, output_dir, "fig4_authors", data=runs)
 reporting.glue("fig_lw_authors", fig)
+reporting.glue("fig_lw_authors_paper", tables.paper_figure_words(
+    None, extends=studies.loss_weight.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("lw_authors_n", tables.runs_per_setting(theirs, "w_pde"))
 plt.close(fig)
 
@@ -133,7 +143,7 @@ plt.close(fig)
 # ```{glue:figure} fig_lw_authors
 # :name: fig-lw-authors
 #
-# Relative $L^2$ errors (Frobenius norm, against the noise-free solution) of $u_\theta$
+# {glue:text}`fig_lw_authors_paper` Relative $L^2$ errors (Frobenius norm, against the noise-free solution) of $u_\theta$
 # (top) and $u_\mathrm{p}$ (bottom) per PDE weight. Filled circles: our best-validation
 # networks ({glue:text}`lw_what`); open squares: the authors' own runs, from their archive
 # ({glue:text}`lw_authors_n` initialisations per weight, same norm, same grid and noise
@@ -157,7 +167,7 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # **Where the errors are lowest.** The paper finds the lowest errors for $w_\mathrm{PDE}$
 # between $10^{-1}$ and $10^{0}$. Our lowest median error of $u_\theta$
 # ({glue:text}`lw_best_theta_err`) is at $w_\mathrm{PDE} =$ {glue:text}`lw_best_theta`,
-# which {glue:text}`lw_best_theta_verdict` with the paper; our lowest median error of
+# which {glue:text}`lw_best_theta_verdict_with_paper`; our lowest median error of
 # $u_\mathrm{p}$ ({glue:text}`lw_best_up_err`) is at $w_\mathrm{PDE} =$
 # {glue:text}`lw_best_up`, which {glue:text}`lw_best_up_verdict`.
 #
@@ -170,7 +180,7 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # {glue:text}`lw_low_verdict`. The weighted PDE validation loss lies at least
 # {glue:text}`lw_low_gap_min` orders of magnitude below the data loss throughout training
 # ({glue:text}`lw_low_gap_final` at the end; medians over replicates); the paper's "more
-# than three orders of magnitude" {glue:text}`lw_low_gap_verdict` with this.
+# than three orders of magnitude" against this: {glue:text}`lw_low_gap_verdict`.
 #
 # **Too large a PDE weight.** At $w_\mathrm{PDE} =$ {glue:text}`lw_high` our median errors
 # are {glue:text}`lw_high_theta` for $u_\theta$ ({glue:text}`lw_high_theta_ratio` times

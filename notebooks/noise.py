@@ -47,6 +47,14 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
+                      seeds=seeds, datasets=datasets, shown_noise=shown_noise, shown_arch=shown_arch,
+                      source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
@@ -102,13 +110,14 @@ reporting.glue("nz_fairness", tables.budget_words(studies.noise.same_budget([fin
 fig = figures.noise_figure(results, shown_noise=shown_noise, shown_arch=shown_arch)
 plotting.save(fig, output_dir, "fig2_noise", data=results_table.table(results))
 reporting.glue("fig_noise", fig)
+reporting.glue("fig_noise_paper", tables.paper_figure_words(studies.noise.STUDY.paper_figure))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_noise
 # :name: fig-noise
 #
-# Diffusion equation, {glue:text}`nz_grid` spatial observation points, noise variances
+# {glue:text}`fig_noise_paper` Diffusion equation, {glue:text}`nz_grid` spatial observation points, noise variances
 # {glue:text}`nz_noise_levels`. Left, for $\sigma^2 =$ {glue:text}`nz_shown` and
 # $(h_u, n_u) =$ {glue:text}`nz_shown_arch`: learned solution $u_\theta$ at
 # $t_\mathrm{end}$ with the observations of one dataset (grey), learned diffusivity

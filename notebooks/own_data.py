@@ -24,7 +24,7 @@
 # ```
 #
 # on a data set whose answer we know, so that every output can be checked against the
-# truth; {doc}`scratch_assay` applies the same code (`binn fit --example scratch-assay`) to
+# truth; {doc}`scratch_assay` applies the same code (`binn fit --example scratch-assay --out scratch-fit/`) to
 # real scratch assays. The command validates the file (a missing column, a non-numeric or
 # empty cell, an incomplete or unequally spaced grid, too few points for one mini-batch
 # ... each stop it with a one-line message before anything is trained), rescales the data to
@@ -53,6 +53,12 @@ source = None      # None: read results/, train what it lacks into out/results (
 output_dir = None   # folder for the fit's output files; None: a temporary folder
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import tempfile
 from pathlib import Path
 
@@ -60,6 +66,7 @@ from IPython.display import Markdown, display
 
 from binn_utils.analysis import reporting
 from binn_utils.applications import fit_report
+from binn_utils.presentation import plotting, tables
 from binn_utils.store import records
 
 scale = scale or records.committed_scale("own_data")
@@ -67,12 +74,15 @@ out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit
 out.mkdir(parents=True, exist_ok=True)
 # the committed copy of fit_report.write_example_csv()'s data (data/README.md)
 data_csv = fit_report.EXAMPLE_FILE
-x_true, t_true, _ = fit_report.write_example_csv(out / "regenerated.csv")
+x_true, t_true, u_true = fit_report.write_example_csv(out / "regenerated.csv")
 if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
     print("note: regenerating the example data here gives a file that differs in the last digits "
           "from the committed one (another floating-point environment); the committed file is used")
 plan = fit_report.example_plan(out / "fit", scale, cache_dir=records.folders_for(scale, source, "own_data"))
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
+# the report's figures again, with the known answer drawn in (dashed black)
+with_truth = {name: plotting.save(fig, out / "with-truth", Path(name).stem) for name, fig in
+              fit_report.fit_figures(fit, plan.units, truth=fit_report.example_truth(u_true)).items()}
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
                           f"(the '{scale}' scale of `binn fit`)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "
@@ -101,17 +111,18 @@ print(plan.describe().replace(str(out), "<out>").replace(str(data_csv.parent), "
 # %% tags=["remove-input"]
 from IPython.display import Image
 
-display(Image(filename=str(files["solutions.png"]), width=800))
+display(Image(filename=str(with_truth["solutions.png"]), width=800))
 
 # %% [markdown]
 # `solutions.png`: the data (grey symbols, each replicate), the learned solution $u_\theta$
 # (blue) and the forward-predicted solution $u_p$ (orange, dashed), mean and $\pm 1$
-# standard deviation over initialisations, at every observation time. $u_p$ uses nothing
-# but the learned operators and the learned initial condition: where it follows the data,
-# the learned mechanism explains them.
+# standard deviation over initialisations, at every observation time; on this page also
+# the noise-free solution the data were drawn from (dashed black), which `binn fit`
+# cannot know. $u_p$ uses nothing but the learned operators and the learned initial
+# condition: where it follows the data, the learned mechanism explains them.
 
 # %% tags=["remove-input"]
-display(Image(filename=str(files["operators.png"]), width=700))
+display(Image(filename=str(with_truth["operators.png"]), width=700))
 
 # %% tags=["remove-cell"]
 lo, hi = fit.u_range
@@ -121,17 +132,19 @@ for op in ("D", "G"):
     shape, err = recovered[op]
     reporting.glue(f"od_{op}", f"{shape} (true: {fit_report.EXAMPLE_TRUTH[op][1]}), median relative error "
                                f"{reporting.fmt(err)}")
+reporting.glue("od_fired", tables.fired_against_truth(fit.report.flags, {k: e for k, (_, e) in recovered.items()}))
 
 # %% [markdown]
 # `operators.png`: the learned $D(u)$ and $G(u)$ in the data's units, each initialisation
-# (thin lines) and their mean $\pm 1$ standard deviation; grey marks densities outside the
+# (thin lines) and their mean $\pm 1$ standard deviation, and on this page the true
+# operators (dashed black); grey marks densities outside the
 # observed range {glue:text}`od_range`, where nothing constrains the networks. Against the
 # truth over the observed range, the median curve of $D$ is {glue:text}`od_D` and that
 # of $G$ is {glue:text}`od_G` (relative $L^2$ error, median over initialisations). With
 # real data there is no truth to compare with: the diagnostics below are what remains.
 
 # %% tags=["remove-input"]
-display(Image(filename=str(files["losses.png"]), width=500))
+display(Image(filename=str(with_truth["losses.png"]), width=500))
 
 # %% [markdown]
 # `losses.png`: validation losses (total, data and PDE-residual terms) and the training
@@ -146,6 +159,8 @@ md = Path(files["diagnostics.md"]).read_text(encoding="utf-8")
 display(Markdown("\n".join(md.splitlines()[4:])))
 
 # %% [markdown]
+# {glue:text}`od_fired`
+#
 # Each check is defined in {doc}`diagnostics`, which also measures how often they catch
 # the failures of the paper's sweeps and how often they fire on settings that are fine.
 #

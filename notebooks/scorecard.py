@@ -40,6 +40,12 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # unused: this page writes no files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, train_missing=train_missing, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 # Every claim is checked by the study that owns it (binn_utils/studies/*.py; claims 11 and
 # 12, which span studies: binn_utils/claims/spanning.py) through one context that reads each
 # study's results; binn_utils.presentation.scorecard_text turns the verdicts into this page's words.

@@ -44,6 +44,13 @@ source = None        # None: read results/, train what it lacks into out/results
 output_dir = None         # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, initial_cells=initial_cells, mechanisms=mechanisms, epochs=epochs,
+                      seeds=seeds, drop_first_column=drop_first_column, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
@@ -78,13 +85,14 @@ u_mean = data.u_mean
 fig = figures.scratch_solutions(x, t, data.u, data.replicates, fit.u_theta, fit.u_p, scale=U)
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_solutions")
 reporting.glue("fig_scratch_solutions", fig)
+reporting.glue("fig_scratch_solutions_paper", tables.paper_figure_words(None))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_scratch_solutions
 # :name: fig-scratch-solutions
 #
-# Scratch assay of {cite:t}`jin2016scratch`, {glue:text}`sc_cells` cells per well.
+# {glue:text}`fig_scratch_solutions_paper` Scratch assay of {cite:t}`jin2016scratch`, {glue:text}`sc_cells` cells per well.
 # Grey open symbols: the three experiments; blue: learned solution $u_\theta$; orange
 # dashed: forward-predicted solution $u_p$ from the learned $D$ and $G$ and the learned
 # initial condition $u_\theta(x, 0)$; lines and bands are mean $\pm 1$ standard deviation
@@ -135,13 +143,14 @@ curves = fit.operator_curves(grid)
 fig = figures.scratch_operators(grid, curves, fit.u_range, fit.result.history, scale=U)
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_operators")
 reporting.glue("fig_scratch_operators", fig)
+reporting.glue("fig_scratch_operators_paper", tables.paper_figure_words(None))
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_scratch_operators
 # :name: fig-scratch-operators
 #
-# Learned operators in the data's units, {glue:text}`sc_cells` cells per well
+# {glue:text}`fig_scratch_operators_paper` Learned operators in the data's units, {glue:text}`sc_cells` cells per well
 # ({glue:text}`sc_what`): thin lines, each initialisation; thick line and band, mean
 # $\pm 1$ standard deviation. Grey: densities outside the observed range (0.5% to 99.5%
 # quantiles of the data), where nothing constrains the operators. Right: training and

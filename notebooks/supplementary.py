@@ -73,6 +73,14 @@ source = None       # None: read results/, train what it lacks into out/results 
 output_dir = None        # folder for the figure files; None: do not write files
 
 # %% tags=["remove-cell"]
+# the parameters checked before anything runs: a bad value stops here with one line
+from binn_utils.applications.notebook_parameters import check_parameters
+
+check_parameters(dict(scale=scale, fallback_scale=fallback_scale, noise_var=noise_var, dense=dense,
+                      study=study, epochs=epochs, seeds=seeds, compare=compare, source=source,
+                      output_dir=output_dir))
+
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
@@ -113,7 +121,7 @@ def not_run_reason(st):
 
 for name, st in SWEEPS.items():
     num = st.paper_figures.get((float(noise_var), bool(dense)))
-    reporting.glue(f"sm_{name}_paper_fig", f"the paper's Fig. {num}" if num else "a configuration the paper does not show")
+    reporting.glue(f"sm_{name}_paper_fig", tables.paper_figure_words(num, absent="a configuration it does not show"))
 
 
 def draw(name):
@@ -156,7 +164,7 @@ draw("learning_rate")
 # ```{glue:figure} sm_fig_learning_rate
 # :name: fig-sm-learning-rate
 #
-# Learning rate, {glue:text}`sm_config`; repeats {glue:text}`sm_learning_rate_paper_fig`.
+# {glue:text}`sm_learning_rate_paper_fig` Learning rate, {glue:text}`sm_config`.
 # Panels as in {doc}`/notebooks/learning_rate`: $u_\theta$ and $u_\mathrm{p}$ at every
 # observation time and $D_\phi$, $V_\zeta$ for $r = 5\times10^{-4}$ (mean $\pm 1$ s.d.
 # over replicates, dashed black truth, grey outside the observed range of $u$); validation
@@ -178,8 +186,8 @@ draw("loss_weight")
 # ```{glue:figure} sm_fig_loss_weight
 # :name: fig-sm-loss-weight
 #
-# Loss weighting, {glue:text}`sm_config`, $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$;
-# repeats {glue:text}`sm_loss_weight_paper_fig`. Panels as in
+# {glue:text}`sm_loss_weight_paper_fig` Loss weighting, {glue:text}`sm_config`,
+# $w_\mathrm{data} = 1$, $w_\mathrm{BC} = 0$. Panels as in
 # {doc}`/notebooks/loss_weighting`: $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$ and
 # $D_\phi$ for $w_\mathrm{PDE} \in \{10^{-4}, 10^{-1}, 10^{3}\}$; weighted validation
 # losses $w_\mathrm{data} L_\mathrm{data}$ (solid) and $w_\mathrm{PDE} L_\mathrm{PDE}$
@@ -199,8 +207,8 @@ draw("architecture")
 # ```{glue:figure} sm_fig_architecture
 # :name: fig-sm-architecture
 #
-# Operator-network size, {glue:text}`sm_config`; repeats
-# {glue:text}`sm_architecture_paper_fig`. Panels as in {doc}`/notebooks/architecture`:
+# {glue:text}`sm_architecture_paper_fig` Operator-network size, {glue:text}`sm_config`.
+# Panels as in {doc}`/notebooks/architecture`:
 # $u_\theta$, $u_\mathrm{p}$ at $t_\mathrm{end}$, $D_\phi$ and $V_\zeta$ for the four
 # equal-size architectures; their validation losses; mean relative $L^2$ error of
 # $u_\mathrm{p}$ over all sixteen combinations of $D$ network (rows) and $V$ network
@@ -220,7 +228,7 @@ draw("batch_size")
 # ```{glue:figure} sm_fig_batch_size
 # :name: fig-sm-batch-size
 #
-# Batch size, {glue:text}`sm_config`; repeats {glue:text}`sm_batch_size_paper_fig`.
+# {glue:text}`sm_batch_size_paper_fig` Batch size, {glue:text}`sm_config`.
 # Panels as in {doc}`/notebooks/batch_size`: $u_\theta$, $u_\mathrm{p}$ at
 # $t_\mathrm{end}$ and validation losses of the fixed-epoch runs; per-replicate
 # wall-clock time against the batch size used, with the fit $T = a/B + c$; errors after
@@ -244,7 +252,7 @@ draw("noise")
 # ```{glue:figure} sm_fig_noise
 # :name: fig-sm-noise
 #
-# Observation noise on this page's grid; repeats {glue:text}`sm_noise_paper_fig`. Panels
+# {glue:text}`sm_noise_paper_fig` Observation noise on this page's grid. Panels
 # as in {doc}`/notebooks/noise`. Runs: {glue:text}`sm_noise_what`.
 # ```
 

@@ -99,3 +99,16 @@ def batch_results(T_of_B, err_of_B):
                                                                      "err_u_p": err_of_B(B)},
                            record={"epochs_run": 10}))
     return fixed, budget
+
+
+def timing_of(fixed) -> dict:
+    """The timing benchmark (``benchmarks/batch_size_timing.py --json``) that the synthetic
+    fixed-epoch batch-size results' times (``batch_results``' ``T_of_B``) describe."""
+    rows = []
+    for r in fixed:
+        T = r.record.wall_time_s / r.record.replicates * 4000 / r.record.epochs_run
+        rows.append({"B": r.record.config.batch_size, "B_used": r.record.batch_size_used,
+                     "epoch_steps": r.record.steps_per_epoch, "s_4000_epochs": T, "s_per_epoch": T / 4000,
+                     "ms_per_step": 1e3 * T / 4000 / r.record.steps_per_epoch})
+    return {"machine": "synthetic", "torch": "-", "trainer": "synthetic", "batch_sizes": rows, "fit": {},
+            "budgets_min": {}, "printout": [], "load_average": None}

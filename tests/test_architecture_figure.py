@@ -39,7 +39,7 @@ def _rel(pred, ord_):
 def _result(aD, aV, eps):
     R = len(eps)
     s = Setting("architecture", f"D{aD} V{aV}", "diffusion_advection", 1e-3, False, (0,) * R, tuple(range(R)),
-                TrainConfig(epochs=2), meta=(("arch_D", list(aD)), ("arch_V", list(aV))))
+                TrainConfig(epochs=2, arch_D=tuple(aD), arch_V=tuple(aV)), swept=("arch_D", "arch_V"))
     u_p = np.stack([_u_p(e) for e in eps])
     u_grid = np.linspace(0, 1, NU)
     fro = [None if e is None else _rel(_u_p(e), "fro") for e in eps]

@@ -11,7 +11,7 @@ import pytest
 from binn_utils import studies
 from binn_utils.analysis.verdicts import Outcome, Verdict, aggregate
 from binn_utils.engine.observations import NOISE_VARIANCES
-from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
+from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep, timing_of
 
 A, D, U, N, F = Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.INDISTINCT
 Checked = namedtuple("Checked", "evidence subclaims chapters missing")
@@ -58,6 +58,10 @@ class Ctx:
 
     def run(self, res, name, **kw):
         return f"{name} runs"
+
+    def benchmark(self, name):
+        assert name == "batch_size_timing"
+        return timing_of(self.study("batch_size")[0])   # the times the synthetic runs describe
 
 
 def test_every_main_text_claim_belongs_to_one_study():

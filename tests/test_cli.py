@@ -126,11 +126,11 @@ def test_status_names_damaged_files_and_migrate_adds_checksums(monkeypatch, tmp_
     js_a.write_text(js_a.read_text()[:300])                              # damaged
     npz_b, js_b = b.paths(tmp_path)
     rec = json.loads(js_b.read_text())
-    del rec[records.CHECKSUM_FIELD], rec[records.FORMAT_FIELD]               # stored before checksums
+    del rec[records.CHECKSUM_FIELD], rec[records.FORMAT_FIELD], rec[records.RECORD_CHECKSUM_FIELD]  # before
     js_b.write_bytes(records.json_bytes(rec))
     assert cli.main(["status", "learning_rate", "--results-dir", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
-    assert "1/2 settings stored" in out and "1 stored record(s) predate checksums: run `binn migrate" in out
+    assert "1/2 settings stored" in out and "1 stored record(s) predate whole-record checksums: run `binn migrate" in out
     assert err.count("binn: warning: damaged stored result") == 1 and str(js_a) in err
     assert cli.main(["migrate", "--results-dir", str(tmp_path)]) == 1        # one damaged record
     out, err = capsys.readouterr()

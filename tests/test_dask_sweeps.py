@@ -246,7 +246,7 @@ def test_a_damaged_checkpoint_is_not_trusted(tmp_path, monkeypatch):
     _stop_after_first_segment(monkeypatch, tmp_path / "cut")
     npz = next((tmp_path / "cut" / "checkpoints").glob("group-*.npz"))
     npz.write_bytes(npz.read_bytes()[:100])
-    with pytest.warns(sw.store.StoreWarning, match="damaged"):
+    with pytest.warns(sw.records.StoreWarning, match="damaged"):
         assert sw._Sweep(tmp_path / "cut", 1, None).checkpoint(_long_setting()) is None
 
 

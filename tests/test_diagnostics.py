@@ -8,6 +8,8 @@ from binn_utils.analysis.diagnostics import (DiagnosticReport, diagnose, diagnos
 from binn_utils.presentation.plotting import shade_unobserved
 from synthetic import sweep_record
 
+import prose
+
 E = 1000
 EPOCHS = np.arange(1, E + 1)
 RNG = np.random.default_rng(0)
@@ -65,6 +67,19 @@ def test_slowly_falling_curve_flags_underfitting():
     d = diagnose_arrays(**benign(curve))["underfitting"]
     assert d.extra["tail_decades"] < dg.UNDERFIT_TAIL_DECADES
     assert d.value > dg.UNDERFIT_TAIL_FRACTION and d.flag
+
+
+def test_underfitting_message_reads_a_late_rise_as_a_rise():
+    # falls 2 decades, then rises 0.05 decades over the last 20 % (0.025 over the last 10 %): no "lowered by -"
+    curve = (0.1 * 10 ** (-2.0 * np.minimum(EPOCHS, 0.8 * E) / (0.8 * E))
+             * 10 ** (0.05 * np.maximum(EPOCHS - 0.8 * E, 0) / (0.2 * E))) * np.ones((3, 1))
+    d = diagnose_arrays(**benign(curve))["underfitting"]
+    assert d.extra["tail_decades"] < 0 and not d.flag
+    assert d.message.startswith("the median validation loss rose by 0.025 decades over the last 100 of 1000 "), d.message
+    assert not prose.defects(d.message), d.message
+    falling = diagnose_arrays(**benign(0.1 * 10 ** (-2.0 * EPOCHS / E) * np.ones((3, 1))))["underfitting"]
+    assert "epochs lowered the median validation loss by 0.2 decades" in falling.message
+    assert not prose.defects(falling.message), falling.message
 
 
 def test_noisy_sawtooth_flags_instability():

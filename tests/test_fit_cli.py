@@ -13,6 +13,7 @@ from binn_utils.applications import cli, fit_report
 from binn_utils.engine import training
 from binn_utils.engine.forward_solve import forward_solve
 from binn_utils.engine.problems import get_benchmark, reference_solution, spatial_grid
+from binn_utils.store import records
 
 K = fit_report.EXAMPLE_K
 
@@ -83,6 +84,10 @@ def test_fit_writes_every_file(fitted):
     for name in ("underfitting", "instability", "overfitting", "mechanistic mismatch", "operator spread",
                  "loss balance"):
         assert f"| {name} |" in md
+    # the report's line on the diagnostics says what fired, no more ("no warning signs" overclaimed)
+    said = [ln for ln in md.splitlines() if ln.startswith("Diagnostics: ")]
+    assert said in (["Diagnostics: none fired."], [f"Diagnostics: check {', '.join(rec['results']['flags'])}."])
+    assert "warning signs" not in md and said[0] in page
     # each flag beside its held-out rates over the stored networks, and how strongly the data
     # constrain each learned operator (D and G asked for)
     from binn_utils.analysis import diagnostic_roc
@@ -201,8 +206,7 @@ def _bad_cases():
     for row in c[1:]:
         row[2] = str(-abs(float(row[2])))
     cases["negative"] = (c, {})
-    cases["semicolons"] = (r, {"delimiter": ";"})
-    return cases
+    return cases  # a semicolon-separated file is detected by `binn fit` (tests/test_hostile.py)
 
 
 @pytest.mark.parametrize("case", list(_bad_cases()))
@@ -321,9 +325,10 @@ def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
     path = write_csv(tmp_path / "d.csv", _rows())
     cfg = training.TrainConfig(epochs=2, compile=False)
     prep = prepare_fit(str(path), "DG", cfg, range(3), x="x_um", t="t_h", u="density", replicate="well")
-    npz = tmp_path / "k.npz"
-    first, files = user_data._train_parts(prep, npz, {"x": 1}, "k", False, 1, None, n_parts=3)
-    assert [p.name for p, _ in files] == [f"k-part{i}of3.npz" for i in (1, 2, 3)]
+    key = records.key_of("k", {"x": 1})
+    npz = tmp_path / f"{key}.npz"
+    first, files, _ = user_data._train_parts(prep, npz, {"x": 1}, key, False, 1, None, n_parts=3)
+    assert [p.name for p, _ in files] == [f"{key}-part{i}of3.npz" for i in (1, 2, 3)]
     assert first.n_replicates == 3 and list(first.seeds) == [0, 1, 2]
     assert first.extra["trained_in_parts"] == 3 and first.history["val_total"].shape == (3, 2)
     for f in files[1]:
@@ -335,8 +340,8 @@ def test_training_in_parts_resumes_and_combines(tmp_path, monkeypatch):
         calls.append(list(seeds))
         return real(datas, config, seeds, **kw)
     monkeypatch.setattr(training, "train", counting)
-    again, _ = user_data._train_parts(prep, npz, {"x": 1}, "k", False, 1, None, n_parts=3)
-    assert calls == [[1]]
+    again, _, n_again = user_data._train_parts(prep, npz, {"x": 1}, key, False, 1, None, n_parts=3)
+    assert calls == [[1]] and n_again == 1           # the networks this run trained, not all of them
     np.testing.assert_array_equal(again.final[[0, 2]], first.final[[0, 2]])
     np.testing.assert_array_equal(again.final[1], first.final[1])  # same seed, same data, same process
 
@@ -350,8 +355,9 @@ def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
     prep = prepare_fit(str(path), "DG", cfg, range(2), x="x_um", t="t_h", u="density", replicate="well")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    here, _ = user_data._train_parts(prep, tmp_path / "a" / "k.npz", {}, "k", False, 1, None, n_parts=2)
-    remote, files = user_data._train_parts(prep, tmp_path / "b" / "k.npz", {}, "k", False, 2, None)
+    key = records.key_of("k", {})
+    here, *_ = user_data._train_parts(prep, tmp_path / "a" / "k.npz", {}, key, False, 1, None, n_parts=2)
+    remote, files, _ = user_data._train_parts(prep, tmp_path / "b" / "k.npz", {}, key, False, 2, None)
     assert [p.name for p, _ in files] == ["k-part1of2.npz", "k-part2of2.npz"]
     np.testing.assert_allclose(remote.final, here.final, rtol=1e-6, atol=1e-7)
 
@@ -381,10 +387,11 @@ def test_a_failed_part_is_counted_and_the_others_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(training, "train", flaky)
     prep = prepare_fit(str(path), "DG", training.TrainConfig(epochs=2, compile=False), range(2), x="x_um",
                        t="t_h", u="density", replicate="well")
+    key = records.key_of("k", {})
     with pytest.raises(RuntimeError, match=r"1 of 2 training parts failed \(part 2: RuntimeError: out of memory\)"):
-        user_data._train_parts(prep, tmp_path / "k.npz", {}, "k", False, 1, None, n_parts=2)
-    assert (tmp_path / "k-part1of2.npz").is_file() and not (tmp_path / "k-part2of2.npz").exists()
-    result, _ = user_data._train_parts(prep, tmp_path / "k.npz", {}, "k", False, 1, None, n_parts=2)
+        user_data._train_parts(prep, tmp_path / "k.npz", {}, key, False, 1, None, n_parts=2)
+    assert (tmp_path / f"{key}-part1of2.npz").is_file() and not (tmp_path / f"{key}-part2of2.npz").exists()
+    result, *_ = user_data._train_parts(prep, tmp_path / "k.npz", {}, key, False, 1, None, n_parts=2)
     assert calls == [[0], [1], [1]] and result.n_replicates == 2
 
 
@@ -420,3 +427,28 @@ def test_the_example_recovery_check():
     falling = SimpleNamespace(u_range=(1e-4, 1e-3), operator_curves=lambda g: {
         "D": np.array([truth["D"](g), 2 * truth["D"](g), -truth["D"](g)])})
     assert fit_report.example_recovery(falling)["D"][0] == "increasing"
+
+
+def test_the_example_page_draws_the_truth_and_says_no_more_than_the_diagnostics_tell():
+    import matplotlib
+    matplotlib.use("Agg")
+    from binn_utils.presentation import figures, tables
+    x, t = np.linspace(0, 1000, 11), np.array([0.0, 12.0])
+    u_true = np.ones((2, 11)) * K / 2
+    fig = figures.own_data_solutions(x, t, u_true[None] * 1.01, np.ones((3, 2, 11)) * K / 2, u_true=u_true)
+    truth_lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label() == "truth"]
+    assert len(truth_lines) == 2 and np.allclose(truth_lines[0].get_ydata(), u_true[0])
+    grid = np.linspace(0, K, 21)
+    truth = fit_report.example_truth(u_true)
+    assert set(truth) == {"u", "D", "G"}
+    fig = figures.own_data_operators(grid, {"D": np.ones((3, 21)), "G": np.ones((3, 21))}, (1e-4, 1e-3),
+                                     truth={k: truth[k](grid) for k in "DG"})
+    for ax, op in zip(fig.axes, "DG"):
+        (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "truth"]
+        np.testing.assert_allclose(line.get_ydata(), fit_report.EXAMPLE_TRUTH[op][0](grid))
+    quiet = tables.fired_against_truth([], {"D": 0.304, "G": 0.239})
+    assert quiet.startswith("No diagnostic fired on this fit, yet the operators' median relative errors against the "
+                            "truth are 0.304 (D) and 0.239 (G):") and "warning" not in quiet
+    assert tables.fired_against_truth(["underfitting", "operator_spread"], {"D": 0.5}) == (
+        "On this fit underfitting and operator spread fired; the operators' median relative errors against the "
+        "truth are 0.5 (D).")

@@ -94,6 +94,26 @@ def internal(target: str) -> str | None:
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_import_of_the_package_names_one_of_its_modules(module):
+    """``from ..x import y`` names a module of this tree (an import of a module that moved
+    could otherwise be served by another installed copy of the package)."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == PKG.name):
+            base = package.split(".")
+            base = base[:len(base) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            if target not in MODULES:
+                bad.append(f"line {node.lineno}: {target}")
+        elif isinstance(node, ast.Import):
+            bad += [f"line {node.lineno}: {a.name}" for a in node.names
+                    if a.name.split(".")[0] == PKG.name and a.name not in MODULES]
+    assert not bad, f"{module} imports modules that are not in {PKG}: " + ", ".join(bad)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_go_down_or_sideways(module):
     mine = layer_of(module)
     if mine is None:
@@ -187,6 +207,7 @@ def test_the_rules_catch_an_upward_import(tmp_path, monkeypatch):
     (fake / "engine" / "solvers.py").write_text("def shade(ax, lo, hi):\n    ax.axvspan(lo, hi)\n")
     (fake / "studies" / "__init__.py").write_text("from ..engine.metrics import f\n")
     (fake / "loose.py").write_text("")
+    (fake / "engine" / "losses.py").write_text("from ..networks import mlp\n")      # a module that moved
     monkeypatch.setattr(__import__(__name__), "PKG", fake)
     monkeypatch.setattr(__import__(__name__), "MODULES", {module_name(p): p for p in fake.rglob("*.py")})
     with pytest.raises(AssertionError, match="imports binn_utils.studies"):
@@ -197,3 +218,5 @@ def test_the_rules_catch_an_upward_import(tmp_path, monkeypatch):
         test_the_import_graph_has_no_cycle()
     with pytest.raises(AssertionError, match="outside the layer folders.*binn_utils.loose"):
         test_every_module_sits_in_a_layer_folder()
+    with pytest.raises(AssertionError, match="not in .*line 1: binn_utils.networks"):
+        test_every_import_of_the_package_names_one_of_its_modules("binn_utils.engine.losses")

@@ -41,14 +41,12 @@ def test_find_matches_floats_and_architectures():
     assert reporting.value_label((4, 32)) == "(4, 32)"
 
 
-def test_wall_time_fit_recovers_inverse_law():
+def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     a, c = 120.0, 3.0
-    fixed = []
-    for B, used in ((10, 10), (40, 40), (160, 160), (640, 398)):
-        rec = sweep_record(4, batch_size_used=used, config={"batch_size": B}, wall_time_s=4 * (a / used + c),
-                           epochs_run=100, steps_per_epoch=-(-398 // used))
-        fixed.append(FakeResult({"batch_size": B}, rec))
-    fit = reporting.wall_time_fit(fixed)
+    rows = [{"B": B, "B_used": used, "epoch_steps": -(-398 // used), "ms_per_step": 1.0,
+             "s_per_epoch": (a / used + c) / 4000, "s_4000_epochs": a / used + c}
+            for B, used in ((640, 398), (10, 10), (160, 160), (40, 40))]
+    fit = reporting.time_fit({"batch_sizes": rows})
     assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
 
@@ -140,3 +138,10 @@ def test_results_can_be_read_at_the_other_checkpoint():
     with pytest.raises(ValueError, match="unknown checkpoint"):
         with reporting_checkpoint("last"):
             pass
+
+
+def test_lists_in_words_name_each_value_once():
+    from binn_utils.analysis.reporting import and_list, each, respectively
+    assert [and_list(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
+    assert each(["0", "0"]) == "0 each" and each(["0.1"]) == "0.1" and each(["0.1", "0.2"]) == "0.1 and 0.2"
+    assert respectively(["0.1", "0.2"]) == "0.1 and 0.2 respectively" and respectively(["1", "1"]) == "1 each"

@@ -21,7 +21,7 @@ COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
 
 def _setting(label="a", lr=5e-4):
     ds, ss = replicates(2)
-    return Setting("test", label, "diffusion", 1e-3, False, ds, ss, TINY.replace(lr=lr), meta=(("lr", lr),))
+    return Setting("test", label, "diffusion", 1e-3, False, ds, ss, TINY.replace(lr=lr), swept=("lr",))
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,8 @@ def test_concurrent_writers_of_one_pair_never_clash(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
-    rec, arrays = records.read_pair(npz, js)             # one writer's complete pair, never a mix
+    any_name = records.RecordKind("test", ("writer", "i"), lambda record, stem: stem)
+    rec, arrays = records.read_pair(npz, js, kind=any_name)  # one writer's complete pair, never a mix
     assert np.all(arrays["a"] == rec["writer"] * 100 + rec["i"])
     assert sorted(p.name for p in npz.parent.iterdir()) == ["k.json", "k.npz"]
 
@@ -158,7 +159,7 @@ def _legacy_copies(tmp_path, n=4):
     for name in chosen:
         shutil.copy(COMMITTED / f"{name}.npz", runs / f"{name}.npz")
         rec = json.loads((COMMITTED / f"{name}.json").read_text())
-        for k in (records.CHECKSUM_FIELD, records.FORMAT_FIELD):
+        for k in (records.CHECKSUM_FIELD, records.FORMAT_FIELD, records.RECORD_CHECKSUM_FIELD):
             rec.pop(k, None)
         (runs / f"{name}.json").write_bytes(records.json_bytes(rec))
         originals[name] = rec
@@ -233,7 +234,7 @@ def test_cached_fit_is_verified_and_a_damaged_one_retrained(tmp_path, monkeypatc
     assert records.read_pair(npz, js)[0][records.CHECKSUM_FIELD] == records.sha256_bytes(npz.read_bytes())
     # the cached fits migrate with the runs
     rec = json.loads(js.read_text())
-    del rec[records.CHECKSUM_FIELD], rec[records.FORMAT_FIELD]
+    del rec[records.CHECKSUM_FIELD], rec[records.FORMAT_FIELD], rec[records.RECORD_CHECKSUM_FIELD]
     js.write_bytes(records.json_bytes(rec))
     assert migrate_store(tmp_path) == {str(js): "migrated"}
     assert json.loads(js.read_text())[records.CHECKSUM_FIELD] == records.sha256_bytes(npz.read_bytes())

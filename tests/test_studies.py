@@ -1,4 +1,5 @@
 """The study registry: every study is one module that owns its grid, default point and figure."""
+import dataclasses
 import importlib
 import pkgutil
 import re
@@ -15,6 +16,8 @@ from binn_utils.presentation import figures
 from binn_utils.store.sweeps import SettingResult
 from binn_utils.studies.repeats import Page
 from synthetic import sweep_record
+
+import prose
 
 NAMES = tuple(studies.REGISTRY)
 
@@ -176,7 +179,16 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     from binn_utils.analysis.verdicts import Summary, Verdict
     words = tables.large_rate_words(c, "5e-4")
     assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
-    assert "; at r = 5e-1 it stays flat at a final value of 0.5, " in words and words.endswith("erratic.")
+    assert "; at r = 1e-2 it is no more erratic than at r = 5e-4 (roughness " in words
+    assert "; at r = 5e-1 it is no more erratic than at r = 5e-4 (roughness 0) but stays flat, ending at 0.5, " \
+        in words and words.endswith("erratic.")
+    assert not prose.defects(words), words
+    # two stalled rates ending at the same loss (the chapter's case): each number once, the rates joined
+    both = tables.large_rate_words(dict(c, stats=dict(c["stats"], **{"1e-2": c["stats"]["5e-1"]}), erratic=[],
+                                        flat=["1e-2", "5e-1"], stalled=["1e-2", "5e-1"]), "5e-4")
+    assert both.startswith("at r = 1e-2 and 5e-1 the loss is no more erratic than at r = 5e-4 (roughness 0 each) "
+                           "but stays flat, ending at 0.5 each, 304 times the 0.00164 reached at r = 5e-4"), both
+    assert not prose.defects(both), both
     assert tables.large_rate_words(dict(c, stats={}, erratic=[], flat=[], stalled=[]), "5e-4") == \
         "no rate of 1e-2 or more was run."
     s = Summary({"smallest": "5e-7", "late_drop_small": "30"})
@@ -222,9 +234,14 @@ def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_
     from binn_utils.presentation import tables
     more_steps_worse = studies.batch_size.more_steps_worse
     assert (more_steps_worse(2, 3), more_steps_worse(1, 2), more_steps_worse(0, 0)) == (True, False, None)
-    assert tables.steps_words(None) == "n/a"
-    assert tables.steps_words(True).startswith("more optimiser steps went with a larger median error")
-    assert tables.steps_words(False).startswith("more optimiser steps did not consistently go")
+    most, some, none = (tables.steps_words(*c, "best-validation") for c in ((4, 4), (1, 2), (0, 0)))
+    assert most.startswith("Of the batch sizes whose two runs took different numbers of optimiser steps, the run "
+                           "with more steps has the larger median error of uₚ (best-validation networks) in 4 of 4. "
+                           "More optimiser steps thus went with a larger error for most batch sizes: on this")
+    assert some.endswith("in 1 of 2. More optimiser steps did not consistently go with a larger error.")
+    assert none.startswith("No batch size took different numbers of optimiser steps")
+    for words in (most, some, none):
+        assert not prose.defects(words) and words.count(":") <= 1, words
 
 
 def test_framework_signal_against_noise():
@@ -310,15 +327,81 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     assert tables.budget_words(False).startswith("The networks had different numbers of epochs")
 
 
-def test_batch_size_step_time_spread_and_the_notes_on_its_timings():
+def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:
+    """A timing benchmark as benchmarks/batch_size_timing.py writes it."""
+    rows = []
+    for B, ms in zip(studies.BATCH_SIZES, step_ms):
+        used = min(B, 398)
+        spe = -(-398 // used)
+        rows.append({"B": B, "B_used": used, "epoch_steps": spe, "ms_per_step": ms,
+                     "s_per_epoch": spe * ms / 1e3 + val_s, "s_4000_epochs": 4000 * (spe * ms / 1e3 + val_s)})
+    return {"machine": "x86_64", "torch": "2", "trainer": "reference", "batch_sizes": rows, "fit": {},
+            "budgets_min": {"five": 5}, "printout": [], "load_average": 0.1}
+
+
+def test_batch_size_timing_comes_from_the_benchmark(tmp_path):
+    from binn_utils.analysis import reporting
+    from binn_utils.store.records import DamagedRecordError
+    t = timing_benchmark()
+    assert studies.batch_size.step_time_spread(t) == pytest.approx(5.0 / 4.0)
+    fit = reporting.time_fit(t)
+    assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
+    assert fit["a"] > 0 and fit["a_lo"] > 0 and fit["r2"] > 0.99       # 40 steps of B = 10 against 1 of 640
+    epochs = studies.batch_size.budget_epochs(t, 5)
+    assert epochs[10] == pytest.approx(300 / t["batch_sizes"][0]["s_per_epoch"])
+    committed = studies.batch_size.timing()                             # the committed benchmark is whole
+    assert {r["B"] for r in committed["batch_sizes"]} == set(studies.BATCH_SIZES)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / studies.batch_size.TIMING_FILE).write_text('{"batch_sizes": []}')
+    with pytest.raises(DamagedRecordError, match="not a timing benchmark"):
+        studies.batch_size.timing(tmp_path)
+
+
+def test_batch_size_notes_on_its_timings():
     from binn_utils.presentation import tables
-    from synthetic import batch_results
-    fixed, _ = batch_results(lambda B: 100 / B + 1, lambda B: [0.1] * 3)
-    per_step = [(100 / min(B, 398) + 1) / -(-398 // min(B, 398)) for B in studies.BATCH_SIZES]
-    assert studies.batch_size.step_time_spread(fixed) == pytest.approx(max(per_step) / min(per_step))
-    assert np.isnan(studies.batch_size.step_time_spread([]))
-    assert tables.compile_note(True).endswith("which adds to c") and "no kernel compilation" in tables.compile_note(False)
+    words = tables.budget_minutes_words({5: {10: 376.2, 640: 9431.0}, 10: {10: 752.0, 640: 18862.0}})
+    assert words == ("376 and 9,431 epochs for $B$ = 10 and 640 (five minutes) and 752 and 18,862 epochs for "
+                     "$B$ = 10 and 640 (ten minutes)")
     assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")
+
+
+def test_batch_size_bullets_read_as_sentences_with_and_without_a_clipped_batch():
+    from synthetic import batch_results
+    fixed, budget = batch_results(lambda B: 100 / B + 1, lambda B: [0.1, 0.2, 0.3])
+    clipped = " ".join(studies.batch_size.bullets(studies.batch_size.summary((fixed, budget))))
+    assert "B = 640 ran as full-batch training with B = 398." in clipped and not prose.defects(clipped), clipped
+    for r in fixed:                                   # the dense grid: every batch fits the training set
+        r.record = dataclasses.replace(r.record, batch_size_used=r.record.config.batch_size)
+    fits = " ".join(studies.batch_size.bullets(studies.batch_size.summary((fixed, budget))))
+    assert ". No batch size was larger than the training set." in fits and not prose.defects(fits), fits
+
+
+def test_runs_with_the_same_best_validation_networks_are_found_and_said():
+    from types import SimpleNamespace as NS
+    from binn_utils.presentation import tables
+
+    def run(epochs, best, err, seeds=(0, 1, 2), budget=False, lr=5e-4):
+        setting = NS(seeds=seeds, datasets=(0, 0, 0), benchmark="diffusion", noise_var=1e-3, dense=False)
+        meta = {"batch_size": 40, **({"budget_steps": 75000} if budget else {"budget_epochs": epochs})}
+        return NS(setting=setting, meta=meta, arrays={"best_epoch": np.array(best)},
+                  record=sweep_record(3, config={"epochs": epochs, "lr": lr, "batch_size": 40}, epochs_run=epochs),
+                  metric=lambda name, which=None: np.array(err))
+    same = studies.batch_size.same_best_networks
+    authors = run(8100, [2965, 5862, 5037], [0.02, 0.03, 0.04])
+    budget = run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.04], budget=True)
+    assert same(authors, [budget]) is budget
+    assert same(authors, [run(7500, [2965, 5862, 5000], [0.02, 0.03, 0.04])]) is None     # another best epoch
+    assert same(authors, [run(5000, [2965, 5862, 5037], [0.02, 0.03, 0.04])]) is None     # best after the end
+    assert same(authors, [run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.04], seeds=(3, 4, 5))]) is None
+    assert same(authors, [run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.04], lr=5e-3)]) is None
+    assert same(authors, [run(7500, [2965, 5862, 5037], [0.02, 0.03, 0.05])]) is None     # errors differ
+    assert tables.budget_row(authors, budget) == \
+        "$B$ = 40 (8,100 epochs; the networks of the 7,500-epoch run, fixed budget)"
+    assert tables.budget_row(authors) == "$B$ = 40 (8,100 epochs)"
+    words = tables.same_networks_words([budget, None])
+    assert words.startswith("1 of these 2 rows repeats the errors of a run shown above exactly. Each such pair") and \
+        not prose.defects(words)
+    assert tables.same_networks_words([None, None]) == ""
 
 
 def test_fig1_grid_comparison_reads_the_authors_dense_run_at_the_same_noise():

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from binn_utils import studies
 from binn_utils.store import records
 from binn_utils.store.records import DamagedRecordError, StoreWarning
 from binn_utils.store.sweep_record import LEGACY, Checkpoint, SweepRecord
@@ -32,14 +33,14 @@ def _committed(n=None):
 
 def test_every_committed_record_loads_and_writes_back_what_it_holds():
     """Nothing is lost: ``to_json`` gives back every stored field but the dropped ones and
-    the two the store adds (checksum, format); old fields are ignored, not rewritten."""
+    the three the store adds (the checksums, the format); old fields are ignored, not rewritten."""
     for js in _committed():
         stored = json.loads(js.read_text())
         rec = SweepRecord.from_json(stored, js)
         assert rec.replicates == len(stored["seeds"]) == len(rec.status)
         assert rec.npz_sha256 == stored[records.CHECKSUM_FIELD]
         kept = {k: v for k, v in stored.items()
-                if k not in DROPPED | {records.CHECKSUM_FIELD, records.FORMAT_FIELD}}
+                if k not in DROPPED | {records.CHECKSUM_FIELD, records.RECORD_CHECKSUM_FIELD, records.FORMAT_FIELD}}
         written = rec.to_json()
         # fields added since (LEGACY) are stated in the typed record
         assert {k: written[k] for k in kept} == kept and set(written) - set(kept) <= set(LEGACY), js.name
@@ -57,24 +58,37 @@ def test_a_record_missing_a_field_is_damaged(tmp_path):
     (runs / js.name).write_bytes(records.json_bytes(stored))
     assert setting.stored_record(tmp_path) == SweepRecord.from_json(stored)
     del stored["epochs_run"]
-    (runs / js.name).write_bytes(records.json_bytes(stored))                 # checksum still sound
-    with pytest.raises(DamagedRecordError, match=f"{js.name}.*missing field.*epochs_run"):
+    stored[records.RECORD_CHECKSUM_FIELD] = records.record_sha256(stored)   # checksums still sound
+    (runs / js.name).write_bytes(records.json_bytes(stored))
+    with pytest.raises(DamagedRecordError, match=f"{js.name}.*(missing field|lacks).*epochs_run"):
         load_setting(setting, tmp_path)
     with pytest.warns(StoreWarning, match="epochs_run"):
         assert setting.stored_record(tmp_path) is None and not setting.is_done(tmp_path)
     stored["metrics"] = {"best": {"err_u_p": [0.1]}}                          # a checkpoint without its fields
     stored["epochs_run"] = 3
+    stored[records.RECORD_CHECKSUM_FIELD] = records.record_sha256(stored)
     (runs / js.name).write_bytes(records.json_bytes(stored))
     with pytest.raises(DamagedRecordError, match="unreadable field"):
         load_setting(setting, tmp_path)
 
 
 def test_each_fact_once():
-    """The learning rate lives in the configuration only; the replicates are the seeds."""
+    """The learning rate lives in the configuration only, in a record and in a setting (whose
+    swept values are read from its parameters); the replicates are the seeds."""
     names = {f.name for f in dataclasses.fields(SweepRecord)}
     assert "lr" not in names and not DROPPED & names
     rec = SweepRecord.from_json(json.loads(_committed(1)[0].read_text()))
     assert not DROPPED & set(rec.to_json()) and "lr" in rec.to_json()["config"]
+    s = studies.get("learning_rate").settings("quick")[0]
+    assert s.swept == ("lr",) and s.meta == {"lr": s.config.lr} and "lr" not in {f.name for f in dataclasses.fields(s)}
+    assert Setting.from_record(rec).meta == {}
+    with pytest.raises(ValueError, match="each fact once"):
+        dataclasses.replace(s, described=(("lr", 0.5),))
+    with pytest.raises(ValueError, match="swept names no parameter"):
+        dataclasses.replace(s, swept=("learning_rate",))
+    for st in studies.REGISTRY.values():                      # every study's grid is read from its settings
+        for s in st.settings("quick"):
+            assert all(s.meta[n] == s.parameter(n) for n in s.swept)
 
 
 #: Keys that name a record's field but are also keys of other documents of the package,
@@ -82,9 +96,12 @@ def test_each_fact_once():
 #: dense, reaction, initial), an own-data fit's plan (``user_data``: config, mechanisms,
 #: forward_method, replicates), the ``fit.json`` of ``binn fit`` (u_range, provenance,
 #: forward_method), a table's counts (replicates, status), the diagnostics' error arrays
-#: (err_u_theta_obs, err_u_p_obs).  Every other field name is a record's only.
+#: (err_u_theta_obs, err_u_p_obs), the columns of ``diagnostic_roc``'s table of networks
+#: (benchmark, err_u_theta, err_u_p).  Every other field name is a record's only; a
+#: subscript of ``<x>.record`` is flagged whatever its key.
 SHARED_KEYS = {"seeds", "datasets", "noise_var", "dense", "reaction", "initial", "config", "mechanisms",
-               "forward_method", "replicates", "u_range", "provenance", "status", "err_u_theta_obs", "err_u_p_obs"}
+               "forward_method", "replicates", "u_range", "provenance", "status", "err_u_theta_obs", "err_u_p_obs",
+               "benchmark", "err_u_theta", "err_u_p"}
 RECORD_KEYS = ({f.name for c in (SweepRecord, Checkpoint) for f in dataclasses.fields(c)} | DROPPED) - SHARED_KEYS
 
 

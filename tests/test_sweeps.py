@@ -15,7 +15,7 @@ TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), arch_V=(2, 4), arch_G=(2, 4), e
 
 def _setting(label="a", lr=5e-4, bench="diffusion", **kw):
     ds, ss = replicates(2)
-    return Setting("test", label, bench, 1e-3, False, ds, ss, TINY.replace(lr=lr, **kw), meta=(("lr", lr),))
+    return Setting("test", label, bench, 1e-3, False, ds, ss, TINY.replace(lr=lr, **kw), swept=("lr",))
 
 
 def test_store_round_trip_and_resume(tmp_path):

@@ -337,7 +337,7 @@ def test_identical_replicates_warn_and_healthy_data_do_not():
 @pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("\t", "tab"), ("|", "pipe")])
 def test_other_separators_are_named_with_the_fix(sep, name):
     text = csv_text(grid_rows()).replace(",", sep)
-    with pytest.raises(ValueError, match=rf"{name}-separated, read it with load_observations_csv\(\.\.\., "
+    with pytest.raises(ValueError, match=rf"{name}-separated, read it with --delimiter .* \(Python: "
                                          rf"delimiter={re.escape(repr(sep))}\)"):
         load(text)
     np.testing.assert_array_equal(load(text, delimiter=sep).u, load(csv_text(grid_rows())).u)
@@ -347,8 +347,8 @@ def test_a_file_in_another_encoding_is_named_with_the_fix(tmp_path):
     path = tmp_path / "données.csv"
     path.write_bytes(("# mesures à 37 °C\n" + csv_text(grid_rows())).encode("latin-1"))
     with pytest.raises(ValueError, match=rf"{re.escape(str(path))}: not readable as utf-8-sig text "
-                                         r"\(byte 0xe0 on line 1\); pass the file's encoding, e\.g\. "
-                                         r"encoding='latin-1'"):
+                                         r"\(byte 0xe0 on line 1\); give the file's encoding: --encoding "
+                                         r"'latin-1' or 'cp1252' \(Python: encoding='latin-1' or 'cp1252'\)"):
         load_observations_csv(path)
     assert load_observations_csv(path, encoding="latin-1").u.shape == (1, 3, 7)
     with pytest.raises(ValueError, match="CSV buffer: not readable as utf-8-sig"):

@@ -276,7 +276,7 @@ class DiagnosticReport:
         lines = [f"{self.label or 'setting'}: {self.n_replicates} replicates, {self.n_epochs} epochs, "
                  f"observed u in [{fmt_value(self.u_range[0])}, {fmt_value(self.u_range[1])}]"]
         lines += [f"  {d}" for d in self.diagnostics.values()]
-        lines.append("  verdict: " + ("no warning signs" if self.ok else "check " + ", ".join(self.flags)))
+        lines.append("  diagnostics: " + ("none fired" if self.ok else "check " + ", ".join(self.flags)))
         return "\n".join(lines)
 
     __str__ = summary
@@ -463,11 +463,15 @@ def _underfitting(epochs, val_total, collapsed=()) -> Diagnostic:
     total = float(y[0] - _smooth(y)[-1])
     frac = tail_dec / total if total > 0 else (np.inf if tail_dec > 0 else 0.0)
     falling = bool(frac > UNDERFIT_TAIL_FRACTION or tail_dec > UNDERFIT_TAIL_DECADES)
-    msg = (f"the last {span:.0f} of {E:.0f} epochs lowered the median validation loss by "
-           f"{tail_dec:.3g} decades, {100 * frac:.3g}% of its total decrease")
+    if tail_dec >= 0:
+        msg = (f"the last {span:.0f} of {E:.0f} epochs lowered the median validation loss by "
+               f"{tail_dec:.3g} decades, {100 * frac:.3g}% of its total decrease")
+    else:
+        msg = (f"the median validation loss rose by {-tail_dec:.3g} decades over the last {span:.0f} of "
+               f"{E:.0f} epochs (a fall of {total:.3g} decades over all {E:.0f})")
     if total <= 0:
         msg = (f"the median validation loss did not decrease overall "
-               f"(last {span:.0f} epochs: {tail_dec:.3g} decades)")
+               f"(last {span:.0f} epochs: {'a fall' if tail_dec >= 0 else 'a rise'} of {abs(tail_dec):.3g} decades)")
     msg += note
     if falling:
         msg += " - still falling: train longer or raise the learning rate"

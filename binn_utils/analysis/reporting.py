@@ -140,6 +140,27 @@ def word(flag, yes: str = "agrees", no: str = "disagrees", undecided: str = "can
     return undecided if flag is None else (yes if flag else no)
 
 
+def and_list(items) -> str:
+    """Items in words: "a", "a and b", "a, b and c" ("" for none)."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def each(values) -> str:
+    """Values that go with a list of things named nearby, in words: one value as it is,
+    equal values once ("0.5 each"), else "0.1, 0.2 and 0.3"."""
+    values = [str(v) for v in values]
+    if len(set(values)) <= 1:
+        return (values[0] + (" each" if len(values) > 1 else "")) if values else ""
+    return and_list(values)
+
+
+def respectively(values) -> str:
+    """:func:`each`, with "respectively" after different values."""
+    values = [str(v) for v in values]
+    return each(values) + (" respectively" if len(set(values)) > 1 else "")
+
+
 #: The outcomes of a claim, in the order the scorecard counts them.
 VERDICTS = tuple(o.value for o in Outcome)
 
@@ -484,12 +505,12 @@ def learning_rate_summary(results, shown, paper_best, unstable_from=1e-2) -> Sum
     s["small_up"] = fmt(median(small.metric("err_u_p")))
     s["small_theta"] = fmt(median(small.metric("err_u_theta")))
     big = [r for r, v in zip(rs, rates) if v >= unstable_from]
-    s["large_rates"] = ", ".join(value_label(meta_value(r, "lr")) for r in big) or "none"
+    s["large_rates"] = and_list(value_label(meta_value(r, "lr")) for r in big) or "none"
     rough_big = [curve_stats(r)["roughness"] for r in big]
     s["rough_shown"] = fmt(cm["roughness"], ".2g")
-    s["rough_large"] = ", ".join(fmt(v, ".2g") for v in rough_big) or "n/a"
-    s["large_up"] = ", ".join(fmt(median(r.metric("err_u_p"))) for r in big) or "n/a"
-    s["large_theta"] = ", ".join(fmt(median(r.metric("err_u_theta"))) for r in big) or "n/a"
+    s["rough_large"] = respectively(fmt(v, ".2g") for v in rough_big) or "n/a"
+    s["large_up"] = each(fmt(median(r.metric("err_u_p"))) for r in big) or "n/a"
+    s["large_theta"] = each(fmt(median(r.metric("err_u_theta"))) for r in big) or "n/a"
     s["shown_up"] = fmt(median(r_shown.metric("err_u_p")))
     s["shown_theta"] = fmt(median(r_shown.metric("err_u_theta")))
     # a large rate whose every run failed counts as worse; if the shown rate's runs all failed,
@@ -691,24 +712,21 @@ def architecture_summary(results, default, up_metric: str = "err_u_p") -> Summar
     return s
 
 
-def wall_time_fit(fixed) -> dict:
-    """Per-replicate wall-clock time of the fixed-epoch batch-size runs and a fit T = a / B + c.
+def time_fit(timing: dict) -> dict:
+    """Fig. 6's training time against the batch size, from the timing benchmark
+    (``studies.batch_size.timing()``: ``benchmarks/batch_size_timing.py``, one network of the
+    plain-autograd trainer, the batch sizes interleaved in one process on one device): the
+    time T of 4000 epochs per B and the fit T = a / B + c with the t interval of a.
 
     B is the batch size actually used (a batch larger than the training set is clipped).
-    The replicates of a setting train together as one batched model, so the time of one
-    replicate is the setting's time divided by its number of replicates.  The time is the
-    steady-state training time (first epoch, which compiles the kernels, excluded and
-    extrapolated) where recorded, else the wall time.
-    """
+    ``timing`` None (no benchmark of this grid): empty arrays and NaN."""
     from scipy.optimize import curve_fit
-    B = np.array([r.record.batch_size_used for r in fixed], float)
-    B_req = np.array([r.record.config.batch_size for r in fixed], float)
-    T = np.array([(r.record.wall_time_s if r.record.steady_time_s is None else r.record.steady_time_s)
-                  / r.record.replicates for r in fixed], float)
-    steps = np.array([r.record.epochs_run * r.record.steps_per_epoch for r in fixed], float)
-    order = np.argsort(B)
-    B, B_req, T, steps = B[order], B_req[order], T[order], steps[order]
-    out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=1e3 * T / steps,
+    rows = sorted(timing["batch_sizes"], key=lambda r: r["B_used"]) if timing else []
+    B = np.array([r["B_used"] for r in rows], float)
+    B_req = np.array([r["B"] for r in rows], float)
+    T = np.array([r["s_4000_epochs"] for r in rows], float)
+    steps = np.array([4000 * r["epoch_steps"] for r in rows], float)
+    out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=np.array([r["ms_per_step"] for r in rows]),
                a=np.nan, c=np.nan, r2=np.nan, a_lo=np.nan, a_hi=np.nan)
     if len(B) >= 2 and np.all(np.isfinite(T)):
         f = lambda b, a, c: a / b + c  # noqa: E731
@@ -727,10 +745,11 @@ def wall_time_fit(fixed) -> dict:
     return out
 
 
-def batch_size_summary(fixed, budget, paper_best) -> Summary:
-    """Fig. 6: wall time against B, errors after a fixed budget of optimiser steps; the best
-    batch sizes against the paper's ``paper_best`` (the study gives them)."""
-    fit = wall_time_fit(fixed)
+def batch_size_summary(fixed, budget, paper_best, timing) -> Summary:
+    """Fig. 6: training time against B (from the timing benchmark ``timing``: ``time_fit``),
+    errors after a fixed budget of optimiser steps; the best batch sizes against the paper's
+    ``paper_best`` (the study gives them)."""
+    fit = time_fit(timing)
     s = Summary({"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
                  "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
                  "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
@@ -745,7 +764,8 @@ def batch_size_summary(fixed, budget, paper_best) -> Summary:
         s["c_share"] = "n/a"
     clipped = [r for r in fixed if r.record.batch_size_used != r.record.config.batch_size]
     s["clipped"] = ("; ".join(f"B = {r.record.config.batch_size} ran as full-batch training with "
-                              f"B = {r.record.batch_size_used}" for r in clipped) or "no batch size was clipped")
+                              f"B = {r.record.batch_size_used}" for r in clipped)
+                    or "No batch size was larger than the training set")
     Bs = [int(meta_value(r, "batch_size")) for r in budget]
     order = np.argsort(Bs)
     rb = [budget[i] for i in order]

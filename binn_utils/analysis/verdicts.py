@@ -67,6 +67,15 @@ class Verdict(enum.Enum):
         return self in (Verdict.AGREES, Verdict.DISAGREES)
 
 
+#: A verdict as the rest of a sentence about the paper ("our lowest error is at 5e-4, which
+#: {WITH_PAPER[v]}"): summaries hold it under ``<key>_with_paper`` beside the verdict's word.
+WITH_PAPER = {Verdict.AGREES: "agrees with the paper", Verdict.DISAGREES: "disagrees with the paper",
+              Verdict.INDISTINCT: "cannot be checked against the paper with this many replicates (the intervals "
+                                  "overlap)",
+              Verdict.UNDECIDED: "cannot be checked against the paper (nothing to compare)",
+              Verdict.NOT_TESTED: "was not tested against the paper"}
+
+
 class Outcome(enum.Enum):
     """A claim's verdict."""
 
@@ -350,6 +359,7 @@ class Summary(dict):
         v = flag if isinstance(flag, Verdict) else Verdict.of(flag)
         self.verdicts[key] = v
         self[key] = {Verdict.AGREES: yes, Verdict.DISAGREES: no, Verdict.UNDECIDED: undecided}.get(v, v.value)
+        self[key + "_with_paper"] = WITH_PAPER[v]
         return v
 
 

@@ -8,7 +8,7 @@
     binn sweep all --scheduler tcp://HOST:8786                     # an existing Dask cluster
     binn sweep all --cluster slurm --cluster-config cluster.toml [--dry-run]
     binn status --scale book             # how many settings of each study are stored
-    binn migrate                         # add checksums to records stored before they existed
+    binn migrate                         # add checksums to records stored before them (if they verify)
     binn fit DATA.csv --mechanisms D,G --replicate well --out fit/   # your own data: a report
     binn fit --example scratch-assay --out scratch-fit/              # Jin et al. (2016)
     binn predict fit/ --ic ic.csv --t 0,12,24 --out what-if/         # the learned PDE, new start
@@ -30,19 +30,23 @@ before any training; Ctrl-C stops a sweep within seconds, keeping what was finis
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
 import warnings
 from collections import Counter
+from pathlib import Path
 
 from .. import studies
 from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
+from ..engine.runs import EPOCHS_MAX
 from ..store import records
-from ..store.sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, check_run_request,
-                            group_cost, group_settings, load_cluster_config, make_jobqueue_cluster,
-                            migrate_store, order_groups, replicate_steps, run_settings)
+from ..store.sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, WORKERS_MAX,
+                            check_run_request, check_scheduler_address, check_submit_command, group_cost,
+                            group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store,
+                            order_groups, replicate_steps, run_settings)
 
 STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
@@ -77,14 +81,31 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
+#: Upper bounds of the integer options (checked before any work: a dry run with 1e8 seeds
+#: answers at once instead of building 1e8 replicates).
+SEEDS_MAX = 10_000
+COUNT_MAX = 10 ** 6
+
+
+def _int_up_to(hi: int):
+    """An argparse type: an integer from 1 to ``hi``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+        if value > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:,}, got {text}")
+        return value
+    return parse
+
+
+_positive_int = _int_up_to(COUNT_MAX)
+_epochs = _int_up_to(EPOCHS_MAX)
+_seeds = _int_up_to(SEEDS_MAX)
+_workers = _int_up_to(WORKERS_MAX)
 
 
 def _non_negative(unit: str = ""):
@@ -169,11 +190,11 @@ def main(argv=None) -> int:
                         help=argparse.SUPPRESS)  # the old name of --scale
         sp.add_argument("--noise-var", type=_noise_variance, default=None)
         sp.add_argument("--dense", action="store_true")
-        sp.add_argument("--epochs", type=_positive_int, default=None)
-        sp.add_argument("--seeds", type=_positive_int, default=None, help="replicates (initialisations)")
+        sp.add_argument("--epochs", type=_epochs, default=None)
+        sp.add_argument("--seeds", type=_seeds, default=None, help="replicates (initialisations)")
         sp.add_argument("--results-dir", default=None,
                         help="results folder (default: results/, for the quick scale out/results-quick)")
-        sp.add_argument("--workers", type=_positive_int, default=None,
+        sp.add_argument("--workers", type=_workers, default=None,
                         help="worker processes of the LocalCluster (default: one per core; 1: in-process)")
         sp.add_argument("--merge", action="store_true",
                         help="train settings that differ only in learning rate, loss weights, noise level or "
@@ -200,29 +221,66 @@ def main(argv=None) -> int:
                             help="TOML file whose [slurm] / [pbs] / [sge] section configures the batch jobs")
             sp.add_argument("--dry-run", action="store_true",
                             help="print the groups (and the batch job script) and run nothing")
-            sp.add_argument("--checkpoint-every", type=_positive_int, default=CHECKPOINT_EVERY, metavar="EPOCHS",
+            sp.add_argument("--checkpoint-every", type=_epochs, default=CHECKPOINT_EVERY, metavar="EPOCHS",
                             help="train long groups in tasks of this many epochs, keeping the training state "
                                  f"between them (a dead worker or a stopped sweep resumes there; default "
                                  f"{CHECKPOINT_EVERY})")
             sp.add_argument("--allow-dirty", action="store_true",
                             help="at the paper scale, train even though tracked files differ from the commit "
                                  "(each record then keeps the hash of that difference beside the commit)")
-            sp.add_argument("--solve-workers", type=_positive_int, default=None, metavar="N",
+            sp.add_argument("--solve-workers", type=_workers, default=None, metavar="N",
                             help="in-process sweeps (--workers 1): processes running the u_p forward solves "
                                  "in parallel (default: all cores but one with --device cuda, else 1)")
-    mp = sub.add_parser("migrate", help="add checksums (store format 2) to stored records that predate them")
+    mp = sub.add_parser("migrate", help="add the checksums of the current store format to stored records that "
+                                        "predate them and verify (name = hash of their specification)")
     mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
     _add_fit_parsers(sub)
-    args = ap.parse_args(argv)
+    args = ap.parse_args(_join_negative_values(argv))
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
         try:
             if args.cmd in ("fit", "predict"):
-                return (_fit if args.cmd == "fit" else _predict)(ap, args)
-            return _migrate(args.results_dir) if args.cmd == "migrate" else _run(ap, args)
+                rc = (_fit if args.cmd == "fit" else _predict)(ap, args)
+            else:
+                rc = _migrate(args.results_dir) if args.cmd == "migrate" else _run(ap, args)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return rc
         except KeyboardInterrupt as err:
-            print(f"binn {args.cmd}: {err or 'interrupted'}", file=sys.stderr)
+            print(f"binn {args.cmd}: {str(err) or _INTERRUPTED.get(args.cmd, 'interrupted')}", file=sys.stderr)
+            if argv is None:  # the `binn` command itself (not a call from Python): it exits now
+                _quiet_exit()
             return 130
+        except BrokenPipeError:
+            # the reader went away (`binn status | head -1`): stop writing, no traceback
+            with contextlib.suppress(OSError, AttributeError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            print(f"binn {args.cmd}: output cut short: the reading end of the pipe closed", file=sys.stderr)
+            return 1
+
+
+def _quiet_exit():
+    """After Ctrl-C has been reported in one line: end this process's children (Dask workers,
+    solver pools) at once, and send what is left to say on the way out (distributed's
+    complaints at exit about a cluster closed mid-start) nowhere."""
+    with contextlib.suppress(Exception):
+        import psutil
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if "multiprocessing" in " ".join(child.cmdline()):  # Dask workers, process pools
+                    child.terminate()
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        sys.stderr.flush()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+
+
+#: What Ctrl-C leaves, when the interrupted code does not say it more precisely.
+_INTERRUPTED = {
+    "sweep": "interrupted: every setting finished before is stored; rerun the same command to continue",
+    "fit": "interrupted: the networks finished before are stored under the output folder's networks/ "
+           "(or the store); rerun the same command to continue; an older fit in --out is left as it was",
+    "predict": "interrupted: nothing was written into --out",
+    "migrate": "interrupted: each record is either migrated or as it was; rerun to continue",
+}
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -246,13 +304,18 @@ def _run(ap, args) -> int:
                 check_clean_tree()
             if args.cluster in JOBQUEUE_CLUSTERS:
                 cluster_config = load_cluster_config(args.cluster_config, args.cluster)
+                if not args.dry_run:
+                    check_submit_command(args.cluster)
+            scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV)
+            if scheduler:
+                check_scheduler_address(scheduler)
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
     legacy, todo, seen = 0, [], set()
     for study, sets in plan.items():
         stored = [s.stored_record(results_dir) for s in sets]
         done = sum(r is not None for r in stored)
-        legacy += sum(r is not None and r.npz_sha256 is None for r in stored)
+        legacy += sum(r is not None and r.record_sha256 is None for r in stored)
         if args.cmd == "status":
             unnamed = sum(r is not None and not records.names_its_code(r.provenance) for r in stored)
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored"
@@ -269,7 +332,7 @@ def _run(ap, args) -> int:
         todo += [s for s, r in zip(sets, stored) if r is None and s.key not in seen]
         seen.update(s.key for s in sets)
     if legacy:
-        print(f"{legacy} stored record(s) predate checksums: run `binn migrate"
+        print(f"{legacy} stored record(s) predate whole-record checksums: run `binn migrate"
               f"{'' if args.results_dir is None else ' --results-dir ' + str(results_dir)}` to add them")
     if args.cmd == "status":
         return 0
@@ -311,7 +374,11 @@ def _dry_run(args, todo, cluster_config) -> int:
         print(f"  group {i:3d}: {g[0].study:18s} {g[0].benchmark:20s} {len(g):2d} settings "
               f"{sum(len(s.seeds) for s in g):4d} replicates, cost {group_cost(g):9.3g}")
     if args.cluster in JOBQUEUE_CLUSTERS:
-        cluster, jobs = make_jobqueue_cluster(args.cluster, cluster_config)
+        try:
+            cluster, jobs = make_jobqueue_cluster(args.cluster, cluster_config)
+        except ValueError as err:
+            print(f"binn sweep: error: {err}", file=sys.stderr)
+            return USAGE_ERROR
         try:
             print(f"{args.cluster}: {jobs} job(s) of this script would be submitted:")
             print(cluster.job_script())
@@ -321,16 +388,26 @@ def _dry_run(args, todo, cluster_config) -> int:
 
 
 def _migrate(results_dir) -> int:
-    """``binn migrate``: every stored pair to the current store format (no retraining)."""
-    root = results_dir or records.default_results_dir()
+    """``binn migrate``: every stored pair that verifies to the current store format (no
+    retraining); the others are named and left as they are."""
+    root = Path(results_dir or records.default_results_dir())
+    if not root.is_dir():
+        print(f"binn migrate: error: {root} is not a folder (name the results folder with --results-dir)",
+              file=sys.stderr)
+        return USAGE_ERROR
     outcomes = migrate_store(root)
     kinds = Counter(o.split(":")[0] for o in outcomes.values())
     for path, o in outcomes.items():
         if o.startswith("damaged"):
             print(f"  {o}", file=sys.stderr)
+    failed = [o for o in outcomes.values() if o.startswith("failed")]
+    if failed:
+        print(f"  {failed[0]}" + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""), file=sys.stderr)
     print(f"{root}: {kinds['migrated']} record(s) migrated, {kinds['current']} already current, "
-          f"{kinds['damaged']} damaged (left as they are: they count as missing and are rerun)")
-    return 1 if kinds["damaged"] else 0
+          f"{kinds['damaged']} damaged (left as they are, without checksums: they count as missing and are rerun)"
+          + (f", {kinds['failed']} not rewritable (make the folder writable and rerun `binn migrate`)"
+             if kinds["failed"] else ""))
+    return 1 if kinds["damaged"] or kinds["failed"] else 0
 
 
 # ----------------------------------------------------------------------------- binn fit / predict
@@ -347,6 +424,41 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _add_read_options(p):
+    """--delimiter and --encoding of a CSV file (default: detected, and said)."""
+    p.add_argument("--delimiter", default=None, metavar="CHAR",
+                   help="field separator of the CSV file: ',' ';' '|' or 'tab' (default: detected from the header)")
+    p.add_argument("--encoding", default=None, metavar="NAME",
+                   help="text encoding of the CSV file, e.g. utf-8, latin-1, cp1252, utf-16 (default: UTF-8, or "
+                        "UTF-16 with its byte-order mark)")
+
+
+def _delimiter(text):
+    if text is None:
+        return None
+    text = {"tab": "\t", "\\t": "\t"}.get(text, text)
+    if len(text) != 1:
+        raise ValueError(f"--delimiter must be one character (or 'tab'), got {text!r}")
+    return text
+
+
+#: Options whose value may start with "-" (a negative number): `--t -10,0,10` is `--t=-10,0,10`.
+_NUMBER_OPTIONS = ("--t", "--u-grid")
+
+
+def _join_negative_values(argv):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in _NUMBER_OPTIONS and i + 1 < len(argv) and argv[i + 1][:1] == "-" and argv[i + 1][1:2].isdigit():
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def _add_fit_parsers(sub):
     fp = sub.add_parser("fit", help="fit a BINN to your own data (CSV, long format) and write a report",
                         description="Validate DATA.csv, train (or load the stored networks), and write "
@@ -359,12 +471,13 @@ def _add_fit_parsers(sub):
     for col in ("x", "t", "u"):
         fp.add_argument(f"--{col}", default=col, metavar="COLUMN", help=f"column of {col} (default: {col})")
     fp.add_argument("--replicate", default=None, metavar="COLUMN", help="column labelling replicate experiments")
+    _add_read_options(fp)
     fp.add_argument("--replicates", choices=("mean", "separate"), default="mean",
                     help="train on the replicate mean (default) or on each replicate separately")
     fp.add_argument("--scale", choices=tuple(studies.SCALES), default="book",  # fit_report.SCALES' names (tested)
                     help="epochs and initialisations: quick (smoke run), lite, book or paper (4000 epochs, 10)")
-    fp.add_argument("--seeds", type=_positive_int, default=None, help="initialisations (default: the scale's)")
-    fp.add_argument("--epochs", type=_positive_int, default=None, help="default: the scale's")
+    fp.add_argument("--seeds", type=_seeds, default=None, help="initialisations (default: the scale's)")
+    fp.add_argument("--epochs", type=_epochs, default=None, help="default: the scale's")
     paper = studies.PAPER_DEFAULTS
     fp.add_argument("--batch-size", type=_positive_int, default=None, help=f"default: {paper.batch_size} (the paper's)")
     fp.add_argument("--lr", type=_positive_float, default=None, help=f"learning rate (default: {value_label(paper.lr)})")
@@ -374,7 +487,7 @@ def _add_fit_parsers(sub):
     fp.add_argument("--which", choices=("best", "final"), default="best",
                     help="networks reported: best validation loss (default) or the last epoch")
     where = fp.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_positive_int, default=None,
+    where.add_argument("--workers", type=_workers, default=None,
                        help="train the networks in this many parts on a LocalCluster (default: in-process)")
     where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                        help="train the parts on an existing Dask scheduler (default: $BINN_SCHEDULER if set)")
@@ -387,6 +500,7 @@ def _add_fit_parsers(sub):
     pp.add_argument("--x", default="x", metavar="COLUMN")
     pp.add_argument("--u", default="u", metavar="COLUMN")
     pp.add_argument("--u-grid", default=None, metavar="LO:HI:N", help="write the operators on this grid of u")
+    _add_read_options(pp)
     pp.add_argument("--forward-method", default=None, choices=FORWARD_METHODS,
                     help="integrator (default: the one of the fit)")
     pp.add_argument("--out", required=True, metavar="DIR")
@@ -409,23 +523,31 @@ def _fit(ap, args) -> int:
             if args.mechanisms is None:
                 raise ValueError("say which operators to learn: --mechanisms, a subset of D, V, G (e.g. D,G)")
             plan = fit_report.plan_fit(args.data, args.mechanisms, args.out, x=args.x, t=args.t, u=args.u,
-                                       replicate=args.replicate, **kw)
+                                       replicate=args.replicate, delimiter=_delimiter(args.delimiter),
+                                       encoding=args.encoding, **kw)
         scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
         if scheduler and args.workers:
             raise ValueError(f"--workers and a scheduler ({SCHEDULER_ENV}) are two places for the work: name one")
+        if scheduler:
+            check_scheduler_address(scheduler)
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn fit: error: {err}\n")
     print(plan.describe(), flush=True)
     try:
         fit, files = fit_report.run_fit(plan, workers=args.workers, scheduler=scheduler, progress=True,
                                         require_stored=False, echo=lambda s: print(s, flush=True))
-    except RuntimeError as err:  # some training parts failed; the others are stored
+    except RuntimeError as err:  # some training parts failed (the others are stored), or no scheduler
         print(f"binn fit: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # e.g. a full disk while writing the outputs
+        print(f"binn fit: cannot write {err.filename or plan.out}: {err.strerror or err}; free space or choose "
+              f"another --out, then rerun (the networks are stored; {plan.out} holds its previous fit, if any, "
+              "unchanged)", file=sys.stderr)
         return 1
     ev = fit.evaluation
     print(f"forward solves u_p ({fit.forward_method}): {len(ev.up_status) - ev.n_failed_u_p} of "
           f"{len(ev.up_status)} ok; diagnostics: "
-          + ("no warning signs" if fit.report.ok else "flags " + ", ".join(fit.report.flags)) + " (diagnostics.md)")
+          + ("none fired" if fit.report.ok else "flags " + ", ".join(fit.report.flags)) + " (diagnostics.md)")
     print(f"wrote {', '.join(sorted(files))} into {plan.out}; open {plan.out / 'report.html'}")
     return 0
 
@@ -444,12 +566,21 @@ def _predict(ap, args) -> int:
             fit_report.parse_u_grid(args.u_grid)
         fit_report.load_fit_dir(args.fitdir)
         if args.ic is not None:
-            fit_report.load_initial_condition(args.ic, x=args.x, u=args.u)
+            fit_report.load_initial_condition(args.ic, x=args.x, u=args.u, delimiter=_delimiter(args.delimiter),
+                                              encoding=args.encoding)
+        fit_report.check_predict_out(args.out, args.fitdir)
         records.check_writable(args.out)
     except (ValueError, OSError) as err:
         ap.exit(USAGE_ERROR, f"binn predict: error: {err}\n")
-    files = fit_report.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,
-                               u_grid=args.u_grid, method=args.forward_method, echo=lambda s: print(s, flush=True))
+    try:
+        files = fit_report.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,
+                                   u_grid=args.u_grid, method=args.forward_method,
+                                   echo=lambda s: print(s, flush=True), delimiter=_delimiter(args.delimiter),
+                                   encoding=args.encoding)
+    except OSError as err:
+        print(f"binn predict: cannot write {err.filename or args.out}: {err.strerror or err}; free space or "
+              "choose another --out", file=sys.stderr)
+        return 1
     status = files.pop("status", [])
     print(f"wrote {', '.join(sorted(files))} into {args.out}")
     return 1 if status and not any(s == "ok" for s in status) else 0

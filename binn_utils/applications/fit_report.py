@@ -34,6 +34,7 @@ import html
 import json
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +46,9 @@ from tqdm import tqdm
 from .. import studies
 from ..analysis import diagnostic_roc, identifiability, scratch
 from ..analysis.diagnostics import fmt_value
-from ..analysis.user_data import (MECHANISMS, UNIFORM_RTOL, Scaling, UserFit, curve_shapes, delimiter_hint, file_sha1,
-                                  fit_user_data_cached, prepare_fit, to_float, validate_mechanisms)
+from ..analysis.user_data import UserFit, curve_shapes, file_sha1, fit_user_data_cached, prepare_fit
+from ..analysis.user_observations import (MECHANISMS, Scaling, decode_csv_bytes, delimiter_hint, detect_delimiter,
+                                          to_float, uniform_grid, validate_mechanisms)
 from ..engine.forward_solve import check_method, forward_solve
 from ..engine.metrics import relative_l2_many
 from ..engine.runs import TrainConfig
@@ -149,14 +151,16 @@ def _duration(s: float) -> str:
 
 def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, replicates="mean",
              scale="book", seeds=None, epochs=None, batch_size=None, lr=None, w_pde=None, forward_method="RK45",
-             which="best", cache_dir=None, prefix="fit", extra=None, units=None) -> FitPlan:
+             which="best", cache_dir=None, prefix="fit", extra=None, units=None, delimiter=",",
+             encoding="utf-8-sig") -> FitPlan:
     """Validate a ``binn fit`` request; every problem is a one-line ``ValueError`` raised
     before any training.  ``data``: a CSV path or ``UserObservations``; ``seeds``: the
     number of initialisations (seeds 0..n-1); None values take the ``scale``'s defaults
     (``SCALES``) or the paper's (``TrainConfig``).  ``out``: the output folder (None: no
     files, ``cache_dir`` needed).  ``cache_dir``: where the networks are stored (default
     ``out/networks``): a folder, or folders read in order whose last is where missing
-    networks are trained."""
+    networks are trained.  ``delimiter`` and ``encoding`` read the CSV file (None: detected, and
+    the plan says what was found)."""
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
     s = SCALES[scale]
@@ -169,11 +173,14 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     data_file = sha1 = None
     if not hasattr(data, "u"):
         data_file = os.fspath(data)
+        if Path(data_file).is_dir():
+            raise ValueError(f"{data_file} is a folder, not a data file: name the CSV file inside it")
         if not Path(data_file).is_file():
             raise ValueError(f"{data_file}: no such file")
         sha1 = file_sha1(data_file)
     prep = prepare_fit(data, mechanisms, config, range(n_seeds), which=which, replicates=replicates, x=x, t=t,
-                       u=u, replicate=replicate, forward_method=forward_method)
+                       u=u, replicate=replicate, forward_method=forward_method, delimiter=delimiter,
+                       encoding=encoding)
     if out is not None:
         records.check_writable(out)
     cache_dir = (out / "networks",) if cache_dir is None else (
@@ -326,7 +333,7 @@ def diagnostics_markdown(fit: UserFit) -> str:
     lines += ["", f"Any flag (combined), held out: {diagnostic_roc.rate_pair(h)}."]
     ev = fit.evaluation
     n_fail = ev.n_failed_u_p
-    lines += ["", f"Verdict: {'no warning signs' if rep.ok else 'check ' + ', '.join(rep.flags)}.",
+    lines += ["", f"Diagnostics: {'none fired' if rep.ok else 'check ' + ', '.join(rep.flags)}.",
               f"Forward solves u_p: {len(ev.up_status) - n_fail} of {len(ev.up_status)} ok"
               + ("" if not n_fail else "; failed: " + "; ".join(
                   f"network {r}: {s}" for r, s in enumerate(ev.up_status) if s != "ok")) + ".",
@@ -339,18 +346,87 @@ def diagnostics_markdown(fit: UserFit) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None) -> dict:
-    """Every output file of ``binn fit`` (module docstring) into ``plan.out``."""
+def fit_figures(fit: UserFit, units: dict, truth: dict | None = None) -> dict:
+    """The figures of ``binn fit``'s report, {file name: figure}, axes labelled in
+    ``units``; ``truth`` (a problem with a known answer: "u", the noise-free solution on
+    the data grid, and a function of u per operator) is drawn as dashed black lines."""
+    truth = truth or {}
+    grid = _operator_grid(fit)
+    xl, tl, ul = (f"{k}" + (f" ({units[k]})" if units.get(k) else "") for k in ("x", "t", "u"))
+    plotting.style()
+    return {"solutions.png": figures.own_data_solutions(fit.x, fit.t, fit.data.u, fit.u_theta, fit.u_p,
+                                                        x_label=xl, u_label=ul, t_label="t",
+                                                        u_true=truth.get("u")),
+            "operators.png": figures.own_data_operators(
+                grid, {k: fit.scaling.operator_factor(k) * v for k, v in
+                       fit.result.operator_curves(fit.scaling.u_to_train(grid), fit.which).items()},
+                fit.u_range, u_label=ul,
+                labels={k: f"{plotting.OP_LABELS[k]}" + (f" ({units[k]})" if units.get(k) else "") for k in "DVG"},
+                truth={k: f(grid) for k, f in truth.items() if k != "u"}),
+            "losses.png": figures.own_data_losses(fit.result.history, fit.result.best_epoch
+                                                  if fit.which == "best" else None)}
 
-    out = plan.out
-    out.mkdir(parents=True, exist_ok=True)
+
+def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None) -> dict:
+    """Every output file of ``binn fit`` (module docstring) into ``plan.out``, all or nothing:
+    they are written into a temporary folder beside it, which then replaces ``plan.out`` (an
+    interrupted write leaves the previous fit whole, or no fit, never a mixture).  The networks
+    stored in ``plan.out/networks`` (this fit's and any others) are kept."""
+    final = plan.out
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.tmp-"))
+    try:
+        os.chmod(tmp, 0o777 & ~records.umask())
+        if (final / "networks").is_dir():
+            _link_tree(final / "networks", tmp / "networks")
+        files = _write_fit_files(fit, plan, tmp, seconds)
+        _replace_folder(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return {name: final / Path(path).name for name, path in files.items()}
+
+
+def _link_tree(src: Path, dst: Path):
+    """``dst`` with the files of ``src`` (hard links where possible, else copies)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.is_file() and not f.name.startswith("."):
+            try:
+                os.link(f, dst / f.name)
+            except OSError:
+                shutil.copy2(f, dst / f.name)
+
+
+def _replace_folder(new: Path, final: Path):
+    """Put the folder ``new`` in the place of ``final`` (renames; the old one is removed after)."""
+    old = None
+    if final.exists():
+        old = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.old-"))
+        os.rmdir(old)
+        os.replace(final, old)
+    os.replace(new, final)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def check_predict_out(out, fitdir):
+    """A one-line ValueError if ``binn predict`` would write into a fit's folder (its
+    ``operators.csv`` would replace the fit's)."""
+    out = Path(out)
+    if (out / "fit.json").exists() or (out.exists() and out.resolve() == Path(fitdir).resolve()):
+        raise ValueError(f"--out {out} is the folder of a `binn fit` (it holds fit.json): its files would be "
+                         f"replaced; choose another folder, e.g. --out {out.name}-predictions")
+
+
+def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
     files = {}
     # the networks, inside the output folder (binn predict reads them from there)
     net_dir = out / "networks"
     nets = []
     for f in fit.cache_files:
         dst = net_dir / Path(f).name
-        if Path(f).resolve() != dst.resolve():
+        if not dst.exists():
             net_dir.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(f, dst)
         nets.append(dst.relative_to(out).as_posix())
@@ -363,18 +439,7 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
                         err_u_theta_obs=ev.err_u_theta_obs, err_u_p_obs=ev.err_u_p_obs)
     files["solutions.npz"] = out / "solutions.npz"
     un = plan.units
-    xl, tl, ul = (f"{k}" + (f" ({un[k]})" if un.get(k) else "") for k in ("x", "t", "u"))
-    plotting.style()
-    figs = {"solutions.png": figures.own_data_solutions(fit.x, fit.t, fit.data.u, fit.u_theta, fit.u_p,
-                                                        x_label=xl, u_label=ul, t_label="t"),
-            "operators.png": figures.own_data_operators(
-                grid, {k: fit.scaling.operator_factor(k) * v for k, v in
-                       fit.result.operator_curves(fit.scaling.u_to_train(grid), fit.which).items()},
-                fit.u_range, u_label=ul,
-                labels={k: f"{plotting.OP_LABELS[k]}" + (f" ({un[k]})" if un.get(k) else "") for k in "DVG"}),
-            "losses.png": figures.own_data_losses(fit.result.history, fit.result.best_epoch
-                                                  if fit.which == "best" else None)}
-    for name, fig in figs.items():
+    for name, fig in fit_figures(fit, un).items():
         fig.savefig(out / name, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files[name] = out / name
@@ -399,13 +464,13 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
               "files": sorted(OUTPUT_FILES)}
     (out / "fit.json").write_text(json.dumps(records.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
-    (out / "report.html").write_text(report_html(fit, plan, rows, md, record), encoding="utf-8")
+    (out / "report.html").write_text(report_html(fit, plan, rows, md, record, out), encoding="utf-8")
     files["report.html"] = out / "report.html"
     return files
 
 
 def _load_spec(fit: UserFit) -> dict:
-    rec, _ = records.read_pair(*fit.cache_files, load_arrays=False)
+    rec, _ = records.read_pair(*fit.cache_files, load_arrays=False, kind=records.FIT_KIND)
     return rec.get("spec", {})
 
 
@@ -430,9 +495,10 @@ def _md_table_to_html(lines: list[str]) -> str:
             + "".join("<tr>" + "".join(cell(c, "td") for c in r) + "</tr>" for r in body) + "</tbody></table>")
 
 
-def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: dict) -> str:
-    """One self-contained HTML page (figures embedded as data URIs, no external files)."""
-    out = plan.out
+def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: dict, out=None) -> str:
+    """One self-contained HTML page (figures embedded as data URIs, no external files) of the
+    outputs in ``out`` (default ``plan.out``)."""
+    out = Path(out or plan.out)
     esc = html.escape
     ev = fit.evaluation
     med = (lambda v: fmt_value(float(np.nanmedian(v))) if np.isfinite(v).any() else "n/a (every solve failed)")
@@ -446,7 +512,7 @@ def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: 
                     + "".join(f"<td>{fmt_value(r[c])}</td>" for c in op_cols)
                     + "</tr>" for r in pick) + "</tbody></table>")
     md_lines = md.splitlines()
-    verdict = [ln for ln in md_lines if ln.startswith(("Verdict", "Forward", "Training", "A flag"))]
+    verdict = [ln for ln in md_lines if ln.startswith(("Diagnostics:", "Forward", "Training", "A flag"))]
     prov = record["provenance"]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>BINN fit: {esc(fit.data.source)}</title>
@@ -485,6 +551,10 @@ Full specification: <code>fit.json</code>.</p>
 
 
 # ----------------------------------------------------------------------------- predict
+#: What ``binn predict`` reads from a fit.json.
+FIT_RECORD_FIELDS = ("networks", "scaling", "u_range", "which")
+
+
 def load_fit_dir(fitdir):
     """(record of fit.json, TrainResult, Scaling) of a ``binn fit`` output folder; a one-line
     ValueError if it is not one or its networks are missing or damaged."""
@@ -494,14 +564,24 @@ def load_fit_dir(fitdir):
         raise ValueError(f"{fitdir}: no fit.json (not the output folder of `binn fit`)")
     try:
         rec = json.loads(js.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{js}: not a readable fit record ({err}); rerun `binn fit` into this folder") from None
+    lacks = [k for k in FIT_RECORD_FIELDS if not isinstance(rec, dict) or k not in rec]
+    if lacks:
+        raise ValueError(f"{js}: not a whole fit record (it lacks {', '.join(lacks)}); rerun `binn fit` into "
+                         "this folder")
+    try:
         npz, pj = (fitdir / n for n in rec["networks"])
         scaling = Scaling(**rec["scaling"])
+        lo, hi = (float(v) for v in rec["u_range"])
     except (ValueError, KeyError, TypeError) as err:
-        raise ValueError(f"{js}: not a readable fit record ({err})") from None
+        raise ValueError(f"{js}: not a readable fit record ({type(err).__name__}: {err}); rerun `binn fit` "
+                         "into this folder") from None
     try:
         result = records.load_train_result(npz, pj)
     except (OSError, records.DamagedRecordError) as err:
-        raise ValueError(f"{fitdir}: the trained networks cannot be read ({err})") from None
+        raise ValueError(f"{fitdir}: the trained networks cannot be read ({err}); rerun `binn fit` into this "
+                         "folder") from None
     return rec, result, scaling
 
 
@@ -537,7 +617,7 @@ def parse_u_grid(text: str) -> np.ndarray:
     return g
 
 
-def load_initial_condition(path, x="x", u="u"):
+def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8-sig"):
     """(x, u0) of an initial condition: a CSV file with a header naming columns ``x`` and
     ``u``, one row per position (other columns ignored; empty and ``#`` lines skipped);
     at least 3 distinct, equally spaced positions (the forward solve's grid), finite
@@ -545,11 +625,14 @@ def load_initial_condition(path, x="x", u="u"):
     source = str(getattr(path, "name", path))
     if not hasattr(path, "read") and not Path(path).is_file():
         raise ValueError(f"{source}: no such file")
-    try:
-        text = path.read() if hasattr(path, "read") else Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{source}: not readable as UTF-8 text") from None
-    reader = csv.reader(text.splitlines())
+    if not hasattr(path, "read") and Path(path).is_dir():
+        raise ValueError(f"{source} is a folder, not an initial condition file: name the CSV file inside it")
+    text = path.read() if hasattr(path, "read") else Path(path).read_bytes()
+    if isinstance(text, bytes):
+        text, encoding = decode_csv_bytes(text, encoding, source)
+    if delimiter is None:
+        delimiter = detect_delimiter(text, (x, u))
+    reader = csv.reader(text.splitlines(), delimiter=delimiter)
     rows = [(i + 1, r) for i, r in enumerate(reader) if r and any(c.strip() for c in r)
             and not r[0].lstrip().startswith("#")]
     if not rows:
@@ -557,7 +640,7 @@ def load_initial_condition(path, x="x", u="u"):
     header = [c.strip() for c in rows[0][1]]
     missing = [c for c in (x, u) if c not in header]
     if missing:
-        hint = delimiter_hint(",".join(header), ",", (x, u))
+        hint = delimiter_hint(delimiter.join(header), delimiter, (x, u))
         raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
                          f"{', '.join(map(repr, header))}" + (hint or " (pass --x, --u to name yours)"))
     jx, ju = header.index(x), header.index(u)
@@ -577,9 +660,7 @@ def load_initial_condition(path, x="x", u="u"):
     if np.any(dx <= 0):
         i = int(np.nonzero(dx <= 0)[0][0])
         raise ValueError(f"{source}: position x={xs[i]:g} appears twice; one value of u per position")
-    if not np.allclose(dx, dx.mean(), rtol=UNIFORM_RTOL, atol=0):
-        raise ValueError(f"{source}: positions x must be equally spaced (the forward solve uses a uniform grid), "
-                         f"but spacings range from {dx.min():g} to {dx.max():g}; interpolate onto a uniform grid")
+    xs, _ = uniform_grid(xs, source, x)
     return xs, us
 
 
@@ -603,7 +684,8 @@ def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") 
     return np.stack(sols), status
 
 
-def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=None, echo=print) -> dict:
+def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=None, echo=print,
+            delimiter=",", encoding="utf-8-sig") -> dict:
     """``binn predict``: from a ``binn fit`` folder, solve the learned PDE from the initial
     condition in ``ic`` (CSV) at times ``t`` (text "0,12,24" or an array; the first is the
     initial condition's) and/or export the operators on ``u_grid`` ("LO:HI:N" or values).
@@ -621,8 +703,9 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
     if ic is not None:
         if not hasattr(ic, "read") and not Path(ic).is_file():
             raise ValueError(f"{ic}: no such file")
-        x0, u0 = load_initial_condition(ic, x=x, u=u)
+        x0, u0 = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding)
     out = Path(out)
+    check_predict_out(out, fitdir)
     records.check_writable(out)
     files = {}
     if grid is not None:
@@ -718,6 +801,12 @@ EXAMPLE_FILE = Path(__file__).resolve().parents[2] / "data" / "own_data_example.
 
 #: the example's true operators and the shape of each
 EXAMPLE_TRUTH = {"D": (example_D, "increasing"), "G": (example_G, "decreasing")}
+
+
+def example_truth(u_true) -> dict:
+    """The example's known answer as :func:`fit_figures` draws it: the noise-free solution
+    ``u_true`` (:func:`write_example_csv`'s) and the true operators."""
+    return {"u": u_true, **{k: f for k, (f, _) in EXAMPLE_TRUTH.items()}}
 
 
 def example_recovery(fit: UserFit, n: int = 101) -> dict:

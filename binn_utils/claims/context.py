@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..analysis import reporting
 from ..store import records, sweeps
 from ..store.records import require_stored
-from ..studies import get
+from ..studies import batch_size, get
 
 
 def described(settings, scale: str) -> str:
@@ -85,6 +85,12 @@ class Context:
         (default: the study's)."""
         scale = scale or self.scale(name)
         return self.load(get(name).settings(scale, **overrides), scale, desc)
+
+    def benchmark(self, name: str) -> dict:
+        """A committed benchmark's figures: "batch_size_timing" (``studies.batch_size.timing``)."""
+        if name != "batch_size_timing":
+            raise ValueError(f"unknown benchmark {name!r}")
+        return batch_size.timing()
 
     def run(self, res, name: str, **kw) -> str:
         """What one stored setting of study ``name`` ran: its scale and ``reporting.run_description``."""

@@ -116,7 +116,7 @@ def claim_diagnostics(ctx) -> ClaimCheck:
     named, runs = [], {}
     for st, meta, reading in cases:
         (key, val), = meta.items()
-        s = next(x for x in all_settings[st.name] if np.isclose(dict(x.meta)[key], val))
+        s = next(x for x in all_settings[st.name] if np.isclose(x.meta[key], val))
         name = f"{st.symbol} = {value_label(val)}"
         try:
             (res,) = ctx.load([s], ctx.scale(st.name), f"{st.name} setting {s.label}")

@@ -25,6 +25,9 @@ class TrainingError(ValueError):
 SEED_MAX = 2 ** 63 - 1
 """Seeds are stored as 64-bit integers: 0 <= seed <= SEED_MAX."""
 
+EPOCHS_MAX = 10 ** 7
+"""At most this many epochs (the paper trains 4000; more is a typo, and beyond 2**63 an overflow)."""
+
 
 def is_int(v) -> bool:
     """An integer (Python or numpy), not a bool."""
@@ -101,6 +104,8 @@ class TrainConfig:
             v = getattr(self, name)
             if not is_int(v) or v < 1:
                 raise TrainingError(f"{name} must be a positive integer, got {v!r}")
+            if v > EPOCHS_MAX:
+                raise TrainingError(f"{name} must be at most {EPOCHS_MAX:,}, got {v!r}")
         for name in ("w_data", "w_pde", "w_bc", "lr", "eps"):
             check_number(name, getattr(self, name))
         for name in ("w_pde", "w_bc"):

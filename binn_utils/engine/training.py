@@ -35,7 +35,7 @@ from .layout import NetworkLayout
 from .networks import ENGINE_VERSION, leaf_views, xavier_init
 from .observations import Observations, stable_int
 # the torch-free half of training (configuration, checks, results), here for the trainer's users
-from .runs import (HISTORY_KEYS, SEED_MAX, TrainConfig, TrainingError, TrainResult, TrainState,  # noqa: F401
+from .runs import (EPOCHS_MAX, HISTORY_KEYS, SEED_MAX, TrainConfig, TrainingError, TrainResult, TrainState,  # noqa: F401
                    build_layout, check_distinct, check_number, check_seeds, is_int, resolve_mechanisms)
 
 

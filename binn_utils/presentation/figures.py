@@ -21,7 +21,7 @@ from . import plotting
 from .. import studies
 from ..analysis import diagnostics, scratch
 from ..analysis.reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
-                                  wall_time_fit)
+                                  time_fit)
 from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
 from .plotting import COLORS
 from .tables import NORM_WORDS, QUANTITY_WORDS
@@ -425,10 +425,12 @@ def architecture_figure(results, shown=None, authors_metric=False):
 
 
 # ----------------------------------------------------------------------------- Fig. 6
-def batch_size_figure(fixed, budget):
+def batch_size_figure(fixed, budget, timing=None):
     """Fig. 6 (diffusion): u_theta and u_p at t_end per batch size (fixed-epoch runs);
-    validation loss per B; per-replicate wall time for the fixed epochs against B with the
-    fit T = a / B + c; errors after the fixed budget of optimiser steps."""
+    validation loss per B; the time of 4000 epochs against B from the timing benchmark
+    (``timing``; None: the committed one, ``studies.batch_size.timing()``) with the fit
+    T = a / B + c; errors after the fixed budget of optimiser steps."""
+    timing = studies.batch_size.timing() if timing is None else timing
     Bs, rf = _sorted(fixed, "batch_size")
     Bb, rb = _sorted(budget, "batch_size")
     cols = plotting.value_colors(len(Bs), "plasma")
@@ -442,8 +444,8 @@ def batch_size_figure(fixed, budget):
     ax = fig.add_subplot(gs[1, 0])
     loss_curves(ax, entries)
     ax = fig.add_subplot(gs[1, 1])
-    fit = wall_time_fit(fixed)
-    ax.plot(fit["B"], fit["T"], "o", color="k", ms=4, label="per replicate")
+    fit = time_fit(timing)
+    ax.plot(fit["B"], fit["T"], "o", color="k", ms=4, label="one network (timing benchmark)")
     for b, breq, t in zip(fit["B"], fit["B_requested"], fit["T"]):
         if b != breq:
             ax.annotate(f"$B$ = {int(breq)}, clipped to {int(b)}", (b, t), textcoords="offset points",
@@ -457,8 +459,7 @@ def batch_size_figure(fixed, budget):
     plotting.plain_log_ticks(ax, "x")
     plotting.plain_log_ticks(ax, "y")
     ax.set_xlabel("batch size used $B$")
-    ep = fixed[0].record.epochs_run if fixed else 0
-    ax.set_ylabel(f"wall-clock time for {ep} epochs (s)")
+    ax.set_ylabel("time for 4000 epochs (s)")
     _legend(ax, **{**ABOVE, "ncol": 1})
     ax = fig.add_subplot(gs[2, :])
     error_boxes(ax, rb, [str(int(b)) for b in Bb], xlabel="batch size $B$ (fixed budget of optimiser steps)")
@@ -543,10 +544,11 @@ def _grid_axes(n: int, ncol: int = 3, w: float = 3.8, h: float = 3.2, sharey=Tru
 
 
 def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_label="u", t_label="t",
-                       obs_label="replicate"):
+                       obs_label="replicate", u_true=None):
     """Data (every replicate, open grey symbols) against u_theta and u_p (mean +- 1 sd over
     networks) at every observation time, one panel each.  ``u_obs`` is (n_rep, n_t, n_x);
-    ``u_theta`` / ``u_p`` are (R, n_t, n_x) or None (``binn predict``: u_p only)."""
+    ``u_theta`` / ``u_p`` are (R, n_t, n_x) or None (``binn predict``: u_p only); ``u_true``
+    (n_t, n_x), a known noise-free solution, dashed black."""
     u_obs = np.asarray(u_obs, float)
     fig, grid, axes = _grid_axes(len(t))
     markers = ("o", "s", "^", "v", "D")
@@ -558,6 +560,8 @@ def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_la
             plotting.band(ax, x, np.asarray(u_theta)[:, k], COLORS["u_theta"], "$u_\\theta$")
         if u_p is not None:
             plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$", ls="--")
+        if u_true is not None:
+            ax.plot(x, np.asarray(u_true)[k], "k--", lw=1.0, label="truth")
         ax.set_title(f"{t_label} = {t[k]:g}")
         ax.set_xlabel(x_label)
     for row in grid:
@@ -581,15 +585,18 @@ def own_data_predictions(x, t, u_p, *, x_label="x", u_label="u", t_label="t"):
     return fig
 
 
-def own_data_operators(u_grid, curves: dict, u_range, *, u_label="u", labels=None):
+def own_data_operators(u_grid, curves: dict, u_range, *, u_label="u", labels=None, truth=None):
     """Each learned operator on ``u_grid`` (thin lines: networks; band: mean +- 1 sd), the
-    u values outside the observed range ``u_range`` shaded grey."""
+    u values outside the observed range ``u_range`` shaded grey; ``truth`` ({operator:
+    values on ``u_grid``}, a known answer) dashed black."""
     fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.6), squeeze=False)
     for ax, (name, c) in zip(axes[0], curves.items()):
         c = np.asarray(c, float)
         for r in range(c.shape[0]):
             ax.plot(u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)
         plotting.band(ax, u_grid, c, COLORS[name], "mean $\\pm$ 1 sd")
+        if name in (truth or {}):
+            ax.plot(u_grid, truth[name], "k--", lw=1.0, label="truth")
         if name in ("G", "V"):
             ax.axhline(0.0, color="k", lw=0.6)
         ax.set_xlim(u_grid[0], u_grid[-1])

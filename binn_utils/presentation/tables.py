@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from ..analysis.reporting import (arch_label, architecture_matrix, fmt, med_iqr, median, meta_value, run_description,
-                                  value_label, word)
+from ..analysis.reporting import (and_list, arch_label, architecture_matrix, fmt, med_iqr, median, meta_value,
+                                  respectively, run_description, value_label, word)
 from ..analysis.verdicts import Verdict
 from .plotting import unobserved_spans
 from ..studies import SCALES
+from ..studies.batch_size import more_steps_worse
 
 def scale_words(scale: str) -> str:
     """A training scale in words, from its numbers (``studies.SCALES``)."""
@@ -222,15 +223,22 @@ def below_or_above(below: bool) -> str:
     return word(below, "below", "above")
 
 
-def steps_words(more_steps_worse: bool | None) -> str:
-    """What the batch-size study's steps against errors show (``studies.batch_size.more_steps_worse``)."""
-    if more_steps_worse is None:
-        return "n/a"
-    if more_steps_worse:
-        return ("more optimiser steps went with a larger median error of uₚ in most of them: on this benchmark "
-                "training past the best point makes the forward solve worse (over-training), so a comparison after "
-                "a fixed budget ranks the batch sizes partly by how far each trains past its best")
-    return "more optimiser steps did not consistently go with a larger median error of uₚ"
+def steps_words(more_worse: int, decided: int, networks: str) -> str:
+    """What the batch-size study's steps against errors show, as sentences: of the
+    ``decided`` batch sizes (whose two runs took different numbers of steps), in
+    ``more_worse`` the run with more steps has the larger median uₚ error of the
+    ``networks`` networks (``studies.batch_size.steps_against_errors``)."""
+    majority = more_steps_worse(more_worse, decided)
+    if majority is None:
+        return ("No batch size took different numbers of optimiser steps in its two runs, so these runs cannot "
+                "tell whether more steps go with larger errors.")
+    counted = (f"Of the batch sizes whose two runs took different numbers of optimiser steps, the run with more "
+               f"steps has the larger median error of uₚ ({networks} networks) in {more_worse} of {decided}.")
+    if majority:
+        return (counted + " More optimiser steps thus went with a larger error for most batch sizes: on this "
+                "benchmark training past the best point makes the forward solve worse (over-training), so a "
+                "comparison after a fixed budget ranks the batch sizes partly by how far each trains past its best.")
+    return counted + " More optimiser steps did not consistently go with a larger error."
 
 
 def mislabelled_cells(pairs) -> str:
@@ -289,21 +297,29 @@ def large_rate_words(curves: dict, shown: str) -> str:
     """How the validation loss behaves at the large learning rates against the rate
     ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
     stats, at_shown = curves["stats"], curves["shown"]
-    erratic, flat, stalled = curves["erratic"], curves["flat"], curves["stalled"]
-    parts = []
+    erratic, stalled = curves["erratic"], curves["stalled"]
+    calm = [k for k in curves["flat"] if k not in stalled]
+
+    def roughness(keys):
+        return respectively(fmt(stats[k]["roughness"], ".2g") for k in keys)
+
+    parts = []   # each "{}" is the subject: "the loss" in the first part, "it" after
     if erratic:
-        parts.append(f"at r = {', '.join(erratic)} the loss is more erratic than at r = {shown} "
-                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in erratic)})")
-    if flat:
-        parts.append(f"at r = {', '.join(flat)} it is no more erratic than at r = {shown} "
-                     f"(roughness {', '.join(fmt(stats[k]['roughness'], '.2g') for k in flat)})")
+        parts.append(f"at r = {and_list(erratic)} {{}} is more erratic than at r = {shown} "
+                     f"(roughness {roughness(erratic)}, against {fmt(at_shown['roughness'], '.2g')})")
+    if calm:
+        parts.append(f"at r = {and_list(calm)} {{}} is no more erratic than at r = {shown} "
+                     f"(roughness {roughness(calm)})")
     if stalled:
-        parts.append(f"at r = {', '.join(stalled)} it stays flat at a final value of "
-                     f"{', '.join(fmt(stats[k]['final']) for k in stalled)}, "
-                     f"{', '.join(fmt_plain(stats[k]['final'] / at_shown['final'], '.2g', plain_from=10) for k in stalled)} times the "
-                     f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled "
-                     "rather than become erratic")
-    return ("; ".join(parts) if parts else "no rate of 1e-2 or more was run") + "."
+        finals = respectively(fmt(stats[k]["final"]) for k in stalled)
+        times = and_list(dict.fromkeys(fmt_plain(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10)
+                                       for k in stalled))
+        parts.append(f"at r = {and_list(stalled)} {{}} is no more erratic than at r = {shown} (roughness "
+                     f"{roughness(stalled)}) but stays flat, ending at {finals}, {times} times the "
+                     f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled rather than "
+                     "become erratic")
+    return ("; ".join(p.format("the loss" if i == 0 else "it") for i, p in enumerate(parts))
+            or "no rate of 1e-2 or more was run") + "."
 
 
 def learnt_from_curves(summary, curves: dict) -> str:
@@ -320,10 +336,10 @@ def learnt_from_curves(summary, curves: dict) -> str:
                   f"({summary['late_drop_small']} %) cannot be told apart from that at r = {summary['shown']} with "
                   "this many replicates"]
     if curves["erratic"]:
-        learnt.append(f"an erratic curve marks too large a rate (r = {', '.join(curves['erratic'])})")
+        learnt.append(f"an erratic curve marks too large a rate (r = {and_list(curves['erratic'])})")
     if curves["stalled"]:
         learnt.append(f"too large a rate can also leave the curve flat at a high level instead of erratic "
-                      f"(r = {', '.join(curves['stalled'])}): a loss that stops falling early, far above the best "
+                      f"(r = {and_list(curves['stalled'])}): a loss that stops falling early, far above the best "
                       "run's, is the sign")
     return "; ".join(learnt) + "."
 
@@ -344,12 +360,6 @@ def budget_words(same: bool) -> str:
     return ("Both networks had the same epochs and replicates." if same else
             "The networks had different numbers of epochs or replicates (the larger one costs far more "
             "per step), so their boxes and curves are not a like-for-like comparison.")
-
-
-def compile_note(compiled: bool) -> str:
-    """What the batch-size study's wall times include, by whether its runs compiled their kernels."""
-    return ("include the one-off compilation of the training kernels (torch.compile), which adds to c" if compiled
-            else "include no kernel compilation (this scale does not compile)")
 
 
 def networks_words(which: str) -> str:
@@ -458,6 +468,54 @@ def unobserved_words(u_range, u_grid) -> str:
     return "The data cover every value of $u$ drawn, so no part of the operator panels is shaded."
 
 
+def fired_against_truth(flags, errors: dict) -> str:
+    """What the diagnostics of a fit with a known answer said, beside the operators' median
+    relative errors against the truth (``errors``: {operator: error}), as a sentence that
+    claims no more than the diagnostics can tell."""
+    errs = and_list(f"{fmt(e)} ({k})" for k, e in errors.items())
+    if flags:
+        return (f"On this fit {and_list(f.replace('_', ' ') for f in flags)} fired; the operators' median relative "
+                f"errors against the truth "
+                f"are {errs}.")
+    return (f"No diagnostic fired on this fit, yet the operators' median relative errors against the truth are "
+            f"{errs}: the checks look at training and at consistency between the data, the learned solution and "
+            "the forward solve, and a quiet report does not say how close the operators are to the truth.")
+
+
+def paper_figure_words(number: int | None, extends: int | None = None, absent: str = "") -> str:
+    """The start of a figure's caption: the paper's figure it repeats ("Paper's Fig. 18."),
+    so that the book's own figure numbers are never taken for the paper's; for a figure
+    with no counterpart, "Not in the paper." (``extends``: the paper's figure it adds to;
+    ``absent``: why the paper has none)."""
+    if number is not None:
+        return f"Paper's Fig. {number}."
+    why = [w for w in (absent, f"it extends the paper's Fig. {extends}" if extends else "") if w]
+    return "Not in the paper" + (f" ({'; '.join(why)})" if why else "") + "."
+
+
+def budget_row(run, same=None) -> str:
+    """A batch-size table's row label: B and the epochs run, and where ``same`` (another run
+    with the same best-validation networks, ``studies.batch_size.same_best_networks``) is
+    given, which one."""
+    label = f"$B$ = {meta_value(run, 'batch_size'):g} ({run.record.epochs_run:,} epochs"
+    if same is not None:
+        part = "fixed budget" if "budget_steps" in same.meta else "fixed epochs"
+        label += f"; the networks of the {same.record.epochs_run:,}-epoch run, {part}"
+    return label + ")"
+
+
+def same_networks_words(same) -> str:
+    """Why rows repeat other runs' numbers (``same``: per row, the run with the same
+    best-validation networks, or None), as sentences ("" when none does)."""
+    n = sum(s is not None for s in same)
+    if not n:
+        return ""
+    return (f"{n} of these {len(same)} rows {'repeats' if n == 1 else 'repeat'} the errors of a run shown above "
+            "exactly. Each such pair of runs trained the same initialisations for different numbers of epochs, and "
+            "every replicate's lowest validation loss came before the shorter run ended, so both keep the same "
+            "best-validation networks; their final networks differ (the column of the final networks).")
+
+
 def network_spread_table(theta: dict, up: dict, archs) -> str:
     """Claim 3's spreads, as the scorecard decides them (``studies.noise.spread_comparison``):
     per nonzero noise level the IQR of each u-network's errors over the datasets both ran,
@@ -472,3 +530,22 @@ def network_spread_table(theta: dict, up: dict, archs) -> str:
             cells += [str(ia), str(ib), v.value if v is not None else "n/a"]
         rows.append(f"| {nv:g} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def timing_machine_words(timing: dict) -> str:
+    """Where and how the timing benchmark ran, e.g. 'x86_64, 2 cores, torch 2.13.0+cpu, load average 1.2'."""
+    load = timing.get("load_average")
+    return (f"{timing['machine']}, {timing.get('cores', '?')} cores, torch {timing['torch']}"
+            + (f", load average {load:.1f} while it ran" if load is not None else ""))
+
+
+def budget_minutes_words(epochs_by_minutes: dict) -> str:
+    """{minutes: {B: epochs}} as '376, 1,493, 4,631 and 9,431 epochs for B = 10, 40, 160 and 640
+    (five minutes) and ... (ten minutes)'."""
+    names = {5: "five minutes", 10: "ten minutes"}
+    parts = []
+    for minutes, epochs in epochs_by_minutes.items():
+        Bs = sorted(epochs)
+        parts.append(f"{and_list(f'{epochs[b]:,.0f}' for b in Bs)} epochs for $B$ = {and_list(str(b) for b in Bs)} "
+                     f"({names.get(minutes, f'{minutes:g} minutes')})")
+    return " and ".join(parts)

@@ -7,21 +7,29 @@ numbers).  This module writes and checks them, and holds the store policy (below
 
 *Writing* (:func:`write_pair`).  The arrays go to a uniquely named temporary file in the
 same folder, which is flushed to disk (``fsync``) and renamed over ``<name>.npz``; then
-the record, with the SHA-256 of the ``.npz`` bytes (``npz_sha256``) and the store format
-(``store_format``), is written the same way to ``<name>.json``, last.  Temporary names are
-unique (two sweeps writing into one store never take each other's file), and the pair is
-written under an exclusive lock of the folder (where the platform has ``fcntl``), so two
-writers of the same pair leave one writer's complete pair, never a mixture.  A writer
-killed at any point leaves either the old pair, or a pair whose checksum does not match
-(treated as missing), plus at most a hidden ``.<name>.*.tmp`` file.
+the record, with the SHA-256 of the ``.npz`` bytes (``npz_sha256``), the store format
+(``store_format``) and the SHA-256 of the record itself (``record_sha256``, over its
+canonical JSON without that field: the whole record, arrays' checksum included), is
+written the same way to ``<name>.json``, last.  Files get the permissions the umask
+gives new files (as every other output).  Temporary names are unique (two sweeps writing
+into one store never take each other's file), and the pair is written under an exclusive
+lock of the folder (where the platform has ``fcntl``), so two writers of the same pair
+leave one writer's complete pair, never a mixture.  A writer killed at any point leaves
+either the old pair, or a pair whose checksum does not match (treated as missing), plus
+at most a hidden ``.<name>.*.tmp`` file.
 
-*Checking* (:func:`read_pair`, :func:`check_pair`).  A pair is *damaged* when its JSON
-does not parse or is not a record, its ``.npz`` is missing, or the ``.npz`` bytes do not
-match the stored checksum; :class:`DamagedRecordError` then names the file and what is
-wrong.  A record written before checksums existed (no ``npz_sha256``, store format 1) is
-accepted when its ``.npz`` is a readable zip archive whose every member passes the zip
-format's own CRC-32 check; :func:`migrate_pair` (``binn migrate``) adds the checksum to
-such records without touching the arrays.
+*Checking* (:func:`read_pair`, :func:`check_pair`: the one check that loading, ``binn
+status``, ``binn sweep`` and ``binn migrate`` apply).  A record is trusted only if it is
+whole and is what its name says.  A pair is *damaged* when its JSON does not parse or is
+not a record, its content does not match ``record_sha256``, it lacks a field its kind
+requires (:class:`RecordKind`, whatever its store format), its name is not the hash of the
+specification it holds (a pair copied over another's names), its ``.npz`` is missing, or
+the ``.npz`` bytes do not match ``npz_sha256``; :class:`DamagedRecordError` then names the
+file and what is wrong.  A record written before whole-record checksums (store format 2:
+``npz_sha256`` only; format 1: no checksum, then the ``.npz`` must be a zip archive whose
+every member passes its CRC-32 check) is accepted when everything else verifies;
+:func:`migrate_pair` (``binn migrate``) adds the checksums to such records without
+touching the arrays, and never to a record that does not verify.
 
 *Policy.*  Results are read from the committed store (``results/``) and then the working
 store (``out/results``); what neither holds is trained into the working store, so a rerun
@@ -44,17 +52,21 @@ import tempfile
 import time
 import warnings
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from ..engine.runs import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
 
-STORE_FORMAT = 2
+STORE_FORMAT = 3
 """Version of the stored pair (not of what the numbers mean, so not part of any key):
-1 = no checksum; 2 = ``npz_sha256`` (SHA-256 of the .npz bytes) in every record."""
+1 = no checksum; 2 = ``npz_sha256`` (SHA-256 of the .npz bytes) in every record;
+3 = also ``record_sha256`` (SHA-256 of the record's canonical JSON without that field)."""
 
 CHECKSUM_FIELD = "npz_sha256"
+RECORD_CHECKSUM_FIELD = "record_sha256"
 FORMAT_FIELD = "store_format"
 
 
@@ -112,10 +124,20 @@ def _fsync_folder(folder: Path):
         os.close(fd)
 
 
+def umask() -> int:
+    """The process's umask (read without changing it for longer than the call)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _atomic_write(path: Path, data: bytes):
-    """``path`` gets ``data`` or keeps what it had: unique temporary file, fsync, rename."""
+    """``path`` gets ``data`` or keeps what it had: unique temporary file, fsync, rename.
+    The file gets the permissions the umask gives a new file (``mkstemp`` alone: 0600)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        with contextlib.suppress(AttributeError, NotImplementedError):  # not POSIX
+            os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -131,10 +153,74 @@ def json_bytes(record: dict) -> bytes:
     return json.dumps(record, indent=1, sort_keys=True).encode()
 
 
+def record_sha256(record: dict) -> str:
+    """SHA-256 of a record's canonical JSON (sorted keys, no spaces) without ``record_sha256``:
+    the record's content, the arrays' checksum included."""
+    body = {k: v for k, v in record.items() if k != RECORD_CHECKSUM_FIELD}
+    return sha256_bytes(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
+
+
+def seal(record: dict, npz_sha256: str) -> dict:
+    """``record`` with the arrays' checksum, the store format and its own checksum."""
+    record = {k: v for k, v in record.items() if k != RECORD_CHECKSUM_FIELD}
+    record.update({CHECKSUM_FIELD: npz_sha256, FORMAT_FIELD: STORE_FORMAT})
+    return {**record, RECORD_CHECKSUM_FIELD: record_sha256(record)}
+
+
+@dataclass(frozen=True)
+class RecordKind:
+    """What a stored record of one kind must hold: the ``fields`` every such record has had
+    since the first was stored, and ``name(record, stem)``, the name it must be stored under
+    (computed from the specification it holds; ``stem``: the name it is stored under, for a
+    prefix the specification does not determine).  ``marker``: a field that only records of
+    this kind have (None: the kind of records that match no other, see :func:`kind_of`)."""
+
+    what: str
+    fields: tuple
+    name: Callable[[dict, str], str]
+    marker: str | None = None
+
+
+#: Kinds of stored records, tried in order by :func:`kind_of` (modules that store records
+#: of another kind add theirs: ``sweeps`` adds the settings' and the checkpoints').
+KINDS: list = []
+
+
+def kind_of(record: dict) -> RecordKind:
+    """The kind of a stored record: the first of :data:`KINDS` whose marker it holds, else
+    the one without marker."""
+    for kind in KINDS:
+        if kind.marker is not None and kind.marker in record:
+            return kind
+    for kind in KINDS:
+        if kind.marker is None:
+            return kind
+    raise LookupError("no kind of record is known for it")
+
+
+def _fit_name(record: dict, stem: str) -> str:
+    """The name of a stored fit: ``key_of(prefix, spec)``, a part of one (``spec["part"]``)
+    with ``-part<i>of<n>`` appended; the prefix is the stored name's."""
+    spec = record["spec"]
+    if not isinstance(spec, dict):
+        raise TypeError(f"its spec is a {type(spec).__name__}, not a dict")
+    base = {k: v for k, v in spec.items() if k not in ("part", "networks")}
+    suffix = f"-part{int(spec['part'][0])}of{int(spec['part'][1])}" if "part" in spec else ""
+    head = stem[:-len(suffix)] if suffix and stem.endswith(suffix) else stem
+    return key_of(head.rsplit("-", 1)[0], base) + suffix
+
+
+#: Trained networks (:func:`save_train_result`): the cached own-data fits and their parts.
+FIT_KIND = RecordKind("fit", ("spec", "config", "mechanisms", "status", "epochs_run", "steps_per_epoch",
+                              "wall_time_s"), _fit_name, marker="spec")
+KINDS.append(FIT_KIND)
+
+
 def write_pair(npz, js, arrays: dict, record: dict) -> dict:
     """Write ``arrays`` (compressed .npz) and then ``record`` (.json) atomically.
 
-    Returns the record as written, with ``npz_sha256`` and ``store_format`` added.
+    Returns the record as written, with ``npz_sha256``, ``store_format`` and ``record_sha256``
+    added (:func:`seal`).
     ``record`` must already be JSON-clean (no NaN, no numpy scalars).
     """
     npz, js = Path(npz), Path(js)
@@ -142,7 +228,7 @@ def write_pair(npz, js, arrays: dict, record: dict) -> dict:
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
     data = buf.getvalue()
-    record = {**record, CHECKSUM_FIELD: sha256_bytes(data), FORMAT_FIELD: STORE_FORMAT}
+    record = seal(record, sha256_bytes(data))
     text = json_bytes(record)
     with _folder_lock(npz.parent):
         _atomic_write(npz, data)
@@ -179,22 +265,55 @@ def _check_legacy_zip(npz: Path, data: bytes):
         raise _damaged(npz, f"member {bad!r} fails its CRC check")
 
 
-def read_pair(npz, js, *, load_arrays: bool = True):
+def _verify_record(js: Path, record: dict, kind) -> RecordKind:
+    """Raise :class:`DamagedRecordError` unless ``record`` (the JSON of ``js``) is whole and is
+    what its name says: its own checksum (format 3), the fields of its kind, its name."""
+    stored = record.get(RECORD_CHECKSUM_FIELD)
+    if stored is not None and stored != record_sha256(record):
+        raise _damaged(js, f"its content does not match its checksum {RECORD_CHECKSUM_FIELD} (edited or "
+                           "overwritten?)")
+    if stored is None and isinstance(record.get(FORMAT_FIELD), int) and record[FORMAT_FIELD] >= 3:
+        raise _damaged(js, f"store format {record[FORMAT_FIELD]} without its checksum {RECORD_CHECKSUM_FIELD}")
+    if not isinstance(kind, RecordKind):
+        try:
+            kind = kind(record) if kind is not None else kind_of(record)
+        except LookupError as err:
+            raise _damaged(js, str(err)) from None
+    lacks = [f for f in kind.fields if f not in record]
+    if lacks:
+        raise _damaged(js, f"not a whole {kind.what} record: it lacks {', '.join(lacks)}")
+    try:
+        name = kind.name(record, js.stem)
+    except (KeyError, TypeError, ValueError, IndexError) as err:
+        raise _damaged(js, f"its specification cannot be read ({type(err).__name__}: {err})") from None
+    if name != js.stem:
+        raise _damaged(js, f"it holds the specification of {name}, not of {js.stem} (copied or renamed?)")
+    return kind
+
+
+def read_pair(npz, js, *, load_arrays: bool = True, kind=None):
     """``(record, arrays)`` of a checked pair (``arrays`` is None without ``load_arrays``).
 
-    Raises FileNotFoundError if neither file exists (nothing stored) and
-    :class:`DamagedRecordError` (naming the file) if the pair is damaged.
+    ``kind``: the :class:`RecordKind` the record must be (a function of the record giving
+    it, or None: :func:`kind_of`).  Raises FileNotFoundError if neither file exists (nothing
+    stored) and :class:`DamagedRecordError` (naming the file) if the pair is damaged
+    (module docstring).
     """
     npz, js = Path(npz), Path(js)
     if not js.exists():
         if npz.exists():
             raise _damaged(js, f"missing (its arrays {npz.name} exist: an interrupted write?)")
         raise FileNotFoundError(f"nothing stored as {js} / {npz.name}")
+    if js.is_dir() or npz.is_dir():
+        raise _damaged(js if js.is_dir() else npz, "a folder, not a file")
     record = _read_record(js)
+    _verify_record(js, record, kind)
     try:
         data = npz.read_bytes()
     except FileNotFoundError:
         raise _damaged(npz, f"missing (the record {js.name} exists)") from None
+    except OSError as err:
+        raise _damaged(npz, f"cannot be read ({err.strerror or err})") from None
     stored = record.get(CHECKSUM_FIELD)
     if stored is not None:
         if sha256_bytes(data) != stored:
@@ -212,11 +331,12 @@ def read_pair(npz, js, *, load_arrays: bool = True):
     return record, arrays
 
 
-def check_pair(npz, js, *, warn: bool = True) -> dict | None:
-    """The record of a sound stored pair; None if nothing is stored or the pair is damaged
-    (then, with ``warn``, a :class:`StoreWarning` names the file: it will be recomputed)."""
+def check_pair(npz, js, *, warn: bool = True, kind=None) -> dict | None:
+    """The record of a sound stored pair (:func:`read_pair`'s check, ``kind`` as there); None if
+    nothing is stored or the pair is damaged (then, with ``warn``, a :class:`StoreWarning`
+    names the file: it will be recomputed)."""
     try:
-        return read_pair(npz, js, load_arrays=False)[0]
+        return read_pair(npz, js, load_arrays=False, kind=kind)[0]
     except FileNotFoundError:
         return None
     except DamagedRecordError as err:
@@ -225,30 +345,39 @@ def check_pair(npz, js, *, warn: bool = True) -> dict | None:
         return None
 
 
-def migrate_pair(npz, js, fill=None) -> str:
-    """Bring one pair to :data:`STORE_FORMAT` without touching its arrays.
+def is_sealed(record: dict) -> bool:
+    """Whether a record carries the current store format's checksums (else: ``binn migrate``)."""
+    return record.get(RECORD_CHECKSUM_FIELD) is not None and record.get(FORMAT_FIELD) == STORE_FORMAT
+
+
+def migrate_pair(npz, js, fill=None, kind=None) -> str:
+    """Bring one pair to :data:`STORE_FORMAT` without touching its arrays, only if it verifies
+    (:func:`read_pair` with ``kind``: its name is the hash of its specification, it has its
+    kind's fields, its arrays match their checksum or pass the zip's CRC check).
 
     ``fill(record)`` (optional) gives fields with the values records had before the field
-    existed; those the record lacks are added.  Returns "current" (already has a matching
-    checksum), "migrated" (checksum, store format and missing fields added) or
-    "damaged: <why>" (left as it is: it is treated as missing and recomputed by the next
-    run that needs it).
+    existed; those the record lacks are added.  Returns "current" (already sealed),
+    "migrated" (checksums, store format and missing fields added), "damaged: <why>" (left as
+    it is: it is treated as missing and recomputed by the next run that needs it) or
+    "failed: <why>" (it verifies but could not be rewritten, e.g. a read-only folder).
     """
     npz, js = Path(npz), Path(js)
     try:
-        record, _ = read_pair(npz, js, load_arrays=False)
+        record, _ = read_pair(npz, js, load_arrays=False, kind=kind)
     except (DamagedRecordError, FileNotFoundError) as err:
         return f"damaged: {err}"
-    if record.get(CHECKSUM_FIELD) is not None and record.get(FORMAT_FIELD) == STORE_FORMAT:
+    if is_sealed(record):
         return "current"
     data = npz.read_bytes()
-    new = {**(fill(record) if fill else {}), **record,
-           CHECKSUM_FIELD: sha256_bytes(data), FORMAT_FIELD: STORE_FORMAT}
-    with _folder_lock(js.parent):
-        if npz.read_bytes() != data:  # rewritten meanwhile by a sweep: that one is current
-            return "current"
-        _atomic_write(js, json_bytes(new))
-        _fsync_folder(js.parent)
+    new = seal({**(fill(record) if fill else {}), **record}, sha256_bytes(data))
+    try:
+        with _folder_lock(js.parent):
+            if npz.read_bytes() != data:  # rewritten meanwhile by a sweep: that one is current
+                return "current"
+            _atomic_write(js, json_bytes(new))
+            _fsync_folder(js.parent)
+    except OSError as err:
+        return f"failed: cannot rewrite {js}: {err.strerror or err}"
     return "migrated"
 
 
@@ -453,7 +582,7 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None) -> 
 def load_train_result(path_npz, path_json) -> TrainResult:
     """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
     :class:`DamagedRecordError` naming the file if the stored pair is damaged."""
-    rec, a = read_pair(path_npz, path_json)
+    rec, a = read_pair(path_npz, path_json, kind=FIT_KIND)
     config = TrainConfig.from_dict(rec["config"])
     mech = tuple(rec["mechanisms"])
     return TrainResult(layout=build_layout(config, mech), config=config, seeds=a["seeds"], mechanisms=mech,

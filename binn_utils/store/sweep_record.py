@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..engine.runs import TrainConfig, TrainingError
-from .records import CHECKSUM_FIELD, FORMAT_FIELD, DamagedRecordError
+from .records import CHECKSUM_FIELD, FORMAT_FIELD, RECORD_CHECKSUM_FIELD, DamagedRecordError
 
 #: Benchmarks whose initial condition has a text and a code reading (see problems.INITIALS).
 CHOOSES_INITIAL = ("nonlinear_adr",)
@@ -23,7 +23,7 @@ CHOOSES_INITIAL = ("nonlinear_adr",)
 #: concerns the benchmarks of ``CHOOSES_INITIAL``.
 LEGACY = {"forward_method": "RK45", "device": "cpu (not recorded)", "trained_with": None, "engine": 1,
           "steady_time_s": None, "first_epoch_s": None, "initial": "text", CHECKSUM_FIELD: None,
-          FORMAT_FIELD: 1}
+          FORMAT_FIELD: 1, RECORD_CHECKSUM_FIELD: None}
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,7 @@ class SweepRecord:
     provenance: dict
     npz_sha256: str | None       # checksum of the arrays (added by the store; None before format 2)
     store_format: int            # ``records.STORE_FORMAT`` it was written in
+    record_sha256: str | None    # checksum of the record itself (added by the store; None before format 3)
 
     @property
     def replicates(self) -> int:
@@ -112,10 +113,10 @@ class SweepRecord:
         return cls(**v)
 
     def to_json(self) -> dict:
-        """The JSON object the store writes (without the checksum and format, which
+        """The JSON object the store writes (without the checksums and format, which
         ``records.write_pair`` adds)."""
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for n in (CHECKSUM_FIELD, FORMAT_FIELD):
+        for n in (CHECKSUM_FIELD, FORMAT_FIELD, RECORD_CHECKSUM_FIELD):
             del d[n]
         if self.initial is None:
             del d["initial"]

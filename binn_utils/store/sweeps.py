@@ -9,15 +9,18 @@ seeds and datasets) matches, trains only what is missing, and studies that share
 setting (the defaults appear in several figures) share its run.  The pair is written by
 ``records.write_pair``: the JSON last, atomically, with a SHA-256 checksum of the arrays, so
 a killed sweep restarts where it stopped, and a damaged pair (unparsable JSON, missing or
-truncated arrays, a checksum that does not match) is never trusted: it counts as missing
-(a warning names the file) and is rerun, and loading it raises an error naming the file.
-Records stored before checksums existed are read after a zip integrity check;
-:func:`migrate_store` (``binn migrate``) adds their checksums without retraining.
+truncated arrays, a checksum that does not match, a record lacking a field of
+:data:`SETTING_KIND` or stored under another name than its specification's hash) is never
+trusted: it counts as missing (a warning names the file) and is rerun, and loading it
+raises an error naming the file.  Records stored before the current checksums existed are
+read after the checks they allow; :func:`migrate_store` (``binn migrate``) adds the
+checksums to those that verify, without retraining.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import hashlib
 import json
 import logging
@@ -71,6 +74,10 @@ def reporting_checkpoint(which: str):
 LEGACY_DEFAULTS = {"initial": LEGACY["initial"]}
 
 
+#: The parameters of a setting that are not training parameters (``TrainConfig``).
+SETTING_PARAMETERS = ("benchmark", "noise_var", "dense", "reaction", "initial")
+
+
 @dataclass(frozen=True)
 class Setting:
     study: str
@@ -82,8 +89,12 @@ class Setting:
     seeds: tuple
     config: TrainConfig
     reaction: str = "supporting"
-    meta: tuple = ()  # extra (name, value) pairs describing the swept value, e.g. (("lr", 5e-4),)
     initial: str = "text"  # nonlinear ADR only: Eq. ic-nl ("text") or the authors' Fig. 1 data ("code")
+    #: the parameters that place it on its study's grid (names of a ``TrainConfig`` field or
+    #: of one of ``SETTING_PARAMETERS``), e.g. ("lr",): their values are the setting's own
+    swept: tuple = ()
+    #: (name, value) pairs that describe it and are not its parameters, e.g. (("budget_steps", 1000),)
+    described: tuple = ()
 
     def __post_init__(self):
         if len(self.datasets) != len(self.seeds):
@@ -99,7 +110,23 @@ class Setting:
             raise TrainingError(f"noise variance must be >= 0, got {self.noise_var!r}")
         if self.initial not in INITIALS:
             raise ValueError(f"unknown initial condition {self.initial!r}; choose one of {INITIALS}")
+        parameters = set(SETTING_PARAMETERS) | {f.name for f in dataclasses.fields(TrainConfig)}
+        if set(self.swept) - parameters:
+            raise ValueError(f"swept names no parameter of a setting: {sorted(set(self.swept) - parameters)}")
+        if {name for name, _ in self.described} & parameters:
+            raise ValueError("described repeats a parameter of the setting (each fact once: name it in swept): "
+                             f"{sorted({name for name, _ in self.described} & parameters)}")
         self.config.validate()
+
+    @property
+    def meta(self) -> dict:
+        """The values that place it on its study's grid: its swept parameters (each stated
+        once, in the setting itself) and what ``described`` adds."""
+        return {**{name: self.parameter(name) for name in self.swept}, **dict(self.described)}
+
+    def parameter(self, name: str):
+        """The value of one of its parameters: a field of the setting or of its ``config``."""
+        return getattr(self, name) if name in SETTING_PARAMETERS else getattr(self.config, name)
 
     @classmethod
     def from_record(cls, record: SweepRecord, study: str = "", label: str = "") -> "Setting":
@@ -134,7 +161,7 @@ class Setting:
         """The stored record if the setting is stored and sound; None if it is missing or
         damaged (a damaged pair gives a ``records.StoreWarning`` naming the file)."""
         npz, js = self.paths(results_dir)
-        record = records.check_pair(npz, js, warn=warn)
+        record = records.check_pair(npz, js, warn=warn, kind=SETTING_KIND)
         if record is None:
             return None
         try:
@@ -148,6 +175,17 @@ class Setting:
     def is_done(self, results_dir) -> bool:
         """Stored, and the stored pair is sound (see :func:`records.read_pair`)."""
         return self.stored_record(results_dir) is not None
+
+
+def _setting_name(record: dict, stem: str) -> str:
+    return Setting.from_record(SweepRecord.from_json(record, stem)).key
+
+
+#: A setting's stored record: its specification (``Setting.spec``, whose hash is its name)
+#: and what every evaluated setting has stored since the first.
+SETTING_KIND = records.RecordKind(
+    "setting", tuple(f.name for f in dataclasses.fields(SweepRecord) if f.name not in LEGACY), _setting_name)
+records.KINDS.append(SETTING_KIND)
 
 
 def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int = 0):
@@ -362,7 +400,17 @@ def segment_epochs(group, every: int | None = CHECKPOINT_EVERY) -> int | None:
 
 def group_key(group) -> str:
     """The name of a group's checkpoint: the keys of its settings, in order."""
-    return "group-" + hashlib.sha1(json.dumps([s.key for s in group]).encode()).hexdigest()[:12]
+    return _group_name([s.key for s in group])
+
+
+def _group_name(keys) -> str:
+    return "group-" + hashlib.sha1(json.dumps(list(keys)).encode()).hexdigest()[:12]
+
+
+#: A group's training checkpoint (``_Sweep.checkpoint``): named by its settings' keys.
+CHECKPOINT_KIND = records.RecordKind("checkpoint", ("settings", "epoch"),
+                                   lambda record, stem: _group_name(record["settings"]), marker="settings")
+records.KINDS.insert(0, CHECKPOINT_KIND)
 
 
 #: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
@@ -371,6 +419,16 @@ JOBQUEUE_CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECl
 SCHEDULER_ENV = "BINN_SCHEDULER"
 #: Keys of a cluster config section that are not dask-jobqueue arguments.
 CLUSTER_ONLY_KEYS = ("jobs",)
+#: The command each batch system submits jobs with (checked on PATH before a sweep starts).
+SUBMIT_COMMANDS = {"slurm": "sbatch", "pbs": "qsub", "sge": "qsub"}
+#: At most this many batch jobs per sweep (a typo such as jobs = 1e9 is refused, not submitted).
+JOBS_MAX = 10_000
+#: The type each known key of a cluster config section must have (others go to dask-jobqueue as they are).
+CLUSTER_KEY_TYPES = {"jobs": int, "cores": int, "processes": int, "memory": str, "walltime": str, "queue": str,
+                     "account": str, "job_extra_directives": list, "job_script_prologue": list, "interface": str,
+                     "local_directory": str, "log_directory": str, "project": str, "name": str}
+#: Seconds to wait for an existing Dask scheduler to answer.
+CONNECT_TIMEOUT_S = 10
 
 
 def load_cluster_config(path, kind: str) -> dict:
@@ -393,7 +451,26 @@ def load_cluster_config(path, kind: str) -> dict:
     section = doc.get(kind)
     if not isinstance(section, dict):
         raise ValueError(f"the cluster config {path} has no [{kind}] section")
+    check_cluster_config(section, f"{path} [{kind}]")
     return dict(section)
+
+
+def check_cluster_config(section: dict, where: str = "the cluster config"):
+    """A one-line ValueError for a value of a known key of the wrong type or out of range
+    (``CLUSTER_KEY_TYPES``; ``jobs``, ``cores`` and ``processes`` positive, ``jobs`` at most
+    ``JOBS_MAX``)."""
+    names = {int: "an integer", str: "a string", list: "a list"}
+    for key, want in CLUSTER_KEY_TYPES.items():
+        if key not in section:
+            continue
+        v = section[key]
+        if not isinstance(v, want) or isinstance(v, bool):
+            raise ValueError(f"{where}: {key} must be {names[want]}, got {v!r}: e.g. "
+                             + {int: f"{key} = 2", str: f'{key} = "..."', list: f'{key} = ["..."]'}[want])
+        if want is int and not 1 <= v <= (JOBS_MAX if key == "jobs" else 4096):
+            raise ValueError(f"{where}: {key} must be between 1 and {JOBS_MAX if key == 'jobs' else 4096}, got {v}")
+        if want is list and not all(isinstance(e, str) for e in v):
+            raise ValueError(f"{where}: {key} must be a list of strings, got {v!r}")
 
 
 def make_jobqueue_cluster(kind: str, config: dict):
@@ -405,12 +482,53 @@ def make_jobqueue_cluster(kind: str, config: dict):
     kw.setdefault("cores", 1)
     kw.setdefault("memory", "4GB")
     kw.setdefault("processes", kw["cores"])
+    check_cluster_config(config, f"the [{kind}] cluster config")
     cls = getattr(dask_jobqueue, JOBQUEUE_CLUSTERS[kind])
     try:
         cluster = cls(**kw)
-    except TypeError as err:
-        raise ValueError(f"bad [{kind}] cluster config: {err}") from None
+    except (TypeError, ValueError, KeyError, AttributeError) as err:
+        raise ValueError(f"bad [{kind}] cluster config: {type(err).__name__}: {err}") from None
     return cluster, int(config.get("jobs", 1))
+
+
+def check_submit_command(kind: str):
+    """A one-line ValueError if the batch system's submit command (``SUBMIT_COMMANDS``) is not on PATH."""
+    import shutil
+    cmd = SUBMIT_COMMANDS[kind]
+    if shutil.which(cmd) is None:
+        raise ValueError(f"--cluster {kind} submits its workers with `{cmd}`, which is not on PATH: run binn on "
+                         f"the cluster's login node, or use --cluster local or --scheduler tcp://HOST:PORT")
+
+
+def check_scheduler_address(address: str):
+    """A one-line ValueError unless ``address`` looks like a Dask scheduler's (``tcp://HOST:PORT``)."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(str(address))
+        port = parts.port
+    except ValueError:
+        port = None
+        parts = None
+    if parts is None or parts.scheme not in ("tcp", "tls", "ucx", "inproc", "ws", "wss") or not parts.hostname \
+            or port is None:
+        raise ValueError(f"scheduler address {address!r} is not of the form tcp://HOST:PORT "
+                         f"(as printed by `dask scheduler`), e.g. tcp://127.0.0.1:8786")
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at ``address``; a one-line RuntimeError naming it if it
+    does not answer within ``CONNECT_TIMEOUT_S`` seconds."""
+    from distributed import Client
+    check_scheduler_address(address)
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as err:
+        raise RuntimeError(f"no Dask scheduler answers at {address} within {CONNECT_TIMEOUT_S} s "
+                           f"({type(err).__name__}): start one (`dask scheduler`) or check the address") from None
+
+
+#: At most this many local worker processes (each needs memory: more is a typo, not a request).
+WORKERS_MAX = 1024
 
 
 def check_run_request(results_dir, workers=None, device=None, forward_method="RK45", remote=False):
@@ -434,8 +552,9 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
         if kind not in ("cpu", "cuda"):
             raise TrainingError(f"device must be 'cpu' or 'cuda[:k]', got {device!r}")
     if workers is not None and (not isinstance(workers, (int, np.integer)) or isinstance(workers, bool)
-                                or workers < 1):
-        raise ValueError(f"workers must be a positive integer (or None: one per CPU core), got {workers!r}")
+                                or not 1 <= workers <= WORKERS_MAX):
+        raise ValueError(f"workers must be a positive integer, at most {WORKERS_MAX} (or None: one per CPU "
+                         f"core), got {workers!r}")
     if results_dir is not None:
         records.check_writable(results_dir)
         records.check_writable(Path(results_dir) / "runs")
@@ -495,9 +614,9 @@ class _Sweep:
     def checkpoint(self, group):
         """The group's stored training state, or None (none, or damaged: never trusted)."""
         npz, js = self._checkpoint_paths(group)
-        if records.check_pair(npz, js) is None:
+        if records.check_pair(npz, js, kind=CHECKPOINT_KIND) is None:
             return None
-        record, arrays = records.read_pair(npz, js)
+        record, arrays = records.read_pair(npz, js, kind=CHECKPOINT_KIND)
         if record.get("settings") != [s.key for s in group]:
             return None
         return TrainState.from_arrays(arrays)
@@ -530,6 +649,27 @@ def local_cluster(n_workers: int):
     return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                         memory_limit=psutil.virtual_memory().total // n_workers,
                         dashboard_address=":0", silence_logs=logging.ERROR)
+
+
+def close_dask(client, owned, interrupted: bool = False):
+    """Close a Dask client and the cluster this process started (None: none).  After Ctrl-C
+    (``interrupted``) the cluster's worker processes are ended at once and distributed's
+    own complaints about it are not logged: the command says in one line what was kept."""
+    if interrupted:
+        import psutil
+        for name in ("distributed", "asyncio", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                child.terminate()
+    for thing in (client, owned):
+        if thing is None:
+            continue
+        if interrupted:
+            with contextlib.suppress(Exception):
+                thing.close(timeout=5)
+        else:
+            thing.close()
 
 
 def _dashboard(client) -> str:
@@ -580,9 +720,10 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
     from distributed import Client
     owned = None
     if scheduler:
-        client = Client(scheduler)
+        client = connect(scheduler)
         announce(f"dask: scheduler {scheduler} ({len(client.nthreads())} workers), {_dashboard(client)}")
     elif cluster in JOBQUEUE_CLUSTERS:
+        check_submit_command(cluster)
         owned, jobs = make_jobqueue_cluster(cluster, cluster_config or {})
         owned.scale(jobs=jobs)
         client = Client(owned)
@@ -596,6 +737,7 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
                  f"({min(limits) / 2 ** 30:.1f} GiB memory limit each), {_dashboard(client)}")
     came_back = queue_mod.Queue()
     todo, running, left, states = list(groups), {}, 0, {}
+    interrupted = False
     try:
         while todo or running:
             if hard_stop_after is not None and clock() > hard_stop_after and (todo or running):
@@ -631,13 +773,13 @@ def _run_dask(sweep: _Sweep, groups, workers, scheduler, cluster, cluster_config
                 if state is not None:  # the next segment first, on the next free worker
                     states[id(g)] = state
                     todo.insert(0, g)
-    except BaseException:
-        client.cancel(list(running))
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        if not interrupted:
+            client.cancel(list(running))
         raise
     finally:
-        client.close()
-        if owned is not None:
-            owned.close()
+        close_dask(client, owned, interrupted)
     return left
 
 
@@ -695,6 +837,8 @@ def run_settings(settings: Sequence[Setting], results_dir=None, workers: int | N
     scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
     check_run_request(results_dir if todo else None, workers, device, forward_method,
                       remote=bool(scheduler) or cluster in JOBQUEUE_CLUSTERS)
+    if scheduler:
+        check_scheduler_address(scheduler)
     if not todo:
         return []
     workers = workers or os.cpu_count() or 1
@@ -770,7 +914,7 @@ class SettingResult:
 
     @property
     def meta(self) -> dict:
-        return dict(self.setting.meta)
+        return self.setting.meta
 
 
 def _spectral_error(key):
@@ -790,7 +934,7 @@ def load_setting(setting: Setting, results_dir=None) -> SettingResult:
     (naming the file) if its stored pair is damaged (rerun it: a sweep recomputes it)."""
     npz, js = setting.paths(results_dir or records.default_results_dir())
     try:
-        record, arrays = records.read_pair(npz, js)
+        record, arrays = records.read_pair(npz, js, kind=SETTING_KIND)
     except FileNotFoundError:
         raise FileNotFoundError(f"no stored results for {setting.study}/{setting.key}; run it first") from None
     return SettingResult(setting, SweepRecord.from_json(record, js), arrays)
@@ -803,36 +947,23 @@ LEGACY_RECORD_FIELDS = {k: LEGACY[k] for k in ("forward_method", "device", "trai
 
 
 def migrate_store(results_dir=None) -> dict:
-    """Bring every stored pair under ``results_dir`` (the runs and the cached fits, e.g.
-    ``scratch/``) to ``records.STORE_FORMAT``: add the SHA-256 of its arrays and the fields
-    it predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every
-    other field and every key as they are; no retraining.  Damaged pairs are left alone
-    (they count as missing and are rerun).  Returns {path of the .json: outcome}, the
-    outcome "current", "migrated" or "damaged: <why>"."""
+    """Bring every stored pair under ``results_dir`` (the runs, the cached fits, e.g.
+    ``scratch/``, and the checkpoints) to ``records.STORE_FORMAT`` if it verifies
+    (``records.migrate_pair``: its name is the hash of its specification, it has the fields
+    of its kind, its arrays match their checksum): add the checksums and the fields it
+    predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every other
+    field and every key as they are; no retraining.  Pairs that do not verify are left
+    alone, unstamped (they count as missing and are rerun).  Returns {path of the .json:
+    outcome}, the outcome "current", "migrated", "damaged: <why>" or "failed: <why>"."""
     root = Path(results_dir or records.default_results_dir())
     out = {}
     for js in sorted(root.rglob("*.json")):
         npz = js.with_suffix(".npz")
-        if js.name.startswith(".") or (js.parent.name != "runs" and not npz.exists()):
+        if js.name.startswith(".") or (js.parent.name not in ("runs", "checkpoints") and not npz.exists()):
             continue  # a temporary file, or a JSON file that is not half of a stored pair
-        out[str(js)] = _key_mismatch(js) or records.migrate_pair(npz, js, _legacy_fields)
+        kind = SETTING_KIND if js.parent.name == "runs" else None  # elsewhere: by its content
+        out[str(js)] = records.migrate_pair(npz, js, _legacy_fields, kind=kind)
     return out
-
-
-def _key_mismatch(js: Path) -> str | None:
-    """"damaged: ..." if a stored setting's record does not hash to the name it is stored
-    under (the key must determine the numbers), else None (also for records that are not
-    settings' or cannot be read: ``records.migrate_pair`` reports those)."""
-    try:
-        record = json.loads(js.read_text())
-        if not isinstance(record, dict) or "metrics" not in record:
-            return None
-        key = Setting.from_record(SweepRecord.from_json(record, js)).key
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError, records.DamagedRecordError):
-        return None
-    if key != js.stem:
-        return f"damaged: {js} holds the specification of {key}, not of {js.stem}"
-    return None
 
 
 def _legacy_fields(record: dict) -> dict:

@@ -25,7 +25,7 @@ def build(scale="book", archs=OPERATOR_ARCHS, noise_var=DEFAULT_NOISE_VAR, dense
         for aV in archs:
             cfg = train_config(p, epochs, arch_D=tuple(aD), arch_V=tuple(aV))
             out.append(Setting("architecture", f"D{tuple(aD)} V{tuple(aV)}", "diffusion_advection", noise_var,
-                               dense, ds, ss, cfg, meta=(("arch_D", list(aD)), ("arch_V", list(aV)))))
+                               dense, ds, ss, cfg, swept=("arch_D", "arch_V")))
     return out
 
 

@@ -2,13 +2,17 @@
 the authors' ten-minute budget)."""
 from __future__ import annotations
 
+import json
+import dataclasses
 import math
+
+import numpy as np
 
 from ..analysis import reporting
 from ..analysis.reporting import median
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
-from ..store.records import committed_scale
+from ..store.records import DamagedRecordError, committed_scale, default_results_dir
 from ..store.sweeps import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
                    value_range)
@@ -21,6 +25,32 @@ PAPER_BUDGET_STEPS = 75_000
 # The published Fig. 6 budget runs (the authors' FIXEDTIME10 folders: ten minutes of wall
 # clock, one initialisation per B): the epochs their own timings give for ten minutes.
 AUTHORS_BUDGET_EPOCHS = {10: 2200, 40: 8100, 160: 23_000, 640: 45_000}
+#: The timing benchmark the training-time comparison reads (``benchmarks/batch_size_timing.py
+#: --json``): one network of the plain-autograd trainer, as the paper trains "on the CPU",
+#: every batch size timed in one process on one device, interleaved.
+TIMING_FILE = "benchmarks/batch_size_timing.json"
+_TIMING_KEYS = ("machine", "torch", "trainer", "batch_sizes", "fit", "budgets_min", "printout", "load_average")
+_ROW_KEYS = ("B", "B_used", "epoch_steps", "ms_per_step", "s_per_epoch", "s_4000_epochs")
+
+
+def timing(results_dir=None) -> dict:
+    """The committed timing benchmark (``TIMING_FILE`` under the results folder);
+    ``DamagedRecordError`` naming the file if it is missing a field, FileNotFoundError if absent."""
+    path = (default_results_dir() if results_dir is None else results_dir) / TIMING_FILE
+    try:
+        out = json.loads(path.read_text())
+        ok = (isinstance(out, dict) and all(k in out for k in _TIMING_KEYS) and len(out["batch_sizes"]) >= 2
+              and all(isinstance(r, dict) and all(k in r for k in _ROW_KEYS) for r in out["batch_sizes"]))
+    except (ValueError, TypeError) as err:
+        raise DamagedRecordError(f"damaged: {path}: {err}") from None
+    if not ok:
+        raise DamagedRecordError(f"damaged: {path} is not a timing benchmark (fields {_TIMING_KEYS})")
+    return out
+
+
+def budget_epochs(timing_: dict, minutes: float) -> dict:
+    """{B: epochs that ``minutes`` of the benchmarked trainer give} (validation included)."""
+    return {r["B"]: 60 * minutes / r["s_per_epoch"] for r in timing_["batch_sizes"]}
 
 
 def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
@@ -38,11 +68,11 @@ def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, de
     for B in batch_sizes:
         cfg = train_config(p, epochs, batch_size=int(B), clip_batch_to_data=True)
         fixed.append(Setting("batch_size", f"B={B}", "diffusion", noise_var, dense, ds, ss, cfg,
-                             meta=(("batch_size", int(B)),)))
+                             swept=("batch_size",)))
         spe = math.ceil(n_train / min(int(B), n_train))
         cfg_b = cfg.replace(epochs=max(1, math.ceil(budget / spe)))
         budgeted.append(Setting("batch_size_budget", f"B={B} budget={budget}", "diffusion", noise_var, dense,
-                                ds, ss, cfg_b, meta=(("batch_size", int(B)), ("budget_steps", budget))))
+                                ds, ss, cfg_b, swept=("batch_size",), described=(("budget_steps", budget),)))
     return fixed, budgeted
 
 
@@ -58,14 +88,18 @@ def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False,
     for B, n_ep in AUTHORS_BUDGET_EPOCHS.items():
         cfg = train_config(p, max(1, round(n_ep * factor)), batch_size=int(B), clip_batch_to_data=True)
         out.append(Setting("batch_size_authors", f"B={B} authors' budget", "diffusion", noise_var, dense, ds, ss,
-                           cfg, meta=(("batch_size", int(B)), ("budget_epochs", cfg.epochs))))
+                           cfg, swept=("batch_size",)))
     return out
 
 
-def summary(results) -> dict:
+def summary(results, timing_=None) -> dict:
     """Numbers of (fixed-epoch results, fixed-budget results) (``reporting.batch_size_summary``),
-    the best batch sizes against the paper's."""
-    return reporting.batch_size_summary(*results, paper_best=PAPER_BEST)
+    the best batch sizes against the paper's; the training time from the timing benchmark
+    ``timing_`` (None: the committed one), which times the 71-point grid (none for dense results)."""
+    fixed = results[0]
+    dense = bool(fixed and fixed[0].record.dense)
+    return reporting.batch_size_summary(*results, paper_best=PAPER_BEST,
+                                        timing=(timing() if timing_ is None else timing_) if not dense else None)
 
 
 def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
@@ -92,11 +126,35 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
     return rows, more_worse, decided
 
 
-def step_time_spread(fixed) -> float:
-    """The largest time per optimiser step of the fixed-epoch runs over the smallest (NaN
-    without a positive time; ``reporting.wall_time_fit``)."""
-    per_step = reporting.wall_time_fit(fixed)["per_step_ms"]
+def step_time_spread(timing_: dict) -> float:
+    """The largest time per optimiser step over the smallest in the timing benchmark (NaN
+    without a positive time)."""
+    per_step = [r["ms_per_step"] for r in timing_["batch_sizes"]]
     return float(max(per_step) / min(per_step)) if len(per_step) and min(per_step) > 0 else float("nan")
+
+
+def same_best_networks(run, others):
+    """The first of ``others`` that holds the same best-validation networks as ``run``, or
+    None: the same problem, data, initialisations and training apart from the number of
+    epochs, and every replicate's lowest validation loss at the same epoch, within both
+    runs.  Training is deterministic for a given initialisation, so both runs then keep the
+    same networks and report the same errors (to rounding: this is checked too)."""
+    def same_training(a, b):
+        ca, cb = (dataclasses.replace(r.record.config, epochs=0) for r in (a, b))
+        return (ca == cb and a.setting.seeds == b.setting.seeds and a.setting.datasets == b.setting.datasets
+                and (a.setting.benchmark, a.setting.noise_var, a.setting.dense)
+                == (b.setting.benchmark, b.setting.noise_var, b.setting.dense))
+
+    best = np.asarray(run.arrays["best_epoch"])
+    for other in others:
+        if other is run or not same_training(run, other):
+            continue
+        ob = np.asarray(other.arrays["best_epoch"])
+        within = best.max(initial=0) <= min(run.record.epochs_run, other.record.epochs_run)
+        if (ob.shape == best.shape and (ob == best).all() and within
+                and np.allclose(run.metric("err_u_theta"), other.metric("err_u_theta"), rtol=1e-3, equal_nan=True)):
+            return other
+    return None
 
 
 def more_steps_worse(more_worse: int, decided: int) -> bool | None:
@@ -113,7 +171,7 @@ def chapter_settings(params) -> dict:
     sizes = params["batch_sizes"] or BATCH_SIZES
     kw = dict(noise_var=params["noise_var"], dense=params["dense"], epochs=params["epochs"], seeds=params["seeds"])
     fixed, budget = STUDY.groups(scale, batch_sizes=sizes, budget_steps=params["budget_steps"], **kw)
-    authors = [s for s in AUTHORS_BUDGET.settings(scale, **kw) if dict(s.meta)["batch_size"] in sizes]
+    authors = [s for s in AUTHORS_BUDGET.settings(scale, **kw) if s.config.batch_size in sizes]
     return {"fixed": (scale, fixed), "budget": (scale, budget), "authors": (scale, authors)}
 
 
@@ -141,7 +199,7 @@ def claim_batch_size(ctx, authors_budget=False):
     if authors_budget:  # the epochs ten minutes of the authors' trainer gave, per B
         budget = ctx.variant("batch_size_authors", "batch-size study (the authors' budget)",
                              scale=ctx.scale("batch_size"))
-    s, best = summary((fixed, budget)), value_range(PAPER_BEST)
+    s, best = summary((fixed, budget), ctx.benchmark("batch_size_timing")), value_range(PAPER_BEST)
     rule = ("the best batch size in the range against the best outside it: intervals of the median separated "
             "(below: agrees, above: disagrees)")
     subs = [SubClaim("training time $T = a/B + c$ with $a > 0$", s.verdicts["inverse_verdict"],

@@ -20,7 +20,7 @@ def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense
     p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     return [Setting("learning_rate", f"r={number_label(r)}", "burgers", noise_var, dense, ds, ss,
-                    train_config(p, epochs, lr=float(r)), meta=(("lr", float(r)),)) for r in rates]
+                    train_config(p, epochs, lr=float(r)), swept=("lr",)) for r in rates]
 
 
 def large_rate_curves(results, shown, unstable_from=UNSTABLE_FROM) -> dict:
@@ -59,7 +59,7 @@ def bullets(s: dict) -> list[str]:
             f"$r$ = {s['shown']}: {s['small_still_falling']}.",
             f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
             f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
-            f"{s['large_worse_verdict']} with the paper.",
+            f"{s['large_worse_verdict_with_paper']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
 

@@ -20,7 +20,7 @@ def build(scale="book", weights=PDE_WEIGHTS, noise_var=DEFAULT_NOISE_VAR, dense=
     p = scale_values(scale)
     ds, ss = initialisations(p, seeds)
     return [Setting("loss_weight", f"w_pde={number_label(w)}", "porous_medium", noise_var, dense, ds, ss,
-                    train_config(p, epochs, w_pde=float(w), w_bc=0.0), meta=(("w_pde", float(w)),))
+                    train_config(p, epochs, w_pde=float(w), w_bc=0.0), swept=("w_pde",))
             for w in weights]
 
 

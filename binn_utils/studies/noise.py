@@ -36,7 +36,7 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
         for nv in noise_vars:
             cfg = train_config(p, n_ep, arch_u=tuple(arch))
             out.append(Setting("noise", f"sigma2={number_label(nv)} u{tuple(arch)}", "diffusion", nv, dense, ds, ss,
-                               cfg, meta=(("noise_var", float(nv)), ("arch_u", list(arch)))))
+                               cfg, swept=("noise_var", "arch_u")))
     return out
 
 

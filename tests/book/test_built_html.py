@@ -10,7 +10,10 @@ BINN_CHECK_BUILT_HTML=1: then a missing build is a failure, not a skip. In a pla
   the Markdown around it);
 * every page that loads MathJax loads a local copy that exists in the build (the
   equations render without network), and the pages with equations do load it;
-* the landing page has the headline box ("does the paper hold up?") with its counts.
+* the landing page has the headline box ("does the paper hold up?") with its counts;
+* the text reads as written (tests/prose.py: no number twice in a row, no "lowered by -x",
+  no sentence starting in lower case, ...), paragraph by paragraph and cell by cell;
+* every figure caption starts with the paper's figure it repeats, or says it has none.
 """
 from __future__ import annotations
 
@@ -156,6 +159,34 @@ def test_the_authors_runs_are_shown_beside_ours(chapter):
     text = soup(HTML / "notebooks" / f"{chapter}.html").get_text(" ")
     assert "Our runs beside the authors" in text and "from their archive" in text
     assert "ours / authors [95 % interval]" in text
+
+def test_the_text_reads_as_written():
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    import prose
+    bad = []
+    for page in pages():
+        s = soup(page)
+        for node in s.select("div.highlight, pre, script, style, .MathJax, .math"):
+            node.decompose()
+        for el in s.select("p, li, figcaption, td, th"):
+            if el.find(["p", "li", "td"]):       # an enclosing element: its children are checked
+                continue
+            bad += [f"{page.relative_to(HTML)}: {d}" for d in prose.defects(el.get_text(" ", strip=True))]
+    assert not bad, "garbled text:\n" + "\n".join(bad)
+
+
+def test_each_caption_starts_with_the_papers_figure():
+    bad = []
+    for page in pages():
+        for cap in soup(page).select("figure figcaption"):
+            number = cap.select_one(".caption-number")
+            text = cap.get_text(" ", strip=True)
+            if number is not None:
+                text = text[len(number.get_text(" ", strip=True)):].strip()
+            if not re.match(r"(Paper's Fig\. \d+\.|Not in the paper\b)", text):
+                bad.append(f"{page.relative_to(HTML)}: {text[:80]!r}")
+    assert not bad, "captions that do not start with the paper's figure:\n" + "\n".join(bad)
 
 
 def test_landing_page_and_scorecard_open_with_the_plain_answer():

@@ -1,0 +1,127 @@
+"""Rerun one chapter notebook with other parameters (``make rerun``).
+
+    python scripts/rerun.py [--dry-run] NB OUT [-p NAME VALUE ...] [-y YAML ...]
+
+``-p NAME VALUE`` sets a parameter; VALUE is read as a Python literal where it is one
+(``0.01``, ``True``, ``None``, ``[0.0, 0.01]``, ``[[4, 32]]``), else as text (``quick``).
+``-y YAML`` sets several at once (``-y "{noise_vars: [0.0, 0.01], scale: quick}"``).
+Before anything runs, each name must be one of the notebook's parameters (its cell tagged
+``parameters``) and each value one that parameter can take
+(``binn_utils.applications.notebook_parameters``): otherwise one line and exit status 2.  The notebook
+(``notebooks/NB.py``) is converted, executed by papermill with the folder ``notebooks/``
+as working directory into ``OUT/NB.ipynb``, its figures into ``OUT`` (its ``output_dir``
+parameter).  A failing cell: one line naming it, exit status 1 (2 when it is the
+notebook's own parameter check).  ``--dry-run``: check and say what would run, run nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from binn_utils.applications.notebook_parameters import ParameterError, check_parameters  # noqa: E402
+
+OUTPUT_PARAM = "output_dir"
+PROG = "make rerun"
+
+
+def value_of(text: str):
+    """A ``-p`` value: a Python literal where it is one (tuples as lists, which papermill
+    passes on), else the text itself."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+    return as_lists(value)
+
+
+def as_lists(value):
+    return [as_lists(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def parse(argv) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dry-run", action="store_true", help="check the notebook and its parameters, run nothing")
+    ap.add_argument("nb", metavar="NB", help="a notebook of notebooks/, without .py")
+    ap.add_argument("out", metavar="OUT", help="output folder")
+    ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    ap.add_argument("-y", "--yaml", action="append", default=[], metavar="YAML",
+                    help="parameters as a YAML mapping")
+    return ap.parse_args(argv)
+
+
+def requested(args) -> dict:
+    """The parameters asked for, in order (a later one wins)."""
+    import yaml
+    values = {}
+    for text in args.yaml:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ParameterError(f"-y {text!r} is not YAML: {str(err).splitlines()[0]}") from None
+        if not isinstance(data, dict):
+            raise ParameterError(f"-y needs a mapping such as \"{{noise_vars: [0.0, 0.01]}}\", got {text!r}")
+        values.update(data)
+    for name, text in args.parameter:
+        values[name] = value_of(text)
+    return values
+
+
+def notebook_parameters(source: Path, ipynb: Path) -> list[str]:
+    """Convert ``source`` (Jupytext) to ``ipynb``; the names in its ``parameters`` cell."""
+    import jupytext
+    from papermill import inspect_notebook
+    ipynb.parent.mkdir(parents=True, exist_ok=True)
+    jupytext.write(jupytext.read(source), ipynb)
+    return list(inspect_notebook(str(ipynb)))
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
+    names = sorted(p.stem for p in (ROOT / "notebooks").glob("*.py"))
+    if args.nb not in names:
+        print(f"{PROG}: no notebook notebooks/{args.nb}.py (have: {', '.join(names)})", file=sys.stderr)
+        return 2
+    out = Path(args.out).resolve()
+    src = out / ".src" / f"{args.nb}.ipynb"
+    try:
+        values = requested(args)
+        known = notebook_parameters(ROOT / "notebooks" / f"{args.nb}.py", src)
+        unknown = [k for k in values if k not in known]
+        if unknown:
+            raise ParameterError(f"notebook {args.nb} has no parameter {', '.join(map(repr, unknown))}; "
+                                 f"its parameters: {', '.join(known)}")
+        if OUTPUT_PARAM in values:
+            raise ParameterError(f"{OUTPUT_PARAM} is set by OUT=...")
+        check_parameters(values)
+    except ParameterError as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 2
+    values[OUTPUT_PARAM] = str(out)
+    shown = " ".join(f"{k}={v!r}" for k, v in values.items())
+    if args.dry_run:
+        print(f"{PROG}: would run notebooks/{args.nb}.py with {shown} into {out / (args.nb + '.ipynb')}")
+        return 0
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+    print(f"{PROG}: notebooks/{args.nb}.py with {shown}", flush=True)
+    try:
+        papermill.execute_notebook(str(src), str(out / f"{args.nb}.ipynb"), parameters=values,
+                                   cwd=str(ROOT / "notebooks"), progress_bar=False, kernel_name="python3")
+    except PapermillExecutionError as err:
+        if err.ename == ParameterError.__name__:
+            print(f"{PROG}: {err.evalue}", file=sys.stderr)
+            return 2
+        print(f"{PROG}: notebooks/{args.nb}.py failed in cell {err.exec_count}: {err.ename}: "
+              f"{str(err.evalue).splitlines()[0] if err.evalue else ''} (the executed notebook: "
+              f"{out / (args.nb + '.ipynb')})", file=sys.stderr)
+        return 1
+    print(f"{PROG}: wrote {out / (args.nb + '.ipynb')}; figures in {out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,489 @@
+"""Hostile but fair input: each case of the reliability review, so that none comes back.
+
+Fast: tiny stores (two settings of a few epochs), CLI requests stopped before training
+(``no_training``), copies of committed records in temporary folders.
+"""
+import json
+import os
+import shutil
+import stat
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from binn_utils.applications import cli
+from binn_utils.engine.training import TrainConfig
+from binn_utils.store import records as store
+from binn_utils.store.records import DamagedRecordError, StoreWarning
+from binn_utils.store.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
+
+TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
+
+
+def _setting(lr):
+    ds, ss = replicates(2)
+    return Setting("learning_rate", f"lr={lr:g}", "diffusion", 1e-3, False, ds, ss, TINY.replace(lr=lr),
+                   meta=(("lr", lr),))
+
+
+@pytest.fixture(scope="module")
+def two_settings(tmp_path_factory):
+    """lr = 5e-4 and lr = 0.5, stored once (2 epochs); tests damage copies."""
+    root = tmp_path_factory.mktemp("store")
+    pair = (_setting(5e-4), _setting(0.5))
+    run_settings(list(pair), root, workers=1, progress=False)
+    return pair, root
+
+
+@pytest.fixture
+def copied(two_settings, tmp_path):
+    (small, large), root = two_settings
+    shutil.copytree(root / "runs", tmp_path / "runs")
+    return small, large, tmp_path
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("the CLI started a sweep")
+    monkeypatch.setattr(cli, "run_settings", refuse)
+
+
+def _one_line(capsys, argv, code=2):
+    """Run the CLI; it must end with ``code`` and one line on stderr, no traceback."""
+    try:
+        rc = cli.main(argv)
+    except SystemExit as exc:
+        rc = exc.code
+    err = capsys.readouterr().err
+    lines = [ln.rsplit("\r", 1)[-1] for ln in err.split("\n")]        # a progress bar ends with a \r
+    lines = [ln for ln in lines if ln.strip()]
+    assert rc == code, err
+    assert "Traceback" not in err and len(lines) == 1, err
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------- 1. the store's trust
+def _status(capsys, root):
+    assert cli.main(["status", "learning_rate", "--scale", "quick", "--results-dir", str(root)]) == 0
+    said = capsys.readouterr()
+    return said.out, [ln for ln in said.err.splitlines() if ln.startswith("binn: warning: damaged")]
+
+
+def test_a_pair_copied_over_another_settings_names_is_not_that_setting(copied):
+    small, large, root = copied
+    for src, dst in zip(large.paths(root), small.paths(root)):
+        shutil.copyfile(src, dst)
+    with pytest.warns(StoreWarning, match=f"{small.key}.json: it holds the specification of {large.key}"):
+        assert not small.is_done(root)
+    with pytest.raises(DamagedRecordError, match=f"specification of {large.key}, not of {small.key}"):
+        load_setting(small, root)
+    outcome = migrate_store(root)[str(small.paths(root)[1])]
+    assert outcome.startswith("damaged") and large.key in outcome
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StoreWarning)
+        assert load_setting(large, root).setting.config.lr == 0.5   # the original is untouched
+
+
+@pytest.mark.parametrize("record", [{}, "legacy without config"])
+def test_an_empty_or_partial_record_is_damaged_and_never_stamped(copied, record):
+    small, _, root = copied
+    npz, js = small.paths(root)
+    if record == "legacy without config":
+        rec = json.loads(js.read_text())
+        for k in ("config", store.CHECKSUM_FIELD, store.FORMAT_FIELD, store.RECORD_CHECKSUM_FIELD):
+            rec.pop(k)
+        record = rec
+    js.write_bytes(store.json_bytes(record))
+    with pytest.warns(StoreWarning, match=f"{js.name}: not a whole setting record: it lacks .*config"):
+        assert small.stored_record(root) is None
+    assert migrate_store(root)[str(js)].startswith("damaged")
+    assert json.loads(js.read_text()) == record                      # no checksum stamped on it
+
+
+def test_one_edited_digit_of_a_metric_is_noticed(copied):
+    small, _, root = copied
+    npz, js = small.paths(root)
+    rec = json.loads(js.read_text())
+    rec["metrics"]["best"]["err_u_theta"][0] += 0.6
+    js.write_bytes(store.json_bytes(rec))
+    with pytest.raises(DamagedRecordError, match="content does not match its checksum record_sha256"):
+        load_setting(small, root)
+    assert migrate_store(root)[str(js)].startswith("damaged")
+
+
+def test_status_and_sweep_name_the_damaged_file_and_count_it_missing(copied, capsys, monkeypatch):
+    small, large, root = copied
+    for src, dst in zip(large.paths(root), small.paths(root)):
+        shutil.copyfile(src, dst)
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [small, large])
+    out, warned = _status(capsys, root)
+    assert "1/2 settings stored" in out
+    assert any(small.key in w and large.key in w for w in warned)
+    ran = []
+    monkeypatch.setattr(cli, "run_settings", lambda todo, *a, **k: ran.extend(todo) or [s.key for s in todo])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StoreWarning)
+        assert cli.main(["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(root),
+                         "--workers", "1"]) == 0
+    assert ran == [small]
+
+
+def test_migration_upgrades_committed_records_only_if_they_verify(tmp_path):
+    names = sorted(p.stem for p in COMMITTED.glob("*.json"))[:3]
+    if len(names) < 3:
+        pytest.skip("no committed results in this checkout")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for n in names:
+        for ext in (".json", ".npz"):
+            shutil.copy(COMMITTED / f"{n}{ext}", runs / f"{n}{ext}")
+    a, b, c = names
+    # b: a format-2 record (arrays' checksum only) whose arrays were replaced afterwards
+    rec_b = json.loads((runs / f"{b}.json").read_text())
+    rec_b.pop(store.RECORD_CHECKSUM_FIELD, None)
+    rec_b[store.FORMAT_FIELD] = 2
+    (runs / f"{b}.json").write_bytes(store.json_bytes(rec_b))
+    shutil.copy(COMMITTED / f"{a}.npz", runs / f"{b}.npz")
+    # c: a format-2 record stored under a's name (a copied over)
+    rec_c = json.loads((runs / f"{c}.json").read_text())
+    rec_c.pop(store.RECORD_CHECKSUM_FIELD, None)
+    rec_c[store.FORMAT_FIELD] = 2
+    (runs / f"{a}.json").write_bytes(store.json_bytes(rec_c))
+    shutil.copy(runs / f"{c}.npz", runs / f"{a}.npz")
+    (runs / f"{c}.json").write_bytes(store.json_bytes(rec_c))
+    outcome = {Path(k).stem: v for k, v in migrate_store(tmp_path).items()}
+    assert outcome[a].startswith("damaged") and "specification of" in outcome[a]
+    assert outcome[b].startswith("damaged") and "SHA-256 does not match" in outcome[b]
+    assert outcome[c] in ("migrated", "current")
+    assert store.RECORD_CHECKSUM_FIELD not in json.loads((runs / f"{a}.json").read_text())
+    assert store.RECORD_CHECKSUM_FIELD not in json.loads((runs / f"{b}.json").read_text())
+    sealed = json.loads((runs / f"{c}.json").read_text())
+    assert sealed[store.RECORD_CHECKSUM_FIELD] == store.record_sha256(sealed)
+    assert {k: v for k, v in sealed.items() if k not in (store.RECORD_CHECKSUM_FIELD, store.FORMAT_FIELD)} == \
+        {k: v for k, v in rec_c.items() if k != store.FORMAT_FIELD}
+    assert (runs / f"{c}.npz").read_bytes() == (COMMITTED / f"{c}.npz").read_bytes()
+
+
+# ----------------------------------------------------------------------------- 5. permissions
+def test_store_files_follow_the_umask(two_settings, tmp_path):
+    old = os.umask(0o022)
+    try:
+        store.write_pair(tmp_path / "k.npz", tmp_path / "k.json", {"a": np.zeros(3)}, {"x": 1})
+    finally:
+        os.umask(old)
+    for name in ("k.npz", "k.json"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644, name
+    (small, _), root = two_settings
+    for path in small.paths(root):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~old
+
+
+# ----------------------------------------------------------------------------- 4. limits first, one line
+@pytest.mark.parametrize("args, message", [
+    (["--dry-run", "--seeds", "100000000"], "--seeds: must be at most 10,000, got 100000000"),
+    (["--dry-run", "--seeds", "99999999999999999999"], "--seeds: must be at most 10,000"),
+    (["--dry-run", "--epochs", "100000000000000000000"], "--epochs: must be at most 10,000,000"),
+    (["--dry-run", "--seeds", "1e8"], "--seeds: must be a positive integer, got '1e8'"),
+    (["--workers", "100000"], "--workers: must be at most 1,024"),
+    (["--checkpoint-every", "100000000000"], "--checkpoint-every: must be at most"),
+    (["--scheduler", "localhost"], "scheduler address 'localhost' is not of the form tcp://HOST:PORT"),
+    (["--scheduler", "tcp://host:port"], "is not of the form tcp://HOST:PORT"),
+])
+def test_limits_are_checked_before_any_work(capsys, no_training, tmp_path, args, message):
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path), *args])
+    assert message in err
+
+
+def test_a_missing_batch_system_is_named_before_any_work(capsys, no_training, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))                      # no sbatch here
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--cluster", "slurm"])
+    assert "`sbatch`, which is not on PATH" in err and "--cluster local" in err
+
+
+@pytest.mark.parametrize("toml, message", [
+    ('jobs = "many"', "jobs must be an integer, got 'many'"),
+    ("jobs = 100000000", "jobs must be between 1 and 10000"),
+    ("cores = -1", "cores must be between 1 and 4096, got -1"),
+    ("memory = 4", "memory must be a string, got 4"),
+    ("walltime = 30", "walltime must be a string"),
+    ('job_extra_directives = "--gres=gpu:1"', "job_extra_directives must be a list"),
+])
+def test_bad_cluster_config_values_are_one_line_even_in_a_dry_run(capsys, no_training, tmp_path, toml, message):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f"[slurm]\n{toml}\n")
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--cluster", "slurm", "--cluster-config", str(cfg), "--dry-run"])
+    assert message in err and "c.toml" in err
+
+
+def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path, monkeypatch):
+    from binn_utils.store import sweeps
+    monkeypatch.setattr(sweeps, "CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--scheduler", "tcp://127.0.0.1:9"], code=1)
+    assert "no Dask scheduler answers at tcp://127.0.0.1:9 within 1 s" in err and "dask scheduler" in err
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(capsys, tmp_path, monkeypatch):
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
+    monkeypatch.setattr(cli, "run_settings", interrupted)
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--workers", "1"], code=130)
+    assert "stored; rerun the same command to continue" in err
+
+
+class _ClosedPipe:
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_pipe_is_one_line(capsys, two_settings, monkeypatch):
+    _, root = two_settings
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    rc = cli.main(["status", "learning_rate", "--scale", "quick", "--results-dir", str(root)])
+    err = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in err and err.strip().splitlines() == [
+        "binn status: output cut short: the reading end of the pipe closed"]
+
+
+def test_migrate_on_a_read_only_store_is_one_line(copied, capsys, monkeypatch):
+    small, large, root = copied
+    for _, js in (small.paths(root), large.paths(root)):        # records from before whole-record checksums
+        rec = json.loads(js.read_text())
+        del rec[store.RECORD_CHECKSUM_FIELD]
+        rec[store.FORMAT_FIELD] = 2
+        js.write_bytes(store.json_bytes(rec))
+
+    def read_only(path, data):
+        raise PermissionError(13, "Permission denied", str(path))
+    monkeypatch.setattr(store, "_atomic_write", read_only)        # root may write anywhere: simulate it
+    assert cli.main(["migrate", "--results-dir", str(root)]) == 1
+    said = capsys.readouterr()
+    assert "Traceback" not in said.err and len(said.err.strip().splitlines()) == 1
+    assert "Permission denied (and 1 more)" in said.err
+    assert "2 not rewritable (make the folder writable" in said.out
+
+
+def test_a_folder_in_place_of_a_store_file_is_named_and_counted_missing(copied, capsys, monkeypatch):
+    small, large, root = copied
+    npz, js = small.paths(root)
+    js.unlink()
+    js.mkdir()
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [small, large])
+    out, warned = _status(capsys, root)
+    assert "1/2 settings stored" in out and len(warned) == 1 and f"{js.name}: a folder, not a file" in warned[0]
+
+
+# ----------------------------------------------------------------------------- 3. outputs all or nothing
+@pytest.fixture(scope="module")
+def a_fit(tmp_path_factory):
+    """One `binn fit` of one network for one epoch (what the tests below damage or overwrite)."""
+    from binn_utils.applications import fit_report
+    d = tmp_path_factory.mktemp("fit")
+    fit_report.write_example_csv(d / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
+    argv = ["fit", str(d / "data.csv"), "--mechanisms", "D,G", "--x", "x_um", "--t", "t_h", "--u", "density",
+            "--scale", "quick", "--epochs", "1", "--seeds", "1", "--batch-size", "20", "--forward-method", "BDF",
+            "--out", str(d / "out")]
+    assert cli.main(argv) == 0
+    return d / "out", argv
+
+
+@pytest.fixture
+def fit_copy(a_fit, tmp_path):
+    out, argv = a_fit
+    shutil.copytree(out, tmp_path / "out")
+    return tmp_path / "out", [*argv[:-1], str(tmp_path / "out")]
+
+
+def _snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt(), OSError(28, "No space left on device")])
+def test_an_interrupted_or_failed_fit_write_leaves_the_old_fit_whole(fit_copy, capsys, monkeypatch, failure):
+    import matplotlib.figure
+    out, argv = fit_copy
+    before = _snapshot(out)
+
+    def fail(self, path, *a, **k):
+        if isinstance(failure, OSError):
+            raise OSError(failure.errno, failure.strerror, str(path))
+        raise failure
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fail)
+    err = _one_line(capsys, argv[:-2] + ["--seeds", "1", "--lr", "0.01", "--out", str(out)],
+                    code=130 if isinstance(failure, KeyboardInterrupt) else 1)
+    assert ("No space left on device" in err and "free space or choose another --out" in err) \
+        if isinstance(failure, OSError) else "rerun the same command to continue" in err
+    after = _snapshot(out)
+    assert {k: v for k, v in after.items() if not k.startswith("networks/")} == \
+        {k: v for k, v in before.items() if not k.startswith("networks/")}     # the old fit, whole
+    assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []   # no half-written folder
+
+
+def test_predict_refuses_to_write_into_a_fit_folder(a_fit, capsys):
+    out, _ = a_fit
+    before = _snapshot(out)
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(out)])
+    assert "is the folder of a `binn fit`" in err and _snapshot(out) == before
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda r: r.pop("u_range"), "lacks u_range"),
+    (lambda r: r.update(u_range="wide"), "not a readable fit record"),
+    (lambda r: r.update(networks=["networks/none.npz", "networks/none.json"]), "cannot be read"),
+])
+def test_a_broken_fit_json_is_one_line(fit_copy, capsys, tmp_path, damage, message):
+    out, _ = fit_copy
+    rec = json.loads((out / "fit.json").read_text())
+    damage(rec)
+    (out / "fit.json").write_text(json.dumps(rec))
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(tmp_path / "p")])
+    assert message in err and "rerun `binn fit`" in err
+
+
+# ----------------------------------------------------------------------------- 2. own data means what the user meant
+def _grid(n_x=11, n_t=4):
+    x, t = np.linspace(0.0, 1.0, n_x), np.linspace(0.0, 3.0, n_t)
+    return x, t, 1.0 + 0.5 * np.exp(-t)[:, None] * np.cos(np.pi * x)[None, :]
+
+
+def test_masked_values_are_missing_data():
+    from binn_utils.analysis.user_data import observations_from_arrays
+    x, t, u = _grid()
+    masked = np.ma.masked_array(u, mask=np.zeros_like(u, bool))
+    masked[1, 2] = np.ma.masked
+    masked[2, 3] = np.ma.masked
+    with pytest.raises(ValueError, match=r"u has 2 masked value\(s\) of 44 .*a grid has no holes"):
+        observations_from_arrays(x, t, masked)
+    X, T = np.meshgrid(x, t)
+    long_u = np.ma.masked_array(np.r_[u.ravel(), 7.0], mask=np.r_[np.zeros(u.size, bool), True])
+    obs = observations_from_arrays(np.r_[X.ravel(), 0.5], np.r_[T.ravel(), 1.0], long_u)
+    assert obs.u.max() < 2 and "1 masked entry dropped" in obs.describe()     # the masked 7.0 is not data
+
+
+def test_datetime_times_need_their_unit_and_the_plan_states_it():
+    from binn_utils.analysis.user_data import observations_from_arrays
+    x, _, u = _grid()
+    start = np.datetime64("2024-03-01T08:00")
+    t = start + np.arange(4) * np.timedelta64(6, "h")
+    with pytest.raises(ValueError, match=r"t holds datetime64 values: say the unit .*time_unit='h'"):
+        observations_from_arrays(x, t, u)
+    obs = observations_from_arrays(x, t, u, time_unit="h")
+    np.testing.assert_array_equal(obs.t, [0.0, 6.0, 12.0, 18.0])
+    assert "t given as datetime64: in h after 2024-03-01T08:00" in obs.describe()
+    obs = observations_from_arrays(x, np.arange(4) * np.timedelta64(90, "m"), u, time_unit="h")
+    np.testing.assert_array_equal(obs.t, [0.0, 1.5, 3.0, 4.5])
+
+
+def test_large_offsets_are_distinct_values():
+    from binn_utils.analysis.user_data import observations_from_arrays
+    x, _, u = _grid(n_x=21)
+    unix = 1.7e9 + np.arange(4.0)                                            # Unix seconds, 1 s apart
+    np.testing.assert_array_equal(observations_from_arrays(x, unix, u).t, unix)
+    far = 1e9 + np.arange(21.0)                                              # positions 1e9 + 0..20
+    obs = observations_from_arrays(far, unix, u)
+    assert obs.x.size == 21 and obs.x[0] == 1e9 and obs.x[-1] == 1e9 + 20
+
+
+def test_a_uniform_grid_printed_to_few_decimals_is_accepted_snapped_and_said():
+    from binn_utils.analysis.user_data import observations_from_arrays
+    x, t, u = _grid(n_x=7)                                                   # spacing 1/6
+    obs = observations_from_arrays(np.round(x, 3), t, u)
+    np.testing.assert_allclose(obs.x, x, atol=1e-15)
+    assert "x is written to 3 decimal(s); its 7 values were snapped to the uniform grid" in obs.describe()
+    bent = np.round(x, 3)
+    bent[3] += 0.004                                                         # more than the rounding
+    with pytest.raises(ValueError, match="must be equally spaced"):
+        observations_from_arrays(bent, t, u)
+
+
+def test_a_meshgrid_is_named_as_such():
+    from binn_utils.analysis.user_data import observations_from_arrays
+    x, t, u = _grid()
+    X, T = np.meshgrid(x, t)
+    with pytest.raises(ValueError, match=r"x must be 1-D \(the grid's axis\), got shape \(4, 11\): .*meshgrid"):
+        observations_from_arrays(X, t, u)
+
+
+def _csv(path, rows, encoding="utf-8", sep=","):
+    path.write_bytes("".join(sep.join(map(str, r)) + "\n" for r in rows).encode(encoding))
+    return path
+
+
+def _long_rows(extra=None):
+    x, t, u = _grid()
+    head = ["x", "t", "density"] + ([extra] if extra else [])
+    return [head] + [[f"{xv:g}", f"{tv:g}", f"{u[k, j]:.6g}"] + (["9"] if extra else [])
+                     for k, tv in enumerate(t) for j, xv in enumerate(x)]
+
+
+def _fit_argv(path, tmp_path, *more):
+    return ["fit", str(path), "--mechanisms", "D", "--u", "density", "--scale", "quick", "--batch-size", "10",
+            *more, "--out", str(tmp_path / "out")]
+
+
+def test_two_columns_of_one_name_are_an_error(tmp_path, capsys):
+    path = _csv(tmp_path / "d.csv", _long_rows(extra="density"))
+    err = _one_line(capsys, _fit_argv(path, tmp_path))
+    assert "the header names column 'density' 2 times (fields 3, 4)" in err and "rename the others" in err
+
+
+def _plan_only(monkeypatch):
+    from binn_utils.applications import fit_report
+
+    def stop(plan, **kw):
+        raise KeyboardInterrupt("stopped before training")
+    monkeypatch.setattr(fit_report, "run_fit", stop)
+
+
+@pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("\t", "tab")])
+def test_binn_fit_detects_the_separator_and_says_so(tmp_path, capsys, monkeypatch, sep, name):
+    _plan_only(monkeypatch)
+    path = _csv(tmp_path / "d.csv", _long_rows(), sep=sep)
+    assert cli.main(_fit_argv(path, tmp_path)) == 130
+    assert f"detected: {name}-separated (--delimiter" in capsys.readouterr().out
+    err = _one_line(capsys, _fit_argv(path, tmp_path, "--delimiter", ","))
+    assert f"{name}-separated, read it with --delimiter" in err
+
+
+def test_binn_fit_encodings_are_detected_or_named_with_an_option(tmp_path, capsys, monkeypatch):
+    _plan_only(monkeypatch)
+    rows = _long_rows()
+    rows[0][2] = "densité"
+    latin = _csv(tmp_path / "latin.csv", rows, encoding="latin-1")
+    err = _one_line(capsys, _fit_argv(latin, tmp_path, "--u", "densité"))
+    assert "--encoding 'latin-1' or 'cp1252'" in err
+    assert cli.main(_fit_argv(latin, tmp_path, "--u", "densité", "--encoding", "latin-1")) == 130
+    utf16 = _csv(tmp_path / "utf16.csv", rows, encoding="utf-16")             # with its byte-order mark
+    assert cli.main(_fit_argv(utf16, tmp_path, "--u", "densité")) == 130
+    assert "read as utf-16 text" in capsys.readouterr().out
+    no_bom = _csv(tmp_path / "utf16le.csv", rows, encoding="utf-16-le")
+    assert "--encoding 'utf-16'" in _one_line(capsys, _fit_argv(no_bom, tmp_path, "--u", "densité"))
+
+
+def test_a_folder_given_as_the_data_file(tmp_path, capsys):
+    err = _one_line(capsys, _fit_argv(tmp_path, tmp_path))
+    assert "is a folder, not a data file: name the CSV file inside it" in err
+
+
+def test_too_few_points_for_a_batch_prescribes_the_option(tmp_path, capsys):
+    path = _csv(tmp_path / "d.csv", _long_rows())
+    err = _one_line(capsys, _fit_argv(path, tmp_path, "--batch-size", "100"))
+    assert "--batch-size 35" in err
+
+
+def test_negative_times_are_values_not_options(a_fit, capsys):
+    out, _ = a_fit
+    err = _one_line(capsys, ["predict", str(out), "--t", "-10,0,10", "--u-grid", "0:1:3", "--out", str(out.parent / "p")])
+    assert "a prediction needs both --ic" in err
