@@ -358,7 +358,7 @@ def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
     key = records.key_of("k", {})
     here, *_ = user_data._train_parts(prep, tmp_path / "a" / "k.npz", {}, key, False, 1, None, n_parts=2)
     remote, files, _ = user_data._train_parts(prep, tmp_path / "b" / "k.npz", {}, key, False, 2, None)
-    assert [p.name for p, _ in files] == ["k-part1of2.npz", "k-part2of2.npz"]
+    assert [p.name for p, _ in files] == [f"{key}-part1of2.npz", f"{key}-part2of2.npz"]
     np.testing.assert_allclose(remote.final, here.final, rtol=1e-6, atol=1e-7)
 
 

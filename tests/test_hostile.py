@@ -26,7 +26,7 @@ COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
 def _setting(lr):
     ds, ss = replicates(2)
     return Setting("learning_rate", f"lr={lr:g}", "diffusion", 1e-3, False, ds, ss, TINY.replace(lr=lr),
-                   meta=(("lr", lr),))
+                   swept=("lr",))
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def _one_line(capsys, argv, code=2):
         rc = exc.code
     err = capsys.readouterr().err
     lines = [ln.rsplit("\r", 1)[-1] for ln in err.split("\n")]        # a progress bar ends with a \r
-    lines = [ln for ln in lines if ln.strip()]
+    lines = [ln for ln in lines if ln.strip() and "\x1b[A" not in ln]  # nested bars move the cursor up
     assert rc == code, err
     assert "Traceback" not in err and len(lines) == 1, err
     return lines[0]

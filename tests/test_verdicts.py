@@ -6,7 +6,7 @@ import pytest
 from binn_utils import studies
 from binn_utils.analysis import reporting
 from binn_utils.analysis.verdicts import Outcome, Summary, Verdict, aggregate
-from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep
+from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep, timing_of
 
 A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.INDISTINCT)
 
@@ -75,15 +75,22 @@ def test_loss_weight_rules():
     assert s.verdicts["best_up_verdict"] is D      # lowest u_p error at the smallest weight
 
 
+def _summary(T_of_B, err_of_B):
+    """The batch-size summary of synthetic runs whose fixed-epoch times ``T_of_B`` are also
+    the timing benchmark's (``synthetic.timing_of``)."""
+    res = batch_results(T_of_B, err_of_B)
+    return studies.batch_size.summary(res, timing_of(res[0]))
+
+
 def test_batch_size_rules():
-    s = studies.batch_size.summary(batch_results(lambda B: 100 / B + 1, lambda B: {
-        10: np.linspace(0.1, 0.5, 10), 40: [0.05] * 10, 160: [0.06] * 10, 640: [0.2] * 10}[B]))
+    s = _summary(lambda B: 100 / B + 1, lambda B: {
+        10: np.linspace(0.1, 0.5, 10), 40: [0.05] * 10, 160: [0.06] * 10, 640: [0.2] * 10}[B])
     assert s.verdicts["inverse_verdict"] is A
     assert s.verdicts["best_theta_verdict"] is A and s.verdicts["best_up_verdict"] is A
     assert s.verdicts["small_variable_verdict"] is A and s.verdicts["large_worse_verdict"] is A
-    s = studies.batch_size.summary(batch_results(lambda B: 0.01 * B + 1, lambda B: [0.01 * np.log(B)] * 3))
+    s = _summary(lambda B: 0.01 * B + 1, lambda B: [0.01 * np.log(B)] * 3)
     assert s.verdicts["inverse_verdict"] is F      # time grows with B, but a's interval over four sizes spans zero
-    falls = studies.batch_size.summary(batch_results(lambda B: 0.01 * B + 101 - 100 / B, lambda B: [0.1] * 3))
+    falls = _summary(lambda B: 0.01 * B + 101 - 100 / B, lambda B: [0.1] * 3)
     assert falls.verdicts["inverse_verdict"] is D  # T rises as 1/B falls: a's interval below zero
     assert s.verdicts["best_up_verdict"] is D      # lowest errors at B = 10
     assert s.verdicts["small_variable_verdict"] is F   # no spread anywhere: nothing to tell apart

@@ -63,7 +63,7 @@ def _checkpoints(checkpoints) -> tuple:
 
 def _rows(res, which: str, norm: str) -> list[dict]:
     s = res.setting
-    meta = {k: _meta_value(v) for k, v in s.meta}
+    meta = {k: _meta_value(v) for k, v in s.meta.items()}
     errs = {col: res.metric(name, which) for col, name in U_ERRORS[norm].items()}
     for op in OPERATORS:
         stored = res.record.metrics[which].operator_errors
