@@ -1,5 +1,7 @@
 """A reader can read the figures: tick labels, heat-map numbers and legends do not collide with
 each other or with the data (measured with matplotlib's renderer, in display pixels)."""
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -175,3 +177,9 @@ def test_the_caption_says_grey_only_where_grey_is_drawn():
         patches = plotting.shade_unobserved(ax, u_range, grid)
         assert bool(patches) == shaded
         assert ("Grey:" in tables.unobserved_words(u_range, grid)) == shaded
+
+
+def test_figure_data_goes_where_the_chapters_link_it():
+    """The chapters link ``../book/figure-data/NAME.csv`` from notebooks/: the book tree's folder."""
+    root = Path(__file__).resolve().parents[1]
+    assert plotting.FIGURE_DATA == root / "book" / "figure-data"

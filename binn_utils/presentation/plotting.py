@@ -316,7 +316,7 @@ def save(fig, output_dir, name: str, data=None):
 #: Where a chapter built into the book writes the table behind each figure (``NAME.csv``):
 #: the link under the figure, ``{download}`...<../book/figure-data/NAME.csv>```, points
 #: here, and the book build copies the file into the HTML.
-FIGURE_DATA = Path(__file__).resolve().parents[1] / "book" / "figure-data"
+FIGURE_DATA = Path(__file__).resolve().parents[2] / "book" / "figure-data"
 
 
 def save_data(table, output_dir, name: str) -> Path:
