@@ -263,7 +263,7 @@ plt.close(fig)
 # trainer gave ({glue:text}`bsa_what`); median, interquartile range (bar) and every run
 # (dots). Open squares: the authors' own ten-minute runs, from their archive:
 # {glue:text}`bs_authors_n` run per batch size, so each square is a single run, not a
-# median, and shows no spread between initialisations. We did not run $B = 2$.
+# median, and shows no spread between initialisations. The authors also ran $B = 2$, which the paper's grid leaves out.
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig6_authors.csv>`: one row per

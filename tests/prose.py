@@ -15,8 +15,10 @@ NUMBER = r"[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?"
 SIGNED_AFTER_DIRECTION = re.compile(
     r"\b(lowered|raised|fell|rose|dropped|decreased|increased|reduced|grew|shrank|lower|higher)\b[^.;:]{0,40}?"
     r"\bby\s+[-−]\s?\d", re.I)
-# (not a pair of network sizes such as "(4, 4)", nor an interval such as "[1, 1]")
+# (not a pair of network sizes such as "(4, 4)", nor an interval such as "[1, 1]", nor small
+# whole numbers such as "claim 11, 11 of 18": a measured value, with a decimal point or three digits)
 REPEATED_NUMBER = re.compile(rf"(?<![\w.(\[-])({NUMBER}), \1(?![\w.)\]])")
+MEASURED = re.compile(r"\.\d|\d{3}")
 # "... of 0.1, 0.2, 100, 100 times": a list of one kind of number running into another
 RUN_TOGETHER = re.compile(rf"(?<![\w.=])({NUMBER})(?:, {NUMBER}){{2,}} times\b")
 ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "ep.", "approx.", "et al.", "al.", "Eq.", "Eqs.", "Fig.", "Figs.", "no.",
@@ -44,7 +46,7 @@ def lower_case_starts(text: str) -> list[str]:
 def defects(text: str) -> list[str]:
     """What reads as garbled in ``text`` (empty: nothing found)."""
     flat = " ".join(text.split())
-    found = [f"repeated number {m.group(0)!r}" for m in REPEATED_NUMBER.finditer(flat)]
+    found = [f"repeated number {m.group(0)!r}" for m in REPEATED_NUMBER.finditer(flat) if MEASURED.search(m.group(1))]
     found += [f"numbers run together {m.group(0)!r}" for m in RUN_TOGETHER.finditer(flat)]
     found += [f"signed amount after a direction word {m.group(0)!r}" for m in SIGNED_AFTER_DIRECTION.finditer(flat)]
     found += [f"sentence starts in lower case: {s!r}" for s in lower_case_starts(flat)]

@@ -360,8 +360,8 @@ def test_batch_size_timing_comes_from_the_benchmark(tmp_path):
 def test_batch_size_notes_on_its_timings():
     from binn_utils.presentation import tables
     words = tables.budget_minutes_words({5: {10: 376.2, 640: 9431.0}, 10: {10: 752.0, 640: 18862.0}})
-    assert words == ("376 and 9,431 epochs for $B$ = 10 and 640 (five minutes) and 752 and 18,862 epochs for "
-                     "$B$ = 10 and 640 (ten minutes)")
+    assert words == ("376 and 9,431 epochs for B = 10 and 640 (five minutes) and 752 and 18,862 epochs for "
+                     "B = 10 and 640 (ten minutes)")
     assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")
 
 

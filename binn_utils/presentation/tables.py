@@ -403,13 +403,15 @@ def grid_table(rows) -> str:
 
 
 def grid_words(rows, quantity: str = "$D$") -> str:
-    """One sentence on ``quantity``'s error on both grids and in the authors' dense run."""
+    """One sentence on ``quantity``'s error on both grids and in the authors' dense run
+    (glued text: no TeX, the operator's letter plain)."""
     r = next(r for r in rows if r["quantity"] == quantity)
+    name = quantity.strip("$")
     ours = sorted(r["ours"].items())
     parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]}) on {g} points" for g, v in ours]
     theirs = (f"; the authors' one dense run at this noise level: {fmt(float(r['authors'][0]))}" if len(r["authors"])
               else "")
-    return f"The median relative error of {quantity} is " + " and ".join(parts) + theirs + "."
+    return f"The median relative error of {name} is " + " and ".join(parts) + theirs + "."
 
 
 def initials_table(summaries) -> str:
@@ -464,8 +466,8 @@ def unobserved_words(u_range, u_grid) -> str:
     """The caption's sentence on the grey shading of the operator panels: what is shaded,
     or that nothing is (the data cover every value of u drawn)."""
     if unobserved_spans(u_range, u_grid):
-        return "Grey: values of $u$ outside the range the data cover, where the operators are not constrained."
-    return "The data cover every value of $u$ drawn, so no part of the operator panels is shaded."
+        return "Grey: values of u outside the range the data cover, where the operators are not constrained."
+    return "The data cover every value of u drawn, so no part of the operator panels is shaded."
 
 
 def fired_against_truth(flags, errors: dict) -> str:
@@ -546,6 +548,6 @@ def budget_minutes_words(epochs_by_minutes: dict) -> str:
     parts = []
     for minutes, epochs in epochs_by_minutes.items():
         Bs = sorted(epochs)
-        parts.append(f"{and_list(f'{epochs[b]:,.0f}' for b in Bs)} epochs for $B$ = {and_list(str(b) for b in Bs)} "
+        parts.append(f"{and_list(f'{epochs[b]:,.0f}' for b in Bs)} epochs for B = {and_list(str(b) for b in Bs)} "
                      f"({names.get(minutes, f'{minutes:g} minutes')})")
     return " and ".join(parts)
