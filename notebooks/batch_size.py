@@ -127,12 +127,10 @@ plt.close(fig)
 # $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at $t_\mathrm{end}$
 # after the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and
-# interquartile range over replicates. Middle right: wall-clock training time of the
-# fixed-epoch runs per replicate (the replicates of a setting train together as one
-# batched model, so this is the setting's time divided by its number of replicates; one
-# measurement per $B$, not a median over repetitions as in the paper, and the machine may
-# have been shared, so only the trend with $B$ is meaningful) against the batch size
-# actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative $L^2$
+# interquartile range over replicates. Middle right: the time of 4000 epochs of one network
+# from the timing benchmark (`benchmarks/batch_size_timing.py`: the plain-autograd trainer,
+# medians over interleaved rounds in one process; {glue:text}`bs_timing_machine`) against
+# the batch size actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative $L^2$
 # errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) after the fixed budget of
 # optimiser steps, one box per $B$ over all replicates; failed forward solves are counted
 # at the top, diverged trainings at the bottom. {glue:text}`bs_clipped`. Runs: fixed

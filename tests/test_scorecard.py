@@ -227,7 +227,7 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
         most.check, subclaims=(ours,) + most.check.subclaims[1:], numbers={"$D$ here": Interval(0.3, 0.2, 0.4, 10, 0.98)}))
     answer = text.plain_answer([few, most])
     assert 5 <= len(answer) <= 8
-    partly = next(s for s in answer if s.startswith("Partly holding"))
+    partly = next(s for s in answer if s.startswith("Supported in part"))
     assert "1 of 5 sub-claims agree, 4 disagree" in partly and "6 of 7 sub-claims agree, 1 disagree" in partly
     assert any("authors' own archived runs" in s and "claim 12, 0 of 1 sub-claims agree" in s and "1 disagree" in s
                for s in answer)

@@ -182,14 +182,16 @@ def plain_answer(judged: list[Judged]) -> list[str]:
     def listed(js, counts=False):
         return "; ".join(f"claim {j.claim.number} ({title_tex(j.claim)}" + (f": {_counts_words(j)}" if counts else "") + ")"
                          for j in js) or "none"
-    out = [f"For a modeller choosing how to train a BINN: each of the paper's {len(judged)} claims is split into "
-           "sub-claims, each a comparison of intervals over initialisations that agrees or disagrees with the paper "
-           "only where the intervals separate."]
-    out.append(f"Holding in our runs (every decided sub-claim agrees): {listed(by[Outcome.REPRODUCED], True)}.")
-    out.append(f"Partly holding (some agree, some disagree): {listed(by[Outcome.PARTLY], True)}.")
-    out.append(f"Not holding (no decided sub-claim agrees): {listed(by[Outcome.NOT_REPRODUCED], True)}.")
+    out = [f"Each of the paper's {len(judged)} claims is split into sub-claims; a sub-claim agrees or disagrees "
+           "with the paper only where the intervals over initialisations separate, and otherwise cannot be "
+           "distinguished with this many replicates."]
+    out.append(f"Supported in full by our runs (every compared sub-claim agrees): "
+               f"{listed(by[Outcome.REPRODUCED], True)}.")
+    out.append(f"Supported in part (some sub-claims agree, the others disagree or cannot be distinguished): "
+               f"{listed(by[Outcome.PARTLY], True)}.")
+    out.append(f"Not supported (some sub-claims disagree, none agrees): {listed(by[Outcome.NOT_REPRODUCED], True)}.")
     if by[Outcome.INDISTINCT]:
-        out.append(f"Cannot be distinguished with this many replicates: {listed(by[Outcome.INDISTINCT])}.")
+        out.append(f"Neither supported nor contradicted with this many replicates: {listed(by[Outcome.INDISTINCT])}.")
     theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
     theirs = [(j, tv) for j, tv in theirs if tv]
     if theirs:
