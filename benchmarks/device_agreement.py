@@ -10,7 +10,7 @@ trains the same specifications (same seeds, same datasets) on ``--device`` into
 ``DIR/runs`` (with ``--workers 2``: two Dask worker processes, each training one merged
 group of two noise levels).  ``compare`` prints, per setting, the median u_theta and u_p
 errors on each device and the ratio of the medians with a 95 % interval from a seeded
-bootstrap over initialisations; float32 training diverges between
+bootstrap over initialisations (``results_table.ratio_interval``); float32 training diverges between
 devices at rounding level and then chaotically, so the same seeds do not give the same
 numbers: the question is whether the two devices' distributions can be distinguished.
 The records it trains are committed under ``results/checks/device`` (the stored check of
@@ -51,24 +51,14 @@ def train(args):
     print(f"stored {len(done)} settings", flush=True)
 
 
-def median_ratio_interval(y, x, n_boot=4000, seed=0):
-    """median(y) / median(x) and its 95 % percentile-bootstrap interval (seeded), resampling
-    each sample's replicates independently."""
-    rng = np.random.default_rng(seed)
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    bx = np.nanmedian(rng.choice(x, (n_boot, x.size)), axis=1)
-    by = np.nanmedian(rng.choice(y, (n_boot, y.size)), axis=1)
-    lo, hi = np.percentile(by / bx, [2.5, 97.5])
-    return float(np.nanmedian(y) / np.nanmedian(x)), float(lo), float(hi)
-
-
 def compare(args):
+    from binn_utils.analysis.results_table import ratio_interval
     from binn_utils.store.sweeps import load_setting
     for s in settings():
         a, b = load_setting(s, Path(args.results)), load_setting(s, Path(args.folder))
         for m in ("err_u_theta", "err_u_p"):
             x, y = a.metric(m), b.metric(m)
-            est, lo, hi = median_ratio_interval(y, x)
+            est, lo, hi = ratio_interval(y, x)
             print(f"{s.label:<22s} sigma2={s.noise_var:<6g} {m:<12s} {a.record.device[:14]:>14s} "
                   f"{np.nanmedian(x):.4g}  {b.record.device[:14]:>14s} {np.nanmedian(y):.4g}  "
                   f"ratio {est:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)

@@ -166,7 +166,7 @@ def test_comparisons_that_mix_cpu_and_gpu_rest_on_a_stored_device_check():
 
 def device_check_rows() -> list:
     """(label, metric, (ratio of medians GPU / CPU, 95 % interval)) of every stored device check."""
-    from device_agreement import median_ratio_interval
+    from binn_utils.analysis.results_table import ratio_interval
     from binn_utils.store import records
     from binn_utils.store.sweep_record import SweepRecord
     from binn_utils.store.sweeps import Setting, load_setting
@@ -180,5 +180,5 @@ def device_check_rows() -> list:
         assert _device_kind(mine.record) != _device_kind(there.record), f"{js.name}: both runs on one device"
         assert list(mine.record.seeds) == list(there.record.seeds)
         for m in ("err_u_theta", "err_u_p"):
-            rows.append((js.stem, m, median_ratio_interval(there.metric(m), mine.metric(m))))
+            rows.append((js.stem, m, ratio_interval(there.metric(m), mine.metric(m))))
     return rows
