@@ -6,7 +6,7 @@
 
 0. cold and warm start: a fresh process that imports the trainer and trains one epoch of
    10 replicates, first with an empty compile cache (every kernel compiled), then again
-   (every kernel loaded from the cache that the first filled; ``engine.training.compile_cache_dir``);
+   (every kernel loaded from the cache that the first filled; ``engine.kernels.compile_cache_dir``);
 1. the plain reference step (one model, nested autograd, torch.optim.Adam; tests/reference_binn.py);
 2. the fast step (batched, derivatives propagated analytically, hand-written backward,
    torch.compile) for R = 1, 10, 50 on one thread, for the (6, 128) solution network and for

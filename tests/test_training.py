@@ -6,7 +6,8 @@ import torch
 from binn_utils.engine.losses import loss_and_grad, loss_components
 from binn_utils.engine.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
 from binn_utils.engine.observations import Observations, make_observations
-from binn_utils.engine.training import TrainConfig, TrainingError, TrainState, _adam_update, train
+from binn_utils.engine.kernels import adam_update
+from binn_utils.engine.training import TrainConfig, TrainingError, TrainState, train
 from reference_binn import RefBINN
 
 ARCHS = [
@@ -163,7 +164,7 @@ def test_a_second_process_reuses_the_compiled_kernels(tmp_path):
 
 
 def test_the_compile_cache_is_named_by_the_environment_or_under_the_user_cache(monkeypatch, tmp_path):
-    from binn_utils.engine.training import COMPILE_CACHE_ENV, compile_cache_dir
+    from binn_utils.engine.kernels import COMPILE_CACHE_ENV, compile_cache_dir
     monkeypatch.setenv(COMPILE_CACHE_ENV, str(tmp_path / "mine"))
     assert compile_cache_dir() == str(tmp_path / "mine")
     monkeypatch.delenv(COMPILE_CACHE_ENV)
@@ -181,7 +182,7 @@ def test_batched_adam_equals_separate_torch_adams():
     step = torch.zeros((), dtype=torch.float64)
     for g in grads:
         step += 1
-        _adam_update(flat, g, m, v, step, lrs[:, None], 0.9, 0.999, 1e-8)
+        adam_update(flat, g, m, v, step, lrs[:, None], 0.9, 0.999, 1e-8)
     for r in range(R):
         p = p0[r].clone().requires_grad_(True)
         opt = torch.optim.Adam([p], lr=float(lrs[r]), betas=(0.9, 0.999), eps=1e-8)

@@ -507,7 +507,7 @@ def clean_json(obj):
 #: analysis and the command line are left out: they read records, they do not make them.
 #: Paths relative to the package: every module of the engine and the store layers.
 NUMERIC_SOURCES = ("engine/layout.py", "engine/networks.py", "engine/losses.py", "engine/runs.py",
-                   "engine/training.py", "engine/forward_solve.py", "engine/solvers.py", "engine/problems.py",
+                   "engine/kernels.py", "engine/sampling.py", "engine/training.py", "engine/forward_solve.py", "engine/solvers.py", "engine/problems.py",
                    "engine/observations.py", "engine/metrics.py", "engine/evaluation.py", "store/sweeps.py", "store/records.py", "store/sweep_record.py")
 
 

@@ -1,0 +1,272 @@
+"""The compiled kernels of the trainer: one batched optimiser step's loss and gradient, the
+validation losses and Adam's update, compiled once per layout (``compiled_kernels``) and, on the CPU,
+kept across processes in a compile cache (``compile_cache_dir``).
+
+Compiled or not, the arithmetic is the same on the CPU: float denormals are flushed to zero
+during every kernel (``_flush_denormals``).  ``training.train`` calls these kernels; the loss
+and its hand-written gradient are ``losses.loss_and_grad`` and ``losses.loss_components``.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+import torch
+
+from .layout import NetworkLayout
+from .losses import loss_and_grad, loss_components
+
+_COMPILED: dict = {}
+
+
+def adam_update(flat, grad, m, v, step, lr, b1: float, b2: float, eps: float):
+    """torch.optim.Adam's update (amsgrad=False, no weight decay), batched, in place.
+
+    lr has shape (R, 1): replicates may have different learning rates.
+    """
+    m.lerp_(grad, 1.0 - b1)
+    v.mul_(b2).addcmul_(grad, grad, value=1.0 - b2)
+    bc1 = 1.0 - b1 ** step
+    bc2 = 1.0 - b2 ** step
+    denom = (v.sqrt() / bc2.sqrt()).add_(eps)
+    flat.sub_(m / denom * (lr / bc1))
+
+
+_MALLOC_TUNED = False
+
+
+def _tune_malloc():
+    """Keep freed memory in the process (glibc): no trimming, no mmap for large blocks.
+
+    Each compiled step allocates its work buffers afresh (a few hundred kB at R = 10); with
+    glibc's defaults they were returned to the kernel and touched anew every step -- about
+    600 page faults per step at R = 10, which cost about half the step's time (measured
+    under load: 633 -> 298 us per replicate-step), and page zeroing competes for memory
+    bandwidth between processes.  Process-wide and harmless elsewhere: the process's peak
+    memory stays mapped.  A no-op off glibc.
+    """
+    global _MALLOC_TUNED
+    if _MALLOC_TUNED:
+        return
+    _MALLOC_TUNED = True
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-1, 1 << 30)   # M_TRIM_THRESHOLD: do not give the heap's top back
+        libc.mallopt(-3, 1 << 25)   # M_MMAP_THRESHOLD: 32 MiB (glibc's maximum), serve from the heap
+    except (OSError, AttributeError):
+        pass
+
+
+def _canonical(t: torch.Tensor) -> torch.Tensor:
+    """``t`` with the strides of a fresh contiguous tensor of its shape.
+
+    ``.contiguous()`` leaves a tensor alone when only size-1 dimensions have unusual
+    strides, e.g. ``cp[:, e, s]`` at R = 1, whose leading stride is the chunk's length: the
+    compiled kernel, specialised on strides, would then be recompiled for every chunk length
+    (this made R = 1 slower than the reference).  Metadata only: no host-device sync.
+    """
+    stride, expected = t.stride(), []
+    acc = 1
+    for n in reversed(t.shape):
+        expected.append(acc)
+        acc *= n
+    if tuple(reversed(expected)) == stride:
+        return t
+    return t.clone(memory_format=torch.contiguous_format)
+
+
+def _flush_denormals(fn):
+    """``fn`` run with float denormals flushed to zero on the CPU (FTZ/DAZ), then the
+    default (gradual underflow) restored.
+
+    Saturated tanh units and the softplus' tails produce float32 denormals (below 1.2e-38)
+    whose arithmetic takes microcode assists on x86: training ran twice as slowly at R = 50.
+    Flushing them changes results only through quantities below 1e-38 (and float64 not at
+    all in practice), and makes the step's arithmetic independent of the caller's setting.
+    It applies to the calling thread, i.e. to all the work with one intra-op thread.
+    """
+    def call(*args, **kw):
+        torch.set_flush_denormal(True)
+        try:
+            return fn(*args, **kw)
+        finally:
+            torch.set_flush_denormal(False)
+    return call
+
+
+COMPILE_CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
+"""The environment variable naming the folder where compiled kernels are kept between
+processes (torch inductor's own: its FX graph and AOT autograd caches live there)."""
+
+
+def compile_cache_dir() -> str:
+    """The folder of the compiled kernels: ``$TORCHINDUCTOR_CACHE_DIR`` if set, else
+    ``binn/torchinductor`` under ``$XDG_CACHE_HOME`` (default ``~/.cache``).
+
+    The CPU kernels compiled ahead of time are saved in its ``binn-aot`` folder
+    (``_Precompiled``), and torch.compile keeps there what it builds (the FX graph cache and
+    the AOT autograd cache, keyed on the traced graph, the torch version and the compiler's
+    options), so a later process that asks for the same kernels loads them instead of
+    compiling: a fresh machine compiles each kernel once.  torch's own default is a folder
+    under /tmp, which a reboot empties; this one persists.  Set before the first compile of
+    the process (``compiled_kernels``); delete the folder to force recompiling.
+    """
+    if COMPILE_CACHE_ENV not in os.environ:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        os.environ[COMPILE_CACHE_ENV] = os.path.join(base, "binn", "torchinductor")
+    return os.environ[COMPILE_CACHE_ENV]
+
+
+def _vary(t, dims, strict=False):
+    """Mark dimensions of ``t`` (a tensor or a ``leaf_views`` dict) whose size may change
+    between calls without recompiling: the compiled kernel is then generic in them.  Sizes
+    0 and 1 are specialised by the compiler anyway (R = 1 is its own kernel).  ``strict``:
+    the ahead-of-time compile must honour the marks (it raises where it cannot)."""
+    mark = torch._dynamo.mark_dynamic if strict else torch._dynamo.maybe_mark_dynamic
+    for x in (t.values() if isinstance(t, dict) else (t,)):
+        for d in dims:
+            if x.dim() > d and x.shape[d] > 1:
+                mark(x, d)
+
+
+class _Precompiled:
+    """``fn`` compiled ahead of time on the CPU (``torch.compile(...).aot_compile``) and kept as
+    a file in the compile cache, one per signature of the arguments: a later process loads
+    the file and runs it without tracing ``fn`` again (TorchDynamo's trace of the step was
+    most of a warm start, about 5 s of CPU).
+
+    The signature is everything the kernel is specialised on: the dtypes, the static sizes and
+    the strides of strided views, which of the ``varying`` sizes are 0, 1 or more (the kernel is
+    generic in those), the non-tensor arguments, the thread count and the grad mode; the file
+    name adds a digest of torch's version, the layout and the engine's source files, so changed
+    code never runs stale kernels.  A saved kernel is called without its own guards: they
+    would reject arguments that differ only in the varying sizes' marks, and the signature
+    already selects the kernel (the tests compare a loaded kernel's numbers for another
+    replicate count and batch size with the uncompiled ones).  A file that cannot be
+    written, read or compiled falls back to ``jit``, the function compiled as usual."""
+
+    SOURCES = ("layout.py", "networks.py", "losses.py", "kernels.py")
+
+    def __init__(self, fn, name, layout, varying, jit):
+        self.fn, self.name, self.varying, self.jit = fn, name, varying, jit
+        h = hashlib.sha256(f"{torch.__version__} {layout!r} {name}".encode())
+        for source in self.SOURCES:
+            with open(os.path.join(os.path.dirname(__file__), source), "rb") as f:
+                h.update(f.read())
+        self.digest = h.hexdigest()[:20]
+        self.ready = {}
+
+    def _signature(self, args) -> tuple:
+        parts = [torch.get_num_threads(), torch.is_grad_enabled()]
+        for a, dims in zip(args, list(self.varying) + [()] * len(args)):
+            if isinstance(a, (torch.Tensor, dict)):
+                parts.append(tuple((x.dtype, x.requires_grad, tuple(min(n, 2) if d in dims else n for d, n in enumerate(x.shape)),
+                                    None if x.is_contiguous() else x.stride())
+                                   for x in (a.values() if isinstance(a, dict) else (a,))))
+            else:
+                parts.append(a)
+        return tuple(parts)
+
+    def _prepare(self, key, args):
+        sig = hashlib.sha256(repr(key).encode()).hexdigest()[:20]
+        path = os.path.join(compile_cache_dir(), "binn-aot", f"{self.name}-{self.digest}-{sig}.pt")
+        try:
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    fn = torch.compiler.load_compiled_function(f)
+            else:
+                for a, dims in zip(args, self.varying):
+                    if isinstance(a, (torch.Tensor, dict)):
+                        _vary(a, dims, strict=True)
+                fn = torch.compile(self.fn, fullgraph=True, dynamic=None, options={"cpp_wrapper": True}).aot_compile(
+                    (args, {}))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                fn.save_compiled_function(path)   # written atomically
+            fn.disable_guard_check()
+            return fn
+        except Exception as err:  # noqa: BLE001 -- any failure: compile as usual instead
+            import warnings
+            warnings.warn(f"compiled kernel {self.name} not kept across processes ({type(err).__name__}: {err}); "
+                          "compiling it in this process")
+            return None
+
+    def __call__(self, *args):
+        key = self._signature(args)
+        if key not in self.ready:
+            self.ready[key] = self._prepare(key, args)
+        fn = self.ready[key]
+        if fn is None:
+            for a, dims in zip(args, self.varying):
+                if isinstance(a, (torch.Tensor, dict)):
+                    _vary(a, dims)
+            return self.jit(*args)
+        return fn(*args)
+
+
+def _by_device(fn, varying, name=None, layout=None):
+    """``fn`` compiled, with the C++ wrapper and denormals flushed for CPU tensors, and on
+    the CPU kept across processes as a saved kernel when it has a ``name``
+    (``_Precompiled``; else its kernels come from the FX graph cache after a short trace).
+
+    ``varying``: per positional argument, the dimensions that may change size between
+    calls (the replicate axis; the number of rows of a mini-batch or a validation set):
+    one kernel serves every replicate count, the last partial mini-batch and every grid,
+    instead of one compile per shape.  Other shapes are static (specialised)."""
+    jit = torch.compile(fn, dynamic=None, options={"cpp_wrapper": True})
+    cpu = _flush_denormals(jit if name is None else _Precompiled(fn, name, layout, varying, jit))
+    other = torch.compile(fn, dynamic=None)
+
+    def call(flat, *args):
+        t = flat if isinstance(flat, torch.Tensor) else next(iter(flat.values()))  # leaf_views dict
+        if t.device.type == "cpu" and name is not None:
+            return cpu(flat, *args)
+        for a, dims in zip((flat,) + args, varying):
+            if isinstance(a, (torch.Tensor, dict)):
+                _vary(a, dims)
+        return (cpu if t.device.type == "cpu" else other)(flat, *args)
+    return call
+
+
+def compiled_kernels(layout: NetworkLayout, compile_: bool):
+    """(loss_and_grad, val_fn, adam) for this layout, compiled once per process.
+
+    loss_and_grad(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights) -> (total (R,),
+    grad (R, n_params)): the weighted total loss per replicate and its gradient in flat
+    order, by the hand-written backward (``losses.loss_and_grad``); no autograd, no
+    host-device synchronisation.  ``leaves`` is accepted for the caller's convenience and
+    not used.
+    """
+    key = (layout, compile_)
+    _tune_malloc()
+    if key not in _COMPILED:
+        def step_fn(flat, pde_xt, bc_xt, data_xt, data_u, weights):
+            return loss_and_grad(flat, layout, pde_xt, bc_xt, data_xt, data_u, weights)
+
+        def val_fn(flat, pde_xt, bc_xt, data_xt, data_u):
+            return loss_components(flat, layout, pde_xt, bc_xt, data_xt, data_u)
+
+        if compile_:
+            # on the CPU, a C++ wrapper calls the generated kernels (the Python wrapper's
+            # per-kernel calls were a large part of the step at small R).  CUDA keeps the
+            # default (the GPU path captures CUDA graphs).
+            compile_cache_dir()
+            # here, not at import: a process that never compiles (the quick scale, the book
+            # reading stored results) does not load the compiler.  One process may train many
+            # layouts and dtypes: allow more specialisations than dynamo's default
+            torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
+            step_fn = _by_device(step_fn, [(0,), (0,), (0,), (0, 1), (0, 1), (0,)], "step", layout)
+            val_fn = _by_device(val_fn, [(0,), (0,), (0,), (0, 1), (0, 1)], "validation", layout)
+            # Adam is traced in each process (a few operations; its Python float arguments
+            # cannot be traced ahead of time) and its kernel comes from the FX graph cache
+            adam = _by_device(adam_update, [(0,)] * 6)
+        else:  # the same arithmetic as compiled on the CPU: denormals flushed
+            step_fn, val_fn, adam = (_flush_denormals(f) for f in (step_fn, val_fn, adam_update))
+
+        def loss_and_grad_fn(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights):
+            with torch.no_grad():
+                return step_fn(flat.detach(), _canonical(pde_xt), _canonical(bc_xt), _canonical(data_xt),
+                               _canonical(data_u), _canonical(weights))
+
+        _COMPILED[key] = (loss_and_grad_fn, val_fn, adam)
+    return _COMPILED[key]
