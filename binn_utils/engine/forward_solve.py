@@ -196,6 +196,129 @@ def check_method(method: str) -> str:
     return method
 
 
+def _check_inputs(u0, x, t):
+    """(u0, x, t) as float arrays and the grid spacing; ``ValueError`` for a malformed grid,
+    initial condition or time vector (programming errors)."""
+    x = np.asarray(x, dtype=float)
+    t = np.asarray(t, dtype=float)
+    u0 = np.asarray(u0, dtype=float).reshape(-1)
+    dx = _check_grid(x)
+    if u0.shape != x.shape:
+        raise ValueError(f"u0 has shape {u0.shape}, expected {x.shape}")
+    if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0) or not np.all(np.isfinite(t)):
+        raise ValueError("t must be a non-empty, strictly increasing 1-D array")
+    return u0, x, t, dx
+
+
+def _default_budget(n_x: int) -> int:
+    """Right-hand-side evaluations allowed by default: ``20000 * n_x / 71`` (at least 20000)."""
+    return int(20_000 * max(1.0, n_x / 71))
+
+
+class _Solve:
+    """One forward solve: the semi-discrete system, its right-hand-side evaluations counted
+    against a budget (``n_rhs``, ``budget``), the blow-up bound and its terminal event, the
+    output array and the clock.  An integration returns its solution, or instead the failed
+    result (``implicit``: ``(solution, None)`` or ``(None, failed)``; ``explicit`` adds the note
+    that a stiff fallback was used).  ``outcome`` turns a solution into the result."""
+
+    def __init__(self, D, V, G, u0, t, dx, rtol, atol, blowup, max_rhs):
+        self.ops, self.u0, self.t, self.dx, self.rtol, self.atol = (D, V, G), u0, t, dx, rtol, atol
+        self.u_out = np.full((t.size, u0.size), np.nan)
+        self.start = time.perf_counter()
+        self.bound = 1e3 * float(np.max(np.abs(u0))) + 1.0 if blowup is None else float(blowup)
+        self.budget = int(max_rhs) if max_rhs is not None else _default_budget(u0.size)
+        self.n_rhs = 0
+
+        def blowup_event(_t: float, u: np.ndarray) -> float:
+            return self.bound - float(np.max(np.abs(u)))
+
+        blowup_event.terminal = True
+        blowup_event.direction = -1
+        self.blowup_event = blowup_event
+
+    def result(self, status: str, message: str) -> ForwardSolution:
+        return ForwardSolution(self.u_out, status, message, self.n_rhs, time.perf_counter() - self.start)
+
+    def rhs(self, _t: float, u: np.ndarray) -> np.ndarray:
+        self.n_rhs += 1
+        if self.n_rhs > self.budget:
+            raise _TooManyEvaluations(
+                f"exceeded max_rhs={self.budget} right-hand-side evaluations at "
+                f"t={_t:.6g} (stiff or badly scaled operators)")
+        if not np.all(np.isfinite(u)):
+            raise _NonFiniteState(f"non-finite solution state at t={_t:.6g}")
+        with np.errstate(all="ignore"):
+            dudt = fv_rhs(u, self.dx, *self.ops)
+        if not np.all(np.isfinite(dudt)):
+            raise _OperatorFailure(
+                f"non-finite right-hand side at t={_t:.6g} (overflow in fluxes)")
+        return dudt
+
+    def at_initial_time(self) -> ForwardSolution:
+        """A single output time: nothing to integrate, but the operators are checked at u0."""
+        try:
+            self.rhs(self.t[0], self.u0)
+        except _AbortSolve as exc:
+            return self.result(exc.status, str(exc))
+        self.u_out[0] = self.u0
+        return self.result("ok", "single output time")
+
+    def implicit(self, name: str, note: str):
+        """The same system with an implicit method and the tridiagonal Jacobian sparsity."""
+        from scipy.integrate import solve_ivp
+        from scipy.sparse import diags_array
+        n_x, t = self.u0.size, self.t
+        self.n_rhs = 0
+        self.budget = max(self.budget, _default_budget(n_x))
+        sparsity = diags_array([np.ones(n_x - 1), np.ones(n_x), np.ones(n_x - 1)], offsets=[-1, 0, 1])
+        try:
+            with np.errstate(all="ignore"):
+                return solve_ivp(self.rhs, (t[0], t[-1]), self.u0, method=name, t_eval=t, rtol=self.rtol,
+                                 atol=self.atol, events=self.blowup_event, jac_sparsity=sparsity), None
+        except _AbortSolve as exc2:
+            return None, self.result(exc2.status, note + str(exc2))
+        except Exception as exc2:  # noqa: BLE001 - never raise for bad operators
+            return None, self.result("failed", note + f"solve_ivp raised {type(exc2).__name__}: {exc2}")
+
+    def explicit(self, stiff_fallback: str | None):
+        """RK45 (the paper's integrator); beyond the budget, ``stiff_fallback`` if set.
+        Returns (solution or None, failed result or None, note)."""
+        from scipy.integrate import solve_ivp
+        t = self.t
+        try:
+            with np.errstate(all="ignore"):
+                return solve_ivp(self.rhs, (t[0], t[-1]), self.u0, method="RK45", t_eval=t,
+                                 rtol=self.rtol, atol=self.atol, events=self.blowup_event), None, ""
+        except _TooManyEvaluations as exc:
+            if stiff_fallback is None:
+                return None, self.result(exc.status, str(exc)), ""
+            note = f"RK45 too stiff ({exc}); solved with {stiff_fallback}. "
+            return *self.implicit(stiff_fallback, note), note
+        except _AbortSolve as exc:
+            return None, self.result(exc.status, str(exc)), ""
+        except Exception as exc:  # noqa: BLE001 - never raise for bad operators
+            return None, self.result("failed", f"solve_ivp raised {type(exc).__name__}: {exc}"), ""
+
+    def outcome(self, sol, note: str) -> ForwardSolution:
+        """The result of a finished integration: the output rows reached, and its status."""
+        n_t = self.t.size
+        n_done = sol.y.shape[1]
+        if n_done:
+            self.u_out[:n_done] = sol.y.T
+        if sol.status == 1:  # terminal blow-up event
+            t_ev = float(sol.t_events[0][0]) if len(sol.t_events[0]) else float("nan")
+            return self.result("blowup", note + f"max|u| exceeded {self.bound:.4g} at t={t_ev:.6g}; "
+                                                f"{n_done}/{n_t} output times reached")
+        if sol.status != 0:
+            return self.result("failed", f"solve_ivp failed: {sol.message}; {n_done}/{n_t} output times reached")
+        if n_done != n_t or not np.all(np.isfinite(self.u_out)):
+            return self.result("failed", "solve_ivp returned incomplete or non-finite output")
+        if np.max(np.abs(self.u_out)) > self.bound:
+            return self.result("blowup", f"max|u| exceeded {self.bound:.4g}")
+        return self.result("ok", note + sol.message)
+
+
 def forward_solve(D: Operator, V: Operator, G: Operator, u0, x, t, *,
                   rtol: float = 1e-6, atol: float = 1e-9,
                   max_rhs: int | None = None,
@@ -244,117 +367,19 @@ def forward_solve(D: Operator, V: Operator, G: Operator, u0, x, t, *,
         Never raises for bad operators.  ``ValueError`` is raised only for
         malformed grids/time vectors (programming errors).
     """
-    from scipy.integrate import solve_ivp  # here: importing this module needs no scipy
-    from scipy.sparse import diags_array
     check_method(method)
-    x = np.asarray(x, dtype=float)
-    t = np.asarray(t, dtype=float)
-    u0 = np.asarray(u0, dtype=float).reshape(-1)
-    dx = _check_grid(x)
-    if u0.shape != x.shape:
-        raise ValueError(f"u0 has shape {u0.shape}, expected {x.shape}")
-    if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0) or not np.all(np.isfinite(t)):
-        raise ValueError("t must be a non-empty, strictly increasing 1-D array")
-
-    n_t, n_x = t.size, x.size
-    u_out = np.full((n_t, n_x), np.nan)
-    start = time.perf_counter()
-
-    def result(status: str, message: str, n_rhs: int) -> ForwardSolution:
-        return ForwardSolution(u_out, status, message, n_rhs,
-                               time.perf_counter() - start)
-
+    u0, x, t, dx = _check_inputs(u0, x, t)
+    solve = _Solve(D, V, G, u0, t, dx, rtol, atol, blowup, max_rhs)
     if not np.all(np.isfinite(u0)):
-        return result("failed", "initial condition contains non-finite values", 0)
-    bound = 1e3 * float(np.max(np.abs(u0))) + 1.0 if blowup is None else float(blowup)
-
-    counter = [0]
-    budget = [int(max_rhs) if max_rhs is not None else int(20_000 * max(1.0, n_x / 71))]
-
-    def rhs(_t: float, u: np.ndarray) -> np.ndarray:
-        counter[0] += 1
-        if counter[0] > budget[0]:
-            raise _TooManyEvaluations(
-                f"exceeded max_rhs={budget[0]} right-hand-side evaluations at "
-                f"t={_t:.6g} (stiff or badly scaled operators)")
-        if not np.all(np.isfinite(u)):
-            raise _NonFiniteState(f"non-finite solution state at t={_t:.6g}")
-        with np.errstate(all="ignore"):
-            dudt = fv_rhs(u, dx, D, V, G)
-        if not np.all(np.isfinite(dudt)):
-            raise _OperatorFailure(
-                f"non-finite right-hand side at t={_t:.6g} (overflow in fluxes)")
-        return dudt
-
-    if n_t == 1:
-        # Nothing to integrate, but still validate the operators at u0.
-        try:
-            rhs(t[0], u0)
-        except _AbortSolve as exc:
-            return result(exc.status, str(exc), counter[0])
-        u_out[0] = u0
-        return result("ok", "single output time", counter[0])
-
-    def blowup_event(_t: float, u: np.ndarray) -> float:
-        return bound - float(np.max(np.abs(u)))
-
-    blowup_event.terminal = True
-    blowup_event.direction = -1
-
-    def implicit(name: str, note: str):
-        """The same system with an implicit method and the tridiagonal Jacobian sparsity."""
-        counter[0] = 0
-        budget[0] = max(budget[0], int(20_000 * max(1.0, n_x / 71)))
-        sparsity = diags_array([np.ones(n_x - 1), np.ones(n_x), np.ones(n_x - 1)], offsets=[-1, 0, 1])
-        try:
-            with np.errstate(all="ignore"):
-                return solve_ivp(rhs, (t[0], t[-1]), u0, method=name, t_eval=t,
-                                 rtol=rtol, atol=atol, events=blowup_event, jac_sparsity=sparsity), None
-        except _AbortSolve as exc2:
-            return None, result(exc2.status, note + str(exc2), counter[0])
-        except Exception as exc2:  # noqa: BLE001 - never raise for bad operators
-            return None, result("failed", note + f"solve_ivp raised {type(exc2).__name__}: {exc2}", counter[0])
-
-    note = ""
+        return solve.result("failed", "initial condition contains non-finite values")
+    if t.size == 1:
+        return solve.at_initial_time()
     if method != "RK45":
         note = f"solved with {method}. "
-        sol, failed = implicit(method, note)
-        if failed is not None:
-            return failed
+        sol, failed = solve.implicit(method, note)
     else:
-        try:
-            with np.errstate(all="ignore"):
-                sol = solve_ivp(rhs, (t[0], t[-1]), u0, method="RK45", t_eval=t,
-                                rtol=rtol, atol=atol, events=blowup_event)
-        except _TooManyEvaluations as exc:
-            if stiff_fallback is None:
-                return result(exc.status, str(exc), counter[0])
-            note = f"RK45 too stiff ({exc}); solved with {stiff_fallback}. "
-            sol, failed = implicit(stiff_fallback, note)
-            if failed is not None:
-                return failed
-        except _AbortSolve as exc:
-            return result(exc.status, str(exc), counter[0])
-        except Exception as exc:  # noqa: BLE001 - never raise for bad operators
-            return result("failed", f"solve_ivp raised {type(exc).__name__}: {exc}",
-                          counter[0])
-
-    n_done = sol.y.shape[1]
-    if n_done:
-        u_out[:n_done] = sol.y.T
-    if sol.status == 1:  # terminal blow-up event
-        t_ev = float(sol.t_events[0][0]) if len(sol.t_events[0]) else float("nan")
-        return result("blowup", note + f"max|u| exceeded {bound:.4g} at t={t_ev:.6g}; "
-                                f"{n_done}/{n_t} output times reached", counter[0])
-    if sol.status != 0:
-        return result("failed", f"solve_ivp failed: {sol.message}; "
-                                f"{n_done}/{n_t} output times reached", counter[0])
-    if n_done != n_t or not np.all(np.isfinite(u_out)):
-        return result("failed", "solve_ivp returned incomplete or non-finite output",
-                      counter[0])
-    if np.max(np.abs(u_out)) > bound:
-        return result("blowup", f"max|u| exceeded {bound:.4g}", counter[0])
-    return result("ok", note + sol.message, counter[0])
+        sol, failed, note = solve.explicit(stiff_fallback)
+    return failed if failed is not None else solve.outcome(sol, note)
 
 
 def _unpack_operators(ops) -> tuple[Operator, Operator, Operator]:
