@@ -10,16 +10,24 @@ For each replicate (using the final or the best-validation networks):
 """
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .forward_solve import forward_solve_many
+from .forward_solve import ForwardSolution, forward_solve_many
 from .metrics import observed_range, operator_error, operator_grid, relative_l2
 from .observations import Observations
 from .runs import TrainResult
 
 PLOT_U_POINTS = 101
+
+#: The forward solves this process did last, by the digest of everything that determines
+#: one (``_solve_key``): a replicate whose best-validation parameters are its final ones
+#: (often, at few epochs) is solved once for both checkpoints.
+_RECENT_SOLVES: OrderedDict = OrderedDict()
+RECENT_SOLVES_KEPT = 64
 
 
 @dataclass
@@ -41,6 +49,37 @@ class Evaluation:
     @property
     def n_failed_u_p(self) -> int:
         return int(sum(s != "ok" for s in self.up_status))
+
+
+def _solve_key(params_r: np.ndarray, layout, u0: np.ndarray, data: Observations, solve_kw: dict) -> str:
+    """A digest of what determines one forward solve: the replicate's parameters (its
+    operators), the layout, the initial condition, the grid, the times and the options."""
+    h = hashlib.sha256(repr((layout, sorted(solve_kw.items()))).encode())
+    for a in (params_r, u0, data.x, data.t):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(repr(a.shape).encode() + a.tobytes())
+    return h.hexdigest()
+
+
+def _forward_solves(result: TrainResult, which: str, replicates, u0s, data: Observations, solve_kw: dict,
+                    solve_map) -> list[ForwardSolution]:
+    """The u_p forward solves of ``replicates`` (driven by their learned operators from their
+    learned initial conditions ``u0s[r]``), those solved already in this process reused
+    (``_RECENT_SOLVES``: the same inputs give the same solution), the others solved with
+    ``solve_map``."""
+    params = result.params(which)
+    keys = [_solve_key(params[r], result.layout, u0s[r], data, solve_kw) for r in replicates]
+    found = {k: _RECENT_SOLVES[k] for k in keys if k in _RECENT_SOLVES}
+    todo = [(r, k) for r, k in zip(replicates, keys) if k not in found]
+    sols = forward_solve_many([[result.operator(n, r, which) for n in ("D", "V", "G")] for r, _ in todo],
+                              [u0s[r] for r, _ in todo], data.x, data.t, solve_map=solve_map, **solve_kw)
+    found.update((k, sol) for (_, k), sol in zip(todo, sols))
+    for k in keys:
+        _RECENT_SOLVES[k] = found[k]
+        _RECENT_SOLVES.move_to_end(k)
+    while len(_RECENT_SOLVES) > RECENT_SOLVES_KEPT:
+        _RECENT_SOLVES.popitem(last=False)
+    return [found[k] for k in keys]
 
 
 def evaluate(result: TrainResult, data: Observations | list, which: str = "final", *,
@@ -71,9 +110,7 @@ def evaluate(result: TrainResult, data: Observations | list, which: str = "final
     u_p = np.full_like(u_theta, np.nan)
     status = ["failed: non-finite network parameters"] * R
     solvable = [r for r in range(R) if np.all(np.isfinite(params[r]))]
-    sols = forward_solve_many([[result.operator(n, r, which) for n in ("D", "V", "G")] for r in solvable],
-                              [u_theta[r, 0] for r in solvable], d0.x, d0.t, solve_map=solve_map, **(solve_kw or {}))
-    for r, sol in zip(solvable, sols):
+    for r, sol in zip(solvable, _forward_solves(result, which, solvable, u_theta[:, 0], d0, solve_kw or {}, solve_map)):
         u_p[r] = sol.u
         status[r] = "ok" if sol.ok else f"{sol.status}: {sol.message}"
 
