@@ -314,3 +314,24 @@ def test_code_initial_condition_reference_is_converged():
     u8 = bm.reference_solution(code, refine=8)
     assert np.linalg.norm(u - u8) / np.linalg.norm(u) < 5e-4
     assert u.max() == pytest.approx(1.0, abs=1e-6) and u.min() > -1e-6 and 0.1 < u[-1].max() < 0.2
+
+
+def test_a_computed_reference_solution_is_kept_on_disk_and_read_back(tmp_path, monkeypatch):
+    """A numerical reference solution is written to the reference cache once and read back
+    by a later process (here: after the in-memory cache is emptied) bit for bit, without
+    solving again; a benchmark with operators of its own is not kept."""
+    monkeypatch.setenv(bm.REFERENCE_CACHE_ENV, str(tmp_path))
+    bench = bm.get_benchmark("burgers")
+    bm._dense_reference.cache_clear()
+    computed = bm.reference_solution(bench, dense=True)
+    assert [p.suffix for p in tmp_path.iterdir()] == [".npy"]
+
+    def no_solving(*args, **kw):
+        raise AssertionError("solved again")
+    monkeypatch.setitem(bm._SOLVERS, "spectral", no_solving)
+    bm._dense_reference.cache_clear()
+    np.testing.assert_array_equal(bm.reference_solution(bench, dense=True), computed)
+    own = dataclasses.replace(bench, D=lambda u: 0.02 + 0 * u)
+    with pytest.raises(AssertionError, match="solved again"):
+        bm.reference_solution(own)
+    bm._dense_reference.cache_clear()

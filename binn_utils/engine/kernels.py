@@ -3,7 +3,7 @@ validation losses and Adam's update, compiled once per layout (``compiled_kernel
 kept across processes in a compile cache (``compile_cache_dir``).
 
 Compiled or not, the arithmetic is the same on the CPU: float denormals are flushed to zero
-during every kernel (``_flush_denormals``).  ``training.train`` calls these kernels; the loss
+during every kernel (``flush_denormals``).  ``training.train`` calls these kernels; the loss
 and its hand-written gradient are ``losses.loss_and_grad`` and ``losses.loss_components``.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ import torch
 
 from .layout import NetworkLayout
 from .losses import loss_and_grad, loss_components
+from .problems import user_cache_dir
 
 _COMPILED: dict = {}
 
@@ -76,7 +77,7 @@ def _canonical(t: torch.Tensor) -> torch.Tensor:
     return t.clone(memory_format=torch.contiguous_format)
 
 
-def _flush_denormals(fn):
+def flush_denormals(fn):
     """``fn`` run with float denormals flushed to zero on the CPU (FTZ/DAZ), then the
     default (gradual underflow) restored.
 
@@ -96,10 +97,10 @@ def _flush_denormals(fn):
 
 
 def _uncompiled(fn):
-    """``fn`` run in line, denormals flushed (``_flush_denormals``), in inference mode: the
+    """``fn`` run in line, denormals flushed (``flush_denormals``), in inference mode: the
     same operations as under ``no_grad``, without autograd's bookkeeping on each (a tenth of
     an uncompiled step at the quick scale).  Its results are read, never differentiated."""
-    flushed = _flush_denormals(fn)
+    flushed = flush_denormals(fn)
 
     def call(*args):
         with torch.inference_mode():
@@ -114,7 +115,8 @@ processes (torch inductor's own: its FX graph and AOT autograd caches live there
 
 def compile_cache_dir() -> str:
     """The folder of the compiled kernels: ``$TORCHINDUCTOR_CACHE_DIR`` if set, else
-    ``binn/torchinductor`` under ``$XDG_CACHE_HOME`` (default ``~/.cache``).
+    ``torchinductor`` under ``problems.user_cache_dir()`` (``binn`` under ``$XDG_CACHE_HOME``,
+    default ``~/.cache``).
 
     The CPU kernels compiled ahead of time are saved in its ``binn-aot`` folder
     (``_Precompiled``), and torch.compile keeps there what it builds (the FX graph cache and
@@ -125,8 +127,7 @@ def compile_cache_dir() -> str:
     the process (``compiled_kernels``); delete the folder to force recompiling.
     """
     if COMPILE_CACHE_ENV not in os.environ:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        os.environ[COMPILE_CACHE_ENV] = os.path.join(base, "binn", "torchinductor")
+        os.environ[COMPILE_CACHE_ENV] = os.path.join(user_cache_dir(), "torchinductor")
     return os.environ[COMPILE_CACHE_ENV]
 
 
@@ -226,7 +227,7 @@ def _by_device(fn, varying, name=None, layout=None):
     one kernel serves every replicate count, the last partial mini-batch and every grid,
     instead of one compile per shape.  Other shapes are static (specialised)."""
     jit = torch.compile(fn, dynamic=None, options={"cpp_wrapper": True})
-    cpu = _flush_denormals(jit if name is None else _Precompiled(fn, name, layout, varying, jit))
+    cpu = flush_denormals(jit if name is None else _Precompiled(fn, name, layout, varying, jit))
     other = torch.compile(fn, dynamic=None)
 
     def call(flat, *args):

@@ -74,7 +74,7 @@ ENGINE_VERSION = 2
 1: torch.tanh, gradients by autograd through the compiled jet.
 2: tanh(z) evaluated as ``2 sigmoid(2 z) - 1`` (faster under the CPU compiler), gradients
    by the hand-written backward of the jet (``losses.loss_and_grad``), and on the CPU
-   float denormals flushed to zero during the step (``kernels._flush_denormals``).  Equal
+   float denormals flushed to zero during the step (``kernels.flush_denormals``).  Equal
    to version 1 in exact arithmetic; float32 results differ at rounding level, amplified
    by training.
 """

@@ -17,13 +17,17 @@ SM Table ``tab:time_resolution``.
 ``reference_solution`` produces the noise-free data: exact solutions where
 they exist (diffusion, porous medium), otherwise the solver the SM names for
 that benchmark, run on the dense grid refined ``refine`` times and sampled at
-the data nodes.
+the data nodes.  A computed reference solution is kept on disk between processes
+(``reference_cache_dir``).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -355,16 +359,79 @@ def solver_options(bench: Benchmark, method: str) -> dict:
     return {}
 
 
+def user_cache_dir() -> str:
+    """``binn`` under ``$XDG_CACHE_HOME`` (default ``~/.cache``): where the engine keeps what
+    it can compute again (compiled kernels, reference solutions)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "binn")
+
+
+REFERENCE_CACHE_ENV = "BINN_REFERENCE_CACHE"
+"""The environment variable naming the folder where computed reference solutions are kept."""
+
+
+def reference_cache_dir() -> str:
+    """The folder of the computed reference solutions: ``$BINN_REFERENCE_CACHE`` if set, else
+    ``reference`` under :func:`user_cache_dir`.  One ``.npy`` file per benchmark reading,
+    method and refinement, named with a digest of those, the solver's options, numpy's and
+    scipy's versions and this module's and the solvers' source, so that changed code never
+    reads a stale file.  Delete the folder to compute them again."""
+    return os.environ.get(REFERENCE_CACHE_ENV) or os.path.join(user_cache_dir(), "reference")
+
+
+def _reference_file(bench: Benchmark, method: str, refine: int) -> Path | None:
+    """Where the dense reference solution is kept, or None for a benchmark that is not one
+    of :func:`get_benchmark`'s (its operators are not named by the file's digest)."""
+    if bench != get_benchmark(bench.name, bench.reaction, bench.initial):
+        return None
+    import scipy
+    h = hashlib.sha256(repr((bench.name, bench.reaction, bench.initial, method, refine, solver_options(bench, method),
+                             np.__version__, scipy.__version__)).encode())
+    for source in ("problems.py", "solvers.py"):
+        h.update(Path(__file__).with_name(source).read_bytes())
+    return Path(reference_cache_dir()) / f"{bench.name}-{method}-{h.hexdigest()[:20]}.npy"
+
+
+def _read_reference(path: Path | None, shape: tuple) -> np.ndarray | None:
+    if path is None:
+        return None
+    try:
+        u = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, TypeError):  # none kept (or unreadable): computed instead
+        return None
+    return u if u.shape == shape and u.dtype == np.float64 else None
+
+
+def _keep_reference(path: Path | None, u: np.ndarray):
+    """Write ``u`` to ``path`` atomically; a folder that cannot be written is passed over."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            np.save(f, u, allow_pickle=False)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 @functools.lru_cache(maxsize=64)
 def _dense_reference(bench: Benchmark, method: str, refine: int) -> np.ndarray:
-    """Cached, read-only dense-grid reference solution."""
+    """Cached, read-only dense-grid reference solution (a numerical one also on disk:
+    :func:`reference_cache_dir`)."""
     t = bench.times()
     if method == "exact":
         u = bench.exact(spatial_grid(dense=True), t)
     else:
-        x = np.linspace(X_MIN, X_MAX, (N_DENSE - 1) * refine + 1)
-        u = _SOLVERS[method](bench.D, bench.V, bench.G, bench.initial_condition(x),
-                             x, t, **solver_options(bench, method))[:, ::refine]
+        path = _reference_file(bench, method, refine)
+        u = _read_reference(path, (t.size, N_DENSE))
+        if u is None:
+            x = np.linspace(X_MIN, X_MAX, (N_DENSE - 1) * refine + 1)
+            u = _SOLVERS[method](bench.D, bench.V, bench.G, bench.initial_condition(x),
+                                 x, t, **solver_options(bench, method))[:, ::refine]
+            u = np.ascontiguousarray(u, dtype=float)
+            _keep_reference(path, u)
     u = np.ascontiguousarray(u, dtype=float)
     u.flags.writeable = False
     return u
