@@ -119,13 +119,16 @@ def parts(inp: Inputs, n: int, rounds: int) -> dict:
     values_c = compiled(values)
     comps_c = compiled(lambda flat, pde, bc, dxt, du: loss_components(flat, lay, pde, bc, dxt, du))
     cp, bc, dxt, du = inp.args
+    # the parts' own copies: the trainer's kernels mark their arguments' replicate axis dynamic
+    flat_, cp_, bc_, dxt_, du_ = (a.clone() for a in (inp.flat, cp, bc, dxt, du))
     out = {}
     with torch.no_grad():
+        forward = cpu_us(lambda: values_c(flat_, cp_, bc_, dxt_), n, rounds)
+        comps = cpu_us(lambda: comps_c(flat_, cp_, bc_, dxt_, du_), n, rounds)
         total, grad = step(inp.flat, inp.leaves, cp, bc, dxt, du, inp.weights)
         out["data movement"] = cpu_us(lambda: (inp.batch_args(), inp.acc.add_(total)), n, rounds)
-        out["forward"] = cpu_us(lambda: values_c(inp.flat, cp, bc, dxt), n, rounds)
-        comps = cpu_us(lambda: comps_c(inp.flat, cp, bc, dxt, du), n, rounds)
-        out["derivatives"] = comps - out["forward"]
+        out["forward"] = forward
+        out["derivatives"] = comps - forward
         whole = cpu_us(lambda: step(inp.flat, inp.leaves, cp, bc, dxt, du, inp.weights), n, rounds)
         out["backward"] = whole - comps
         # Adam on copies, so that the parameters of the other parts stay where they are
