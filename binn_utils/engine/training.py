@@ -18,6 +18,11 @@ and in a batch agree to rounding (tested); in float32, the default, the rounding
 differences are amplified by training (most at large learning rates), so replicates
 trained in different groups, or on a GPU instead of a CPU, agree statistically but not
 bit for bit (tested).  The results store records the grouping and the device.
+
+``train`` checks the request, then builds one run's tensors (``_Run``), runs its epochs
+(``_Epochs``: in line, or replaying a CUDA graph) chunk by chunk (``_train_chunks``) and
+returns a :class:`TrainResult`.  The compiled kernels are in ``kernels``, the random draws
+in ``sampling``.
 """
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ from .sampling import ChunkDrawer, collocation
 # the torch-free half of training (configuration, checks, results), here for the trainer's users
 from .runs import (EPOCHS_MAX, HISTORY_KEYS, SEED_MAX, TrainConfig, TrainingError, TrainResult, TrainState,  # noqa: F401
                    build_layout, check_distinct, check_number, check_seeds, is_int, resolve_mechanisms)
+
 
 # ----------------------------------------------------------------------------- the request
 def resolve_device(device) -> torch.device:
