@@ -1,7 +1,8 @@
-"""Verdict helpers of binn_utils.analysis.reporting on small synthetic results."""
+"""Verdict helpers of binn_utils.analysis.reporting and the studies' summaries on small synthetic results."""
 import numpy as np
 
 from binn_utils.analysis import reporting
+from binn_utils.studies import batch_size, framework, noise
 from synthetic import sweep_record
 
 
@@ -46,7 +47,7 @@ def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     rows = [{"B": B, "B_used": used, "epoch_steps": -(-398 // used), "ms_per_step": 1.0,
              "s_per_epoch": (a / used + c) / 4000, "s_4000_epochs": a / used + c}
             for B, used in ((640, 398), (10, 10), (160, 160), (40, 40))]
-    fit = reporting.time_fit({"batch_sizes": rows})
+    fit = batch_size.time_fit({"batch_sizes": rows})
     assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
 
@@ -110,7 +111,7 @@ def test_rank_trend_is_a_trend_over_all_levels():
     by_level = {0: 0.10, 1e-3: 0.30, 5e-3: 0.02, 1e-2: 0.01, 5e-2: 0.11}
     bumpy = np.array([by_level[v] for v in levels]) + 0.001 * rng.random(levels.size)
     rho, p = reporting.rank_trend(levels, bumpy)
-    assert by_level[5e-2] > by_level[0] and rho < 0 and p > reporting.TREND_P
+    assert by_level[5e-2] > by_level[0] and rho < 0 and p > noise.TREND_P
     assert np.isnan(reporting.rank_trend([1, 1, 1], [1, 2, 3])[0])
 
 
@@ -121,7 +122,7 @@ def test_near_zero_errors_are_local():
     leak = truth + 0.05 * (truth == 0)                           # wrong only where the truth is zero
     res = FakeResult({}, arrays={"u_clean": truth, "best_u_p": np.stack([leak, truth * np.nan])})
     res.net = lambda key, which=None: res.arrays[f"best_{key}"]
-    near, rest = reporting.near_zero_errors(res, 0.2)
+    near, rest = framework.near_zero_errors(res, 0.2)
     assert near[0] > 0.03 and rest[0] < 1e-12 and np.isnan(near[1]) and np.isnan(rest[1])
 
 

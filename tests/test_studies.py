@@ -340,11 +340,10 @@ def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:
 
 
 def test_batch_size_timing_comes_from_the_benchmark(tmp_path):
-    from binn_utils.analysis import reporting
     from binn_utils.store.records import DamagedRecordError
     t = timing_benchmark()
     assert studies.batch_size.step_time_spread(t) == pytest.approx(5.0 / 4.0)
-    fit = reporting.time_fit(t)
+    fit = studies.batch_size.time_fit(t)
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
     assert fit["a"] > 0 and fit["a_lo"] > 0 and fit["r2"] > 0.99       # 40 steps of B = 10 against 1 of 640
     epochs = studies.batch_size.budget_epochs(t, 5)

@@ -14,6 +14,7 @@ from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, median, value_label
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
+from ..studies.repeats import against_reference
 from .context import RunRow, described, flat, run_row
 
 
@@ -81,7 +82,7 @@ def claim_supplementary(ctx) -> ClaimCheck:
             if a is None or b is None:
                 continue
             ea, eb = median(a.metric("err_u_p")), median(b.metric("err_u_p"))
-            v_med, v_iqr, ivs = reporting.against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower=True)
+            v_med, v_iqr, ivs = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower=True)
             subs.append(SubClaim(f"{st.title}: lower median $u_\\mathrm{{p}}$ error at the default", v_med, group,
                                  {k: v for k, v in ivs.items() if k.startswith("median")},
                                  rule="intervals of the median separated"))

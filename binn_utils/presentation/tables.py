@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from ..analysis.reporting import (and_list, arch_label, architecture_matrix, fmt, med_iqr, median, meta_value,
-                                  respectively, run_description, value_label, word)
+from ..analysis.reporting import (and_list, arch_label, fmt, med_iqr, median, meta_value, respectively,
+                                  run_description, value_label, word)
 from ..analysis.verdicts import Verdict
 from .plotting import unobserved_spans
 from ..studies import SCALES
+from ..studies.architecture import architecture_matrix
 from ..studies.batch_size import more_steps_worse
 
 def scale_words(scale: str) -> str:
