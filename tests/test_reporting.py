@@ -42,6 +42,16 @@ def test_find_matches_floats_and_architectures():
     assert reporting.value_label((4, 32)) == "(4, 32)"
 
 
+def test_fmt_writes_prose_plain_and_literal_numbers():
+    assert reporting.fmt(0.012345) == "0.0123" and reporting.fmt(2.6, "d") == "3" and reporting.fmt("x") == "x"
+    assert [reporting.fmt(v) for v in (None, np.nan, np.inf)] == ["n/a"] * 3
+    assert reporting.fmt(12345.6) == "1.23e+04" and reporting.fmt(12345.6, plain_from=1000) == "12,346"
+    assert reporting.fmt(999.0, plain_from=1000) == "999" and reporting.fmt(np.inf, plain_from=1000) == "n/a"
+    lit = [reporting.fmt(v, literal=True) for v in (True, np.int64(12345), np.nan, -np.inf, (0.5, 2), None, 0.12345)]
+    assert lit == ["yes", "12345", "nan", "-inf", "(0.5, 2)", "None", "0.123"]
+    assert reporting.fmt(0.12345, ".2g", literal=True) == "0.12"
+
+
 def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     a, c = 120.0, 3.0
     rows = [{"B": B, "B_used": used, "epoch_steps": -(-398 // used), "ms_per_step": 1.0,

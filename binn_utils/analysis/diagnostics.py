@@ -66,7 +66,7 @@ import numpy as np
 
 from ..engine.metrics import median_iqr
 from ..store.sweeps import reported
-from .reporting import find, rank_trend
+from .reporting import find, fmt, rank_trend
 
 __all__ = [
     "UNDERFIT_TAIL_FRACTION", "UNDERFIT_TAIL_DECADES", "TAIL_FRACTION", "INSTABILITY_ROUGHNESS",
@@ -223,7 +223,7 @@ class Diagnostic:
 
     def __str__(self):
         mark = "FLAG" if self.flag else "ok"
-        return f"{self.name}: {fmt_value(self.value)} [{mark}] {self.message}"
+        return f"{self.name}: {fmt(self.value, literal=True)} [{mark}] {self.message}"
 
 
 @dataclass
@@ -274,7 +274,7 @@ class DiagnosticReport:
 
     def summary(self) -> str:
         lines = [f"{self.label or 'setting'}: {self.n_replicates} replicates, {self.n_epochs} epochs, "
-                 f"observed u in [{fmt_value(self.u_range[0])}, {fmt_value(self.u_range[1])}]"]
+                 f"observed u in [{fmt(self.u_range[0], literal=True)}, {fmt(self.u_range[1], literal=True)}]"]
         lines += [f"  {d}" for d in self.diagnostics.values()]
         lines.append("  diagnostics: " + ("none fired" if self.ok else "check " + ", ".join(self.flags)))
         return "\n".join(lines)
@@ -326,7 +326,7 @@ class DiagnosticTable:
             cells = []
             for c in columns:
                 v = r.get(c, "")
-                s = fmt_value(v, digits) if not isinstance(v, str) else v
+                s = fmt(v, f".{digits}g", literal=True) if not isinstance(v, str) else v
                 flagname = _FLAG_OF_COLUMN.get(c) or ("operator_spread" if c.startswith("spread_") else None)
                 if flagname and rep.diagnostics[flagname].flag and s not in ("", "nan"):
                     s = f"**{s}**"
@@ -339,18 +339,8 @@ class DiagnosticTable:
 
 
 def fmt_value(v, digits: int = 3) -> str:
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if not np.isfinite(v):
-            return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
-        return f"{v:.{digits}g}"
-    if isinstance(v, (tuple, list)):
-        return "(" + ", ".join(fmt_value(x, digits) for x in v) + ")"
-    return str(v)
+    """``reporting.fmt`` of a diagnostic's number, literal (kept for ``applications.fit_report``)."""
+    return fmt(v, f".{digits}g", literal=True)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -603,7 +593,7 @@ def _spread(u_grid, operators, u_range, groups) -> Diagnostic:
     value = finite[worst]
     flag = bool(value > SPREAD_CV)
     msg = ("coefficient of variation across initialisations over the observed u range: "
-           + ", ".join(f"{k} {fmt_value(v)}" for k, v in per.items()))
+           + ", ".join(f"{k} {fmt(v, literal=True)}" for k, v in per.items()))
     if flag:
         msg += (f" - {worst} is not consistent between initialisations: interpret with caution; "
                 "more initialisations show how far it varies, data over more of the u range constrain it")
@@ -633,8 +623,8 @@ def _balance(val_data, val_pde, weights) -> Diagnostic:
     high = bool(value > BALANCE_MAX) if not np.isnan(value) else False
     wbad = bool(wratio > WEIGHT_RATIO_MAX) if not np.isnan(wratio) else False
     flag = low or high or wbad
-    msg = (f"w_PDE L_PDE / (w_data L_data) = {fmt_value(value)} on the validation data at the end; "
-           f"w_PDE / w_data = {fmt_value(wratio)}")
+    msg = (f"w_PDE L_PDE / (w_data L_data) = {fmt(value, literal=True)} on the validation data at the end; "
+           f"w_PDE / w_data = {fmt(wratio, literal=True)}")
     if low:
         msg += " - the PDE residual has almost no influence: raise w_PDE"
     if high:

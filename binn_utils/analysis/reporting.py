@@ -114,8 +114,26 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
 # where a quantity is measured or describe a curve in words.
 
 
-def fmt(v, spec: str = ".3g") -> str:
-    """A number for prose; 'n/a' for None/NaN (e.g. every replicate failed)."""
+def fmt(v, spec: str = ".3g", *, plain_from: float | None = None, literal: bool = False) -> str:
+    """A number as text: the package's one number formatter.
+
+    For prose (the default): ``spec`` (a format spec; one ending in "d" rounds to an
+    integer), 'n/a' for None, NaN or infinity (e.g. every replicate failed), anything that
+    is not a number as ``str``.  ``plain_from``: values at least this large as plain rounded
+    numbers (1,234 not 1.23e+03).  ``literal`` (the diagnostics' tables and messages): the
+    value as it is where prose would say 'n/a' or round: yes/no for a bool, an integer in
+    full, 'nan', 'inf' or '-inf', a tuple or list element by element, None as 'None'."""
+    if literal:
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        if isinstance(v, (int, np.integer)):
+            return str(int(v))
+        if isinstance(v, (tuple, list)):
+            return "(" + ", ".join(fmt(x, spec, literal=True) for x in v) + ")"
+        if not isinstance(v, (float, np.floating)):
+            return str(v)
+        if not np.isfinite(v):
+            return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
     if v is None:
         return "n/a"
     try:
@@ -124,6 +142,8 @@ def fmt(v, spec: str = ".3g") -> str:
         return str(v)
     if not np.isfinite(v):
         return "n/a"
+    if plain_from is not None and abs(v) >= plain_from:
+        return f"{v:,.0f}"
     return format(int(round(v)), spec) if spec.endswith("d") else format(v, spec)
 
 
