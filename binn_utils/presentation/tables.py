@@ -1,7 +1,7 @@
 """Markdown tables and short phrases the chapters show, from the analysis layer's results.
 
-The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostics.Scored` and
-:class:`~binn_utils.analysis.diagnostics.Calibration` (``titles`` maps a study's name, a group of
+The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostic_calibration.Scored` and
+:class:`~binn_utils.analysis.diagnostic_calibration.Calibration` (``titles`` maps a study's name, a group of
 ``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
 Supporting Material, architecture and batch-size chapters.  Nothing here computes a number
 the chapters judge by: that is the analysis layer's and the studies' job.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
+from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, Scored
 from ..analysis.reporting import (and_list, arch_label, fmt, med_iqr, median, meta_value, respectively,
                                   run_description, value_label, word)
 from ..analysis.verdicts import Verdict
