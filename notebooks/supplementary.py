@@ -87,7 +87,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.studies.repeats import Page, compare_configurations
+from binn_utils.studies.supporting import Page, compare_configurations
 
 plotting.style()
 page = Page(noise_var=noise_var, dense=dense, study=study, scale=scale, fallback_scale=fallback_scale,

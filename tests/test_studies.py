@@ -14,7 +14,7 @@ from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
 from binn_utils.presentation import figures
 from binn_utils.store.sweeps import SettingResult
-from binn_utils.studies.repeats import Page
+from binn_utils.studies.supporting import Page
 from synthetic import sweep_record
 
 import prose

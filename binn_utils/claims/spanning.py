@@ -14,7 +14,7 @@ from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, median, value_label
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
-from ..studies.repeats import against_reference
+from ..studies.supporting import against_reference
 from .context import RunRow, described, flat, run_row
 
 
@@ -26,7 +26,7 @@ def _first(res):
     return res[0] if isinstance(res, tuple) else res
 
 
-def claim_supplementary(ctx) -> ClaimCheck:
+def claim_supporting(ctx) -> ClaimCheck:
     """Claim 11: every stored Supporting Material repeat against the main text's comparisons,
     and each dense repeat against the sparse grid at the same noise level."""
     subs, parts, runs, loaded = [], [], set(), {}
@@ -167,7 +167,7 @@ def every_network() -> tuple[SubClaim, str]:
 
 CLAIMS = (
     Claim(11, r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
-          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary,
+          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supporting,
           quote='Overall, the qualitative conclusions remain unchanged. […] Nevertheless, the principal conclusions of the main text remain unchanged.',
           where='Supporting Material, Results for noise-free datasets; Results for highly noisy datasets',
           title='conclusions unchanged without noise, with more noise, with dense data', figure='Supporting Material', chapter='supplementary'),

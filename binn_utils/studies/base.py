@@ -127,7 +127,7 @@ class Study:
     sweep: bool = False              # a hyperparameter sweep of the main text (Figs. 2-6)
     repeated_on: tuple = ()          # grids ("sparse", "dense") the Supporting Material repeats it on
     sweeps_noise: bool = False       # its grid includes the noise variance
-    summary: Callable | None = None  # results -> numbers (``binn_utils.analysis.reporting``)
+    summary: Callable | None = None  # results -> numbers and verdicts (the study module's ``summary``)
     bullets: Callable | None = None  # summary -> its comparisons with the paper, as markdown bullets
     #: (noise variance, dense) -> the paper's figure of that configuration (the Supporting
     #: Material's figures continue the main text's numbering: Figs. 7-27)
