@@ -103,17 +103,10 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
     return "\n".join(rows)
 
 
-# ----------------------------------------------------------------------------- verdict numbers
-# Each study's numbers for the "Verdict" prose, as strings to glue: the section notebooks
-# and the Supporting Material notebook glue the same summaries under different prefixes.
-# A comparison with the paper is computed ("agrees"/"disagrees"), never typed.
-
-
-# Readings of the paper's words (glued into the prose with the numbers they judge).  No
-# cut-off here decides a verdict: the verdicts compare intervals (``verdicts``); these say
-# where a quantity is measured or describe a curve in words.
-
-
+# ----------------------------------------------------------------------------- numbers in words
+# The helpers of each study's summary (``studies.<name>.summary``: its numbers for the
+# "Verdict" prose, as strings to glue, which the chapters and the Supporting Material glue
+# under different prefixes).  A comparison with the paper is computed, never typed.
 def fmt(v, spec: str = ".3g", *, plain_from: float | None = None, literal: bool = False) -> str:
     """A number as text: the package's one number formatter.
 

@@ -16,6 +16,12 @@ from .base import Choice, Shown, Study, count, scale_values, train_config
 REACTION_LABELS = {"supporting": "$G=-1/2$ (Supporting Material)", "text": "$G(u)=u/2$ (text)",
                    "equation": "$G=+1/2$ (displayed equation)"}
 REACTION_READINGS = tuple(REACTION_LABELS)
+#: The nonlinear ADR benchmark's two initial conditions (``problems.INITIALS``), in words.
+INITIAL_WORDS = {"code": "the authors' Fig. 1 data (initial bumps of height 1 and 0.7)",
+                 "text": "the paper's Eq. ic-nl (initial bumps of height 0.1 and 0.07)"}
+#: "Around / near zero" (a reading of the paper's words, glued with the numbers it judges):
+#: the lowest 20 % of the range of u.
+NEAR_ZERO = 0.2
 
 
 def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, seeds=None,
@@ -85,14 +91,6 @@ def signal_against_noise(res) -> dict:
     sigma = float(np.sqrt(res.record.noise_var))
     return {"max_start": float(uc[0].max()), "max_end": float(uc[-1].max()), "t_end": float(res["t"][-1]),
             "sigma": sigma, "below": bool(uc[-1].max() < sigma)}
-
-
-NEAR_ZERO = 0.2              # "around / near zero": the lowest 20 % of the range of u
-
-
-#: The nonlinear ADR benchmark's two initial conditions (``problems.INITIALS``), in words.
-INITIAL_WORDS = {"code": "the authors' Fig. 1 data (initial bumps of height 1 and 0.7)",
-                 "text": "the paper's Eq. ic-nl (initial bumps of height 0.1 and 0.07)"}
 
 
 def near_zero_errors(res, frac: float, key: str = "u_p") -> tuple[np.ndarray, np.ndarray]:

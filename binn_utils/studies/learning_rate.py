@@ -18,6 +18,11 @@ LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
 PAPER_BEST = (5e-5, 5e-4)
 #: The paper's "learning rates of order 10^-2 or larger give rise to unstable optimisation".
 UNSTABLE_FROM = 1e-2
+# Readings of the paper's words (glued into the prose with the numbers they judge).  No
+# cut-off here decides a verdict: the verdicts compare intervals (``verdicts``); these say
+# where a quantity is measured or describe a curve in words.
+LATE_DROP_THRESHOLD = 0.05   # words only: a fall this large over the last quarter is called "still falling"
+FACTOR = 2.0                 # words only (the learning-rate chapter's "stalled" curves)
 
 
 def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
@@ -42,12 +47,6 @@ def large_rate_curves(results, shown, unstable_from=UNSTABLE_FROM) -> dict:
     flat = [k for k in stats if k not in erratic]
     return {"shown": shown_stats, "stats": stats, "erratic": erratic, "flat": flat,
             "stalled": [k for k in flat if stats[k]["final"] > FACTOR * shown_stats["final"]]}
-
-
-LATE_DROP_THRESHOLD = 0.05   # words only: a fall this large over the last quarter is called "still falling"
-
-
-FACTOR = 2.0                 # words only (the learning-rate chapter's "stalled" curves)
 
 
 def late_drop_replicates(res, key="hist_val_total") -> np.ndarray:

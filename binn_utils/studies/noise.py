@@ -15,6 +15,11 @@ from ..store.sweeps import Setting, replicates
 from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, scale_values, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
+# Readings of the paper's words (glued into the prose with the numbers they judge).  No
+# cut-off here decides a verdict: the verdicts compare intervals (``verdicts``); these say
+# where a quantity is measured or describe a curve in words.
+RISE_THRESHOLD = 0.10        # words only: a final validation loss this much above its minimum is called a rise
+TREND_P = 1 - LEVEL          # "grows with the noise": one-sided Spearman test at the intervals' level
 
 
 def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=False, epochs=None, seeds=None,
@@ -39,12 +44,6 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
             out.append(Setting("noise", f"sigma2={number_label(nv)} u{tuple(arch)}", "diffusion", nv, dense, ds, ss,
                                cfg, swept=("noise_var", "arch_u")))
     return out
-
-
-RISE_THRESHOLD = 0.10        # words only: a final validation loss this much above its minimum is called a rise
-
-
-TREND_P = 1 - LEVEL          # "grows with the noise": one-sided Spearman test at the intervals' level
 
 
 def rise_replicates(res, key="hist_val_total") -> np.ndarray:
