@@ -342,7 +342,7 @@ class Held:
 
     name: str
     thresholds: dict      # {left-out benchmark: threshold chosen on the others}
-    counts: dict          # {left-out benchmark: diagnostics.Counts on it}
+    counts: dict          # {left-out benchmark: diagnostic_calibration.Counts on it}
 
     @property
     def pooled(self) -> calibration.Counts:
