@@ -8,7 +8,7 @@ from typing import Mapping
 
 from . import reference_configuration, repeated, sweeps
 from ..store.records import committed_supporting_scales
-from ..store.sweeps import largest_stored, load_or_run
+from ..store.loading import largest_stored, load_or_run
 from .base import Study
 
 
