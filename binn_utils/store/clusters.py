@@ -124,7 +124,6 @@ def connect(address: str):
                            f"({type(err).__name__}): start one (`dask scheduler`) or check the address") from None
 
 
-
 def local_cluster(n_workers: int):
     """``n_workers`` single-threaded worker processes, the machine's memory shared among them."""
     import psutil

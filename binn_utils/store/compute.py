@@ -30,11 +30,10 @@ def _curve_epochs(n: int) -> np.ndarray:
     return idx
 
 
-
 def compute_group(settings: Sequence[Setting], progress=False, device=None,
                   forward_method="RK45", solve_map=None, state=None, stop_at_epoch=None):
     """Train settings of one merge group as one batched model and evaluate each: returns
-    one (arrays, record) pair per setting, ready for :func:`store_computed`.  Writes
+    one (arrays, record) pair per setting, ready for ``runner.store_computed``.  Writes
     nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process).
     ``solve_map`` runs the u_p forward solves (``evaluation.evaluate``).
 

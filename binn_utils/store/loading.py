@@ -16,6 +16,7 @@ from .runner import run_settings
 from .setting import SETTING_KIND, Setting
 from .sweep_record import SweepRecord, reported
 
+
 @dataclass
 class SettingResult:
     setting: Setting
@@ -25,7 +26,7 @@ class SettingResult:
     def metric(self, name: str, which: str | None = None) -> np.ndarray:
         """Per-replicate values of a stored metric, or of one derived from the stored
         arrays (``DERIVED_METRICS``); NaN where undefined (a failed forward solve).
-        ``which`` networks (default: :func:`reported`)."""
+        ``which`` networks (default: ``sweep_record.reported``)."""
         which = which or reported()
         if name in DERIVED_METRICS:
             return DERIVED_METRICS[name](self, which)
@@ -38,7 +39,7 @@ class SettingResult:
         return np.array([np.nan if v is None else v for v in vals], dtype=float)
 
     def net(self, name: str, which: str | None = None) -> np.ndarray:
-        """A stored array of the ``which`` networks (default: :func:`reported`): ``u_theta``,
+        """A stored array of the ``which`` networks (default: ``sweep_record.reported``): ``u_theta``,
         ``u_p`` or ``op_D`` / ``op_V`` / ``op_G``."""
         return self.arrays[f"{which or reported()}_{name}"]
 

@@ -193,7 +193,6 @@ def kind_of(record: dict) -> RecordKind:
     raise LookupError("no kind of record is known for it")
 
 
-
 def write_pair(npz, js, arrays: dict, record: dict) -> dict:
     """Write ``arrays`` (compressed .npz) and then ``record`` (.json) atomically.
 

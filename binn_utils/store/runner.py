@@ -29,6 +29,7 @@ from .compute import compute_group, group_task
 from .setting import CHECKPOINT_KIND, Setting, group_key, group_settings, order_groups
 from .sweep_record import SweepRecord
 
+
 def run_setting(setting: Setting, results_dir, progress=False, device=None, forward_method="RK45") -> dict:
     """Train, evaluate and store one setting; returns its JSON record."""
     return run_group([setting], results_dir, progress=progress, device=device, forward_method=forward_method)[0]
@@ -50,7 +51,6 @@ def run_group(settings: Sequence[Setting], results_dir, progress=False, device=N
     settings = list(settings)
     computed = compute_group(settings, progress=progress, device=device, forward_method=forward_method)
     return [store_computed(s, arrays, record, results_dir) for s, (arrays, record) in zip(settings, computed)]
-
 
 
 def store_computed(setting: Setting, arrays: dict, record: SweepRecord, results_dir) -> SweepRecord:
@@ -208,7 +208,6 @@ class _Sweep:
             self.failed.extend((s, exc) for s in group if s.key not in self.done)
         self.bar.update(len(group))
         return None
-
 
 
 def _run_here(sweep: _Sweep, groups, opts: SweepOptions) -> int:

@@ -157,7 +157,6 @@ def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int 
     return tuple(ds), tuple(ss)
 
 
-
 # hyperparameters that enter the training step only elementwise per replicate: settings
 # that differ only in these (and in their noise level or datasets) can share one batch
 MERGEABLE = ("lr", "w_data", "w_pde", "w_bc")
