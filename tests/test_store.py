@@ -12,11 +12,11 @@ import pytest
 from binn_utils.engine.training import TrainConfig
 from binn_utils.store import provenance, records
 from binn_utils.store.records import DamagedRecordError, StoreWarning
-from binn_utils.store.sweep_record import SweepRecord
 from binn_utils.store.loading import load_setting
 from binn_utils.store.migration import migrate_store
 from binn_utils.store.runner import run_settings
 from binn_utils.store.setting import Setting, replicates
+from binn_utils.store.sweep_record import SweepRecord
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=3, compile=False)
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
