@@ -3,11 +3,13 @@
 The JSON half of a stored pair (``results/runs/<benchmark>-<hash>.json``) is read into a
 frozen :class:`SweepRecord` (:meth:`SweepRecord.from_json`) and written from one
 (:meth:`SweepRecord.to_json`); only the store layer does either, every other module reads
-attributes.  A record missing a field it must have is damaged
-(:class:`~binn_utils.store.records.DamagedRecordError`); fields added after the first
-results were stored take the value those results had (``LEGACY``); fields a record no
-longer carries (``first_requested_as``, ``replicates``) are ignored on read, so the
-committed files load as they are.
+attributes.  A record missing one of :data:`REQUIRED_FIELDS` is damaged
+(:class:`~binn_utils.store.records.DamagedRecordError`, by ``records.require_fields``: the
+check the store applies to every stored pair); fields added after the first results were
+stored take the value those results had (``LEGACY``); fields a record no longer carries
+(``first_requested_as``, ``replicates``) are ignored on read, so the committed files load
+as they are.  Every record evaluates the networks of each of :data:`CHECKPOINTS`; the book
+reads :func:`reported`'s.
 """
 from __future__ import annotations
 
