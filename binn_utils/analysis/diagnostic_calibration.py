@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from ..engine.metrics import median_iqr
-from ..store.sweeps import reported
+from ..store.sweep_record import reported
 from .diagnostic_thresholds import CANDIDATES, thresholds
 from .diagnostics import DiagnosticTable, diagnose, diagnose_many
 from .reporting import find, rank_trend

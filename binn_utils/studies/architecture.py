@@ -9,7 +9,7 @@ from ..analysis.reporting import (arch_label, curve_stats, failures_sentence, fi
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, best_of, expect,
                                  highest_at, median_interval, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.sweeps import Setting
+from ..store.setting import Setting
 from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, scale_values, train_config
 
 OPERATOR_ARCHS = ((1, 1), (4, 1), (4, 4), (4, 32))

@@ -15,7 +15,7 @@ from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, S
                                  highest_at, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
 from ..store.records import DamagedRecordError, committed_scale, default_results_dir
-from ..store.sweeps import Setting
+from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
                    best_in_range, value_range)
 

@@ -9,7 +9,7 @@ from ..analysis.reporting import (failures_sentence, find, fmt, intervals_of, lo
 from ..analysis.verdicts import (Claim, ClaimCheck, SubClaim, Summary, Verdict, above_best_other, all_of, expect,
                                  median_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.sweeps import Setting
+from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Shown, Study, best_in_range, initialisations, number_label, scale_values,
                    train_config, value_range)
 

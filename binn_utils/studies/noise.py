@@ -11,7 +11,7 @@ from ..analysis.reporting import (arch_label, curve_stats, find, fmt, med_iqr, m
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, expect,
                                  median_interval, order, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
-from ..store.sweeps import Setting, replicates
+from ..store.setting import Setting, replicates
 from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, scale_values, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))

@@ -9,8 +9,8 @@ from typing import Mapping
 from . import reference_configuration, repeated, sweeps
 from ..analysis.reporting import find, fmt, iqr, median, value_label
 from ..analysis.verdicts import Verdict, expect, median_interval, spread_interval
+from ..store.loading import largest_stored, load_or_run
 from ..store.records import committed_supporting_scales
-from ..store.sweeps import largest_stored, load_or_run
 from .base import Study
 
 
