@@ -43,6 +43,7 @@ from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
 from ..engine.runs import EPOCHS_MAX
 from ..store import records
+from . import interrupts
 from ..store.sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, WORKERS_MAX,
                             check_run_request, check_scheduler_address, check_submit_command, group_cost,
                             group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store,
@@ -236,6 +237,8 @@ def main(argv=None) -> int:
     mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
     _add_fit_parsers(sub)
     args = ap.parse_args(_join_negative_values(argv))
+    if argv is None:  # the `binn` command itself: Ctrl-C stops it, not each of its worker processes
+        interrupts.main_thread_only()
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
         try:
