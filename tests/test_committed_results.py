@@ -89,13 +89,13 @@ def test_committed_results_record_configuration_seed_commit_and_time():
 
 def test_the_own_data_page_fit_is_committed(tmp_path):
     """The page "Fit your own data" loads its stored networks (the book refuses to train)."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_example
     from binn_utils.store import records
     from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("own_data")
     assert p["scale"] is None          # the page fits at the committed fit's scale
-    plan = fit_report.example_plan(tmp_path / "out", committed_scale("own_data"),
-                                   cache_dir=default_results_dir() / "own_data")
+    plan = fit_example.example_plan(tmp_path / "out", committed_scale("own_data"),
+                                    cache_dir=default_results_dir() / "own_data")
     key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"
     assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
@@ -103,13 +103,13 @@ def test_the_own_data_page_fit_is_committed(tmp_path):
 
 def test_the_scratch_assay_chapter_fit_is_committed():
     """The scratch-assay chapter's fit, at its default parameters, is stored under the key it computes."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_plan
     from binn_utils.store import records
     from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("scratch_assay")
-    plan = fit_report.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
-                                   seeds=p["seeds"], drop_first_column=p["drop_first_column"],
-                                   source=default_results_dir())
+    plan = fit_plan.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
+                                 seeds=p["seeds"], drop_first_column=p["drop_first_column"],
+                                 source=default_results_dir())
     key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "scratch" / f"{key}.npz"
     assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"

@@ -302,8 +302,8 @@ def test_ctrl_c_while_dask_workers_start_is_one_line_and_ends_them(tmp_path, com
     if command == "sweep":
         argv = ["sweep", "learning_rate", "--scale", "quick", "--workers", "2", "--results-dir", str(tmp_path)]
     else:
-        from binn_utils.applications import fit_report
-        fit_report.write_example_csv(tmp_path / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
+        from binn_utils.applications import fit_example
+        fit_example.write_example_csv(tmp_path / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
         argv = ["fit", str(tmp_path / "data.csv"), "--x", "x_um", "--t", "t_h", "--u", "density",
                 "--mechanisms", "DG", "--scale", "quick", "--epochs", "5000", "--batch-size", "8",
                 "--workers", "2", "--out", str(tmp_path / "out")]
@@ -366,9 +366,9 @@ def test_a_folder_in_place_of_a_store_file_is_named_and_counted_missing(copied, 
 @pytest.fixture(scope="module")
 def a_fit(tmp_path_factory):
     """One `binn fit` of one network for one epoch (what the tests below damage or overwrite)."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_example
     d = tmp_path_factory.mktemp("fit")
-    fit_report.write_example_csv(d / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
+    fit_example.write_example_csv(d / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
     argv = ["fit", str(d / "data.csv"), "--mechanisms", "D,G", "--x", "x_um", "--t", "t_h", "--u", "density",
             "--scale", "quick", "--epochs", "1", "--seeds", "1", "--batch-size", "20", "--forward-method", "BDF",
             "--out", str(d / "out")]
