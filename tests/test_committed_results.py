@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
-from binn_utils.store.records import committed_scale, committed_supporting_scales, default_results_dir
+from binn_utils.store.records import (committed_scale, committed_supporting_scales, default_results_dir,
+                                      read_manifest)
 from binn_utils.studies.repeats import Page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,10 +63,13 @@ def test_notebooks_take_the_committed_scales_from_the_manifest(notebook):
     assert "study_presets" not in p and "preset" not in p  # the old name of `scale`
 
 
-def test_the_manifest_names_a_known_scale_for_every_study_with_a_chapter():
+def test_the_manifest_names_a_known_scale_for_every_study_listed_or_not():
+    listed = read_manifest(default_results_dir())
+    assert listed["default"] in studies.SCALES
     for st in studies.REGISTRY.values():
-        if st.chapter:
-            assert committed_scale(st.name) in studies.SCALES, st.name
+        assert committed_scale(st.name) == listed["scales"].get(st.name, listed["default"]), st.name
+        assert committed_scale(st.name) in studies.SCALES, st.name
+    assert committed_scale("a study the manifest does not list") == listed["default"]
     assert set(committed_supporting_scales()) <= set(studies.SCALES)
 
 
