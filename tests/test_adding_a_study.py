@@ -21,7 +21,7 @@ from binn_utils.engine.runs import TrainConfig
 from binn_utils.presentation import scorecard_text
 from binn_utils.presentation.paper_points import paper_points_table
 from binn_utils.store.records import committed_scale
-from binn_utils.store.sweeps import Setting, replicates
+from binn_utils.store.setting import Setting, replicates
 from binn_utils.studies.base import PaperPoint, Shown, Study, count
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import math
 import sys
 
 from ..engine.runs import EPOCHS_MAX
-from ..store.sweeps import WORKERS_MAX
+from ..store.runner import WORKERS_MAX
 
 #: The exit status of a refused request.
 USAGE_ERROR = 2

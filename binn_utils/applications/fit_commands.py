@@ -14,7 +14,7 @@ from .. import studies
 from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
 from ..store import records
-from ..store.sweeps import SCHEDULER_ENV, check_scheduler_address
+from ..store.clusters import SCHEDULER_ENV, check_scheduler_address
 from . import arguments
 from .arguments import USAGE_ERROR
 

@@ -38,7 +38,7 @@ from ..analysis import diagnostic_roc, identifiability
 from ..analysis.diagnostics import fmt_value
 from ..analysis.user_data import UserFit
 from ..presentation import figures, plotting
-from ..store import records
+from ..store import fits, provenance, records
 from .fit_plan import FitPlan, train_or_load
 from .predict import operator_table, write_operator_table
 
@@ -242,7 +242,7 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
                           "err_u_p_obs": [float(v) for v in ev.err_u_p_obs],
                           "networks_trained_by_this_run": int(fit.trained),
                           "train_wall_time_s": float(fit.result.wall_time_s)},
-              "provenance": records.provenance(), "seconds": seconds,
+              "provenance": provenance.provenance(), "seconds": seconds,
               "files": sorted(OUTPUT_FILES)}
     (out / "fit.json").write_text(json.dumps(records.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
@@ -252,7 +252,7 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
 
 
 def _load_spec(fit: UserFit) -> dict:
-    rec, _ = records.read_pair(*fit.cache_files, load_arrays=False, kind=records.FIT_KIND)
+    rec, _ = records.read_pair(*fit.cache_files, load_arrays=False, kind=fits.FIT_KIND)
     return rec.get("spec", {})
 
 

@@ -20,7 +20,7 @@ from ..analysis.user_observations import (Scaling, decode_csv_bytes, delimiter_h
                                           uniform_grid)
 from ..engine.forward_solve import check_method, forward_solve
 from ..presentation import figures, plotting
-from ..store import records
+from ..store import fits, records
 
 __all__ = ["operator_table", "write_operator_table", "check_predict_out", "load_fit_dir", "parse_times",
            "parse_u_grid", "load_initial_condition", "predict_solutions", "predict"]
@@ -100,7 +100,7 @@ def load_fit_dir(fitdir):
         raise ValueError(f"{js}: not a readable fit record ({type(err).__name__}: {err}); rerun `binn fit` "
                          "into this folder") from None
     try:
-        result = records.load_train_result(npz, pj)
+        result = fits.load_train_result(npz, pj)
     except (OSError, records.DamagedRecordError) as err:
         raise ValueError(f"{fitdir}: the trained networks cannot be read ({err}); rerun `binn fit` into this "
                          "folder") from None
