@@ -8,7 +8,8 @@ delivers it to the main thread (which raises KeyboardInterrupt as always: the co
 in one line what was kept, then ends its workers), and a process started from any other
 thread (distributed starts its workers from its own threads) inherits the blocked signal.
 The main thread itself never ignores SIGINT, so a Ctrl-C is never lost, whatever the
-command is doing when it comes.  A worker ended while it starts may leave a semaphore,
+command is doing when it comes (ignoring it in the main thread while the cluster starts,
+for the workers to inherit, loses a Ctrl-C that comes then: the command trains on).  A worker ended while it starts may leave a semaphore,
 which multiprocessing's resource tracker (a process of its own, with the terminal as its
 stderr) removes at exit with a warning about it: that warning is not shown either.
 """
