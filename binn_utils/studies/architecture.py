@@ -262,6 +262,7 @@ STUDY = Study(
     paper_figure=5,
     figure="architecture_figure",
     sweep=True,
+    default_label="$D$, $V$ $(4, 32)$",
     repeated_on=("sparse", "dense"),
     summary=summary,
     bullets=bullets,

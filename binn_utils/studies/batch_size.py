@@ -339,6 +339,7 @@ STUDY = Study(
     figure="batch_size_figure",
     parts=("fixed epochs", "fixed budget"),
     sweep=True,
+    default_label="$B = 40$",
     repeated_on=("sparse", "dense"),
     summary=summary,
     chapter_settings=chapter_settings,
