@@ -81,7 +81,7 @@ __all__ = [
     "SPREAD_CV", "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES", "SPREAD_POINTS",
     "DIAGNOSTIC_NAMES", "THRESHOLD_NAMES", "CANDIDATES", "Thresholds", "DEFAULT_THRESHOLDS", "thresholds",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays", "diagnose_many",
-    "observed_u_range", "fmt_value",
+    "observed_u_range",
 ]
 
 
@@ -196,11 +196,6 @@ class DiagnosticTable:
 
     def _repr_markdown_(self):
         return self.to_markdown()
-
-
-def fmt_value(v, digits: int = 3) -> str:
-    """``reporting.fmt`` of a diagnostic's number, literal (kept for ``applications.fit_report``)."""
-    return fmt(v, f".{digits}g", literal=True)
 
 
 # ----------------------------------------------------------------------------- from arrays
