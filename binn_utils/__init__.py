@@ -8,20 +8,24 @@ The folders are the layers; each imports only from its own layer or those below 
   reference solutions), ``solvers`` (the data-generating numerical methods),
   ``observations`` (noise, grids, splits), ``networks`` (the four MLPs), ``losses``,
   ``training`` (the batched trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``;
-- ``store`` (the results store): ``records`` (its checksummed file pairs, folders and
-  provenance), ``sweep_record`` (what a stored setting's record holds, typed) and
-  ``sweeps`` (settings, running them, loading them);
+- ``store`` (the results store): ``records`` (its checksummed file pairs and folders),
+  ``provenance``, ``sweep_record`` (what a stored setting's record holds, typed),
+  ``setting`` (a setting and its merge group), ``compute`` and ``runner`` (running settings,
+  on ``clusters``), ``loading`` (loading them), ``migration`` and ``fits`` (stored fits);
 - ``analysis``: ``verdicts`` (claims and their typed verdicts), ``reporting`` (numbers
-  for the prose), ``diagnostics`` (failure diagnostics without ground truth),
-  ``user_observations`` (reading and checking your own observations), ``user_data``
-  (fitting them), ``scratch`` (the scratch-assay example),
+  for the prose), ``diagnostics`` (failure diagnostics without ground truth; their
+  thresholds, checks and calibration in ``diagnostic_*``), ``user_observations`` (reading
+  and checking your own observations: ``user_csv``, ``user_arrays``, ``user_units``),
+  ``user_data`` (fitting them), ``scratch`` (the scratch-assay example),
   ``authors_archive`` (the authors' archived runs);
 - ``studies`` (the paper's experiments, one module per study, in a registry) and
   ``claims`` (the paper's claims checked across the registry);
 - ``presentation``: ``plotting`` and ``figures`` (the only modules that draw),
   ``tables``, ``scorecard_text`` (the scorecard in words);
-- ``applications``: ``cli`` (the ``binn`` command), ``fit_report`` (``binn fit``,
-  ``binn predict``) and ``notebook_parameters`` (the notebooks' parameters, checked by each
+- ``applications``: ``cli`` (the ``binn`` command; ``arguments``, its argument types;
+  ``fit_commands``, ``binn fit`` and ``binn predict``; ``interrupts``, Ctrl-C), ``fit_plan``,
+  ``fit_report``, ``predict`` and ``fit_example`` (own data: the request, the report, predictions,
+  a problem with a known answer) and ``notebook_parameters`` (the notebooks' parameters, checked by each
   notebook and ``make rerun``).
 
 ``from binn_utils import fit_user_data, fit_user_data_cached`` fits your own data (see

@@ -61,9 +61,10 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
+from binn_utils.analysis.verdicts import LEVEL
 from binn_utils.engine.observations import NOISE_VARIANCES
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.store import records, sweeps
+from binn_utils.store import loading, records
 
 plotting.style()
 scale = scale or records.committed_scale("noise")
@@ -74,14 +75,14 @@ shown_noise = default["noise_var"] if shown_noise is None else shown_noise
 shown_arch = tuple(default["arch_u"] if shown_arch is None else shown_arch)
 settings = studies.get("noise").settings_for_chapter(dict(
     scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs, seeds=seeds, datasets=datasets))
-results = sweeps.load_or_run(settings, scale, source, desc="noise")
+results = loading.load_or_run(settings, scale, source, desc="noise")
 summary = studies.noise.summary(results, shown_noise, shown_arch)
 reporting.glue_summary("nz", summary)
 for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)
     reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, scale=scale))
 reporting.glue("nz_grid", "351" if dense else "71")
-reporting.glue("nz_level", reporting.fmt(100 * reporting.LEVEL, "g"))
+reporting.glue("nz_level", reporting.fmt(100 * LEVEL, "g"))
 
 # The diffusivity at the shown setting, judged as claim 4 of the scorecard judges it
 # (studies.noise.diffusivity_verdicts)

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
-from binn_utils.store.records import committed_scale, committed_supporting_scales, default_results_dir
-from binn_utils.studies.repeats import Page
+from binn_utils.store.records import (committed_scale, committed_supporting_scales, default_results_dir,
+                                      read_manifest)
+from binn_utils.studies.supporting import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -36,7 +37,7 @@ def parameters(notebook: str) -> dict:
     return values
 
 
-def supplementary_settings(p: dict) -> list:
+def supporting_settings(p: dict) -> list:
     """The settings the Supporting Material notebook loads with parameters ``p``: each study
     at ``scale``, or at ``fallback_scale`` where only that is stored, and its reference
     configuration at the same scale."""
@@ -47,10 +48,10 @@ def book_settings() -> dict:
     """chapter -> the settings its figures load with the chapter's default parameters."""
     out = {st.chapter: st.settings_for_chapter(parameters(st.chapter))
            for st in studies.REGISTRY.values() if st.chapter}
-    out["supplementary"] = supplementary_settings(parameters("supplementary"))
+    out["supplementary"] = supporting_settings(parameters("supplementary"))
     from render_supporting import CONFIGS
     for name, (_, params) in CONFIGS.items():
-        out[f"supporting/{name}"] = supplementary_settings({**parameters("supplementary"), **params})
+        out[f"supporting/{name}"] = supporting_settings({**parameters("supplementary"), **params})
     return out
 
 
@@ -62,10 +63,13 @@ def test_notebooks_take_the_committed_scales_from_the_manifest(notebook):
     assert "study_presets" not in p and "preset" not in p  # the old name of `scale`
 
 
-def test_the_manifest_names_a_known_scale_for_every_study_with_a_chapter():
+def test_the_manifest_names_a_known_scale_for_every_study_listed_or_not():
+    listed = read_manifest(default_results_dir())
+    assert listed["default"] in studies.SCALES
     for st in studies.REGISTRY.values():
-        if st.chapter:
-            assert committed_scale(st.name) in studies.SCALES, st.name
+        assert committed_scale(st.name) == listed["scales"].get(st.name, listed["default"]), st.name
+        assert committed_scale(st.name) in studies.SCALES, st.name
+    assert committed_scale("a study the manifest does not list") == listed["default"]
     assert set(committed_supporting_scales()) <= set(studies.SCALES)
 
 
@@ -89,13 +93,13 @@ def test_committed_results_record_configuration_seed_commit_and_time():
 
 def test_the_own_data_page_fit_is_committed(tmp_path):
     """The page "Fit your own data" loads its stored networks (the book refuses to train)."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_example
     from binn_utils.store import records
     from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("own_data")
     assert p["scale"] is None          # the page fits at the committed fit's scale
-    plan = fit_report.example_plan(tmp_path / "out", committed_scale("own_data"),
-                                   cache_dir=default_results_dir() / "own_data")
+    plan = fit_example.example_plan(tmp_path / "out", committed_scale("own_data"),
+                                    cache_dir=default_results_dir() / "own_data")
     key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"
     assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
@@ -103,13 +107,13 @@ def test_the_own_data_page_fit_is_committed(tmp_path):
 
 def test_the_scratch_assay_chapter_fit_is_committed():
     """The scratch-assay chapter's fit, at its default parameters, is stored under the key it computes."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_plan
     from binn_utils.store import records
     from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("scratch_assay")
-    plan = fit_report.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
-                                   seeds=p["seeds"], drop_first_column=p["drop_first_column"],
-                                   source=default_results_dir())
+    plan = fit_plan.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
+                                 seeds=p["seeds"], drop_first_column=p["drop_first_column"],
+                                 source=default_results_dir())
     key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "scratch" / f"{key}.npz"
     assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
@@ -169,7 +173,8 @@ def device_check_rows() -> list:
     from binn_utils.analysis.results_table import ratio_interval
     from binn_utils.store import records
     from binn_utils.store.sweep_record import SweepRecord
-    from binn_utils.store.sweeps import Setting, load_setting
+    from binn_utils.store.loading import load_setting
+    from binn_utils.store.setting import Setting
     rows = []
     for js in sorted((CHECKS / "runs").glob("*.json")):
         other = SweepRecord.from_json(records.read_pair(js.with_suffix(".npz"), js)[0], js)

@@ -75,7 +75,7 @@ def every_repeat(sparse_err, dense_err):
 
 
 def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_errors(summaries):
-    check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.2, dense_err=0.1)))
+    check = spanning.claim_supporting(FakeContext(every_repeat(sparse_err=0.2, dense_err=0.1)))
     # the medians separate; the spreads (0.01 against 0.02) overlap with ten replicates, so the
     # IQR sub-claims cannot be distinguished and the claim is reproduced only in part
     assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {A}
@@ -92,7 +92,7 @@ def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_error
 
 def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help(summaries):
     summaries.verdict = D
-    check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.1, dense_err=0.2)))
+    check = spanning.claim_supporting(FakeContext(every_repeat(sparse_err=0.1, dense_err=0.2)))
     assert check.outcome is Outcome.NOT_REPRODUCED
     # the medians separate; the spreads (0.02 against 0.01) overlap with ten replicates
     assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {D}
@@ -100,12 +100,12 @@ def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help
 
 
 def test_claim_11_is_not_tested_without_stored_repeats_and_with_too_few_replicates(summaries):
-    check = spanning.claim_supplementary(FakeContext())
+    check = spanning.claim_supporting(FakeContext())
     assert check.outcome is Outcome.NOT_TESTED and check.missing
     assert "(planned)" in check.runs and "no dense repeat stored" in check.evidence
     # with three replicates the intervals are unbounded: dense against sparse cannot be distinguished,
     # while each repeat's comparisons are its page's verdicts (the study's summary)
-    few = spanning.claim_supplementary(FakeContext(every_repeat(0.2, 0.1), seeds=3))
+    few = spanning.claim_supporting(FakeContext(every_repeat(0.2, 0.1), seeds=3))
     dense = [s for s in few.subclaims if "against 71 points" in (s.group or "")]
     assert dense and {s.verdict for s in dense} == {F}
     assert {s.verdict for s in few.subclaims if s not in dense} == {A}
@@ -119,7 +119,7 @@ def diagnosed_at(where):
 
 def failure(setting):
     st = studies.get(setting.study)
-    return any(dict(setting.meta) == pytest.approx(dict(m)) for m in st.paper_failures)
+    return any(dict(setting.meta) == pytest.approx(dict(p.point)) for p in st.paper_failures)
 
 
 EVERY_NETWORK = (SubClaim("over every stored network, the flags rank failed networks above fine ones", N), "")
@@ -227,11 +227,18 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
         most.check, subclaims=(ours,) + most.check.subclaims[1:], numbers={"$D$ here": Interval(0.3, 0.2, 0.4, 10, 0.98)}))
     answer = text.plain_answer([few, most])
     assert 5 <= len(answer) <= 8
+    assert answer[0] == "Of the paper's 2 claims, our runs support 0 in full, 2 in part and 0 not at all."
     partly = next(s for s in answer if s.startswith("Supported in part"))
-    assert "1 of 5 sub-claims agree, 4 disagree" in partly and "6 of 7 sub-claims agree, 1 disagree" in partly
-    assert any("authors' own archived runs" in s and "claim 12, 0 of 1 sub-claims agree" in s and "1 disagree" in s
-               for s in answer)
-    assert any("$D$ here: 0.3 [0.2, 0.4]" in s for s in answer)
+    # the sub-claims of both partly reproduced claims counted together: 1 + 6 agree, 4 + 1 disagree
+    assert partly == "Supported in part: claims 10 and 12; of their sub-claims, 7 agree, 5 disagree and 0 cannot be distinguished."
+    assert not any(s.startswith(("Supported in full", "Not supported")) for s in answer)   # no empty lists
+    assert any(s.startswith("The authors' own archived runs") and "bear on claim 12:" in s
+               and "0 agree with the paper, 1 disagree" in s for s in answer)
+    full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])
+    assert any(s.startswith("Supported in full:") and s.endswith("(claim 2).") for s in full)
+    assert any(s.startswith("Not supported:") and "(claim 4)" in s for s in full)
+    assert full[0].endswith("; 1 can be neither supported nor contradicted with this many initialisations.")
+    assert any("$D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
     assert text.plain_answer_md([few, most]) in text.headline_md([few, most])
     assert 'id="plain-answer"' in text.headline_html([few, most])
 

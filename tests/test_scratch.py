@@ -4,9 +4,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from binn_utils.analysis import scratch
+from binn_utils.analysis import reporting, scratch
 from binn_utils.analysis.user_data import fit_spec, fit_user_data, fit_user_data_cached
-from binn_utils.applications import fit_report
+from binn_utils.applications import fit_plan
 from binn_utils.engine.training import TrainConfig
 from binn_utils.store import records
 
@@ -68,10 +68,10 @@ def test_cache_key_covers_data_and_training():
 def test_the_scratch_fit_at_a_scale(tmp_path, monkeypatch):
     monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
     with pytest.raises(ValueError, match="unknown scale"):
-        fit_report.scratch_plan(scale="huge")
-    plan = fit_report.scratch_plan(scale="quick", epochs=5, seeds=3)
+        fit_plan.scratch_plan(scale="huge")
+    plan = fit_plan.scratch_plan(scale="quick", epochs=5, seeds=3)
     assert (plan.prep["config"].epochs, plan.n_networks) == (5, 3)
-    assert fit_report.scratch_plan(scale="lite").prep["config"].epochs == fit_report.SCALES["lite"]["epochs"]
+    assert fit_plan.scratch_plan(scale="lite").prep["config"].epochs == fit_plan.SCALES["lite"]["epochs"]
     assert [d.parts[-2:] for d in plan.cache_dir] == [("results-quick", "scratch")]
     assert plan.prefix == "scratch-16000-DG" and plan.extra["initial_cells"] == 16000
 
@@ -80,7 +80,7 @@ def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_
     """Folders are read in order; a fit none of them holds is trained into the last only."""
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
-    committed, working = fit_report.scratch_plan().cache_dir
+    committed, working = fit_plan.scratch_plan().cache_dir
     assert (committed, working) == (tmp_path / "results" / "scratch", tmp_path / "out" / "results" / "scratch")
     obs = scratch.load_scratch(10000)
     made = fit_user_data_cached(obs, "DG", CFG, seeds=[0, 1], cache_dir=committed, prefix="t")   # "committed"
@@ -91,7 +91,7 @@ def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_
     assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in made.cache_files)
     # a book build reads the committed store only
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    assert fit_report.scratch_plan().cache_dir == (committed,)
+    assert fit_plan.scratch_plan().cache_dir == (committed,)
 
 
 def test_zero_crossing_interpolates_the_first_sign_change():
@@ -139,8 +139,9 @@ def test_forward_solve_errors_per_time_and_bias_inside_the_scratch():
 def test_scratch_chapter_phrases():
     from binn_utils.presentation import tables
     from binn_utils.analysis.diagnostics import Diagnostic
-    assert tables.fmt_plain(12345.6) == "12,346" and tables.fmt_plain(0.12345) == "0.123"
-    assert tables.fmt_plain(np.nan) == "n/a" and tables.fmt_plain("x") == "x"
+    plain = dict(plain_from=tables.PLAIN_FROM)
+    assert reporting.fmt(12345.6, **plain) == "12,346" and reporting.fmt(0.12345, **plain) == "0.123"
+    assert reporting.fmt(np.nan, **plain) == "n/a" and reporting.fmt("x", **plain) == "x"
     u = np.linspace(0.0, 2e-3, 21)
     hump = np.array([1e-3 - (u - 1e-3) ** 2 * 1e3] * 3)
     text = tables.median_curve(hump, u, "1/h")

@@ -13,8 +13,8 @@ from binn_utils.analysis.reporting import find
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
 from binn_utils.presentation import figures
-from binn_utils.store.sweeps import SettingResult
-from binn_utils.studies.repeats import Page
+from binn_utils.store.loading import SettingResult
+from binn_utils.studies.supporting import Page
 from synthetic import sweep_record
 
 import prose
@@ -24,7 +24,7 @@ NAMES = tuple(studies.REGISTRY)
 
 def test_every_module_of_the_package_defines_a_registered_study():
     pkg = studies.__path__
-    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name not in ("base", "repeats")]
+    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name not in ("base", "supporting")]
     registered = {s.name for s in studies.REGISTRY.values()}
     for name in modules:
         mod = importlib.import_module(f"binn_utils.studies.{name}")
@@ -69,8 +69,8 @@ def test_default_point_and_paper_failures_lie_on_the_grid(st):
     cfg, paper = hit.setting.config, TrainConfig()
     for field in ("lr", "w_pde", "batch_size", "arch_u", "arch_D", "arch_V"):
         assert getattr(cfg, field) == getattr(paper, field), field
-    for point in st.paper_failures:
-        assert find(results, **point) is not None, point
+    for p in st.paper_failures:
+        assert find(results, **p.point) is not None, p
 
 
 @pytest.mark.parametrize("st", [s for s in studies.REGISTRY.values() if s.figure], ids=lambda s: s.name)
@@ -118,11 +118,11 @@ def test_unknown_study_is_refused_with_the_known_names():
 def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
     """On the committed results: each comparison a Supporting Material repeat is checked on is
     a typed verdict of the study's summary (not a word to be parsed back)."""
-    from binn_utils.store import records, sweeps
+    from binn_utils.store import loading, records
     from binn_utils.analysis.verdicts import Verdict
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
     scale = records.committed_scale(st.name)
-    parts = tuple(sweeps.load_or_run(p, scale, progress=False) for p in st.groups(scale))
+    parts = tuple(loading.load_or_run(p, scale, progress=False) for p in st.groups(scale))
     summary = st.summary(parts if len(parts) > 1 else parts[0])
     for key, label in st.repeat_checks:
         assert isinstance(summary.verdicts[key], Verdict), key
@@ -223,11 +223,26 @@ def test_reaction_readings_have_labels_and_a_table_row_each():
                        "0.5 [0.5, 0.5] (1 failed) |")
 
 
-def test_the_diagnostics_chapter_has_a_row_for_every_failure_and_default_point_of_the_registry():
+def test_the_diagnostics_table_has_a_row_for_every_failure_and_default_point_of_the_registry():
+    from binn_utils.presentation.paper_points import paper_points_table
+    sweeps = studies.sweeps()
+    at = [(st, p, fails, None) for st, p, fails in studies.paper_points(sweeps)]
+    rows = paper_points_table(None, at).splitlines()[2:]
+    assert len(rows) == sum(len(st.paper_failures) + 1 for st in sweeps)
+    assert [fails for *_, fails, _ in at] == [True] * (len(rows) - len(sweeps)) + [False] * len(sweeps)
+    assert rows[0] == ("| Burgers, $r = 5\\times10^{-7}$ | under-fitting: loss still falling, large errors | not run "
+                       "| not run | not run | not run |")
+    assert rows[-1].startswith("| diffusion, $\\sigma^2 = 10^{-3}$, $(4, 32)$ (default) | good | ")
+    # the chapter shows this table, not one written by hand
     text = (Path(__file__).resolve().parents[1] / "notebooks" / "diagnostics.py").read_text()
-    rows = set(re.findall(r"\{glue:text\}`dg_pl_(\w+?)_flags`", text))
-    points = {f"{st.name}_failure{j}" for st in studies.sweeps() for j in range(len(st.paper_failures))}
-    assert rows == points | {f"{st.name}_default" for st in studies.sweeps()}
+    assert "paper_points_table(scored, at)" in text and "studies.paper_points(SWEEPS)" in text
+    assert not re.search(r"dg_pl_\w+_flags", text)
+
+
+@pytest.mark.parametrize("st", studies.sweeps(), ids=lambda s: s.name)
+def test_a_sweep_names_its_default_point_and_its_paper_failures_in_words(st):
+    assert st.default_label and st.default_point.point == st.default and st.default_point.says == "good"
+    assert all(isinstance(p, studies.PaperPoint) and p.label and p.says for p in st.paper_failures)
 
 
 def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_words():
@@ -340,11 +355,10 @@ def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:
 
 
 def test_batch_size_timing_comes_from_the_benchmark(tmp_path):
-    from binn_utils.analysis import reporting
     from binn_utils.store.records import DamagedRecordError
     t = timing_benchmark()
     assert studies.batch_size.step_time_spread(t) == pytest.approx(5.0 / 4.0)
-    fit = reporting.time_fit(t)
+    fit = studies.batch_size.time_fit(t)
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
     assert fit["a"] > 0 and fit["a_lo"] > 0 and fit["r2"] > 0.99       # 40 steps of B = 10 against 1 of 640
     epochs = studies.batch_size.budget_epochs(t, 5)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from . import spanning
 from ..analysis.verdicts import Claim, ClaimCheck, Outcome
-from ..store.sweeps import reporting_checkpoint
+from ..store.sweep_record import reporting_checkpoint
 from ..studies import REGISTRY
 from .context import Context, RunRow, run_row
 
@@ -14,6 +14,13 @@ from .context import Context, RunRow, run_row
 def claims() -> list[Claim]:
     """Every claim of the paper, by number: the studies' and the spanning ones."""
     return sorted([c for st in REGISTRY.values() for c in st.claims] + list(spanning.CLAIMS), key=lambda c: c.number)
+
+
+def by_figure(which) -> list:
+    """The registry's studies for which ``which(study)`` holds, by the paper's figure they
+    repeat; those that repeat none last, in the registry's order."""
+    return sorted((s for s in REGISTRY.values() if which(s)),
+                  key=lambda s: (s.paper_figure is None, s.paper_figure or 0))
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ def choice_effects(ctx: Context, judged: list[Judged]) -> list[ChoiceEffect]:
     with reporting_checkpoint("final"):
         final = judge_all(ctx)
     out = [effect("networks evaluated: best validation loss (the authors' code)", "final networks", final)]
-    for st in sorted((s for s in REGISTRY.values() if s.choices), key=lambda s: s.paper_figure):
+    for st in by_figure(lambda s: s.choices):
         for ch in st.choices:
             out.append(effect(ch.ours, ch.alternative, [judge(c, ctx, **ch.overrides) for c in st.claims]))
     return out
@@ -87,7 +94,7 @@ def runs(ctx: Context) -> list[RunRow]:
     """The table of what was run: every study and configuration the book reads (the
     studies' ``shown`` rows, by figure, then the Supporting Material repeats)."""
     out = []
-    for st in sorted((s for s in REGISTRY.values() if s.shown), key=lambda s: s.paper_figure):
+    for st in by_figure(lambda s: s.shown):
         scale = ctx.scale(st.name)
         for sh in st.shown:
             source = REGISTRY[sh.variant or st.name]

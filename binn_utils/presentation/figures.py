@@ -20,11 +20,12 @@ from matplotlib.ticker import FuncFormatter
 from . import plotting
 from .. import studies
 from ..analysis import diagnostics, scratch
-from ..analysis.reporting import (arch_label, architecture_matrix, counts, find, meta_value, value_label,
-                                  time_fit)
+from ..analysis.reporting import arch_label, counts, find, meta_value, value_label
 from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
 from .plotting import COLORS
 from .tables import NORM_WORDS, QUANTITY_WORDS
+from ..studies.architecture import architecture_matrix
+from ..studies.batch_size import time_fit
 
 #: A legend above its panel, in one row, where it cannot cover data.
 ABOVE = dict(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)

@@ -24,9 +24,10 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..analysis.reporting import find, value_label
+from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
 from ..store.records import committed_scale
-from ..store.sweeps import Setting, replicates
+from ..store.setting import Setting, replicates
 
 SCALES = {
     "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),
@@ -104,6 +105,17 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class PaperPoint:
+    """A point of a study's grid where the paper says how the recovery went (the diagnostics
+    chapter's table): its ``Setting.meta`` values, the point in the book's words (math
+    allowed) and what the paper says happens there."""
+
+    point: Mapping                # e.g. {"lr": 5e-7}
+    label: str                    # e.g. "$r = 5\\times10^{-7}$"
+    says: str                     # e.g. "under-fitting: loss still falling, large errors"
+
+
+@dataclass(frozen=True)
 class Study:
     """One experiment of the paper.
 
@@ -126,15 +138,16 @@ class Study:
     sweep: bool = False              # a hyperparameter sweep of the main text (Figs. 2-6)
     repeated_on: tuple = ()          # grids ("sparse", "dense") the Supporting Material repeats it on
     sweeps_noise: bool = False       # its grid includes the noise variance
-    summary: Callable | None = None  # results -> numbers (``binn_utils.analysis.reporting``)
+    summary: Callable | None = None  # results -> numbers and verdicts (the study module's ``summary``)
     bullets: Callable | None = None  # summary -> its comparisons with the paper, as markdown bullets
     #: (noise variance, dense) -> the paper's figure of that configuration (the Supporting
     #: Material's figures continue the main text's numbering: Figs. 7-27)
     paper_figures: Mapping = field(default_factory=dict)
     described_by: str | None = None  # a swept value whose settings ran with different budgets
     heading: str | None = None       # what it varies, for tables (default: ``title``)
-    #: points of its grid (``Setting.meta`` values) where the paper reports a failed recovery
+    #: ``PaperPoint``s: the points of its grid where the paper reports a failed recovery
     paper_failures: tuple = ()
+    default_label: str = ""          # its ``default`` point in the book's words, e.g. "$r = 5\\times10^{-4}$"
     #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
     repeat_checks: tuple = ()
     #: the paper's claims this study checks (``verdicts.Claim``; ``check(ctx)`` reads the results
@@ -175,6 +188,22 @@ class Study:
         return self.settings(params["scale"] or committed_scale(self.name),
                              **{k: v for k, v in params.items() if k in takes})
 
+    @property
+    def default_point(self) -> PaperPoint:
+        """Its default point, where the paper's recovery is good."""
+        return PaperPoint(self.default, f"{self.default_label} (default)", "good")
+
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""
         return find(results, **self.default)
+
+
+def best_in_range(s: Summary, key: str, intervals: dict, paper_best) -> Verdict:
+    """Record "lowest errors for a swept value in ``paper_best`` (a closed range)": the best
+    setting in the range against the best outside it (``verdicts.best_in``)."""
+    lo, hi = min(paper_best), max(paper_best)
+    v, b_in, b_out = best_in(intervals, lambda x: lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9))
+    return s.compare(key, v, {f"best in {value_label(lo)}-{value_label(hi)} ({value_label(b_in)})"
+                              if b_in is not None else "in range": intervals.get(b_in, Interval(np.nan, np.nan, np.nan, 0, np.nan)),
+                              f"best outside ({value_label(b_out)})" if b_out is not None else "outside":
+                              intervals.get(b_out, Interval(np.nan, np.nan, np.nan, 0, np.nan))})
