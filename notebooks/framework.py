@@ -79,10 +79,20 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 
 # %% [markdown]
 # ## Learned and forward-predicted solutions, learned operators
+#
+# The results table holds one row per trained network: its seed, errors and status. The
+# figure draws one of them, the initialisation chosen by the `replicate_shown` parameter:
+
+# %%
+ours = results_table.table([res])                         # one row per network
+network = ours[ours["replicate"] == replicate_shown].iloc[0]
+network[["seed", "replicate", "err_u_theta", "err_u_p", "err_D", "err_G", "err_V"]]
 
 # %% tags=["hide-input"]
-fig = figures.framework_figure(res, replicate_shown)
-plotting.save(fig, output_dir, "fig1_framework", data=results_table.table([res]))
+# the panels draw that network's fields (u_theta, u_p and the operators on their grids),
+# which are not in the results table: the figure reads them from the loaded result
+fig = figures.framework_figure(res, network)
+plotting.save(fig, output_dir, "fig1_framework", data=ours)
 reporting.glue("fig_framework", fig)
 reporting.glue("fw_shading", tables.unobserved_words(res.record.u_range, res["u_grid"]))
 reporting.glue("fig_framework_paper", tables.paper_figure_words(studies.framework.STUDY.paper_figure))
