@@ -63,7 +63,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.engine.problems import INITIALS
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import figures, framework_tables, plotting, tables
 from binn_utils.store import sweeps
 
 plotting.style()
@@ -118,7 +118,7 @@ plt.close(fig)
 # true solution is near zero, and the operator errors over the observed range of $u$ are:
 
 # %% tags=["remove-input"]
-display(Markdown(tables.framework_table(res, summary)))
+display(Markdown(framework_tables.framework_table(res, summary)))
 
 # %% [markdown]
 # ## The 351-point grid
@@ -135,8 +135,8 @@ if compare_grid:
     (res_other,) = sweeps.load_or_run(chapter_runs["other grid"][1], scale, source, desc="other grid")
     grid_rows = studies.framework.grid_comparison({dense: res, not dense: res_other})
     reporting.glue("fw_grid_what", reporting.run_description(res_other, scale=scale))
-    reporting.glue("fw_grid_D", tables.grid_words(grid_rows, "$D$"))
-    display(Markdown(tables.grid_table(grid_rows)))
+    reporting.glue("fw_grid_D", framework_tables.grid_words(grid_rows, "$D$"))
+    display(Markdown(framework_tables.grid_table(grid_rows)))
 else:
     reporting.glue("fw_grid_what", "not run (compare_grid is off)")
     reporting.glue("fw_grid_D", "The other grid was not run.")
@@ -162,12 +162,12 @@ if compare_initial:
     reporting.glue("fw_text_maxend", reporting.fmt(sn["max_end"], ".2g"))
     reporting.glue("fw_text_tend", reporting.fmt(sn["t_end"], "g"))
     reporting.glue("fw_sigma", reporting.fmt(sn["sigma"], ".2g"))
-    reporting.glue("fw_text_vs_noise", tables.below_or_above(sn["below"]))
+    reporting.glue("fw_text_vs_noise", framework_tables.below_or_above(sn["below"]))
     sums = {init: reporting.framework_summary(rr) for init, rr in runs.items()}
-    display(Markdown(tables.initials_table(sums.values())))
+    display(Markdown(framework_tables.initials_table(sums.values())))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])
-    reporting.glue("fw_other_theta_verdict", tables.matches_words(sums[other].verdicts["theta_verdict"]))
+    reporting.glue("fw_other_theta_verdict", framework_tables.matches_words(sums[other].verdicts["theta_verdict"]))
 else:
     reporting.glue("fw_ic_what", "not run (compare_initial is off)")
     for k in ("fw_text_max0", "fw_text_maxend", "fw_text_tend", "fw_sigma", "fw_text_vs_noise"):
@@ -264,7 +264,7 @@ if compare_reactions:
     variants = studies.framework.REACTION_LABELS
     rx = sweeps.load_or_run(rx_settings, rpre, source, desc="reactions")
     reporting.glue("fw_rx_what", reporting.run_description(rx[0], scale=rpre))
-    display(Markdown(tables.reactions_table(variants.values(), rx)))
+    display(Markdown(framework_tables.reactions_table(variants.values(), rx)))
 else:
     reporting.glue("fw_rx_what", "not run (compare_reactions is off)")
 
