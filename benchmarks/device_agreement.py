@@ -43,7 +43,7 @@ def settings(epochs=None):
 
 
 def train(args):
-    from binn_utils.store.sweeps import run_settings
+    from binn_utils.store.runner import run_settings
     sets = settings(args.epochs)
     print(f"training {len(sets)} settings on {args.device} with {args.workers} worker(s) into {args.out}", flush=True)
     done = run_settings(sets, Path(args.out), workers=args.workers, device=args.device, merge=True,
@@ -53,7 +53,7 @@ def train(args):
 
 def compare(args):
     from binn_utils.analysis.results_table import ratio_interval
-    from binn_utils.store.sweeps import load_setting
+    from binn_utils.store.loading import load_setting
     for s in settings():
         a, b = load_setting(s, Path(args.results)), load_setting(s, Path(args.folder))
         for m in ("err_u_theta", "err_u_p"):

@@ -10,7 +10,7 @@ stores:
   LocalCluster of W single-threaded worker processes, started and closed by the call,
   each result written by the client;
 * ``pool``: the executor this replaced: a ``ProcessPoolExecutor`` of W spawned,
-  single-threaded processes running the same task (``sweeps._group_task``), results
+  single-threaded processes running the same task (``compute.group_task``), results
   stored by the parent as they come back.
 
 Both times include starting and stopping the workers.  Prints settings per minute of
@@ -28,7 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from binn_utils.applications.cli import settings_for  # noqa: E402
-from binn_utils.store import sweeps  # noqa: E402
+from binn_utils.store.compute import group_task  # noqa: E402
+from binn_utils.store.runner import run_settings, store_computed  # noqa: E402
+from binn_utils.store.setting import group_settings  # noqa: E402
 
 FORWARD = "BDF"
 
@@ -39,17 +41,17 @@ def _init():
 
 
 def run_pool(settings, results_dir, workers):
-    groups = sweeps.group_settings(settings, merge=False)
+    groups = group_settings(settings, merge=False)
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init) as pool:
-        futures = {pool.submit(sweeps._group_task, g, None, FORWARD): g for g in groups}
+        futures = {pool.submit(group_task, g, None, FORWARD): g for g in groups}
         for fut in as_completed(futures):
             outputs, _ = fut.result()
             for s, (arrays, record) in zip(futures[fut], outputs):
-                sweeps.store_computed(s, arrays, record, results_dir)
+                store_computed(s, arrays, record, results_dir)
 
 
 def run_dask(settings, results_dir, workers):
-    sweeps.run_settings(settings, results_dir, workers=workers, progress=False, forward_method=FORWARD)
+    run_settings(settings, results_dir, workers=workers, progress=False, forward_method=FORWARD)
 
 
 def main(argv=None):

@@ -8,9 +8,10 @@ The folders are the layers; each imports only from its own layer or those below 
   reference solutions), ``solvers`` (the data-generating numerical methods),
   ``observations`` (noise, grids, splits), ``networks`` (the four MLPs), ``losses``,
   ``training`` (the batched trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``;
-- ``store`` (the results store): ``records`` (its checksummed file pairs, folders and
-  provenance), ``sweep_record`` (what a stored setting's record holds, typed) and
-  ``sweeps`` (settings, running them, loading them);
+- ``store`` (the results store): ``records`` (its checksummed file pairs and folders),
+  ``provenance``, ``sweep_record`` (what a stored setting's record holds, typed),
+  ``setting`` (a setting and its merge group), ``compute`` and ``runner`` (running settings,
+  on ``clusters``), ``loading`` (loading them), ``migration`` and ``fits`` (stored fits);
 - ``analysis``: ``verdicts`` (claims and their typed verdicts), ``reporting`` (numbers
   for the prose), ``diagnostics`` (failure diagnostics without ground truth),
   ``user_observations`` (reading and checking your own observations), ``user_data``

@@ -56,14 +56,14 @@ from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, meta_value
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.store import records, sweeps
+from binn_utils.store import loading, records
 
 plotting.style()
 scale = scale or records.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 settings = studies.get("architecture").settings_for_chapter(dict(
     scale=scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
-results = sweeps.load_or_run(settings, scale, source, desc="architecture")
+results = loading.load_or_run(settings, scale, source, desc="architecture")
 ar_devices = reporting.devices_note(results, lambda r: r.setting.label)
 reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices, scale=scale))
 reporting.glue("ar_devices", ar_devices)

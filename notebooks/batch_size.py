@@ -57,8 +57,8 @@ from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.store import sweeps
-from binn_utils.store.sweeps import reported
+from binn_utils.store import loading
+from binn_utils.store.sweep_record import reported
 
 plotting.style()
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
@@ -66,8 +66,8 @@ chapter_runs = studies.batch_size.chapter_settings(dict(
     scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, batch_sizes=batch_sizes,
     budget_steps=budget_steps))
 scale = chapter_runs["fixed"][0]
-fixed = sweeps.load_or_run(chapter_runs["fixed"][1], scale, source, desc="batch size")
-budget = sweeps.load_or_run(chapter_runs["budget"][1], scale, source, desc="batch size, fixed budget")
+fixed = loading.load_or_run(chapter_runs["fixed"][1], scale, source, desc="batch size")
+budget = loading.load_or_run(chapter_runs["budget"][1], scale, source, desc="batch size, fixed budget")
 bs_devices = reporting.devices_note(
     fixed + budget, lambda r: ("fixed-budget" if r.setting.study == "batch_size_budget" else "fixed-epoch")
     + f" B = {meta_value(r, 'batch_size'):g}")
@@ -202,7 +202,7 @@ reporting.glue("bs_steps_words", tables.steps_words(more_worse, decided, tables.
 # timing and is not run).
 
 # %% tags=["remove-cell"]
-authors = sweeps.load_or_run(chapter_runs["authors"][1], scale, source, desc="batch size, authors' budget")
+authors = loading.load_or_run(chapter_runs["authors"][1], scale, source, desc="batch size, authors' budget")
 reporting.glue("bsa_what", reporting.run_description(authors[0], epochs=False, scale=scale))
 reporting.glue_summary("bsa", studies.batch_size.summary((fixed, authors)))
 

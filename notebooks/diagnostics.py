@@ -59,8 +59,8 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import diagnostics, reporting
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.store import records, sweeps
-from binn_utils.store.sweeps import SettingResult
+from binn_utils.store import loading, records
+from binn_utils.store.loading import SettingResult
 
 plotting.style()
 SWEEPS = studies.sweeps()
@@ -72,7 +72,7 @@ settings = [s for st in SWEEPS for s in st.groups(scale_of[st.name], epochs=epoc
 loaded = {}  # setting key -> its stored result, each study's read from the stores of its scale
 for st in SWEEPS:
     todo = [s for s in settings if s.study == st.name and s.key not in loaded]
-    loaded.update(zip([s.key for s in todo], sweeps.load_or_run(todo, scale_of[st.name], source,
+    loaded.update(zip([s.key for s in todo], loading.load_or_run(todo, scale_of[st.name], source,
                                                                  desc=f"diagnostics: {st.title}")))
 # a run shared by two studies is shown under each, with that study's label and swept value
 results = [SettingResult(s, loaded[s.key].record, loaded[s.key].arrays) for s in settings]

@@ -64,7 +64,7 @@ from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.engine.problems import INITIALS
 from binn_utils.presentation import figures, framework_tables, plotting, tables
-from binn_utils.store import sweeps
+from binn_utils.store import loading, sweep_record
 
 plotting.style()
 chapter_runs = studies.framework.chapter_settings(dict(
@@ -72,7 +72,7 @@ chapter_runs = studies.framework.chapter_settings(dict(
     compare_initial=compare_initial, compare_grid=compare_grid, compare_reactions=compare_reactions,
     reaction_scale=reaction_scale))
 scale, shown_settings = chapter_runs["shown"]
-(res,) = sweeps.load_or_run(shown_settings, scale, source, desc="framework")
+(res,) = loading.load_or_run(shown_settings, scale, source, desc="framework")
 summary = reporting.framework_summary(res)
 reporting.glue_summary("fw", summary)
 reporting.glue("fw_what", reporting.run_description(res, scale=scale))
@@ -132,7 +132,7 @@ display(Markdown(framework_tables.framework_table(res, summary)))
 
 # %% tags=["remove-input"]
 if compare_grid:
-    (res_other,) = sweeps.load_or_run(chapter_runs["other grid"][1], scale, source, desc="other grid")
+    (res_other,) = loading.load_or_run(chapter_runs["other grid"][1], scale, source, desc="other grid")
     grid_rows = studies.framework.grid_comparison({dense: res, not dense: res_other})
     reporting.glue("fw_grid_what", reporting.run_description(res_other, scale=scale))
     reporting.glue("fw_grid_D", framework_tables.grid_words(grid_rows, "$D$"))
@@ -153,7 +153,7 @@ else:
 
 # %% tags=["remove-input"]
 if compare_initial:
-    others = sweeps.load_or_run(chapter_runs["other initial"][1], scale, source, desc="other initial")
+    others = loading.load_or_run(chapter_runs["other initial"][1], scale, source, desc="other initial")
     runs = {r.setting.initial: r for r in [res, *others]}
     runs = {init: runs[init] for init in INITIALS}
     reporting.glue("fw_ic_what", reporting.run_description(runs["text"], scale=scale))
@@ -234,15 +234,15 @@ display(Markdown(identifiability.errors_markdown(id_entries)))
 
 # %% tags=["remove-input"]
 id_defaults = studies.get("defaults")
-id_scale = sweeps.largest_stored(lambda p: id_defaults.settings(p), ("paper", "book", "lite"), source)
+id_scale = loading.largest_stored(lambda p: id_defaults.settings(p), ("paper", "book", "lite"), source)
 id_errors = {}
 for dn in (False, True):
     todo = id_defaults.settings(id_scale, dense=dn)
-    todo = [s_ for s_ in todo if s_ not in sweeps.missing(todo, id_scale, source)]
-    for rr in sweeps.load_or_run(todo, id_scale, source, desc="defaults"):
+    todo = [s_ for s_ in todo if s_ not in loading.missing(todo, id_scale, source)]
+    for rr in loading.load_or_run(todo, id_scale, source, desc="defaults"):
         label = identifiability.case_label(rr.setting.benchmark, bool(rr.setting.dense), rr.setting.initial)
         id_errors[label] = {k: median_iqr(rr.operator_error(k))["median"]
-                            for k in rr.record.metrics[sweeps.reported()].operator_errors}
+                            for k in rr.record.metrics[sweep_record.reported()].operator_errors}
 reporting.glue("fw_id_defaults", f"the default-hyperparameter runs at the {id_scale} scale, stored for "
                f"{len(id_errors)} of the {2 * len(id_defaults.settings(id_scale))} benchmark-grid pairs, and this "
                "chapter's runs")
@@ -262,7 +262,7 @@ display(Markdown(identifiability.table_markdown(identifiability.benchmark_cases(
 if compare_reactions:
     rpre, rx_settings = chapter_runs["reactions"]
     variants = studies.framework.REACTION_LABELS
-    rx = sweeps.load_or_run(rx_settings, rpre, source, desc="reactions")
+    rx = loading.load_or_run(rx_settings, rpre, source, desc="reactions")
     reporting.glue("fw_rx_what", reporting.run_description(rx[0], scale=rpre))
     display(Markdown(framework_tables.reactions_table(variants.values(), rx)))
 else:

@@ -56,14 +56,14 @@ from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import find, meta_value, value_label
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.store import records, sweeps
+from binn_utils.store import loading, records
 
 plotting.style()
 scale = scale or records.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
 settings = studies.get("learning_rate").settings_for_chapter(dict(
     scale=scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
-results = sweeps.load_or_run(settings, scale, source, desc="learning rate")
+results = loading.load_or_run(settings, scale, source, desc="learning rate")
 shown_rate = studies.get("learning_rate").default["lr"] if shown_rate is None else shown_rate
 shown = find(results, lr=shown_rate) or results[len(results) // 2]
 reporting.glue("lr_what", reporting.run_description(shown, scale=scale))

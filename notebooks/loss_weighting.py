@@ -57,7 +57,7 @@ from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value, value_label
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.store import records, sweeps
+from binn_utils.store import loading, records
 
 plotting.style()
 scale = scale or records.committed_scale("loss_weight")
@@ -65,7 +65,7 @@ weights = tuple(weights or studies.PDE_WEIGHTS)
 shown_weights = shown_weights or (min(weights), studies.get("loss_weight").default["w_pde"], max(weights))
 settings = studies.get("loss_weight").settings_for_chapter(dict(
     scale=scale, weights=weights, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds))
-results = sweeps.load_or_run(settings, scale, source, desc="loss weight")
+results = loading.load_or_run(settings, scale, source, desc="loss weight")
 reporting.glue("lw_what", reporting.run_description(results[0], scale=scale))
 reporting.glue_summary("lw", studies.loss_weight.summary(results, low=min(shown_weights), high=max(shown_weights)))
 reporting.glue("lw_weights", ", ".join(value_label(w) for w in sorted(weights)))

@@ -63,7 +63,7 @@ from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
 from binn_utils.engine.observations import NOISE_VARIANCES
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.store import records, sweeps
+from binn_utils.store import loading, records
 
 plotting.style()
 scale = scale or records.committed_scale("noise")
@@ -74,7 +74,7 @@ shown_noise = default["noise_var"] if shown_noise is None else shown_noise
 shown_arch = tuple(default["arch_u"] if shown_arch is None else shown_arch)
 settings = studies.get("noise").settings_for_chapter(dict(
     scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs, seeds=seeds, datasets=datasets))
-results = sweeps.load_or_run(settings, scale, source, desc="noise")
+results = loading.load_or_run(settings, scale, source, desc="noise")
 summary = studies.noise.summary(results, shown_noise, shown_arch)
 reporting.glue_summary("nz", summary)
 for tag, arch in zip("ab", archs):

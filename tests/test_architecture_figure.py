@@ -10,7 +10,8 @@ import pytest  # noqa: E402
 
 from binn_utils.engine.training import TrainConfig  # noqa: E402
 from binn_utils.presentation import figures  # noqa: E402
-from binn_utils.store.sweeps import Setting, SettingResult  # noqa: E402
+from binn_utils.store.loading import SettingResult  # noqa: E402
+from binn_utils.store.setting import Setting  # noqa: E402
 from synthetic import figure_heat, sweep_record  # noqa: E402
 
 ARCHS = ((1, 1), (4, 4))

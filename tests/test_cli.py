@@ -14,9 +14,10 @@ import torch
 
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
-from binn_utils.store import records
+from binn_utils.store import provenance, records
 from binn_utils.store.records import StoreWarning
-from binn_utils.store.sweeps import Setting, replicates, run_settings
+from binn_utils.store.runner import run_settings
+from binn_utils.store.setting import Setting, replicates
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
@@ -169,7 +170,8 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
     Ctrl-C sends it (the Dask workers get it too)."""
     script = textwrap.dedent(f"""
         import sys
-        from binn_utils.store.sweeps import Setting, run_settings
+        from binn_utils.store.runner import run_settings
+        from binn_utils.store.setting import Setting
         from binn_utils.engine.training import TrainConfig
         cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
         fast = [Setting("t", f"fast{{i}}", "diffusion", 1e-3, False, (0,), (i,), cfg) for i in range(2)]
@@ -302,7 +304,7 @@ def test_slurm_dry_run_renders_the_configured_directives(tmp_path, capsys, no_tr
 
 
 def test_sweep_summary_counts_failures_and_exits_non_zero(tmp_path, monkeypatch, capsys):
-    import binn_utils.store.sweeps as sw
+    import binn_utils.store.compute as sw
     good, bad = _tiny("good"), _tiny("bad", lr=1e-3)
     real = sw.compute_group
     monkeypatch.setattr(sw, "compute_group", lambda group, **kw: (
@@ -319,7 +321,7 @@ def test_sweep_summary_counts_failures_and_exits_non_zero(tmp_path, monkeypatch,
 @pytest.mark.parametrize("dirty, allow, refused", [(True, False, True), (True, True, False), (False, False, False)])
 def test_paper_scale_sweeps_refuse_a_modified_tree_unless_allowed(monkeypatch, capsys, no_training, tmp_path,
                                                                    dirty, allow, refused):
-    monkeypatch.setattr(records, "work_tree_state", lambda: {"commit": "abc", "dirty_worktree": dirty,
+    monkeypatch.setattr(provenance, "work_tree_state", lambda: {"commit": "abc", "dirty_worktree": dirty,
                                                            "diff_sha256": "d" if dirty else None})
     ran = []
     monkeypatch.setattr(cli, "run_settings", lambda todo, *a, **k: ran.append(len(todo)) or [])

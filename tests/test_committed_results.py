@@ -169,7 +169,8 @@ def device_check_rows() -> list:
     from binn_utils.analysis.results_table import ratio_interval
     from binn_utils.store import records
     from binn_utils.store.sweep_record import SweepRecord
-    from binn_utils.store.sweeps import Setting, load_setting
+    from binn_utils.store.loading import load_setting
+    from binn_utils.store.setting import Setting
     rows = []
     for js in sorted((CHECKS / "runs").glob("*.json")):
         other = SweepRecord.from_json(records.read_pair(js.with_suffix(".npz"), js)[0], js)

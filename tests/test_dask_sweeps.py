@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from binn_utils.engine.training import TrainConfig
-from binn_utils.store.sweeps import Setting, load_setting, replicates, run_settings
+from binn_utils.store.loading import load_setting
+from binn_utils.store.runner import run_settings
+from binn_utils.store.setting import Setting, replicates
 
 distributed = pytest.importorskip("distributed")
 
@@ -142,7 +144,7 @@ def test_hard_stop_abandons_running_groups_and_closes_the_cluster(tmp_path, caps
 
 
 def test_priority_longest_starts_the_costliest_groups_first():
-    from binn_utils.store.sweeps import group_cost, order_groups
+    from binn_utils.store.setting import group_cost, order_groups
     short, long_, wide = _settings(1)[0], _settings(1, epochs=300)[0], _settings(1)[0]
     wide = Setting("test", "wide", "diffusion", 1e-3, False, wide.datasets, wide.seeds,
                    TINY.replace(arch_u=(2, 24)))
@@ -185,7 +187,7 @@ def test_workers_never_write_into_the_store(tmp_path, cluster):
 
 def test_replicate_steps_count_every_optimiser_step_of_every_replicate():
     from binn_utils.engine.observations import make_observations
-    from binn_utils.store.sweeps import replicate_steps
+    from binn_utils.store.setting import replicate_steps
     n_train = len(make_observations("diffusion", 0.0).train_idx)
     s, = _settings(1, epochs=7)
     for batch in (10, 10 ** 6):
@@ -208,7 +210,7 @@ def _long_setting():
 
 def _stop_after_first_segment(monkeypatch, results):
     """A sweep interrupted (Ctrl-C) while the group's second segment trains."""
-    import binn_utils.store.sweeps as sw
+    import binn_utils.store.compute as sw
     real = sw.compute_group
 
     def interrupted(*a, **k):
@@ -225,7 +227,7 @@ def test_a_stopped_sweep_resumes_a_group_at_its_checkpoint(tmp_path, monkeypatch
     """A group longer than --checkpoint-every trains in segments; interrupted during its
     second segment, it keeps the checkpoint of the first, and the next sweep resumes there
     and stores the same numbers as an uninterrupted sweep; the checkpoint is then removed."""
-    import binn_utils.store.sweeps as sw
+    import binn_utils.store.compute as sw
     sets = _long_setting()
     run_settings(sets, tmp_path / "whole", workers=1, progress=False, checkpoint_every=None)
     _stop_after_first_segment(monkeypatch, tmp_path / "cut")
@@ -242,12 +244,12 @@ def test_a_stopped_sweep_resumes_a_group_at_its_checkpoint(tmp_path, monkeypatch
 
 
 def test_a_damaged_checkpoint_is_not_trusted(tmp_path, monkeypatch):
-    import binn_utils.store.sweeps as sw
+    import binn_utils.store.runner as runner
     _stop_after_first_segment(monkeypatch, tmp_path / "cut")
     npz = next((tmp_path / "cut" / "checkpoints").glob("group-*.npz"))
     npz.write_bytes(npz.read_bytes()[:100])
-    with pytest.warns(sw.records.StoreWarning, match="damaged"):
-        assert sw._Sweep(tmp_path / "cut", 1, None).checkpoint(_long_setting()) is None
+    with pytest.warns(runner.records.StoreWarning, match="damaged"):
+        assert runner._Sweep(tmp_path / "cut", 1, None).checkpoint(_long_setting()) is None
 
 
 def test_segments_through_dask_give_the_same_numbers(tmp_path):

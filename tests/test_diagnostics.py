@@ -181,7 +181,8 @@ def test_observed_range_is_robust_and_shading():
 
 
 def _fake_setting_result(curves, status):
-    from binn_utils.store.sweeps import Setting, SettingResult
+    from binn_utils.store.loading import SettingResult
+    from binn_utils.store.setting import Setting
     from binn_utils.engine.training import TrainConfig
     R, n = curves.shape
     setting = Setting(study="lr", label="r=5e-4", benchmark="diffusion", noise_var=1e-3, dense=False,
@@ -228,7 +229,9 @@ def test_diagnose_stored_setting_and_table():
 
 def test_diagnose_a_real_stored_setting(tmp_path):
     """The stored-results path on a genuine (tiny) run of the results store."""
-    from binn_utils.store.sweeps import Setting, load_setting, run_setting
+    from binn_utils.store.loading import load_setting
+    from binn_utils.store.runner import run_setting
+    from binn_utils.store.setting import Setting
     from binn_utils.engine.training import TrainConfig
     cfg = TrainConfig(arch_u=(2, 4), arch_D=(2, 4), epochs=4, compile=False, val_n_pde=20, val_n_bc=5)
     setting = Setting(study="test", label="tiny", benchmark="diffusion", noise_var=1e-3, dense=False,

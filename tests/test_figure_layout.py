@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 from binn_utils import studies  # noqa: E402
 from binn_utils.analysis import results_table  # noqa: E402
 from binn_utils.presentation import figures, plotting, tables  # noqa: E402
-from binn_utils.store import records, sweeps  # noqa: E402
+from binn_utils.store import loading, records  # noqa: E402
 from synthetic import figure_boxes, figure_heat  # noqa: E402
 
 
@@ -117,7 +117,7 @@ def _stored(name, **kw):
     scale = records.committed_scale(name)
     settings = studies.get(name).settings_for_chapter(dict(scale=scale, noise_var=None, dense=False, epochs=None,
                                                            seeds=None, **kw))
-    return sweeps.load_or_run(settings, scale, None)
+    return loading.load_or_run(settings, scale, None)
 
 
 def _batch_runs():
@@ -125,7 +125,7 @@ def _batch_runs():
                                                     seeds=None, batch_sizes=tuple(studies.BATCH_SIZES),
                                                     budget_steps=None))
     scale = runs["fixed"][0]
-    return {k: sweeps.load_or_run(runs[k][1], scale, None) for k in ("fixed", "budget", "authors")}
+    return {k: loading.load_or_run(runs[k][1], scale, None) for k in ("fixed", "budget", "authors")}
 
 
 def _legend_with(fig, words):

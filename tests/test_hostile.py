@@ -17,7 +17,10 @@ from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
 from binn_utils.store import records as store
 from binn_utils.store.records import DamagedRecordError, StoreWarning
-from binn_utils.store.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
+from binn_utils.store.loading import load_setting
+from binn_utils.store.migration import migrate_store
+from binn_utils.store.runner import run_settings
+from binn_utils.store.setting import Setting, replicates
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
@@ -222,8 +225,8 @@ def test_bad_cluster_config_values_are_one_line_even_in_a_dry_run(capsys, no_tra
 
 
 def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path, monkeypatch):
-    from binn_utils.store import sweeps
-    monkeypatch.setattr(sweeps, "CONNECT_TIMEOUT_S", 1)
+    from binn_utils.store import clusters
+    monkeypatch.setattr(clusters, "CONNECT_TIMEOUT_S", 1)
     monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
     err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
                              "--scheduler", "tcp://127.0.0.1:9"], code=1)

@@ -83,7 +83,9 @@ def test_captions_say_where_settings_were_trained():
 def test_reported_networks_are_the_best_validation_ones():
     """Every figure, table and verdict reads the best-validation networks (the authors'
     ``*_best_Iter*.pth``) unless told otherwise; the final ones stay available beside them."""
-    from binn_utils.store.sweeps import REPORTED, Setting, SettingResult
+    from binn_utils.store.loading import SettingResult
+    from binn_utils.store.setting import Setting
+    from binn_utils.store.sweep_record import REPORTED
     from binn_utils.engine.training import TrainConfig
     assert REPORTED == "best"
     s = Setting("lr", "r", "diffusion", 1e-3, False, (0, 0), (0, 1), TrainConfig(epochs=2))
@@ -126,7 +128,9 @@ def test_near_zero_errors_are_local():
 
 
 def test_results_can_be_read_at_the_other_checkpoint():
-    from binn_utils.store.sweeps import Setting, SettingResult, reported, reporting_checkpoint
+    from binn_utils.store.loading import SettingResult
+    from binn_utils.store.setting import Setting
+    from binn_utils.store.sweep_record import reported, reporting_checkpoint
     from binn_utils.engine.training import TrainConfig
     s = Setting("lr", "r", "diffusion", 1e-3, False, (0,), (0,), TrainConfig(epochs=2))
     rec = sweep_record(1, metrics={"best": {"err_u_p": [0.1]}, "final": {"err_u_p": [0.7]}})

@@ -227,11 +227,18 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
         most.check, subclaims=(ours,) + most.check.subclaims[1:], numbers={"$D$ here": Interval(0.3, 0.2, 0.4, 10, 0.98)}))
     answer = text.plain_answer([few, most])
     assert 5 <= len(answer) <= 8
+    assert answer[0] == "Of the paper's 2 claims, our runs support 0 in full, 2 in part and 0 not at all."
     partly = next(s for s in answer if s.startswith("Supported in part"))
-    assert "1 of 5 sub-claims agree, 4 disagree" in partly and "6 of 7 sub-claims agree, 1 disagree" in partly
-    assert any("authors' own archived runs" in s and "claim 12, 0 of 1 sub-claims agree" in s and "1 disagree" in s
-               for s in answer)
-    assert any("$D$ here: 0.3 [0.2, 0.4]" in s for s in answer)
+    # the sub-claims of both partly reproduced claims counted together: 1 + 6 agree, 4 + 1 disagree
+    assert partly == "Supported in part: claims 10 and 12; of their sub-claims, 7 agree, 5 disagree and 0 cannot be distinguished."
+    assert not any(s.startswith(("Supported in full", "Not supported")) for s in answer)   # no empty lists
+    assert any(s.startswith("The authors' own archived runs") and "bear on claim 12:" in s
+               and "0 agree with the paper, 1 disagree" in s for s in answer)
+    full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])
+    assert any(s.startswith("Supported in full:") and s.endswith("(claim 2).") for s in full)
+    assert any(s.startswith("Not supported:") and "(claim 4)" in s for s in full)
+    assert full[0].endswith("; 1 can be neither supported nor contradicted with this many initialisations.")
+    assert any("$D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
     assert text.plain_answer_md([few, most]) in text.headline_md([few, most])
     assert 'id="plain-answer"' in text.headline_html([few, most])
 

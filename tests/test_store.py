@@ -10,10 +10,13 @@ import numpy as np
 import pytest
 
 from binn_utils.engine.training import TrainConfig
-from binn_utils.store import records
+from binn_utils.store import provenance, records
 from binn_utils.store.records import DamagedRecordError, StoreWarning
+from binn_utils.store.loading import load_setting
+from binn_utils.store.migration import migrate_store
+from binn_utils.store.runner import run_settings
+from binn_utils.store.setting import Setting, replicates
 from binn_utils.store.sweep_record import SweepRecord
-from binn_utils.store.sweeps import Setting, load_setting, migrate_store, replicates, run_settings
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=3, compile=False)
 COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
@@ -133,12 +136,12 @@ def test_read_only_results_folder_is_refused_before_training(tmp_path):
 
 def test_an_unwritable_results_folder_is_refused_before_training(tmp_path, monkeypatch):
     """A folder that refuses new files (read-only; simulated here, as root may write anywhere)."""
-    import binn_utils.store.sweeps as sweeps
+    import binn_utils.store.compute as compute
 
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(records.tempfile, "mkstemp", denied)
-    monkeypatch.setattr(sweeps, "compute_group", lambda *a, **k: pytest.fail("trained into an unwritable folder"))
+    monkeypatch.setattr(compute, "compute_group", lambda *a, **k: pytest.fail("trained into an unwritable folder"))
     with pytest.raises(ValueError, match=r"cannot store results in .*: Permission denied"):
         run_settings([_setting()], tmp_path, workers=1, progress=False)
 
@@ -277,24 +280,24 @@ def test_a_user_fit_is_a_pair_of_the_store_and_a_damaged_one_is_not_retrained_in
 
 def test_the_source_fingerprint_names_the_numeric_code(tmp_path):
     import shutil
-    root = Path(records.__file__).resolve().parents[1]
-    for name in records.NUMERIC_SOURCES:
+    root = Path(provenance.__file__).resolve().parents[1]
+    for name in provenance.NUMERIC_SOURCES:
         (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy(root / name, tmp_path / name)
-    assert records.source_fingerprint(tmp_path) == records.source_fingerprint()
+    assert provenance.source_fingerprint(tmp_path) == provenance.source_fingerprint()
     (tmp_path / "engine/losses.py").write_text((tmp_path / "engine/losses.py").read_text() + "\n# a change\n")
-    assert records.source_fingerprint(tmp_path) != records.source_fingerprint()
-    rec = records.provenance()
-    assert rec["source_sha256"] == records.source_fingerprint() and "diff_sha256" in rec
+    assert provenance.source_fingerprint(tmp_path) != provenance.source_fingerprint()
+    rec = provenance.provenance()
+    assert rec["source_sha256"] == provenance.source_fingerprint() and "diff_sha256" in rec
 
 
 def test_the_numeric_sources_are_the_engine_and_the_store():
     """Every module of the engine and store layers (the code that makes a stored number) is
     hashed into a record's provenance; a new one cannot be forgotten."""
-    root = Path(records.__file__).resolve().parents[1]
+    root = Path(provenance.__file__).resolve().parents[1]
     modules = {p.relative_to(root).as_posix() for folder in ("engine", "store") for p in (root / folder).glob("*.py")
                if p.name != "__init__.py"}
-    assert set(records.NUMERIC_SOURCES) == modules
+    assert set(provenance.NUMERIC_SOURCES) == modules
 
 
 @pytest.mark.parametrize("prov, named", [
@@ -305,4 +308,4 @@ def test_the_numeric_sources_are_the_engine_and_the_store():
     ({}, False),
 ])
 def test_a_record_names_its_code_by_a_clean_commit_or_a_fingerprint(prov, named):
-    assert records.names_its_code(prov) is named
+    assert provenance.names_its_code(prov) is named

@@ -13,7 +13,7 @@ from binn_utils.analysis.reporting import find
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
 from binn_utils.presentation import figures, framework_tables
-from binn_utils.store.sweeps import SettingResult
+from binn_utils.store.loading import SettingResult
 from binn_utils.studies.repeats import Page
 from synthetic import sweep_record
 
@@ -119,11 +119,11 @@ def test_unknown_study_is_refused_with_the_known_names():
 def test_repeat_checks_name_verdicts_of_the_study_summary(st, monkeypatch):
     """On the committed results: each comparison a Supporting Material repeat is checked on is
     a typed verdict of the study's summary (not a word to be parsed back)."""
-    from binn_utils.store import records, sweeps
+    from binn_utils.store import loading, records
     from binn_utils.analysis.verdicts import Verdict
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
     scale = records.committed_scale(st.name)
-    parts = tuple(sweeps.load_or_run(p, scale, progress=False) for p in st.groups(scale))
+    parts = tuple(loading.load_or_run(p, scale, progress=False) for p in st.groups(scale))
     summary = st.summary(parts if len(parts) > 1 else parts[0])
     for key, label in st.repeat_checks:
         assert isinstance(summary.verdicts[key], Verdict), key

@@ -12,8 +12,9 @@ import pytest
 from binn_utils import studies
 from binn_utils.store import records
 from binn_utils.store.records import DamagedRecordError, StoreWarning
+from binn_utils.store.loading import load_setting
+from binn_utils.store.setting import Setting
 from binn_utils.store.sweep_record import LEGACY, Checkpoint, SweepRecord
-from binn_utils.store.sweeps import Setting, load_setting
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "binn_utils"

@@ -8,7 +8,9 @@ import pytest
 from binn_utils import studies
 from binn_utils.engine.training import TrainConfig
 from binn_utils.store.records import StoreWarning
-from binn_utils.store.sweeps import Setting, load_setting, replicates, run_settings
+from binn_utils.store.loading import load_setting
+from binn_utils.store.runner import run_settings
+from binn_utils.store.setting import Setting, replicates
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), arch_V=(2, 4), arch_G=(2, 4), epochs=3, compile=False)
 
@@ -108,7 +110,7 @@ def test_study_grids_match_the_paper():
 
 
 def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
-    import binn_utils.store.sweeps as sw
+    import binn_utils.store.compute as sw
     good, bad = _setting("good"), _setting("bad", lr=1e-3)
     real = sw.compute_group
 
@@ -119,12 +121,12 @@ def test_a_failing_setting_does_not_stop_the_others(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sw, "compute_group", flaky)
     with pytest.raises(RuntimeError, match=r"(?s)1 of 2 settings failed.*disk full"):
-        sw.run_settings([bad, good], tmp_path, workers=1, progress=False)
+        run_settings([bad, good], tmp_path, workers=1, progress=False)
     assert good.is_done(tmp_path) and not bad.is_done(tmp_path)
 
 
 def test_grouping_merges_only_settings_that_differ_elementwise():
-    from binn_utils.store.sweeps import group_settings
+    from binn_utils.store.setting import group_settings
     a, b = _setting("a"), _setting("b", lr=1e-3)
     c = _setting("c", w_pde=1.0)
     d = _setting("d", batch_size=20)                  # another batch size: its own group
@@ -193,9 +195,9 @@ def test_merged_and_separate_runs_agree_statistically_in_float32(tmp_path):
 def test_no_document_claims_bitwise_independence_in_float32():
     """The claims the float32 test above cannot support are gone from the docs."""
     from pathlib import Path
-    import binn_utils.store.sweeps as sweeps
     import binn_utils.engine.training as training
-    for text in (training.__doc__, training.train.__doc__, sweeps.run_group.__doc__):
+    import binn_utils.store.runner as runner
+    for text in (training.__doc__, training.train.__doc__, runner.run_group.__doc__):
         assert "does not depend on which" not in text and "differs only by floating-point" not in text
         assert "statistically" in text
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
@@ -203,36 +205,36 @@ def test_no_document_claims_bitwise_independence_in_float32():
 
 
 def test_a_rerun_reads_the_committed_store_and_trains_into_the_working_store(tmp_path, monkeypatch):
-    from binn_utils.store import records, sweeps
+    from binn_utils.store import loading, records
     committed = tmp_path / "results"
     monkeypatch.setattr(records, "default_results_dir", lambda: committed)
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     old, new = _setting("old"), _setting("new", lr=1e-3)
     run_settings([old], committed, workers=1, progress=False)
     assert records.stores_for("lite") == [committed, tmp_path / "out" / "results"]
-    got = sweeps.load_or_run([old, new], "lite", progress=False)
+    got = loading.load_or_run([old, new], "lite", progress=False)
     assert [r.setting.key for r in got] == [old.key, new.key]
     assert new.is_done(tmp_path / "out" / "results") and not new.is_done(committed)   # committed store untouched
-    assert sweeps.missing([old, new], "lite") == []
+    assert loading.missing([old, new], "lite") == []
     # the book reads the committed store only: what a rerun trained does not count there
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
     assert records.stores_for("lite") == [committed]
     with pytest.raises(RuntimeError, match="1 settings are not in the results store .*"
                                            "BINN_REQUIRE_STORED=1 forbids training"):
-        sweeps.load_or_run([old, new], "lite")
+        loading.load_or_run([old, new], "lite")
     # asked explicitly: a source folder is read and written, and nothing else
     assert records.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
     assert records.stores_for("quick") == [tmp_path / "out" / "results-quick"]
 
 
 def test_a_chapter_solves_u_p_of_what_it_trains_on_the_dense_grid_with_bdf(tmp_path, monkeypatch):
-    from binn_utils.store import sweeps
+    from binn_utils.store import loading
     calls = []
-    monkeypatch.setattr(sweeps, "run_settings", lambda todo, folder, **kw: calls.append(
+    monkeypatch.setattr(loading, "run_settings", lambda todo, folder, **kw: calls.append(
         ([s.dense for s in todo], kw["forward_method"])))
-    monkeypatch.setattr(sweeps, "load_setting", lambda s, folder: s)
-    monkeypatch.setattr(sweeps, "where_stored", lambda s, stores: None if not calls else tmp_path)
+    monkeypatch.setattr(loading, "load_setting", lambda s, folder: s)
+    monkeypatch.setattr(loading, "where_stored", lambda s, stores: None if not calls else tmp_path)
     sparse, dense = _setting("a"), _setting("b")
     dense = type(dense)(**{**dense.__dict__, "dense": True})
-    sweeps.load_or_run([sparse, dense], "quick", source=tmp_path, progress=False)
+    loading.load_or_run([sparse, dense], "quick", source=tmp_path, progress=False)
     assert calls == [([False], "RK45"), ([True], "BDF")]

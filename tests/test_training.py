@@ -291,7 +291,7 @@ def test_config_values_that_would_be_truncated_or_meaningless_are_errors(field, 
 
 
 def test_pairs_of_identical_replicates_are_rejected_but_differing_ones_are_not(burgers_obs):
-    from binn_utils.store.sweeps import Setting
+    from binn_utils.store.setting import Setting
     cfg = CFG.replace(epochs=1)
     with pytest.raises(TrainingError, match="same seed 7 and the same dataset"):
         Setting("t", "dup", "diffusion", 1e-3, False, (0, 0), (7, 7), cfg)

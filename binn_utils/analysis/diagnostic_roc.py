@@ -52,7 +52,7 @@ from . import diagnostics as dg
 from ..engine.metrics import median_iqr
 from ..store.records import default_results_dir, read_pair
 from ..store.sweep_record import SweepRecord
-from ..store.sweeps import reported
+from ..store.sweep_record import reported
 
 __all__ = ["DIAGNOSTICS", "COMBINED", "CAUGHT_MIN", "FALSE_MAX", "BOOTSTRAP", "SEED", "scores_of",
            "LabelledTable", "labelled_table", "store_digest", "failure_factor", "failure_labels", "roc",

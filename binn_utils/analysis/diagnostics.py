@@ -37,7 +37,7 @@ plus the observed range of u (robust quantiles of the observations,
 ``RANGE_QUANTILES``), over which operators are identifiable; ``plotting.shade_unobserved``
 greys the rest of an operator plot.
 
-Entry points: :func:`diagnose` (a stored :class:`~binn_utils.store.sweeps.SettingResult`, or a
+Entry points: :func:`diagnose` (a stored :class:`~binn_utils.store.loading.SettingResult`, or a
 live ``(TrainResult, Evaluation, Observations)``), :func:`diagnose_many` (a table over a
 sweep, with ``rows()`` and ``to_markdown()``), and :func:`diagnose_arrays` (plain arrays,
 which the other two call; handy for synthetic curves).  Thresholds were chosen from the
@@ -65,7 +65,7 @@ from typing import Sequence
 import numpy as np
 
 from ..engine.metrics import median_iqr
-from ..store.sweeps import reported
+from ..store.sweep_record import reported
 from .reporting import find, rank_trend
 
 __all__ = [
@@ -748,7 +748,7 @@ def diagnose(obj, evaluation=None, data=None, *, which: str | None = None, label
              u_scale: float = 1.0) -> DiagnosticReport:
     """Diagnostics of one setting.
 
-    ``obj`` is a stored ``SettingResult`` (``which`` = ``sweeps.reported()`` by default), a
+    ``obj`` is a stored ``SettingResult`` (``which`` = ``sweep_record.reported()`` by default), a
     ``TrainResult`` (then pass its ``Evaluation`` and the ``Observations`` it was trained
     on; ``which`` defaults to the evaluation's), a tuple ``(result, evaluation[, data])``,
     or anything with a ``.report`` (e.g. a ``user_data.UserFit``).

@@ -2,7 +2,7 @@
 
 Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never
 typed by hand.  Where results are read from and whether a missing one may be trained is
-the store's policy (``records.stores_for``, ``sweeps.load_or_run``).
+the store's policy (``records.stores_for``, ``loading.load_or_run``).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ..engine.metrics import median_iqr
-from ..store.sweeps import reported
+from ..store.sweep_record import reported
 from .verdicts import (LEVEL, Interval, Outcome, Summary, Verdict, above_best_other, all_of, best_in, best_of, expect,
                        highest_at, median_interval, spread_interval)
 

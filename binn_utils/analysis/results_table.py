@@ -1,6 +1,6 @@
 """A study's stored results as one tidy table: one row per trained network.
 
-:func:`table` turns a list of loaded results (``sweeps.SettingResult``) into a
+:func:`table` turns a list of loaded results (``loading.SettingResult``) into a
 ``pandas.DataFrame`` with a row per network (per replicate and checkpoint) and these columns:
 
 * ``source`` ("ours"), ``study``, ``setting`` (the setting's label);
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..store.sweeps import CHECKPOINTS, reported
+from ..store.sweep_record import CHECKPOINTS, reported
 from . import authors_archive
 
 #: Spatial points of the sparse and the dense data.
@@ -86,7 +86,7 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 def table(results, *, checkpoints="reported", norms=("frobenius",)) -> pd.DataFrame:
     """One row per trained network of ``results`` (loaded settings of one or more studies),
     per checkpoint and norm: ``checkpoints`` "reported" (the networks every figure of the
-    book reads, ``sweeps.reported()``), "both", or a tuple of ``sweeps.CHECKPOINTS``;
+    book reads, ``sweep_record.reported()``), "both", or a tuple of ``sweep_record.CHECKPOINTS``;
     ``norms`` of the u errors (the spectral ones are computed from the stored fields)."""
     bad = [n for n in norms if n not in NORMS]
     if bad:

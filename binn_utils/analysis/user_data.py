@@ -28,8 +28,9 @@ import numpy as np
 from ..engine.evaluation import evaluate
 from ..engine.forward_solve import check_method
 from ..engine.runs import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds
-from ..store import records
-from ..store.sweeps import CHECKPOINTS, REPORTED, close_dask, connect, local_cluster
+from ..store import fits, records
+from ..store.clusters import close_dask, connect, local_cluster
+from ..store.sweep_record import CHECKPOINTS, REPORTED
 from .diagnostics import diagnose
 from .user_observations import (MECHANISMS, TIME_UNITS, TRAIN_T_END, TRAIN_X_RANGE, DataWarning, Scaling,
                                 UserObservations, check_replicates_mode, load_observations_csv,
@@ -268,7 +269,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
         n_parts = sum(client.nthreads().values()) if client is not None else (workers or 1)
     chunks = _part_chunks(len(seeds), n_parts)
     files = [records.pair_paths(npz.parent, f"{key}-part{i + 1}of{len(chunks)}") for i in range(len(chunks))]
-    todo = [i for i, (a, b) in enumerate(files) if records.check_pair(a, b, kind=records.FIT_KIND) is None]
+    todo = [i for i, (a, b) in enumerate(files) if records.check_pair(a, b, kind=fits.FIT_KIND) is None]
 
     def part_spec(i):
         return {**spec, "part": [i + 1, len(chunks)], "networks": [chunks[i].start, chunks[i].stop]}
@@ -294,7 +295,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
             for fut in as_completed(futs):
                 i = futs[fut]
                 try:
-                    records.save_train_result(fut.result(), *files[i], part_spec(i))
+                    fits.save_train_result(fut.result(), *files[i], part_spec(i))
                 except Exception as exc:  # noqa: BLE001 - one failed part must not lose the others
                     failed.append((i, exc))
                 bar.update(1)
@@ -302,7 +303,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
             for i in todo:
                 args, kw = job(i)
                 try:
-                    records.save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
+                    fits.save_train_result(train(*args, progress=progress and f"part {i + 1}/{len(chunks)}", **kw),
                                             *files[i], part_spec(i))
                 except Exception as exc:  # noqa: BLE001
                     failed.append((i, exc))
@@ -318,7 +319,7 @@ def _train_parts(prep: dict, npz: Path, spec: dict, key: str, progress, workers,
         raise RuntimeError(f"{len(failed)} of {len(chunks)} training parts failed ({what}); the "
                            f"{len(chunks) - len(failed)} others are stored: rerun to retry the failed ones")
     trained = sum(chunks[i].stop - chunks[i].start for i in todo)
-    return concat_results([records.load_train_result(*f) for f in files]), files, trained
+    return concat_results([fits.load_train_result(*f) for f in files]), files, trained
 
 
 def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,
@@ -362,7 +363,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     folders = [cache_dir] if isinstance(cache_dir, (str, Path)) else list(cache_dir)
     # the first folder holding a sound pair (a damaged one: a StoreWarning names the file), else the last
     found = next((p for p in (records.pair_paths(f, key) for f in folders)
-                  if records.check_pair(*p, kind=records.FIT_KIND) is not None), None)
+                  if records.check_pair(*p, kind=fits.FIT_KIND) is not None), None)
     npz, js = found or records.pair_paths(folders[-1], key)
     trained = 0
     if found is None:
@@ -372,17 +373,17 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
         records.check_writable(npz.parent)
         if (workers or 1) > 1 or scheduler:
             result, parts, trained = _train_parts(prep, npz, spec, key, progress, workers, scheduler)
-            records.save_train_result(result, npz, js, spec)
+            fits.save_train_result(result, npz, js, spec)
             for files in parts:
                 for f in files:
                     f.unlink(missing_ok=True)
         else:
             result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"],
                            progress=progress)
-            records.save_train_result(result, npz, js, spec)
+            fits.save_train_result(result, npz, js, spec)
             trained = len(prep["run_seeds"])
     # always continue from the stored copy: a fresh and a reloaded fit are the same fit
-    fit = _finish_fit(prep, records.load_train_result(npz, js))
+    fit = _finish_fit(prep, fits.load_train_result(npz, js))
     fit.cache_key = key
     fit.cache_files = (npz, js)
     fit.trained = trained

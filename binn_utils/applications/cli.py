@@ -42,11 +42,12 @@ from .. import studies
 from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
 from ..engine.runs import EPOCHS_MAX
-from ..store import records
-from ..store.sweeps import (CHECKPOINT_EVERY, JOBQUEUE_CLUSTERS, PRIORITIES, SCHEDULER_ENV, WORKERS_MAX,
-                            check_run_request, check_scheduler_address, check_submit_command, group_cost,
-                            group_settings, load_cluster_config, make_jobqueue_cluster, migrate_store,
-                            order_groups, replicate_steps, run_settings)
+from ..store import provenance, records
+from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command,
+                              load_cluster_config, make_jobqueue_cluster)
+from ..store.migration import migrate_store
+from ..store.runner import CHECKPOINT_EVERY, WORKERS_MAX, check_run_request, run_settings
+from ..store.setting import PRIORITIES, group_cost, group_settings, order_groups, replicate_steps
 
 STUDIES = tuple(studies.REGISTRY)
 USAGE_ERROR = 2
@@ -317,7 +318,7 @@ def _run(ap, args) -> int:
         done = sum(r is not None for r in stored)
         legacy += sum(r is not None and r.record_sha256 is None for r in stored)
         if args.cmd == "status":
-            unnamed = sum(r is not None and not records.names_its_code(r.provenance) for r in stored)
+            unnamed = sum(r is not None and not provenance.names_its_code(r.provenance) for r in stored)
             print(f"{study:15s} {done:4d}/{len(sets)} settings stored"
                   + (f"; {unnamed} cannot name their code (a modified tree, no fingerprint)" if unnamed else ""))
             continue
@@ -357,7 +358,7 @@ def _run(ap, args) -> int:
 def check_clean_tree():
     """Paper-scale records must name their code: refuse a work tree whose tracked files
     differ from its commit (``--allow-dirty`` trains anyway, recording the difference's hash)."""
-    state = records.work_tree_state()
+    state = provenance.work_tree_state()
     if state["dirty_worktree"]:
         raise ValueError(f"tracked files differ from commit {state['commit'][:10]}: commit them first, so that the "
                          "paper-scale records name their code, or pass --allow-dirty (each record then keeps the "

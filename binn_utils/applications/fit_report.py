@@ -53,7 +53,7 @@ from ..engine.forward_solve import check_method, forward_solve
 from ..engine.metrics import relative_l2_many
 from ..engine.runs import TrainConfig
 from ..presentation import data_figures, plotting
-from ..store import records
+from ..store import fits, provenance, records
 
 __all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit",
            "train_or_load", "run_fit", "scratch_plan", "fit_scratch", "write_fit_outputs", "operator_table",
@@ -460,7 +460,7 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
                           "err_u_p_obs": [float(v) for v in ev.err_u_p_obs],
                           "networks_trained_by_this_run": int(fit.trained),
                           "train_wall_time_s": float(fit.result.wall_time_s)},
-              "provenance": records.provenance(), "seconds": seconds,
+              "provenance": provenance.provenance(), "seconds": seconds,
               "files": sorted(OUTPUT_FILES)}
     (out / "fit.json").write_text(json.dumps(records.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
@@ -470,7 +470,7 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
 
 
 def _load_spec(fit: UserFit) -> dict:
-    rec, _ = records.read_pair(*fit.cache_files, load_arrays=False, kind=records.FIT_KIND)
+    rec, _ = records.read_pair(*fit.cache_files, load_arrays=False, kind=fits.FIT_KIND)
     return rec.get("spec", {})
 
 
@@ -578,7 +578,7 @@ def load_fit_dir(fitdir):
         raise ValueError(f"{js}: not a readable fit record ({type(err).__name__}: {err}); rerun `binn fit` "
                          "into this folder") from None
     try:
-        result = records.load_train_result(npz, pj)
+        result = fits.load_train_result(npz, pj)
     except (OSError, records.DamagedRecordError) as err:
         raise ValueError(f"{fitdir}: the trained networks cannot be read ({err}); rerun `binn fit` into this "
                          "folder") from None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis import reporting
-from ..store import records, sweeps
+from ..store import loading, records
 from ..store.records import require_stored
 from ..studies import batch_size, get
 
@@ -57,11 +57,11 @@ class Context:
 
     def load(self, settings, scale: str, desc: str, chapter_default: bool = True) -> list:
         """Stored results of ``settings`` (RuntimeError if some are missing and may not be trained)."""
-        missing = sweeps.missing(settings, scale, self.source)
+        missing = loading.missing(settings, scale, self.source)
         if missing and (not self.may_train(chapter_default) or require_stored()):
             raise RuntimeError(f"{len(missing)} of {len(settings)} settings of the {desc} "
                                f"({described(settings, scale)}) are not in the results store")
-        return sweeps.load_or_run(settings, scale, self.source, desc=desc)
+        return loading.load_or_run(settings, scale, self.source, desc=desc)
 
     def _parts(self, groups, scale, desc, what, chapter_default=True):
         parts = tuple(self.load(ss, scale, desc + (f" ({w})" if i else ""), chapter_default)

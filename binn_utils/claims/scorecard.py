@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from . import spanning
 from ..analysis.verdicts import Claim, ClaimCheck, Outcome
-from ..store.sweeps import reporting_checkpoint
+from ..store.sweep_record import reporting_checkpoint
 from ..studies import REGISTRY
 from .context import Context, RunRow, run_row
 

@@ -8,7 +8,8 @@ import html
 import re
 from collections import Counter
 
-from ..analysis.verdicts import Outcome, Verdict
+from ..analysis.reporting import and_list
+from ..analysis.verdicts import LEVEL, Outcome, Verdict
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
 
@@ -174,35 +175,50 @@ def _counts_words(j: Judged) -> str:
 
 
 def plain_answer(judged: list[Judged]) -> list[str]:
-    """Five to eight sentences for a modeller deciding how to train a BINN, from the typed
-    verdicts and the intervals: what holds in our runs, what in the authors' archived runs,
-    and how well the operators are recovered at the recommended settings."""
+    """Five to eight short sentences for a modeller deciding how to train a BINN, from the
+    typed verdicts and the intervals: how many claims hold, which hold in full and which not
+    at all, what the authors' archived runs say by the same rules, and how well the operators
+    are recovered at the recommended settings."""
     by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
 
-    def listed(js, counts=False):
-        return "; ".join(f"claim {j.claim.number} ({title_tex(j.claim)}" + (f": {_counts_words(j)}" if counts else "") + ")"
-                         for j in js) or "none"
-    out = [f"Each of the paper's {len(judged)} claims is split into sub-claims; a sub-claim agrees or disagrees "
-           "with the paper only where the intervals over initialisations separate, and otherwise cannot be "
-           "distinguished with this many replicates."]
-    out.append(f"Supported in full by our runs (every compared sub-claim agrees): "
-               f"{listed(by[Outcome.REPRODUCED], True)}.")
-    out.append(f"Supported in part (some sub-claims agree, the others disagree or cannot be distinguished): "
-               f"{listed(by[Outcome.PARTLY], True)}.")
-    out.append(f"Not supported (some sub-claims disagree, none agrees): {listed(by[Outcome.NOT_REPRODUCED], True)}.")
+    def named(js):
+        return "; ".join(f"{title_tex(j.claim)} (claim {j.claim.number})" for j in js)
+
+    def claims(js):
+        return ("claims " if len(js) > 1 else "claim ") + and_list(j.claim.number for j in js)
+
+    def tally(verdicts, agree="agree"):
+        return (f"{verdicts.count(Verdict.AGREES)} {agree}, {verdicts.count(Verdict.DISAGREES)} disagree and "
+                f"{verdicts.count(Verdict.INDISTINCT)} cannot be distinguished")
+
+    rest = [f"{len(by[Outcome.INDISTINCT])} can be neither supported nor contradicted with this many "
+            "initialisations"] if by[Outcome.INDISTINCT] else []
+    rest += [f"{len(by[Outcome.NOT_TESTED])} not tested"] if by[Outcome.NOT_TESTED] else []
+    out = [f"Of the paper's {len(judged)} claims, our runs support {len(by[Outcome.REPRODUCED])} in full, "
+           f"{len(by[Outcome.PARTLY])} in part and {len(by[Outcome.NOT_REPRODUCED])} not at all"
+           + "".join(f"; {r}" for r in rest) + ".",
+           f"A sub-claim agrees or disagrees with the paper only where the {100 * LEVEL:g} % intervals over "
+           "initialisations separate."]
+    if by[Outcome.REPRODUCED]:
+        out.append(f"Supported in full: {named(by[Outcome.REPRODUCED])}.")
+    if by[Outcome.NOT_REPRODUCED]:
+        out.append(f"Not supported: {named(by[Outcome.NOT_REPRODUCED])}.")
+    if by[Outcome.PARTLY]:
+        vs = [s.verdict for j in by[Outcome.PARTLY] for s in j.subclaims]
+        out.append(f"Supported in part: {claims(by[Outcome.PARTLY])}; "
+                   f"of their sub-claims, {tally(vs)}.")
     if by[Outcome.INDISTINCT]:
-        out.append(f"Neither supported nor contradicted with this many replicates: {listed(by[Outcome.INDISTINCT])}.")
+        out.append(f"Neither supported nor contradicted: {named(by[Outcome.INDISTINCT])}.")
     theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
     theirs = [(j, tv) for j, tv in theirs if tv]
     if theirs:
-        out.append("The same rules on the authors' own archived runs, where they hold the numbers: " + "; ".join(
-            f"claim {j.claim.number}, {tv.count(Verdict.AGREES)} of {len(tv)} sub-claims agree with the paper's "
-            f"sentence, {tv.count(Verdict.DISAGREES)} disagree, {tv.count(Verdict.INDISTINCT)} cannot be distinguished"
-            for j, tv in theirs) + ".")
+        out.append(f"The authors' own archived runs, judged by the same rules, bear on "
+                   f"{claims([j for j, _ in theirs])}: of those sub-claims, "
+                   f"{tally([v for _, tv in theirs for v in tv], 'agree with the paper')}.")
     nums = [(k, v) for j in judged if j.check for k, v in j.check.numbers.items()]
     if nums:
-        out.append("Operators at the recommended settings, median relative error over initialisations [its interval]: "
-                   + "; ".join(f"{k}: {v}" for k, v in nums) + ".")
+        out.append("At the recommended settings, the median relative error over initialisations [its interval] "
+                   "of " + "; of ".join(f"{k} is {v}" for k, v in nums) + ".")
     return out
 
 

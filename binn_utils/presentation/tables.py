@@ -359,7 +359,7 @@ def budget_words(same: bool) -> str:
 
 
 def networks_words(which: str) -> str:
-    """The networks a table reports (``sweeps.reported()``), in words."""
+    """The networks a table reports (``sweep_record.reported()``), in words."""
     return "best-validation" if which == "best" else "final"
 
 

@@ -1,6 +1,6 @@
 """The results store: stored pairs of files, where they live, and whether a missing one may be trained.
 
-Both the runs of the sweeps (``sweeps``) and the cached own-data fits (``user_data``) keep
+Both the runs of the sweeps (``runner``) and the cached own-data fits (``fits``) keep
 their results as pairs ``<key>.npz`` (arrays) and ``<key>.json`` (a record describing
 them), named by :func:`key_of` (a prefix and a hash of everything that determines the
 numbers).  This module writes and checks them, and holds the store policy (below).
@@ -22,10 +22,10 @@ at most a hidden ``.<name>.*.tmp`` file.
 status``, ``binn sweep`` and ``binn migrate`` apply).  A record is trusted only if it is
 whole and is what its name says.  A pair is *damaged* when its JSON does not parse or is
 not a record, its content does not match ``record_sha256``, it lacks a field its kind
-requires (:class:`RecordKind`, whatever its store format), its name is not the hash of the
-specification it holds (a pair copied over another's names), its ``.npz`` is missing, or
-the ``.npz`` bytes do not match ``npz_sha256``; :class:`DamagedRecordError` then names the
-file and what is wrong.  A record written before whole-record checksums (store format 2:
+requires (:class:`RecordKind`, whatever its store format; :func:`require_fields`), its name
+is not the hash of the specification it holds (a pair copied over another's names), its
+``.npz`` is missing, or the ``.npz`` bytes do not match ``npz_sha256``;
+:class:`DamagedRecordError` then names the file and what is wrong.  A record written before whole-record checksums (store format 2:
 ``npz_sha256`` only; format 1: no checksum, then the ``.npz`` must be a zip archive whose
 every member passes its CRC-32 check) is accepted when everything else verifies;
 :func:`migrate_pair` (``binn migrate``) adds the checksums to such records without
@@ -46,10 +46,7 @@ import hashlib
 import io
 import json
 import os
-import platform
-import subprocess
 import tempfile
-import time
 import warnings
 import zipfile
 from dataclasses import dataclass
@@ -57,8 +54,6 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-
-from ..engine.runs import HISTORY_KEYS, TrainConfig, TrainResult, build_layout
 
 STORE_FORMAT = 3
 """Version of the stored pair (not of what the numbers mean, so not part of any key):
@@ -182,7 +177,7 @@ class RecordKind:
 
 
 #: Kinds of stored records, tried in order by :func:`kind_of` (modules that store records
-#: of another kind add theirs: ``sweeps`` adds the settings' and the checkpoints').
+#: of a kind add theirs: ``setting`` the settings' and the checkpoints', ``fits`` the fits').
 KINDS: list = []
 
 
@@ -196,24 +191,6 @@ def kind_of(record: dict) -> RecordKind:
         if kind.marker is None:
             return kind
     raise LookupError("no kind of record is known for it")
-
-
-def _fit_name(record: dict, stem: str) -> str:
-    """The name of a stored fit: ``key_of(prefix, spec)``, a part of one (``spec["part"]``)
-    with ``-part<i>of<n>`` appended; the prefix is the stored name's."""
-    spec = record["spec"]
-    if not isinstance(spec, dict):
-        raise TypeError(f"its spec is a {type(spec).__name__}, not a dict")
-    base = {k: v for k, v in spec.items() if k not in ("part", "networks")}
-    suffix = f"-part{int(spec['part'][0])}of{int(spec['part'][1])}" if "part" in spec else ""
-    head = stem[:-len(suffix)] if suffix and stem.endswith(suffix) else stem
-    return key_of(head.rsplit("-", 1)[0], base) + suffix
-
-
-#: Trained networks (:func:`save_train_result`): the cached own-data fits and their parts.
-FIT_KIND = RecordKind("fit", ("spec", "config", "mechanisms", "status", "epochs_run", "steps_per_epoch",
-                              "wall_time_s"), _fit_name, marker="spec")
-KINDS.append(FIT_KIND)
 
 
 def write_pair(npz, js, arrays: dict, record: dict) -> dict:
@@ -254,6 +231,15 @@ def _read_record(js: Path) -> dict:
     return record
 
 
+def require_fields(record: dict, fields, what: str, where):
+    """Raise :class:`DamagedRecordError` naming ``where`` unless ``record`` holds every one of
+    ``fields`` (the fields a record of kind ``what`` must have): the one check that a stored
+    record is whole, whether the store checks a pair or a record is read into its type."""
+    lacks = [f for f in fields if f not in record]
+    if lacks:
+        raise _damaged(where, f"not a whole {what} record: it lacks {', '.join(lacks)}")
+
+
 def _check_legacy_zip(npz: Path, data: bytes):
     """A record without checksum: the .npz must be a zip whose members pass their CRC-32."""
     try:
@@ -279,9 +265,7 @@ def _verify_record(js: Path, record: dict, kind) -> RecordKind:
             kind = kind(record) if kind is not None else kind_of(record)
         except LookupError as err:
             raise _damaged(js, str(err)) from None
-    lacks = [f for f in kind.fields if f not in record]
-    if lacks:
-        raise _damaged(js, f"not a whole {kind.what} record: it lacks {', '.join(lacks)}")
+    require_fields(record, kind.fields, kind.what, js)
     try:
         name = kind.name(record, js.stem)
     except (KeyError, TypeError, ValueError, IndexError) as err:
@@ -500,94 +484,3 @@ def clean_json(obj):
     if isinstance(obj, (np.floating, np.integer)):
         return clean_json(obj.item())
     return obj
-
-
-#: The package's modules whose code can change a stored number (training, evaluation, the
-#: benchmarks and their data); :func:`source_fingerprint` hashes them.  Presentation,
-#: analysis and the command line are left out: they read records, they do not make them.
-#: Paths relative to the package: every module of the engine and the store layers.
-NUMERIC_SOURCES = ("engine/layout.py", "engine/networks.py", "engine/losses.py", "engine/runs.py",
-                   "engine/training.py", "engine/forward_solve.py", "engine/solvers.py", "engine/problems.py",
-                   "engine/observations.py", "engine/metrics.py", "engine/evaluation.py", "store/sweeps.py", "store/records.py", "store/sweep_record.py")
-
-
-def _package_root() -> Path:
-    return Path(__file__).resolve().parents[1]
-
-
-def source_fingerprint(root: Path | None = None) -> str:
-    """SHA-256 over the names and bytes of the package's :data:`NUMERIC_SOURCES`: names the
-    code that computed a record even where the commit cannot (a modified work tree, a copy
-    of the tree without its history)."""
-    root = _package_root() if root is None else Path(root)
-    h = hashlib.sha256()
-    for name in sorted(NUMERIC_SOURCES):
-        h.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
-    return h.hexdigest()
-
-
-def _git(*args) -> str:
-    return subprocess.run(["git", *args], capture_output=True, text=True, cwd=_package_root(),
-                          timeout=10, check=True).stdout
-
-
-def work_tree_state() -> dict:
-    """The commit of the package's checkout and whether tracked files differ from it: {"commit",
-    "dirty_worktree" (None outside a git checkout), "diff_sha256" (SHA-256 of ``git diff HEAD``
-    of the tracked files when dirty, else None)}."""
-    try:
-        commit = _git("rev-parse", "HEAD").strip() or "unknown"
-        dirty = _git("status", "--porcelain", "--untracked-files=no").strip() != ""
-        diff = sha256_bytes(_git("diff", "HEAD", "--binary").encode()) if dirty else None
-    except (OSError, subprocess.SubprocessError):
-        commit, dirty, diff = "unknown", None, None
-    return {"commit": commit, "dirty_worktree": dirty, "diff_sha256": diff}
-
-
-def names_its_code(prov: dict) -> bool:
-    """Whether a stored record's provenance (:func:`provenance`) names the code that computed
-    it: a commit of a clean work tree, or the fingerprint of the numeric sources
-    (:func:`source_fingerprint`)."""
-    prov = prov or {}
-    return bool(prov.get("source_sha256")) or (prov.get("dirty_worktree") is False
-                                               and prov.get("commit", "unknown") != "unknown")
-
-
-def provenance() -> dict:
-    """Where a stored result comes from: the commit (with the hash of any uncommitted change
-    to tracked files), the fingerprint of the numeric sources, the versions and the machine."""
-    import scipy
-    import torch
-    return {**work_tree_state(), "source_sha256": source_fingerprint(), "python": platform.python_version(),
-            "torch": torch.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
-            "machine": platform.machine(), "processor": platform.processor() or platform.machine(),
-            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-
-
-def save_train_result(result, path_npz, path_json, spec: dict | None = None) -> dict:
-    """Store trained networks (a ``TrainResult``: parameters, histories, statuses) as a pair
-    (:func:`write_pair`), with ``spec`` (what determines them) in the record."""
-    arrays = {"final": result.final, "best": result.best, "best_epoch": result.best_epoch,
-              "seeds": result.seeds, "weights": result.weights, "lr": result.lr,
-              "diverged_epoch": result.diverged_epoch}
-    for k in HISTORY_KEYS:  # loss curves in single precision (they are only looked at)
-        arrays[f"hist_{k}"] = np.asarray(result.history[k], dtype=np.float32)
-    record = {"spec": spec or {}, "config": result.config.to_dict(), "mechanisms": list(result.mechanisms),
-              "status": list(result.status), "epochs_run": int(result.epochs_run),
-              "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
-              "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
-    return write_pair(path_npz, path_json, arrays, clean_json(record))
-
-
-def load_train_result(path_npz, path_json) -> TrainResult:
-    """The ``TrainResult`` stored by :func:`save_train_result` (exact float64 parameters);
-    :class:`DamagedRecordError` naming the file if the stored pair is damaged."""
-    rec, a = read_pair(path_npz, path_json, kind=FIT_KIND)
-    config = TrainConfig.from_dict(rec["config"])
-    mech = tuple(rec["mechanisms"])
-    return TrainResult(layout=build_layout(config, mech), config=config, seeds=a["seeds"], mechanisms=mech,
-                       final=a["final"], best=a["best"], best_epoch=a["best_epoch"],
-                       history={k: a[f"hist_{k}"].astype(np.float64) for k in HISTORY_KEYS}, weights=a["weights"],
-                       lr=a["lr"], status=list(rec["status"]), diverged_epoch=a["diverged_epoch"],
-                       epochs_run=int(rec["epochs_run"]), steps_per_epoch=int(rec["steps_per_epoch"]),
-                       wall_time_s=float(rec["wall_time_s"]), extra=dict(rec.get("extra", {})))

@@ -3,19 +3,23 @@
 The JSON half of a stored pair (``results/runs/<benchmark>-<hash>.json``) is read into a
 frozen :class:`SweepRecord` (:meth:`SweepRecord.from_json`) and written from one
 (:meth:`SweepRecord.to_json`); only the store layer does either, every other module reads
-attributes.  A record missing a field it must have is damaged
-(:class:`~binn_utils.store.records.DamagedRecordError`); fields added after the first
-results were stored take the value those results had (``LEGACY``); fields a record no
-longer carries (``first_requested_as``, ``replicates``) are ignored on read, so the
-committed files load as they are.
+attributes.  A record missing one of :data:`REQUIRED_FIELDS` is damaged
+(:class:`~binn_utils.store.records.DamagedRecordError`, by ``records.require_fields``: the
+check the store applies to every stored pair); fields added after the first results were
+stored take the value those results had (``LEGACY``); fields a record no longer carries
+(``first_requested_as``, ``replicates``) are ignored on read, so the committed files load
+as they are.  Every record evaluates the networks of each of :data:`CHECKPOINTS`; the book
+reads :func:`reported`'s.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 from dataclasses import dataclass
 
 from ..engine.runs import TrainConfig, TrainingError
-from .records import CHECKSUM_FIELD, FORMAT_FIELD, RECORD_CHECKSUM_FIELD, DamagedRecordError
+from .records import CHECKSUM_FIELD, FORMAT_FIELD, RECORD_CHECKSUM_FIELD, DamagedRecordError, require_fields
 
 #: Benchmarks whose initial condition has a text and a code reading (see problems.INITIALS).
 CHOOSES_INITIAL = ("nonlinear_adr",)
@@ -24,6 +28,32 @@ CHOOSES_INITIAL = ("nonlinear_adr",)
 LEGACY = {"forward_method": "RK45", "device": "cpu (not recorded)", "trained_with": None, "engine": 1,
           "steady_time_s": None, "first_epoch_s": None, "initial": "text", CHECKSUM_FIELD: None,
           FORMAT_FIELD: 1, RECORD_CHECKSUM_FIELD: None}
+
+#: Both sets of networks of every replicate are evaluated and stored: "best", the
+#: parameters at the lowest validation loss (what the authors' code saves as
+#: ``*_best_Iter*.pth`` and evaluates for every published error), and "final", those after
+#: the last epoch.  ``REPORTED`` is the one every figure, table and verdict of the book uses.
+CHECKPOINTS = ("best", "final")
+REPORTED = "best"
+_reported = contextvars.ContextVar("reported_checkpoint", default=REPORTED)
+
+
+def reported() -> str:
+    """The checkpoint that results are read at: ``REPORTED`` unless inside :func:`reporting_checkpoint`."""
+    return _reported.get()
+
+
+@contextlib.contextmanager
+def reporting_checkpoint(which: str):
+    """Read every result at the ``which`` networks inside the block (e.g. to see whether a
+    verdict depends on reporting the best-validation or the final networks)."""
+    if which not in CHECKPOINTS:
+        raise ValueError(f"unknown checkpoint {which!r}; choose one of {CHECKPOINTS}")
+    token = _reported.set(which)
+    try:
+        yield which
+    finally:
+        _reported.reset(token)
 
 
 @dataclass(frozen=True)
@@ -55,7 +85,7 @@ class SweepRecord:
     """A stored setting: what determines its numbers (its specification, hashed into its
     key), how it was trained, its evaluation per checkpoint and where it comes from."""
     # the specification (``Setting.spec``)
-    format: int                  # version of the specification (``sweeps.RESULTS_FORMAT``)
+    format: int                  # version of the specification (``setting.RESULTS_FORMAT``)
     benchmark: str
     reaction: str
     noise_var: float
@@ -95,10 +125,8 @@ class SweepRecord:
     def from_json(cls, d: dict, where="a record") -> "SweepRecord":
         """The record a stored JSON object holds; :class:`DamagedRecordError` naming
         ``where`` if a field it must have is missing or unreadable."""
+        require_fields(d, REQUIRED_FIELDS, "setting", where)
         names = [f.name for f in dataclasses.fields(cls)]
-        missing = [n for n in names if n not in d and n not in LEGACY]
-        if missing:
-            raise DamagedRecordError(f"damaged stored result {where}: missing field(s) {', '.join(missing)}")
         v = {n: d.get(n, LEGACY.get(n)) for n in names}
         if v["benchmark"] not in CHOOSES_INITIAL:
             v["initial"] = None
@@ -123,3 +151,7 @@ class SweepRecord:
         d["config"] = self.config.to_dict()
         d["metrics"] = {k: c.to_json() for k, c in self.metrics.items()}
         return {k: (list(x) if isinstance(x, tuple) else x) for k, x in d.items()}
+
+
+#: The fields every stored setting's record has had since the first (the others: ``LEGACY``).
+REQUIRED_FIELDS = tuple(f.name for f in dataclasses.fields(SweepRecord) if f.name not in LEGACY)

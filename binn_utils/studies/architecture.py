@@ -6,7 +6,7 @@ import numpy as np
 from ..analysis import authors_archive, reporting
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, median_interval
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.sweeps import Setting
+from ..store.setting import Setting
 from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, scale_values, train_config
 
 OPERATOR_ARCHS = ((1, 1), (4, 1), (4, 4), (4, 32))

@@ -26,7 +26,7 @@ import numpy as np
 from ..analysis.reporting import find, value_label
 from ..engine.runs import TrainConfig, TrainingError
 from ..store.records import committed_scale
-from ..store.sweeps import Setting, replicates
+from ..store.setting import Setting, replicates
 
 SCALES = {
     "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),

@@ -13,7 +13,7 @@ from ..analysis.reporting import median
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
 from ..store.records import DamagedRecordError, committed_scale, default_results_dir
-from ..store.sweeps import Setting
+from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
                    value_range)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..engine.problems import BENCHMARK_NAMES
-from ..store.sweeps import Setting, replicates
+from ..store.setting import Setting, replicates
 from .base import Study, count, scale_values, train_config
 
 

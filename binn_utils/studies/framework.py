@@ -9,7 +9,7 @@ from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..engine.problems import INITIALS
 from ..store.records import committed_scale
-from ..store.sweeps import Setting, replicates
+from ..store.setting import Setting, replicates
 from .base import Choice, Shown, Study, count, scale_values, train_config
 
 #: The three readings of the reaction term the chapter compares, in words.

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..analysis import authors_archive, reporting
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, median_interval
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.sweeps import Setting
+from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
                    value_range)
 

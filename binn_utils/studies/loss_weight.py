@@ -6,7 +6,7 @@ import numpy as np
 from ..analysis import authors_archive, reporting
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, above_best_other, median_interval
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.sweeps import Setting
+from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
                    value_range)
 

@@ -10,7 +10,7 @@ from ..analysis.reporting import arch_label, find, fmt
 from ..analysis.verdicts import (Claim, ClaimCheck, Interval, SubClaim, Verdict, all_of, expect, median_interval, order,
                                  spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
-from ..store.sweeps import Setting, replicates
+from ..store.setting import Setting, replicates
 from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, scale_values, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))

@@ -7,8 +7,8 @@ from dataclasses import dataclass, fields
 from typing import Mapping
 
 from . import reference_configuration, repeated, sweeps
+from ..store.loading import largest_stored, load_or_run
 from ..store.records import committed_supporting_scales
-from ..store.sweeps import largest_stored, load_or_run
 from .base import Study
 
 

@@ -1,0 +1,162 @@
+"""Where a sweep's tasks run: Dask clusters and clients.
+
+A local cluster of single-threaded worker processes (:func:`local_cluster`), an existing
+scheduler (:func:`connect`), or batch-system workers started through dask-jobqueue
+(:func:`make_jobqueue_cluster`, configured by a TOML file: :func:`load_cluster_config`),
+each checked before any work with a one-line error; :func:`close_dask` closes them.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+
+#: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
+JOBQUEUE_CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
+#: Environment variable naming an existing Dask scheduler (as ``--scheduler``).
+SCHEDULER_ENV = "BINN_SCHEDULER"
+#: Keys of a cluster config section that are not dask-jobqueue arguments.
+CLUSTER_ONLY_KEYS = ("jobs",)
+#: The command each batch system submits jobs with (checked on PATH before a sweep starts).
+SUBMIT_COMMANDS = {"slurm": "sbatch", "pbs": "qsub", "sge": "qsub"}
+#: At most this many batch jobs per sweep (a typo such as jobs = 1e9 is refused, not submitted).
+JOBS_MAX = 10_000
+#: The type each known key of a cluster config section must have (others go to dask-jobqueue as they are).
+CLUSTER_KEY_TYPES = {"jobs": int, "cores": int, "processes": int, "memory": str, "walltime": str, "queue": str,
+                     "account": str, "job_extra_directives": list, "job_script_prologue": list, "interface": str,
+                     "local_directory": str, "log_directory": str, "project": str, "name": str}
+#: Seconds to wait for an existing Dask scheduler to answer.
+CONNECT_TIMEOUT_S = 10
+
+
+def load_cluster_config(path, kind: str) -> dict:
+    """The ``[kind]`` section (e.g. ``[slurm]``) of a TOML cluster config file: keyword
+    arguments of dask-jobqueue's cluster class (``queue``, ``walltime``, ``cores``,
+    ``memory``, ``processes``, ``job_extra_directives``, ``account``, ...) plus ``jobs``,
+    the number of batch jobs to start (default 1).  ValueError with one line if missing."""
+    import tomllib
+    if kind not in JOBQUEUE_CLUSTERS:
+        raise ValueError(f"unknown cluster {kind!r}; choose one of {tuple(JOBQUEUE_CLUSTERS)}")
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except OSError as err:
+        raise ValueError(f"cannot read the cluster config {path}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"the cluster config {path} is not valid TOML: {err}") from None
+    section = doc.get(kind)
+    if not isinstance(section, dict):
+        raise ValueError(f"the cluster config {path} has no [{kind}] section")
+    check_cluster_config(section, f"{path} [{kind}]")
+    return dict(section)
+
+
+def check_cluster_config(section: dict, where: str = "the cluster config"):
+    """A one-line ValueError for a value of a known key of the wrong type or out of range
+    (``CLUSTER_KEY_TYPES``; ``jobs``, ``cores`` and ``processes`` positive, ``jobs`` at most
+    ``JOBS_MAX``)."""
+    names = {int: "an integer", str: "a string", list: "a list"}
+    for key, want in CLUSTER_KEY_TYPES.items():
+        if key not in section:
+            continue
+        v = section[key]
+        if not isinstance(v, want) or isinstance(v, bool):
+            raise ValueError(f"{where}: {key} must be {names[want]}, got {v!r}: e.g. "
+                             + {int: f"{key} = 2", str: f'{key} = "..."', list: f'{key} = ["..."]'}[want])
+        if want is int and not 1 <= v <= (JOBS_MAX if key == "jobs" else 4096):
+            raise ValueError(f"{where}: {key} must be between 1 and {JOBS_MAX if key == 'jobs' else 4096}, got {v}")
+        if want is list and not all(isinstance(e, str) for e in v):
+            raise ValueError(f"{where}: {key} must be a list of strings, got {v!r}")
+
+
+def make_jobqueue_cluster(kind: str, config: dict):
+    """A dask-jobqueue cluster of ``kind`` from a config section (:func:`load_cluster_config`);
+    each worker is single-threaded (``processes`` defaults to ``cores``).  Starts a scheduler
+    here, submits no job (``cluster.scale(jobs=...)`` does).  Returns (cluster, jobs)."""
+    import dask_jobqueue
+    kw = {k: v for k, v in config.items() if k not in CLUSTER_ONLY_KEYS}
+    kw.setdefault("cores", 1)
+    kw.setdefault("memory", "4GB")
+    kw.setdefault("processes", kw["cores"])
+    check_cluster_config(config, f"the [{kind}] cluster config")
+    cls = getattr(dask_jobqueue, JOBQUEUE_CLUSTERS[kind])
+    try:
+        cluster = cls(**kw)
+    except (TypeError, ValueError, KeyError, AttributeError) as err:
+        raise ValueError(f"bad [{kind}] cluster config: {type(err).__name__}: {err}") from None
+    return cluster, int(config.get("jobs", 1))
+
+
+def check_submit_command(kind: str):
+    """A one-line ValueError if the batch system's submit command (``SUBMIT_COMMANDS``) is not on PATH."""
+    import shutil
+    cmd = SUBMIT_COMMANDS[kind]
+    if shutil.which(cmd) is None:
+        raise ValueError(f"--cluster {kind} submits its workers with `{cmd}`, which is not on PATH: run binn on "
+                         f"the cluster's login node, or use --cluster local or --scheduler tcp://HOST:PORT")
+
+
+def check_scheduler_address(address: str):
+    """A one-line ValueError unless ``address`` looks like a Dask scheduler's (``tcp://HOST:PORT``)."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(str(address))
+        port = parts.port
+    except ValueError:
+        port = None
+        parts = None
+    if parts is None or parts.scheme not in ("tcp", "tls", "ucx", "inproc", "ws", "wss") or not parts.hostname \
+            or port is None:
+        raise ValueError(f"scheduler address {address!r} is not of the form tcp://HOST:PORT "
+                         f"(as printed by `dask scheduler`), e.g. tcp://127.0.0.1:8786")
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at ``address``; a one-line RuntimeError naming it if it
+    does not answer within ``CONNECT_TIMEOUT_S`` seconds."""
+    from distributed import Client
+    check_scheduler_address(address)
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as err:
+        raise RuntimeError(f"no Dask scheduler answers at {address} within {CONNECT_TIMEOUT_S} s "
+                           f"({type(err).__name__}): start one (`dask scheduler`) or check the address") from None
+
+
+def local_cluster(n_workers: int):
+    """``n_workers`` single-threaded worker processes, the machine's memory shared among them."""
+    import psutil
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                        memory_limit=psutil.virtual_memory().total // n_workers,
+                        dashboard_address=":0", silence_logs=logging.ERROR)
+
+
+def close_dask(client, owned, interrupted: bool = False):
+    """Close a Dask client and the cluster this process started (None: none).  After Ctrl-C
+    (``interrupted``) the cluster's worker processes are ended at once and distributed's
+    own complaints about it are not logged: the command says in one line what was kept."""
+    if interrupted:
+        import psutil
+        for name in ("distributed", "asyncio", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                child.terminate()
+    for thing in (client, owned):
+        if thing is None:
+            continue
+        if interrupted:
+            with contextlib.suppress(Exception):
+                thing.close(timeout=5)
+        else:
+            thing.close()
+
+
+def dashboard_line(client) -> str:
+    try:
+        import bokeh  # noqa: F401 - the dashboard needs it
+    except ImportError:
+        return "dashboard: install bokeh to get one"
+    return f"dashboard {client.dashboard_link}"

@@ -1,0 +1,140 @@
+"""Training and evaluating one group of settings: the task a sweep runs.
+
+:func:`compute_group` trains the settings of one merge group as one batched model and
+evaluates each (:func:`evaluate_result`), returning the arrays and the record that the store
+keeps; it writes nothing, so the same task (:func:`group_task`) runs in this process or in a
+Dask worker on another machine (``runner`` stores what it returns).
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Sequence
+
+import numpy as np
+
+from . import records
+from .provenance import provenance
+from ..engine.runs import HISTORY_KEYS
+from .setting import MERGEABLE, Setting, merge_key
+from .sweep_record import CHECKPOINTS, SweepRecord
+
+CURVE_POINTS = 400
+
+
+def _curve_epochs(n: int) -> np.ndarray:
+    stride = max(1, n // CURVE_POINTS)
+    idx = np.arange(stride - 1, n, stride)
+    if idx.size == 0 or idx[-1] != n - 1:
+        idx = np.append(idx, n - 1)
+    return idx
+
+
+def compute_group(settings: Sequence[Setting], progress=False, device=None,
+                  forward_method="RK45", solve_map=None, state=None, stop_at_epoch=None):
+    """Train settings of one merge group as one batched model and evaluate each: returns
+    one (arrays, record) pair per setting, ready for ``runner.store_computed``.  Writes
+    nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process).
+    ``solve_map`` runs the u_p forward solves (``evaluation.evaluate``).
+
+    With ``stop_at_epoch`` the training stops at that checkpoint (a chunk boundary) and the
+    group's ``training.TrainState`` is returned instead (nothing evaluated); ``state`` resumes
+    from one."""
+    from ..engine.problems import get_benchmark
+    from ..engine.observations import make_observations
+    from ..engine.training import train
+
+    settings = list(settings)
+    keys = {merge_key(s) for s in settings}
+    if len(keys) != 1:
+        raise ValueError("settings trained as one batch must differ only in " + ", ".join(MERGEABLE))
+    s0 = settings[0]
+    bench = get_benchmark(s0.benchmark, reaction=s0.reaction, initial=s0.initial)
+    obs = {}
+    for s in settings:
+        for d in s.datasets:
+            if (s.noise_var, d) not in obs:
+                obs[(s.noise_var, d)] = make_observations(bench, s.noise_var, dataset=d, dense=s.dense)
+    datas = [obs[(s.noise_var, d)] for s in settings for d in s.datasets]
+    per_rep = {k: np.concatenate([np.full(len(s.seeds), getattr(s.config, k), dtype=float) for s in settings])
+               for k in MERGEABLE}
+    seeds = [int(x) for s in settings for x in s.seeds]
+    result = train(datas, s0.config, seeds=seeds, progress=progress, device=device, resume=state,
+                   stop_at_epoch=stop_at_epoch, **per_rep)
+    if "state" in result.extra:
+        return result.extra["state"]
+    out, offset = [], 0
+    for s in settings:
+        sl = slice(offset, offset + len(s.seeds))
+        offset += len(s.seeds)
+        part = split_result(result, sl, s.config)
+        group = {"settings": len(settings), "replicates": len(seeds)} if len(settings) > 1 else None
+        out.append(evaluate_result(s, part, datas[sl], bench, group=group, forward_method=forward_method,
+                                   solve_map=solve_map))
+    return out
+
+
+def split_result(result, sl: slice, config):
+    """The replicates ``sl`` of a batched TrainResult, as a TrainResult of their own."""
+    return dataclasses.replace(
+        result, config=config, seeds=result.seeds[sl], final=result.final[sl], best=result.best[sl],
+        best_epoch=result.best_epoch[sl], history={k: v[sl] for k, v in result.history.items()},
+        weights=result.weights[sl], lr=result.lr[sl], status=list(result.status[sl]),
+        diverged_epoch=result.diverged_epoch[sl], extra=dict(result.extra))
+
+
+def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_method="RK45",
+                    solve_map=None) -> tuple[dict, SweepRecord]:
+    """Evaluate a trained setting: the (arrays, record) that the store keeps."""
+    from ..engine.evaluation import evaluate
+
+    arrays, record = {}, setting.spec()
+    ep = _curve_epochs(result.epochs_run)
+    arrays["curve_epochs"] = ep + 1
+    for k in HISTORY_KEYS:
+        arrays[f"hist_{k}"] = result.history[k][:, ep].astype(np.float32)
+    arrays["best_epoch"] = result.best_epoch
+    arrays["x"], arrays["t"] = datas[0].x, datas[0].t
+    arrays["u_clean"] = datas[0].u_clean
+    arrays["u_obs"] = np.stack([d.u_obs for d in datas]).astype(np.float32)
+    metrics = {}
+    for which in CHECKPOINTS:
+        ev = evaluate(result, datas, which, benchmark=bench, solve_kw={"method": forward_method},
+                      solve_map=solve_map)
+        arrays[f"{which}_u_theta"] = ev.u_theta.astype(np.float32)
+        arrays[f"{which}_u_p"] = ev.u_p.astype(np.float32)
+        arrays["u_grid"] = ev.u_grid
+        for name, vals in ev.operators.items():
+            arrays[f"{which}_op_{name}"] = vals.astype(np.float32)
+            arrays[f"true_op_{name}"] = ev.true_operators[name]
+        metrics[which] = {
+            "err_u_theta": ev.err_u_theta.tolist(), "err_u_p": ev.err_u_p.tolist(),
+            "err_u_theta_obs": ev.err_u_theta_obs.tolist(), "err_u_p_obs": ev.err_u_p_obs.tolist(),
+            "up_status": ev.up_status,
+            "operator_errors": {k: v.tolist() for k, v in ev.operator_errors.items()},
+        }
+        record["u_range"] = list(ev.u_range)
+    # with a merged group the times are the whole group's (its replicates shared each step)
+    record.update(metrics=metrics, status=result.status, epochs_run=result.epochs_run,
+                  steps_per_epoch=result.steps_per_epoch, batch_size_used=result.extra["batch_size_used"],
+                  wall_time_s=result.wall_time_s, steady_time_s=result.extra["steady_time_s"],
+                  first_epoch_s=result.extra["first_epoch_s"],
+                  mechanisms=list(result.mechanisms), n_params=result.layout.n_params,
+                  device=result.extra.get("device"), engine=result.extra.get("engine", 1), trained_with=group,
+                  forward_method=forward_method,
+                  provenance=provenance())
+    return arrays, SweepRecord.from_json(records.clean_json(record), f"of {setting.study}/{setting.label}")
+
+
+def group_task(group, device=None, forward_method="RK45", solve_map=None, state=None, segment_epochs=None):
+    """The task of a sweep: one group trained single-threaded for at most ``segment_epochs``
+    epochs from ``state`` (None: from the start).  Returns (its (arrays, record) pairs, or the
+    ``TrainState`` to go on from when training is not finished; :func:`compute_group`) and
+    the seconds it took.  It writes nothing, so it runs the same in-process or in a Dask
+    worker on another machine; a worker that dies costs at most one segment."""
+    import torch
+    torch.set_num_threads(1)
+    t0 = time.perf_counter()
+    stop = None if segment_epochs is None else (0 if state is None else state.epoch) + segment_epochs
+    return (compute_group(group, device=device, forward_method=forward_method, solve_map=solve_map,
+                          state=state, stop_at_epoch=stop), time.perf_counter() - t0)

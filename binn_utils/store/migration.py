@@ -1,0 +1,46 @@
+"""``binn migrate``: bring every stored pair to the current store format without retraining.
+
+Records stored before the current checksums existed are read after the checks they allow;
+:func:`migrate_store` adds the checksums (and the fields they predate, with the values they
+had) to those that verify (``records.migrate_pair``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import records
+from .setting import LEGACY_DEFAULTS, SETTING_KIND
+from .sweep_record import CHOOSES_INITIAL, LEGACY
+
+#: What a record stored before a field existed had (results/README.md;
+#: ``sweep_record.LEGACY``): added by :func:`migrate_store` so that every migrated record
+#: states it.  ``initial`` only concerns the benchmarks of ``CHOOSES_INITIAL``.
+LEGACY_RECORD_FIELDS = {k: LEGACY[k] for k in ("forward_method", "device", "trained_with")}
+
+
+def migrate_store(results_dir=None) -> dict:
+    """Bring every stored pair under ``results_dir`` (the runs, the cached fits, e.g.
+    ``scratch/``, and the checkpoints) to ``records.STORE_FORMAT`` if it verifies
+    (``records.migrate_pair``: its name is the hash of its specification, it has the fields
+    of its kind, its arrays match their checksum): add the checksums and the fields it
+    predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every other
+    field and every key as they are; no retraining.  Pairs that do not verify are left
+    alone, unstamped (they count as missing and are rerun).  Returns {path of the .json:
+    outcome}, the outcome "current", "migrated", "damaged: <why>" or "failed: <why>"."""
+    root = Path(results_dir or records.default_results_dir())
+    out = {}
+    for js in sorted(root.rglob("*.json")):
+        npz = js.with_suffix(".npz")
+        if js.name.startswith(".") or (js.parent.name not in ("runs", "checkpoints") and not npz.exists()):
+            continue  # a temporary file, or a JSON file that is not half of a stored pair
+        kind = SETTING_KIND if js.parent.name == "runs" else None  # elsewhere: by its content
+        out[str(js)] = records.migrate_pair(npz, js, _legacy_fields, kind=kind)
+    return out
+
+
+def _legacy_fields(record: dict) -> dict:
+    """The fields a stored setting's record predates, with the values they had (none for
+    the records of cached fits, which are not settings)."""
+    if "benchmark" not in record or "metrics" not in record:
+        return {}
+    return {**LEGACY_RECORD_FIELDS, **(LEGACY_DEFAULTS if record["benchmark"] in CHOOSES_INITIAL else {})}
