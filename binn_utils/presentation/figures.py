@@ -214,7 +214,7 @@ ARCH_HEATMAPS = (
 HEATMAP_FONTSIZE = 12  # numbers in the cells, at most (smaller where a cell is too narrow)
 
 
-def heat_archs(heat) -> list:
+def _heat_archs(heat) -> list:
     """The networks of a heat map's rows and columns, smallest first (``heat`` as for
     :func:`architecture_heatmap`)."""
     flat = heat.reset_index()
@@ -226,7 +226,7 @@ def _heat_matrix(heat, column: str, norm: str):
     where forward solves failed, "not run" where no setting is."""
     flat = heat.reset_index()
     flat = flat[flat["norm"] == norm]
-    archs = heat_archs(heat)
+    archs = _heat_archs(heat)
     M = np.full((len(archs), len(archs)), np.nan)
     notes = [["" for _ in archs] for _ in archs]
     cells = {(r["arch_D"], r["arch_V"]): r for r in flat.to_dict("records")}
@@ -272,7 +272,7 @@ def architecture_figure(results, heat, shown=None, authors_metric=False):
     ``authors_metric``: the validation losses take a row of their own and the heat map is
     drawn twice, side by side (``ARCH_HEATMAPS``): ours, and the same runs in the authors'
     metric (spectral norm, median over replicates)."""
-    shown = [tuple(a) for a in (shown or heat_archs(heat))]
+    shown = [tuple(a) for a in (shown or _heat_archs(heat))]
     sel = [(find(results, arch_D=a, arch_V=a), a) for a in shown]
     sel = [(r, a) for r, a in sel if r is not None]
     entries = [(r, f"$(h, n)$ = {arch_label(a)}", c) for (r, a), c in zip(sel, ARCH_COLORS)]
