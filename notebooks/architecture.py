@@ -55,7 +55,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, meta_value
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading, records
 
 plotting.style()
@@ -198,7 +198,7 @@ stats = (runs.groupby(["arch_D", "arch_V", "source", "quantity", "norm"])["value
 stats[["arch_D", "arch_V", "source", "norm", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(
+fig = authors_figures.authors_comparison_figure(
     runs, stats, ["arch_D", "arch_V"], [("err_u_p", "frobenius"), ("err_u_p", "spectral")],
     label_fn=lambda a: "\n".join(f"{h},{n}" for h, n in a),
     xlabel="operator networks: $h, n$ of $D_\\phi$ (upper line) and of $V_\\zeta$ (lower line)")

@@ -56,7 +56,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading
 from binn_utils.store.sweep_record import reported
 
@@ -275,7 +275,7 @@ stats = (runs.groupby(["batch_size", "source", "quantity", "norm"])["value"]
 stats[["batch_size", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_theta", "frobenius"),
+fig = authors_figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_theta", "frobenius"),
                                                                      ("err_u_p", "frobenius")],
                                         xlabel="batch size $B$ (the authors' ten-minute budget)",
                                         authors_label="authors' archive (one run per $B$)")

@@ -55,7 +55,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import find, meta_value, value_label
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading, records
 
 plotting.style()
@@ -152,7 +152,7 @@ stats = (runs.groupby(["lr", "source", "quantity", "norm"])["value"]
 stats[["lr", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
+fig = authors_figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
                                         xlabel="learning rate $r$")
 plotting.save(fig, output_dir, "fig3_authors", data=runs)
 reporting.glue("fig_lr_authors", fig)

@@ -56,7 +56,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value, value_label
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading, records
 
 plotting.style()
@@ -147,7 +147,7 @@ stats = (runs.groupby(["w_pde", "source", "quantity", "norm"])["value"]
 stats[["w_pde", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(runs, stats, "w_pde", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
+fig = authors_figures.authors_comparison_figure(runs, stats, "w_pde", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
                                         xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1)")
 plotting.save(fig, output_dir, "fig4_authors", data=runs)
 reporting.glue("fig_lw_authors", fig)

@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 
 from binn_utils import studies  # noqa: E402
 from binn_utils.analysis import results_table  # noqa: E402
-from binn_utils.presentation import figures, plotting, tables  # noqa: E402
+from binn_utils.presentation import authors_figures, figures, plotting, tables  # noqa: E402
 from binn_utils.store import loading, records  # noqa: E402
 from synthetic import figure_boxes, figure_heat  # noqa: E402
 
@@ -164,7 +164,7 @@ def test_authors_comparison_figure_reads_cleanly():
     theirs = results_table.authors_table("architecture", noise_var=1e-3, norm="spectral")
     runs = results_table.long(pd.concat([ours, theirs]), quantities=("err_u_p",))
     stats = runs.groupby(["arch_D", "arch_V", "source", "quantity", "norm"])["value"].describe().reset_index()
-    fig = figures.authors_comparison_figure(runs, stats, ["arch_D", "arch_V"], [("err_u_p", "spectral")],
+    fig = authors_figures.authors_comparison_figure(runs, stats, ["arch_D", "arch_V"], [("err_u_p", "spectral")],
                                             label_fn=lambda a: f"{a[0]}\n{a[1]}")
     _check_ticks(fig)
     ax = fig.axes[0]

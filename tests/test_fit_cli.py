@@ -432,16 +432,16 @@ def test_the_example_recovery_check():
 def test_the_example_page_draws_the_truth_and_says_no_more_than_the_diagnostics_tell():
     import matplotlib
     matplotlib.use("Agg")
-    from binn_utils.presentation import data_figures, tables
+    from binn_utils.presentation import figures, tables
     x, t = np.linspace(0, 1000, 11), np.array([0.0, 12.0])
     u_true = np.ones((2, 11)) * K / 2
-    fig = data_figures.own_data_solutions(x, t, u_true[None] * 1.01, np.ones((3, 2, 11)) * K / 2, u_true=u_true)
+    fig = figures.own_data_solutions(x, t, u_true[None] * 1.01, np.ones((3, 2, 11)) * K / 2, u_true=u_true)
     truth_lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label() == "truth"]
     assert len(truth_lines) == 2 and np.allclose(truth_lines[0].get_ydata(), u_true[0])
     grid = np.linspace(0, K, 21)
     truth = fit_report.example_truth(u_true)
     assert set(truth) == {"u", "D", "G"}
-    fig = data_figures.own_data_operators(grid, {"D": np.ones((3, 21)), "G": np.ones((3, 21))}, (1e-4, 1e-3),
+    fig = figures.own_data_operators(grid, {"D": np.ones((3, 21)), "G": np.ones((3, 21))}, (1e-4, 1e-3),
                                      truth={k: truth[k](grid) for k in "DG"})
     for ax, op in zip(fig.axes, "DG"):
         (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "truth"]

@@ -52,7 +52,7 @@ from ..analysis.user_observations import (MECHANISMS, Scaling, decode_csv_bytes,
 from ..engine.forward_solve import check_method, forward_solve
 from ..engine.metrics import relative_l2_many
 from ..engine.runs import TrainConfig
-from ..presentation import data_figures, plotting
+from ..presentation import figures, plotting
 from ..store import fits, provenance, records
 
 __all__ = ["SCALES", "OUTPUT_FILES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit",
@@ -354,16 +354,16 @@ def fit_figures(fit: UserFit, units: dict, truth: dict | None = None) -> dict:
     grid = _operator_grid(fit)
     xl, tl, ul = (f"{k}" + (f" ({units[k]})" if units.get(k) else "") for k in ("x", "t", "u"))
     plotting.style()
-    return {"solutions.png": data_figures.own_data_solutions(fit.x, fit.t, fit.data.u, fit.u_theta, fit.u_p,
+    return {"solutions.png": figures.own_data_solutions(fit.x, fit.t, fit.data.u, fit.u_theta, fit.u_p,
                                                         x_label=xl, u_label=ul, t_label="t",
                                                         u_true=truth.get("u")),
-            "operators.png": data_figures.own_data_operators(
+            "operators.png": figures.own_data_operators(
                 grid, {k: fit.scaling.operator_factor(k) * v for k, v in
                        fit.result.operator_curves(fit.scaling.u_to_train(grid), fit.which).items()},
                 fit.u_range, u_label=ul,
                 labels={k: f"{plotting.OP_LABELS[k]}" + (f" ({units[k]})" if units.get(k) else "") for k in "DVG"},
                 truth={k: f(grid) for k, f in truth.items() if k != "u"}),
-            "losses.png": data_figures.own_data_losses(fit.result.history, fit.result.best_epoch
+            "losses.png": figures.own_data_losses(fit.result.history, fit.result.best_epoch
                                                   if fit.which == "best" else None)}
 
 
@@ -736,7 +736,7 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         files["predictions.csv"] = out / "predictions.csv"
         plotting.style()
         units = rec.get("data", {}).get("units") or {}
-        fig = data_figures.own_data_predictions(x0, times, u_all[ok] if ok.any() else u_all,
+        fig = figures.own_data_predictions(x0, times, u_all[ok] if ok.any() else u_all,
                                            x_label="x" + (f" ({units['x']})" if units.get("x") else ""),
                                            u_label="u" + (f" ({units['u']})" if units.get("u") else ""))
         fig.savefig(out / "predictions.png", dpi=110, bbox_inches="tight")

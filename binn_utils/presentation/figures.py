@@ -1,7 +1,7 @@
 """The paper's result figures (Figs. 1-6), one function each, shared by the section
 notebooks and the Supporting Material notebook (which repeats them for other noise levels
-and the dense grid); our runs beside the authors' archived ones; the diagnostics chapter's
-figures.
+and the dense grid); the diagnostics chapter's figures; the figures of a fit to one's own
+data (``binn fit`` / ``binn predict``).
 
 Each figure only draws: the numbers a panel plots from the results table (the quartiles of
 a box, a heat map's cells) are computed by the chapter, in view, from
@@ -27,7 +27,6 @@ from ..analysis.reporting import arch_label, find, meta_value, value_label, time
 from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
 from .panels import ABOVE
 from .plotting import COLORS
-from .tables import NORM_WORDS, QUANTITY_WORDS
 
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
 
@@ -211,68 +210,16 @@ ARCH_HEATMAPS = (
     ("50%", "spectral", "authors' metric: spectral norm, median",
      "median rel. error of $u_\\mathrm{p}$ (spectral norm)"),
 )
-HEATMAP_FONTSIZE = 12  # numbers in the cells, at most (smaller where a cell is too narrow)
-
-
-def _heat_archs(heat) -> list:
-    """The networks of a heat map's rows and columns, smallest first (``heat`` as for
-    :func:`architecture_heatmap`)."""
-    flat = heat.reset_index()
-    return sorted(set(flat["arch_D"]) | set(flat["arch_V"]), key=lambda a: (a[0] * a[1], a))
-
-
-def _heat_matrix(heat, column: str, norm: str):
-    """(archs, matrix[i_D, j_V], notes[i_D][j_V]) of ``heat[column]`` in ``norm``: "k failed"
-    where forward solves failed, "not run" where no setting is."""
-    flat = heat.reset_index()
-    flat = flat[flat["norm"] == norm]
-    archs = _heat_archs(heat)
-    M = np.full((len(archs), len(archs)), np.nan)
-    notes = [["" for _ in archs] for _ in archs]
-    cells = {(r["arch_D"], r["arch_V"]): r for r in flat.to_dict("records")}
-    for i, aD in enumerate(archs):
-        for j, aV in enumerate(archs):
-            cell = cells.get((aD, aV))
-            if cell is None:
-                notes[i][j] = "not run"
-                continue
-            if cell["count"]:
-                M[i, j] = cell[column]
-            if cell["failed"]:
-                notes[i][j] = f"{int(cell['failed'])} failed"
-    return archs, M, notes
-
-
-def architecture_heatmap(ax, heat, column="mean", norm="frobenius", cbar_label="", title=None):
-    """Heat map of ``heat[column]`` (a statistic over replicates of the error of u_p, as a
-    chapter computed it: one row per norm, D network and V network, with "count" and
-    "failed") in ``norm`` for every (D, V) combination (rows: D network, columns: V network;
-    logarithmic colour scale); failed forward solves are left out of the statistic and
-    counted in the cell ("k failed"), a cell where all failed says so.  Returns (archs,
-    matrix, notes)."""
-    archs, M, notes = _heat_matrix(heat, column, norm)
-    labels = [arch_label(a) for a in archs]
-    plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", notes=notes, log=True, cbar_label=cbar_label,
-                     fontsize=HEATMAP_FONTSIZE)
-    ax.set_xlabel("$V_\\zeta$ network $(h_V, n_V)$")
-    ax.set_ylabel("$D_\\phi$ network $(h_D, n_D)$")
-    ax.spines[:].set_visible(False)
-    if title:
-        ax.set_title(title)
-    ax.set_gid(f"heatmap:{column}:{norm}")
-    return archs, M, notes
-
-
 def architecture_figure(results, heat, shown=None, authors_metric=False):
     """Fig. 5 (diffusion-advection): u_theta, u_p at t_end, D and V for the diagonal
     architectures (h_D, n_D) = (h_V, n_V); validation loss per architecture; heat map of
     the mean rel. L2 error of u_p over all (D, V) combinations (``heat``: see
-    :func:`architecture_heatmap`).
+    :func:`panels.architecture_heatmap`).
 
     ``authors_metric``: the validation losses take a row of their own and the heat map is
     drawn twice, side by side (``ARCH_HEATMAPS``): ours, and the same runs in the authors'
     metric (spectral norm, median over replicates)."""
-    shown = [tuple(a) for a in (shown or _heat_archs(heat))]
+    shown = [tuple(a) for a in (shown or panels.heat_archs(heat))]
     sel = [(find(results, arch_D=a, arch_V=a), a) for a in shown]
     sel = [(r, a) for r, a in sel if r is not None]
     entries = [(r, f"$(h, n)$ = {arch_label(a)}", c) for (r, a), c in zip(sel, ARCH_COLORS)]
@@ -294,7 +241,7 @@ def architecture_figure(results, heat, shown=None, authors_metric=False):
     maps = ARCH_HEATMAPS if authors_metric else ARCH_HEATMAPS[:1]
     for k, (column, norm, title, cbar) in enumerate(maps):
         ax = fig.add_subplot(gs[3, k] if authors_metric else gs[2, 1])
-        architecture_heatmap(ax, heat, column, norm, cbar_label=cbar, title=title if authors_metric else None)
+        panels.architecture_heatmap(ax, heat, column, norm, cbar_label=cbar, title=title if authors_metric else None)
     fig.tight_layout()
     return fig
 
@@ -368,56 +315,88 @@ STUDY_FIGURES = {"framework": framework_figure, "noise": noise_figure, "learning
                  "batch_size": batch_size_figure}
 
 
-# ----------------------------------------------------------------------------- the authors' runs beside ours
-SOURCE_STYLE = {"ours": dict(marker="o", offset=-0.17, filled=True),
-                "authors": dict(marker="s", offset=0.17, filled=False)}
-
-
-def authors_comparison_figure(runs, stats, by, panels, label_fn=value_label, xlabel="",
-                              authors_label="authors' archive", ours_label="ours", width=10.0, height=3.9):
-    """Our runs beside the authors' archived ones, one panel per (quantity, norm) of
-    ``panels``: for each value of the column(s) ``by``, every run as a dot (``runs``: the
-    long table of ``results_table.long``), and the median with the interquartile range as a
-    marker and bar (``stats``: ``runs`` grouped by ``by``, source, quantity and norm, with
-    ``describe()``'s columns "count", "25%", "50%", "75%").  Ours left (filled), the
-    authors' right (open).  ``label_fn``: a value of ``by`` (a tuple for several columns)
-    -> its tick label."""
-    by = [by] if isinstance(by, str) else list(by)
-
-    def keys(df):
-        return list(zip(*(df[c] for c in by))) if len(by) > 1 else list(df[by[0]])
-
-    values = sorted(set(keys(runs)))
-    pos = {v: i for i, v in enumerate(values)}
-    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height * len(panels)), squeeze=False)
-    for ax, (quantity, norm) in zip(axes[:, 0], panels):
-        color = COLORS["u_theta" if quantity == "err_u_theta" else "u_p"]
-        for source, style in SOURCE_STYLE.items():
-            sel = runs[(runs["source"] == source) & (runs["quantity"] == quantity) & (runs["norm"] == norm)]
-            x = np.array([pos[k] for k in keys(sel)], float) + style["offset"]
-            ax.plot(x, sel["value"], ".", color=color, alpha=0.35, ms=4, zorder=2)
-            st = stats[(stats["source"] == source) & (stats["quantity"] == quantity) & (stats["norm"] == norm)]
-            st = st[st["count"] > 0]
-            xs = np.array([pos[k] for k in keys(st)], float) + style["offset"]
-            label = ours_label if source == "ours" else authors_label
-            ax.errorbar(xs, st["50%"], yerr=[st["50%"] - st["25%"], st["75%"] - st["50%"]], fmt=style["marker"],
-                        color=color, mfc=color if style["filled"] else "white", mec=color, ms=7, capsize=3,
-                        lw=1.3, zorder=3, label=label)
-        ax.set_yscale("log")
-        plotting.plain_log_ticks(ax)
-        ax.set_xticks(range(len(values)))
-        ticks = [label_fn(v) for v in values]
-        slot_pt = 72 * 0.85 * width / len(values)  # the axes take about 85 % of the width
-        ax.set_xticklabels(ticks, fontsize=plotting.fitted_size(fig, ticks, plt.rcParams["font.size"] - 1,
-                                                                plotting.CELL_FILL * slot_pt))
-        ax.set_xlim(-0.6, len(values) - 0.4)
-        ax.set_ylabel(f"rel. error of {QUANTITY_WORDS[quantity]}\n({NORM_WORDS[norm]} norm)")
-        ax.set_xlabel(xlabel)
-        ax.legend(**ABOVE)
+# ----------------------------------------------------------------------------- own data (binn fit / predict)
+def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_label="u", t_label="t",
+                       obs_label="replicate", u_true=None):
+    """Data (every replicate, open grey symbols) against u_theta and u_p (mean +- 1 sd over
+    networks) at every observation time, one panel each.  ``u_obs`` is (n_rep, n_t, n_x);
+    ``u_theta`` / ``u_p`` are (R, n_t, n_x) or None (``binn predict``: u_p only); ``u_true``
+    (n_t, n_x), a known noise-free solution, dashed black."""
+    u_obs = np.asarray(u_obs, float)
+    fig, grid, axes = panels.grid_axes(len(t))
+    markers = ("o", "s", "^", "v", "D")
+    for k, ax in enumerate(axes):
+        for r in range(u_obs.shape[0]):
+            ax.plot(x, u_obs[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
+                    label=f"{obs_label} {r + 1}" if u_obs.shape[0] > 1 else "data")
+        if u_theta is not None:
+            plotting.band(ax, x, np.asarray(u_theta)[:, k], COLORS["u_theta"], "$u_\\theta$")
+        if u_p is not None:
+            plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$", ls="--")
+        if u_true is not None:
+            ax.plot(x, np.asarray(u_true)[k], "k--", lw=1.0, label="truth")
+        ax.set_title(f"{t_label} = {t[k]:g}")
+        ax.set_xlabel(x_label)
+    for row in grid:
+        row[0].set_ylabel(u_label)
+    axes[-1].legend(loc="best", fontsize=plotting.NOTE_SIZE)
     fig.tight_layout()
     return fig
 
 
+def own_data_predictions(x, t, u_p, *, x_label="x", u_label="u", t_label="t"):
+    """``binn predict``: the learned PDE solved from a new initial condition (mean +- 1 sd
+    over networks whose solve succeeded), one panel per requested time."""
+    fig, grid, axes = panels.grid_axes(len(t))
+    for k, ax in enumerate(axes):
+        plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$")
+        ax.set_title(f"{t_label} = {t[k]:g}")
+        ax.set_xlabel(x_label)
+    for row in grid:
+        row[0].set_ylabel(u_label)
+    fig.tight_layout()
+    return fig
+
+
+def own_data_operators(u_grid, curves: dict, u_range, *, u_label="u", labels=None, truth=None):
+    """Each learned operator on ``u_grid`` (thin lines: networks; band: mean +- 1 sd), the
+    u values outside the observed range ``u_range`` shaded grey; ``truth`` ({operator:
+    values on ``u_grid``}, a known answer) dashed black."""
+    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.6), squeeze=False)
+    for ax, (name, c) in zip(axes[0], curves.items()):
+        c = np.asarray(c, float)
+        for r in range(c.shape[0]):
+            ax.plot(u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)
+        plotting.band(ax, u_grid, c, COLORS[name], "mean $\\pm$ 1 sd")
+        if name in (truth or {}):
+            ax.plot(u_grid, truth[name], "k--", lw=1.0, label="truth")
+        if name in ("G", "V"):
+            ax.axhline(0.0, color="k", lw=0.6)
+        ax.set_xlim(u_grid[0], u_grid[-1])
+        plotting.shade_unobserved(ax, u_range, u_grid)
+        ax.set_xlabel(u_label)
+        ax.set_ylabel((labels or {}).get(name, plotting.OP_LABELS[name]))
+        ax.legend(fontsize=plotting.NOTE_SIZE)
+    fig.tight_layout()
+    return fig
+
+
+def own_data_losses(history: dict, best_epoch=None):
+    """Validation losses (total, data, PDE; median and interquartile range over networks)
+    and the training loss, against the epoch, in training units."""
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    n = np.asarray(history["val_total"]).shape[1]
+    ep = np.arange(1, n + 1)
+    for key, lab, ls in (("val_total", "validation, total", "-"), ("val_data", "validation, data", "-"),
+                         ("val_pde", "validation, PDE residual", "-"), ("train_total", "training, total", ":")):
+        if key in history:
+            plotting.loss_curve_panel(ax, ep, history[key], label=lab, ls=ls)
+    if best_epoch is not None and len(best_epoch):
+        ax.axvline(float(np.median(best_epoch)), color="0.5", lw=0.8, ls="--", label="median best epoch")
+    ax.set_ylabel("loss (training units)")
+    ax.legend(fontsize=plotting.NOTE_SIZE)
+    fig.tight_layout()
+    return fig
 
 
 def mismatch_figure(scored, titles: dict, failure_factor):

@@ -1,15 +1,18 @@
 """The panels the paper's figures share (:mod:`binn_utils.presentation.figures`): solutions
 and operators (mean +- 1 std over replicates, dashed black the truth, grey shading where u
 is unobserved), validation-loss curves (median and interquartile range over replicates),
-box plots of per-network errors drawn from numbers a chapter computed from the results
-table (failed forward solves counted at the top, diverged trainings at the bottom), and
-legends placed where they cover no data.
+box plots of per-network errors and heat maps drawn from numbers a chapter computed from
+the results table (failed forward solves counted at the top of a box plot or in a heat
+map's cell, diverged trainings at the bottom), legends placed where they cover no data,
+and a grid of panels.
 """
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from . import plotting
+from ..analysis.reporting import arch_label
 from .plotting import COLORS
 
 #: A legend above its panel, in one row, where it cannot cover data.
@@ -204,3 +207,66 @@ def clear_legend(ax, ncols=(1, 2)):
     lo, hi = ax.get_ylim()
     ax.set_ylim(lo, lo + (hi - lo) / max(1.0 - height - 0.03, 0.3))
     return legend
+
+
+def grid_axes(n: int, ncol: int = 3, w: float = 3.8, h: float = 3.2, sharey=True):
+    """A figure of ``n`` panels in rows of ``ncol`` (the spare ones hidden): (figure, grid, the n axes)."""
+    ncol = max(1, min(ncol, n))
+    nrow = -(-n // ncol)
+    fig, grid = plt.subplots(nrow, ncol, figsize=(w * ncol, h * nrow), sharey=sharey, squeeze=False)
+    for spare in grid.ravel()[n:]:
+        spare.axis("off")
+    return fig, grid, grid.ravel()[:n]
+
+
+# ----------------------------------------------------------------------------- heat maps
+HEATMAP_FONTSIZE = 12  # numbers in the cells, at most (smaller where a cell is too narrow)
+
+
+def heat_archs(heat) -> list:
+    """The networks of a heat map's rows and columns, smallest first (``heat`` as for
+    :func:`architecture_heatmap`)."""
+    flat = heat.reset_index()
+    return sorted(set(flat["arch_D"]) | set(flat["arch_V"]), key=lambda a: (a[0] * a[1], a))
+
+
+def _heat_matrix(heat, column: str, norm: str):
+    """(archs, matrix[i_D, j_V], notes[i_D][j_V]) of ``heat[column]`` in ``norm``: "k failed"
+    where forward solves failed, "not run" where no setting is."""
+    flat = heat.reset_index()
+    flat = flat[flat["norm"] == norm]
+    archs = heat_archs(heat)
+    M = np.full((len(archs), len(archs)), np.nan)
+    notes = [["" for _ in archs] for _ in archs]
+    cells = {(r["arch_D"], r["arch_V"]): r for r in flat.to_dict("records")}
+    for i, aD in enumerate(archs):
+        for j, aV in enumerate(archs):
+            cell = cells.get((aD, aV))
+            if cell is None:
+                notes[i][j] = "not run"
+                continue
+            if cell["count"]:
+                M[i, j] = cell[column]
+            if cell["failed"]:
+                notes[i][j] = f"{int(cell['failed'])} failed"
+    return archs, M, notes
+
+
+def architecture_heatmap(ax, heat, column="mean", norm="frobenius", cbar_label="", title=None):
+    """Heat map of ``heat[column]`` (a statistic over replicates of the error of u_p, as a
+    chapter computed it: one row per norm, D network and V network, with "count" and
+    "failed") in ``norm`` for every (D, V) combination (rows: D network, columns: V network;
+    logarithmic colour scale); failed forward solves are left out of the statistic and
+    counted in the cell ("k failed"), a cell where all failed says so.  Returns (archs,
+    matrix, notes)."""
+    archs, M, notes = _heat_matrix(heat, column, norm)
+    labels = [arch_label(a) for a in archs]
+    plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", notes=notes, log=True, cbar_label=cbar_label,
+                     fontsize=HEATMAP_FONTSIZE)
+    ax.set_xlabel("$V_\\zeta$ network $(h_V, n_V)$")
+    ax.set_ylabel("$D_\\phi$ network $(h_D, n_D)$")
+    ax.spines[:].set_visible(False)
+    if title:
+        ax.set_title(title)
+    ax.set_gid(f"heatmap:{column}:{norm}")
+    return archs, M, notes
