@@ -200,9 +200,12 @@ def test_a_box_draws_the_quartiles_and_counts_it_is_given():
     boxes["failed"] = groups.size() - boxes["count"]
     boxes["diverged"] = 0
     boxes.loc[(1e-3, "err_u_p"), ["25%", "50%", "75%", "failed"]] = [0.25, 0.31, 0.37, 2]
+    boxes.loc[(1e-4, "err_u_theta"), "diverged"] = boxes.loc[(1e-4, "err_u_p"), "diverged"] = 3
     fig, ax = plt.subplots()
     figures.panels.error_boxes(ax, boxes, errors, "lr", {1e-4: "a", 1e-3: "b"})
     medians = sorted(line.get_ydata()[0] for line in ax.get_lines() if len(line.get_ydata()) == 2
                      and line.get_ydata()[0] == line.get_ydata()[1] and line.get_xdata()[0] > 0.9)
     assert 0.31 in medians
     assert [t.get_text() for t in ax.texts if "failed" in t.get_text()] == ["1/4\nfailed", "2/5\nfailed"]
+    # diverged trainings: the networks' property, counted once per position (both errors are of the same networks)
+    assert [t.get_text() for t in ax.texts if "div." in t.get_text()] == ["3/4 div."]
