@@ -21,8 +21,10 @@ The folders are the layers; each imports only from its own layer or those below 
   ``claims`` (the paper's claims checked across the registry);
 - ``presentation``: ``plotting`` and ``figures`` (the only modules that draw),
   ``tables``, ``scorecard_text`` (the scorecard in words);
-- ``applications``: ``cli`` (the ``binn`` command), ``fit_report`` (``binn fit``,
-  ``binn predict``) and ``notebook_parameters`` (the notebooks' parameters, checked by each
+- ``applications``: ``cli`` (the ``binn`` command; ``arguments``, its argument types;
+  ``fit_commands``, ``binn fit`` and ``binn predict``; ``interrupts``, Ctrl-C), ``fit_plan``,
+  ``fit_report``, ``predict`` and ``fit_example`` (own data: the request, the report, predictions,
+  a problem with a known answer) and ``notebook_parameters`` (the notebooks' parameters, checked by each
   notebook and ``make rerun``).
 
 ``from binn_utils import fit_user_data, fit_user_data_cached`` fits your own data (see

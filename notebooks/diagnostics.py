@@ -58,7 +58,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import studies
 from binn_utils.analysis import diagnostics, reporting
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import figures, paper_points, plotting, tables
 from binn_utils.store import loading, records
 from binn_utils.store.loading import SettingResult
 
@@ -168,33 +168,15 @@ reporting.glue("dg_top_n", f"{scored.by_diagnostic()[top][1] if top else 0} of {
 # The paper describes failure at the extremes of its sweeps and success at the defaults.
 # What our diagnostics and the ground truth say there:
 
-# %% tags=["remove-cell"]
-# each study's points where the paper reports failure (glued as dg_pl_<study>_failure<i>_...), then its default
-# point (dg_pl_<study>_default_...)
-points = ([(f"{st.name}_failure{j}", st.name, m, True) for st in SWEEPS for j, m in enumerate(st.paper_failures)]
-          + [(f"{st.name}_default", st.name, st.default, False) for st in SWEEPS])
-at = {rid: (scored.index(name, **meta), fails) for rid, name, meta, fails in points}
-for rid, (i, fails) in at.items():
-    for k, v in tables.paper_point(scored, i, fails).items():
-        reporting.glue(f"dg_pl_{rid}_{k}", v)
-agree = [scored.agrees_with_paper(i, fails) for i, fails in at.values()]
+# %% tags=["remove-input"]
+# each study's points where the paper reports failure, then its default point (the registry's
+# Study.paper_failures and Study.default), located among the settings checked above
+at = [(st, p, fails, scored.index(st.name, **p.point)) for st, p, fails in studies.paper_points(SWEEPS)]
+display(Markdown(paper_points.paper_points_table(scored, at)))
+agree = [scored.agrees_with_paper(i, fails) for *_, fails, i in at]
 reporting.glue("dg_pl_agree", f"{sum(a is True for a in agree)} of {sum(a is not None for a in agree)}")
 
 # %% [markdown]
-# | setting | the paper says | our flags | median err $u_p$ | ground truth (our rule) | flags match the paper |
-# |---|---|---|---|---|---|
-# | Burgers, $r = 5\times10^{-7}$ | under-fitting: loss still falling, large errors | {glue:text}`dg_pl_learning_rate_failure0_flags` | {glue:text}`dg_pl_learning_rate_failure0_up` | {glue:text}`dg_pl_learning_rate_failure0_gt` | {glue:text}`dg_pl_learning_rate_failure0_agree` |
-# | Burgers, $r = 5\times10^{-2}$ | unstable optimisation, larger errors | {glue:text}`dg_pl_learning_rate_failure1_flags` | {glue:text}`dg_pl_learning_rate_failure1_up` | {glue:text}`dg_pl_learning_rate_failure1_gt` | {glue:text}`dg_pl_learning_rate_failure1_agree` |
-# | Burgers, $r = 5\times10^{-1}$ | unstable optimisation, larger errors | {glue:text}`dg_pl_learning_rate_failure2_flags` | {glue:text}`dg_pl_learning_rate_failure2_up` | {glue:text}`dg_pl_learning_rate_failure2_gt` | {glue:text}`dg_pl_learning_rate_failure2_agree` |
-# | porous medium, $w_{PDE} = 10^{-4}$ | $u_\theta$ fine, $u_p$ and $D$ wrong | {glue:text}`dg_pl_loss_weight_failure0_flags` | {glue:text}`dg_pl_loss_weight_failure0_up` | {glue:text}`dg_pl_loss_weight_failure0_gt` | {glue:text}`dg_pl_loss_weight_failure0_agree` |
-# | porous medium, $w_{PDE} = 10^{3}$ | $u_\theta$ and $u_p$ both poor | {glue:text}`dg_pl_loss_weight_failure1_flags` | {glue:text}`dg_pl_loss_weight_failure1_up` | {glue:text}`dg_pl_loss_weight_failure1_gt` | {glue:text}`dg_pl_loss_weight_failure1_agree` |
-# | diffusion, $\sigma^2 = 0.05$, $(h_u, n_u) = (6, 128)$ | over-fitting: validation loss rises late | {glue:text}`dg_pl_noise_failure0_flags` | {glue:text}`dg_pl_noise_failure0_up` | {glue:text}`dg_pl_noise_failure0_gt` | {glue:text}`dg_pl_noise_failure0_agree` |
-# | Burgers, $r = 5\times10^{-4}$ (default) | good | {glue:text}`dg_pl_learning_rate_default_flags` | {glue:text}`dg_pl_learning_rate_default_up` | {glue:text}`dg_pl_learning_rate_default_gt` | {glue:text}`dg_pl_learning_rate_default_agree` |
-# | porous medium, $w_{PDE} = 10^{-1}$ (default) | good | {glue:text}`dg_pl_loss_weight_default_flags` | {glue:text}`dg_pl_loss_weight_default_up` | {glue:text}`dg_pl_loss_weight_default_gt` | {glue:text}`dg_pl_loss_weight_default_agree` |
-# | diffusion-advection, $D$, $V$ $(4, 32)$ (default) | good | {glue:text}`dg_pl_architecture_default_flags` | {glue:text}`dg_pl_architecture_default_up` | {glue:text}`dg_pl_architecture_default_gt` | {glue:text}`dg_pl_architecture_default_agree` |
-# | diffusion, $B = 40$ (default) | good | {glue:text}`dg_pl_batch_size_default_flags` | {glue:text}`dg_pl_batch_size_default_up` | {glue:text}`dg_pl_batch_size_default_gt` | {glue:text}`dg_pl_batch_size_default_agree` |
-# | diffusion, $\sigma^2 = 10^{-3}$, $(4, 32)$ (default) | good | {glue:text}`dg_pl_noise_default_flags` | {glue:text}`dg_pl_noise_default_up` | {glue:text}`dg_pl_noise_default_gt` | {glue:text}`dg_pl_noise_default_agree` |
-#
 # "Flags match the paper": a flag where the paper reports failure, no flag at a default.
 # They match in {glue:text}`dg_pl_agree` rows. The last-but-one column applies our rule,
 # which need not agree with the paper's qualitative reading.

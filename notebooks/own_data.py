@@ -65,24 +65,24 @@ from pathlib import Path
 from IPython.display import Markdown, display
 
 from binn_utils.analysis import reporting
-from binn_utils.applications import fit_report
+from binn_utils.applications import fit_example, fit_report
 from binn_utils.presentation import plotting, tables
 from binn_utils.store import records
 
 scale = scale or records.committed_scale("own_data")
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))
 out.mkdir(parents=True, exist_ok=True)
-# the committed copy of fit_report.write_example_csv()'s data (data/README.md)
-data_csv = fit_report.EXAMPLE_FILE
-x_true, t_true, u_true = fit_report.write_example_csv(out / "regenerated.csv")
+# the committed copy of fit_example.write_example_csv()'s data (data/README.md)
+data_csv = fit_example.EXAMPLE_FILE
+x_true, t_true, u_true = fit_example.write_example_csv(out / "regenerated.csv")
 if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
     print("note: regenerating the example data here gives a file that differs in the last digits "
           "from the committed one (another floating-point environment); the committed file is used")
-plan = fit_report.example_plan(out / "fit", scale, cache_dir=records.folders_for(scale, source, "own_data"))
+plan = fit_example.example_plan(out / "fit", scale, cache_dir=records.folders_for(scale, source, "own_data"))
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 # the report's figures again, with the known answer drawn in (dashed black)
 with_truth = {name: plotting.save(fig, out / "with-truth", Path(name).stem) for name, fig in
-              fit_report.fit_figures(fit, plan.units, truth=fit_report.example_truth(u_true)).items()}
+              fit_report.fit_figures(fit, plan.units, truth=fit_example.example_truth(u_true)).items()}
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
                           f"(the '{scale}' scale of `binn fit`)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "
@@ -92,7 +92,7 @@ reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_tru
 # ## A problem with a known answer
 #
 # The example data (`data/own_data_example.csv`, written by
-# `binn_utils.applications.fit_report.write_example_csv`) follow a
+# `binn_utils.applications.fit_example.write_example_csv`) follow a
 # reaction-diffusion equation $u_t = (D(u)u_x)_x + uG(u)$ with a diffusivity that rises
 # with density, $D(u) = 200 + 1800\,u/K$ µm²/h, and a logistic growth rate
 # $G(u) = 0.04\,(1 - u/K)$ 1/h with $K = 2\times10^{-3}$ cells/µm², started from a
@@ -126,11 +126,11 @@ display(Image(filename=str(with_truth["operators.png"]), width=700))
 
 # %% tags=["remove-cell"]
 lo, hi = fit.u_range
-recovered = fit_report.example_recovery(fit)
+recovered = fit_example.example_recovery(fit)
 reporting.glue("od_range", f"[{lo:.2g}, {hi:.2g}] cells/µm²")
 for op in ("D", "G"):
     shape, err = recovered[op]
-    reporting.glue(f"od_{op}", f"{shape} (true: {fit_report.EXAMPLE_TRUTH[op][1]}), median relative error "
+    reporting.glue(f"od_{op}", f"{shape} (true: {fit_example.EXAMPLE_TRUTH[op][1]}), median relative error "
                                f"{reporting.fmt(err)}")
 reporting.glue("od_fired", tables.fired_against_truth(fit.report.flags, {k: e for k, (_, e) in recovered.items()}))
 

@@ -56,13 +56,13 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from binn_utils.analysis import diagnostics, reporting, scratch, user_data
-from binn_utils.applications import fit_report
+from binn_utils.applications import fit_plan
 from binn_utils.presentation import plotting, scratch_figures, tables
 from binn_utils.presentation.tables import fmt_plain as fmt
 
 plotting.style()
 data = scratch.load_scratch(initial_cells, drop_first_column)
-fit = fit_report.fit_scratch(initial_cells, mechanisms, scale, epochs, seeds, drop_first_column, source)
+fit = fit_plan.fit_scratch(initial_cells, mechanisms, scale, epochs, seeds, drop_first_column, source)
 R = fit.result.n_replicates
 U = 1e3  # densities are shown in 10^-3 cells/µm^2
 

@@ -1,4 +1,4 @@
-"""The paper's claims 1-10 (``Study.claims``) checked on small synthetic result sets read
+"""The studies' claims (``Study.claims``, every one in the registry) checked on small synthetic result sets read
 through a fake context: for each claim a set on which every decided sub-claim agrees, one on
 which one named sub-claim disagrees, the claim's outcome by ``verdicts.aggregate``, and
 results that are not stored (the context raises RuntimeError, as the scorecard's loader
@@ -64,9 +64,23 @@ class Ctx:
         return timing_of(self.study("batch_size")[0])   # the times the synthetic runs describe
 
 
-def test_every_main_text_claim_belongs_to_one_study():
-    numbers = sorted(c.number for st in studies.REGISTRY.values() for c in st.claims)
-    assert numbers == list(range(1, 11))
+#: The numbers of the studies' claims, from the registry.
+STUDY_CLAIMS = sorted(c.number for st in studies.REGISTRY.values() for c in st.claims)
+
+
+def test_every_claim_belongs_to_one_study_and_the_scorecard_numbers_them_without_gaps():
+    from binn_utils.claims import scorecard, spanning
+    assert len(set(STUDY_CLAIMS)) == len(STUDY_CLAIMS)                  # one study each
+    every = [c.number for c in scorecard.claims()]
+    assert every == list(range(1, len(every) + 1))
+    assert set(every) == set(STUDY_CLAIMS) | {c.number for c in spanning.CLAIMS}
+
+
+def test_every_claim_of_the_registry_is_checked_here():
+    """Each study's claim has cases below on which its outcome is decided (and a case where
+    its results are not stored): a claim added to a study needs its synthetic results here."""
+    assert {n for n, *_ in OUTCOMES} == set(STUDY_CLAIMS)
+    assert {n for n, *_ in NOT_STORED} == set(STUDY_CLAIMS)
 
 
 # ----------------------------------------------------------------------------- claim 1 (Fig. 1)
@@ -336,7 +350,7 @@ def test_outcome_of_a_claim_is_the_aggregate_of_its_subclaims(number, results, k
 
 # ----------------------------------------------------------------------------- not stored
 # (claim, the results that are stored, the check's extra arguments)
-NOT_STORED = [(n, {}, {}) for n in range(1, 11)] + [
+NOT_STORED = [(n, {}, {}) for n in STUDY_CLAIMS] + [
     (1, dict(noise=noise()), {}),                                        # another study is stored
     (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE)), {"authors_budget": True}),  # the variant is not
 ]

@@ -361,5 +361,5 @@ def test_fit_scales_are_the_studies_scales():
     """`binn fit --scale` offers the studies' scale names without importing the fit report
     (matplotlib); the fit's own table must name the same scales."""
     from binn_utils import studies
-    from binn_utils.applications import fit_report
-    assert set(fit_report.SCALES) == set(studies.SCALES)
+    from binn_utils.applications import fit_plan
+    assert set(fit_plan.SCALES) == set(studies.SCALES)

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
-from binn_utils.store.records import committed_scale, committed_supporting_scales, default_results_dir
+from binn_utils.store.records import (committed_scale, committed_supporting_scales, default_results_dir,
+                                      read_manifest)
 from binn_utils.studies.repeats import Page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,10 +63,13 @@ def test_notebooks_take_the_committed_scales_from_the_manifest(notebook):
     assert "study_presets" not in p and "preset" not in p  # the old name of `scale`
 
 
-def test_the_manifest_names_a_known_scale_for_every_study_with_a_chapter():
+def test_the_manifest_names_a_known_scale_for_every_study_listed_or_not():
+    listed = read_manifest(default_results_dir())
+    assert listed["default"] in studies.SCALES
     for st in studies.REGISTRY.values():
-        if st.chapter:
-            assert committed_scale(st.name) in studies.SCALES, st.name
+        assert committed_scale(st.name) == listed["scales"].get(st.name, listed["default"]), st.name
+        assert committed_scale(st.name) in studies.SCALES, st.name
+    assert committed_scale("a study the manifest does not list") == listed["default"]
     assert set(committed_supporting_scales()) <= set(studies.SCALES)
 
 
@@ -89,13 +93,13 @@ def test_committed_results_record_configuration_seed_commit_and_time():
 
 def test_the_own_data_page_fit_is_committed(tmp_path):
     """The page "Fit your own data" loads its stored networks (the book refuses to train)."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_example
     from binn_utils.store import records
     from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("own_data")
     assert p["scale"] is None          # the page fits at the committed fit's scale
-    plan = fit_report.example_plan(tmp_path / "out", committed_scale("own_data"),
-                                   cache_dir=default_results_dir() / "own_data")
+    plan = fit_example.example_plan(tmp_path / "out", committed_scale("own_data"),
+                                    cache_dir=default_results_dir() / "own_data")
     key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "own_data" / f"{key}.npz"
     assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"
@@ -103,13 +107,13 @@ def test_the_own_data_page_fit_is_committed(tmp_path):
 
 def test_the_scratch_assay_chapter_fit_is_committed():
     """The scratch-assay chapter's fit, at its default parameters, is stored under the key it computes."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_plan
     from binn_utils.store import records
     from binn_utils.analysis.user_data import fit_spec_of
     p = parameters("scratch_assay")
-    plan = fit_report.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
-                                   seeds=p["seeds"], drop_first_column=p["drop_first_column"],
-                                   source=default_results_dir())
+    plan = fit_plan.scratch_plan(None, p["initial_cells"], p["mechanisms"], p["scale"], epochs=p["epochs"],
+                                 seeds=p["seeds"], drop_first_column=p["drop_first_column"],
+                                 source=default_results_dir())
     key = records.key_of(plan.prefix, fit_spec_of(plan.prep, extra=plan.extra))
     npz = default_results_dir() / "scratch" / f"{key}.npz"
     assert records.check_pair(npz, npz.with_suffix(".json")) is not None, f"{npz} is not stored"

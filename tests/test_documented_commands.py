@@ -133,10 +133,10 @@ def workdir(tmp_path_factory):
     """A folder with the files the documented commands name: DATA.csv (the own-data
     example), ic.csv (its first time), the TOML files shown, and fit/ once `binn fit` ran."""
     d = tmp_path_factory.mktemp("commands")
-    from binn_utils.applications import fit_report
-    shutil.copyfile(fit_report.EXAMPLE_FILE, d / "DATA.csv")
+    from binn_utils.applications import fit_example
+    shutil.copyfile(fit_example.EXAMPLE_FILE, d / "DATA.csv")
     import csv
-    with open(fit_report.EXAMPLE_FILE, newline="") as f:
+    with open(fit_example.EXAMPLE_FILE, newline="") as f:
         rows = [r for r in csv.DictReader(f) if float(r["t_h"]) == 0 and r["well"] == "w1"]
     (d / "ic.csv").write_text("x,u\n" + "".join(f"{r['x_um']},{r['density']}\n" for r in rows))
     for text in DOCS.values():

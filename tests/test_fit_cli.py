@@ -9,19 +9,19 @@ import pytest
 
 from binn_utils.analysis import user_data
 from binn_utils.analysis.user_data import Scaling, data_digest, load_observations_csv, prepare_fit
-from binn_utils.applications import cli, fit_report
+from binn_utils.applications import cli, fit_example, fit_plan, fit_report, predict
 from binn_utils.engine import training
 from binn_utils.engine.forward_solve import forward_solve
 from binn_utils.engine.problems import get_benchmark, reference_solution, spatial_grid
 from binn_utils.store import records
 
-K = fit_report.EXAMPLE_K
+K = fit_example.EXAMPLE_K
 
 
 def synthetic_rows(n_x=11, times=(0.0, 12.0, 24.0, 36.0, 48.0), n_rep=2, noise=0.02, seed=1):
-    """The rows of ``fit_report.write_example_csv`` (the known problem of the book page)."""
+    """The rows of ``fit_example.write_example_csv`` (the known problem of the book page)."""
     with tempfile.TemporaryDirectory() as d:
-        x, t, u = fit_report.write_example_csv(Path(d) / "e.csv", n_x=n_x, times=times, n_rep=n_rep, noise=noise,
+        x, t, u = fit_example.write_example_csv(Path(d) / "e.csv", n_x=n_x, times=times, n_rep=n_rep, noise=noise,
                                                seed=seed)
         with open(Path(d) / "e.csv", newline="") as f:
             rows = list(csv.reader(f))
@@ -132,9 +132,9 @@ def test_predict_and_operator_export(fitted, tmp_path, capsys):
         rows = list(csv.DictReader(f))
     assert [float(r["u"]) for r in rows] == pytest.approx(np.linspace(0, 0.004, 9))
     # the table on any grid agrees with the fit's own operators.csv where the grids meet
-    rec, result, sc = fit_report.load_fit_dir(out)
+    rec, result, sc = predict.load_fit_dir(out)
     direct = sc.operator_factor("D") * result.operator_curves(sc.u_to_train([0.001]), rec["which"])["D"]
-    row = fit_report.operator_table(result, sc, rec["which"], [0.001], rec["u_range"])[0]
+    row = predict.operator_table(result, sc, rec["which"], [0.001], rec["u_range"])[0]
     assert row["D_median"] == pytest.approx(float(np.median(direct)))
 
 
@@ -153,7 +153,7 @@ def test_predict_with_true_operators_reproduces_the_reference(name, discretisati
 
     def d_user(v):
         return 100 ** 2 / 3 * np.asarray(bench.D(np.asarray(v, float) / c), float) * np.ones_like(v)
-    u, status = fit_report.predict_solutions([(d_user, None, None)], xu, c * ref[0], tu, sc, method="BDF")
+    u, status = predict.predict_solutions([(d_user, None, None)], xu, c * ref[0], tu, sc, method="BDF")
     assert status == ["ok"]
     same = forward_solve(bench.D, None, None, ref[0], x, t, method="BDF")
     assert np.linalg.norm(u[0] - c * same.u) / np.linalg.norm(c * same.u) < 1e-5
@@ -165,7 +165,7 @@ def test_predict_counts_failed_solves():
 
     def broken(u):
         return np.full_like(np.asarray(u, float), np.nan)
-    u, status = fit_report.predict_solutions([(broken, None, None)], [0, 1, 2], [0.1, 0.5, 1.0], [0, 1], sc)
+    u, status = predict.predict_solutions([(broken, None, None)], [0, 1, 2], [0.1, 0.5, 1.0], [0, 1], sc)
     assert status[0].startswith("failed") and np.all(np.isnan(u[0, 1:]))
 
 
@@ -306,7 +306,7 @@ def test_fit_recovers_sign_and_shape_of_known_operators(tmp_path):
     positive at low density (the true D = 200 + 1800 u/K, G = 0.04 (1 - u/K))."""
     rows, *_ = synthetic_rows(n_x=21, noise=0.0, n_rep=1)
     path = write_csv(tmp_path / "d.csv", rows)
-    plan = fit_report.plan_fit(str(path), "DG", tmp_path / "out", x="x_um", t="t_h", u="density",
+    plan = fit_plan.plan_fit(str(path), "DG", tmp_path / "out", x="x_um", t="t_h", u="density",
                                replicate="well", epochs=400, seeds=3, forward_method="BDF")
     fit, _ = fit_report.run_fit(plan, progress=False, echo=lambda s: None, require_stored=False)
     lo, hi = fit.u_range
@@ -365,7 +365,7 @@ def test_parts_on_dask_workers_match_parts_trained_here(tmp_path):
 def test_committed_example_data_is_the_generators(tmp_path):
     """data/own_data_example.csv (the book page's data) is write_example_csv()'s output."""
     committed = Path(fit_report.__file__).resolve().parents[2] / "data" / "own_data_example.csv"
-    fit_report.write_example_csv(tmp_path / "e.csv")
+    fit_example.write_example_csv(tmp_path / "e.csv")
     a = load_observations_csv(committed, x="x_um", t="t_h", u="density", replicate="well")
     b = load_observations_csv(tmp_path / "e.csv", x="x_um", t="t_h", u="density", replicate="well")
     np.testing.assert_allclose(a.u, b.u, rtol=1e-6)
@@ -417,16 +417,16 @@ def test_fit_on_an_existing_scheduler(tmp_path, capsys):
 
 def test_the_example_recovery_check():
     from types import SimpleNamespace
-    truth = {k: f for k, (f, _) in fit_report.EXAMPLE_TRUTH.items()}
+    truth = {k: f for k, (f, _) in fit_example.EXAMPLE_TRUTH.items()}
     exact = SimpleNamespace(u_range=(1e-4, 1e-3), operator_curves=lambda g: {
         k: np.array([f(g), 1.1 * f(g), 0.9 * f(g)]) for k, f in truth.items()})
-    rec = fit_report.example_recovery(exact)
-    assert {k: shape for k, (shape, _) in rec.items()} == {k: s for k, (_, s) in fit_report.EXAMPLE_TRUTH.items()}
+    rec = fit_example.example_recovery(exact)
+    assert {k: shape for k, (shape, _) in rec.items()} == {k: s for k, (_, s) in fit_example.EXAMPLE_TRUTH.items()}
     assert rec["D"][1] == pytest.approx(0.1) and rec["G"][1] == pytest.approx(0.1)
     # the shape is that of the median curve: a falling minority does not change it
     falling = SimpleNamespace(u_range=(1e-4, 1e-3), operator_curves=lambda g: {
         "D": np.array([truth["D"](g), 2 * truth["D"](g), -truth["D"](g)])})
-    assert fit_report.example_recovery(falling)["D"][0] == "increasing"
+    assert fit_example.example_recovery(falling)["D"][0] == "increasing"
 
 
 def test_the_example_page_draws_the_truth_and_says_no_more_than_the_diagnostics_tell():
@@ -439,13 +439,13 @@ def test_the_example_page_draws_the_truth_and_says_no_more_than_the_diagnostics_
     truth_lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label() == "truth"]
     assert len(truth_lines) == 2 and np.allclose(truth_lines[0].get_ydata(), u_true[0])
     grid = np.linspace(0, K, 21)
-    truth = fit_report.example_truth(u_true)
+    truth = fit_example.example_truth(u_true)
     assert set(truth) == {"u", "D", "G"}
     fig = figures.own_data_operators(grid, {"D": np.ones((3, 21)), "G": np.ones((3, 21))}, (1e-4, 1e-3),
                                      truth={k: truth[k](grid) for k in "DG"})
     for ax, op in zip(fig.axes, "DG"):
         (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "truth"]
-        np.testing.assert_allclose(line.get_ydata(), fit_report.EXAMPLE_TRUTH[op][0](grid))
+        np.testing.assert_allclose(line.get_ydata(), fit_example.EXAMPLE_TRUTH[op][0](grid))
     quiet = tables.fired_against_truth([], {"D": 0.304, "G": 0.239})
     assert quiet.startswith("No diagnostic fired on this fit, yet the operators' median relative errors against the "
                             "truth are 0.304 (D) and 0.239 (G):") and "warning" not in quiet

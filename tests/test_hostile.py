@@ -6,7 +6,11 @@ Fast: tiny stores (two settings of a few epochs), CLI requests stopped before tr
 import json
 import os
 import shutil
+import signal
 import stat
+import subprocess
+import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -23,7 +27,8 @@ from binn_utils.store.runner import run_settings
 from binn_utils.store.setting import Setting, replicates
 
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
-COMMITTED = Path(__file__).resolve().parents[1] / "results" / "runs"
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "results" / "runs"
 
 
 def _setting(lr):
@@ -243,6 +248,78 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(capsys, tmp_path, monkeypat
     assert "stored; rerun the same command to continue" in err
 
 
+def _workers_of(proc) -> list:
+    """The worker processes (started by multiprocessing) under ``proc``, living ones only."""
+    import psutil
+    try:
+        kids = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        return []
+    out = []
+    for k in kids:
+        try:
+            if k.status() != psutil.STATUS_ZOMBIE and "multiprocessing" in " ".join(k.cmdline()):
+                out.append(k)
+        except psutil.Error:
+            pass
+    return out
+
+
+def _ctrl_c_while_workers_start(argv, n_started, after, timeout=60):
+    """Start the `binn` command ``argv`` in a process group of its own, wait until ``n_started``
+    worker processes exist and ``after`` seconds more (they are starting: importing, connecting),
+    then send SIGINT to the whole group, as a terminal's Ctrl-C does.  Returns (exit status,
+    stderr, the workers seen); a command still running ``timeout`` s later is a hang."""
+    proc = subprocess.Popen([sys.executable, "-m", "binn_utils.applications.cli", *argv], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while len(seen := _workers_of(proc)) < n_started:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.05)
+        time.sleep(after)
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{' '.join(argv[:2])} still running {timeout} s after Ctrl-C")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    return proc.returncode, err, seen
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask") or not Path("/proc/self/stat").exists(),
+                    reason="needs POSIX signal masks and Linux /proc")
+@pytest.mark.parametrize("command", ["sweep", "fit"])
+@pytest.mark.parametrize("n_started, after", [(1, 0.0), (2, 0.0), (2, 1.0), (2, 3.0)],
+                         ids=["first worker spawned", "both spawned", "importing", "connecting"])
+def test_ctrl_c_while_dask_workers_start_is_one_line_and_ends_them(tmp_path, command, n_started, after):
+    """Ctrl-C while the two Dask workers of `binn sweep --workers 2` / `binn fit --workers 2` are
+    still starting: exit status 130, the one line saying what was kept and how to resume, no
+    worker traceback, no hang, no worker left running."""
+    if command == "sweep":
+        argv = ["sweep", "learning_rate", "--scale", "quick", "--workers", "2", "--results-dir", str(tmp_path)]
+    else:
+        from binn_utils.applications import fit_example
+        fit_example.write_example_csv(tmp_path / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
+        argv = ["fit", str(tmp_path / "data.csv"), "--x", "x_um", "--t", "t_h", "--u", "density",
+                "--mechanisms", "DG", "--scale", "quick", "--epochs", "5000", "--batch-size", "8",
+                "--workers", "2", "--out", str(tmp_path / "out")]
+    rc, err, workers = _ctrl_c_while_workers_start(argv, n_started, after)
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("sweep:", "training (parts)"))]
+    assert rc == 130, err
+    assert "Traceback" not in err and "Error" not in err, err
+    assert lines[-1].startswith(f"binn {command}: ") and "rerun the same command to continue" in lines[-1], err
+    assert all(ln.startswith(("binn ", "dask: ")) for ln in lines), err
+    time.sleep(1.0)
+    assert not [w for w in workers if w.is_running() and w.status() != "zombie"], "worker processes left running"
+
+
 class _ClosedPipe:
     def write(self, text):
         raise BrokenPipeError(32, "Broken pipe")
@@ -292,9 +369,9 @@ def test_a_folder_in_place_of_a_store_file_is_named_and_counted_missing(copied, 
 @pytest.fixture(scope="module")
 def a_fit(tmp_path_factory):
     """One `binn fit` of one network for one epoch (what the tests below damage or overwrite)."""
-    from binn_utils.applications import fit_report
+    from binn_utils.applications import fit_example
     d = tmp_path_factory.mktemp("fit")
-    fit_report.write_example_csv(d / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
+    fit_example.write_example_csv(d / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
     argv = ["fit", str(d / "data.csv"), "--mechanisms", "D,G", "--x", "x_um", "--t", "t_h", "--u", "density",
             "--scale", "quick", "--epochs", "1", "--seeds", "1", "--batch-size", "20", "--forward-method", "BDF",
             "--out", str(d / "out")]

@@ -119,7 +119,7 @@ def diagnosed_at(where):
 
 def failure(setting):
     st = studies.get(setting.study)
-    return any(dict(setting.meta) == pytest.approx(dict(m)) for m in st.paper_failures)
+    return any(dict(setting.meta) == pytest.approx(dict(p.point)) for p in st.paper_failures)
 
 
 EVERY_NETWORK = (SubClaim("over every stored network, the flags rank failed networks above fine ones", N), "")

@@ -6,7 +6,7 @@ import pytest
 
 from binn_utils.analysis import scratch
 from binn_utils.analysis.user_data import fit_spec, fit_user_data, fit_user_data_cached
-from binn_utils.applications import fit_report
+from binn_utils.applications import fit_plan
 from binn_utils.engine.training import TrainConfig
 from binn_utils.store import records
 
@@ -68,10 +68,10 @@ def test_cache_key_covers_data_and_training():
 def test_the_scratch_fit_at_a_scale(tmp_path, monkeypatch):
     monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
     with pytest.raises(ValueError, match="unknown scale"):
-        fit_report.scratch_plan(scale="huge")
-    plan = fit_report.scratch_plan(scale="quick", epochs=5, seeds=3)
+        fit_plan.scratch_plan(scale="huge")
+    plan = fit_plan.scratch_plan(scale="quick", epochs=5, seeds=3)
     assert (plan.prep["config"].epochs, plan.n_networks) == (5, 3)
-    assert fit_report.scratch_plan(scale="lite").prep["config"].epochs == fit_report.SCALES["lite"]["epochs"]
+    assert fit_plan.scratch_plan(scale="lite").prep["config"].epochs == fit_plan.SCALES["lite"]["epochs"]
     assert [d.parts[-2:] for d in plan.cache_dir] == [("results-quick", "scratch")]
     assert plan.prefix == "scratch-16000-DG" and plan.extra["initial_cells"] == 16000
 
@@ -80,7 +80,7 @@ def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_
     """Folders are read in order; a fit none of them holds is trained into the last only."""
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
-    committed, working = fit_report.scratch_plan().cache_dir
+    committed, working = fit_plan.scratch_plan().cache_dir
     assert (committed, working) == (tmp_path / "results" / "scratch", tmp_path / "out" / "results" / "scratch")
     obs = scratch.load_scratch(10000)
     made = fit_user_data_cached(obs, "DG", CFG, seeds=[0, 1], cache_dir=committed, prefix="t")   # "committed"
@@ -91,7 +91,7 @@ def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_
     assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in made.cache_files)
     # a book build reads the committed store only
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    assert fit_report.scratch_plan().cache_dir == (committed,)
+    assert fit_plan.scratch_plan().cache_dir == (committed,)
 
 
 def test_zero_crossing_interpolates_the_first_sign_change():

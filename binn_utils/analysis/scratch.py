@@ -11,8 +11,8 @@ assays at six initial densities (10,000 to 20,000 cells per well), three replica
 * names a fit's stored networks: ``<results>/scratch/scratch-<cells>-<mechanisms>-<hash>.npz/.json``
   where the hash covers the data file's SHA-1, the density, the column selection, the
   mechanisms, the training configuration and the seeds (:func:`fit_prefix`, :func:`fit_extra`);
-  the fit itself is ``binn fit --example scratch-assay`` (``fit_report.scratch_plan``), and
-  the chapter's is ``fit_report.fit_scratch``;
+  the fit itself is ``binn fit --example scratch-assay`` (``fit_plan.scratch_plan``), and
+  the chapter's is ``fit_plan.fit_scratch``;
 * reads a fit: errors against the data per time, the bias inside the scratch, where the
   growth rate crosses zero.
 """

@@ -16,6 +16,13 @@ def claims() -> list[Claim]:
     return sorted([c for st in REGISTRY.values() for c in st.claims] + list(spanning.CLAIMS), key=lambda c: c.number)
 
 
+def by_figure(which) -> list:
+    """The registry's studies for which ``which(study)`` holds, by the paper's figure they
+    repeat; those that repeat none last, in the registry's order."""
+    return sorted((s for s in REGISTRY.values() if which(s)),
+                  key=lambda s: (s.paper_figure is None, s.paper_figure or 0))
+
+
 @dataclass(frozen=True)
 class Judged:
     """A claim and what checking it found (``check`` None: results it needs are not stored,
@@ -77,7 +84,7 @@ def choice_effects(ctx: Context, judged: list[Judged]) -> list[ChoiceEffect]:
     with reporting_checkpoint("final"):
         final = judge_all(ctx)
     out = [effect("networks evaluated: best validation loss (the authors' code)", "final networks", final)]
-    for st in sorted((s for s in REGISTRY.values() if s.choices), key=lambda s: s.paper_figure):
+    for st in by_figure(lambda s: s.choices):
         for ch in st.choices:
             out.append(effect(ch.ours, ch.alternative, [judge(c, ctx, **ch.overrides) for c in st.claims]))
     return out
@@ -87,7 +94,7 @@ def runs(ctx: Context) -> list[RunRow]:
     """The table of what was run: every study and configuration the book reads (the
     studies' ``shown`` rows, by figure, then the Supporting Material repeats)."""
     out = []
-    for st in sorted((s for s in REGISTRY.values() if s.shown), key=lambda s: s.paper_figure):
+    for st in by_figure(lambda s: s.shown):
         scale = ctx.scale(st.name)
         for sh in st.shown:
             source = REGISTRY[sh.variant or st.name]

@@ -110,7 +110,7 @@ def claim_diagnostics(ctx) -> ClaimCheck:
     """Claim 12: a ground-truth-free diagnostic flags each setting where the paper reports a
     failure, and none flags the paper's defaults."""
     studies_ = diagnosed()
-    cases = [(st, dict(m), "failure") for st in studies_ for m in st.paper_failures] + [
+    cases = [(st, dict(p.point), "failure") for st in studies_ for p in st.paper_failures] + [
         (st, dict(st.default), "default") for st in studies_]
     all_settings = {st.name: st.settings(ctx.scale(st.name)) for st in studies_}
     named, runs = [], {}

@@ -402,7 +402,8 @@ def require_stored() -> bool:
 def read_manifest(folder) -> dict:
     """The manifest of the store in ``folder``: ``scales`` (study -> the scale of its
     committed results), ``supporting`` (the scales of the Supporting Material repeats,
-    largest first) and ``variants`` (a study variant -> its scale)."""
+    largest first), ``variants`` (a study variant -> its scale) and ``default`` (the scale of
+    a study listed in neither)."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise FileNotFoundError(f"{path}: no manifest of the committed results")
@@ -462,9 +463,9 @@ def check_may_train(missing, where, what: str, hint: str, require: bool | None =
 
 def committed_scale(name: str) -> str:
     """The training scale of the committed results of study (or variant) ``name``, from the
-    committed store's manifest."""
+    committed store's manifest (its ``default`` for a study it does not list)."""
     m = read_manifest(default_results_dir())
-    return {**m["scales"], **m.get("variants", {})}[name]
+    return {**m["scales"], **m.get("variants", {})}.get(name, m["default"])
 
 
 def committed_supporting_scales() -> tuple:

@@ -104,6 +104,17 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class PaperPoint:
+    """A point of a study's grid where the paper says how the recovery went (the diagnostics
+    chapter's table): its ``Setting.meta`` values, the point in the book's words (math
+    allowed) and what the paper says happens there."""
+
+    point: Mapping                # e.g. {"lr": 5e-7}
+    label: str                    # e.g. "$r = 5\\times10^{-7}$"
+    says: str                     # e.g. "under-fitting: loss still falling, large errors"
+
+
+@dataclass(frozen=True)
 class Study:
     """One experiment of the paper.
 
@@ -132,8 +143,9 @@ class Study:
     paper_figures: Mapping = field(default_factory=dict)
     described_by: str | None = None  # a swept value whose settings ran with different budgets
     heading: str | None = None       # what it varies, for tables (default: ``title``)
-    #: points of its grid (``Setting.meta`` values) where the paper reports a failed recovery
+    #: ``PaperPoint``s: the points of its grid where the paper reports a failed recovery
     paper_failures: tuple = ()
+    default_label: str = ""          # its ``default`` point in the book's words, e.g. "$r = 5\\times10^{-4}$"
     #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
     repeat_checks: tuple = ()
     #: the paper's claims this study checks (``verdicts.Claim``; ``check(ctx)`` reads the results
@@ -173,6 +185,11 @@ class Study:
         takes = set(inspect.signature(self.build).parameters) - {"scale"}
         return self.settings(params["scale"] or committed_scale(self.name),
                              **{k: v for k, v in params.items() if k in takes})
+
+    @property
+    def default_point(self) -> PaperPoint:
+        """Its default point, where the paper's recovery is good."""
+        return PaperPoint(self.default, f"{self.default_label} (default)", "good")
 
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""

@@ -254,6 +254,7 @@ STUDY = Study(
     paper_figure=6,
     parts=("fixed epochs", "fixed budget"),
     sweep=True,
+    default_label="$B = 40$",
     repeated_on=("sparse", "dense"),
     summary=summary,
     chapter_settings=chapter_settings,

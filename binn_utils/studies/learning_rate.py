@@ -5,7 +5,7 @@ from ..analysis import authors_archive, reporting
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, median_interval
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
-from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
+from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, initialisations, number_label, scale_values, train_config,
                    value_range)
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
@@ -149,7 +149,10 @@ STUDY = Study(
     summary=summary,
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
-    paper_failures=({"lr": 5e-7}, {"lr": 5e-2}, {"lr": 5e-1}),
+    paper_failures=(PaperPoint({"lr": 5e-7}, r"$r = 5\times10^{-7}$", "under-fitting: loss still falling, large errors"),
+                    PaperPoint({"lr": 5e-2}, r"$r = 5\times10^{-2}$", "unstable optimisation, larger errors"),
+                    PaperPoint({"lr": 5e-1}, r"$r = 5\times10^{-1}$", "unstable optimisation, larger errors")),
+    default_label=r"$r = 5\times10^{-4}$",
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
     authors=authors_summary,

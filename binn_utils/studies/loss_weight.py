@@ -7,7 +7,7 @@ from ..analysis import authors_archive, reporting
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, above_best_other, median_interval
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
-from .base import (PAPER_DEFAULTS, Shown, Study, initialisations, number_label, scale_values, train_config,
+from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, initialisations, number_label, scale_values, train_config,
                    value_range)
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
@@ -162,7 +162,9 @@ STUDY = Study(
     summary=summary,
     bullets=bullets,
     paper_figures=PAPER_FIGURES,
-    paper_failures=({"w_pde": 1e-4}, {"w_pde": 1e3}),
+    paper_failures=(PaperPoint({"w_pde": 1e-4}, "$w_{PDE} = 10^{-4}$", r"$u_\theta$ fine, $u_p$ and $D$ wrong"),
+                    PaperPoint({"w_pde": 1e3}, "$w_{PDE} = 10^{3}$", r"$u_\theta$ and $u_p$ both poor")),
+    default_label="$w_{PDE} = 10^{-1}$",
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
     authors=authors_summary,

@@ -11,7 +11,7 @@ from ..analysis.verdicts import (Claim, ClaimCheck, Interval, SubClaim, Verdict,
                                  spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
 from ..store.setting import Setting, replicates
-from .base import PAPER_DEFAULTS, Shown, Study, count, number_label, scale_values, train_config
+from .base import PAPER_DEFAULTS, PaperPoint, Shown, Study, count, number_label, scale_values, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
 
@@ -268,7 +268,9 @@ STUDY = Study(
     paper_figures=PAPER_FIGURES,
     described_by="arch_u",
     heading="observation noise",
-    paper_failures=({"noise_var": 5e-2, "arch_u": (6, 128)},),
+    paper_failures=(PaperPoint({"noise_var": 5e-2, "arch_u": (6, 128)}, r"$\sigma^2 = 0.05$, $(h_u, n_u) = (6, 128)$",
+                               "over-fitting: validation loss rises late"),),
+    default_label=r"$\sigma^2 = 10^{-3}$, $(4, 32)$",
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
     shown=(Shown("Fig. 2, noise"),),

@@ -1,0 +1,103 @@
+"""The ``binn`` command's argument types and parser: every bad value is one line, exit status 2.
+
+Each type checks its value as argparse reads it (a number, its range, its bound), so that a
+request that cannot be honoured is refused before any work: a dry run with 1e8 seeds
+answers at once instead of building 1e8 replicates.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from ..engine.runs import EPOCHS_MAX
+from ..store.runner import WORKERS_MAX
+
+#: The exit status of a refused request.
+USAGE_ERROR = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr (exit status 2), not the usage block."""
+
+    def error(self, message):
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+#: Upper bounds of the integer options.
+SEEDS_MAX = 10_000
+COUNT_MAX = 10 ** 6
+
+
+def int_up_to(hi: int):
+    """An argparse type: an integer from 1 to ``hi``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+        if value > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:,}, got {text}")
+        return value
+    return parse
+
+
+positive_int = int_up_to(COUNT_MAX)
+epochs = int_up_to(EPOCHS_MAX)
+seeds = int_up_to(SEEDS_MAX)
+workers = int_up_to(WORKERS_MAX)
+
+
+def non_negative(unit: str = ""):
+    """An argparse type: a finite number >= 0 (``unit``: e.g. " of seconds", for the message)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number{unit} >= 0, got {text!r}") from None
+        if not math.isfinite(value) or value < 0:
+            raise argparse.ArgumentTypeError(f"must be a finite number{unit} >= 0, got {text}")
+        return value
+    return parse
+
+
+noise_variance = non_negative()
+seconds = non_negative(" of seconds")
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
+def delimiter(text):
+    if text is None:
+        return None
+    text = {"tab": "\t", "\\t": "\t"}.get(text, text)
+    if len(text) != 1:
+        raise ValueError(f"--delimiter must be one character (or 'tab'), got {text!r}")
+    return text
+
+
+#: Options whose value may start with "-" (a negative number): `--t -10,0,10` is `--t=-10,0,10`.
+NUMBER_OPTIONS = ("--t", "--u-grid")
+
+
+def join_negative_values(argv):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in NUMBER_OPTIONS and i + 1 < len(argv) and argv[i + 1][:1] == "-" and argv[i + 1][1:2].isdigit():
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out

@@ -1,0 +1,278 @@
+"""``binn predict``: the PDE learned by ``binn fit``, solved from a new initial condition.
+
+:func:`predict` reads a ``binn fit`` output folder (:func:`load_fit_dir`), solves the
+learned PDE (each network's D, V, G, converted to the user's units) from a new initial
+condition at chosen times, with the forward solve of u_p and its failure statuses
+(:func:`predict_solutions`), and :func:`operator_table` exports the operators on any grid of
+u (``binn fit`` writes its ``operators.csv`` with it too).
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+from tqdm import tqdm
+
+from ..analysis.user_observations import (Scaling, decode_csv_bytes, delimiter_hint, detect_delimiter, to_float,
+                                          uniform_grid)
+from ..engine.forward_solve import check_method, forward_solve
+from ..presentation import figures, plotting
+from ..store import fits, records
+
+__all__ = ["operator_table", "write_operator_table", "check_predict_out", "load_fit_dir", "parse_times",
+           "parse_u_grid", "load_initial_condition", "predict_solutions", "predict"]
+
+
+def operator_table(result, scaling: Scaling, which: str, u_grid, u_range) -> list[dict]:
+    """Rows (one per u of ``u_grid``, user units) of the learned operators' median,
+    25th / 75th percentiles and standard deviation over the networks whose values are
+    finite, with ``observed`` = 1 inside the observed range ``u_range``."""
+    g = np.asarray(u_grid, dtype=float)
+    if g.ndim != 1 or g.size < 1 or not np.all(np.isfinite(g)):
+        raise ValueError("the u grid must be a non-empty list of finite numbers")
+    curves = {k: scaling.operator_factor(k) * v
+              for k, v in result.operator_curves(scaling.u_to_train(g), which).items()}
+    lo, hi = u_range
+    rows = []
+    stats = {}
+    for name, c in curves.items():
+        ok = np.all(np.isfinite(c), axis=1)
+        c = c[ok]
+        stats[name] = (np.median(c, axis=0), *np.percentile(c, [25, 75], axis=0), np.std(c, axis=0), int(ok.sum())) \
+            if ok.any() else None
+    for i, uv in enumerate(g):
+        row = {"u": float(uv), "observed": int(lo <= uv <= hi)}
+        for name in curves:
+            st = stats[name]
+            for j, what in enumerate(("median", "q25", "q75", "sd")):
+                row[f"{name}_{what}"] = float(st[j][i]) if st is not None else float("nan")
+            row[f"{name}_networks"] = st[4] if st is not None else 0
+        rows.append(row)
+    return rows
+
+
+def write_operator_table(rows: list[dict], path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in r.items()})
+    return path
+
+
+def check_predict_out(out, fitdir):
+    """A one-line ValueError if ``binn predict`` would write into a fit's folder (its
+    ``operators.csv`` would replace the fit's)."""
+    out = Path(out)
+    if (out / "fit.json").exists() or (out.exists() and out.resolve() == Path(fitdir).resolve()):
+        raise ValueError(f"--out {out} is the folder of a `binn fit` (it holds fit.json): its files would be "
+                         f"replaced; choose another folder, e.g. --out {out.name}-predictions")
+
+#: What ``binn predict`` reads from a fit.json.
+FIT_RECORD_FIELDS = ("networks", "scaling", "u_range", "which")
+
+
+def load_fit_dir(fitdir):
+    """(record of fit.json, TrainResult, Scaling) of a ``binn fit`` output folder; a one-line
+    ValueError if it is not one or its networks are missing or damaged."""
+    fitdir = Path(fitdir)
+    js = fitdir / "fit.json"
+    if not js.is_file():
+        raise ValueError(f"{fitdir}: no fit.json (not the output folder of `binn fit`)")
+    try:
+        rec = json.loads(js.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{js}: not a readable fit record ({err}); rerun `binn fit` into this folder") from None
+    lacks = [k for k in FIT_RECORD_FIELDS if not isinstance(rec, dict) or k not in rec]
+    if lacks:
+        raise ValueError(f"{js}: not a whole fit record (it lacks {', '.join(lacks)}); rerun `binn fit` into "
+                         "this folder")
+    try:
+        npz, pj = (fitdir / n for n in rec["networks"])
+        scaling = Scaling(**rec["scaling"])
+        lo, hi = (float(v) for v in rec["u_range"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{js}: not a readable fit record ({type(err).__name__}: {err}); rerun `binn fit` "
+                         "into this folder") from None
+    try:
+        result = fits.load_train_result(npz, pj)
+    except (OSError, records.DamagedRecordError) as err:
+        raise ValueError(f"{fitdir}: the trained networks cannot be read ({err}); rerun `binn fit` into this "
+                         "folder") from None
+    return rec, result, scaling
+
+
+def parse_times(text: str) -> np.ndarray:
+    """"0,12,24" -> increasing times (at least two; the first is the initial condition's)."""
+    try:
+        t = np.array([float(v) for v in str(text).replace(" ", "").split(",") if v != ""])
+    except ValueError:
+        raise ValueError(f"--t must be comma-separated numbers, e.g. 0,12,24; got {text!r}") from None
+    if t.size < 2 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+        raise ValueError(f"--t needs at least two finite, increasing times (the first is the initial "
+                         f"condition's), got {text!r}")
+    return t
+
+
+def parse_u_grid(text: str) -> np.ndarray:
+    """"LO:HI:N" (N equally spaced values) or "u1,u2,...": a grid of u in the data's units."""
+    s = str(text).strip()
+    try:
+        if ":" in s:
+            lo, hi, n = s.split(":")
+            lo, hi, n = float(lo), float(hi), int(n)
+            if n < 1 or not (np.isfinite(lo) and np.isfinite(hi)) or (n > 1 and not hi > lo):
+                raise ValueError
+            g = np.linspace(lo, hi, n)
+        else:
+            g = np.array([float(v) for v in s.split(",") if v.strip() != ""])
+    except ValueError:
+        raise ValueError(f"--u-grid must be LO:HI:N (LO < HI, N >= 1) or comma-separated numbers, "
+                         f"got {text!r}") from None
+    if g.size < 1 or not np.all(np.isfinite(g)):
+        raise ValueError(f"--u-grid must hold at least one finite number, got {text!r}")
+    return g
+
+
+def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8-sig"):
+    """(x, u0) of an initial condition: a CSV file with a header naming columns ``x`` and
+    ``u``, one row per position (other columns ignored; empty and ``#`` lines skipped);
+    at least 3 distinct, equally spaced positions (the forward solve's grid), finite
+    values.  Problems are one-line ValueErrors naming the row, as for the data file."""
+    source = str(getattr(path, "name", path))
+    if not hasattr(path, "read") and not Path(path).is_file():
+        raise ValueError(f"{source}: no such file")
+    if not hasattr(path, "read") and Path(path).is_dir():
+        raise ValueError(f"{source} is a folder, not an initial condition file: name the CSV file inside it")
+    text = path.read() if hasattr(path, "read") else Path(path).read_bytes()
+    if isinstance(text, bytes):
+        text, encoding = decode_csv_bytes(text, encoding, source)
+    if delimiter is None:
+        delimiter = detect_delimiter(text, (x, u))
+    reader = csv.reader(text.splitlines(), delimiter=delimiter)
+    rows = [(i + 1, r) for i, r in enumerate(reader) if r and any(c.strip() for c in r)
+            and not r[0].lstrip().startswith("#")]
+    if not rows:
+        raise ValueError(f"{source}: empty file (no header line)")
+    header = [c.strip() for c in rows[0][1]]
+    missing = [c for c in (x, u) if c not in header]
+    if missing:
+        hint = delimiter_hint(delimiter.join(header), delimiter, (x, u))
+        raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
+                         f"{', '.join(map(repr, header))}" + (hint or " (pass --x, --u to name yours)"))
+    jx, ju = header.index(x), header.index(u)
+    xs, us = [], []
+    for k, (line, r) in enumerate(rows[1:], start=1):
+        where = f"{source}: row {k} (line {line})"
+        if max(jx, ju) >= len(r):
+            raise ValueError(f"{where}: the row has {len(r)} field(s), the header {len(header)}")
+        xs.append(to_float(r[jx], where, x))
+        us.append(to_float(r[ju], where, u))
+    xs, us = np.array(xs), np.array(us)
+    order = np.argsort(xs, kind="stable")
+    xs, us = xs[order], us[order]
+    if xs.size < 3:
+        raise ValueError(f"{source}: {xs.size} position(s); the forward solve needs at least 3 equally spaced ones")
+    dx = np.diff(xs)
+    if np.any(dx <= 0):
+        i = int(np.nonzero(dx <= 0)[0][0])
+        raise ValueError(f"{source}: position x={xs[i]:g} appears twice; one value of u per position")
+    xs, _ = uniform_grid(xs, source, x)
+    return xs, us
+
+
+def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") -> tuple[np.ndarray, list]:
+    """Solve u_t = (D(u) u_x - u V(u))_x + u G(u) (operators in the user's units, one
+    (D, V, G) set per network, None = absent) from ``u0`` on ``x`` at times ``t``, in the
+    training variables of ``scaling`` (where the solver's tolerances were chosen), with
+    ``forward_solve``: returns u (R, n_t, n_x) in user units (NaN where a solve failed) and
+    each solve's status ("ok" or "failed: ..."/"blowup: ...")."""
+    check_method(method)
+    x, u0, t = (np.asarray(v, dtype=float) for v in (x, u0, t))
+    xp = scaling.x_to_train(x)
+    tp = scaling.t_factor * (t - t[0])
+    up0 = scaling.u_to_train(u0)
+    sols, status = [], []
+    for ops in operator_sets:
+        train_ops = [None if f is None else scaling.operator_to_train(n, f) for n, f in zip("DVG", ops)]
+        sol = forward_solve(*train_ops, up0, xp, tp, method=method)
+        sols.append(scaling.u_to_user(sol.u))
+        status.append("ok" if sol.ok else f"{sol.status}: {sol.message}")
+    return np.stack(sols), status
+
+
+def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=None, echo=print,
+            delimiter=",", encoding="utf-8-sig") -> dict:
+    """``binn predict``: from a ``binn fit`` folder, solve the learned PDE from the initial
+    condition in ``ic`` (CSV) at times ``t`` (text "0,12,24" or an array; the first is the
+    initial condition's) and/or export the operators on ``u_grid`` ("LO:HI:N" or values).
+    Writes ``predictions.npz`` / ``.csv`` / ``.png`` and ``operators.csv`` into ``out``;
+    returns {name: path} and, under "status", each network's solve status."""
+    if ic is None and u_grid is None:
+        raise ValueError("nothing to do: give --ic and --t (a prediction) and/or --u-grid (an operator table)")
+    if (ic is None) != (t is None):
+        raise ValueError("a prediction needs both --ic (initial condition) and --t (times)")
+    rec, result, scaling = load_fit_dir(fitdir)
+    which = rec.get("which", "best")
+    method = method or rec.get("forward_method", "RK45")
+    times = parse_times(t) if isinstance(t, str) else (None if t is None else np.asarray(t, float))
+    grid = parse_u_grid(u_grid) if isinstance(u_grid, str) else (None if u_grid is None else np.asarray(u_grid, float))
+    if ic is not None:
+        if not hasattr(ic, "read") and not Path(ic).is_file():
+            raise ValueError(f"{ic}: no such file")
+        x0, u0 = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding)
+    out = Path(out)
+    check_predict_out(out, fitdir)
+    records.check_writable(out)
+    files = {}
+    if grid is not None:
+        rows = operator_table(result, scaling, which, grid, rec["u_range"])
+        files["operators.csv"] = write_operator_table(rows, out / "operators.csv")
+    if ic is not None:
+
+        sets = [[None if result.operator(n, r, which) is None else scaling.operator_to_user(n, result.operator(n, r, which))
+                 for n in "DVG"] for r in range(result.n_replicates)]
+        u_all, status = [], []
+        for ops in tqdm(sets, desc="forward solves", unit="network", disable=len(sets) < 2):
+            up, st = predict_solutions([ops], x0, u0, times, scaling, method)
+            u_all.append(up[0])
+            status += st
+        u_all = np.stack(u_all)
+        n_ok = sum(s == "ok" for s in status)
+        np.savez_compressed(out / "predictions.npz", x=x0, t=times, u0=u0, u_p=u_all, status=np.array(status, str))
+        files["predictions.npz"] = out / "predictions.npz"
+        ok = np.array([s == "ok" for s in status])
+        with open(out / "predictions.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["x", "t", "u_median", "u_q25", "u_q75", "networks_ok"])
+            for k, tv in enumerate(times):
+                for j, xv in enumerate(x0):
+                    v = u_all[ok, k, j]
+                    med, q1, q3 = (np.median(v), *np.percentile(v, [25, 75])) if v.size else (np.nan,) * 3
+                    w.writerow([f"{xv:.10g}", f"{tv:.10g}", f"{med:.10g}", f"{q1:.10g}", f"{q3:.10g}", int(ok.sum())])
+        files["predictions.csv"] = out / "predictions.csv"
+        plotting.style()
+        units = rec.get("data", {}).get("units") or {}
+        fig = figures.own_data_predictions(x0, times, u_all[ok] if ok.any() else u_all,
+                                           x_label="x" + (f" ({units['x']})" if units.get("x") else ""),
+                                           u_label="u" + (f" ({units['u']})" if units.get("u") else ""))
+        fig.savefig(out / "predictions.png", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        files["predictions.png"] = out / "predictions.png"
+        echo(f"forward solves ({method}): {n_ok} of {len(status)} ok" +
+             ("" if n_ok == len(status) else "; " + "; ".join(
+                 f"network {r}: {s}" for r, s in enumerate(status) if s != "ok")))
+        files["status"] = status
+    lo, hi = rec["u_range"]
+    if grid is not None and (grid.min() < lo or grid.max() > hi):
+        echo(f"note: the observed range of u is [{lo:g}, {hi:g}]; outside it (observed = 0 in operators.csv) "
+             "the operators are extrapolations of the networks")
+    if ic is not None and (u0.min() < lo or u0.max() > hi):
+        echo(f"note: the initial condition leaves the observed range of u [{lo:g}, {hi:g}]: there the "
+             "prediction rests on extrapolated operators")
+    return files
