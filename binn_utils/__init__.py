@@ -13,9 +13,10 @@ The folders are the layers; each imports only from its own layer or those below 
   ``setting`` (a setting and its merge group), ``compute`` and ``runner`` (running settings,
   on ``clusters``), ``loading`` (loading them), ``migration`` and ``fits`` (stored fits);
 - ``analysis``: ``verdicts`` (claims and their typed verdicts), ``reporting`` (numbers
-  for the prose), ``diagnostics`` (failure diagnostics without ground truth),
-  ``user_observations`` (reading and checking your own observations), ``user_data``
-  (fitting them), ``scratch`` (the scratch-assay example),
+  for the prose), ``diagnostics`` (failure diagnostics without ground truth; their
+  thresholds, checks and calibration in ``diagnostic_*``), ``user_observations`` (reading
+  and checking your own observations: ``user_csv``, ``user_arrays``, ``user_units``),
+  ``user_data`` (fitting them), ``scratch`` (the scratch-assay example),
   ``authors_archive`` (the authors' archived runs);
 - ``studies`` (the paper's experiments, one module per study, in a registry) and
   ``claims`` (the paper's claims checked across the registry);

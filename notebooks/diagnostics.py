@@ -57,7 +57,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from binn_utils import studies
-from binn_utils.analysis import diagnostics, reporting
+from binn_utils.analysis import diagnostic_calibration, reporting
 from binn_utils.presentation import figures, paper_points, plotting, tables
 from binn_utils.store import loading, records
 from binn_utils.store.loading import SettingResult
@@ -76,9 +76,10 @@ for st in SWEEPS:
                                                                  desc=f"diagnostics: {st.title}")))
 # a run shared by two studies is shown under each, with that study's label and swept value
 results = [SettingResult(s, loaded[s.key].record, loaded[s.key].arrays) for s in settings]
-# the ground-truth rule (diagnostics.ground_truth_failures): comparable settings are those of one study
+# the ground-truth rule (diagnostic_calibration.ground_truth_failures): comparable settings are those of one study
 # at one noise level
-scored = diagnostics.score(results, [s.study for s in settings], failure_factor, labels=[s.label for s in settings])
+scored = diagnostic_calibration.score(results, [s.study for s in settings], failure_factor,
+                                     labels=[s.label for s in settings])
 reporting.glue("dg_n", str(len(results)))
 reporting.glue("dg_scales", tables.scales_sentence(scale_of))
 

@@ -73,7 +73,7 @@ chapter_runs = studies.framework.chapter_settings(dict(
     reaction_scale=reaction_scale))
 scale, shown_settings = chapter_runs["shown"]
 (res,) = loading.load_or_run(shown_settings, scale, source, desc="framework")
-summary = reporting.framework_summary(res)
+summary = studies.framework.summary(res)
 reporting.glue_summary("fw", summary)
 reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 
@@ -163,7 +163,7 @@ if compare_initial:
     reporting.glue("fw_text_tend", reporting.fmt(sn["t_end"], "g"))
     reporting.glue("fw_sigma", reporting.fmt(sn["sigma"], ".2g"))
     reporting.glue("fw_text_vs_noise", framework_tables.below_or_above(sn["below"]))
-    sums = {init: reporting.framework_summary(rr) for init, rr in runs.items()}
+    sums = {init: studies.framework.summary(rr) for init, rr in runs.items()}
     display(Markdown(framework_tables.initials_table(sums.values())))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])

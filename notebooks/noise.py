@@ -61,6 +61,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
+from binn_utils.analysis.verdicts import LEVEL
 from binn_utils.engine.observations import NOISE_VARIANCES
 from binn_utils.presentation import figures, plotting, tables
 from binn_utils.store import loading, records
@@ -81,7 +82,7 @@ for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)
     reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, scale=scale))
 reporting.glue("nz_grid", "351" if dense else "71")
-reporting.glue("nz_level", reporting.fmt(100 * reporting.LEVEL, "g"))
+reporting.glue("nz_level", reporting.fmt(100 * LEVEL, "g"))
 
 # The diffusivity at the shown setting, judged as claim 4 of the scorecard judges it
 # (studies.noise.diffusivity_verdicts)

@@ -51,6 +51,7 @@ check_parameters(dict(scale=scale, train_missing=train_missing, source=source, o
 # study's results; binn_utils.presentation.scorecard_text turns the verdicts into this page's words.
 from IPython.display import HTML, Markdown, display
 
+from binn_utils import studies
 from binn_utils.analysis import reporting
 from binn_utils.analysis.reporting import fmt
 from binn_utils.claims import scorecard
@@ -67,8 +68,8 @@ for outcome, n in text.counts(judged).items():
 reporting.glue("sc_n_claims", str(len(judged)))
 # The level of the verdicts' intervals and of the trend test (binn_utils.analysis.verdicts, binn_utils.analysis.reporting).
 reporting.glue("sc_level", fmt(100 * LEVEL, "g"))
-reporting.glue("sc_near_zero", fmt(100 * reporting.NEAR_ZERO, "g"))
-reporting.glue("sc_trend_p", fmt(reporting.TREND_P, "g"))
+reporting.glue("sc_near_zero", fmt(100 * studies.framework.NEAR_ZERO, "g"))
+reporting.glue("sc_trend_p", fmt(studies.noise.TREND_P, "g"))
 
 # %% tags=["remove-cell"]
 # The headline box of this page (MyST, pasted at the top with glue:md) and, as HTML, of the landing page.

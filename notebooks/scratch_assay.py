@@ -58,7 +58,7 @@ from IPython.display import Markdown, display
 from binn_utils.analysis import diagnostics, reporting, scratch, user_data
 from binn_utils.applications import fit_plan
 from binn_utils.presentation import plotting, scratch_figures, tables
-from binn_utils.presentation.tables import fmt_plain as fmt
+from binn_utils.analysis.reporting import fmt
 
 plotting.style()
 data = scratch.load_scratch(initial_cells, drop_first_column)
@@ -107,13 +107,14 @@ err_th = fit.evaluation.err_u_theta_obs
 err_p = fit.evaluation.err_u_p_obs
 reporting.glue("sc_err_theta", reporting.med_iqr(err_th))
 reporting.glue("sc_err_p", reporting.med_iqr(err_p))
-reporting.glue("sc_rep_err", ", ".join(fmt(v) for v in rep_err))
+reporting.glue("sc_rep_err", ", ".join(fmt(v, plain_from=tables.PLAIN_FROM) for v in rep_err))
 reporting.glue("sc_p_vs_rep", tables.replicates_words(scratch.misfit_against_replicates(err_p, rep_err)))
 n_fail = fit.evaluation.n_failed_u_p
 reporting.glue("sc_up_failed", "none" if n_fail == 0 else f"{n_fail} of {R}")
 # per observation time: where does the forward solve miss the data most?
 per_t_med = scratch.errors_per_time(fit, u_mean)
-reporting.glue("sc_per_t", ", ".join(f"{t[k]:g} h: {fmt(per_t_med[k])}" for k in range(len(t))))
+reporting.glue("sc_per_t", ", ".join(f"{t[k]:g} h: {fmt(per_t_med[k], plain_from=tables.PLAIN_FROM)}"
+                                     for k in range(len(t))))
 later = per_t_med[1:]
 reporting.glue("sc_worst_t", f"{t[1 + int(np.nanargmax(later))]:g} h" if np.isfinite(later).any() else "n/a")
 # inside the scratch: mean of u_p - data (median over initialisations), per time
@@ -199,10 +200,10 @@ flags = fit.report.flags
 reporting.glue("sc_flags", ", ".join(f.replace("_", " ") for f in flags) if flags else "none")
 reporting.glue("sc_n_flags", str(len(flags)))
 mm = fit.report["mechanistic_mismatch"]
-reporting.glue("sc_mismatch", fmt(mm.value))
+reporting.glue("sc_mismatch", fmt(mm.value, plain_from=tables.PLAIN_FROM))
 reporting.glue("sc_mismatch_thr", fmt(diagnostics.MISMATCH_RATIO, "g"))
 sp = fit.report["operator_spread"].extra.get("per_operator", {})
-reporting.glue("sc_spread", ", ".join(f"{k} {fmt(v)}" for k, v in sp.items()) or "n/a")
+reporting.glue("sc_spread", ", ".join(f"{k} {fmt(v, plain_from=tables.PLAIN_FROM)}" for k, v in sp.items()) or "n/a")
 reporting.glue("sc_spread_thr", fmt(diagnostics.SPREAD_CV, "g"))
 
 # %% [markdown]

@@ -87,7 +87,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.studies.repeats import Page
+from binn_utils.studies.supporting import Page, compare_configurations
 
 plotting.style()
 page = Page(noise_var=noise_var, dense=dense, study=study, scale=scale, fallback_scale=fallback_scale,
@@ -303,7 +303,7 @@ bullets("noise")
 here = {k: v[0] if isinstance(v, tuple) else v for k, v in results.items()}  # a study in parts: its first
 ref = {k: v[0] if isinstance(v, tuple) else v for k, v in reference.items()}
 if ref:
-    table, comp = reporting.compare_configurations(here, ref, page.expect_lower,
+    table, comp = compare_configurations(here, ref, page.expect_lower,
                                                    {name: st.default for name, st in SWEEPS.items()})
 else:
     table, comp = "*No comparison: this is the reference configuration (or `compare` is off).*", {

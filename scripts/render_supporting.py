@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "notebooks" / "supplementary.py"
 sys.path.insert(0, str(ROOT))
 from binn_utils import studies  # noqa: E402
-from binn_utils.studies.repeats import Page  # noqa: E402
+from binn_utils.studies.supporting import Page  # noqa: E402
 
 STUDIES = tuple(st.name for st in studies.sweeps())
 # the dense grid (351 points): the studies repeated there at each noise level, compared with

@@ -18,7 +18,7 @@ import pytest
 from binn_utils import studies
 from binn_utils.store.records import (committed_scale, committed_supporting_scales, default_results_dir,
                                       read_manifest)
-from binn_utils.studies.repeats import Page
+from binn_utils.studies.supporting import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -37,7 +37,7 @@ def parameters(notebook: str) -> dict:
     return values
 
 
-def supplementary_settings(p: dict) -> list:
+def supporting_settings(p: dict) -> list:
     """The settings the Supporting Material notebook loads with parameters ``p``: each study
     at ``scale``, or at ``fallback_scale`` where only that is stored, and its reference
     configuration at the same scale."""
@@ -48,10 +48,10 @@ def book_settings() -> dict:
     """chapter -> the settings its figures load with the chapter's default parameters."""
     out = {st.chapter: st.settings_for_chapter(parameters(st.chapter))
            for st in studies.REGISTRY.values() if st.chapter}
-    out["supplementary"] = supplementary_settings(parameters("supplementary"))
+    out["supplementary"] = supporting_settings(parameters("supplementary"))
     from render_supporting import CONFIGS
     for name, (_, params) in CONFIGS.items():
-        out[f"supporting/{name}"] = supplementary_settings({**parameters("supplementary"), **params})
+        out[f"supporting/{name}"] = supporting_settings({**parameters("supplementary"), **params})
     return out
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from binn_utils.analysis import diagnostics as dg
+from binn_utils.analysis import diagnostic_calibration as calib, diagnostics as dg
 from binn_utils.analysis.diagnostics import (DiagnosticReport, diagnose, diagnose_arrays, diagnose_many,
                                             observed_u_range)
 from binn_utils.presentation.plotting import shade_unobserved
@@ -323,14 +323,18 @@ def _reports():
     return [dg.diagnose_arrays(**a) for a in (healthy, spread, heavy)], [healthy, spread, heavy]
 
 
-def test_thresholds_context_restores_and_rejects_unknown_names():
-    before = dg.current_thresholds()
+def test_thresholds_are_an_explicit_object_and_reject_unknown_names():
     _, args = _reports()
     assert dg.diagnose_arrays(**args[1])["operator_spread"].flag
-    with dg.thresholds(SPREAD_CV=10.0):
-        assert dg.SPREAD_CV == 10.0
-        assert not dg.diagnose_arrays(**args[1])["operator_spread"].flag
-    assert dg.current_thresholds() == before
+    relaxed = dg.thresholds(SPREAD_CV=10.0)
+    assert relaxed.spread_cv == 10.0 and relaxed.as_dict()["SPREAD_CV"] == 10.0
+    rep = dg.diagnose_arrays(**args[1], thresholds=relaxed)
+    assert not rep["operator_spread"].flag and rep["operator_spread"].threshold == 10.0
+    # the module's thresholds are untouched: the next diagnosis flags again
+    assert dg.SPREAD_CV == 0.25 and dg.DEFAULT_THRESHOLDS.spread_cv == dg.SPREAD_CV
+    assert dg.diagnose_arrays(**args[1])["operator_spread"].flag
+    assert set(dg.DEFAULT_THRESHOLDS.as_dict()) == set(dg.THRESHOLD_NAMES)
+    assert all(v == getattr(dg, k) for k, v in dg.DEFAULT_THRESHOLDS.as_dict().items())
     with pytest.raises(ValueError, match="unknown threshold"):
         dg.thresholds(SPREAD=1.0)
     with pytest.raises(ValueError, match="must be a number > 0"):
@@ -339,18 +343,18 @@ def test_thresholds_context_restores_and_rejects_unknown_names():
 
 def test_flag_matrix_rows_and_choice():
     objs, args = _reports()
-    M = dg.flag_matrix(args, diagnose_fn=lambda a: dg.diagnose_arrays(**a))
+    M = calib.flag_matrix(args, diagnose_fn=lambda a, thr: dg.diagnose_arrays(**a, thresholds=thr))
     assert set(M) == set(dg.CANDIDATES)
     assert all(M[n].shape == (len(dg.CANDIDATES[n]), 3) for n in M)
     default = {n: 0 for n in M}                                   # candidate 0: the module's values
-    np.testing.assert_array_equal(dg.combined_flags(M, default), [bool(r.flags) for r in objs])
+    np.testing.assert_array_equal(calib.combined_flags(M, default), [bool(r.flags) for r in objs])
     assert M["operator_spread"][0].tolist() == [False, True, False]
     assert M["operator_spread"][-1].tolist() == [False, False, False]   # SPREAD_CV = 1
     assert M["loss_balance"][0].tolist() == [False, False, True]
     # setting 2 is a failure, 1 is fine: the choice keeps a rule that flags w_PDE / w_data = 10
     # and relaxes the spread threshold
     failed = np.array([False, False, True])
-    choice, counts = dg.choose_thresholds(M, failed, np.ones(3, bool))
+    choice, counts = calib.choose_thresholds(M, failed, np.ones(3, bool))
     assert (counts.caught, counts.failures, counts.false_alarms, counts.fine) == (1, 1, 0, 2)
     assert not M["operator_spread"][choice["operator_spread"]][1]
     assert M["loss_balance"][choice["loss_balance"]][2]
@@ -358,16 +362,16 @@ def test_flag_matrix_rows_and_choice():
     assert str(counts) == "1 of 1 failures caught, 0 false alarms among 2 fine settings"
     # chosen on part of the settings only: the others do not influence the choice
     part = np.array([True, False, True])
-    choice2, c2 = dg.choose_thresholds(M, failed, part)
+    choice2, c2 = calib.choose_thresholds(M, failed, part)
     assert choice2["operator_spread"] == 0 and (c2.failures, c2.fine) == (1, 1)
 
 
 def test_split_parts_is_seeded_balanced_and_keeps_runs_together():
     keys = [f"k{i}" for i in range(20)] + ["k0", "k1"]          # two runs shown under a second study
     strata = [("a", i % 4 == 0) for i in range(20)] + [("b", False), ("b", False)]
-    p = dg.split_parts(keys, strata, seed=0)
-    np.testing.assert_array_equal(p, dg.split_parts(keys, strata, seed=0))
-    assert not np.array_equal(p, dg.split_parts(keys, strata, seed=1))
+    p = calib.split_parts(keys, strata, seed=0)
+    np.testing.assert_array_equal(p, calib.split_parts(keys, strata, seed=0))
+    assert not np.array_equal(p, calib.split_parts(keys, strata, seed=1))
     assert p[20] == p[0] and p[21] == p[1]
     fails = [i for i in range(20) if i % 4 == 0]
     assert sum(p[i] for i in fails) in (2, 3)                  # 5 failures: 2 or 3 in each part
@@ -395,7 +399,7 @@ class _Stored:
 
 
 def test_ground_truth_failure_rule():
-    from binn_utils.analysis.diagnostics import ground_truth_failures
+    from binn_utils.analysis.diagnostic_calibration import ground_truth_failures
     rs = [_Stored([0.1, 0.1, 0.1]),                       # the best of its group
           _Stored([0.35, 0.35, 0.35]),                    # 3.5 x the best: a failure at factor 3
           _Stored([0.25, 0.25, 0.25]),                    # 2.5 x: fine
@@ -412,8 +416,8 @@ def test_ground_truth_failure_rule():
 
 # ----------------------------------------------------------------------------- flags against the ground truth
 def test_outcome_of_each_combination():
-    assert [dg.outcome(f, fl) for f, fl in ((True, True), (True, False), (False, True), (False, False))] == \
-        list(dg.OUTCOMES)
+    assert [calib.outcome(f, fl) for f, fl in ((True, True), (True, False), (False, True), (False, False))] == \
+        list(calib.OUTCOMES)
 
 
 def _scored():
@@ -428,7 +432,7 @@ def _scored():
         r.meta, r.args = {"lr": 0.1 * i}, a
     groups = ["a", "a", "b", "b"]
     table = dg.DiagnosticTable([diagnose_arrays(**a) for a in args])
-    return dg.Scored(results, groups, table, dg.ground_truth_failures(results, groups, 3.0))
+    return calib.Scored(results, groups, table, calib.ground_truth_failures(results, groups, 3.0))
 
 
 def test_scored_counts_outcomes_per_study_and_per_diagnostic():
@@ -439,9 +443,9 @@ def test_scored_counts_outcomes_per_study_and_per_diagnostic():
     assert sc.counts() == {"hit": 1, "miss": 1, "false alarm": 1, "quiet and fine": 1, "n": 4}
     per = sc.by_diagnostic()
     assert per["underfitting"] == (1, 1, 1) and per["mechanistic_mismatch"] == (1, 0, 0)
-    assert per["overfitting"] == (0, 0, 0) and list(per) == list(dg.SHORT_NAMES)
+    assert per["overfitting"] == (0, 0, 0) and list(per) == list(calib.SHORT_NAMES)
     assert sc.top_diagnostic() == "underfitting"
-    later = dg.Scored(sc.results[2:], sc.groups[2:], dg.DiagnosticTable(sc.table.reports[2:]), sc.truth[2:])
+    later = calib.Scored(sc.results[2:], sc.groups[2:], dg.DiagnosticTable(sc.table.reports[2:]), sc.truth[2:])
     assert later.top_diagnostic() is None                        # its only flag is a false alarm
     mm = sc.mismatch_counts()
     assert (mm.caught, mm.failures, mm.false_alarms, mm.fine) == (0, 2, 1, 2)
@@ -456,27 +460,27 @@ def test_mismatch_correlation_ranks_finite_positive_settings():
         truth = [dict(v) for v in sc.truth]
         for rank, i in enumerate(order):
             truth[i]["up"] = 10.0 ** (sign * rank)
-        assert dg.Scored(sc.results, sc.groups, sc.table, truth).mismatch_correlation() == pytest.approx(sign)
+        assert calib.Scored(sc.results, sc.groups, sc.table, truth).mismatch_correlation() == pytest.approx(sign)
     truth = [dict(v, up=np.nan) for v in sc.truth[:2]] + sc.truth[2:]
-    assert np.isnan(dg.Scored(sc.results, sc.groups, sc.table, truth).mismatch_correlation())
+    assert np.isnan(calib.Scored(sc.results, sc.groups, sc.table, truth).mismatch_correlation())
 
 
 def test_calibrate_counts_both_parts_and_pools_further_splits():
     sc = _scored()
     keys = ["k0", "k1", "k2", "k3"]
-    cal = sc.calibrate(keys, seed=0, splits=3, diagnose_fn=lambda r: diagnose_arrays(**r.args))
-    first = dg.split_parts(keys, list(zip(sc.groups, sc.failed)), seed=0)
+    cal = sc.calibrate(keys, seed=0, splits=3, diagnose_fn=lambda r, thr: diagnose_arrays(**r.args, thresholds=thr))
+    first = calib.split_parts(keys, list(zip(sc.groups, sc.failed)), seed=0)
     mod = cal.counts[("module", "first")], cal.counts[("module", "second")]
     assert (mod[0].failures + mod[0].fine, mod[1].failures + mod[1].fine) == (first.sum(), (~first).sum())
     assert mod[0].caught + mod[1].caught == 1 and mod[0].false_alarms + mod[1].false_alarms == 1
     assert cal.held is cal.counts[("chosen", "second")] and cal.splits == 3 and 0 <= cal.met <= 3
-    held_sizes = sum((~dg.split_parts(keys, list(zip(sc.groups, sc.failed)), seed=s)).sum() for s in (1, 2, 3))
+    held_sizes = sum((~calib.split_parts(keys, list(zip(sc.groups, sc.failed)), seed=s)).sum() for s in (1, 2, 3))
     assert cal.pooled.failures + cal.pooled.fine == held_sizes
     assert all(old != new for _, old, new in cal.changed())
     assert cal.held_meets() in (None, True, False)
     # diagnostics that do not reproduce the table's flags are refused
     with pytest.raises(RuntimeError):
-        sc.calibrate(keys, diagnose_fn=lambda r: diagnose_arrays(**benign(converged())))
+        sc.calibrate(keys, diagnose_fn=lambda r, thr: diagnose_arrays(**benign(converged()), thresholds=thr))
 
 
 def test_chapter_tables_of_scored_settings():
@@ -496,8 +500,8 @@ def test_chapter_tables_of_scored_settings():
     assert tables.paper_point(sc, 0, True)["agree"] == "no" and tables.paper_point(sc, 0, False)["agree"] == "yes"
     assert sc.agrees_with_paper(0, True) is False and sc.agrees_with_paper(0, False) is True
     assert sc.agrees_with_paper(None, True) is None
-    cal = dg.Calibration({n: 0 for n in dg.CANDIDATES}, {(t, p): dg.Counts(1, 2, 0, 2) for t in ("module", "chosen")
-                                                         for p in ("first", "second")}, dg.Counts(0, 0, 0, 0), 0, 0,
+    cal = calib.Calibration({n: 0 for n in dg.CANDIDATES}, {(t, p): calib.Counts(1, 2, 0, 2) for t in ("module", "chosen")
+                                                         for p in ("first", "second")}, calib.Counts(0, 0, 0, 0), 0, 0,
                          (0.85, 0.15))
     assert len(tables.calibration_table(cal).splitlines()) == 6
     assert "1 / 2 (50%) | 0 / 2 (0%)" in tables.calibration_table(cal)

@@ -1,7 +1,8 @@
-"""Verdict helpers of binn_utils.analysis.reporting on small synthetic results."""
+"""Verdict helpers of binn_utils.analysis.reporting and the studies' summaries on small synthetic results."""
 import numpy as np
 
 from binn_utils.analysis import reporting
+from binn_utils.studies import batch_size, framework, noise
 from synthetic import sweep_record
 
 
@@ -41,12 +42,22 @@ def test_find_matches_floats_and_architectures():
     assert reporting.value_label((4, 32)) == "(4, 32)"
 
 
+def test_fmt_writes_prose_plain_and_literal_numbers():
+    assert reporting.fmt(0.012345) == "0.0123" and reporting.fmt(2.6, "d") == "3" and reporting.fmt("x") == "x"
+    assert [reporting.fmt(v) for v in (None, np.nan, np.inf)] == ["n/a"] * 3
+    assert reporting.fmt(12345.6) == "1.23e+04" and reporting.fmt(12345.6, plain_from=1000) == "12,346"
+    assert reporting.fmt(999.0, plain_from=1000) == "999" and reporting.fmt(np.inf, plain_from=1000) == "n/a"
+    lit = [reporting.fmt(v, literal=True) for v in (True, np.int64(12345), np.nan, -np.inf, (0.5, 2), None, 0.12345)]
+    assert lit == ["yes", "12345", "nan", "-inf", "(0.5, 2)", "None", "0.123"]
+    assert reporting.fmt(0.12345, ".2g", literal=True) == "0.12"
+
+
 def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     a, c = 120.0, 3.0
     rows = [{"B": B, "B_used": used, "epoch_steps": -(-398 // used), "ms_per_step": 1.0,
              "s_per_epoch": (a / used + c) / 4000, "s_4000_epochs": a / used + c}
             for B, used in ((640, 398), (10, 10), (160, 160), (40, 40))]
-    fit = reporting.time_fit({"batch_sizes": rows})
+    fit = batch_size.time_fit({"batch_sizes": rows})
     assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
 
@@ -112,7 +123,7 @@ def test_rank_trend_is_a_trend_over_all_levels():
     by_level = {0: 0.10, 1e-3: 0.30, 5e-3: 0.02, 1e-2: 0.01, 5e-2: 0.11}
     bumpy = np.array([by_level[v] for v in levels]) + 0.001 * rng.random(levels.size)
     rho, p = reporting.rank_trend(levels, bumpy)
-    assert by_level[5e-2] > by_level[0] and rho < 0 and p > reporting.TREND_P
+    assert by_level[5e-2] > by_level[0] and rho < 0 and p > noise.TREND_P
     assert np.isnan(reporting.rank_trend([1, 1, 1], [1, 2, 3])[0])
 
 
@@ -123,7 +134,7 @@ def test_near_zero_errors_are_local():
     leak = truth + 0.05 * (truth == 0)                           # wrong only where the truth is zero
     res = FakeResult({}, arrays={"u_clean": truth, "best_u_p": np.stack([leak, truth * np.nan])})
     res.net = lambda key, which=None: res.arrays[f"best_{key}"]
-    near, rest = reporting.near_zero_errors(res, 0.2)
+    near, rest = framework.near_zero_errors(res, 0.2)
     assert near[0] > 0.03 and rest[0] < 1e-12 and np.isnan(near[1]) and np.isnan(rest[1])
 
 

@@ -75,7 +75,7 @@ def every_repeat(sparse_err, dense_err):
 
 
 def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_errors(summaries):
-    check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.2, dense_err=0.1)))
+    check = spanning.claim_supporting(FakeContext(every_repeat(sparse_err=0.2, dense_err=0.1)))
     # the medians separate; the spreads (0.01 against 0.02) overlap with ten replicates, so the
     # IQR sub-claims cannot be distinguished and the claim is reproduced only in part
     assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {A}
@@ -92,7 +92,7 @@ def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_error
 
 def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help(summaries):
     summaries.verdict = D
-    check = spanning.claim_supplementary(FakeContext(every_repeat(sparse_err=0.1, dense_err=0.2)))
+    check = spanning.claim_supporting(FakeContext(every_repeat(sparse_err=0.1, dense_err=0.2)))
     assert check.outcome is Outcome.NOT_REPRODUCED
     # the medians separate; the spreads (0.02 against 0.01) overlap with ten replicates
     assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {D}
@@ -100,12 +100,12 @@ def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help
 
 
 def test_claim_11_is_not_tested_without_stored_repeats_and_with_too_few_replicates(summaries):
-    check = spanning.claim_supplementary(FakeContext())
+    check = spanning.claim_supporting(FakeContext())
     assert check.outcome is Outcome.NOT_TESTED and check.missing
     assert "(planned)" in check.runs and "no dense repeat stored" in check.evidence
     # with three replicates the intervals are unbounded: dense against sparse cannot be distinguished,
     # while each repeat's comparisons are its page's verdicts (the study's summary)
-    few = spanning.claim_supplementary(FakeContext(every_repeat(0.2, 0.1), seeds=3))
+    few = spanning.claim_supporting(FakeContext(every_repeat(0.2, 0.1), seeds=3))
     dense = [s for s in few.subclaims if "against 71 points" in (s.group or "")]
     assert dense and {s.verdict for s in dense} == {F}
     assert {s.verdict for s in few.subclaims if s not in dense} == {A}

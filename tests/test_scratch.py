@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from binn_utils.analysis import scratch
+from binn_utils.analysis import reporting, scratch
 from binn_utils.analysis.user_data import fit_spec, fit_user_data, fit_user_data_cached
 from binn_utils.applications import fit_plan
 from binn_utils.engine.training import TrainConfig
@@ -139,8 +139,9 @@ def test_forward_solve_errors_per_time_and_bias_inside_the_scratch():
 def test_scratch_chapter_phrases():
     from binn_utils.presentation import tables
     from binn_utils.analysis.diagnostics import Diagnostic
-    assert tables.fmt_plain(12345.6) == "12,346" and tables.fmt_plain(0.12345) == "0.123"
-    assert tables.fmt_plain(np.nan) == "n/a" and tables.fmt_plain("x") == "x"
+    plain = dict(plain_from=tables.PLAIN_FROM)
+    assert reporting.fmt(12345.6, **plain) == "12,346" and reporting.fmt(0.12345, **plain) == "0.123"
+    assert reporting.fmt(np.nan, **plain) == "n/a" and reporting.fmt("x", **plain) == "x"
     u = np.linspace(0.0, 2e-3, 21)
     hump = np.array([1e-3 - (u - 1e-3) ** 2 * 1e3] * 3)
     text = tables.median_curve(hump, u, "1/h")

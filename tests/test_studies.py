@@ -14,7 +14,7 @@ from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
 from binn_utils.presentation import figures, framework_tables
 from binn_utils.store.loading import SettingResult
-from binn_utils.studies.repeats import Page
+from binn_utils.studies.supporting import Page
 from synthetic import sweep_record
 
 import prose
@@ -24,7 +24,7 @@ NAMES = tuple(studies.REGISTRY)
 
 def test_every_module_of_the_package_defines_a_registered_study():
     pkg = studies.__path__
-    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name not in ("base", "repeats")]
+    modules = [m.name for m in pkgutil.iter_modules(pkg) if m.name not in ("base", "supporting")]
     registered = {s.name for s in studies.REGISTRY.values()}
     for name in modules:
         mod = importlib.import_module(f"binn_utils.studies.{name}")
@@ -355,11 +355,10 @@ def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:
 
 
 def test_batch_size_timing_comes_from_the_benchmark(tmp_path):
-    from binn_utils.analysis import reporting
     from binn_utils.store.records import DamagedRecordError
     t = timing_benchmark()
     assert studies.batch_size.step_time_spread(t) == pytest.approx(5.0 / 4.0)
-    fit = reporting.time_fit(t)
+    fit = studies.batch_size.time_fit(t)
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
     assert fit["a"] > 0 and fit["a_lo"] > 0 and fit["r2"] > 0.99       # 40 steps of B = 10 against 1 of 640
     epochs = studies.batch_size.budget_epochs(t, 5)

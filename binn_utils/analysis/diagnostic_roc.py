@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import diagnostics as dg
+from . import diagnostic_calibration as calibration, diagnostics as dg
 from ..engine.metrics import median_iqr
 from ..store.records import default_results_dir, read_pair
 from ..store.sweep_record import SweepRecord
@@ -342,12 +342,12 @@ class Held:
 
     name: str
     thresholds: dict      # {left-out benchmark: threshold chosen on the others}
-    counts: dict          # {left-out benchmark: diagnostics.Counts on it}
+    counts: dict          # {left-out benchmark: diagnostic_calibration.Counts on it}
 
     @property
-    def pooled(self) -> dg.Counts:
+    def pooled(self) -> calibration.Counts:
         c = list(self.counts.values())
-        return dg.Counts(*(sum(getattr(x, k) for x in c) for k in ("caught", "failures", "false_alarms", "fine")))
+        return calibration.Counts(*(sum(getattr(x, k) for x in c) for k in ("caught", "failures", "false_alarms", "fine")))
 
     def meets(self) -> bool:
         return self.pooled.meets(CAUGHT_MIN, FALSE_MAX)
@@ -364,7 +364,7 @@ def leave_one_out(score, failed, benchmarks, name: str = "", false_max: float = 
         train = b != left
         c = choose_threshold(s[train], f[train], false_max)
         thresholds[left] = c
-        counts[left] = dg.count_flags(s[~train] > c, f[~train])
+        counts[left] = calibration.count_flags(s[~train] > c, f[~train])
     return Held(name, thresholds, counts)
 
 
@@ -379,7 +379,7 @@ def summary(table: LabelledTable, factor: float | None = None, n_boot: int = BOO
     def block(scores, fail, clusters, bench):
         return {"auc": (auc_interval(scores, fail, clusters, n=n_boot) if n_boot
                         else (auc(scores, fail), np.nan, np.nan)),
-                "module": dg.count_flags(np.asarray(scores) > 1.0, fail),
+                "module": calibration.count_flags(np.asarray(scores) > 1.0, fail),
                 "held": leave_one_out(scores, fail, bench)}
 
     per = {n: block(table.score(n), failed, table["setting"], table["problem"]) for n in (*DIAGNOSTICS, COMBINED)}
@@ -408,7 +408,7 @@ def pct(x: float) -> str:
     return "n/a" if not np.isfinite(x) else f"{100 * x:.0f} %"
 
 
-def rate_pair(c: dg.Counts) -> str:
+def rate_pair(c: calibration.Counts) -> str:
     """"caught x % (a of b), false alarms y % (c of d)"."""
     return (f"{pct(c.caught_rate)} of failures caught ({c.caught} of {c.failures}), "
             f"{pct(c.false_alarm_rate)} false alarms ({c.false_alarms} of {c.fine})")

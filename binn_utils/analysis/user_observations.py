@@ -60,184 +60,33 @@ so the learned operators are reported in user units as
 G are functions of u in the user's units of u).  The shifts drop out, the Neumann
 condition u_x = 0 is preserved, and a, b, c > 0 preserve the signs (the D and V networks
 are non-negative, as in the paper).  :class:`Scaling` implements this and is tested by
-solving the same problem in both unit systems.
+solving the same problem in both unit systems (:mod:`~binn_utils.analysis.user_units`).
+
+Modules: ``user_csv`` reads a CSV file, ``user_arrays`` arrays, ``user_units`` holds the
+rescaling; this module checks what they read and holds the result, :class:`UserObservations`.
 """
 from __future__ import annotations
 
-import csv
-import io
-import os
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ..engine.observations import Observations, split_indices
+from .user_arrays import TIME_UNITS, read_arrays
+# what reading a CSV file and the units share with the own-data report, importable from here too
+from .user_csv import decode_csv_bytes, delimiter_hint, detect_delimiter, read_long_csv, to_float
+from .user_units import MECHANISMS, TRAIN_T_END, TRAIN_X_RANGE, Scaling, validate_mechanisms
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations",
-           "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "TIME_UNITS"]
-
-TRAIN_X_RANGE = (-7.0, 7.0)
-"""Training-domain positions: the paper's x in [-7, 7]."""
-
-TRAIN_T_END = 10.0
-"""Training-domain times [0, 10]: the middle of the paper's benchmark windows (t_end = 4, 10, 18)."""
-
-MECHANISMS = {"D": "diffusion D(u)", "V": "advection V(u)", "G": "reaction G(u)"}
+           "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "TIME_UNITS",
+           "decode_csv_bytes", "delimiter_hint", "detect_delimiter", "to_float", "uniform_grid"]
 
 _GRID_RTOL = 1e-9    # values closer than this (relative to the span) are the same grid node
 UNIFORM_RTOL = 1e-6  # allowed relative variation of the spacing in x
 
 
-# ----------------------------------------------------------------------------- scaling
-@dataclass(frozen=True)
-class Scaling:
-    """Positive affine map between user units and the training domain (module docstring).
-
-    x' = x0_train + x_factor (x - x_min);  t' = t_factor (t - t_min);  u' = u / u_factor.
-    """
-
-    x_min: float
-    x_factor: float
-    t_min: float
-    t_factor: float
-    u_factor: float
-    x0_train: float = TRAIN_X_RANGE[0]
-
-    def __post_init__(self):
-        tiny = np.finfo(float).tiny
-        for name in ("x_factor", "t_factor", "u_factor"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v >= tiny and np.isfinite(1.0 / v)):
-                raise ValueError(f"scale factor {name} must be a finite number > 0 whose inverse is finite, "
-                                 f"got {v!r}: express {name[0]} in other units")
-        # the operators' conversion factors (operator_factor) must be representable too
-        la, lb = np.log10(self.x_factor), np.log10(self.t_factor)
-        for name, lg in (("D", lb - 2 * la), ("V", lb - la), ("G", lb)):
-            if not -300 < lg < 300:
-                raise ValueError(
-                    f"these units cannot be rescaled: converting {MECHANISMS[name]} back to them needs "
-                    f"the factor 10^{lg:.0f}, beyond the range of floating-point numbers (x spans about "
-                    f"{(TRAIN_X_RANGE[1] - TRAIN_X_RANGE[0]) / self.x_factor:.3g} and t about "
-                    f"{TRAIN_T_END / self.t_factor:.3g} of your units); express x and t in other units")
-
-    @classmethod
-    def fit(cls, x, t, u, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END, u_scale=None) -> "Scaling":
-        """The map taking [min x, max x] to ``x_range``, [min t, max t] to [0, t_end], u to u / max|u|."""
-        x, t, u = (np.asarray(v, dtype=float) for v in (x, t, u))
-        (x0, x1), (t0, t1) = (x.min(), x.max()), (t.min(), t.max())
-        if not x1 > x0:
-            raise ValueError("x takes a single value; need at least 3 positions")
-        if not t1 > t0:
-            raise ValueError("t takes a single value; need at least 2 times")
-
-        lo, hi = (float(v) for v in x_range)
-        if not hi > lo:
-            raise ValueError(f"x_range must be increasing, got {x_range}")
-        if not t_end > 0:
-            raise ValueError(f"t_end must be > 0, got {t_end}")
-        c = float(np.max(np.abs(u))) if u_scale is None else float(u_scale)
-        return cls(x_min=float(x0), x_factor=(hi - lo) / float(x1 - x0), t_min=float(t0),
-                   t_factor=float(t_end) / float(t1 - t0), u_factor=c, x0_train=lo)
-
-    # variables
-    def x_to_train(self, x):
-        return self.x0_train + self.x_factor * (np.asarray(x, dtype=float) - self.x_min)
-
-    def x_to_user(self, xp):
-        return self.x_min + (np.asarray(xp, dtype=float) - self.x0_train) / self.x_factor
-
-    def t_to_train(self, t):
-        return self.t_factor * (np.asarray(t, dtype=float) - self.t_min)
-
-    def t_to_user(self, tp):
-        return self.t_min + np.asarray(tp, dtype=float) / self.t_factor
-
-    def u_to_train(self, u):
-        return np.asarray(u, dtype=float) / self.u_factor
-
-    def u_to_user(self, up):
-        return np.asarray(up, dtype=float) * self.u_factor
-
-    # operators
-    def operator_factor(self, name: str) -> float:
-        """f_user(u) = factor * f_train(u / u_factor): b/a^2 for D, b/a for V, b for G."""
-        a, b = self.x_factor, self.t_factor
-        factors = {"D": b / a / a, "V": b / a, "G": b}
-        if name not in factors:
-            raise ValueError(f"unknown operator {name!r}; choose one of D, V, G")
-        return factors[name]
-
-    def operator_to_user(self, name: str, f_train):
-        """The user-unit operator u -> factor * f_train(u / u_factor), as a callable."""
-        k, c = self.operator_factor(name), self.u_factor
-
-        def f_user(u):
-            u = np.asarray(u, dtype=float)
-            return k * np.asarray(f_train(u / c), dtype=float)
-        f_user.__name__ = f"{name}_user"
-        return f_user
-
-    def operator_to_train(self, name: str, f_user):
-        """The inverse map: u' -> f_user(u_factor u') / factor."""
-        k, c = self.operator_factor(name), self.u_factor
-
-        def f_train(up):
-            up = np.asarray(up, dtype=float)
-            return np.asarray(f_user(c * up), dtype=float) / k
-        f_train.__name__ = f"{name}_train"
-        return f_train
-
-    def to_dict(self) -> dict:
-        return {k: float(getattr(self, k)) for k in ("x_min", "x_factor", "t_min", "t_factor",
-                                                     "u_factor", "x0_train")}
-
-
-# ----------------------------------------------------------------------------- validation helpers
-def validate_mechanisms(mechanisms) -> tuple:
-    """A non-empty subset of D, V, G (a string like "DV" or a sequence), in D, V, G order."""
-    if isinstance(mechanisms, str):
-        items = mechanisms.replace(",", " ").split()
-        if len(items) == 1 and items[0] not in MECHANISMS:
-            if not set(items[0]) <= set(MECHANISMS):
-                raise ValueError(f"unknown mechanism(s) {mechanisms!r}: choose a non-empty subset of "
-                                 "D (diffusion), V (advection), G (reaction), e.g. 'DV'")
-            items = list(items[0])
-    else:
-        try:
-            items = list(mechanisms)
-        except TypeError:
-            raise ValueError(f"mechanisms must be a non-empty subset of D, V, G, got {mechanisms!r}") from None
-    if not items:
-        raise ValueError("mechanisms is empty: choose a non-empty subset of D (diffusion), "
-                         "V (advection), G (reaction)")
-    for m in items:
-        if m not in MECHANISMS:
-            raise ValueError(f"unknown mechanism {m!r}: choose a non-empty subset of D (diffusion), "
-                             "V (advection), G (reaction)")
-    return tuple(m for m in ("D", "V", "G") if m in items)
-
-
-def to_float(value, where: str, column: str) -> float:
-    if isinstance(value, str):
-        s = value.strip()
-        if s == "":
-            raise ValueError(f"{where}: column {column!r} is empty (missing value)")
-        try:
-            v = float(s)
-        except ValueError:
-            raise ValueError(f"{where}: column {column!r} has a non-numeric value {value!r}") from None
-    else:
-        try:
-            v = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{where}: column {column!r} has a non-numeric value {value!r}") from None
-    if not np.isfinite(v):
-        raise ValueError(f"{where}: column {column!r} is {value!r} (NaN/inf); remove or fill this row")
-    return v
-
-
+# ----------------------------------------------------------------------------- the grid
 def _cluster(values: np.ndarray):
     """Grid nodes of ``values`` and each value's node.  Judged on the offsets from the smallest
     value (Unix-second times 1 s apart, or positions 1e9 + 0..20, are distinct): values closer
@@ -488,60 +337,7 @@ def _check_meaning(u, x, t, source, ucol):
              "and the between-replicate noise estimate is 0")
 
 
-# ----------------------------------------------------------------------------- loaders
-ENCODINGS = ("utf-8-sig", "utf-16")
-"""Encodings tried, in order, when none is given: UTF-8 (with or without byte-order mark), then
-UTF-16 for a file that starts with its byte-order mark."""
-
-
-def decode_csv_bytes(data: bytes, encoding: str | None, source: str) -> tuple[str, str]:
-    """(text, the encoding used) of a CSV file's bytes; ``encoding`` None: UTF-8, or UTF-16
-    when the file starts with its byte-order mark.  A ValueError naming the file, line and
-    byte, and the option that reads it, otherwise."""
-    if encoding is None:
-        encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
-    try:
-        return data.decode(encoding), encoding
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        if data[:2000].count(b"\x00") > len(data[:2000]) // 4:
-            fix = "utf-16"  # every other byte zero: UTF-16 without byte-order mark
-        else:
-            fix = "latin-1' or 'cp1252"
-        raise ValueError(f"{source}: not readable as {encoding} text (byte 0x{data[err.start]:02x} on line {line}); "
-                         f"give the file's encoding: --encoding '{fix}' (Python: encoding='{fix}')") from None
-    except LookupError:
-        raise ValueError(f"unknown encoding {encoding!r}: e.g. --encoding utf-8, latin-1, cp1252 or utf-16") from None
-
-
-#: Field separators recognised in a header that does not split at the requested one.
-OTHER_DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
-
-
-def _delimiter_arg(d: str) -> str:
-    return "$'\\t'" if d == "\t" else repr(d)
-
-
-def delimiter_hint(line: str, delimiter: str, wanted) -> str:
-    """' (the file is ...-separated: --delimiter ...)' when the header splits into the wanted
-    columns at another separator, else ''."""
-    for d, name in OTHER_DELIMITERS.items():
-        if d != delimiter and set(wanted) <= {c.strip() for c in line.split(d)}:
-            return (f"; the header splits into them at {name}s ({line.strip()!r}): the file is "
-                    f"{name}-separated, read it with --delimiter {_delimiter_arg(d)} (Python: delimiter={d!r})")
-    return ""
-
-
-def detect_delimiter(text: str, wanted) -> str:
-    """The separator (of ``OTHER_DELIMITERS``) at which the first header-like line splits into
-    the ``wanted`` columns; "," if none does (the error then says what the header holds)."""
-    line = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
-    for d in OTHER_DELIMITERS:
-        if set(wanted) <= {c.strip() for c in line.split(d)}:
-            return d
-    return ","
-
-
+# ----------------------------------------------------------------------------- readers
 def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "u",
                           replicate: str | None = None, *, delimiter: str | None = ",",
                           encoding: str | None = "utf-8-sig") -> UserObservations:
@@ -554,116 +350,11 @@ def load_observations_csv(path_or_buffer, x: str = "x", t: str = "t", u: str = "
     ``encoding`` decodes a file or a bytes buffer (default UTF-8, with or without
     byte-order mark; None: UTF-8, or UTF-16 for a file with its byte-order mark).
     """
-    if hasattr(path_or_buffer, "read"):
-        text = path_or_buffer.read()
-        source = str(getattr(path_or_buffer, "name", "CSV buffer"))
-        if isinstance(text, bytes):
-            text, encoding = decode_csv_bytes(text, encoding, source)
-    else:
-        source = os.fspath(path_or_buffer)
-        if Path(source).is_dir():
-            raise ValueError(f"{source} is a folder, not a data file: name the CSV file inside it")
-        with open(source, "rb") as f:
-            text, encoding = decode_csv_bytes(f.read(), encoding, str(source))
-    source = str(source)
     wanted = {"x": x, "t": t, "u": u}
     if replicate is not None:
         wanted["replicate"] = replicate
-    notes = []
-    if delimiter is None:
-        delimiter = detect_delimiter(text, wanted.values())
-        if delimiter != ",":
-            notes.append(f"detected: {OTHER_DELIMITERS[delimiter]}-separated (--delimiter "
-                         f"{_delimiter_arg(delimiter)} says so)")
-    if encoding not in (None, "utf-8-sig"):
-        notes.append(f"read as {encoding} text")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = None
-    for row in reader:
-        if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#"):
-            header = [c.strip() for c in row]
-            break
-    if header is None:
-        raise ValueError(f"{source}: empty file (no header line)")
-    missing = [c for c in wanted.values() if c not in header]
-    if missing:
-        hint = delimiter_hint(delimiter.join(header), delimiter, wanted.values())
-        if hint:
-            raise ValueError(f"{source}: no column(s) {', '.join(map(repr, missing))} when split at "
-                             f"{delimiter!r}{hint}")
-        raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
-                         f"{', '.join(map(repr, header))} (name yours with --x, --t, --u, --replicate; "
-                         "Python: x=, t=, u=, replicate=)")
-    for c in dict.fromkeys(wanted.values()):
-        where = [i + 1 for i, h in enumerate(header) if h == c]
-        if len(where) > 1:
-            raise ValueError(f"{source}: the header names column {c!r} {len(where)} times (fields "
-                             f"{', '.join(map(str, where))}): which one holds the data is ambiguous; rename the "
-                             "others in the file")
-    cols = {k: header.index(c) for k, c in wanted.items()}
-    xs, ts, us, reps, where = [], [], [], [], []
-    nrow = 0
-    for row in reader:
-        if not row or not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
-            continue
-        nrow += 1
-        short = f"row {nrow} (line {reader.line_num})"
-        w = f"{source}: {short}"
-        vals = {}
-        for k, j in cols.items():
-            if j >= len(row):
-                raise ValueError(f"{w}: column {wanted[k]!r} is missing (the row has {len(row)} "
-                                 f"field(s), the header {len(header)})")
-            vals[k] = row[j]
-        xs.append(to_float(vals["x"], w, x))
-        ts.append(to_float(vals["t"], w, t))
-        us.append(to_float(vals["u"], w, u))
-        if replicate is not None:
-            r = vals["replicate"].strip()
-            if r == "":
-                raise ValueError(f"{w}: column {replicate!r} is empty (missing replicate label)")
-            reps.append(r)
-        else:
-            reps.append("1")
-        where.append(short)
+    xs, ts, us, reps, where, source, notes = read_long_csv(path_or_buffer, wanted, delimiter, encoding)
     return _build(xs, ts, us, reps, where.__getitem__, source, wanted, notes)
-
-
-TIME_UNITS = ("D", "h", "m", "s", "ms", "us", "ns")
-"""Units a datetime64 / timedelta64 time can be expressed in (numpy's codes: days, hours,
-minutes, seconds, milli-, micro-, nanoseconds)."""
-
-
-def _times(t, time_unit):
-    """(numbers, a note or None) of times given as numbers, or as datetime64 / timedelta64
-    values (then expressed in ``time_unit`` from the earliest; a ValueError without one)."""
-    arr = np.asarray(t)
-    if arr.dtype.kind not in "Mm":
-        return t, None
-    what = "datetime64" if arr.dtype.kind == "M" else "timedelta64"
-    if time_unit not in TIME_UNITS:
-        raise ValueError(f"t holds {what} values: say the unit to express them in, one of {', '.join(TIME_UNITS)}, "
-                         f"e.g. observations_from_arrays(..., time_unit='h'){'' if time_unit is None else f' (got {time_unit!r})'}")
-    if np.any(np.isnat(arr)):
-        raise ValueError(f"t has {int(np.sum(np.isnat(arr)))} missing (NaT) value(s): remove those points")
-    start = arr.min()
-    values = (arr - start) / np.timedelta64(1, time_unit)
-    origin = f" after {start}" if what == "datetime64" else (f" from {start}" if start != np.timedelta64(0) else "")
-    return values, f"t given as {what}: in {time_unit}{origin}"
-
-
-def _masked(v, name: str, grid: bool):
-    """(plain values, positions that were masked or None) of a numpy masked array; a grid with
-    masked values is refused with their count (a grid has no holes)."""
-    if not np.ma.isMaskedArray(v):
-        return v, None
-    mask = np.ma.getmaskarray(v)
-    n = int(mask.sum())
-    if n and grid:
-        raise ValueError(f"{name} has {n} masked value(s) of {mask.size} (numpy masked array): masked values are "
-                         "missing data and a grid has no holes; fill them (e.g. interpolate) or drop their "
-                         "times/positions, or pass long format")
-    return np.ma.getdata(v), (mask.ravel() if n else None)
 
 
 def observations_from_arrays(x, t, u, replicate=None, *, time_unit: str | None = None) -> UserObservations:
@@ -677,95 +368,5 @@ def observations_from_arrays(x, t, u, replicate=None, *, time_unit: str | None =
     are refused with their count.  Times given as datetime64 / timedelta64 are expressed in
     ``time_unit`` (one of :data:`TIME_UNITS`) from the earliest, and the notes say so.
     """
-    grid_shaped = np.ndim(u) in (2, 3)
-    notes = []
-    t, note = _times(t, time_unit)
-    if note:
-        notes.append(note)
-    if grid_shaped:
-        for name, v in (("x", x), ("t", t)):
-            if np.ndim(v) != 1:
-                raise ValueError(f"with grid-shaped u, {name} must be 1-D (the grid's axis), got shape "
-                                 f"{np.shape(v)}: pass the axis (e.g. {name}[0, :] or "
-                                 f"{name}[:, 0] of a meshgrid), not the meshgrid")
-    dropped = None
-    for name in ("x", "t", "u"):
-        v, m = _masked({"x": x, "t": t, "u": u}[name], name, grid_shaped)
-        if name == "x":
-            x = v
-        elif name == "t":
-            t = v
-        else:
-            u = v
-        if m is not None:
-            dropped = m if dropped is None else dropped | m
-    u_arr = np.asarray(u, dtype=object)
-    x_arr = np.asarray(x, dtype=object).ravel()
-    t_arr = np.asarray(t, dtype=object).ravel()
-    if dropped is not None and u_arr.ndim == 1 and dropped.size == u_arr.size:
-        keep = ~dropped
-        if replicate is not None:
-            replicate = list(np.asarray(replicate, dtype=object).ravel()[keep])
-        x_arr, t_arr, u_arr = x_arr[keep], t_arr[keep], u_arr[keep]
-        notes.append(f"{int(dropped.sum())} masked entr{'y' if dropped.sum() == 1 else 'ies'} dropped "
-                     "(numpy masked array: missing values)")
-    if u_arr.ndim in (2, 3):
-        u3 = u_arr if u_arr.ndim == 3 else u_arr[None]
-        if u3.shape[1:] != (t_arr.size, x_arr.size):
-            raise ValueError(f"grid-shaped u must be (n_t, n_x) = {(t_arr.size, x_arr.size)} or "
-                             f"(n_rep, n_t, n_x); got {u_arr.shape}")
-        labels = list(range(1, u3.shape[0] + 1)) if replicate is None else list(replicate)
-        if len(labels) != u3.shape[0]:
-            raise ValueError(f"{len(labels)} replicate labels for {u3.shape[0]} replicates")
-        R_, T_, X_ = np.meshgrid(np.arange(u3.shape[0]), np.arange(t_arr.size), np.arange(x_arr.size),
-                                 indexing="ij")
-        xs_o, ts_o, us_o = x_arr[X_.ravel()], t_arr[T_.ravel()], u3.ravel()
-        reps = [labels[k] for k in R_.ravel()]
-        grid = True
-    elif u_arr.ndim == 1:
-        if not (x_arr.size == t_arr.size == u_arr.size):
-            raise ValueError(f"long-format x, t, u must have the same length; got {x_arr.size}, "
-                             f"{t_arr.size}, {u_arr.size}")
-        xs_o, ts_o, us_o = x_arr, t_arr, u_arr
-        if replicate is None:
-            reps = ["1"] * u_arr.size
-        else:
-            reps = list(np.asarray(replicate, dtype=object).ravel())
-            if len(reps) != u_arr.size:
-                raise ValueError(f"replicate has {len(reps)} entries for {u_arr.size} observations")
-        grid = False
-    else:
-        raise ValueError(f"u must be 1-D (long format) or (n_t, n_x) / (n_rep, n_t, n_x); got shape {u_arr.shape}")
-    if grid:
-        n_t, n_x = t_arr.size, x_arr.size
-
-        def where(i):
-            r, rem = divmod(int(i), n_t * n_x)
-            k, j = divmod(rem, n_x)
-            return (f"u[{r}, {k}, {j}]" if u_arr.ndim == 3 else f"u[{k}, {j}]") + \
-                f" (t={t_arr[k]}, x={x_arr[j]})"
-    else:
-        def where(i):
-            return f"entry {int(i)}"
-    cols = [_column(v, n, where) for v, n in ((xs_o, "x"), (ts_o, "t"), (us_o, "u"))]
-    for i, r in enumerate(reps):
-        if r is None or (isinstance(r, float) and not np.isfinite(r)) or str(r).strip() == "":
-            raise ValueError(f"{where(i)}: replicate label is missing")
-    return _build(*cols, [str(r) for r in reps], where, "arrays", {"x": "x", "t": "t", "u": "u"}, notes)
-
-
-def _column(values, name, where) -> np.ndarray:
-    """Float column; the first non-numeric or non-finite entry is named in a ValueError."""
-    values = np.asarray(values, dtype=object).ravel()
-    try:
-        v = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        for i, val in enumerate(values):
-            to_float(val, where(i), name)
-        raise  # pragma: no cover - to_float raised above
-    bad = np.nonzero(~np.isfinite(v))[0]
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(f"{where(i)}: column {name!r} is {values[i]!r} (NaN/inf); remove or fill it "
-                         f"({bad.size} such entr{'y' if bad.size == 1 else 'ies'} in {name!r})")
-    return v
+    cols, reps, where, notes = read_arrays(x, t, u, replicate, time_unit)
+    return _build(*cols, reps, where, "arrays", {"x": "x", "t": "t", "u": "u"}, notes)

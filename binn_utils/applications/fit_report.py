@@ -35,7 +35,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..analysis import diagnostic_roc, identifiability
-from ..analysis.diagnostics import fmt_value
+from ..analysis.reporting import fmt
 from ..analysis.user_data import UserFit
 from ..presentation import figures, plotting
 from ..store import fits, provenance, records
@@ -60,6 +60,11 @@ DIAGNOSTIC_HELP = {
 }
 
 
+
+def _num(v) -> str:
+    """A diagnostic's number as it is (the package's one formatter, literal)."""
+    return fmt(v, literal=True)
+
 def run_fit(plan: FitPlan, *, workers=None, scheduler=None, progress=True, require_stored=None,
             echo=print) -> tuple[UserFit, dict]:
     """:func:`train_or_load`, then write every output file; returns the fit and {name: path}
@@ -82,8 +87,8 @@ def _operator_grid(fit: UserFit, n: int = 101, extend: float = 0.2) -> np.ndarra
 
 def _thr(v) -> str:
     if isinstance(v, dict):
-        return ", ".join(f"{k.replace('_', ' ')} {fmt_value(x)}" for k, x in v.items())
-    return fmt_value(v)
+        return ", ".join(f"{k.replace('_', ' ')} {_num(x)}" for k, x in v.items())
+    return _num(v)
 
 
 def fit_identifiability(fit: UserFit):
@@ -105,7 +110,7 @@ def diagnostics_markdown(fit: UserFit) -> str:
     lines = [f"# Diagnostics of the fit ({rep.n_replicates} networks, {rep.n_epochs} epochs)", "",
              "Ground-truth-free checks (`binn_utils.analysis.diagnostics`): each has a number, the threshold it is "
              "compared with, and a flag. Observed range of u (where the operators are identifiable): "
-             f"[{fmt_value(rep.u_range[0])}, {fmt_value(rep.u_range[1])}]. How far to trust a flag: on the "
+             f"[{_num(rep.u_range[0])}, {_num(rep.u_range[1])}]. How far to trust a flag: on the "
              f"{held['n']} networks trained for the book, whose truth is known, the share of failures each "
              "diagnostic catches and of fine networks it flags (false alarms), at the threshold used here and "
              "held out (a threshold chosen on four benchmarks, counted on the fifth; the book's chapter on "
@@ -117,7 +122,7 @@ def diagnostics_markdown(fit: UserFit) -> str:
         return f"{diagnostic_roc.pct(c.caught_rate)} / {diagnostic_roc.pct(c.false_alarm_rate)}"
     for d in rep.diagnostics.values():
         v = held["per"][d.name]
-        lines.append(f"| {d.name.replace('_', ' ')} | {fmt_value(d.value)} | {_thr(d.threshold)} | "
+        lines.append(f"| {d.name.replace('_', ' ')} | {_num(d.value)} | {_thr(d.threshold)} | "
                      f"{'**FLAG**' if d.flag else 'ok'} | {rates(v['module'])} | {rates(v['held'].pooled)} | "
                      f"{DIAGNOSTIC_HELP.get(d.name, '')} | {d.message.replace('|', '/')} |")
     h = held["per"][diagnostic_roc.COMBINED]["held"].pooled
@@ -283,15 +288,15 @@ def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: 
     out = Path(out or plan.out)
     esc = html.escape
     ev = fit.evaluation
-    med = (lambda v: fmt_value(float(np.nanmedian(v))) if np.isfinite(v).any() else "n/a (every solve failed)")
+    med = (lambda v: _num(float(np.nanmedian(v))) if np.isfinite(v).any() else "n/a (every solve failed)")
     summary = fit.summary().splitlines()[:3]
     obs_rows = [r for r in rows if r["observed"]]
     pick = obs_rows[:: max(1, len(obs_rows) // 10)] if obs_rows else []
     op_cols = [k for k in rows[0] if k.endswith(("_median", "_q25", "_q75"))]
     op_table = ("<table><thead><tr><th>u</th>" + "".join(f"<th>{esc(c)}</th>" for c in op_cols)
                 + "</tr></thead><tbody>" + "".join(
-                    "<tr><td>" + fmt_value(r["u"]) + "</td>"
-                    + "".join(f"<td>{fmt_value(r[c])}</td>" for c in op_cols)
+                    "<tr><td>" + _num(r["u"]) + "</td>"
+                    + "".join(f"<td>{_num(r[c])}</td>" for c in op_cols)
                     + "</tr>" for r in pick) + "</tbody></table>")
     md_lines = md.splitlines()
     verdict = [ln for ln in md_lines if ln.startswith(("Diagnostics:", "Forward", "Training", "A flag"))]

@@ -14,6 +14,7 @@ from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, median, value_label
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
+from ..studies.supporting import against_reference
 from .context import RunRow, described, flat, run_row
 
 
@@ -25,7 +26,7 @@ def _first(res):
     return res[0] if isinstance(res, tuple) else res
 
 
-def claim_supplementary(ctx) -> ClaimCheck:
+def claim_supporting(ctx) -> ClaimCheck:
     """Claim 11: every stored Supporting Material repeat against the main text's comparisons,
     and each dense repeat against the sparse grid at the same noise level."""
     subs, parts, runs, loaded = [], [], set(), {}
@@ -81,7 +82,7 @@ def claim_supplementary(ctx) -> ClaimCheck:
             if a is None or b is None:
                 continue
             ea, eb = median(a.metric("err_u_p")), median(b.metric("err_u_p"))
-            v_med, v_iqr, ivs = reporting.against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower=True)
+            v_med, v_iqr, ivs = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower=True)
             subs.append(SubClaim(f"{st.title}: lower median $u_\\mathrm{{p}}$ error at the default", v_med, group,
                                  {k: v for k, v in ivs.items() if k.startswith("median")},
                                  rule="intervals of the median separated"))
@@ -166,7 +167,7 @@ def every_network() -> tuple[SubClaim, str]:
 
 CLAIMS = (
     Claim(11, r"The qualitative conclusions are unchanged without noise, with $\sigma^2=10^{-2}$, and with five times denser spatial sampling; more data mainly reduces errors and variability.",
-          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supplementary,
+          r"Supporting Material figures (noise-free, high-noise and dense-data repeats).", claim_supporting,
           quote='Overall, the qualitative conclusions remain unchanged. […] Nevertheless, the principal conclusions of the main text remain unchanged.',
           where='Supporting Material, Results for noise-free datasets; Results for highly noisy datasets',
           title='conclusions unchanged without noise, with more noise, with dense data', figure='Supporting Material', chapter='supplementary'),

@@ -23,10 +23,11 @@ from matplotlib.ticker import FuncFormatter
 from . import panels, plotting
 from .. import studies
 from ..analysis import diagnostics
-from ..analysis.reporting import arch_label, find, meta_value, value_label, time_fit
+from ..analysis.reporting import arch_label, find, meta_value, value_label
 from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
 from .panels import ABOVE
 from .plotting import COLORS
+from ..studies.batch_size import time_fit
 
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
 

@@ -3,7 +3,7 @@
 median error of u_p and our ground truth at each: one row per point of the registry."""
 from __future__ import annotations
 
-from ..analysis.diagnostics import Scored
+from ..analysis.diagnostic_calibration import Scored
 from .tables import paper_point
 
 HEADER = ("| setting | the paper says | our flags | median err $u_p$ | ground truth (our rule) | flags match the paper |\n"

@@ -1,7 +1,7 @@
 """Markdown tables and short phrases the chapters show, from the analysis layer's results.
 
-The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostics.Scored` and
-:class:`~binn_utils.analysis.diagnostics.Calibration` (``titles`` maps a study's name, a group of
+The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostic_calibration.Scored` and
+:class:`~binn_utils.analysis.diagnostic_calibration.Calibration` (``titles`` maps a study's name, a group of
 ``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
 Supporting Material, architecture and batch-size chapters (the framework chapter's are in
 :mod:`binn_utils.presentation.framework_tables`).  Nothing here computes a number
@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.diagnostics import SHORT_NAMES, Calibration, Counts, Scored
-from ..analysis.reporting import (and_list, arch_label, architecture_matrix, fmt, meta_value, respectively,
+from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, Scored
+from ..analysis.reporting import (and_list, arch_label, fmt, meta_value, respectively,
                                   run_description, value_label, word)
 from ..analysis.verdicts import Verdict
 from .plotting import unobserved_spans
 from ..studies import SCALES
+from ..studies.architecture import architecture_matrix
 from ..studies.batch_size import more_steps_worse
 
 def scale_words(scale: str) -> str:
@@ -35,25 +36,19 @@ def scales_sentence(scale_of: dict) -> str:
     return "; ".join(f"{name.replace('_', ' ')}: {s} scale ({scale_words(s)})" for name, s in scale_of.items())
 
 
-def fmt_plain(v, spec: str = ".3g", plain_from: float = 1000) -> str:
-    """:func:`~binn_utils.analysis.reporting.fmt`, but values of ``plain_from`` and more as plain
-    rounded numbers (1,234 not 1.23e+03)."""
-    try:
-        big = abs(float(v)) >= plain_from
-    except (TypeError, ValueError):
-        big = False
-    return f"{float(v):,.0f}" if big and np.isfinite(float(v)) else fmt(v, spec)
+#: Numbers in the own-data tables from this size on: plain and rounded (1,234 not 1.23e+03).
+PLAIN_FROM = 1000
 
 
 def median_curve(curves, u_grid, unit: str, scale=1e3) -> str:
     """The median over initialisations of an operator's curves on ``u_grid`` in words: its
     values at the ends and any extremum inside (densities times ``scale``, in 10^-3 cells/µm^2)."""
     med = np.nanmedian(curves, axis=0)
-    out = (f"{fmt_plain(med[0])} {unit} at the lowest and {fmt_plain(med[-1])} {unit} at the highest observed "
-           "density")
+    out = (f"{fmt(med[0], plain_from=PLAIN_FROM)} {unit} at the lowest and "
+           f"{fmt(med[-1], plain_from=PLAIN_FROM)} {unit} at the highest observed density")
     for i, what in ((int(np.nanargmax(med)), "maximum"), (int(np.nanargmin(med)), "minimum")):
         if 0 < i < med.size - 1:  # an extremum inside the range
-            out += f", {what} {fmt_plain(med[i])} {unit} at u ≈ {scale * u_grid[i]:.2g} × 10⁻³ cells/µm²"
+            out += f", {what} {fmt(med[i], plain_from=PLAIN_FROM)} {unit} at u ≈ {scale * u_grid[i]:.2g} × 10⁻³ cells/µm²"
     return out
 
 
@@ -61,12 +56,12 @@ def report_table(report) -> str:
     """One setting's diagnostics: value (bold if flagged), threshold, flag, message."""
     def threshold(v):
         if isinstance(v, dict):
-            return ", ".join(f"{k.replace('_', ' ')} {fmt_plain(x, '.3g')}" for k, x in v.items())
-        return fmt_plain(v, ".3g")
+            return ", ".join(f"{k.replace('_', ' ')} {fmt(x, '.3g', plain_from=PLAIN_FROM)}" for k, x in v.items())
+        return fmt(v, ".3g", plain_from=PLAIN_FROM)
 
     rows = ["| diagnostic | value | threshold | flag | what it says |", "|---|---|---|---|---|"]
     for d in report.diagnostics.values():
-        val = fmt_plain(d.value, ".3g")
+        val = fmt(d.value, ".3g", plain_from=PLAIN_FROM)
         rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | "
                     f"{threshold(d.threshold)} | {'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
     return "\n".join(rows)
@@ -308,7 +303,7 @@ def large_rate_words(curves: dict, shown: str) -> str:
                      f"(roughness {roughness(calm)})")
     if stalled:
         finals = respectively(fmt(stats[k]["final"]) for k in stalled)
-        times = and_list(dict.fromkeys(fmt_plain(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10)
+        times = and_list(dict.fromkeys(fmt(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10)
                                        for k in stalled))
         parts.append(f"at r = {and_list(stalled)} {{}} is no more erratic than at r = {shown} (roughness "
                      f"{roughness(stalled)}) but stays flat, ending at {finals}, {times} times the "

@@ -24,6 +24,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..analysis.reporting import find, value_label
+from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
 from ..store.records import committed_scale
 from ..store.setting import Setting, replicates
@@ -136,7 +137,7 @@ class Study:
     sweep: bool = False              # a hyperparameter sweep of the main text (Figs. 2-6)
     repeated_on: tuple = ()          # grids ("sparse", "dense") the Supporting Material repeats it on
     sweeps_noise: bool = False       # its grid includes the noise variance
-    summary: Callable | None = None  # results -> numbers (``binn_utils.analysis.reporting``)
+    summary: Callable | None = None  # results -> numbers and verdicts (the study module's ``summary``)
     bullets: Callable | None = None  # summary -> its comparisons with the paper, as markdown bullets
     #: (noise variance, dense) -> the paper's figure of that configuration (the Supporting
     #: Material's figures continue the main text's numbering: Figs. 7-27)
@@ -194,3 +195,14 @@ class Study:
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""
         return find(results, **self.default)
+
+
+def best_in_range(s: Summary, key: str, intervals: dict, paper_best) -> Verdict:
+    """Record "lowest errors for a swept value in ``paper_best`` (a closed range)": the best
+    setting in the range against the best outside it (``verdicts.best_in``)."""
+    lo, hi = min(paper_best), max(paper_best)
+    v, b_in, b_out = best_in(intervals, lambda x: lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9))
+    return s.compare(key, v, {f"best in {value_label(lo)}-{value_label(hi)} ({value_label(b_in)})"
+                              if b_in is not None else "in range": intervals.get(b_in, Interval(np.nan, np.nan, np.nan, 0, np.nan)),
+                              f"best outside ({value_label(b_out)})" if b_out is not None else "outside":
+                              intervals.get(b_out, Interval(np.nan, np.nan, np.nan, 0, np.nan))})

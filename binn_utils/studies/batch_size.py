@@ -9,13 +9,15 @@ import math
 import numpy as np
 
 from ..analysis import reporting
-from ..analysis.reporting import median
-from ..analysis.verdicts import Claim, ClaimCheck, SubClaim
+from ..analysis.reporting import (failures_sentence, fmt, intervals_of, iqr, lowest_median, median, medians,
+                                  meta_value)
+from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, best_of, expect,
+                                 highest_at, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
 from ..store.records import DamagedRecordError, committed_scale, default_results_dir
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
-                   value_range)
+                   best_in_range, value_range)
 
 BATCH_SIZES = (10, 40, 160, 640)
 #: The batch sizes with the lowest errors after the paper's fixed budget (Fig. 6).
@@ -92,14 +94,96 @@ def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False,
     return out
 
 
-def summary(results, timing_=None) -> dict:
-    """Numbers of (fixed-epoch results, fixed-budget results) (``reporting.batch_size_summary``),
-    the best batch sizes against the paper's; the training time from the timing benchmark
-    ``timing_`` (None: the committed one), which times the 71-point grid (none for dense results)."""
-    fixed = results[0]
+def time_fit(timing: dict) -> dict:
+    """Fig. 6's training time against the batch size, from the timing benchmark
+    (``studies.batch_size.timing()``: ``benchmarks/batch_size_timing.py``, one network of the
+    plain-autograd trainer, the batch sizes interleaved in one process on one device): the
+    time T of 4000 epochs per B and the fit T = a / B + c with the t interval of a.
+
+    B is the batch size actually used (a batch larger than the training set is clipped).
+    ``timing`` None (no benchmark of this grid): empty arrays and NaN."""
+    from scipy.optimize import curve_fit
+    rows = sorted(timing["batch_sizes"], key=lambda r: r["B_used"]) if timing else []
+    B = np.array([r["B_used"] for r in rows], float)
+    B_req = np.array([r["B"] for r in rows], float)
+    T = np.array([r["s_4000_epochs"] for r in rows], float)
+    steps = np.array([4000 * r["epoch_steps"] for r in rows], float)
+    out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=np.array([r["ms_per_step"] for r in rows]),
+               a=np.nan, c=np.nan, r2=np.nan, a_lo=np.nan, a_hi=np.nan)
+    if len(B) >= 2 and np.all(np.isfinite(T)):
+        f = lambda b, a, c: a / b + c  # noqa: E731
+        try:
+            (a, c), cov = curve_fit(f, B, T, p0=(T[0] * B[0], 0.0))
+            pred = f(B, a, c)
+            ss = np.sum((T - T.mean()) ** 2)
+            # the t interval of a at the verdicts' level (len(B) - 2 degrees of freedom)
+            from scipy.stats import t as student
+            half = (student.ppf((1 + LEVEL) / 2, len(B) - 2) * np.sqrt(cov[0, 0])
+                    if len(B) > 2 and np.isfinite(cov[0, 0]) else np.inf)
+            out.update(a=float(a), c=float(c), r2=float(1 - np.sum((T - pred) ** 2) / ss) if ss > 0 else np.nan,
+                       a_lo=float(a - half), a_hi=float(a + half))
+        except RuntimeError:
+            pass
+    return out
+
+
+def summary(results, timing_=None) -> Summary:
+    """Fig. 6 from (fixed-epoch results, fixed-budget results): training time against B (from
+    the timing benchmark ``timing_``, None: the committed one, which times the 71-point grid,
+    so none for dense results; ``time_fit``), errors after a fixed budget of optimiser steps;
+    the best batch sizes against the paper's ``PAPER_BEST``."""
+    fixed, budget = results
     dense = bool(fixed and fixed[0].record.dense)
-    return reporting.batch_size_summary(*results, paper_best=PAPER_BEST,
-                                        timing=(timing() if timing_ is None else timing_) if not dense else None)
+    fit = time_fit(None if dense else timing() if timing_ is None else timing_)
+    s = Summary({"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
+                 "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
+                 "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
+                                                                                           fit["per_step_ms"]))})
+    ia = Interval(fit["a"], fit["a_lo"], fit["a_hi"], len(fit["B"]), LEVEL, "a")
+    s["a_interval"] = str(ia)
+    s.compare("inverse_verdict", expect(ia, Interval(0.0, 0.0, 0.0, 0, 1.0, "zero"), 1) if ia.finite
+              else Verdict.UNDECIDED, {"a": ia})
+    if np.isfinite(fit["c"]) and np.isfinite(fit["a"]) and len(fit["B"]):
+        s["c_share"] = fmt(100 * fit["c"] / fit["T"][-1], ".2g")
+    else:
+        s["c_share"] = "n/a"
+    clipped = [r for r in fixed if r.record.batch_size_used != r.record.config.batch_size]
+    s["clipped"] = ("; ".join(f"B = {r.record.config.batch_size} ran as full-batch training with "
+                              f"B = {r.record.batch_size_used}" for r in clipped)
+                    or "No batch size was larger than the training set")
+    Bs = [int(meta_value(r, "batch_size")) for r in budget]
+    order = np.argsort(Bs)
+    rb = [budget[i] for i in order]
+    Bs = [Bs[i] for i in order]
+    s["budget_steps"] = f"{int(rb[0].meta.get('budget_steps', 0)):,}" if rb else "n/a"
+    s["budget_epochs"] = ", ".join(f"B = {b}: {r.record.epochs_run} epochs" for b, r in zip(Bs, rb))
+    meds = {}
+    for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+        med = medians(rb, m)
+        meds[short] = med
+        best = lowest_median(Bs, med)
+        s[f"best_{short}"] = str(best) if best is not None else "n/a"
+        best_in_range(s, f"best_{short}_verdict", intervals_of(rb, "batch_size", m), PAPER_BEST)
+        s[f"budget_{short}"] = ", ".join(f"B = {b}: {fmt(v)}" for b, v in zip(Bs, med))
+    iqrs = [iqr(r.metric("err_u_p")) for r in rb]
+    s["budget_up_iqr"] = ", ".join(f"B = {b}: {fmt(v, '.2g')}" for b, v in zip(Bs, iqrs))
+    if 10 in Bs and all(b in Bs for b in PAPER_BEST):
+        spreads = {b: spread_interval(rb[Bs.index(b)].metric("err_u_p")) for b in (10, *PAPER_BEST)}
+        s.compare("small_variable_verdict", highest_at(spreads, 10), {f"IQR, B = {b}": iv for b, iv in spreads.items()})
+    else:
+        s.judge("small_variable_verdict", None)
+    if Bs and all(b in Bs for b in PAPER_BEST):
+        big = Bs[-1]
+        ivs = intervals_of(rb, "batch_size", "err_u_p")
+        ref = best_of(ivs, list(PAPER_BEST))
+        s["largest"] = str(big)
+        s.compare("large_worse_verdict", expect(ivs[big], ivs[ref], 1) if ref is not None else Verdict.UNDECIDED,
+                  {f"B = {big}": ivs[big], f"B = {ref}": ivs.get(ref)})
+    else:
+        s["largest"] = "n/a"
+        s.judge("large_worse_verdict", None)
+    s["failures"] = failures_sentence(rb, lambda r: f"B = {meta_value(r, 'batch_size'):g}")
+    return s
 
 
 def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:

@@ -4,11 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import authors_archive, reporting
-from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, above_best_other, median_interval
+from ..analysis.reporting import (failures_sentence, find, fmt, intervals_of, lowest_median, median, medians,
+                                  meta_value, value_label)
+from ..analysis.verdicts import (Claim, ClaimCheck, SubClaim, Summary, Verdict, above_best_other, all_of, expect,
+                                 median_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
-from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, initialisations, number_label, scale_values, train_config,
-                   value_range)
+from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
+                   scale_values, train_config, value_range)
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
 #: The weights w_PDE / w_data with the lowest errors in the paper's Fig. 4.
@@ -24,10 +27,76 @@ def build(scale="book", weights=PDE_WEIGHTS, noise_var=DEFAULT_NOISE_VAR, dense=
             for w in weights]
 
 
-def summary(results, low=PDE_WEIGHTS[0], high=PDE_WEIGHTS[-1]):
-    """The study's numbers (``reporting.loss_weight_summary``): the best weight against the
-    paper's, the weights ``low`` and ``high`` against the best."""
-    return reporting.loss_weight_summary(results, PAPER_BEST, low=low, high=high)
+def _label(v) -> str:
+    return "n/a" if v is None else value_label(v)
+
+
+def summary(results, low=PDE_WEIGHTS[0], high=PDE_WEIGHTS[-1]) -> Summary:
+    """Fig. 4: errors and weighted loss balance against w_PDE; the best weight against the
+    paper's range ``PAPER_BEST``, the weights ``low`` and ``high`` against the best."""
+    ws = [meta_value(r, "w_pde") for r in results]
+    order = np.argsort(ws)
+    rs = [results[i] for i in order]
+    ws = [ws[i] for i in order]
+    s = Summary()
+    mins, ivs = {}, {}
+    for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+        meds = medians(rs, m)
+        best = lowest_median(ws, meds)
+        mins[short] = np.nanmin(meds) if np.isfinite(meds).any() else np.nan
+        s[f"best_{short}"] = value_label(best) if best is not None else "n/a"
+        s[f"best_{short}_err"] = fmt(mins[short])
+        ivs[short] = intervals_of(rs, "w_pde", m)
+        best_in_range(s, f"best_{short}_verdict", ivs[short], PAPER_BEST)
+    rl, rh = find(rs, w_pde=low), find(rs, w_pde=high)
+    for tag, r in (("low", rl), ("high", rh)):
+        th = median(r.metric("err_u_theta")) if r is not None else np.nan
+        up = median(r.metric("err_u_p")) if r is not None else np.nan
+        s[f"{tag}_theta"], s[f"{tag}_up"] = fmt(th), fmt(up)
+        s[f"{tag}_theta_ratio"] = fmt(th / mins["theta"], ".2g") if np.isfinite(th) else "n/a"
+        s[f"{tag}_up_ratio"] = fmt(up / mins["up"], ".2g") if np.isfinite(up) else "n/a"
+    if rl is not None:
+        low_extremes(s, "low_verdict", ivs, low)
+        wd, wp = rl.record.config.w_data, rl.record.config.w_pde
+        with np.errstate(all="ignore"):
+            ld = np.nanmedian(np.asarray(rl["hist_val_data"], float) * wd, axis=0)
+            lp = np.nanmedian(np.asarray(rl["hist_val_pde"], float) * wp, axis=0)
+            gap = np.log10(ld / lp)
+        gap = gap[np.isfinite(gap)]
+        s["low_gap_min"] = fmt(gap.min(), ".2g") if gap.size else "n/a"
+        s["low_gap_final"] = fmt(gap[-1], ".2g") if gap.size else "n/a"
+        s.judge("low_gap_verdict", bool(gap.min() > 3) if gap.size else None)   # the paper's "three orders"
+    else:
+        s.update(low_gap_min="n/a", low_gap_final="n/a")
+        s.judge("low_verdict", None)
+        s.judge("low_gap_verdict", None)
+    if rh is not None:
+        high_extremes(s, "high_verdict", ivs, high)
+    else:
+        s.judge("high_verdict", None)
+    s["low"], s["high"] = value_label(low), value_label(high)
+    s["failures"] = failures_sentence(rs, lambda r: f"w_PDE = {value_label(meta_value(r, 'w_pde'))}")
+    return s
+
+
+def low_extremes(s: Summary, key: str, ivs: dict, low) -> Verdict:
+    """"A too small weight ``low`` gives a small u_theta error but a large u_p error": its
+    u_theta interval below its u_p interval (the same runs), and its u_p interval above the
+    best other weight's (``ivs``: {"theta"/"up": {weight: Interval}})."""
+    th, up = ivs["theta"].get(low), ivs["up"].get(low)
+    large, ref = above_best_other(ivs["up"], low)
+    v = Verdict.UNDECIDED if th is None or up is None else all_of([expect(th, up, -1), large])
+    return s.compare(key, v, {"u_theta": th, "u_p": up, f"u_p at the best other ({_label(ref)})":
+                              ivs["up"].get(ref)})
+
+
+def high_extremes(s: Summary, key: str, ivs: dict, high) -> Verdict:
+    """"A too large weight ``high`` gives large errors in both": each interval above that of
+    the best other weight."""
+    (vt, rt), (vu, ru) = above_best_other(ivs["theta"], high), above_best_other(ivs["up"], high)
+    return s.compare(key, all_of([vt, vu]), {"u_theta": ivs["theta"].get(high), f"u_theta best other ({_label(rt)})":
+                                             ivs["theta"].get(rt), "u_p": ivs["up"].get(high),
+                                             f"u_p best other ({_label(ru)})": ivs["up"].get(ru)})
 
 
 def bullets(s: dict) -> list[str]:
@@ -59,20 +128,20 @@ def authors_summary(noise_var=DEFAULT_NOISE_VAR):
     ws = [m["w_pde"] for m in authors_archive.settings("loss_weight", noise_var=noise_var)]
     if not ws:
         return None
-    they, ivs = reporting.Summary(), {}
+    they, ivs = Summary(), {}
     for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
         ivs[short] = {w: median_interval(authors_archive.errors("loss_weight", m, noise_var=noise_var, w_pde=w))
                       for w in ws}
-        reporting.best_in_range(they, f"best_{short}_verdict", ivs[short], PAPER_BEST)
-    reporting.low_extremes(they, "low_verdict", ivs, PDE_WEIGHTS[0])
-    reporting.high_extremes(they, "high_verdict", ivs, PDE_WEIGHTS[-1])
+        best_in_range(they, f"best_{short}_verdict", ivs[short], PAPER_BEST)
+    low_extremes(they, "low_verdict", ivs, PDE_WEIGHTS[0])
+    high_extremes(they, "high_verdict", ivs, PDE_WEIGHTS[-1])
     return they
 
 
 def claim_loss_low_high(ctx):
     res = ctx.study("loss_weight")
     s = summary(res)
-    they = authors_summary() or reporting.Summary()
+    they = authors_summary() or Summary()
     d = {reporting.meta_value(r, "w_pde"): median_interval(r.operator_error("D")) for r in res}
     low, high = PDE_WEIGHTS[0], PDE_WEIGHTS[-1]
     d_wrong, d_ref = above_best_other(d, low)
@@ -103,7 +172,7 @@ def claim_loss_low_high(ctx):
 def claim_loss_best(ctx):
     res = ctx.study("loss_weight")
     s, best = summary(res), value_range(PAPER_BEST)
-    they = authors_summary() or reporting.Summary()
+    they = authors_summary() or Summary()
     rule = ("the best weight in the range against the best outside it: intervals of the median separated "
             "(below: agrees, above: disagrees)")
     subs = [SubClaim(f"lowest median $u_\\theta$ error at $w_\\mathrm{{PDE}}/w_\\mathrm{{data}}$ in {best}",

@@ -6,14 +6,20 @@ import warnings
 import numpy as np
 
 from ..analysis import reporting
-from ..analysis.reporting import arch_label, find, fmt
-from ..analysis.verdicts import (Claim, ClaimCheck, Interval, SubClaim, Verdict, all_of, expect, median_interval, order,
-                                 spread_interval)
+from ..analysis.reporting import (arch_label, curve_stats, find, fmt, med_iqr, medians, meta_value, rank_trend,
+                                  value_label, word)
+from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, expect,
+                                 median_interval, order, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
 from ..store.setting import Setting, replicates
 from .base import PAPER_DEFAULTS, PaperPoint, Shown, Study, count, number_label, scale_values, train_config
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
+# Readings of the paper's words (glued into the prose with the numbers they judge).  No
+# cut-off here decides a verdict: the verdicts compare intervals (``verdicts``); these say
+# where a quantity is measured or describe a curve in words.
+RISE_THRESHOLD = 0.10        # words only: a final validation loss this much above its minimum is called a rise
+TREND_P = 1 - LEVEL          # "grows with the noise": one-sided Spearman test at the intervals' level
 
 
 def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=False, epochs=None, seeds=None,
@@ -40,10 +46,114 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
     return out
 
 
-def summary(results, shown_noise=None, shown_arch=None):
-    """The study's numbers (``reporting.noise_summary``) for the shown setting (None: its default point)."""
-    return reporting.noise_summary(results, shown_noise=STUDY.default["noise_var"] if shown_noise is None else shown_noise,
-                                   shown_arch=STUDY.default["arch_u"] if shown_arch is None else shown_arch)
+def rise_replicates(res, key="hist_val_total") -> np.ndarray:
+    """Per replicate, the final validation loss over its minimum (NaN for a failed replicate)."""
+    c = np.asarray(res[key], float)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        c = np.where(np.isfinite(c) & (c > 0), c, np.nan)
+        return c[:, -1] / np.nanmin(c, axis=1)
+
+
+def network_comparison(results, archs, levels, metric, interval, datasets=None) -> dict:
+    """Per noise level, "the first u-network of ``archs`` lower than the second": (verdict,
+    interval of the first, of the second) of ``interval`` (``median_interval`` or
+    ``spread_interval``) over the replicates of ``metric``; ``datasets`` "common": only the
+    datasets both networks ran."""
+    out = {}
+    for nv in levels:
+        a, b = find(results, noise_var=nv, arch_u=archs[0]), find(results, noise_var=nv, arch_u=archs[1])
+        if a is None or b is None:
+            continue
+        ea, eb = a.metric(metric), b.metric(metric)
+        if datasets == "common":
+            common = sorted(set(a.setting.datasets) & set(b.setting.datasets))
+            ea, eb = ea[np.isin(a.setting.datasets, common)], eb[np.isin(b.setting.datasets, common)]
+        ia, ib = interval(ea), interval(eb)
+        out[nv] = (expect(ia, ib, -1), ia, ib)
+    return out
+
+
+def levels_words(per_level: dict) -> str:
+    """'lower at 2 of 4 noise levels, higher at 1, indistinguishable at 1'."""
+    vs = [v for v, *_ in per_level.values()]
+    n = len(vs)
+    return (f"lower at {vs.count(Verdict.AGREES)} of {n} noise levels, higher at {vs.count(Verdict.DISAGREES)}, "
+            f"indistinguishable at {vs.count(Verdict.INDISTINCT)}")
+
+
+def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summary:
+    """Fig. 2: errors against noise variance for two u-network architectures; the numbers
+    of one setting at ``shown_noise`` and ``shown_arch`` (None: the study's default point)."""
+    shown_noise = STUDY.default["noise_var"] if shown_noise is None else shown_noise
+    shown_arch = STUDY.default["arch_u"] if shown_arch is None else shown_arch
+    archs = sorted({meta_value(r, "arch_u") for r in results}, key=lambda a: (a[0] * a[1], a))
+    nvs = sorted({meta_value(r, "noise_var") for r in results})
+    high_noise = nvs[-1] if high_noise is None else high_noise
+    shown_arch = tuple(shown_arch)
+    s = Summary({"rise_pct": fmt(100 * RISE_THRESHOLD, "g"), "trend_p": fmt(TREND_P, "g"),
+                 "noise_levels": ", ".join(value_label(v) for v in nvs), "nv_lo": value_label(nvs[0]),
+                 "nv_hi": value_label(nvs[-1]), "shown": value_label(shown_noise), "high": value_label(high_noise)})
+    tags = ("a", "b")
+    for tag, arch in zip(tags, archs):
+        rs = [find(results, noise_var=v, arch_u=arch) for v in nvs]
+        s[f"arch_{tag}"] = arch_label(arch)
+        for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+            meds = medians(rs, m)
+            s[f"{short}_lo_{tag}"] = fmt(meds[0])
+            s[f"{short}_hi_{tag}"] = fmt(meds[-1])
+            fin = meds[np.isfinite(meds)]
+            mono = bool(np.all(np.diff(fin) >= 0)) if fin.size == meds.size else None
+            s[f"{short}_mono_{tag}"] = word(mono, "rises monotonically", "does not rise monotonically")
+            lv = np.concatenate([np.full(len(r.metric(m)), v) for r, v in zip(rs, nvs) if r is not None])
+            ev = np.concatenate([r.metric(m) for r in rs if r is not None])
+            rho, p = rank_trend(lv, ev)
+            s[f"{short}_rho_{tag}"] = fmt(rho, ".2f")
+            s[f"{short}_p_{tag}"] = fmt(p, ".2g")
+            s.judge(f"{short}_grows_{tag}", None if not np.isfinite(p) else bool(rho > 0 and p < TREND_P))
+        st = curve_stats(find(results, noise_var=high_noise, arch_u=arch) or rs[-1])
+        sl = curve_stats(find(results, noise_var=shown_noise, arch_u=arch) or rs[0])
+        s[f"rise_high_{tag}"] = fmt(st["rise"], ".2f")
+        s[f"minep_high_{tag}"] = fmt(st["min_epoch"], "d")
+        s[f"epochs_{tag}"] = fmt(st["epochs"], "d")
+        s[f"rise_low_{tag}"] = fmt(sl["rise"], ".2f")
+        hi_r = find(results, noise_var=high_noise, arch_u=arch)
+        lo_r = find(results, noise_var=shown_noise, arch_u=arch)
+        i_hi = median_interval(rise_replicates(hi_r) if hi_r is not None else [])
+        i_lo = median_interval(rise_replicates(lo_r) if lo_r is not None else [])
+        s.compare(f"rise_verdict_{tag}", expect(i_hi, i_lo, 1), {f"rise at {value_label(high_noise)}": i_hi,
+                                                                 f"rise at {value_label(shown_noise)}": i_lo},
+                  "rises", "does not rise")
+    if len(archs) == 2:
+        nz = [v for v in nvs if v > 0]
+        for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+            per_level = network_comparison(results, archs, nz, m, median_interval)
+            s[f"{short}_small_wins"] = levels_words(per_level)
+            s.compare(f"{short}_small_wins_verdict", all_of(v for v, *_ in per_level.values()),
+                      {f"{value_label(nv)}, {arch_label(a)}": iv for nv, (_, ia, ib) in per_level.items()
+                       for a, iv in zip(archs, (ia, ib))})
+        r0a, r0b = find(results, noise_var=0.0, arch_u=archs[0]), find(results, noise_var=0.0, arch_u=archs[1])
+        if r0a is not None and r0b is not None:
+            ia, ib = median_interval(r0a.metric("err_u_theta")), median_interval(r0b.metric("err_u_theta"))
+            s["clean_theta_a"], s["clean_theta_b"] = str(ia), str(ib)
+            s.compare("clean_large_wins", expect(ib, ia, -1), {arch_label(archs[0]): ia, arch_label(archs[1]): ib})
+        else:
+            s["clean_theta_a"] = s["clean_theta_b"] = "n/a"
+            s.judge("clean_large_wins", None)
+    for k in [k for k in s if k.endswith("_a")]:  # a single architecture: fill the second one's keys
+        s.setdefault(k[:-2] + "_b", "n/a")
+    for k in ("theta_small_wins", "theta_small_wins_verdict", "up_small_wins", "up_small_wins_verdict",
+              "clean_theta_a", "clean_theta_b", "clean_large_wins"):
+        s.setdefault(k, "n/a")
+    for k in ("theta_small_wins_verdict", "up_small_wins_verdict", "clean_large_wins"):  # one architecture
+        s.verdicts.setdefault(k, Verdict.UNDECIDED)
+    shown = find(results, noise_var=shown_noise, arch_u=shown_arch) or results[0]
+    s["shown_arch"] = arch_label(meta_value(shown, "arch_u"))
+    s["shown_D_err"] = med_iqr(shown.operator_error("D"))
+    uc = shown["u_clean"]
+    s["u_range_all"] = f"[{uc.min():.2f}, {uc.max():.2f}]"
+    s["u_range_end"] = f"[{uc[-1].min():.2f}, {uc[-1].max():.2f}]"
+    return s
 
 
 def bullets(s: dict) -> list[str]:
@@ -95,14 +205,14 @@ def claim_noise_grows(ctx):
 
 def spread_comparison(res, metric) -> dict:
     """Per nonzero noise level, "(4, 32) less variable than (6, 128)": (verdict, IQR interval
-    of (4, 32), of (6, 128)) over the datasets both networks ran (``reporting.network_comparison``;
+    of (4, 32), of (6, 128)) over the datasets both networks ran (``network_comparison``;
     the chapter's table of spreads shows the same)."""
     nz = sorted({reporting.meta_value(r, "noise_var") for r in res} - {0.0})
-    return reporting.network_comparison(res, NOISE_ARCHS, nz, metric, spread_interval, datasets="common")
+    return network_comparison(res, NOISE_ARCHS, nz, metric, spread_interval, datasets="common")
 
 
 def _per_level(per_level: dict, s) -> dict:
-    """{'<level>, <network>': interval} of a ``reporting.network_comparison``."""
+    """{'<level>, <network>': interval} of a ``network_comparison``."""
     return {f"{reporting.value_label(nv)}, {s['arch_' + tag]}": iv for nv, (_, ia, ib) in per_level.items()
             for tag, iv in zip("ab", (ia, ib))}
 
@@ -125,7 +235,7 @@ def claim_noise_arch(ctx):
                      numbers=s.intervals.get("clean_large_wins", {}), rule="intervals of the median separated")]
     runs, ev = _noise_runs(ctx, res), (f"{s['arch_a']} against {s['arch_b']}, median error: {s['theta_small_wins']} "
           f"($u_\\theta$), {s['up_small_wins']} ($u_\\mathrm{{p}}$); IQR on the datasets both ran: "
-          f"{reporting.levels_words(st)} ($u_\\theta$), {reporting.levels_words(sp)} ($u_\\mathrm{{p}}$); "
+          f"{levels_words(st)} ($u_\\theta$), {levels_words(sp)} ($u_\\mathrm{{p}}$); "
           f"at $\\sigma^2 = 0$ median $u_\\theta$ error {s['clean_theta_a']} ({s['arch_a']}) against "
           f"{s['clean_theta_b']} ({s['arch_b']})")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))

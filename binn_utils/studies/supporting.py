@@ -7,6 +7,8 @@ from dataclasses import dataclass, fields
 from typing import Mapping
 
 from . import reference_configuration, repeated, sweeps
+from ..analysis.reporting import find, fmt, iqr, median, value_label
+from ..analysis.verdicts import Verdict, expect, median_interval, spread_interval
 from ..store.loading import largest_stored, load_or_run
 from ..store.records import committed_supporting_scales
 from .base import Study
@@ -93,3 +95,45 @@ class Page:
         parts = tuple(load_or_run(ss, scale, self.source, desc=st.name + (f" ({what})" if i else ""))
                       for i, (ss, what) in enumerate(zip(self.groups(st, noise_var, dense, scale), st.parts)))
         return parts if len(parts) > 1 else parts[0]
+
+
+def compare_configurations(here: dict, reference: dict, expect_lower: bool, defaults: dict) -> tuple[str, dict]:
+    """Markdown table comparing, per study, the errors at the paper's default setting
+    (``defaults``: study -> its default point) in this configuration with those in a
+    reference configuration; returns (table, verdicts)."""
+    rows = ["| study | setting | median $u_\\theta$ error here | reference | median $u_\\mathrm{p}$ error here "
+            "| reference | IQR of $u_\\mathrm{p}$ error here | reference |", "|---" * 8 + "|"]
+    lower, narrower = [], []
+    for study, res_here in here.items():
+        res_ref = reference.get(study)
+        sel = defaults[study]
+        a = find(res_here, **sel) if res_here else None
+        b = find(res_ref, **sel) if res_ref else None
+        if a is None or b is None:
+            continue
+        label = ", ".join(f"{k} = {value_label(v)}" for k, v in sel.items())
+        th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
+        up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
+        iq = (iqr(a.metric("err_u_p")), iqr(b.metric("err_u_p")))
+        rows.append(f"| {study.replace('_', ' ')} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
+                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} |")
+        v_med, v_iqr, _ = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower)
+        lower.append(v_med)
+        narrower.append(v_iqr)
+
+    def words(vs):
+        return (f"{vs.count(Verdict.AGREES)} of {len(vs)} (the other way in {vs.count(Verdict.DISAGREES)}, "
+                f"cannot be distinguished in {vs.count(Verdict.INDISTINCT)})")
+    verdict = {"n": len(lower), "errors_as_expected": words(lower), "spread_as_expected": words(narrower)}
+    return "\n".join(rows), verdict
+
+
+def against_reference(here, reference, expect_lower: bool) -> tuple[Verdict, Verdict, dict]:
+    """A configuration's per-replicate errors against the reference configuration's at the
+    same setting: (median, IQR) each lower (``expect_lower``) or higher as the paper expects,
+    and the four intervals -- the one rule of the Supporting Material pages and of claim 11."""
+    d = -1 if expect_lower else 1
+    ivs = {"median here": median_interval(here), "median, reference": median_interval(reference),
+           "IQR here": spread_interval(here), "IQR, reference": spread_interval(reference)}
+    return (expect(ivs["median here"], ivs["median, reference"], d), expect(ivs["IQR here"], ivs["IQR, reference"], d),
+            ivs)

@@ -1,0 +1,177 @@
+"""Reading your own observations from a CSV file: its encoding, its separator, its header
+and its rows, every problem a one-line ``ValueError`` naming the file, the row and the option
+that fixes it.  ``user_observations.load_observations_csv`` checks what is read."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+
+
+def to_float(value, where: str, column: str) -> float:
+    if isinstance(value, str):
+        s = value.strip()
+        if s == "":
+            raise ValueError(f"{where}: column {column!r} is empty (missing value)")
+        try:
+            v = float(s)
+        except ValueError:
+            raise ValueError(f"{where}: column {column!r} has a non-numeric value {value!r}") from None
+    else:
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: column {column!r} has a non-numeric value {value!r}") from None
+    if not np.isfinite(v):
+        raise ValueError(f"{where}: column {column!r} is {value!r} (NaN/inf); remove or fill this row")
+    return v
+
+
+ENCODINGS = ("utf-8-sig", "utf-16")
+"""Encodings tried, in order, when none is given: UTF-8 (with or without byte-order mark), then
+UTF-16 for a file that starts with its byte-order mark."""
+
+
+def decode_csv_bytes(data: bytes, encoding: str | None, source: str) -> tuple[str, str]:
+    """(text, the encoding used) of a CSV file's bytes; ``encoding`` None: UTF-8, or UTF-16
+    when the file starts with its byte-order mark.  A ValueError naming the file, line and
+    byte, and the option that reads it, otherwise."""
+    if encoding is None:
+        encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        if data[:2000].count(b"\x00") > len(data[:2000]) // 4:
+            fix = "utf-16"  # every other byte zero: UTF-16 without byte-order mark
+        else:
+            fix = "latin-1' or 'cp1252"
+        raise ValueError(f"{source}: not readable as {encoding} text (byte 0x{data[err.start]:02x} on line {line}); "
+                         f"give the file's encoding: --encoding '{fix}' (Python: encoding='{fix}')") from None
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}: e.g. --encoding utf-8, latin-1, cp1252 or utf-16") from None
+
+
+#: Field separators recognised in a header that does not split at the requested one.
+OTHER_DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def delimiter_arg(d: str) -> str:
+    return "$'\\t'" if d == "\t" else repr(d)
+
+
+def delimiter_hint(line: str, delimiter: str, wanted) -> str:
+    """' (the file is ...-separated: --delimiter ...)' when the header splits into the wanted
+    columns at another separator, else ''."""
+    for d, name in OTHER_DELIMITERS.items():
+        if d != delimiter and set(wanted) <= {c.strip() for c in line.split(d)}:
+            return (f"; the header splits into them at {name}s ({line.strip()!r}): the file is "
+                    f"{name}-separated, read it with --delimiter {delimiter_arg(d)} (Python: delimiter={d!r})")
+    return ""
+
+
+def detect_delimiter(text: str, wanted) -> str:
+    """The separator (of ``OTHER_DELIMITERS``) at which the first header-like line splits into
+    the ``wanted`` columns; "," if none does (the error then says what the header holds)."""
+    line = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    for d in OTHER_DELIMITERS:
+        if set(wanted) <= {c.strip() for c in line.split(d)}:
+            return d
+    return ","
+
+
+def read_text(path_or_buffer, encoding: str | None) -> tuple[str, str, str | None]:
+    """(text, source name, the encoding used) of a CSV file, a text buffer or a bytes buffer."""
+    if hasattr(path_or_buffer, "read"):
+        text = path_or_buffer.read()
+        source = str(getattr(path_or_buffer, "name", "CSV buffer"))
+        if isinstance(text, bytes):
+            text, encoding = decode_csv_bytes(text, encoding, source)
+        return text, source, encoding
+    source = os.fspath(path_or_buffer)
+    if Path(source).is_dir():
+        raise ValueError(f"{source} is a folder, not a data file: name the CSV file inside it")
+    with open(source, "rb") as f:
+        text, encoding = decode_csv_bytes(f.read(), encoding, str(source))
+    return text, str(source), encoding
+
+
+def _data_line(row) -> bool:
+    """A row that is neither empty nor a comment (``#``)."""
+    return bool(row) and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")
+
+
+def read_header(reader, source: str, wanted: dict, delimiter: str) -> dict:
+    """{key: field index} of the ``wanted`` columns ({key: name}) in the first data line of
+    ``reader``; a ValueError for a missing, misdelimited or repeated column."""
+    header = next(([c.strip() for c in row] for row in reader if _data_line(row)), None)
+    if header is None:
+        raise ValueError(f"{source}: empty file (no header line)")
+    missing = [c for c in wanted.values() if c not in header]
+    if missing:
+        hint = delimiter_hint(delimiter.join(header), delimiter, wanted.values())
+        if hint:
+            raise ValueError(f"{source}: no column(s) {', '.join(map(repr, missing))} when split at "
+                             f"{delimiter!r}{hint}")
+        raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
+                         f"{', '.join(map(repr, header))} (name yours with --x, --t, --u, --replicate; "
+                         "Python: x=, t=, u=, replicate=)")
+    for c in dict.fromkeys(wanted.values()):
+        where = [i + 1 for i, h in enumerate(header) if h == c]
+        if len(where) > 1:
+            raise ValueError(f"{source}: the header names column {c!r} {len(where)} times (fields "
+                             f"{', '.join(map(str, where))}): which one holds the data is ambiguous; rename the "
+                             "others in the file")
+    return {"n_fields": len(header), **{k: header.index(c) for k, c in wanted.items()}}
+
+
+def read_rows(reader, source: str, wanted: dict, cols: dict) -> tuple[list, list, list, list, list]:
+    """(x, t, u, replicate label, row name) of every data row after the header: numbers
+    checked by :func:`to_float`, a replicate label "1" without a replicate column."""
+    xs, ts, us, reps, where = [], [], [], [], []
+    nrow = 0
+    for row in reader:
+        if not _data_line(row):
+            continue
+        nrow += 1
+        short = f"row {nrow} (line {reader.line_num})"
+        w = f"{source}: {short}"
+        vals = {}
+        for k in wanted:
+            if cols[k] >= len(row):
+                raise ValueError(f"{w}: column {wanted[k]!r} is missing (the row has {len(row)} "
+                                 f"field(s), the header {cols['n_fields']})")
+            vals[k] = row[cols[k]]
+        xs.append(to_float(vals["x"], w, wanted["x"]))
+        ts.append(to_float(vals["t"], w, wanted["t"]))
+        us.append(to_float(vals["u"], w, wanted["u"]))
+        if "replicate" in wanted:
+            r = vals["replicate"].strip()
+            if r == "":
+                raise ValueError(f"{w}: column {wanted['replicate']!r} is empty (missing replicate label)")
+            reps.append(r)
+        else:
+            reps.append("1")
+        where.append(short)
+    return xs, ts, us, reps, where
+
+
+def read_long_csv(path_or_buffer, wanted: dict, delimiter: str | None, encoding: str | None):
+    """(x, t, u, replicate labels, row names, source name, notes) of a long-format CSV file
+    with the ``wanted`` columns ({"x": name, ...}); ``delimiter`` None: detected from the
+    header (the notes say which), like an encoding other than UTF-8."""
+    text, source, encoding = read_text(path_or_buffer, encoding)
+    notes = []
+    if delimiter is None:
+        delimiter = detect_delimiter(text, wanted.values())
+        if delimiter != ",":
+            notes.append(f"detected: {OTHER_DELIMITERS[delimiter]}-separated (--delimiter "
+                         f"{delimiter_arg(delimiter)} says so)")
+    if encoding not in (None, "utf-8-sig"):
+        notes.append(f"read as {encoding} text")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    cols = read_header(reader, source, wanted, delimiter)
+    return (*read_rows(reader, source, wanted, cols), source, notes)
