@@ -131,7 +131,7 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 # %% tags=["hide-input"]
 # the solution and loss panels draw fields and validation-loss histories of the fixed-epoch
 # runs, not in the results table, and the timing panel the timing benchmark's fit
-# (reporting.time_fit): the figure reads them from the loaded results and the benchmark
+# (studies.batch_size.time_fit): the figure reads them from the loaded results and the benchmark
 fig = figures.batch_size_figure(fixed, errors, boxes, timing)
 plotting.save(fig, output_dir, "fig6_batch_size", data=results_table.table(fixed + budget))
 reporting.glue("fig_batch_size", fig)

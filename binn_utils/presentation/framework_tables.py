@@ -14,14 +14,14 @@ def below_or_above(below: bool) -> str:
 
 
 def matches_words(verdict: Verdict) -> str:
-    """Whether u_theta matches the latent solution (a ``framework_summary`` verdict), in words."""
+    """Whether u_theta matches the latent solution (a ``studies.framework.summary`` verdict), in words."""
     return {Verdict.AGREES: "matches", Verdict.DISAGREES: "does not match"}.get(
         verdict, "cannot be shown, with this many replicates, to match")
 
 
 def framework_table(res, summary) -> str:
     """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
-    elsewhere, and each operator over the observed range (``summary``: ``framework_summary(res)``)."""
+    elsewhere, and each operator over the observed range (``summary``: ``studies.framework.summary(res)``)."""
     rows = ["| quantity | median [IQR] over initialisations |", "|---|---|",
             f"| rel. $L^2$ error of $u_\\theta$ | {summary['err_theta']} |",
             f"| rel. $L^2$ error of $u_p$ | {summary['err_up']} (final networks: "
@@ -61,7 +61,7 @@ def grid_words(rows, quantity: str = "$D$") -> str:
 
 
 def initials_table(summaries) -> str:
-    """The same BINN on each initial condition's data (``framework_summary`` of each)."""
+    """The same BINN on each initial condition's data (``studies.framework.summary`` of each)."""
     rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
             "| mean \\|error\\| near zero, $u_\\theta$ / $u_p$ |", "|---|---|---|---|---|"]
     for f in summaries:
