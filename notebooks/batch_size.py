@@ -123,7 +123,7 @@ ours = results_table.table(budget)                        # one row per network 
 errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
 errors["diverged"] = errors["status"] != "ok"
 groups = errors.groupby(["batch_size", "quantity"])
-boxes = groups["value"].describe()                        # count (finite errors), 25%, 50% (median), 75%
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
 boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
 boxes["diverged"] = groups["diverged"].sum()
 boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
@@ -215,7 +215,7 @@ both = results_table.table(budget + authors)              # one row per network,
 errors = results_table.long(both)                         # ... and per error: u_theta, u_p
 errors["diverged"] = errors["status"] != "ok"
 groups = errors.groupby(["study", "batch_size", "epochs", "quantity"])
-boxes = groups["value"].describe()                        # count (finite errors), 25%, 50% (median), 75%
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
 boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
 boxes["diverged"] = groups["diverged"].sum()
 boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)

@@ -119,7 +119,7 @@ ours = results_table.table(results)                       # one row per network
 errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
 errors["diverged"] = errors["status"] != "ok"
 groups = errors.groupby(["noise_var", "arch_u", "quantity"])
-boxes = groups["value"].describe()                        # count (finite errors), 25%, 50% (median), 75%
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
 boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
 boxes["diverged"] = groups["diverged"].sum()
 boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)

@@ -144,7 +144,7 @@ def figure_numbers(st, res):
     errors = results_table.long(ours)                     # ... and per error: u_theta, u_p
     errors["diverged"] = errors["status"] != "ok"
     groups = errors.groupby([*st.default, "quantity"])    # the swept values, e.g. the learning rate
-    boxes = groups["value"].describe()                    # count (finite errors), 25%, 50% (median), 75%
+    boxes = groups["value"].describe().astype({"count": int})                  # count (finite errors), 25%, 50% (median), 75%
     boxes["failed"] = groups.size() - boxes["count"]      # failed forward solves: NaN, counted
     boxes["diverged"] = groups["diverged"].sum()
     return errors, boxes
