@@ -55,7 +55,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, meta_value
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading, records
 
 plotting.style()
@@ -72,11 +72,25 @@ reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))
 
 # %% [markdown]
 # ## Solutions, operators, validation losses and the error over all combinations
+#
+# The results table holds one row per trained network and norm of the errors: its $D$ and
+# $V$ networks, seed, errors and status. The heat maps of the figure (bottom) are the
+# errors of $u_\mathrm{p}$ grouped by norm and pair of networks: ours the mean in the
+# Frobenius norm, the authors' metric the median in the spectral norm. A failed forward
+# solve has no error (NaN): it is left out of its cell's statistic and counted.
+
+# %%
+ours = results_table.table(results, norms=("frobenius", "spectral"))   # one row per network and norm
+groups = ours.groupby(["norm", "arch_D", "arch_V"])["err_u_p"]
+heat = groups.describe()                                  # count (finite errors), mean, 50% (median)
+heat["failed"] = groups.size() - heat["count"]            # failed forward solves: NaN, counted
+heat[["count", "mean", "50%", "failed"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.architecture_figure(results, archs, authors_metric=True)
-plotting.save(fig, output_dir, "fig5_architecture",
-              data=results_table.table(results, norms=("frobenius", "spectral")))
+# the solution, operator and loss panels draw fields and validation-loss histories, which are
+# not in the results table: the figure reads them from the loaded results
+fig = figures.architecture_figure(results, heat, archs, authors_metric=True)
+plotting.save(fig, output_dir, "fig5_architecture", data=ours)
 reporting.glue("fig_architecture", fig)
 reporting.glue("ar_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
 reporting.glue("fig_architecture_paper", tables.paper_figure_words(studies.architecture.STUDY.paper_figure))
@@ -175,7 +189,6 @@ display(Markdown(tables.published_row_table(results, AXIS, ROW)))
 # group-by over it:
 
 # %%
-ours = results_table.table(results, norms=("frobenius", "spectral"))
 noise, grid = ours[["noise_var", "grid"]].iloc[0]
 theirs = pd.concat([results_table.authors_table("architecture", noise, grid, norm=norm)
                     for norm in ("frobenius", "spectral")])
@@ -185,7 +198,7 @@ stats = (runs.groupby(["arch_D", "arch_V", "source", "quantity", "norm"])["value
 stats[["arch_D", "arch_V", "source", "norm", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(
+fig = authors_figures.authors_comparison_figure(
     runs, stats, ["arch_D", "arch_V"], [("err_u_p", "frobenius"), ("err_u_p", "spectral")],
     label_fn=lambda a: "\n".join(f"{h},{n}" for h, n in a),
     xlabel="operator networks: $h, n$ of $D_\\phi$ (upper line) and of $V_\\zeta$ (lower line)")

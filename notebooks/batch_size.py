@@ -56,7 +56,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading
 from binn_utils.store.sweep_record import reported
 
@@ -111,9 +111,28 @@ reporting.glue("bs_budget_minutes", tables.budget_minutes_words(
 
 # %% [markdown]
 # ## Solutions, validation losses, training time and errors after a fixed budget
+#
+# The results table holds one row per trained network: its batch size, seed, errors and
+# status. The box plots of the figure (bottom) are the errors of the fixed-budget runs
+# grouped by batch size: each box spans the quartiles, its line is the median. A failed
+# forward solve has no error (NaN): it is left out of its box and counted, as is a
+# training whose loss became non-finite (kept, at its best-validation networks).
+
+# %%
+ours = results_table.table(budget)                        # one row per network (fixed budget)
+errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
+errors["diverged"] = errors["status"] != "ok"
+groups = errors.groupby(["batch_size", "quantity"])
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
+boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes["diverged"] = groups["diverged"].sum()
+boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.batch_size_figure(fixed, budget, timing)
+# the solution and loss panels draw fields and validation-loss histories of the fixed-epoch
+# runs, not in the results table, and the timing panel the timing benchmark's fit
+# (studies.batch_size.time_fit): the figure reads them from the loaded results and the benchmark
+fig = figures.batch_size_figure(fixed, errors, boxes, timing)
 plotting.save(fig, output_dir, "fig6_batch_size", data=results_table.table(fixed + budget))
 reporting.glue("fig_batch_size", fig)
 reporting.glue("fig_batch_size_paper", tables.paper_figure_words(studies.batch_size.STUDY.paper_figure))
@@ -182,14 +201,30 @@ reporting.glue("bs_steps_words", tables.steps_words(more_worse, decided, tables.
 # ten initialisations instead of one ({glue:text}`bsa_what`; $B = 2$ has no published
 # timing and is not run).
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 authors = loading.load_or_run(chapter_runs["authors"][1], scale, source, desc="batch size, authors' budget")
 reporting.glue("bsa_what", reporting.run_description(authors[0], epochs=False, scale=scale))
 reporting.glue_summary("bsa", studies.batch_size.summary((fixed, authors)))
-fig = figures.budgets_figure([(f"fixed budget: {bs_summary['budget_steps']} "
-                               "optimiser steps", budget), ("the authors' budget (ten minutes of their trainer)",
-                                                            authors)])
-plotting.save(fig, output_dir, "fig6_budgets", data=results_table.table(budget + authors))
+
+# %% [markdown]
+# The boxes of the figure below are the errors of both budgets' runs, grouped by budget (the
+# study of the runs), batch size and the epochs that budget gave:
+
+# %%
+both = results_table.table(budget + authors)              # one row per network, both budgets
+errors = results_table.long(both)                         # ... and per error: u_theta, u_p
+errors["diverged"] = errors["status"] != "ok"
+groups = errors.groupby(["study", "batch_size", "epochs", "quantity"])
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
+boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes["diverged"] = groups["diverged"].sum()
+boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
+
+# %% tags=["remove-input"]
+fig = figures.budgets_figure(errors, boxes, {
+    budget[0].setting.study: f"fixed budget: {bs_summary['budget_steps']} optimiser steps",
+    authors[0].setting.study: "the authors' budget (ten minutes of their trainer)"})
+plotting.save(fig, output_dir, "fig6_budgets", data=both)
 reporting.glue("fig_batch_budgets", fig)
 reporting.glue("fig_batch_budgets_paper", tables.paper_figure_words(None, extends=studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
@@ -240,7 +275,7 @@ stats = (runs.groupby(["batch_size", "source", "quantity", "norm"])["value"]
 stats[["batch_size", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_theta", "frobenius"),
+fig = authors_figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_theta", "frobenius"),
                                                                      ("err_u_p", "frobenius")],
                                         xlabel="batch size $B$ (the authors' ten-minute budget)",
                                         authors_label="authors' archive (one run per $B$)")

@@ -63,7 +63,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.engine.problems import INITIALS
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import figures, framework_tables, plotting, tables
 from binn_utils.store import loading, sweep_record
 
 plotting.style()
@@ -79,10 +79,20 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 
 # %% [markdown]
 # ## Learned and forward-predicted solutions, learned operators
+#
+# The results table holds one row per trained network: its seed, errors and status. The
+# figure draws one of them, the initialisation chosen by the `replicate_shown` parameter:
+
+# %%
+ours = results_table.table([res])                         # one row per network
+network = ours[ours["replicate"] == replicate_shown].iloc[0]
+network[["seed", "replicate", "err_u_theta", "err_u_p", "err_D", "err_G", "err_V"]]
 
 # %% tags=["hide-input"]
-fig = figures.framework_figure(res, replicate_shown)
-plotting.save(fig, output_dir, "fig1_framework", data=results_table.table([res]))
+# the panels draw that network's fields (u_theta, u_p and the operators on their grids),
+# which are not in the results table: the figure reads them from the loaded result
+fig = figures.framework_figure(res, network)
+plotting.save(fig, output_dir, "fig1_framework", data=ours)
 reporting.glue("fig_framework", fig)
 reporting.glue("fw_shading", tables.unobserved_words(res.record.u_range, res["u_grid"]))
 reporting.glue("fig_framework_paper", tables.paper_figure_words(studies.framework.STUDY.paper_figure))
@@ -108,7 +118,7 @@ plt.close(fig)
 # true solution is near zero, and the operator errors over the observed range of $u$ are:
 
 # %% tags=["remove-input"]
-display(Markdown(tables.framework_table(res, summary)))
+display(Markdown(framework_tables.framework_table(res, summary)))
 
 # %% [markdown]
 # ## The 351-point grid
@@ -125,8 +135,8 @@ if compare_grid:
     (res_other,) = loading.load_or_run(chapter_runs["other grid"][1], scale, source, desc="other grid")
     grid_rows = studies.framework.grid_comparison({dense: res, not dense: res_other})
     reporting.glue("fw_grid_what", reporting.run_description(res_other, scale=scale))
-    reporting.glue("fw_grid_D", tables.grid_words(grid_rows, "$D$"))
-    display(Markdown(tables.grid_table(grid_rows)))
+    reporting.glue("fw_grid_D", framework_tables.grid_words(grid_rows, "$D$"))
+    display(Markdown(framework_tables.grid_table(grid_rows)))
 else:
     reporting.glue("fw_grid_what", "not run (compare_grid is off)")
     reporting.glue("fw_grid_D", "The other grid was not run.")
@@ -152,12 +162,12 @@ if compare_initial:
     reporting.glue("fw_text_maxend", reporting.fmt(sn["max_end"], ".2g"))
     reporting.glue("fw_text_tend", reporting.fmt(sn["t_end"], "g"))
     reporting.glue("fw_sigma", reporting.fmt(sn["sigma"], ".2g"))
-    reporting.glue("fw_text_vs_noise", tables.below_or_above(sn["below"]))
+    reporting.glue("fw_text_vs_noise", framework_tables.below_or_above(sn["below"]))
     sums = {init: studies.framework.summary(rr) for init, rr in runs.items()}
-    display(Markdown(tables.initials_table(sums.values())))
+    display(Markdown(framework_tables.initials_table(sums.values())))
     other = [i for i in INITIALS if i != initial][0]
     reporting.glue("fw_other_data", sums[other]["data"])
-    reporting.glue("fw_other_theta_verdict", tables.matches_words(sums[other].verdicts["theta_verdict"]))
+    reporting.glue("fw_other_theta_verdict", framework_tables.matches_words(sums[other].verdicts["theta_verdict"]))
 else:
     reporting.glue("fw_ic_what", "not run (compare_initial is off)")
     for k in ("fw_text_max0", "fw_text_maxend", "fw_text_tend", "fw_sigma", "fw_text_vs_noise"):
@@ -254,7 +264,7 @@ if compare_reactions:
     variants = studies.framework.REACTION_LABELS
     rx = loading.load_or_run(rx_settings, rpre, source, desc="reactions")
     reporting.glue("fw_rx_what", reporting.run_description(rx[0], scale=rpre))
-    display(Markdown(tables.reactions_table(variants.values(), rx)))
+    display(Markdown(framework_tables.reactions_table(variants.values(), rx)))
 else:
     reporting.glue("fw_rx_what", "not run (compare_reactions is off)")
 

@@ -55,7 +55,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import find, meta_value, value_label
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading, records
 
 plotting.style()
@@ -79,10 +79,28 @@ reporting.glue("lr_learnt_curves", tables.learnt_from_curves(summary, curves))
 
 # %% [markdown]
 # ## Solutions, operators, validation losses and errors
+#
+# The results table holds one row per trained network: its learning rate, seed, errors
+# and status. The box plots of the figure (bottom right) are its errors grouped by
+# learning rate: each box spans the quartiles, its line is the median. A failed forward
+# solve has no error (NaN): it is left out of its box and counted; a training whose loss
+# became non-finite keeps its best-validation networks, in the box, and is counted too.
+
+# %%
+ours = results_table.table(results)                       # one row per network
+errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
+errors["diverged"] = errors["status"] != "ok"
+groups = errors.groupby(["lr", "quantity"])
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
+boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes["diverged"] = groups["diverged"].sum()
+boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.learning_rate_figure(results, shown=meta_value(shown, "lr"))
-plotting.save(fig, output_dir, "fig3_learning_rate", data=results_table.table(results))
+# the solution, operator and loss panels draw fields and validation-loss histories, which are
+# not in the results table: the figure reads them from the loaded results
+fig = figures.learning_rate_figure(results, errors, boxes, shown=meta_value(shown, "lr"))
+plotting.save(fig, output_dir, "fig3_learning_rate", data=ours)
 reporting.glue("fig_learning_rate", fig)
 reporting.glue("lr_shading", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
 reporting.glue("fig_learning_rate_paper", tables.paper_figure_words(studies.learning_rate.STUDY.paper_figure))
@@ -126,7 +144,6 @@ display(Markdown(reporting.metrics_table(results, lambda r: f"$r$ = {value_label
 # same columns; the figure's medians and interquartile ranges are a group-by over it:
 
 # %%
-ours = results_table.table(results)
 noise, grid = ours[["noise_var", "grid"]].iloc[0]
 theirs = results_table.authors_table("learning_rate", noise_var=noise, grid=grid)
 runs = results_table.long(pd.concat([ours, theirs]))
@@ -135,7 +152,7 @@ stats = (runs.groupby(["lr", "source", "quantity", "norm"])["value"]
 stats[["lr", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
+fig = authors_figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
                                         xlabel="learning rate $r$")
 plotting.save(fig, output_dir, "fig3_authors", data=runs)
 reporting.glue("fig_lr_authors", fig)

@@ -56,7 +56,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value, value_label
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import authors_figures, figures, plotting, tables
 from binn_utils.store import loading, records
 
 plotting.style()
@@ -73,10 +73,28 @@ reporting.glue("lw_shown", ", ".join(value_label(w) for w in shown_weights))
 
 # %% [markdown]
 # ## Solutions, diffusivity, weighted losses and errors
+#
+# The box plots of the figure (bottom) are the errors of the results table, one row per
+# trained network, grouped by PDE weight: each box spans the quartiles, its line is the
+# median. A failed forward solve has no error (NaN): it is left out of its box and
+# counted, as is a training whose loss became non-finite (kept, at its best-validation
+# networks).
+
+# %%
+ours = results_table.table(results)                       # one row per network
+errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
+errors["diverged"] = errors["status"] != "ok"
+groups = errors.groupby(["w_pde", "quantity"])
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
+boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes["diverged"] = groups["diverged"].sum()
+boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.loss_weight_figure(results, shown=shown_weights)
-plotting.save(fig, output_dir, "fig4_loss_weighting", data=results_table.table(results))
+# the solution, diffusivity and loss panels draw fields and validation-loss histories, which
+# are not in the results table: the figure reads them from the loaded results
+fig = figures.loss_weight_figure(results, errors, boxes, shown=shown_weights)
+plotting.save(fig, output_dir, "fig4_loss_weighting", data=ours)
 reporting.glue("fig_loss_weighting", fig)
 reporting.glue("lw_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
 reporting.glue("fig_loss_weighting_paper", tables.paper_figure_words(studies.loss_weight.STUDY.paper_figure))
@@ -121,7 +139,6 @@ display(Markdown(reporting.metrics_table(
 # same columns; the figure's medians and interquartile ranges are a group-by over it:
 
 # %%
-ours = results_table.table(results)
 noise, grid = ours[["noise_var", "grid"]].iloc[0]
 theirs = results_table.authors_table("loss_weight", noise_var=noise, grid=grid)
 runs = results_table.long(pd.concat([ours, theirs]))
@@ -130,7 +147,7 @@ stats = (runs.groupby(["w_pde", "source", "quantity", "norm"])["value"]
 stats[["w_pde", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.authors_comparison_figure(runs, stats, "w_pde", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
+fig = authors_figures.authors_comparison_figure(runs, stats, "w_pde", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
                                         xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1)")
 plotting.save(fig, output_dir, "fig4_authors", data=runs)
 reporting.glue("fig_lw_authors", fig)

@@ -106,10 +106,29 @@ reporting.glue("nz_fairness", tables.budget_words(studies.noise.same_budget([fin
 
 # %% [markdown]
 # ## Solution, diffusivity and errors against the noise level
+#
+# The results table holds one row per trained network: its noise level, u-network,
+# dataset, seed, errors and status. The box plots of the figure (right) are its errors
+# grouped by noise variance and u-network: each box spans the quartiles, its line is the
+# median. A failed forward solve has no error (NaN): it is left out of its box and
+# counted, as is a training whose loss became non-finite (kept, at its best-validation
+# networks).
+
+# %%
+ours = results_table.table(results)                       # one row per network
+errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
+errors["diverged"] = errors["status"] != "ok"
+groups = errors.groupby(["noise_var", "arch_u", "quantity"])
+boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
+boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes["diverged"] = groups["diverged"].sum()
+boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 
 # %% tags=["hide-input"]
-fig = figures.noise_figure(results, shown_noise=shown_noise, shown_arch=shown_arch)
-plotting.save(fig, output_dir, "fig2_noise", data=results_table.table(results))
+# the solution, diffusivity and loss panels draw fields and validation-loss histories, which
+# are not in the results table: the figure reads them from the loaded results
+fig = figures.noise_figure(results, errors, boxes, shown_noise=shown_noise, shown_arch=shown_arch)
+plotting.save(fig, output_dir, "fig2_noise", data=ours)
 reporting.glue("fig_noise", fig)
 reporting.glue("fig_noise_paper", tables.paper_figure_words(studies.noise.STUDY.paper_figure))
 plt.close(fig)

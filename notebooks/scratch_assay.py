@@ -57,7 +57,7 @@ from IPython.display import Markdown, display
 
 from binn_utils.analysis import diagnostics, reporting, scratch, user_data
 from binn_utils.applications import fit_plan
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import plotting, scratch_figures, tables
 from binn_utils.analysis.reporting import fmt
 
 plotting.style()
@@ -82,7 +82,7 @@ reporting.glue("sc_R", str(R))
 # %% tags=["hide-input"]
 x, t = fit.x, fit.t
 u_mean = data.u_mean
-fig = figures.scratch_solutions(x, t, data.u, data.replicates, fit.u_theta, fit.u_p, scale=U)
+fig = scratch_figures.scratch_solutions(x, t, data.u, data.replicates, fit.u_theta, fit.u_p, scale=U)
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_solutions")
 reporting.glue("fig_scratch_solutions", fig)
 reporting.glue("fig_scratch_solutions_paper", tables.paper_figure_words(None))
@@ -141,7 +141,7 @@ reporting.glue("sc_bias_first", tables.first_bias_words(bias, t, scale=U))
 lo, hi = fit.u_range
 grid = np.linspace(min(0.0, lo), hi + 0.25 * (hi - min(0.0, lo)), 201)
 curves = fit.operator_curves(grid)
-fig = figures.scratch_operators(grid, curves, fit.u_range, fit.result.history, scale=U)
+fig = scratch_figures.scratch_operators(grid, curves, fit.u_range, fit.result.history, scale=U)
 plotting.save(fig, output_dir, f"scratch_{initial_cells}_operators")
 reporting.glue("fig_scratch_operators", fig)
 reporting.glue("fig_scratch_operators_paper", tables.paper_figure_words(None))

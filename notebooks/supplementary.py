@@ -85,7 +85,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from binn_utils import studies
-from binn_utils.analysis import reporting
+from binn_utils.analysis import reporting, results_table
 from binn_utils.presentation import figures, plotting, tables
 from binn_utils.studies.supporting import Page, compare_configurations
 
@@ -123,14 +123,45 @@ for name, st in SWEEPS.items():
     num = st.paper_figures.get((float(noise_var), bool(dense)))
     reporting.glue(f"sm_{name}_paper_fig", tables.paper_figure_words(num, absent="a configuration it does not show"))
 
+# %% [markdown]
+# Each figure draws numbers computed from the results table (one row per trained network)
+# as in its study's chapter: the quartiles of each setting's errors for the box plots (the
+# batch-size study's boxes: its fixed-budget runs), and for the operator networks the mean
+# and median error of $u_\mathrm{p}$ per pair of networks for the heat map. A failed
+# forward solve has no error (NaN): it is left out and counted, as is a training whose
+# loss became non-finite (kept, at its best-validation networks).
 
+# %% tags=["hide-input"]
+def figure_numbers(st, res):
+    """What the figure of study ``st`` plots, from its results ``res``."""
+    if st.name == "architecture":
+        ours = results_table.table(res, norms=("frobenius", "spectral"))   # one row per network and norm
+        groups = ours.groupby(["norm", "arch_D", "arch_V"])["err_u_p"]
+        heat = groups.describe()                          # count (finite errors), mean, 50% (median)
+        heat["failed"] = groups.size() - heat["count"]    # failed forward solves: NaN, counted
+        return (heat,)
+    ours = results_table.table(res[-1] if isinstance(res, tuple) else res)   # one row per network
+    errors = results_table.long(ours)                     # ... and per error: u_theta, u_p
+    errors["diverged"] = errors["status"] != "ok"
+    groups = errors.groupby([*st.default, "quantity"])    # the swept values, e.g. the learning rate
+    boxes = groups["value"].describe().astype({"count": int})                  # count (finite errors), 25%, 50% (median), 75%
+    boxes["failed"] = groups.size() - boxes["count"]      # failed forward solves: NaN, counted
+    boxes["diverged"] = groups["diverged"].sum()
+    return errors, boxes
+
+
+# %% tags=["remove-cell"]
 def draw(name):
     """The study's figure, saved, glued as sm_fig_<name>, with its run description (nothing
     for a study this page does not draw: its section is left out of the page, and the
     page's note says why)."""
     if name not in results:
         return
-    fig = figures.study_figure(SWEEPS[name], results[name])
+    st, res = SWEEPS[name], results[name]
+    # the solution, operator and loss panels (and the batch-size timing) are not in the
+    # results table: the figure reads them from the loaded results (batch size: its
+    # fixed-epoch runs)
+    fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *figure_numbers(st, res))
     reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
     plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)

@@ -112,3 +112,26 @@ def timing_of(fixed) -> dict:
                      "ms_per_step": 1e3 * T / 4000 / r.record.steps_per_epoch})
     return {"machine": "synthetic", "torch": "-", "trainer": "synthetic", "batch_sizes": rows, "fit": {},
             "budgets_min": {}, "printout": [], "load_average": None}
+
+
+def figure_boxes(results, by):
+    """What a chapter computes from the results table for a figure's box plots (the same
+    group-by as the chapters'): (errors, boxes), boxes per value of ``by`` and quantity."""
+    from binn_utils.analysis import results_table
+    errors = results_table.long(results_table.table(results))
+    errors["diverged"] = errors["status"] != "ok"
+    groups = errors.groupby([*by, "quantity"])
+    boxes = groups["value"].describe()
+    boxes["failed"] = groups.size() - boxes["count"]
+    boxes["diverged"] = groups["diverged"].sum()
+    return errors, boxes
+
+
+def figure_heat(results):
+    """What the architecture chapter computes from the results table for Fig. 5's heat maps."""
+    from binn_utils.analysis import results_table
+    groups = results_table.table(results, norms=("frobenius", "spectral")).groupby(
+        ["norm", "arch_D", "arch_V"])["err_u_p"]
+    heat = groups.describe()
+    heat["failed"] = groups.size() - heat["count"]
+    return heat

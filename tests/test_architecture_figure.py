@@ -12,7 +12,7 @@ from binn_utils.engine.training import TrainConfig  # noqa: E402
 from binn_utils.presentation import figures  # noqa: E402
 from binn_utils.store.loading import SettingResult  # noqa: E402
 from binn_utils.store.setting import Setting  # noqa: E402
-from synthetic import sweep_record  # noqa: E402
+from synthetic import figure_heat, sweep_record  # noqa: E402
 
 ARCHS = ((1, 1), (4, 4))
 NT, NX, NU, NC = 3, 8, 20, 5
@@ -76,10 +76,10 @@ def _cell_text(ax, i, j):
 
 
 def test_both_heat_maps_are_drawn_with_legible_cells(results):
-    fig = figures.architecture_figure(results, authors_metric=True)
+    fig = figures.architecture_figure(results, figure_heat(results), authors_metric=True)
     try:
         maps = _heatmaps(fig)
-        assert set(maps) == {"heatmap:mean:err_u_p", "heatmap:median:err_u_p_spectral"}
+        assert set(maps) == {"heatmap:mean:frobenius", "heatmap:50%:spectral"}
         for ax in maps.values():
             assert len(ax.images) == 1 and len(ax.texts) == len(ARCHS) ** 2
             assert min(t.get_fontsize() for t in ax.texts) >= 9
@@ -88,16 +88,16 @@ def test_both_heat_maps_are_drawn_with_legible_cells(results):
         fro = np.mean([_rel(_u_p(e), "fro") for e in eps])
         spec = np.median([_rel(_u_p(e), "spectral") for e in eps])
         assert not np.isclose(fro, spec, rtol=0.05)
-        assert _cell_text(maps["heatmap:mean:err_u_p"], 1, 0) == f"{fro:.3g}"
-        assert _cell_text(maps["heatmap:median:err_u_p_spectral"], 1, 0) == f"{spec:.3g}"
+        assert _cell_text(maps["heatmap:mean:frobenius"], 1, 0) == f"{fro:.3g}"
+        assert _cell_text(maps["heatmap:50%:spectral"], 1, 0) == f"{spec:.3g}"
     finally:
         plt.close(fig)
 
 
 def test_a_failed_replicate_is_counted_in_the_spectral_map(results):
-    fig = figures.architecture_figure(results, authors_metric=True)
+    fig = figures.architecture_figure(results, figure_heat(results), authors_metric=True)
     try:
-        ax = _heatmaps(fig)["heatmap:median:err_u_p_spectral"]
+        ax = _heatmaps(fig)["heatmap:50%:spectral"]
         # D (1, 1), V (4, 4): replicate 1 failed; the median is over the two that did not
         # (not NaN, not the previous replicate's error reused) and the failure is in the cell
         ok = [_rel(_u_p(e), "spectral") for e in PERTURB[(1, 1), (4, 4)] if e is not None]
@@ -112,9 +112,9 @@ def test_a_failed_replicate_is_counted_in_the_spectral_map(results):
 
 def test_default_figure_keeps_one_heat_map(results):
     """The Supporting Material draws Fig. 5 without the authors' metric: one heat map."""
-    fig = figures.architecture_figure(results)
+    fig = figures.architecture_figure(results, figure_heat(results))
     try:
-        assert set(_heatmaps(fig)) == {"heatmap:mean:err_u_p"}
+        assert set(_heatmaps(fig)) == {"heatmap:mean:frobenius"}
     finally:
         plt.close(fig)
 
@@ -139,3 +139,15 @@ def test_tables_and_metric_comparison_of_the_heat_maps(results):
     assert m["spectral_vs_ours"] == int(np.sign(m["ratio_median"] - 1)) and m["spectral_vs_ours"] in (-1, 0, 1)
     assert m["best"] == pytest.approx(min(spec.values()))
     assert m["same_best"] is True                      # (4, 4), (4, 4) has the smallest errors in both norms
+
+
+def test_the_heat_map_draws_the_numbers_it_is_given(results):
+    """The figure only draws: a cell shows the chapter's table's value, not one of its own."""
+    heat = figure_heat(results).reset_index()
+    cell = [k == ("frobenius", (4, 4), (1, 1)) for k in zip(heat["norm"], heat["arch_D"], heat["arch_V"])]
+    heat.loc[cell, "mean"] = 0.123
+    fig = figures.architecture_figure(results, heat)
+    try:
+        assert _cell_text(_heatmaps(fig)["heatmap:mean:frobenius"], 1, 0) == "0.123"
+    finally:
+        plt.close(fig)

@@ -84,11 +84,16 @@ def test_every_setting_the_book_needs_is_committed(chapter, settings):
 def test_committed_results_record_configuration_seed_commit_and_time():
     runs = sorted((default_results_dir() / "runs").glob("*.json"))
     assert runs, "no committed results"
+    from binn_utils.store.sweep_record import SweepRecord
     for js in runs:
-        rec = json.loads(js.read_text())
-        assert rec["config"]["epochs"] >= 1 and len(rec["seeds"]) == rec["replicates"], js.name
-        assert rec["provenance"]["commit"] and rec["provenance"]["torch"], js.name
-        assert rec["wall_time_s"] > 0, js.name
+        rec = SweepRecord.from_json(json.loads(js.read_text()), where=js.name)   # the store's typed record
+        n = len(rec.seeds)
+        assert rec.config.epochs >= 1 and n >= 1 and len(rec.status) == n == len(rec.datasets), js.name
+        for cp in rec.metrics.values():          # one evaluation per replicate at every checkpoint
+            assert len(cp.err_u_theta) == len(cp.err_u_p) == len(cp.up_status) == n, js.name
+            assert all(len(v) == n for v in cp.operator_errors.values()), js.name
+        assert rec.provenance["commit"] and rec.provenance["torch"], js.name
+        assert rec.wall_time_s > 0, js.name
 
 
 def test_the_own_data_page_fit_is_committed(tmp_path):

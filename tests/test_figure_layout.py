@@ -13,8 +13,9 @@ import pytest  # noqa: E402
 
 from binn_utils import studies  # noqa: E402
 from binn_utils.analysis import results_table  # noqa: E402
-from binn_utils.presentation import figures, plotting, tables  # noqa: E402
+from binn_utils.presentation import authors_figures, figures, plotting, tables  # noqa: E402
 from binn_utils.store import loading, records  # noqa: E402
+from synthetic import figure_boxes, figure_heat  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -95,7 +96,7 @@ def test_heat_map_numbers_fit_narrow_cells():
 def test_fig5_heat_maps_read_cleanly(authors_metric):
     from test_architecture_figure import ARCHS, PERTURB, _result
     results = [_result(aD, aV, PERTURB[aD, aV]) for aD in ARCHS for aV in ARCHS]
-    fig = figures.architecture_figure(results, authors_metric=authors_metric)
+    fig = figures.architecture_figure(results, figure_heat(results), authors_metric=authors_metric)
     _check_heat_map(fig, [ax for ax in fig.axes if (ax.get_gid() or "").startswith("heatmap:")])
 
 
@@ -135,7 +136,8 @@ def _legend_with(fig, words):
 
 
 def test_fig4_ticks_and_loss_legend_clear_of_the_curves():
-    fig = figures.loss_weight_figure(_stored("loss_weight", weights=tuple(studies.PDE_WEIGHTS)))
+    results = _stored("loss_weight", weights=tuple(studies.PDE_WEIGHTS))
+    fig = figures.loss_weight_figure(results, *figure_boxes(results, ["w_pde"]))
     _check_ticks(fig)
     ax, legend = _legend_with(fig, "line style")
     assert _covered_points(ax, legend, fig.canvas.get_renderer()) == 0
@@ -145,13 +147,15 @@ def test_fig4_ticks_and_loss_legend_clear_of_the_curves():
 
 def test_fig6_timing_legend_clear_of_the_data_and_budget_labels_apart():
     runs = _batch_runs()
-    fig = figures.batch_size_figure(runs["fixed"], runs["budget"])
+    fig = figures.batch_size_figure(runs["fixed"], *figure_boxes(runs["budget"], ["batch_size"]))
     _check_ticks(fig)
     ax, legend = _legend_with(fig, "one network (timing benchmark)")
     assert _covered_points(ax, legend, fig.canvas.get_renderer()) == 0
     top_left = fig.axes[0]  # five entries on a panel the curves fill
     assert _covered_points(top_left, top_left.get_legend(), fig.canvas.get_renderer()) == 0
-    fig = figures.budgets_figure([("a", runs["budget"]), ("b", runs["authors"])])
+    errors, boxes = figure_boxes(runs["budget"] + runs["authors"], ["study", "batch_size", "epochs"])
+    fig = figures.budgets_figure(errors, boxes, {runs["budget"][0].setting.study: "a",
+                                                 runs["authors"][0].setting.study: "b"})
     _check_ticks(fig)
 
 
@@ -160,7 +164,7 @@ def test_authors_comparison_figure_reads_cleanly():
     theirs = results_table.authors_table("architecture", noise_var=1e-3, norm="spectral")
     runs = results_table.long(pd.concat([ours, theirs]), quantities=("err_u_p",))
     stats = runs.groupby(["arch_D", "arch_V", "source", "quantity", "norm"])["value"].describe().reset_index()
-    fig = figures.authors_comparison_figure(runs, stats, ["arch_D", "arch_V"], [("err_u_p", "spectral")],
+    fig = authors_figures.authors_comparison_figure(runs, stats, ["arch_D", "arch_V"], [("err_u_p", "spectral")],
                                             label_fn=lambda a: f"{a[0]}\n{a[1]}")
     _check_ticks(fig)
     ax = fig.axes[0]
@@ -183,3 +187,25 @@ def test_figure_data_goes_where_the_chapters_link_it():
     """The chapters link ``../book/figure-data/NAME.csv`` from notebooks/: the book tree's folder."""
     root = Path(__file__).resolve().parents[1]
     assert plotting.FIGURE_DATA == root / "book" / "figure-data"
+
+
+def test_a_box_draws_the_quartiles_and_counts_it_is_given():
+    """The box plots only draw: a box's median line and edges are the chapter's numbers
+    (``describe()``'s columns), its failure count the table's, whatever the runs say."""
+    runs = {"err_u_theta": [0.1, 0.2, 0.3, 0.4], "err_u_p": [0.2, 0.3, 0.4, np.nan]}
+    errors = pd.DataFrame([{"lr": lr, "quantity": q, "value": v, "status": "ok"}
+                           for lr in (1e-4, 1e-3) for q, vs in runs.items() for v in vs])
+    groups = errors.groupby(["lr", "quantity"])
+    boxes = groups["value"].describe()
+    boxes["failed"] = groups.size() - boxes["count"]
+    boxes["diverged"] = 0
+    boxes.loc[(1e-3, "err_u_p"), ["25%", "50%", "75%", "failed"]] = [0.25, 0.31, 0.37, 2]
+    boxes.loc[(1e-4, "err_u_theta"), "diverged"] = boxes.loc[(1e-4, "err_u_p"), "diverged"] = 3
+    fig, ax = plt.subplots()
+    figures.panels.error_boxes(ax, boxes, errors, "lr", {1e-4: "a", 1e-3: "b"})
+    medians = sorted(line.get_ydata()[0] for line in ax.get_lines() if len(line.get_ydata()) == 2
+                     and line.get_ydata()[0] == line.get_ydata()[1] and line.get_xdata()[0] > 0.9)
+    assert 0.31 in medians
+    assert [t.get_text() for t in ax.texts if "failed" in t.get_text()] == ["1/4\nfailed", "2/5\nfailed"]
+    # diverged trainings: the networks' property, counted once per position (both errors are of the same networks)
+    assert [t.get_text() for t in ax.texts if "div." in t.get_text()] == ["3/4 div."]

@@ -237,7 +237,7 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])
     assert any(s.startswith("Supported in full:") and s.endswith("(claim 2).") for s in full)
     assert any(s.startswith("Not supported:") and "(claim 4)" in s for s in full)
-    assert full[0].endswith("; 1 can be neither supported nor contradicted with this many initialisations.")
+    assert full[0].endswith("; 1 (claim 9) can be neither supported nor contradicted with this many initialisations.")
     assert any("$D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
     assert text.plain_answer_md([few, most]) in text.headline_md([few, most])
     assert 'id="plain-answer"' in text.headline_html([few, most])

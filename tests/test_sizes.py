@@ -8,7 +8,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "binn_utils"
 #: The folders of the package the rule is checked in.
-CHECKED = ["engine", "store", "applications", "analysis", "studies", "claims"]
+CHECKED = ["engine", "store", "applications", "analysis", "studies", "claims", "presentation"]
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 

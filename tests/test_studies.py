@@ -12,7 +12,7 @@ from binn_utils import studies
 from binn_utils.analysis.reporting import find
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
-from binn_utils.presentation import figures
+from binn_utils.presentation import figures, framework_tables
 from binn_utils.store.loading import SettingResult
 from binn_utils.studies.supporting import Page
 from synthetic import sweep_record
@@ -73,9 +73,10 @@ def test_default_point_and_paper_failures_lie_on_the_grid(st):
         assert find(results, **p.point) is not None, p
 
 
-@pytest.mark.parametrize("st", [s for s in studies.REGISTRY.values() if s.figure], ids=lambda s: s.name)
-def test_figure_names_a_function_of_the_figures_module(st):
-    assert callable(getattr(figures, st.figure))
+def test_every_study_with_a_paper_figure_has_its_figure_function():
+    with_figure = {s.name for s in studies.REGISTRY.values() if s.paper_figure}
+    assert with_figure and set(figures.STUDY_FIGURES) == with_figure
+    assert all(callable(draw) for draw in figures.STUDY_FIGURES.values())
 
 
 def test_supporting_material_repeats_and_reference():
@@ -217,7 +218,7 @@ def test_reaction_readings_have_labels_and_a_table_row_each():
 
     fw = studies.framework
     assert fw.REACTION_READINGS == tuple(fw.REACTION_LABELS) and set(fw.REACTION_READINGS) == set(REACTIONS)
-    rows = tables.reactions_table(fw.REACTION_LABELS.values(), [Run(u_clean=np.array([0.25, 1.0]))] * 3).splitlines()
+    rows = framework_tables.reactions_table(fw.REACTION_LABELS.values(), [Run(u_clean=np.array([0.25, 1.0]))] * 3).splitlines()
     assert len(rows) == 5
     assert rows[2] == ("| $G=-1/2$ (Supporting Material) | 1.000 | 0.2 [0.15, 0.25] | 0.2 [0.15, 0.25] | "
                        "0.5 [0.5, 0.5] (1 failed) |")
@@ -267,11 +268,10 @@ def test_framework_signal_against_noise():
     assert sn["sigma"] == pytest.approx(0.1) and sn["below"] is True
     sn = studies.framework.signal_against_noise(Run(u_clean=np.array([[0.0, 0.3], [0.2, 0.05]]), t=np.array([0, 1])))
     assert sn["below"] is False
-    from binn_utils.presentation import tables
     from binn_utils.analysis.verdicts import Verdict
-    assert [tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
+    assert [framework_tables.matches_words(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED)] == \
         ["matches", "does not match", "cannot be shown, with this many replicates, to match"]
-    assert (tables.below_or_above(True), tables.below_or_above(False)) == ("below", "above")
+    assert (framework_tables.below_or_above(True), framework_tables.below_or_above(False)) == ("below", "above")
 
 
 def test_published_heat_map_mislabelled_cells_and_their_words():

@@ -1,14 +1,17 @@
-"""The paper's result figures (Figs. 2-6), one function each, shared by the section
+"""The paper's result figures (Figs. 1-6), one function each, shared by the section
 notebooks and the Supporting Material notebook (which repeats them for other noise levels
-and the dense grid).
+and the dense grid); the diagnostics chapter's figures; the figures of a fit to one's own
+data (``binn fit`` / ``binn predict``).
 
-Conventions (see :mod:`binn_utils.presentation.plotting`): solutions and operators are mean +- 1 std
-over replicates, dashed black is the truth, grey shading marks values of u outside the
-range the data cover; loss curves are median and interquartile range over replicates;
-box plots are per-replicate relative L2 errors against the noise-free solution.  Box
-plots never drop failures silently: failed forward solves (u_p NaN) are counted at the top
-of the axes, and trainings that diverged (stopped at their best-validation parameters and
-kept in the boxes) are counted at the bottom.
+Each figure only draws: the numbers a panel plots from the results table (the quartiles of
+a box, a heat map's cells) are computed by the chapter, in view, from
+``binn_utils.analysis.results_table`` and passed in.  What the table does not hold is read
+from the loaded results: solutions and operators (mean +- 1 std over replicates, dashed
+black the truth, grey shading where u is unobserved) and validation-loss histories (median
+and interquartile range over replicates), drawn by :mod:`binn_utils.presentation.panels`.
+Box plots never drop failures silently: failed forward solves (u_p NaN) are counted at the
+top of the axes, and trainings that diverged (stopped at their best-validation parameters
+and kept in the boxes) are counted at the bottom.
 """
 from __future__ import annotations
 
@@ -17,193 +20,30 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from . import plotting
+from . import panels, plotting
 from .. import studies
-from ..analysis import diagnostics, scratch
-from ..analysis.reporting import arch_label, counts, find, meta_value, value_label
+from ..analysis import diagnostics
+from ..analysis.reporting import arch_label, find, meta_value, value_label
 from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
+from .panels import ABOVE
 from .plotting import COLORS
-from .tables import NORM_WORDS, QUANTITY_WORDS
-from ..studies.architecture import architecture_matrix
 from ..studies.batch_size import time_fit
 
-#: A legend above its panel, in one row, where it cannot cover data.
-ABOVE = dict(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
-ERR_SERIES = (("err_u_theta", "$u_\\theta$", COLORS["u_theta"]), ("err_u_p", "$u_\\mathrm{p}$", COLORS["u_p"]))
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
 
 
-# ----------------------------------------------------------------------------- panels
-def solutions_at_end(ax, entries, key, title=None):
-    """Mean +- std of ``key`` (u_theta / u_p of the reported networks) at t_end for several settings.
-
-    entries: list of (result, label, colour).  The truth (dashed) is drawn once.
-    """
-    entries = [e for e in entries if e[0] is not None]
-    if not entries:
-        return
-    r0 = entries[0][0]
-    x = r0["x"]
-    curves = []
-    for res, label, color in entries:
-        vals = np.asarray(res.net(key), float)[:, -1]
-        plotting.band(ax, x, vals, color, label)
-        ok = np.all(np.isfinite(vals), axis=1)
-        if ok.any():
-            m, sd = vals[ok].mean(axis=0), vals[ok].std(axis=0)
-            curves += [m - sd, m + sd]
-    truth = r0["u_clean"][-1]
-    ax.plot(x, truth, "k--", lw=0.9, label="truth")
-    # up to twice the truth's span beyond it: a far-off band stays on the panel unless it is wild
-    plotting.ylim_around(ax, curves, truth, max_span=2.0)
-    ax.set_xlabel("$x$")
-    ax.set_ylabel(f"$u(x, t_\\mathrm{{end}})$")
-    if title:
-        ax.set_title(title)
-
-
-def operators(ax, entries, op):
-    """Learned operator ``op`` (mean +- std) for several settings, truth dashed once, grey
-    outside the observed range of u; the vertical range covers every band over the
-    observed range (outside it, where nothing constrains the operator, curves may be cut)."""
-    entries = [e for e in entries if e[0] is not None]
-    if not entries:
-        return
-    r0 = entries[0][0]
-    u = r0["u_grid"]
-    lo, hi = r0.record.u_range
-    inside = (u >= lo) & (u <= hi)
-    curves = []
-    for res, label, color in entries:
-        vals = np.asarray(res.net(f"op_{op}"), float)
-        plotting.band(ax, u, vals, color, label)
-        ok = np.all(np.isfinite(vals), axis=1)
-        if ok.any():
-            m, sd = vals[ok].mean(axis=0), vals[ok].std(axis=0)
-            curves += [(m - sd)[inside], (m + sd)[inside]]
-    truth = r0[f"true_op_{op}"]
-    ax.plot(u, truth, "k--", lw=0.9, label="truth")
-    plotting.shade_unobserved(ax, (lo, hi), u)
-    plotting.ylim_around(ax, curves, truth, max_span=np.inf)
-    ax.set_xlim(u[0], u[-1])
-    ax.set_xlabel("$u$")
-    ax.set_ylabel(plotting.OP_LABELS.get(op, op))
-
-
-def loss_curves(ax, entries, key="hist_val_total", ylabel="total validation loss"):
-    """Median and IQR over replicates of a validation-loss history per setting.
-
-    entries: (result, label, colour[, linestyle[, weight]]).
-    """
-    for e in entries:
-        res, label, color = e[:3]
-        if res is None:
-            continue
-        ls = e[3] if len(e) > 3 else "-"
-        w = e[4] if len(e) > 4 else 1.0
-        plotting.loss_curve_panel(ax, res["curve_epochs"], np.asarray(res[key], float) * w, color=color,
-                                  label=label, ls=ls)
-    if ax.get_yscale() == "log":
-        plotting.plain_log_ticks(ax)
-    ax.set_ylabel(ylabel)
-
-
-def error_boxes(ax, results, xlabels, series=ERR_SERIES, xlabel="", spread=0.4, log=True):
-    """Box plots of per-replicate errors against a categorical swept value.
-
-    results: one list of results per series position (None where not run), or a single
-    list used for every series; series: (metric, label, colour) per box group, or
-    (results_list, metric, label, colour) to give each series its own results.
-    """
-    n = len(xlabels)
-    norm_series = []
-    for s in series:
-        if len(s) == 4:
-            norm_series.append(s)
-        else:
-            norm_series.append((results, *s))
-    k = len(norm_series)
-    offsets = np.linspace(-spread / 2, spread / 2, k) if k > 1 else np.zeros(1)
-    width = 0.8 * spread / max(k - 1, 1) if k > 1 else 0.4
-    for (rs, metric, label, color), off in zip(norm_series, offsets):
-        groups = [r.metric(metric) if r is not None else np.array([np.nan]) for r in rs]
-        pos = np.arange(n) + off
-        plotting.error_boxes(ax, groups, pos, color, width=width, label=label, annotate=False)
-        for i, (r, g) in enumerate(zip(rs, groups)):
-            if r is None:
-                continue
-            n_fail = int(np.sum(~np.isfinite(g)))
-            if n_fail:
-                ax.annotate(f"{n_fail}/{len(g)}\nfailed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
-                            ha="center", va="top", fontsize=plotting.NOTE_SIZE, color=color)
-    # diverged trainings: a property of the setting, counted once per position
-    first = norm_series[0][0]
-    for i, r in enumerate(first):
-        if r is not None and counts(r)["diverged"]:
-            c = counts(r)
-            ax.annotate(f"{c['diverged']}/{c['replicates']} div.", (i, 0.0), xycoords=("data", "axes fraction"),
-                        ha="center", va="bottom", fontsize=plotting.NOTE_SIZE, color="k")
-    ax.set_xticks(range(n))
-    ax.set_xticklabels(xlabels)
-    ax.set_xlim(-0.6, n - 0.4)
-    if log:
-        ax.set_yscale("log")
-        plotting.plain_log_ticks(ax)
-    ax.set_ylabel("rel. $L^2$ error")
-    ax.set_xlabel(xlabel)
-    ax.legend(loc="best")
-
-
+# ----------------------------------------------------------------------------- Fig. 1
 def _sorted(results, key):
     vals = sorted({meta_value(r, key) for r in results})
     return vals, [find(results, **{key: v}) for v in vals]
 
 
-def _legend(ax, **kw):
-    h, l = ax.get_legend_handles_labels()
-    if h:
-        ax.legend(**kw)
-
-
-LEGEND_PLACES = ("upper left", "upper right", "lower left", "lower right", "upper center", "lower center",
-                 "center left", "center right", "center")
-
-
-def _clear_legend(ax, ncols=(1, 2)):
-    """The legend where it covers no point of the panel's lines, of the standard places in
-    one or two columns (matplotlib's "best" keeps one column, so a long legend on a full
-    panel lands on the curves); where every place covers some, the legend goes top right
-    and the top of a linear axis is raised until the data sit below it."""
-    if not ax.get_legend_handles_labels()[0]:
-        return None
-    renderer = ax.figure.canvas.get_renderer()
-    to_axes = ax.transData + ax.transAxes.inverted()
-    pts = [to_axes.transform(np.column_stack(line.get_data()).astype(float)) for line in ax.get_lines()]
-    pts = np.concatenate(pts) if pts else np.empty((0, 2))
-    pts = pts[np.all(np.isfinite(pts), axis=1)]
-    covered = {}
-    for ncol in ncols:
-        for loc in LEGEND_PLACES:
-            box = ax.legend(loc=loc, ncol=ncol).get_window_extent(renderer).transformed(ax.transAxes.inverted())
-            covered[loc, ncol] = int(np.sum((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
-                                            & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)))
-    loc, ncol = min(covered, key=covered.get)
-    if covered[loc, ncol] == 0 or ax.get_yscale() != "linear":
-        return ax.legend(loc=loc, ncol=ncol)
-    # nowhere clear: raise the top of the axis until the data sit below the legend
-    legend = ax.legend(loc="upper right", ncol=max(ncols))
-    height = legend.get_window_extent(renderer).transformed(ax.transAxes.inverted()).height
-    lo, hi = ax.get_ylim()
-    ax.set_ylim(lo, lo + (hi - lo) / max(1.0 - height - 0.03, 0.3))
-    return legend
-
-
-# ----------------------------------------------------------------------------- Fig. 2
-def framework_figure(res, replicate=0):
-    """Fig. 1: u_theta and u_p of one initialisation at every observation time (dashed: the
-    truth), and its learned D, G and V (unobserved u shaded)."""
+def framework_figure(res, network):
+    """Fig. 1: u_theta and u_p of one network at every observation time (dashed: the truth),
+    and its learned D, G and V (unobserved u shaded); ``network``: its row of the results
+    table (its fields are read from ``res``, by its replicate index)."""
     x, t = res["x"], res["t"]
-    r = replicate
+    r = int(network["replicate"])
     fig = plt.figure(figsize=(10, 7))
     gs = fig.add_gridspec(2, 6)
     axes = [fig.add_subplot(gs[0, :3]), fig.add_subplot(gs[0, 3:])] + [fig.add_subplot(gs[1, 2 * k:2 * k + 2])
@@ -227,11 +67,12 @@ def framework_figure(res, replicate=0):
     return fig
 
 
-def noise_figure(results, shown_noise=None, shown_arch=None, curve_noises=None):
+def noise_figure(results, errors, boxes, shown_noise=None, shown_arch=None, curve_noises=None):
     """Fig. 2 (diffusion): left, u_theta, D and u_p at t_end for one noise level and
     architecture (None: the study's default point); right, errors of u_theta and u_p against
-    the noise variance for each u-network architecture, and validation losses for
-    representative combinations."""
+    the noise variance for each u-network architecture (``boxes`` per noise variance,
+    u-network and quantity, from ``errors``: :func:`panels.error_boxes`), and validation
+    losses for representative combinations."""
     default = studies.get("noise").default
     shown_noise = default["noise_var"] if shown_noise is None else shown_noise
     shown_arch = default["arch_u"] if shown_arch is None else shown_arch
@@ -245,21 +86,21 @@ def noise_figure(results, shown_noise=None, shown_arch=None, curve_noises=None):
     ax = fig.add_subplot(gs[0, 0])
     name = f"$\\sigma^2$ = {value_label(meta_value(shown, 'noise_var'))}, $(h_u, n_u)$ = " \
            f"{arch_label(meta_value(shown, 'arch_u'))}"
-    solutions_at_end(ax, [(shown, "$u_\\theta$", COLORS["u_theta"])], "u_theta", title=name)
+    panels.solutions_at_end(ax, [(shown, "$u_\\theta$", COLORS["u_theta"])], "u_theta", title=name)
     ax.plot(shown["x"], np.asarray(shown["u_obs"])[0, -1], ".", color="0.55", ms=2.5, label="data (one dataset)")
-    _legend(ax)
+    panels.legend(ax)
     ax = fig.add_subplot(gs[1, 0])
-    operators(ax, [(shown, "$D_\\phi$", COLORS["D"])], "D")
-    _legend(ax)
+    panels.operators(ax, [(shown, "$D_\\phi$", COLORS["D"])], "D")
+    panels.legend(ax)
     ax = fig.add_subplot(gs[2, 0])
-    solutions_at_end(ax, [(shown, "$u_\\mathrm{p}$", COLORS["u_p"])], "u_p")
-    _legend(ax)
-    xl = [value_label(v) for v in nvs]
-    for row, (metric, lab, _) in enumerate(ERR_SERIES):
+    panels.solutions_at_end(ax, [(shown, "$u_\\mathrm{p}$", COLORS["u_p"])], "u_p")
+    panels.legend(ax)
+    labels = {v: value_label(v) for v in nvs}
+    for row, (pick, lab, _) in enumerate(panels.ERR_SERIES):
         ax = fig.add_subplot(gs[row, 1])
-        series = [([find(results, noise_var=v, arch_u=a) for v in nvs], metric,
-                   f"$(h_u, n_u)$ = {arch_label(a)}", colors[a]) for a in archs]
-        error_boxes(ax, None, xl, series=series, xlabel="noise variance $\\sigma^2$")
+        series = [({**pick, "arch_u": a}, f"$(h_u, n_u)$ = {arch_label(a)}", colors[a]) for a in archs]
+        panels.error_boxes(ax, boxes, errors, "noise_var", labels, series=series,
+                           xlabel="noise variance $\\sigma^2$")
         ax.set_ylabel(f"rel. $L^2$ error of {lab}")
     ax = fig.add_subplot(gs[2, 1])
     entries = []
@@ -267,17 +108,18 @@ def noise_figure(results, shown_noise=None, shown_arch=None, curve_noises=None):
         for v, ls in zip(curve_noises, ("-", "--", ":", "-.")):
             r = find(results, noise_var=v, arch_u=a)
             entries.append((r, f"{arch_label(a)}, $\\sigma^2$ = {value_label(v)}", colors[a], ls))
-    loss_curves(ax, entries)
-    _legend(ax)
+    panels.loss_curves(ax, entries)
+    panels.legend(ax)
     fig.tight_layout()
     return fig
 
 
 # ----------------------------------------------------------------------------- Fig. 3
-def learning_rate_figure(results, shown=None):
+def learning_rate_figure(results, errors, boxes, shown=None):
     """Fig. 3 (Burgers): top, u_theta and u_p at all observation times and middle, D and V
     for the learning rate ``shown`` (None: the study's default); bottom, validation loss for
-    every r and errors against r."""
+    every r and errors against r (``boxes`` per r and quantity, from ``errors``:
+    :func:`panels.error_boxes`)."""
     rates, rs = _sorted(results, "lr")
     res = find(results, lr=studies.get("learning_rate").default["lr"] if shown is None else shown) \
         or rs[len(rs) // 2]
@@ -292,18 +134,18 @@ def learning_rate_figure(results, shown=None):
         vals = np.asarray(res.net(key), float)
         ok = np.all(np.isfinite(vals), axis=(1, 2))
         plotting.ylim_around(ax, [vals[ok].mean(axis=0)] if ok.any() else [], res["u_clean"], max_span=1.0)
-        _legend(ax)
+        panels.legend(ax)
     for col, op in enumerate(("D", "V")):
         ax = fig.add_subplot(gs[1, col])
-        operators(ax, [(res, f"learned {op}, {lab}", COLORS[op])], op)
-        _legend(ax)
+        panels.operators(ax, [(res, f"learned {op}, {lab}", COLORS[op])], op)
+        panels.legend(ax)
     ax = fig.add_subplot(gs[2, 0])
     cols = plotting.value_colors(len(rates), "distinct")
-    loss_curves(ax, [(r, f"$r$ = {value_label(v)}", c) for r, v, c in zip(rs, rates, cols)])
+    panels.loss_curves(ax, [(r, f"$r$ = {value_label(v)}", c) for r, v, c in zip(rs, rates, cols)])
     # below the panel, where it cannot cover a curve
-    _legend(ax, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2), columnspacing=1.0, handlelength=1.5)
+    panels.legend(ax, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2), columnspacing=1.0, handlelength=1.5)
     ax = fig.add_subplot(gs[2, 1])
-    error_boxes(ax, rs, [value_label(v) for v in rates], xlabel="learning rate $r$")
+    panels.error_boxes(ax, boxes, errors, "lr", {v: value_label(v) for v in rates}, xlabel="learning rate $r$")
     fig.tight_layout()
     return fig
 
@@ -313,18 +155,19 @@ def _solutions_at_end_row(entries):
     fig = plt.figure(figsize=(10, 9.5))
     gs = fig.add_gridspec(3, 2)
     ax = fig.add_subplot(gs[0, 0])
-    solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
-    _clear_legend(ax)
+    panels.solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
+    panels.clear_legend(ax)
     ax = fig.add_subplot(gs[0, 1])
-    solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    panels.solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
     return fig, gs
 
 
 # ----------------------------------------------------------------------------- Fig. 4
-def loss_weight_figure(results, shown=None):
+def loss_weight_figure(results, errors, boxes, shown=None):
     """Fig. 4 (porous medium, w_BC = 0): u_theta, u_p at t_end and D for the weights
     ``shown`` (None: the smallest, the study's default and the largest); weighted validation
-    losses w_data L_data (solid) and w_PDE L_PDE (dashed); errors against w_PDE."""
+    losses w_data L_data (solid) and w_PDE L_PDE (dashed); errors against w_PDE (``boxes``
+    per w_PDE and quantity, from ``errors``: :func:`panels.error_boxes`)."""
     ws, rs = _sorted(results, "w_pde")
     if shown is None:
         shown = (ws[0], studies.get("loss_weight").default["w_pde"], ws[-1])
@@ -334,7 +177,7 @@ def loss_weight_figure(results, shown=None):
     entries = [(r, f"$w_\\mathrm{{PDE}}$ = {value_label(w)}", cols[w]) for r, w in sel]
     fig, gs = _solutions_at_end_row(entries)
     ax = fig.add_subplot(gs[1, 0])
-    operators(ax, entries, "D")
+    panels.operators(ax, entries, "D")
     ax = fig.add_subplot(gs[1, 1])
     data_curves, pde_curves = [], []
     for r, w in sel:
@@ -343,14 +186,14 @@ def loss_weight_figure(results, shown=None):
                             cols[w], "-", cfg.w_data))
         pde_curves.append((r, f"$w_\\mathrm{{PDE}} L_\\mathrm{{PDE}}$, $w_\\mathrm{{PDE}}$ = {value_label(w)}",
                            cols[w], "--", cfg.w_pde))
-    loss_curves(ax, data_curves, key="hist_val_data", ylabel="weighted validation loss")
-    loss_curves(ax, pde_curves, key="hist_val_pde", ylabel="weighted validation loss")
+    panels.loss_curves(ax, data_curves, key="hist_val_data", ylabel="weighted validation loss")
+    panels.loss_curves(ax, pde_curves, key="hist_val_pde", ylabel="weighted validation loss")
     # above the panel, where no curve can cross it
     ax.legend([Line2D([], [], color="k", ls="-"), Line2D([], [], color="k", ls="--")],
               ["$w_\\mathrm{data} L_\\mathrm{data}$", "$w_\\mathrm{PDE} L_\\mathrm{PDE}$"],
               title="line style (colours as top left)", **ABOVE)
     ax = fig.add_subplot(gs[2, :])
-    error_boxes(ax, rs, [value_label(w) for w in ws], xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1, "
+    panels.error_boxes(ax, boxes, errors, "w_pde", {w: value_label(w) for w in ws}, xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1, "
                 "$w_\\mathrm{BC}$ = 0)")
     fig.tight_layout()
     return fig
@@ -361,44 +204,23 @@ def loss_weight_figure(results, shown=None):
 #: all grid values, mean over replicates, as the paper's caption says) and the authors'
 #: (what their heat-map code computes: the spectral norm of the (t, x) matrix, median over
 #: replicates).  Failed forward solves are left out of the statistic and counted in the cell
-#: in both.  (statistic, metric, panel title, colour-bar label)
+#: in both.  (column of the chapter's table, norm, panel title, colour-bar label)
 ARCH_HEATMAPS = (
-    ("mean", "err_u_p", "ours: Frobenius norm, mean",
+    ("mean", "frobenius", "ours: Frobenius norm, mean",
      "mean rel. $L^2$ error of $u_\\mathrm{p}$ (Frobenius)"),
-    ("median", "err_u_p_spectral", "authors' metric: spectral norm, median",
+    ("50%", "spectral", "authors' metric: spectral norm, median",
      "median rel. error of $u_\\mathrm{p}$ (spectral norm)"),
 )
-HEATMAP_FONTSIZE = 12  # numbers in the cells, at most (smaller where a cell is too narrow)
-
-
-def architecture_heatmap(ax, results, stat="mean", metric="err_u_p", cbar_label="", title=None):
-    """Heat map of a statistic over replicates of ``metric`` for every (D, V) combination
-    (rows: D network, columns: V network; logarithmic colour scale); failed forward solves
-    are left out of the statistic and counted in the cell ("k failed"), a cell where all
-    failed says so.  Returns (archs, matrix, notes)."""
-    archs, M, notes = architecture_matrix(results, stat, metric)
-    labels = [arch_label(a) for a in archs]
-    plotting.heatmap(ax, M, labels, labels, fmt="{:.3g}", notes=notes, log=True, cbar_label=cbar_label,
-                     fontsize=HEATMAP_FONTSIZE)
-    ax.set_xlabel("$V_\\zeta$ network $(h_V, n_V)$")
-    ax.set_ylabel("$D_\\phi$ network $(h_D, n_D)$")
-    ax.spines[:].set_visible(False)
-    if title:
-        ax.set_title(title)
-    ax.set_gid(f"heatmap:{stat}:{metric}")
-    return archs, M, notes
-
-
-def architecture_figure(results, shown=None, authors_metric=False):
+def architecture_figure(results, heat, shown=None, authors_metric=False):
     """Fig. 5 (diffusion-advection): u_theta, u_p at t_end, D and V for the diagonal
     architectures (h_D, n_D) = (h_V, n_V); validation loss per architecture; heat map of
-    the mean rel. L2 error of u_p over all (D, V) combinations.
+    the mean rel. L2 error of u_p over all (D, V) combinations (``heat``: see
+    :func:`panels.architecture_heatmap`).
 
     ``authors_metric``: the validation losses take a row of their own and the heat map is
     drawn twice, side by side (``ARCH_HEATMAPS``): ours, and the same runs in the authors'
     metric (spectral norm, median over replicates)."""
-    archs = architecture_matrix(results, "mean")[0]
-    shown = [tuple(a) for a in (shown or archs)]
+    shown = [tuple(a) for a in (shown or panels.heat_archs(heat))]
     sel = [(find(results, arch_D=a, arch_V=a), a) for a in shown]
     sel = [(r, a) for r, a in sel if r is not None]
     entries = [(r, f"$(h, n)$ = {arch_label(a)}", c) for (r, a), c in zip(sel, ARCH_COLORS)]
@@ -406,34 +228,35 @@ def architecture_figure(results, shown=None, authors_metric=False):
         fig = plt.figure(figsize=(10, 13))
         gs = fig.add_gridspec(4, 2, height_ratios=(1, 1, 0.8, 1.25))
         ax = fig.add_subplot(gs[0, 0])
-        solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
-        _clear_legend(ax)
+        panels.solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
+        panels.clear_legend(ax)
         ax = fig.add_subplot(gs[0, 1])
-        solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+        panels.solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
     else:
         fig, gs = _solutions_at_end_row(entries)
     for col, op in enumerate(("D", "V")):
         ax = fig.add_subplot(gs[1, col])
-        operators(ax, entries, op)
+        panels.operators(ax, entries, op)
     ax = fig.add_subplot(gs[2, :] if authors_metric else gs[2, 0])
-    loss_curves(ax, entries)
+    panels.loss_curves(ax, entries)
     maps = ARCH_HEATMAPS if authors_metric else ARCH_HEATMAPS[:1]
-    for k, (stat, metric, title, cbar) in enumerate(maps):
+    for k, (column, norm, title, cbar) in enumerate(maps):
         ax = fig.add_subplot(gs[3, k] if authors_metric else gs[2, 1])
-        architecture_heatmap(ax, results, stat, metric, cbar_label=cbar, title=title if authors_metric else None)
+        panels.architecture_heatmap(ax, heat, column, norm, cbar_label=cbar, title=title if authors_metric else None)
     fig.tight_layout()
     return fig
 
 
 # ----------------------------------------------------------------------------- Fig. 6
-def batch_size_figure(fixed, budget, timing=None):
-    """Fig. 6 (diffusion): u_theta and u_p at t_end per batch size (fixed-epoch runs);
-    validation loss per B; the time of 4000 epochs against B from the timing benchmark
-    (``timing``; None: the committed one, ``studies.batch_size.timing()``) with the fit
-    T = a / B + c; errors after the fixed budget of optimiser steps."""
+def batch_size_figure(fixed, errors, boxes, timing=None):
+    """Fig. 6 (diffusion): u_theta and u_p at t_end per batch size (fixed-epoch runs
+    ``fixed``); validation loss per B; the time of 4000 epochs against B from the timing
+    benchmark (``timing``; None: the committed one, ``studies.batch_size.timing()``) with
+    the fit T = a / B + c; errors after the fixed budget of optimiser steps (``boxes`` per B
+    and quantity, from ``errors``: :func:`panels.error_boxes`)."""
     timing = studies.batch_size.timing() if timing is None else timing
     Bs, rf = _sorted(fixed, "batch_size")
-    Bb, rb = _sorted(budget, "batch_size")
+    Bb = sorted(set(boxes.reset_index()["batch_size"]))
     cols = plotting.value_colors(len(Bs), "plasma")
 
     def lab(r):
@@ -443,7 +266,7 @@ def batch_size_figure(fixed, budget, timing=None):
     entries = [(r, lab(r), c) for r, c in zip(rf, cols)]
     fig, gs = _solutions_at_end_row(entries)
     ax = fig.add_subplot(gs[1, 0])
-    loss_curves(ax, entries)
+    panels.loss_curves(ax, entries)
     ax = fig.add_subplot(gs[1, 1])
     fit = time_fit(timing)
     ax.plot(fit["B"], fit["T"], "o", color="k", ms=4, label="one network (timing benchmark)")
@@ -461,89 +284,39 @@ def batch_size_figure(fixed, budget, timing=None):
     plotting.plain_log_ticks(ax, "y")
     ax.set_xlabel("batch size used $B$")
     ax.set_ylabel("time for 4000 epochs (s)")
-    _legend(ax, **{**ABOVE, "ncol": 1})
+    panels.legend(ax, **{**ABOVE, "ncol": 1})
     ax = fig.add_subplot(gs[2, :])
-    error_boxes(ax, rb, [str(int(b)) for b in Bb], xlabel="batch size $B$ (fixed budget of optimiser steps)")
+    panels.error_boxes(ax, boxes, errors, "batch_size", {b: str(int(b)) for b in Bb},
+                       xlabel="batch size $B$ (fixed budget of optimiser steps)")
     fig.tight_layout()
     return fig
 
 
-def budgets_figure(budgets):
-    """Errors after two training budgets side by side: one box-plot panel per budget.
-
-    budgets: list of (title, results) with results swept over ``batch_size``."""
-    fig, axes = plt.subplots(1, len(budgets), figsize=(5.2 * len(budgets), 3.6), sharey=True, squeeze=False)
-    for ax, (title, results) in zip(axes[0], budgets):
-        Bs, rs = _sorted(results, "batch_size")
-        epochs = [r.record.epochs_run if r is not None else 0 for r in rs]
-        error_boxes(ax, rs, [f"{int(b)}\n({e:,})" for b, e in zip(Bs, epochs)],
-                    xlabel="batch size $B$ (epochs run)")
+def budgets_figure(errors, boxes, titles: dict):
+    """Errors after two training budgets side by side: one box-plot panel per budget
+    (``titles``: {study of the runs: panel title}); ``boxes`` per study, batch size, epochs
+    run and quantity, from ``errors`` (:func:`panels.error_boxes`)."""
+    fig, axes = plt.subplots(1, len(titles), figsize=(5.2 * len(titles), 3.6), sharey=True, squeeze=False)
+    flat = boxes.reset_index()
+    for ax, (study, title) in zip(axes[0], titles.items()):
+        epochs = dict(flat.loc[flat["study"] == study, ["batch_size", "epochs"]].itertuples(index=False))
+        series = [({**pick, "study": study}, label, color) for pick, label, color in panels.ERR_SERIES]
+        panels.error_boxes(ax, boxes, errors, "batch_size", {b: f"{int(b)}\n({e:,})" for b, e in sorted(epochs.items())},
+                           series=series, xlabel="batch size $B$ (epochs run)")
         ax.set_title(title)
     axes[0][0].set_ylabel("rel. $L^2$ error")
     fig.tight_layout()
     return fig
 
 
-# ----------------------------------------------------------------------------- the authors' runs beside ours
-SOURCE_STYLE = {"ours": dict(marker="o", offset=-0.17, filled=True),
-                "authors": dict(marker="s", offset=0.17, filled=False)}
-
-
-def authors_comparison_figure(runs, stats, by, panels, label_fn=value_label, xlabel="",
-                              authors_label="authors' archive", ours_label="ours", width=10.0, height=3.9):
-    """Our runs beside the authors' archived ones, one panel per (quantity, norm) of
-    ``panels``: for each value of the column(s) ``by``, every run as a dot (``runs``: the
-    long table of ``results_table.long``), and the median with the interquartile range as a
-    marker and bar (``stats``: ``runs`` grouped by ``by``, source, quantity and norm, with
-    ``describe()``'s columns "count", "25%", "50%", "75%").  Ours left (filled), the
-    authors' right (open).  ``label_fn``: a value of ``by`` (a tuple for several columns)
-    -> its tick label."""
-    by = [by] if isinstance(by, str) else list(by)
-
-    def keys(df):
-        return list(zip(*(df[c] for c in by))) if len(by) > 1 else list(df[by[0]])
-
-    values = sorted(set(keys(runs)))
-    pos = {v: i for i, v in enumerate(values)}
-    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height * len(panels)), squeeze=False)
-    for ax, (quantity, norm) in zip(axes[:, 0], panels):
-        color = COLORS["u_theta" if quantity == "err_u_theta" else "u_p"]
-        for source, style in SOURCE_STYLE.items():
-            sel = runs[(runs["source"] == source) & (runs["quantity"] == quantity) & (runs["norm"] == norm)]
-            x = np.array([pos[k] for k in keys(sel)], float) + style["offset"]
-            ax.plot(x, sel["value"], ".", color=color, alpha=0.35, ms=4, zorder=2)
-            st = stats[(stats["source"] == source) & (stats["quantity"] == quantity) & (stats["norm"] == norm)]
-            st = st[st["count"] > 0]
-            xs = np.array([pos[k] for k in keys(st)], float) + style["offset"]
-            label = ours_label if source == "ours" else authors_label
-            ax.errorbar(xs, st["50%"], yerr=[st["50%"] - st["25%"], st["75%"] - st["50%"]], fmt=style["marker"],
-                        color=color, mfc=color if style["filled"] else "white", mec=color, ms=7, capsize=3,
-                        lw=1.3, zorder=3, label=label)
-        ax.set_yscale("log")
-        plotting.plain_log_ticks(ax)
-        ax.set_xticks(range(len(values)))
-        ticks = [label_fn(v) for v in values]
-        slot_pt = 72 * 0.85 * width / len(values)  # the axes take about 85 % of the width
-        ax.set_xticklabels(ticks, fontsize=plotting.fitted_size(fig, ticks, plt.rcParams["font.size"] - 1,
-                                                                plotting.CELL_FILL * slot_pt))
-        ax.set_xlim(-0.6, len(values) - 0.4)
-        ax.set_ylabel(f"rel. error of {QUANTITY_WORDS[quantity]}\n({NORM_WORDS[norm]} norm)")
-        ax.set_xlabel(xlabel)
-        ax.legend(**ABOVE)
-    fig.tight_layout()
-    return fig
+#: The figure of each study that has one (the study's name -> the function that draws it):
+#: the Supporting Material draws each repeat with its study's.
+STUDY_FIGURES = {"framework": framework_figure, "noise": noise_figure, "learning_rate": learning_rate_figure,
+                 "loss_weight": loss_weight_figure, "architecture": architecture_figure,
+                 "batch_size": batch_size_figure}
 
 
 # ----------------------------------------------------------------------------- own data (binn fit / predict)
-def _grid_axes(n: int, ncol: int = 3, w: float = 3.8, h: float = 3.2, sharey=True):
-    ncol = max(1, min(ncol, n))
-    nrow = -(-n // ncol)
-    fig, grid = plt.subplots(nrow, ncol, figsize=(w * ncol, h * nrow), sharey=sharey, squeeze=False)
-    for spare in grid.ravel()[n:]:
-        spare.axis("off")
-    return fig, grid, grid.ravel()[:n]
-
-
 def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_label="u", t_label="t",
                        obs_label="replicate", u_true=None):
     """Data (every replicate, open grey symbols) against u_theta and u_p (mean +- 1 sd over
@@ -551,7 +324,7 @@ def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_la
     ``u_theta`` / ``u_p`` are (R, n_t, n_x) or None (``binn predict``: u_p only); ``u_true``
     (n_t, n_x), a known noise-free solution, dashed black."""
     u_obs = np.asarray(u_obs, float)
-    fig, grid, axes = _grid_axes(len(t))
+    fig, grid, axes = panels.grid_axes(len(t))
     markers = ("o", "s", "^", "v", "D")
     for k, ax in enumerate(axes):
         for r in range(u_obs.shape[0]):
@@ -575,7 +348,7 @@ def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_la
 def own_data_predictions(x, t, u_p, *, x_label="x", u_label="u", t_label="t"):
     """``binn predict``: the learned PDE solved from a new initial condition (mean +- 1 sd
     over networks whose solve succeeded), one panel per requested time."""
-    fig, grid, axes = _grid_axes(len(t))
+    fig, grid, axes = panels.grid_axes(len(t))
     for k, ax in enumerate(axes):
         plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$")
         ax.set_title(f"{t_label} = {t[k]:g}")
@@ -625,74 +398,6 @@ def own_data_losses(history: dict, best_epoch=None):
     ax.legend(fontsize=plotting.NOTE_SIZE)
     fig.tight_layout()
     return fig
-
-
-def scratch_solutions(x, t, u_obs, experiments, u_theta, u_p, scale=1e3):
-    """The scratch-assay chapter's data (every experiment, open grey symbols) against u_theta
-    and u_p (mean +- 1 sd over initialisations), one panel per observation time; densities
-    times ``scale`` (10^-3 cells/µm^2), the legend in the empty panel if there is one."""
-    fig, grid, axes = _grid_axes(len(t), w=3.8, h=3.3)
-    markers = ("o", "s", "^", "v", "D")
-    for k, ax in enumerate(axes):
-        for r in range(len(experiments)):
-            ax.plot(x, scale * u_obs[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
-                    label=f"experiment {experiments[r]}")
-        plotting.band(ax, x, scale * u_theta[:, k], COLORS["u_theta"], "$u_\\theta$")
-        plotting.band(ax, x, scale * u_p[:, k], COLORS["u_p"], "$u_p$", ls="--")
-        ax.set_title(f"t = {t[k]:g} h")
-        ax.set_xlabel("x (µm)")
-    for row in grid:
-        row[0].set_ylabel("density ($10^{-3}$ cells/µm²)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    if len(grid.ravel()) > len(t):  # the legend in the empty slot
-        grid.ravel()[-1].legend(handles, labels, loc="center")
-    else:
-        axes[-1].legend(loc="lower right")
-    fig.tight_layout()
-    return fig
-
-
-SCRATCH_NAMES = {"D": "diffusivity $D(u)$", "G": "growth rate $G(u)$", "V": "advection $V(u)$"}
-
-
-def scratch_operators(u_grid, curves: dict, u_range, history: dict, scale=1e3):
-    """The scratch-assay chapter's learned operators in the data's units on ``u_grid`` (thin
-    lines: initialisations; band: mean +- 1 sd; grey: outside the observed ``u_range``) and,
-    right, the training and validation losses (median and IQR over initialisations)."""
-    lo, hi = u_range
-    fig, axes = plt.subplots(1, len(curves) + 1, figsize=(3.8 * (len(curves) + 1), 3.8))
-    for ax, (name, c) in zip(axes, curves.items()):
-        for r in range(c.shape[0]):
-            ax.plot(scale * u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)
-        plotting.band(ax, scale * u_grid, c, COLORS[name], "mean $\\pm$ 1 sd")
-        if name == "G":
-            ax.axhline(0.0, color="k", lw=0.6)
-        ax.set_xlim(scale * u_grid[0], scale * u_grid[-1])
-        plotting.shade_unobserved(ax, (scale * lo, scale * hi), color="0.85", alpha=0.7, label="u not observed")
-        ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
-        ax.set_ylabel(f"{SCRATCH_NAMES[name]} ({scratch.UNITS[name]})")
-        ax.legend()
-    ax = axes[-1]
-    ep = np.arange(1, np.asarray(history["val_total"]).shape[1] + 1)
-    for key, lab, ls in (("val_total", "validation, total", "-"), ("train_total", "training, total", ":")):
-        c = np.asarray(history[key], float)
-        med = np.nanmedian(c, axis=0)
-        q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
-        line, = ax.plot(ep, med, ls=ls, lw=1.1, label=lab)
-        ax.fill_between(ep, q1, q3, color=line.get_color(), alpha=0.2, lw=0)
-    ax.set_yscale("log")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("loss (training units)")
-    ax.legend()
-    fig.tight_layout()
-    return fig
-
-
-def study_figure(study, results):
-    """The figure of a study (``study.figure`` names its function here) from its results
-    (a tuple of parts for a study whose results come in parts)."""
-    draw = globals()[study.figure]
-    return draw(*results) if isinstance(results, tuple) else draw(results)
 
 
 def mismatch_figure(scored, titles: dict, failure_factor):

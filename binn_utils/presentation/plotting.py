@@ -131,18 +131,29 @@ def loss_curve_panel(ax, epochs, curves, color=None, label=None, ls="-"):
     ax.set_xlabel("epoch")
 
 
-def error_boxes(ax, groups, positions, color, width=None, label=None, log_positions=False, annotate=True):
-    """Box plots of per-replicate errors (NaNs = failed runs are left out and counted).
+def box_stats(values, q1, median, q3, whis=1.5) -> dict:
+    """One box of :func:`error_boxes` (``Axes.bxp``'s statistics): the given quartiles and
+    median of the finite ``values``, whiskers to the furthest value within ``whis``
+    interquartile ranges of the box (Tukey's rule, as ``Axes.boxplot`` draws it), the values
+    beyond as dots."""
+    values = np.asarray(values, float)
+    reach = whis * (q3 - q1)
+    below, above = values[values >= q1 - reach], values[values <= q3 + reach]
+    low = q1 if not below.size or below.min() > q1 else below.min()
+    high = q3 if not above.size or above.max() < q3 else above.max()
+    return {"q1": q1, "med": median, "q3": q3, "whislo": low, "whishi": high,
+            "fliers": np.concatenate([values[values < low], values[values > high]])}
 
-    With ``annotate`` the number of failures of each group is written at the top of the axes.
-    """
-    data = [np.asarray(g, float)[np.isfinite(g)] for g in groups]
-    pos = np.log10(positions) if log_positions else np.asarray(positions, float)
+
+def error_boxes(ax, stats, positions, color, width=None, label=None):
+    """Box plots of per-replicate errors from their statistics (:func:`box_stats`, one per
+    position), in ``color``; ``label``: a legend entry."""
+    pos = np.asarray(positions, float)
     w = width or (0.25 * np.min(np.diff(pos)) if len(pos) > 1 else 0.4)
-    keep = [i for i, d in enumerate(data) if d.size]
-    if keep:
-        bp = ax.boxplot([data[i] for i in keep], positions=pos[keep], widths=w, patch_artist=True,
-                        manage_ticks=False, showfliers=True, flierprops=dict(ms=2, mec=color))
+    if stats:
+        bp = ax.bxp(stats, positions=pos, widths=w, patch_artist=True, manage_ticks=False, showfliers=True,
+                    flierprops=dict(ms=2, mec=color), boxprops={"linestyle": "solid"}, whiskerprops={},
+                    capprops={}, medianprops={}, meanprops={})
         for b in bp["boxes"]:
             b.set(facecolor=color, alpha=0.5, edgecolor=color)
         for part in ("whiskers", "caps", "medians"):
@@ -150,11 +161,6 @@ def error_boxes(ax, groups, positions, color, width=None, label=None, log_positi
                 line.set(color=color)
     if label:
         ax.plot([], [], "s", color=color, alpha=0.5, label=label)
-    for i, g in enumerate(groups if annotate else ()):
-        n_fail = int(np.sum(~np.isfinite(np.asarray(g, float))))
-        if n_fail:
-            ax.annotate(f"{n_fail} failed", (pos[i], 1.0), xycoords=("data", "axes fraction"),
-                        ha="center", va="top", fontsize=NOTE_SIZE, color=color)
     return pos
 
 

@@ -191,8 +191,8 @@ def plain_answer(judged: list[Judged]) -> list[str]:
         return (f"{verdicts.count(Verdict.AGREES)} {agree}, {verdicts.count(Verdict.DISAGREES)} disagree and "
                 f"{verdicts.count(Verdict.INDISTINCT)} cannot be distinguished")
 
-    rest = [f"{len(by[Outcome.INDISTINCT])} can be neither supported nor contradicted with this many "
-            "initialisations"] if by[Outcome.INDISTINCT] else []
+    rest = [f"{len(by[Outcome.INDISTINCT])} ({claims(by[Outcome.INDISTINCT])}) can be neither supported nor "
+            "contradicted with this many initialisations"] if by[Outcome.INDISTINCT] else []
     rest += [f"{len(by[Outcome.NOT_TESTED])} not tested"] if by[Outcome.NOT_TESTED] else []
     out = [f"Of the paper's {len(judged)} claims, our runs support {len(by[Outcome.REPRODUCED])} in full, "
            f"{len(by[Outcome.PARTLY])} in part and {len(by[Outcome.NOT_REPRODUCED])} not at all"
@@ -207,8 +207,6 @@ def plain_answer(judged: list[Judged]) -> list[str]:
         vs = [s.verdict for j in by[Outcome.PARTLY] for s in j.subclaims]
         out.append(f"Supported in part: {claims(by[Outcome.PARTLY])}; "
                    f"of their sub-claims, {tally(vs)}.")
-    if by[Outcome.INDISTINCT]:
-        out.append(f"Neither supported nor contradicted: {named(by[Outcome.INDISTINCT])}.")
     theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
     theirs = [(j, tv) for j, tv in theirs if tv]
     if theirs:

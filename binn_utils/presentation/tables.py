@@ -3,7 +3,8 @@
 The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostic_calibration.Scored` and
 :class:`~binn_utils.analysis.diagnostic_calibration.Calibration` (``titles`` maps a study's name, a group of
 ``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
-Supporting Material, architecture and batch-size chapters.  Nothing here computes a number
+Supporting Material, architecture and batch-size chapters (the framework chapter's are in
+:mod:`binn_utils.presentation.framework_tables`).  Nothing here computes a number
 the chapters judge by: that is the analysis layer's and the studies' job.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, Scored
-from ..analysis.reporting import (and_list, arch_label, fmt, med_iqr, median, meta_value, respectively,
+from ..analysis.reporting import (and_list, arch_label, fmt, meta_value, respectively,
                                   run_description, value_label, word)
 from ..analysis.verdicts import Verdict
 from .plotting import unobserved_spans
@@ -213,11 +214,6 @@ def steps_table(rows) -> str:
     return "\n".join(out)
 
 
-def below_or_above(below: bool) -> str:
-    """A comparison in words: "below" or "above"."""
-    return word(below, "below", "above")
-
-
 def steps_words(more_worse: int, decided: int, networks: str) -> str:
     """What the batch-size study's steps against errors show, as sentences: of the
     ``decided`` batch sizes (whose two runs took different numbers of steps), in
@@ -360,73 +356,6 @@ def budget_words(same: bool) -> str:
 def networks_words(which: str) -> str:
     """The networks a table reports (``sweep_record.reported()``), in words."""
     return "best-validation" if which == "best" else "final"
-
-
-def matches_words(verdict: Verdict) -> str:
-    """Whether u_theta matches the latent solution (a ``studies.framework.summary`` verdict), in words."""
-    return {Verdict.AGREES: "matches", Verdict.DISAGREES: "does not match"}.get(
-        verdict, "cannot be shown, with this many replicates, to match")
-
-
-def framework_table(res, summary) -> str:
-    """Fig. 1's errors (median [IQR] over initialisations): u_theta, u_p, both near zero and
-    elsewhere, and each operator over the observed range (``summary``: ``studies.framework.summary(res)``)."""
-    rows = ["| quantity | median [IQR] over initialisations |", "|---|---|",
-            f"| rel. $L^2$ error of $u_\\theta$ | {summary['err_theta']} |",
-            f"| rel. $L^2$ error of $u_p$ | {summary['err_up']} (final networks: "
-            f"{fmt(median(res.metric('err_u_p', 'final')))}) |",
-            f"| mean \\|error\\| of $u_\\theta$ / $u_p$ where the true solution is in the lowest "
-            f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
-            f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
-    for op in ("D", "V", "G"):
-        rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record.u_range[0]:.3f}, "
-                    f"{res.record.u_range[1]:.3f}] | {med_iqr(res.operator_error(op))} |")
-    return "\n".join(rows)
-
-
-def grid_table(rows) -> str:
-    """Fig. 1 on the 71- and the 351-point grid beside the authors' dense run
-    (``studies.framework.grid_comparison``): median [IQR] over our initialisations."""
-    grids = sorted({g for r in rows for g in r["ours"]})
-    head = " | ".join(f"ours, {g} points: median [IQR]" for g in grids)
-    out = [f"| relative $L^2$ error of | {head} | the authors' run, 351 points |",
-           "|---|" + "---|" * len(grids) + "---|"]
-    for r in rows:
-        theirs = ", ".join(f"{v:.3g}" for v in r["authors"]) or "not archived"
-        out.append(f"| {r['quantity']} | " + " | ".join(med_iqr(r["ours"][g]) for g in grids) + f" | {theirs} |")
-    return "\n".join(out)
-
-
-def grid_words(rows, quantity: str = "$D$") -> str:
-    """One sentence on ``quantity``'s error on both grids and in the authors' dense run
-    (glued text: no TeX, the operator's letter plain)."""
-    r = next(r for r in rows if r["quantity"] == quantity)
-    name = quantity.strip("$")
-    ours = sorted(r["ours"].items())
-    parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]}) on {g} points" for g, v in ours]
-    theirs = (f"; the authors' one dense run at this noise level: {fmt(float(r['authors'][0]))}" if len(r["authors"])
-              else "")
-    return f"The median relative error of {name} is " + " and ".join(parts) + theirs + "."
-
-
-def initials_table(summaries) -> str:
-    """The same BINN on each initial condition's data (``studies.framework.summary`` of each)."""
-    rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
-            "| mean \\|error\\| near zero, $u_\\theta$ / $u_p$ |", "|---|---|---|---|---|"]
-    for f in summaries:
-        rows.append(f"| {f['data']} | {f['max_u']} | {f['err_theta']} | {f['err_up']} | "
-                    f"{f['theta_near']} / {f['up_near']} |")
-    return "\n".join(rows)
-
-
-def reactions_table(labels, results) -> str:
-    """The same BINN on each reading of the reaction term (``labels[i]``: that of ``results[i]``)."""
-    rows = ["| reaction | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
-            "| rel. error of $G$ |", "|---|---|---|---|---|"]
-    for label, rr in zip(labels, results):
-        rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
-                    f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")
-    return "\n".join(rows)
 
 
 QUANTITY_WORDS = {"err_u_theta": "$u_\\theta$", "err_u_p": "$u_\\mathrm{p}$"}

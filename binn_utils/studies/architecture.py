@@ -260,7 +260,6 @@ STUDY = Study(
     default={"arch_D": PAPER_DEFAULTS.arch_D, "arch_V": PAPER_DEFAULTS.arch_V},
     chapter="architecture",
     paper_figure=5,
-    figure="architecture_figure",
     sweep=True,
     default_label="$D$, $V$ $(4, 32)$",
     repeated_on=("sparse", "dense"),

@@ -133,7 +133,6 @@ class Study:
     default: Mapping = field(default_factory=dict)
     chapter: str | None = None       # the notebook that reports it
     paper_figure: int | None = None  # the paper's figure it reproduces
-    figure: str | None = None        # the function of ``binn_utils.presentation.figures`` that draws it
     parts: tuple = ("",)             # names of the parts of its results
     sweep: bool = False              # a hyperparameter sweep of the main text (Figs. 2-6)
     repeated_on: tuple = ()          # grids ("sparse", "dense") the Supporting Material repeats it on

@@ -336,7 +336,6 @@ STUDY = Study(
     default={"batch_size": PAPER_DEFAULTS.batch_size},
     chapter="batch_size",
     paper_figure=6,
-    figure="batch_size_figure",
     parts=("fixed epochs", "fixed budget"),
     sweep=True,
     default_label="$B = 40$",

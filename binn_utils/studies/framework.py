@@ -179,7 +179,7 @@ CLAIMS = (
 )
 
 STUDY = Study("framework", "framework", "nonlinear_adr", "nonlinear ADR", build, chapter="framework",
-              paper_figure=1, figure="framework_figure", summary=summary, chapter_settings=chapter_settings,
+              paper_figure=1, summary=summary, chapter_settings=chapter_settings,
               claims=CLAIMS,
               choices=(Choice("Fig. 1 data: the authors' (heights 1 and 0.7)",
                               "the paper's Eq. ic-nl (heights 0.1 and 0.07)", {"initial": "text"}),),

@@ -213,7 +213,6 @@ STUDY = Study(
     default={"lr": PAPER_DEFAULTS.lr},
     chapter="learning_rate",
     paper_figure=3,
-    figure="learning_rate_figure",
     sweep=True,
     repeated_on=("sparse", "dense"),
     summary=summary,

@@ -226,7 +226,6 @@ STUDY = Study(
     default={"w_pde": PAPER_DEFAULTS.w_pde},
     chapter="loss_weighting",
     paper_figure=4,
-    figure="loss_weight_figure",
     sweep=True,
     repeated_on=("sparse", "dense"),
     summary=summary,

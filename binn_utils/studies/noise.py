@@ -370,7 +370,6 @@ STUDY = Study(
     default={"noise_var": DEFAULT_NOISE_VAR, "arch_u": PAPER_DEFAULTS.arch_u},
     chapter="noise",
     paper_figure=2,
-    figure="noise_figure",
     sweep=True,
     repeated_on=("dense",),
     sweeps_noise=True,
