@@ -324,7 +324,7 @@ def test_a_computed_reference_solution_is_kept_on_disk_and_read_back(tmp_path, m
     bench = bm.get_benchmark("burgers")
     bm._dense_reference.cache_clear()
     computed = bm.reference_solution(bench, dense=True)
-    assert [p.suffix for p in tmp_path.iterdir()] == [".npy"]
+    assert [p.suffix for p in tmp_path.iterdir()] == [".npz"]
 
     def no_solving(*args, **kw):
         raise AssertionError("solved again")
@@ -334,4 +334,26 @@ def test_a_computed_reference_solution_is_kept_on_disk_and_read_back(tmp_path, m
     own = dataclasses.replace(bench, D=lambda u: 0.02 + 0 * u)
     with pytest.raises(AssertionError, match="solved again"):
         bm.reference_solution(own)
+    bm._dense_reference.cache_clear()
+
+
+def test_a_damaged_kept_reference_solution_is_never_trusted(tmp_path, monkeypatch):
+    """A kept reference solution whose numbers were changed (a flipped byte, a file cut short,
+    a valid array of the right shape with another checksum) is computed again, never read."""
+    monkeypatch.setenv(bm.REFERENCE_CACHE_ENV, str(tmp_path))
+    bench = bm.get_benchmark("burgers")
+    bm._dense_reference.cache_clear()
+    computed = np.array(bm.reference_solution(bench, dense=True))
+    (kept,) = tmp_path.iterdir()
+    with np.load(kept) as f:
+        sha = f["sha256"]
+    forged = computed.copy()
+    forged[3, 5] += 1e-3                                   # one number changed, checksum kept
+    damages = {"forged": lambda: np.savez(kept, u=forged, sha256=sha),
+               "cut short": lambda: kept.write_bytes(kept.read_bytes()[:1000]),
+               "no checksum": lambda: np.savez(kept, u=forged)}
+    for what, damage in damages.items():
+        damage()
+        bm._dense_reference.cache_clear()
+        np.testing.assert_array_equal(bm.reference_solution(bench, dense=True), computed, err_msg=what)
     bm._dense_reference.cache_clear()

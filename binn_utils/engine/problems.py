@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -372,7 +373,7 @@ REFERENCE_CACHE_ENV = "BINN_REFERENCE_CACHE"
 
 def reference_cache_dir() -> str:
     """The folder of the computed reference solutions: ``$BINN_REFERENCE_CACHE`` if set, else
-    ``reference`` under :func:`user_cache_dir`.  One ``.npy`` file per benchmark reading,
+    ``reference`` under :func:`user_cache_dir`.  One ``.npz`` file (the solution and its SHA-256) per benchmark reading,
     method and refinement, named with a digest of those, the solver's options, numpy's and
     scipy's versions and this module's and the solvers' source, so that changed code never
     reads a stale file.  Delete the folder to compute them again."""
@@ -389,28 +390,37 @@ def _reference_file(bench: Benchmark, method: str, refine: int) -> Path | None:
                              np.__version__, scipy.__version__)).encode())
     for source in ("problems.py", "solvers.py"):
         h.update(Path(__file__).with_name(source).read_bytes())
-    return Path(reference_cache_dir()) / f"{bench.name}-{method}-{h.hexdigest()[:20]}.npy"
+    return Path(reference_cache_dir()) / f"{bench.name}-{method}-{h.hexdigest()[:20]}.npz"
+
+
+def _digest(u: np.ndarray) -> np.ndarray:
+    return np.frombuffer(hashlib.sha256(np.ascontiguousarray(u).tobytes()).digest(), dtype=np.uint8)
 
 
 def _read_reference(path: Path | None, shape: tuple) -> np.ndarray | None:
+    """The kept solution, or None (then it is computed again) when there is none, or it is
+    unreadable, of another shape or type, or does not match the checksum stored with it."""
     if path is None:
         return None
     try:
-        u = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, TypeError):  # none kept (or unreadable): computed instead
+        with np.load(path, allow_pickle=False) as f:
+            u, sha = f["u"], f["sha256"]
+    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile):
         return None
-    return u if u.shape == shape and u.dtype == np.float64 else None
+    whole = u.shape == shape and u.dtype == np.float64 and np.array_equal(sha, _digest(u))
+    return u if whole else None
 
 
 def _keep_reference(path: Path | None, u: np.ndarray):
-    """Write ``u`` to ``path`` atomically; a folder that cannot be written is passed over."""
+    """Write ``u`` with its SHA-256 to ``path`` atomically; a folder that cannot be written
+    is passed over."""
     if path is None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as f:
-            np.save(f, u, allow_pickle=False)
+            np.savez(f, u=u, sha256=_digest(u))
         os.replace(tmp, path)
     except OSError:
         pass
