@@ -156,7 +156,7 @@ def every_network() -> tuple[SubClaim, str]:
     a, lo, hi = comb["auc"]
     verdict = Verdict.AGREES if lo > 0.5 else Verdict.DISAGREES if hi < 0.5 else Verdict.UNDECIDED
     sub = SubClaim("over every stored network, the flags rank failed networks above fine ones", verdict,
-                   numbers={"auc": a, "low": lo, "high": hi},
+                   numbers={"AUC of the combined flag": f"{fmt(a, '.2f')} [{fmt(lo, '.2f')}, {fmt(hi, '.2f')}]"},
                    rule="AUC of the combined score, 95 % bootstrap interval over settings, against 0.5")
     more = (f"Over all {s['n']} stored networks ({int(s['failed'].sum())} failed by the truth): combined flag "
             f"AUC {a:.2f} [{lo:.2f}, {hi:.2f}]; at the module's thresholds "
