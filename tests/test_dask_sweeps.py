@@ -143,7 +143,7 @@ def test_hard_stop_abandons_running_groups_and_closes_the_cluster(tmp_path, caps
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
 
 
-def test_priority_longest_starts_the_costliest_groups_first():
+def test_priority_orders_the_groups_by_their_cost():
     from binn_utils.store.setting import group_cost, order_groups
     short, long_, wide = _settings(1)[0], _settings(1, epochs=300)[0], _settings(1)[0]
     wide = Setting("test", "wide", "diffusion", 1e-3, False, wide.datasets, wide.seeds,
@@ -151,6 +151,7 @@ def test_priority_longest_starts_the_costliest_groups_first():
     groups = [[short], [long_], [wide]]
     assert order_groups(groups) == groups
     assert order_groups(groups, "longest") == [[long_], [wide], [short]]
+    assert order_groups(groups, "shortest") == [[short], [wide], [long_]]
     assert group_cost([long_]) == pytest.approx(100 * group_cost([short]))
     with pytest.raises(ValueError, match="unknown priority"):
         order_groups(groups, "random")

@@ -164,7 +164,7 @@ def _add_sweep_options(sp):
     sp.add_argument("--max-group", type=arguments.positive_int, default=None,
                     help="with --merge: at most this many replicates per batched model")
     sp.add_argument("--priority", choices=PRIORITIES, default="given",
-                    help="order groups start in: as requested, or the longest first")
+                    help="order groups start in: as requested, the longest first, or the shortest first")
     sp.add_argument("--stop-starting-after", type=arguments.seconds, default=None, metavar="SECONDS",
                     help="start no group after this many seconds (running ones finish)")
     sp.add_argument("--hard-stop-after", type=arguments.seconds, default=None, metavar="SECONDS",

@@ -235,12 +235,15 @@ def _n_train(benchmark: str, dense: bool) -> int:
 
 
 _N_TRAIN: dict = {}
-PRIORITIES = ("given", "longest")
+PRIORITIES = ("given", "longest", "shortest")
 
 
 def order_groups(groups, priority: str = "given"):
-    """Groups in the order they start: as given (the request's order), or ``"longest"``
-    first (by :func:`group_cost`, stable)."""
+    """Groups in the order they start: as given (the request's order), ``"longest"`` first
+    (a window of many workers ends sooner), or ``"shortest"`` first (one worker in a short
+    window stores the most settings); by :func:`group_cost`, stable."""
     if priority not in PRIORITIES:
         raise ValueError(f"unknown priority {priority!r}; choose one of {PRIORITIES}")
-    return sorted(groups, key=group_cost, reverse=True) if priority == "longest" else list(groups)
+    if priority == "given":
+        return list(groups)
+    return sorted(groups, key=group_cost, reverse=priority == "longest")
