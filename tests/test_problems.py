@@ -334,6 +334,9 @@ def test_a_computed_reference_solution_is_kept_on_disk_and_read_back(tmp_path, m
     own = dataclasses.replace(bench, D=lambda u: 0.02 + 0 * u)
     with pytest.raises(AssertionError, match="solved again"):
         bm.reference_solution(own)
+    named = dataclasses.replace(bench, name="my_burgers")          # a name of the caller's own
+    with pytest.raises(AssertionError, match="solved again"):
+        bm.reference_solution(named)
     bm._dense_reference.cache_clear()
 
 

@@ -11,6 +11,7 @@ For each replicate (using the final or the best-validation networks):
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ PLOT_U_POINTS = 101
 #: one (``_solve_key``): a replicate whose best-validation parameters are its final ones
 #: (often, at few epochs) is solved once for both checkpoints.
 _RECENT_SOLVES: OrderedDict = OrderedDict()
+_RECENT_LOCK = threading.Lock()
 RECENT_SOLVES_KEPT = 64
 
 
@@ -69,16 +71,18 @@ def _forward_solves(result: TrainResult, which: str, replicates, u0s, data: Obse
     ``solve_map``."""
     params = result.params(which)
     keys = [_solve_key(params[r], result.layout, u0s[r], data, solve_kw) for r in replicates]
-    found = {k: _RECENT_SOLVES[k] for k in keys if k in _RECENT_SOLVES}
+    with _RECENT_LOCK:          # a worker may evaluate in several threads; the solves run outside
+        found = {k: _RECENT_SOLVES[k] for k in keys if k in _RECENT_SOLVES}
     todo = [(r, k) for r, k in zip(replicates, keys) if k not in found]
     sols = forward_solve_many([[result.operator(n, r, which) for n in ("D", "V", "G")] for r, _ in todo],
                               [u0s[r] for r, _ in todo], data.x, data.t, solve_map=solve_map, **solve_kw)
     found.update((k, sol) for (_, k), sol in zip(todo, sols))
-    for k in keys:
-        _RECENT_SOLVES[k] = found[k]
-        _RECENT_SOLVES.move_to_end(k)
-    while len(_RECENT_SOLVES) > RECENT_SOLVES_KEPT:
-        _RECENT_SOLVES.popitem(last=False)
+    with _RECENT_LOCK:
+        for k in keys:
+            _RECENT_SOLVES[k] = found[k]
+            _RECENT_SOLVES.move_to_end(k)
+        while len(_RECENT_SOLVES) > RECENT_SOLVES_KEPT:
+            _RECENT_SOLVES.popitem(last=False)
     return [found[k] for k in keys]
 
 

@@ -422,8 +422,12 @@ def forward_solve_many(operator_sets: Sequence, u0s, x, t, solve_map=None, **kw)
 
 
 def _quiet_worker():
-    """Forward-solve workers are single-threaded: parallelism comes from the processes."""
+    """Forward-solve workers are single-threaded (parallelism comes from the processes) and
+    leave Ctrl-C to the parent, which ends them."""
+    import signal
+
     import torch
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
 
 
@@ -432,13 +436,29 @@ def solve_pool(workers: int):
     ``solve_map`` is its ``map``), or None for ``workers`` <= 1.  Started with "spawn": the
     parent may hold a CUDA context and threads, which must not be forked.  Only the process
     that runs a sweep in-process makes one: a Dask worker is daemonic and cannot have
-    children (there the workers themselves are the parallelism)."""
+    children (there the workers themselves are the parallelism).  Its processes ignore
+    SIGINT once started (:func:`_quiet_worker`): a Ctrl-C is the parent's, which ends them
+    (:func:`close_pool`); one that comes while a process is still starting Python reaches
+    that process too (a spawned process starts with the default handler)."""
     if workers is None or workers <= 1:
         return None
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
     return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                                initializer=_quiet_worker)
+
+
+def close_pool(pool, interrupted: bool = False):
+    """Shut ``pool`` down: after its running solves (the normal end), or at once, its
+    processes terminated (``interrupted``: Ctrl-C, which they do not receive)."""
+    if pool is None:
+        return
+    procs = list(getattr(pool, "_processes", {}).values()) if interrupted else []
+    pool.shutdown(wait=not interrupted, cancel_futures=True)
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.join(5)
 
 
 def failure_count(solutions: Sequence[ForwardSolution]) -> int:

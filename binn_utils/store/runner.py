@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from . import records
-from ..engine.forward_solve import solve_pool
+from ..engine.forward_solve import close_pool, solve_pool
 from ..engine.runs import TrainingError, TrainState
 from .clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command, close_dask,
                        connect, dashboard_line, local_cluster, make_jobqueue_cluster)
@@ -238,8 +238,7 @@ def _run_here(sweep: _Sweep, groups, opts: SweepOptions) -> int:
                     return sum(len(x) for x in groups[i:])
         return 0
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        close_pool(pool, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
 
 
 def _dask_client(opts: SweepOptions, n_groups: int, announce):
