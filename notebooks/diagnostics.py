@@ -252,13 +252,13 @@ display(Markdown(tables.calibration_table(cal)))
 # {glue:text}`dg_cal_n_meet` splits. The module's thresholds (and so the reports of
 # {doc}`own_data` and {doc}`scratch_assay`) are unchanged: a threshold enters them only
 # once it holds up on settings it was not chosen on. For one calculation, other thresholds
-# can be set with `diagnostics.thresholds(...)`.
+# can be passed as `diagnose(..., thresholds=diagnostics.thresholds(SPREAD_CV=...))`.
 #
 # ## Every stored network, each a labelled case
 #
 # The settings above are a few dozen. The store holds every network trained for this book
 # (all benchmarks, scales, noise levels and both grids), and each one's truth is known, so
-# each is a labelled case (`binn_utils.diagnostic_roc`):
+# each is a labelled case (`binn_utils.analysis.diagnostic_roc`):
 #
 # * **Failure from the truth.** Networks trained on the same data (benchmark, grid, noise
 #   variance, reaction and initial condition) are compared with the best setting on those

@@ -185,7 +185,7 @@ else:
 # Whether an operator can be recovered at all is a question about the data, not about the
 # BINN, and it needs no training: perturb the operator in the benchmark's own forward model
 # (removed, halved, doubled, tilted) and ask whether the solution moves by more than the noise
-# (`binn_utils.identifiability`). The change is measured as
+# (`binn_utils.analysis.identifiability`). The change is measured as
 # $\Delta\chi^2 = \sum (\Delta u)^2/\sigma^2$ over the data points. An operator is **not
 # constrained** when a factor-two change gives $\Delta\chi^2$ below
 # $z_{0.95}^2 \approx 2.7$: then even the most powerful test of that exact change (a
@@ -291,7 +291,7 @@ else:
 # * Operators can only be trusted over the range of $u$ that the data cover.
 # * Whether the data can constrain an operator is decided before any training, by the
 #   forward model and the noise: an error on an operator the data cannot see measures
-#   nothing about the method (`binn_utils.identifiability`; `binn fit` reports it for the
+#   nothing about the method (`binn_utils.analysis.identifiability`; `binn fit` reports it for the
 #   learned operators).
 # * A benchmark whose signal is smaller than its noise cannot show either: the figure
 #   depends on the data the authors' code generated, not on the initial condition the

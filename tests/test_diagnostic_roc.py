@@ -85,20 +85,26 @@ def small_store(tmp_path_factory):
 
 
 def test_scores_exceed_one_exactly_where_the_diagnostics_flag(small_store):
-    """The scores are read from the store and reproduce every flag of diagnostics.diagnose_arrays."""
+    """The scores are read from the store and reproduce every flag of diagnostics.diagnose_arrays,
+    at the module's thresholds and at others (each threshold halved) passed to both."""
+    from binn_utils.analysis.diagnostic_thresholds import DEFAULT_THRESHOLDS, thresholds
+    halved = thresholds(**{k: v / 2 for k, v in DEFAULT_THRESHOLDS.as_dict().items()})
     table = roc_mod.labelled_table(small_store, cache=False)
     for p in sorted((small_store / "runs").glob("*.json")):
         rec, a = read_pair(p.with_suffix(".npz"), p)
         which = table.which
         m = rec["metrics"][which]
         cfg = rec["config"]
-        rep = dg.diagnose_arrays(
+        diagnose = lambda **kw: dg.diagnose_arrays(  # noqa: E731
             epochs=a["curve_epochs"], val_total=a["hist_val_total"], val_data=a["hist_val_data"],
             val_pde=a["hist_val_pde"], weights=[cfg["w_data"], cfg["w_pde"], cfg["w_bc"]],
             err_u_theta_obs=np.array(m["err_u_theta_obs"], float), err_u_p_obs=np.array(m["err_u_p_obs"], float),
             up_status=m["up_status"], u_grid=a["u_grid"],
             operators={n: a[f"{which}_op_{n}"] for n in "DVG" if f"{which}_op_{n}" in a},
-            u_obs=a["u_obs"], status=rec["status"], groups=np.asarray(rec["datasets"]))
+            u_obs=a["u_obs"], status=rec["status"], groups=np.asarray(rec["datasets"]), **kw)
+        rep, strict = diagnose(), diagnose(thresholds=halved)
+        assert {n: roc_mod.scores_of(strict, halved)[n] > 1 for n in roc_mod.DIAGNOSTICS} == \
+            {n: strict[n].flag for n in roc_mod.DIAGNOSTICS}
         sel = table["setting"] == p.stem
         assert sel.sum() == len(rec["status"])
         for n in roc_mod.DIAGNOSTICS:

@@ -2,7 +2,7 @@
 
 Each trained network of the store (``results/runs``: every benchmark, scale, noise level and
 grid) is a labelled case: its truth (errors against the noise-free solution) says whether it
-failed, and the diagnostics of :mod:`binn_utils.diagnostics` -- computed from what a
+failed, and the diagnostics of :mod:`binn_utils.analysis.diagnostics` -- computed from what a
 practitioner has (validation curves, observations, u_theta, u_p, the learned operators) --
 say whether it was flagged.
 
@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from . import diagnostic_calibration as calibration, diagnostics as dg
+from .diagnostic_thresholds import DEFAULT_THRESHOLDS, Thresholds
 from ..engine.metrics import median_iqr
 from ..store.records import default_results_dir, read_pair
 from ..store.sweep_record import SweepRecord
@@ -79,36 +80,37 @@ def _finite_or(v, default=0.0):
     return v if np.isfinite(v) else default
 
 
-def scores_of(rep) -> dict:
-    """{diagnostic: score} of a :class:`~binn_utils.diagnostics.DiagnosticReport`: each
-    diagnostic's number over its threshold (module docstring); flag <=> score > 1."""
-    d = rep.diagnostics
+def scores_of(rep, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict:
+    """{diagnostic: score} of a :class:`~binn_utils.analysis.diagnostics.DiagnosticReport`:
+    each diagnostic's number over its threshold (module docstring), ``thresholds`` being those
+    the report was diagnosed with; flag <=> score > 1."""
+    t, d = thresholds, rep.diagnostics
     u = d["underfitting"]
-    s_u = max(_finite_or(u.value, 0.0) / dg.UNDERFIT_TAIL_FRACTION if not np.isposinf(u.value) else np.inf,
-              _finite_or(u.extra.get("tail_decades", np.nan)) / dg.UNDERFIT_TAIL_DECADES)
+    s_u = max(_finite_or(u.value, 0.0) / t.underfit_tail_fraction if not np.isposinf(u.value) else np.inf,
+              _finite_or(u.extra.get("tail_decades", np.nan)) / t.underfit_tail_decades)
     if u.extra.get("collapsed_replicates"):
         s_u = np.inf
     i = d["instability"]
     s_i = np.inf if (i.extra.get("n_failed") or i.extra.get("blown_up_replicates")) else \
-        _finite_or(i.value) / dg.INSTABILITY_ROUGHNESS
+        _finite_or(i.value) / t.instability_roughness
     o = d["overfitting"]
-    s_o = (_finite_or(o.value) / dg.OVERFIT_FACTOR
+    s_o = (_finite_or(o.value) / t.overfit_factor
            if o.extra.get("min_at_fraction", 1.0) < dg.OVERFIT_MIN_BEFORE else 0.0)
     m = d["mechanistic_mismatch"]
     med_p = m.extra.get("median_err_u_p_obs", np.nan)
     if m.extra.get("n_failed_u_p"):
         s_m = np.inf
     elif not med_p <= dg.MISMATCH_MIN_ERROR:
-        s_m = m.value / dg.MISMATCH_RATIO if not np.isnan(m.value) else 0.0
+        s_m = m.value / t.mismatch_ratio if not np.isnan(m.value) else 0.0
     else:
         s_m = 0.0
-    s_s = _finite_or(d["operator_spread"].value) / dg.SPREAD_CV
+    s_s = _finite_or(d["operator_spread"].value) / t.spread_cv
     b = d["loss_balance"]
-    parts = [_finite_or(b.extra.get("weight_ratio", np.nan)) / dg.WEIGHT_RATIO_MAX]
+    parts = [_finite_or(b.extra.get("weight_ratio", np.nan)) / t.weight_ratio_max]
     if b.value == 0:
         parts.append(np.inf)
     elif np.isfinite(b.value):
-        parts += [dg.BALANCE_MIN / b.value, b.value / dg.BALANCE_MAX]
+        parts += [t.balance_min / b.value, b.value / t.balance_max]
     return {"underfitting": s_u, "instability": s_i, "overfitting": s_o, "mechanistic_mismatch": s_m,
             "operator_spread": s_s, "loss_balance": max(parts)}
 

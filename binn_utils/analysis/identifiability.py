@@ -402,7 +402,7 @@ def fit_markdown(c: Identifiability) -> str:
              f"points): chi-square change = sum of (du / sigma)^2. Not constrained below {lo:.2g} (no test detects "
              f"the change with even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile "
              "of what noise adds to the chi-square of these points), weakly in between; an operator's level is "
-             "that of its weaker factor-two change (binn_utils.identifiability).", "",
+             "that of its weaker factor-two change (binn_utils.analysis.identifiability).", "",
              "| operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |",
              "|---|---|---|---|---|---|---|"]
     for k, oc in c.operators.items():

@@ -14,7 +14,7 @@
   NaN where undefined: a failed forward solve, or an operator error in the spectral norm);
 * ``status`` (the training: "ok" or why it stopped) and ``up_status`` (the forward solve).
 
-:func:`authors_table` gives the authors' archived runs (:mod:`binn_utils.authors_archive`)
+:func:`authors_table` gives the authors' archived runs (:mod:`binn_utils.analysis.authors_archive`)
 in the same columns with ``source = "authors"``, and :func:`compare` puts two sources'
 medians side by side with the ratio and its bootstrap interval.  pandas is the scientific
 Python ecosystem's usual table library; groupby / median is the whole computation a

@@ -56,11 +56,6 @@ def loss_components(flat: torch.Tensor, layout: NetworkLayout, pde_xt: torch.Ten
     return torch.stack([l_data, l_pde, l_bc], dim=1)
 
 
-def weighted_total(components: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-    """Eq. totalloss per replicate: components (R, 3) times weights (R, 3), summed."""
-    return (components * weights).sum(dim=1)
-
-
 def loss_and_grad(flat: torch.Tensor, layout: NetworkLayout, pde_xt: torch.Tensor, bc_xt: torch.Tensor,
                   data_xt: torch.Tensor, data_u: torch.Tensor, weights: torch.Tensor):
     """Per-replicate weighted total loss (R,) and its gradient (R, n_params) in flat order.

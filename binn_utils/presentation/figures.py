@@ -401,7 +401,7 @@ def own_data_losses(history: dict, best_epoch=None):
 
 
 def mismatch_figure(scored, titles: dict, failure_factor):
-    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.analysis.diagnostics.Scored`):
+    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.analysis.diagnostic_calibration.Scored`):
     per setting, the ground-truth-free mismatch ratio against the median u_p error (left)
     and against that error over the best comparable setting's (right); filled: a
     diagnostic flag raised, x: a ground-truth failure, dashed: the mismatch flag's ratio
@@ -450,7 +450,7 @@ def mismatch_figure(scored, titles: dict, failure_factor):
 
 def roc_figure(table, summary):
     """ROC curves of every diagnostic and the combined flag over every stored network (left)
-    and over the settings (right), from :mod:`binn_utils.diagnostic_roc`: sensitivity against
+    and over the settings (right), from :mod:`binn_utils.analysis.diagnostic_roc`: sensitivity against
     false-alarm rate as the threshold on each score moves; a dot marks the module's thresholds
     (score 1), the shaded corner the target (at least 85 % caught at most 15 % false alarms)."""
     failed = summary["failed"]

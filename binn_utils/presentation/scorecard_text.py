@@ -175,7 +175,7 @@ def _counts_words(j: Judged) -> str:
 
 
 def plain_answer(judged: list[Judged]) -> list[str]:
-    """Five to eight short sentences for a modeller deciding how to train a BINN, from the
+    """At most eight short sentences for a modeller deciding how to train a BINN, from the
     typed verdicts and the intervals: how many claims hold, which hold in full and which not
     at all, what the authors' archived runs say by the same rules, and how well the operators
     are recovered at the recommended settings."""

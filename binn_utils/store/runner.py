@@ -338,7 +338,7 @@ def _not_stored(settings, results_dir: Path) -> list:
     return todo
 
 
-def run_settings(settings: Sequence[Setting], results_dir=None, progress: bool = True, desc: str = "settings",
+def run_settings(settings: Sequence[Setting], results_dir=None, *, progress: bool = True, desc: str = "settings",
                  **options) -> list[str]:
     """Run every setting not yet in the store; returns the keys stored.  ``options``: the
     fields of :class:`SweepOptions` (how and where the tasks run).
