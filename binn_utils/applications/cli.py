@@ -41,6 +41,7 @@ from .. import studies
 from ..engine.forward_solve import FORWARD_METHODS
 from ..store import provenance, records
 from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command,
+                              end_worker_processes,
                               load_cluster_config, make_jobqueue_cluster)
 from ..store.migration import migrate_store
 from ..store.runner import CHECKPOINT_EVERY, check_run_request, run_settings
@@ -233,11 +234,7 @@ def _quiet_exit():
     solver pools) at once, and send what is left to say on the way out (distributed's
     complaints at exit about a cluster closed mid-start) nowhere."""
     with contextlib.suppress(Exception):
-        import psutil
-        for child in psutil.Process().children(recursive=True):
-            with contextlib.suppress(psutil.Error):
-                if "multiprocessing" in " ".join(child.cmdline()):  # Dask workers, process pools
-                    child.terminate()
+        end_worker_processes()
     with contextlib.suppress(OSError, AttributeError, ValueError):
         sys.stderr.flush()
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())

@@ -133,25 +133,40 @@ def local_cluster(n_workers: int):
                         dashboard_address=":0", silence_logs=logging.ERROR)
 
 
+def end_worker_processes():
+    """End this process's multiprocessing children at once (a Dask cluster's workers and
+    nannies, process pools), leaving any other child alone."""
+    import psutil
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if "multiprocessing" in " ".join(child.cmdline()):
+                child.terminate()
+
+
 def close_dask(client, owned, interrupted: bool = False):
     """Close a Dask client and the cluster this process started (None: none).  After Ctrl-C
-    (``interrupted``) the cluster's worker processes are ended at once and distributed's
-    own complaints about it are not logged: the command says in one line what was kept."""
-    if interrupted:
-        import psutil
-        for name in ("distributed", "asyncio", "tornado"):
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-        for child in psutil.Process().children(recursive=True):
-            with contextlib.suppress(psutil.Error):
-                child.terminate()
-    for thing in (client, owned):
-        if thing is None:
-            continue
-        if interrupted:
-            with contextlib.suppress(Exception):
-                thing.close(timeout=5)
-        else:
-            thing.close()
+    (``interrupted``) the worker processes of a cluster this process started are ended at
+    once, and distributed's own complaints about it are not logged while it closes: the
+    command says in one line what was kept."""
+    quiet = {name: logging.getLogger(name) for name in ("distributed", "asyncio", "tornado")} \
+        if interrupted else {}
+    levels = {name: log.level for name, log in quiet.items()}
+    try:
+        for log in quiet.values():
+            log.setLevel(logging.CRITICAL + 1)
+        if interrupted and owned is not None:
+            end_worker_processes()
+        for thing in (client, owned):
+            if thing is None:
+                continue
+            if interrupted:
+                with contextlib.suppress(Exception):
+                    thing.close(timeout=5)
+            else:
+                thing.close()
+    finally:
+        for name, log in quiet.items():
+            log.setLevel(levels[name])
 
 
 def dashboard_line(client) -> str:
