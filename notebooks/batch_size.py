@@ -120,11 +120,11 @@ reporting.glue("bs_budget_minutes", tables.budget_minutes_words(
 
 # %%
 ours = results_table.table(budget)                        # one row per network (fixed budget)
-errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
+errors = results_table.long(ours)                         # one row per network and error
 errors["diverged"] = errors["status"] != "ok"
 groups = errors.groupby(["batch_size", "quantity"])
-boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
-boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
+boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
 boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 
@@ -212,11 +212,11 @@ reporting.glue_summary("bsa", studies.batch_size.summary((fixed, authors)))
 
 # %%
 both = results_table.table(budget + authors)              # one row per network, both budgets
-errors = results_table.long(both)                         # ... and per error: u_theta, u_p
+errors = results_table.long(both)                         # one row per network and error
 errors["diverged"] = errors["status"] != "ok"
 groups = errors.groupby(["study", "batch_size", "epochs", "quantity"])
-boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
-boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
+boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
 boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 

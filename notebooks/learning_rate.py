@@ -88,11 +88,11 @@ reporting.glue("lr_learnt_curves", tables.learnt_from_curves(summary, curves))
 
 # %%
 ours = results_table.table(results)                       # one row per network
-errors = results_table.long(ours)                         # ... and per error: u_theta, u_p
+errors = results_table.long(ours)                         # one row per network and error
 errors["diverged"] = errors["status"] != "ok"
 groups = errors.groupby(["lr", "quantity"])
-boxes = groups["value"].describe().astype({"count": int})                      # count (finite errors), 25%, 50% (median), 75%
-boxes["failed"] = groups.size() - boxes["count"]          # failed forward solves: NaN, counted
+boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
+boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
 boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 

@@ -141,11 +141,11 @@ def figure_numbers(st, res):
         heat["failed"] = groups.size() - heat["count"]    # failed forward solves: NaN, counted
         return (heat,)
     ours = results_table.table(res[-1] if isinstance(res, tuple) else res)   # one row per network
-    errors = results_table.long(ours)                     # ... and per error: u_theta, u_p
+    errors = results_table.long(ours)                     # one row per network and error
     errors["diverged"] = errors["status"] != "ok"
     groups = errors.groupby([*st.default, "quantity"])    # the swept values, e.g. the learning rate
-    boxes = groups["value"].describe().astype({"count": int})                  # count (finite errors), 25%, 50% (median), 75%
-    boxes["failed"] = groups.size() - boxes["count"]      # failed forward solves: NaN, counted
+    boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
+    boxes["failed"] = groups.size() - boxes["count"]      # NaN: failed solves
     boxes["diverged"] = groups["diverged"].sum()
     return errors, boxes
 
