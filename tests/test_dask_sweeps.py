@@ -197,13 +197,61 @@ def test_replicate_steps_count_every_optimiser_step_of_every_replicate():
 
 
 def test_forward_solves_in_a_process_pool_give_the_same_records(tmp_path):
-    """In-process sweeps (the GPU layout) run a group's u_p solves in a process pool: the
-    same numbers and statuses as solving them one after the other."""
+    """In-process sweeps run the u_p solves in a process pool, each group's evaluation beside
+    the next group's training: the same numbers and statuses as solving them one after the
+    other in line."""
     sets = _settings(2)
-    run_settings(sets, tmp_path / "pool", workers=1, progress=False, solve_workers=2)
-    run_settings(sets, tmp_path / "serial", workers=1, progress=False, solve_workers=1)
-    _assert_same_numbers(sets, tmp_path / "pool", tmp_path / "serial")
+    for n in (1, 2):
+        run_settings(sets, tmp_path / f"pool{n}", workers=1, progress=False, solve_workers=n)
+    run_settings(sets, tmp_path / "serial", workers=1, progress=False, solve_workers=0)
+    for n in (1, 2):
+        _assert_same_numbers(sets, tmp_path / f"pool{n}", tmp_path / "serial")
 
+
+
+def test_a_groups_evaluation_runs_beside_the_next_groups_training(tmp_path, monkeypatch):
+    """With a solve process, group k is evaluated in the sweep's evaluation thread while
+    group k + 1 trains in the main thread; each is stored once its evaluation is done."""
+    import threading
+    import binn_utils.store.compute as sw
+    import binn_utils.store.runner as runner
+    events, lock = [], threading.Lock()
+
+    def logged(name, fn):
+        def call(*a, **k):
+            label = (a[0][0] if name == "train" else a[0].settings[0]).label
+            with lock:
+                events.append((name, "start", label, threading.current_thread().name))
+            out = fn(*a, **k)
+            with lock:
+                events.append((name, "end", label, threading.current_thread().name))
+            return out
+        return call
+    monkeypatch.setattr(sw, "compute_group", logged("train", sw.compute_group))
+    monkeypatch.setattr(runner, "evaluate_group", logged("evaluate", sw.evaluate_group))
+    sets = _settings(3, epochs=40)
+    assert run_settings(sets, tmp_path, workers=1, progress=False, solve_workers=1) == [s.key for s in sets]
+    threads = {(name, label): thread for name, when, label, thread in events}
+    assert {threads[("train", s.label)] for s in sets} == {"MainThread"}
+    assert all(threads[("evaluate", s.label)].startswith("binn-evaluate") for s in sets)
+    order = [(name, when, label) for name, when, label, _ in events]
+    # the first group's evaluation starts before the second group's training ends
+    assert order.index(("evaluate", "start", "s0")) < order.index(("train", "end", "s1"))
+
+
+def test_a_failed_evaluation_beside_the_training_is_counted_and_the_others_stored(tmp_path, monkeypatch):
+    import binn_utils.store.compute as sw
+    import binn_utils.store.runner as runner
+
+    def failing(trained, *a, **k):
+        if trained.settings[0].label == "s1":
+            raise FloatingPointError("a forward solve broke")
+        return sw.evaluate_group(trained, *a, **k)
+    monkeypatch.setattr(runner, "evaluate_group", failing)
+    sets = _settings(3)
+    with pytest.raises(RuntimeError, match=r"(?s)1 of 3 settings failed.*s1.*a forward solve broke"):
+        run_settings(sets, tmp_path, workers=1, progress=False, solve_workers=1)
+    assert [s.is_done(tmp_path) for s in sets] == [True, False, True]
 
 def _long_setting():
     return [Setting("test", "long", "diffusion", 1e-3, False, *replicates(2), TINY.replace(epochs=9, chunk_epochs=2))]

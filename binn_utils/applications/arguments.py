@@ -29,15 +29,17 @@ SEEDS_MAX = 10_000
 COUNT_MAX = 10 ** 6
 
 
-def int_up_to(hi: int):
-    """An argparse type: an integer from 1 to ``hi``."""
+def int_up_to(hi: int, lo: int = 1):
+    """An argparse type: an integer from ``lo`` (1 or 0) to ``hi``."""
+    kind = "a positive integer" if lo == 1 else "an integer >= 0"
+
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+            raise argparse.ArgumentTypeError(f"must be {kind}, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be {kind}, got {text}")
         if value > hi:
             raise argparse.ArgumentTypeError(f"must be at most {hi:,}, got {text}")
         return value
@@ -48,6 +50,7 @@ positive_int = int_up_to(COUNT_MAX)
 epochs = int_up_to(EPOCHS_MAX)
 seeds = int_up_to(SEEDS_MAX)
 workers = int_up_to(WORKERS_MAX)
+solve_workers = int_up_to(WORKERS_MAX, lo=0)
 
 
 def non_negative(unit: str = ""):

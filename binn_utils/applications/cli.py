@@ -185,9 +185,10 @@ def _add_sweep_options(sp):
     sp.add_argument("--allow-dirty", action="store_true",
                     help="at the paper scale, train even though tracked files differ from the commit "
                          "(each record then keeps the hash of that difference beside the commit)")
-    sp.add_argument("--solve-workers", type=arguments.workers, default=None, metavar="N",
-                    help="in-process sweeps (--workers 1): processes running the u_p forward solves "
-                         "in parallel (default: all cores but one with --device cuda, else 1)")
+    sp.add_argument("--solve-workers", type=arguments.solve_workers, default=None, metavar="N",
+                    help="in-process sweeps (--workers 1): processes running the u_p forward solves beside "
+                         "the training (0: in line; default: all cores but one, with --device cuda or more "
+                         "than one group, else 0)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -422,30 +422,37 @@ def forward_solve_many(operator_sets: Sequence, u0s, x, t, solve_map=None, **kw)
 
 
 def _quiet_worker():
-    """Forward-solve workers are single-threaded (parallelism comes from the processes) and
-    leave Ctrl-C to the parent, which ends them."""
+    """Forward-solve workers leave Ctrl-C to the parent, which ends them.  They import numpy
+    and SciPy only (the learned operators are numpy functions), so one starts in well under
+    a second; were torch imported by a caller's operators, it would run single-threaded
+    (parallelism comes from the processes)."""
     import signal
-
-    import torch
+    import sys
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    torch.set_num_threads(1)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def solve_pool(workers: int):
     """A pool of ``workers`` processes for forward solves (``evaluation.evaluate``'s
-    ``solve_map`` is its ``map``), or None for ``workers`` <= 1.  Started with "spawn": the
-    parent may hold a CUDA context and threads, which must not be forked.  Only the process
-    that runs a sweep in-process makes one: a Dask worker is daemonic and cannot have
-    children (there the workers themselves are the parallelism).  Its processes ignore
-    SIGINT once started (:func:`_quiet_worker`): a Ctrl-C is the parent's, which ends them
-    (:func:`close_pool`); one that comes while a process is still starting Python reaches
-    that process too (a spawned process starts with the default handler)."""
-    if workers is None or workers <= 1:
+    ``solve_map`` is its ``map``), or None for no ``workers`` (None or 0: solve in line).
+    Started with "spawn": the parent may hold a CUDA context and threads, which must not be
+    forked.  Its processes are started at once, so that they are ready by the time the
+    first solves come.  Only the process that runs a sweep in-process makes one: a Dask worker is
+    daemonic and cannot have children (there the workers themselves are the parallelism).
+    Its processes ignore SIGINT once started (:func:`_quiet_worker`): a Ctrl-C is the
+    parent's, which ends them (:func:`close_pool`); one that comes while a process is still
+    starting Python reaches that process too (a spawned process starts with the default
+    handler)."""
+    if not workers or workers < 1:
         return None
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
-    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                                initializer=_quiet_worker)
+    for _ in range(workers):   # start the processes now (the pool starts them on demand)
+        pool.submit(int)
+    return pool
 
 
 def close_pool(pool, interrupted: bool = False):

@@ -30,8 +30,18 @@ def _curve_epochs(n: int) -> np.ndarray:
     return idx
 
 
+@dataclasses.dataclass
+class TrainedGroup:
+    """A group trained but not yet evaluated (what :func:`evaluate_group` takes): its
+    settings, the batched ``TrainResult``, each replicate's observations and the benchmark."""
+    settings: list
+    result: object
+    datas: list
+    bench: object
+
+
 def compute_group(settings: Sequence[Setting], progress=False, device=None,
-                  forward_method="RK45", solve_map=None, state=None, stop_at_epoch=None):
+                  forward_method="RK45", solve_map=None, state=None, stop_at_epoch=None, evaluate=True):
     """Train settings of one merge group as one batched model and evaluate each: returns
     one (arrays, record) pair per setting, ready for ``runner.store_computed``.  Writes
     nothing: this is the task a sweep runs (in a Dask worker anywhere, or in-process).
@@ -39,7 +49,8 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
 
     With ``stop_at_epoch`` the training stops at that checkpoint (a chunk boundary) and the
     group's ``training.TrainState`` is returned instead (nothing evaluated); ``state`` resumes
-    from one."""
+    from one.  With ``evaluate=False`` a finished group is returned as a
+    :class:`TrainedGroup`, for :func:`evaluate_group` to evaluate (elsewhere, later)."""
     from ..engine.problems import get_benchmark
     from ..engine.observations import make_observations
     from ..engine.training import train
@@ -63,14 +74,22 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
                    stop_at_epoch=stop_at_epoch, **per_rep)
     if "state" in result.extra:
         return result.extra["state"]
+    trained = TrainedGroup(settings, result, datas, bench)
+    return evaluate_group(trained, forward_method, solve_map) if evaluate else trained
+
+
+def evaluate_group(trained: TrainedGroup, forward_method="RK45", solve_map=None) -> list:
+    """Evaluate each setting of a trained group (:func:`evaluate_result`): one (arrays,
+    record) pair per setting."""
+    settings, result = trained.settings, trained.result
     out, offset = [], 0
     for s in settings:
         sl = slice(offset, offset + len(s.seeds))
         offset += len(s.seeds)
         part = split_result(result, sl, s.config)
-        group = {"settings": len(settings), "replicates": len(seeds)} if len(settings) > 1 else None
-        out.append(evaluate_result(s, part, datas[sl], bench, group=group, forward_method=forward_method,
-                                   solve_map=solve_map))
+        group = {"settings": len(settings), "replicates": len(result.seeds)} if len(settings) > 1 else None
+        out.append(evaluate_result(s, part, trained.datas[sl], trained.bench, group=group,
+                                   forward_method=forward_method, solve_map=solve_map))
     return out
 
 
@@ -126,15 +145,17 @@ def evaluate_result(setting: Setting, result, datas, bench, group=None, forward_
     return arrays, SweepRecord.from_json(records.clean_json(record), f"of {setting.study}/{setting.label}")
 
 
-def group_task(group, device=None, forward_method="RK45", solve_map=None, state=None, segment_epochs=None):
+def group_task(group, device=None, forward_method="RK45", solve_map=None, state=None, segment_epochs=None,
+               evaluate=True):
     """The task of a sweep: one group trained single-threaded for at most ``segment_epochs``
     epochs from ``state`` (None: from the start).  Returns (its (arrays, record) pairs, or the
-    ``TrainState`` to go on from when training is not finished; :func:`compute_group`) and
-    the seconds it took.  It writes nothing, so it runs the same in-process or in a Dask
-    worker on another machine; a worker that dies costs at most one segment."""
+    ``TrainState`` to go on from when training is not finished, or with ``evaluate=False`` the
+    :class:`TrainedGroup`; :func:`compute_group`) and the seconds it took.  It writes nothing,
+    so it runs the same in-process or in a Dask worker on another machine; a worker that dies
+    costs at most one segment."""
     import torch
     torch.set_num_threads(1)
     t0 = time.perf_counter()
     stop = None if segment_epochs is None else (0 if state is None else state.epoch) + segment_epochs
     return (compute_group(group, device=device, forward_method=forward_method, solve_map=solve_map,
-                          state=state, stop_at_epoch=stop), time.perf_counter() - t0)
+                          state=state, stop_at_epoch=stop, evaluate=evaluate), time.perf_counter() - t0)

@@ -14,6 +14,7 @@ import dataclasses
 import os
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -25,7 +26,7 @@ from ..engine.forward_solve import close_pool, solve_pool
 from ..engine.runs import TrainingError, TrainState
 from .clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command, close_dask,
                        connect, dashboard_line, local_cluster, make_jobqueue_cluster)
-from .compute import compute_group, group_task
+from .compute import TrainedGroup, compute_group, evaluate_group, group_task
 from .setting import CHECKPOINT_KIND, Setting, group_key, group_settings, order_groups
 from .sweep_record import SweepRecord
 
@@ -123,8 +124,8 @@ class SweepOptions:
     ``stop_starting_after`` seconds no group starts, after ``hard_stop_after`` running groups
     are abandoned.  ``device`` ("cuda") trains on a GPU; ``forward_method``: the integrator
     of the u_p forward solves (recorded).  ``solve_workers``: in-process, the processes
-    running a group's forward solves (default: all cores but one when training on a GPU,
-    else none).  ``checkpoint_every``: epochs per task of a long group (None: one task)."""
+    running the forward solves beside the training (0: in line; default
+    :func:`solve_processes`).  ``checkpoint_every``: epochs per task of a long group (None: one task)."""
     workers: int | None = None
     device: str | None = None
     merge: bool = False
@@ -159,6 +160,7 @@ class _Sweep:
     done: list = field(default_factory=list)
     failed: list = field(default_factory=list)
     resumable: int = 0   # training states kept (checkpoints written)
+    pending: list = field(default_factory=list)   # (group, Future of its evaluation)
     progress: bool = False
     t0: float = field(default_factory=time.perf_counter)
 
@@ -191,9 +193,14 @@ class _Sweep:
 
     def finished(self, group, get):
         """Store what a task returned.  Returns the ``TrainState`` to submit the group again
-        with when its training is not finished (kept as the group's checkpoint), else None."""
+        with when its training is not finished (kept as the group's checkpoint), else None.
+        A ``Future`` (the group's evaluation, running beside the next training) is kept in
+        ``pending`` until :meth:`collect` stores it."""
         try:
             outputs, _ = get()
+            if isinstance(outputs, Future):
+                self.pending.append((group, outputs))
+                return None
             if isinstance(outputs, TrainState):
                 records.write_pair(*self._checkpoint_paths(group), outputs.to_arrays(),
                                    {"settings": [s.key for s in group], "epoch": outputs.epoch})
@@ -209,36 +216,66 @@ class _Sweep:
         self.bar.update(len(group))
         return None
 
+    def collect(self, wait=False):
+        """Store the pending evaluations that have finished (with ``wait``: all of them)."""
+        while self.pending and (wait or self.pending[0][1].done()):
+            group, fut = self.pending.pop(0)
+            self.finished(group, lambda: (fut.result(), None))
+
+
+def solve_processes(opts: SweepOptions, n_groups: int) -> int:
+    """Processes that run the u_p forward solves of an in-process sweep: ``opts.solve_workers``,
+    or by default the cores the training leaves idle (all but one) when there is work to run
+    beside the solves (on a GPU the group's own training; on the CPU the next group's), else
+    none (0: the solves run in line, in the training process)."""
+    if opts.solve_workers is not None:
+        return opts.solve_workers
+    on_gpu = bool(opts.device) and "cuda" in str(opts.device)
+    return max(0, (os.cpu_count() or 1) - 1) if on_gpu or n_groups > 1 else 0
+
 
 def _run_here(sweep: _Sweep, groups, opts: SweepOptions) -> int:
     """Run ``groups`` one after the other in this process (segment by segment, keeping each
-    group's checkpoint), the forward solves in a pool of ``opts.solve_workers`` processes.
-    Returns the number of settings not started or left at a checkpoint (time window)."""
-    solve_workers = opts.solve_workers
-    if solve_workers is None:
-        solve_workers = max(1, (os.cpu_count() or 1) - 1) if opts.device and "cuda" in str(opts.device) else 1
-    pool = solve_pool(solve_workers)
+    group's checkpoint).  With solve processes (:func:`solve_processes`) a trained group is
+    evaluated in a thread, its forward solves in those processes, while the next group
+    trains; this process stores each group once its evaluation is done.  Returns the number
+    of settings not started or left at a checkpoint (time window)."""
+    pool = solve_pool(solve_processes(opts, len(groups)))
+    evaluator = None if pool is None else ThreadPoolExecutor(1, thread_name_prefix="binn-evaluate")
     solve_map = None if pool is None else pool.map
+
+    def task(g, state, seg):
+        out, secs = group_task(g, opts.device, opts.forward_method, solve_map, state, seg, evaluate=evaluator is None)
+        if isinstance(out, TrainedGroup):
+            return evaluator.submit(evaluate_group, out, opts.forward_method, solve_map), secs
+        return out, secs
+
     try:
         for i, g in enumerate(groups):
+            sweep.collect()
             if opts.past("stop_starting_after", sweep.clock()) or opts.past("hard_stop_after", sweep.clock()):
                 sweep.say(f"stopped starting groups after {sweep.clock():.0f} s")
+                sweep.collect(wait=True)
                 return sum(len(x) for x in groups[i:])
             state, seg = sweep.checkpoint(g), segment_epochs(g, opts.checkpoint_every)
             if state is not None:
                 sweep.say(f"resuming {len(g)} setting(s) at epoch {state.epoch} from their checkpoint")
             while True:
-                state = sweep.finished(g, lambda: group_task(g, opts.device, opts.forward_method, solve_map, state,
-                                                             seg))
+                state = sweep.finished(g, lambda: task(g, state, seg))
                 if state is None:
                     break
                 if opts.past("hard_stop_after", sweep.clock()):
                     sweep.say(f"hard stop after {opts.hard_stop_after:g} s: {len(g)} setting(s) kept at their "
                               f"checkpoint (epoch {state.epoch})")
+                    sweep.collect(wait=True)
                     return sum(len(x) for x in groups[i:])
+        sweep.collect(wait=True)
         return 0
     finally:
-        close_pool(pool, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
+        interrupted = sys.exc_info()[0] is KeyboardInterrupt
+        if evaluator is not None:
+            evaluator.shutdown(wait=not interrupted, cancel_futures=True)
+        close_pool(pool, interrupted=interrupted)
 
 
 def _dask_client(opts: SweepOptions, n_groups: int, announce):
