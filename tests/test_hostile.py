@@ -321,15 +321,17 @@ def test_ctrl_c_while_dask_workers_start_is_one_line_and_ends_them(tmp_path, com
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-def test_ctrl_c_with_a_forward_solve_pool_is_one_line_and_ends_it(tmp_path):
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask") or not Path("/proc/self/stat").exists(),
+                    reason="needs POSIX signal masks and Linux /proc")
+@pytest.mark.parametrize("after", [0.0, 0.2, 4.0])
+def test_ctrl_c_with_a_forward_solve_pool_is_one_line_and_ends_it(tmp_path, after):
     """Ctrl-C during an in-process sweep whose forward solves run in a pool of processes
-    (`--workers 1 --solve-workers 2`), once the pool's processes have started: exit status
-    130, the one line, no traceback from the pool's processes, none of them left running.
-    (While a spawned process is still starting Python, a Ctrl-C reaches it too.)"""
+    (`--workers 1 --solve-workers 2`), while the pool's processes are still starting Python
+    (0 and 0.2 s after they appear) or once they have started: exit status 130, the one
+    line, no traceback from the pool's processes, none of them left running."""
     argv = ["sweep", "learning_rate", "--scale", "quick", "--epochs", "3000", "--workers", "1",
             "--solve-workers", "2", "--results-dir", str(tmp_path)]          # training for a minute
-    rc, err, workers = _ctrl_c_while_workers_start(argv, 2, 4.0)
+    rc, err, workers = _ctrl_c_while_workers_start(argv, 2, after)
     lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("sweep:", "training (parts)"))]
     assert rc == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

@@ -422,13 +422,16 @@ def forward_solve_many(operator_sets: Sequence, u0s, x, t, solve_map=None, **kw)
 
 
 def _quiet_worker():
-    """Forward-solve workers leave Ctrl-C to the parent, which ends them.  They import numpy
-    and SciPy only (the learned operators are numpy functions), so one starts in well under
-    a second; were torch imported by a caller's operators, it would run single-threaded
-    (parallelism comes from the processes)."""
+    """Forward-solve workers leave Ctrl-C to the parent, which ends them: SIGINT ignored, then
+    unblocked (a process starts with it blocked: :func:`solve_pool`; one that came meanwhile
+    is dropped).  They import numpy and SciPy only (the learned operators are numpy
+    functions), so one starts in well under a second; were torch imported by a caller's
+    operators, it would run single-threaded (parallelism comes from the processes)."""
     import signal
     import sys
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 
@@ -437,21 +440,27 @@ def solve_pool(workers: int):
     """A pool of ``workers`` processes for forward solves (``evaluation.evaluate``'s
     ``solve_map`` is its ``map``), or None for no ``workers`` (None or 0: solve in line).
     Started with "spawn": the parent may hold a CUDA context and threads, which must not be
-    forked.  Its processes are started at once, so that they are ready by the time the
-    first solves come.  Only the process that runs a sweep in-process makes one: a Dask worker is
-    daemonic and cannot have children (there the workers themselves are the parallelism).
-    Its processes ignore SIGINT once started (:func:`_quiet_worker`): a Ctrl-C is the
-    parent's, which ends them (:func:`close_pool`); one that comes while a process is still
-    starting Python reaches that process too (a spawned process starts with the default
-    handler)."""
+    forked.  Its processes are started at once, so that they are ready by the time the first
+    solves come, with SIGINT blocked (a started process inherits the mask), so that a Ctrl-C
+    is the parent's alone even while a process is still starting Python; once started they
+    ignore it (:func:`_quiet_worker`), and the parent ends them (:func:`close_pool`).  Only
+    the process that runs a sweep in-process makes one: a Dask worker is daemonic and cannot
+    have children (there the workers themselves are the parallelism)."""
     if not workers or workers < 1:
         return None
     import multiprocessing as mp
+    import signal
     from concurrent.futures import ProcessPoolExecutor
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                                initializer=_quiet_worker)
-    for _ in range(workers):   # start the processes now (the pool starts them on demand)
-        pool.submit(int)
+    masked = hasattr(signal, "pthread_sigmask")
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masked else None
+    try:
+        for _ in range(workers):   # start the processes now (the pool starts them on demand)
+            pool.submit(int)
+    finally:
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return pool
 
 
