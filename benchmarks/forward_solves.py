@@ -39,9 +39,9 @@ def main():
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--rk45-dense", action="store_true")
     args = ap.parse_args()
-    pool = solve_pool(args.workers)
+    pool = solve_pool(args.workers if args.workers > 1 else 0)
     try:
-        if pool is not None:  # start the processes (and their imports) before timing
+        if pool is not None:  # wait until the processes (started at once) have imported what they need
             list(pool.map(abs, range(args.workers)))
         print(f"{args.replicates} solves per line; pool of {args.workers} processes on {os.cpu_count()} cores")
         for dense in (False, True):

@@ -229,14 +229,39 @@ def test_a_groups_evaluation_runs_beside_the_next_groups_training(tmp_path, monk
         return call
     monkeypatch.setattr(sw, "compute_group", logged("train", sw.compute_group))
     monkeypatch.setattr(runner, "evaluate_group", logged("evaluate", sw.evaluate_group))
+    real_store = runner.store_computed
+
+    def store(setting, *a):
+        events.append(("store", "-", setting.label, threading.current_thread().name))
+        return real_store(setting, *a)
+    monkeypatch.setattr(runner, "store_computed", store)
     sets = _settings(3, epochs=40)
     assert run_settings(sets, tmp_path, workers=1, progress=False, solve_workers=1) == [s.key for s in sets]
     threads = {(name, label): thread for name, when, label, thread in events}
-    assert {threads[("train", s.label)] for s in sets} == {"MainThread"}
+    assert {threads[(name, s.label)] for s in sets for name in ("train", "store")} == {"MainThread"}
     assert all(threads[("evaluate", s.label)].startswith("binn-evaluate") for s in sets)
     order = [(name, when, label) for name, when, label, _ in events]
-    # the first group's evaluation starts before the second group's training ends
+    # the first group's evaluation starts before the second group's training ends, and at
+    # most one evaluation waits: the second starts after the first is stored
     assert order.index(("evaluate", "start", "s0")) < order.index(("train", "end", "s1"))
+    assert order.index(("store", "-", "s0")) < order.index(("evaluate", "start", "s1"))
+
+
+def test_ctrl_c_while_the_next_group_trains_stores_the_group_trained_before(tmp_path, monkeypatch):
+    """A group whose evaluation runs beside the next group's training is finished and stored
+    when Ctrl-C comes during that training: only the interrupted group is lost."""
+    import binn_utils.store.compute as sw
+    real = sw.compute_group
+
+    def interrupted(group, **kw):
+        if group[0].label == "s1":
+            raise KeyboardInterrupt
+        return real(group, **kw)
+    monkeypatch.setattr(sw, "compute_group", interrupted)
+    sets = _settings(2, epochs=40)
+    with pytest.raises(KeyboardInterrupt, match="1 of 2 settings finished and stored"):
+        run_settings(sets, tmp_path, workers=1, progress=False, solve_workers=1)
+    assert [s.is_done(tmp_path) for s in sets] == [True, False]
 
 
 def test_a_failed_evaluation_beside_the_training_is_counted_and_the_others_stored(tmp_path, monkeypatch):

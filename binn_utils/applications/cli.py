@@ -187,8 +187,8 @@ def _add_sweep_options(sp):
                          "(each record then keeps the hash of that difference beside the commit)")
     sp.add_argument("--solve-workers", type=arguments.solve_workers, default=None, metavar="N",
                     help="in-process sweeps (--workers 1): processes running the u_p forward solves beside "
-                         "the training (0: in line; default: all cores but one, with --device cuda or more "
-                         "than one group, else 0)")
+                         "the training (0: in line; default: all usable cores but one, at most one per "
+                         "replicate, with --device cuda or more than one group, else 0)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -454,13 +454,17 @@ def solve_pool(workers: int):
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                                initializer=_quiet_worker)
     masked = hasattr(signal, "pthread_sigmask")
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masked else None
     try:
-        for _ in range(workers):   # start the processes now (the pool starts them on demand)
-            pool.submit(int)
-    finally:
-        if masked:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masked else None
+        try:
+            for _ in range(workers):   # start the processes now (the pool starts them on demand)
+                pool.submit(int)
+        finally:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)   # a Ctrl-C held back arrives here
+    except BaseException:
+        close_pool(pool, interrupted=True)
+        raise
     return pool
 
 

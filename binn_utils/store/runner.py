@@ -15,6 +15,7 @@ import os
 import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -219,40 +220,70 @@ class _Sweep:
     def collect(self, wait=False):
         """Store the pending evaluations that have finished (with ``wait``: all of them)."""
         while self.pending and (wait or self.pending[0][1].done()):
-            group, fut = self.pending.pop(0)
+            group, fut = self.pending[0]
+            futures_wait([fut])          # a Ctrl-C here leaves the group pending
+            self.pending.pop(0)
             self.finished(group, lambda: (fut.result(), None))
 
+    def finish_pending_after_interrupt(self):
+        """After Ctrl-C: finish and store the evaluation under way, whose group's training is
+        done; a second Ctrl-C abandons it (its group is trained again on the next run)."""
+        if not self.pending:
+            return
+        n = sum(len(g) for g, _ in self.pending)
+        self.say(f"storing the {n} setting(s) trained before the interrupt once their forward solves "
+                 "are done (Ctrl-C again to abandon them)")
+        try:
+            self.collect(wait=True)
+        except KeyboardInterrupt:
+            self.pending.clear()
 
-def solve_processes(opts: SweepOptions, n_groups: int) -> int:
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, e.g. a batch job's allocation;
+    else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def solve_processes(opts: SweepOptions, groups) -> int:
     """Processes that run the u_p forward solves of an in-process sweep: ``opts.solve_workers``,
-    or by default the cores the training leaves idle (all but one) when there is work to run
-    beside the solves (on a GPU the group's own training; on the CPU the next group's), else
-    none (0: the solves run in line, in the training process)."""
+    or by default the cores the training leaves idle (all usable ones but one, at most one
+    per replicate of the largest group: an evaluation solves its replicates at once) when
+    there is work to run beside the solves (on a GPU the group's own training; on the CPU
+    the next group's), else none (0: the solves run in line, in the training process)."""
     if opts.solve_workers is not None:
         return opts.solve_workers
     on_gpu = bool(opts.device) and "cuda" in str(opts.device)
-    return max(0, (os.cpu_count() or 1) - 1) if on_gpu or n_groups > 1 else 0
+    if not (on_gpu or len(groups) > 1):
+        return 0
+    return max(0, min(usable_cores() - 1, max(sum(len(s.seeds) for s in g) for g in groups)))
 
 
 def _run_here(sweep: _Sweep, groups, opts: SweepOptions) -> int:
     """Run ``groups`` one after the other in this process (segment by segment, keeping each
     group's checkpoint).  With solve processes (:func:`solve_processes`) a trained group is
     evaluated in a thread, its forward solves in those processes, while the next group
-    trains; this process stores each group once its evaluation is done.  Returns the number
+    trains; this process stores each group as soon as its evaluation is done, and at most
+    one evaluation waits (the next one starts after it is stored).  On Ctrl-C an evaluation
+    under way is finished and stored first (a second Ctrl-C abandons it).  Returns the number
     of settings not started or left at a checkpoint (time window)."""
-    pool = solve_pool(solve_processes(opts, len(groups)))
-    evaluator = None if pool is None else ThreadPoolExecutor(1, thread_name_prefix="binn-evaluate")
-    solve_map = None if pool is None else pool.map
+    pool = evaluator = solve_map = None
 
     def task(g, state, seg):
         out, secs = group_task(g, opts.device, opts.forward_method, solve_map, state, seg, evaluate=evaluator is None)
         if isinstance(out, TrainedGroup):
+            sweep.collect(wait=True)
             return evaluator.submit(evaluate_group, out, opts.forward_method, solve_map), secs
         return out, secs
 
     try:
+        pool = solve_pool(solve_processes(opts, groups))
+        if pool is not None:
+            evaluator, solve_map = ThreadPoolExecutor(1, thread_name_prefix="binn-evaluate"), pool.map
         for i, g in enumerate(groups):
-            sweep.collect()
             if opts.past("stop_starting_after", sweep.clock()) or opts.past("hard_stop_after", sweep.clock()):
                 sweep.say(f"stopped starting groups after {sweep.clock():.0f} s")
                 sweep.collect(wait=True)
@@ -262,6 +293,7 @@ def _run_here(sweep: _Sweep, groups, opts: SweepOptions) -> int:
                 sweep.say(f"resuming {len(g)} setting(s) at epoch {state.epoch} from their checkpoint")
             while True:
                 state = sweep.finished(g, lambda: task(g, state, seg))
+                sweep.collect()
                 if state is None:
                     break
                 if opts.past("hard_stop_after", sweep.clock()):
@@ -271,6 +303,9 @@ def _run_here(sweep: _Sweep, groups, opts: SweepOptions) -> int:
                     return sum(len(x) for x in groups[i:])
         sweep.collect(wait=True)
         return 0
+    except KeyboardInterrupt:
+        sweep.finish_pending_after_interrupt()
+        raise
     finally:
         interrupted = sys.exc_info()[0] is KeyboardInterrupt
         if evaluator is not None:
@@ -406,7 +441,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, *, progress: boo
         check_scheduler_address(opts.scheduler)
     if not todo:
         return []
-    opts = dataclasses.replace(opts, workers=opts.workers or os.cpu_count() or 1)
+    opts = dataclasses.replace(opts, workers=opts.workers or usable_cores())
     groups = order_groups(group_settings(todo, opts.merge, opts.max_group_replicates), opts.priority)
     from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
     sweep = _Sweep(results_dir, len(todo), tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress),
