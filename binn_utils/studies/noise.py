@@ -128,8 +128,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         i_lo = median_interval(rise_replicates(lo_r) if lo_r is not None else [])
         s[f"rise_rep_high_{tag}"], s[f"rise_rep_low_{tag}"] = str(i_hi), str(i_lo)
         s.compare(f"rise_verdict_{tag}", expect(i_hi, i_lo, 1),
-                  {f"{RISE_REPLICATES} at {value_label(high_noise)}": i_hi,
-                   f"{RISE_REPLICATES} at {value_label(shown_noise)}": i_lo},
+                  {f"at {value_label(high_noise)}": i_hi, f"at {value_label(shown_noise)}": i_lo},
                   f"rises more than at {value_label(shown_noise)}", f"rises less than at {value_label(shown_noise)}")
     if len(archs) == 2:
         nz = [v for v in nvs if v > 0]
@@ -236,10 +235,10 @@ def claim_noise_arch(ctx):
                      numbers=s.intervals.get("up_small_wins_verdict", {}), rule=f"median {per_level}"),
             SubClaim(f"{s['arch_a']} less variable $u_\\theta$ error on noisy data", all_of(v for v, *_ in st.values()),
                      numbers=_per_level(st, s),
-                     rule=f"IQR over the datasets both networks ran, bootstrap intervals {per_level}"),
+                     rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}"),
             SubClaim(f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error on noisy data", all_of(v for v, *_ in sp.values()),
                      numbers=_per_level(sp, s),
-                     rule=f"IQR over the datasets both networks ran, bootstrap intervals {per_level}"),
+                     rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}"),
             SubClaim(f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"],
                      numbers=s.intervals.get("clean_large_wins", {}), rule="intervals of the median separated")]
     runs, ev = _noise_runs(ctx, res), (f"{s['arch_a']} against {s['arch_b']}, median error: {s['theta_small_wins']} "
