@@ -318,8 +318,9 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # $a =$ {glue:text}`bs_fit_a` s and $c =$ {glue:text}`bs_fit_c` s with
 # $R^2 =$ {glue:text}`bs_fit_r2` (the constant $c$ is {glue:text}`bs_c_share` % of the
 # time at the largest batch). $R^2$ weighs the long times of the small batches most and says
-# little about the fit at the other end: {glue:text}`bs_fit_largest`. The interval of $a$ is {glue:text}`bs_a_interval`; an inverse
-# law (that interval above zero): {glue:text}`bs_inverse_verdict`. The times are the
+# little about the fit at the other end: {glue:text}`bs_fit_largest`. The interval of $a$
+# is {glue:text}`bs_a_interval`; an inverse law (that interval above zero):
+# {glue:text}`bs_inverse_verdict`. The times are the
 # benchmark's ({glue:text}`bs_timing_machine`), not the sweeps' wall times, which batch
 # replicates and share cores with other work.
 #
