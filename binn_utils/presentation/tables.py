@@ -217,7 +217,8 @@ def steps_table(rows) -> str:
            "| same ratio, final networks |", "|---" * 8 + "|"]
     for r in rows:
         out.append(f"| {r['batch_size']:g} | {r['steps'][0]:,} | {r['steps'][1]:,} | {r['intervals'][0]} | "
-                   f"{r['intervals'][1]} | {_LARGER_WORDS[r['larger']]} | {fmt(r['ratio'], '.2g')} | {fmt(r['ratio_final'], '.2g')} |")
+                   f"{r['intervals'][1]} | {_LARGER_WORDS[r['larger']]} | {fmt(r['ratio'], '.2g')} | "
+                   f"{fmt(r['ratio_final'], '.2g')} |")
     return "\n".join(out)
 
 

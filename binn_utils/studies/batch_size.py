@@ -320,7 +320,8 @@ def claim_batch_size(ctx, authors_budget=False):
     runs = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
             f"five minutes, about {PAPER_BUDGET_STEPS:,} steps)")
     ev = (f"Time per replicate {s['times']}, "
-          f"$R^2$ = {s['fit_r2']} ({s['fit_largest']}); median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
+          f"$R^2$ = {s['fit_r2']} ({s['fit_largest']}); median $u_\\mathrm{{p}}$ error after the budget "
+          f"{s['budget_up']}; IQR "
           f"{s['budget_up_iqr']}")
     return ClaimCheck(runs, ev, tuple(subs), ("batch_size",))
 
