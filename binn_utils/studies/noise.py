@@ -177,7 +177,8 @@ def bullets(s: dict) -> list[str]:
             f"{s['rise_high_b']} ({s['arch_b']}); {RISE_REPLICATES} at {s['high']} against {s['shown']}: "
             f"{s['rise_rep_high_a']} against {s['rise_rep_low_a']} ({s['arch_a']}), {s['rise_rep_high_b']} against "
             f"{s['rise_rep_low_b']} ({s['arch_b']}), so the loss at {s['high']} {s['rise_verdict_a']} for "
-            f"{s['arch_a']} and {s['rise_verdict_b']} for {s['arch_b']} (intervals separated)."]
+            f"{s['arch_a']} and {s['rise_verdict_b']} for {s['arch_b']} (a difference only where the intervals are "
+            f"separated)."]
 
 
 # ----------------------------------------------------------------------------- claims
