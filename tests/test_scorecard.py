@@ -288,7 +288,9 @@ def test_claims_table_details_and_choices():
     assert ("* u_theta matches (medians with their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]): "
             "*cannot be distinguished with this many replicates*") in details
     spread = {"(4, 4)": Interval(0.02, 0.01, 0.03, 10, 0.95, "IQR")}
-    assert text.intervals_words(spread) == "estimates with their 95 % intervals: (4, 4) (IQR) 0.02 [0.01, 0.03]"
+    assert text.intervals_words(spread) == "interquartile ranges with their 95 % bootstrap intervals: (4, 4) 0.02 [0.01, 0.03]"
+    mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}
+    assert text.intervals_words(mixed) == "AUC 0.85 [0.80, 0.90]; u_p (median with its 95 % interval) 0.09 [0.08, 0.1]"
     effects = [scorecard.ChoiceEffect("ours", "theirs", ((judged[0], checked(1, D)),)),
                scorecard.ChoiceEffect("mine", "other", ())]
     assert text.choices_table(effects).split("\n")[2:] == [

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 from ..analysis.reporting import and_list
-from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Outcome, Verdict
+from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
 
@@ -48,13 +48,17 @@ def outcome_rule_md() -> str:
 
 def intervals_words(numbers) -> str:
     """The intervals a sub-claim was decided on, saying which intervals they are: 'medians with
-    their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]'."""
-    what = {iv.what for iv in numbers.values()}
+    their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]' (a number given as
+    text, e.g. an AUC whose interval the rule names, as it is)."""
+    level = f"{100 * LEVEL:g} %"
+    whats = {v.what if isinstance(v, Interval) else None for v in numbers.values()}
     items = "; ".join(f"{k} {v}" for k, v in numbers.items())
-    if what == {"median"}:
-        return f"medians with their {100 * LEVEL:g} % intervals: {items}"
-    return f"estimates with their {100 * LEVEL:g} % intervals: " + "; ".join(
-        f"{k} ({v.what}) {v}" for k, v in numbers.items())
+    if whats == {"median"}:
+        return f"medians with their {level} intervals: {items}"
+    if whats == {"IQR"}:
+        return f"interquartile ranges with their {level} bootstrap intervals: {items}"
+    return "; ".join(f"{k} ({v.what} with its {level} interval) {v}" if isinstance(v, Interval) else f"{k} {v}"
+                     for k, v in numbers.items())
 
 
 def mark_md(outcome: Outcome, text: str = "") -> str:
