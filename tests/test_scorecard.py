@@ -291,6 +291,7 @@ def test_claims_table_details_and_choices():
     assert text.intervals_words(spread) == "interquartile ranges with their 95 % bootstrap intervals: (4, 4) 0.02 [0.01, 0.03]"
     mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}
     assert text.intervals_words(mixed) == "AUC 0.85 [0.80, 0.90]; u_p (median with its 95 % interval) 0.09 [0.08, 0.1]"
+    assert text.intervals_words({"a": Interval(2.0, 1.0, 3.0, 5, 0.95, "a")}) == "a 2 [1, 3]"    # the rule names it
     effects = [scorecard.ChoiceEffect("ours", "theirs", ((judged[0], checked(1, D)),)),
                scorecard.ChoiceEffect("mine", "other", ())]
     assert text.choices_table(effects).split("\n")[2:] == [

@@ -48,8 +48,9 @@ def outcome_rule_md() -> str:
 
 def intervals_words(numbers) -> str:
     """The intervals a sub-claim was decided on, saying which intervals they are: 'medians with
-    their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]' (a number given as
-    text, e.g. an AUC whose interval the rule names, as it is)."""
+    their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]' (an interval of
+    another estimate, e.g. a fitted slope, or a number given as text, e.g. an AUC, as it is:
+    the sub-claim's rule names it)."""
     level = f"{100 * LEVEL:g} %"
     whats = {v.what if isinstance(v, Interval) else None for v in numbers.values()}
     items = "; ".join(f"{k} {v}" for k, v in numbers.items())
@@ -57,7 +58,8 @@ def intervals_words(numbers) -> str:
         return f"medians with their {level} intervals: {items}"
     if whats == {"IQR"}:
         return f"interquartile ranges with their {level} bootstrap intervals: {items}"
-    return "; ".join(f"{k} ({v.what} with its {level} interval) {v}" if isinstance(v, Interval) else f"{k} {v}"
+    named = {"median": f"median with its {level} interval", "IQR": f"IQR with its {level} bootstrap interval"}
+    return "; ".join(f"{k} ({named[v.what]}) {v}" if isinstance(v, Interval) and v.what in named else f"{k} {v}"
                      for k, v in numbers.items())
 
 
