@@ -60,6 +60,13 @@ def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     fit = batch_size.time_fit({"batch_sizes": rows})
     assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
+    assert np.allclose(fit["fitted"], a / fit["B"] + c)
+    rows[0]["s_4000_epochs"] = 0.5 * (a / 398 + c)                    # the largest batch: half the law's time
+    fit = batch_size.time_fit({"batch_sizes": rows})
+    assert np.allclose(fit["fitted"], fit["a"] / fit["B"] + fit["c"])   # the curve drawn: the fit at the used B
+    words = batch_size.fit_residual_words(fit)
+    assert words.startswith("at the largest batch, $B$ = 640 clipped to 398, the benchmark's 1.65 s lies ")
+    assert words.endswith(f"% below the fit's {reporting.fmt(fit['fitted'][-1])} s")
 
 
 def test_curve_stats_detects_late_rise():
