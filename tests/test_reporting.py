@@ -167,3 +167,10 @@ def test_lists_in_words_name_each_value_once():
     assert [and_list(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
     assert each(["0", "0"]) == "0 each" and each(["0.1"]) == "0.1" and each(["0.1", "0.2"]) == "0.1 and 0.2"
     assert respectively(["0.1", "0.2"]) == "0.1 and 0.2 respectively" and respectively(["1", "1"]) == "1 each"
+
+
+def test_prose_finds_a_numbered_reference_in_doubled_parentheses():
+    import prose
+    assert prose.defects("against the noise-free solution ( (17) ). The")          # as a built page reads
+    assert prose.defects("against the noise-free solution ((17)). The")
+    assert not prose.defects(r"the order \((4,4)\), \((17)\) and Eq. (17).")       # math, a plain reference
