@@ -43,12 +43,17 @@ def counts_against_reference(st, noise_var, dense: bool) -> bool:
             and not (st.sweeps_noise and noise_var != st.default["noise_var"]))
 
 
+def counts_repeat_checks(st, noise_var, dense: bool) -> bool:
+    """Whether claim 11 counts the ``repeat_checks`` of ``st`` in the configuration
+    (``noise_var``, ``dense``): one of ``repeat_groups``."""
+    return any(st.name in names and dn == bool(dense) and (nv is None or float(nv) == float(noise_var))
+               for nv, dn, names in repeat_groups())
+
+
 def counted_words(st, summ, noise_var, dense: bool) -> str:
     """Which of a Supporting Material page's verdicts on ``st`` (its summary ``summ``) the
     scorecard's claim 11 counts (``Study.repeat_checks``), in one markdown sentence."""
-    counted = any(st.name in names and dn == bool(dense) and (nv is None or float(nv) == float(noise_var))
-                  for nv, dn, names in repeat_groups())
-    if not counted or not st.repeat_checks:
+    if not counts_repeat_checks(st, noise_var, dense) or not st.repeat_checks:
         return "The scorecard's claim 11 counts none of these comparisons."
     return (f"The scorecard's claim 11 counts {len(st.repeat_checks)} of these comparisons: "
             + "; ".join(f"{label} ({summ.verdicts[key].value})" for key, label in st.repeat_checks)
