@@ -172,7 +172,7 @@ def draw(name):
     reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
     if name == "batch_size":  # whose time the timing panel shows; which batch sizes ran clipped
         s = summaries[name]
-        reporting.glue("sm_batch_size_timing", f"{s['timing_grid_text']}: {s['timing_whose']}")
+        reporting.glue("sm_batch_size_timing", f"{s['timing_grid_text']} ({s['timing_whose']})")
         reporting.glue("sm_batch_size_clipped", s["clipped"] + ".")
     plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)
@@ -274,10 +274,11 @@ draw("batch_size")
 # {glue:text}`sm_batch_size_paper_fig` Batch size, {glue:text}`sm_config`.
 # Panels as in {doc}`/notebooks/batch_size`: $u_\theta$, $u_\mathrm{p}$ at
 # $t_\mathrm{end}$ and validation losses of the fixed-epoch runs; the time of 4000
-# epochs of one network in the timing benchmark against the batch size it used, with the
-# fit $T = a/B + c$ (the benchmark's grid and clipping: {glue:text}`sm_batch_size_timing`);
-# errors after the fixed budget of optimiser steps. In the runs of this page:
-# {glue:text}`sm_batch_size_clipped` Runs (fixed epochs): {glue:text}`sm_batch_size_what`.
+# epochs of one network in the timing benchmark, which ran on the
+# {glue:text}`sm_batch_size_timing`, against the batch size it used (clipped to its own
+# training set), with the fit $T = a/B + c$; errors after the fixed budget of optimiser
+# steps. In the runs of this page: {glue:text}`sm_batch_size_clipped` Runs (fixed
+# epochs): {glue:text}`sm_batch_size_what`.
 # ```
 
 # %% tags=["remove-input", "sm-batch_size"]

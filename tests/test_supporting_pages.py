@@ -32,7 +32,7 @@ def test_timing_bullet_says_whose_time_the_benchmark_is():
         assert not prose.defects(said[case][1]) and ": ;" not in said[case][1], said[case]
     assert [v[0] for v in said.values()] == list(said)
     assert "71-point grid, $\\sigma^2$ = 1e-3" in said["benchmarked"][1]
-    assert "in the timing benchmark" in said["benchmarked"][1] and ", this configuration:" in said["benchmarked"][1]
+    assert "in the timing benchmark" in said["benchmarked"][1] and ", this configuration):" in said["benchmarked"][1]
     assert "not timed" in said["grid only"][1] and "B = 10:" in said["grid only"][1]
     assert "this grid was not benchmarked" in said["other grid"][1] and "n/a" not in said["other grid"][1]
 

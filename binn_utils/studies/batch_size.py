@@ -304,11 +304,11 @@ def bullets(s: dict) -> list[str]:
 def timing_bullet(s: dict) -> str:
     """The training-time comparison in words: the timing benchmark's numbers, said to be its
     (one network, its grid and noise level), or that the grid of the runs was not benchmarked."""
-    bench = f"the timing benchmark (one network, {s['timing_grid']}, `{TIMING_FILE}`)"
+    bench = f"the timing benchmark (`results/{TIMING_FILE}`: one network, {s['timing_grid']}"
     if s["timed"] == "other grid":
-        return (f"Training time: {bench} times {s['timing_whose']} (its figures are in the batch-size chapter); "
+        return (f"Training time: {bench}) times {s['timing_whose']} (its figures are in the batch-size chapter); "
                 f"the inverse law $T \\propto 1/B$ on this grid {s['inverse_verdict']}.")
-    return (f"Time for 4000 epochs in {bench}, {s['timing_whose']}: {s['times']}; fit $T = a/B + c$ with "
+    return (f"Time for 4000 epochs in {bench}, {s['timing_whose']}): {s['times']}; fit $T = a/B + c$ with "
             f"$a$ = {s['fit_a']} s, $c$ = {s['fit_c']} s, $R^2$ = {s['fit_r2']}, $a$ with its interval "
             f"{s['a_interval']}: an inverse law (interval of $a$ above zero) {s['inverse_verdict']}.")
 
