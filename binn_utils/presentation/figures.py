@@ -271,7 +271,7 @@ def batch_size_figure(fixed, errors, boxes, timing=None):
     ax = fig.add_subplot(gs[1, 1])
     fit = time_fit(timing)
     ax.plot(fit["B"], fit["T"], "o", color="k", ms=4,
-            label=f"timing benchmark: one network, {studies.batch_size.timing_grid_words()}")
+            label=f"timing benchmark, {studies.batch_size.timing_grid_words()}")
     for b, breq, t in zip(fit["B"], fit["B_requested"], fit["T"]):
         if b != breq:
             ax.annotate(f"$B$ = {int(breq)}, clipped to {int(b)}", (b, t), textcoords="offset points",

@@ -132,9 +132,9 @@ def time_fit(timing: dict) -> dict:
 
 def timing_grid_words(math: bool = True) -> str:
     """The timing benchmark's configuration in words, e.g. '71-point grid, $\\sigma^2$ = 1e-3'
-    (``math`` False: 'noise variance' for the symbol)."""
-    symbol = "$\\sigma^2$" if math else "noise variance"
-    return f"{351 if TIMING_DENSE else 71}-point grid, {symbol} = {value_label(TIMING_NOISE_VAR)}"
+    (``math`` False: '71-point grid, noise variance 1e-3')."""
+    level = (f"$\\sigma^2$ = " if math else "noise variance ") + value_label(TIMING_NOISE_VAR)
+    return f"{351 if TIMING_DENSE else 71}-point grid, {level}"
 
 
 #: Whose training time the timing benchmark is, for each answer of ``timing_of``.
