@@ -180,7 +180,7 @@ display(Markdown(reporting.metrics_table(
     fixed, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run:,} epochs)")))
 rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
 display(Markdown(tables.steps_table(rows)))
-reporting.glue("bs_steps_words", tables.steps_words(more_worse, decided, tables.networks_words(reported())))
+reporting.glue("bs_steps_words", tables.steps_words(rows, more_worse, decided, tables.networks_words(reported())))
 
 # %% [markdown]
 # {glue:text}`bs_steps_words` The last column shows the same ratio for the final
@@ -317,8 +317,10 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # times for 4000 epochs of one network are {glue:text}`bs_times`; the fit $T = a/B + c$ gives
 # $a =$ {glue:text}`bs_fit_a` s and $c =$ {glue:text}`bs_fit_c` s with
 # $R^2 =$ {glue:text}`bs_fit_r2` (the constant $c$ is {glue:text}`bs_c_share` % of the
-# time at the largest batch). The interval of $a$ is {glue:text}`bs_a_interval`; an inverse
-# law (that interval above zero): {glue:text}`bs_inverse_verdict`. The times are the
+# time at the largest batch). $R^2$ weighs the long times of the small batches most and says
+# little about the fit at the other end: {glue:text}`bs_fit_largest`. The interval of $a$
+# is {glue:text}`bs_a_interval`; an inverse law (that interval above zero):
+# {glue:text}`bs_inverse_verdict`. The times are the
 # benchmark's ({glue:text}`bs_timing_machine`), not the sweeps' wall times, which batch
 # replicates and share cores with other work.
 #

@@ -70,6 +70,8 @@ reporting.glue("sc_n_claims", str(len(judged)))
 reporting.glue("sc_level", fmt(100 * LEVEL, "g"))
 reporting.glue("sc_near_zero", fmt(100 * studies.framework.NEAR_ZERO, "g"))
 reporting.glue("sc_trend_p", fmt(studies.noise.TREND_P, "g"))
+# How a claim's verdict follows from its sub-claims', in the words of the rule itself (binn_utils.analysis.verdicts).
+reporting.glue("sc_outcome_rule", Markdown(text.outcome_rule_md()))
 
 # %% tags=["remove-cell"]
 # The headline box of this page (MyST, pasted at the top with glue:md) and, as HTML, of the landing page.
@@ -126,16 +128,11 @@ display(Markdown(text.choices_table(effects)))
 # sub-claim needs, the same rule applied to them is shown beside ours: whether the
 # authors' own runs bear out the paper's sentence. "Grows with $\sigma^2$" is a trend
 # over all noise levels: Spearman's rank correlation of the per-replicate errors with
-# $\sigma^2$ is positive with a one-sided $p$-value below {glue:text}`sc_trend_p`. Only
-# decided sub-claims count; the verdict of a claim is then:
+# $\sigma^2$ is positive with a one-sided $p$-value below {glue:text}`sc_trend_p`.
 #
-# * **reproduced** when every decided sub-claim agrees;
-# * **not reproduced** when none agrees;
-# * **partly reproduced** when some agree and some disagree (the counts are given);
-# * **cannot be distinguished with this many replicates** when no sub-claim is decided but
-#   some were compared;
-# * **not tested** when no sub-claim could be compared, in particular when the claim's
-#   results are not in the results store yet.
+# ```{glue:md} sc_outcome_rule
+# :format: myst
+# ```
 #
 # "Around $u = 0$" is the lowest {glue:text}`sc_near_zero` % of the observed range of
 # $u$, and "where the true solution is near zero" the points of the $(t, x)$ grid where it

@@ -4,7 +4,7 @@ the sentence generators and by tests/book/test_built_html.py on every built page
 :func:`defects` returns what reads as garbled in a piece of text: the same number twice in
 a row ("0.0841, 0.0841"), a list of numbers run into another list, a negative amount after
 a word that already says the direction ("lowered by -0.003"), a sentence that starts in
-lower case after a full stop, a doubled word.
+lower case after a full stop, a doubled word, a numbered reference in doubled parentheses.
 """
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "ep.", "approx.", "et al.", "al."
                  "s.d.", "rel.", "resp.", "ca.", "etc.", "vol.", "pp."}
 DOUBLED_WORD = re.compile(r"(?<![-\w])([A-Za-z]{2,})\s+\1\b", re.I)  # (not "--ic ic.csv")
 ALLOWED_DOUBLES = {"that"}
+# "the solution ((17))": a numbered reference (an equation's "(17)") inside parentheses of the text
+# (not math, which a built page writes as "\\((4, 4)\\)")
+DOUBLED_PARENTHESES = re.compile(r"(?<![\\\w])\(\s*\(\d+\)\s*\)")
 
 
 def lower_case_starts(text: str) -> list[str]:
@@ -52,4 +55,5 @@ def defects(text: str) -> list[str]:
     found += [f"sentence starts in lower case: {s!r}" for s in lower_case_starts(flat)]
     found += [f"doubled word {m.group(0)!r}" for m in DOUBLED_WORD.finditer(flat)
               if m.group(1).lower() not in ALLOWED_DOUBLES]
+    found += [f"doubled parentheses {m.group(0)!r}" for m in DOUBLED_PARENTHESES.finditer(flat)]
     return found

@@ -164,6 +164,8 @@ def test_noise_grows_claim():
 
 def test_noise_architecture_claim():
     assert verdicts(3, Ctx(noise=noise())) == [A] * 5
+    out = claim(3).check(Ctx(noise=noise()))          # the disagreement rule reads once, not in every rule
+    assert (out.evidence + "".join(s.rule for s in out.subclaims)).count("the other way") == 1
     # (6, 128) with half the u_p error of (4, 32) at every nonzero level, still the more variable
     big_up = lambda arch, nv, m: (0.5 * noise_error(SMALL, nv, m) if (arch, m) == (BIG, "err_u_p") and nv  # noqa: E731
                                   else noise_error(arch, nv, m))
@@ -197,6 +199,13 @@ def test_validation_loss_claim():
     assert [v for *_, v in got.subclaims] == [F, A]      # (4, 32): the same curve at both levels
     assert "rising late" in got.subclaims[0][1] and "(4, 32)" in got.subclaims[0][1]
     assert verdicts(5, Ctx(noise=noise(rises=lambda arch, nv: nv == 1e-3))) == [D, D]   # the other way
+    # each number names its measure: the median curve's in the evidence, the replicates' in the sub-claims
+    other_way = noise(rises=lambda arch, nv: nv == 1e-3)
+    got = check(5, Ctx(noise=other_way))
+    assert got.evidence.startswith(studies.noise.RISE_CURVE.capitalize())
+    s = studies.noise.summary(other_way)
+    assert (s["rise_verdict_a"], s["rise_verdict_b"]) == ("rises less than at 1e-3",) * 2   # not "does not rise"
+    assert studies.noise.summary(noise())["rise_verdict_a"] == "rises more than at 1e-3"
 
 
 # ----------------------------------------------------------------------------- claim 6 (Fig. 3)

@@ -102,3 +102,9 @@ def test_learned_operators_on_a_users_data():
     # a between-replicate estimate is used when there is one
     c2 = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta, replicate_sd=0.01)
     assert c2.sigma == 0.01 and c2["D"].dchi2["half"] == pytest.approx(c["D"].dchi2["half"] * (c.sigma / 0.01) ** 2)
+
+
+def test_the_table_says_when_no_default_run_is_stored_and_when_an_error_measures_nothing():
+    assert ident.error_words(float("nan"), "well") == "no default run stored"
+    assert ident.error_words(0.0123, "well") == "0.0123"
+    assert ident.error_words(0.5, "not") == "0.5 (not constrained: not a measure of the method)"

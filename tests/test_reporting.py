@@ -60,6 +60,13 @@ def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     fit = batch_size.time_fit({"batch_sizes": rows})
     assert np.isclose(fit["a"], a) and np.isclose(fit["c"], c) and fit["r2"] > 0.999
     assert list(fit["B"]) == [10, 40, 160, 398] and list(fit["B_requested"]) == [10, 40, 160, 640]
+    assert np.allclose(fit["fitted"], a / fit["B"] + c)
+    rows[0]["s_4000_epochs"] = 0.5 * (a / 398 + c)                    # the largest batch: half the law's time
+    fit = batch_size.time_fit({"batch_sizes": rows})
+    assert np.allclose(fit["fitted"], fit["a"] / fit["B"] + fit["c"])   # the curve drawn: the fit at the used B
+    words = batch_size.fit_residual_words(fit)
+    assert words.startswith("at the largest batch, $B$ = 640 clipped to 398, the benchmark's 1.65 s lies ")
+    assert words.endswith(f"% below the fit's {reporting.fmt(fit['fitted'][-1])} s")
 
 
 def test_curve_stats_detects_late_rise():
@@ -160,3 +167,10 @@ def test_lists_in_words_name_each_value_once():
     assert [and_list(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
     assert each(["0", "0"]) == "0 each" and each(["0.1"]) == "0.1" and each(["0.1", "0.2"]) == "0.1 and 0.2"
     assert respectively(["0.1", "0.2"]) == "0.1 and 0.2 respectively" and respectively(["1", "1"]) == "1 each"
+
+
+def test_prose_finds_a_numbered_reference_in_doubled_parentheses():
+    import prose
+    assert prose.defects("against the noise-free solution ( (17) ). The")          # as a built page reads
+    assert prose.defects("against the noise-free solution ((17)). The")
+    assert not prose.defects(r"the order \((4,4)\), \((17)\) and Eq. (17).")       # math, a plain reference

@@ -235,12 +235,41 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     assert any(s.startswith("The authors' own archived runs") and "bear on claim 12:" in s
                and "0 agree with the paper, 1 disagree" in s for s in answer)
     full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])
-    assert any(s.startswith("Supported in full:") and s.endswith("(claim 2).") for s in full)
+    assert any(s.startswith("Supported in full:") and s.endswith("(claim 2).") for s in full)   # all compared
     assert any(s.startswith("Not supported:") and "(claim 4)" in s for s in full)
     assert full[0].endswith("; 1 (claim 9) can be neither supported nor contradicted with this many initialisations.")
-    assert any("$D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
+    assert any("[its 95 % interval] of $D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
     assert text.plain_answer_md([few, most]) in text.headline_md([few, most])
     assert 'id="plain-answer"' in text.headline_html([few, most])
+
+
+def test_plain_answer_names_the_subclaims_a_claim_supported_in_full_was_not_tested_on():
+    """A claim is reproduced when every compared sub-claim agrees; the answer must not let
+    "in full" hide the sub-claims that were not tested or cannot be decided."""
+    U = Verdict.UNDECIDED
+    answer = text.plain_answer([checked(8, A, A, N), checked(2, A, A), checked(5, A, U, N, N), checked(4, D, N)])
+    full = next(s for s in answer if s.startswith("Supported in full:"))
+    assert "(claim 8; 1 of its 3 sub-claims not tested)" in full
+    assert full.endswith("(claim 2); $u_\\theta$ matches (claim 5; 1 of its 4 sub-claims cannot be decided, 2 not "
+                         "tested).")
+    assert "(claim 4; 1 of its 2 sub-claims not tested)" in next(s for s in answer if s.startswith("Not supported"))
+    assert text.verdict_words(checked(8, A, A, N)) == "reproduced (2 agree of 3; 1 not tested)"
+    assert text.verdict_words(checked(2, A, A)) == "reproduced (2 agree of 2)"
+
+
+def test_the_scorecard_prints_the_outcome_rule_of_the_code():
+    """The page's rule is the rule's own words (verdicts.OUTCOME_RULE), glued, not retyped."""
+    from pathlib import Path
+    from binn_utils.analysis.verdicts import OUTCOME_RULE
+    rule = text.outcome_rule_md()
+    bullets = [line for line in rule.split("\n") if line.startswith("* ")]
+    assert [b.split("**")[1] for b in bullets] == [o.value for o, _, _ in OUTCOME_RULE]
+    assert all(words in rule for _, _, words in OUTCOME_RULE)
+    assert "**partly reproduced** when some agree and the others disagree or cannot be distinguished" in rule
+    page = (Path(__file__).parents[1] / "notebooks" / "scorecard.py").read_text()
+    assert 'reporting.glue("sc_outcome_rule", Markdown(text.outcome_rule_md()))' in page
+    assert "# ```{glue:md} sc_outcome_rule" in page
+    assert not any(f"* **{o.value}**" in page for o in Outcome)          # no second, typed copy
 
 
 def test_claims_table_details_and_choices():
@@ -252,6 +281,17 @@ def test_claims_table_details_and_choices():
     assert "*Ours:* Numbers 2; sub-claims: 1 agrees, 1 disagrees ({doc}`ch`)." in details
     assert "* g: sub-claim 0 (criterion at most 0.1): *agrees*; sub-claim 1 (criterion at most 0.1): *disagrees*" \
         in details
+    from binn_utils.analysis.verdicts import Interval
+    ivs = {"u_theta": Interval(0.08, 0.07, 0.09, 10, 0.98), "u_p": Interval(0.09, 0.08, 0.1, 10, 0.98)}
+    sub = SubClaim("u_theta matches", F, numbers=ivs)
+    details = text.details_md([scorecard.judge(claim(3, lambda ctx: ClaimCheck("runs", "n", (sub,), ("ch",))), None)])
+    assert ("* u_theta matches (medians with their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]): "
+            "*cannot be distinguished with this many replicates*") in details
+    spread = {"(4, 4)": Interval(0.02, 0.01, 0.03, 10, 0.95, "IQR")}
+    assert text.intervals_words(spread) == "interquartile ranges with their 95 % bootstrap intervals: (4, 4) 0.02 [0.01, 0.03]"
+    mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}
+    assert text.intervals_words(mixed) == "AUC 0.85 [0.80, 0.90]; u_p (median with its 95 % interval) 0.09 [0.08, 0.1]"
+    assert text.intervals_words({"a": Interval(2.0, 1.0, 3.0, 5, 0.95, "a")}) == "a 2 [1, 3]"    # the rule names it
     effects = [scorecard.ChoiceEffect("ours", "theirs", ((judged[0], checked(1, D)),)),
                scorecard.ChoiceEffect("mine", "other", ())]
     assert text.choices_table(effects).split("\n")[2:] == [

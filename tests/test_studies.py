@@ -10,6 +10,7 @@ import pytest
 
 from binn_utils import studies
 from binn_utils.analysis.reporting import find
+from binn_utils.analysis.verdicts import Verdict
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
 from binn_utils.presentation import figures, framework_tables
@@ -142,18 +143,20 @@ class _Run:
         return self._err[which]
 
 
-def test_batch_size_steps_against_errors_counts_where_more_steps_went_with_larger_errors():
+def test_batch_size_steps_against_errors_counts_medians_and_compares_intervals():
     from binn_utils.presentation import tables
-    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, [0.1, 0.3]), _Run(160, 100, 3, [0.1]),
-             _Run(640, 100, 1, [0.1])]
-    budget = [_Run(10, 50, 40, [0.1]), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, [0.3], final=[0.6])]
+    lo, hi, wide = np.linspace(0.1, 0.2, 12), np.linspace(0.5, 0.6, 12), np.linspace(0.1, 0.3, 12)
+    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, hi), _Run(160, 100, 3, lo), _Run(640, 100, 1, [0.1])]
+    budget = [_Run(10, 50, 40, lo), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, wide, final=6 * lo)]
     rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
     assert [r["batch_size"] for r in rows] == [10, 40, 160]             # ascending B; 640 has no budget run
-    assert rows[0]["steps"] == [4000, 2000] and rows[0]["ratio"] == pytest.approx(0.5)
+    assert rows[0]["steps"] == [4000, 2000] and rows[0]["ratio"] == pytest.approx(0.15 / 0.55)
     assert rows[2]["ratio_final"] == pytest.approx(6.0)
     assert (more_worse, decided) == (2, 2)                              # B = 40: same steps, not decided
+    assert [r["larger"] for r in rows] == [Verdict.AGREES, None, Verdict.INDISTINCT]   # 160: intervals overlap
     lines = tables.steps_table(rows).splitlines()
-    assert len(lines) == 5 and lines[2] == "| 10 | 4,000 | 2,000 | 0.2 | 0.1 | 0.5 | 0.5 |"
+    assert len(lines) == 5 and lines[2].startswith(f"| 10 | 4,000 | 2,000 | {rows[0]['intervals'][0]} | ")
+    assert "| larger |" in lines[2] and "| same steps |" in lines[3] and "| indistinguishable |" in lines[4]
 
 
 class _Curve(dict):
@@ -246,17 +249,25 @@ def test_a_sweep_names_its_default_point_and_its_paper_failures_in_words(st):
     assert all(isinstance(p, studies.PaperPoint) and p.label and p.says for p in st.paper_failures)
 
 
-def test_more_steps_worse_is_a_majority_of_the_decided_batch_sizes_and_reads_as_words():
+def test_more_steps_worse_needs_every_decided_batch_size_and_reads_as_words():
     from binn_utils.presentation import tables
     more_steps_worse = studies.batch_size.more_steps_worse
-    assert (more_steps_worse(2, 3), more_steps_worse(1, 2), more_steps_worse(0, 0)) == (True, False, None)
-    most, some, none = (tables.steps_words(*c, "best-validation") for c in ((4, 4), (1, 2), (0, 0)))
+    row = lambda v: {"larger": v}  # noqa: E731
+    every, overlap, none = [row(Verdict.AGREES)] * 4, [row(Verdict.AGREES), row(Verdict.INDISTINCT)], [row(None)]
+    assert more_steps_worse(every) is Verdict.AGREES and more_steps_worse(none) is Verdict.UNDECIDED
+    assert more_steps_worse(overlap) is Verdict.INDISTINCT
+    assert more_steps_worse(every[:1] + [row(Verdict.DISAGREES)]) is Verdict.DISAGREES
+    most, some, nothing = (tables.steps_words(r, *c, "best-validation") for r, c in
+                           ((every, (4, 4)), (overlap, (2, 2)), (none, (0, 0))))
     assert most.startswith("Of the batch sizes whose two runs took different numbers of optimiser steps, the run "
                            "with more steps has the larger median error of uₚ (best-validation networks) in 4 of 4. "
-                           "More optimiser steps thus went with a larger error for most batch sizes: on this")
-    assert some.endswith("in 1 of 2. More optimiser steps did not consistently go with a larger error.")
-    assert none.startswith("No batch size took different numbers of optimiser steps")
-    for words in (most, some, none):
+                           "Compared by the intervals of the two medians, its error is larger (intervals separated) "
+                           "in 4, smaller in 0 and indistinguishable in 0. More optimiser steps thus went with")
+    assert some.endswith("in 2 of 2. Compared by the intervals of the two medians, its error is larger (intervals "
+                         "separated) in 1, smaller in 0 and indistinguishable in 1. These runs therefore do not show "
+                         "more optimiser steps going with a larger error.")
+    assert nothing.startswith("No batch size took different numbers of optimiser steps")
+    for words in (most, some, nothing):
         assert not prose.defects(words) and words.count(":") <= 1, words
 
 
@@ -338,8 +349,15 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     assert tables.diffusivity_against_words(c, "(4, 32)") == \
         "2 times that of (4, 32) (larger), with an interquartile range 0 against 0.1"
     assert tables.diffusivity_against_words(noise.diffusivity_against(run([0.0]), run([0.1])), "(4, 32)") == "n/a"
-    assert noise.same_budget([run([0.1]), run([0.1])]) and not noise.same_budget([run([0.1]), run([0.1], 500)])
-    assert tables.budget_words(False).startswith("The networks had different numbers of epochs")
+    fewer = SimpleNamespace(record=sweep_record(3, config={"epochs": 4000}))
+    assert noise.budget_differences([run([0.1]), run([0.1])]) == ()
+    assert noise.budget_differences([run([0.1]), run([0.1], 500)]) == ("epochs",)
+    assert noise.budget_differences([run([0.1]), fewer]) == ("replicates",)
+    assert noise.budget_differences([run([0.1]), fewer, run([0.1], 500)]) == ("epochs", "replicates")
+    assert tables.budget_words(("replicates",)).startswith("The networks had different numbers of replicates (")
+    assert tables.budget_words(("epochs", "replicates")).startswith("The networks had different numbers of epochs "
+                                                                   "and replicates (")
+    assert tables.budget_words(()) == "Both networks had the same epochs and replicates."
 
 
 def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:

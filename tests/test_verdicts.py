@@ -5,7 +5,7 @@ import pytest
 
 from binn_utils import studies
 from binn_utils.analysis import reporting
-from binn_utils.analysis.verdicts import Outcome, Summary, Verdict, aggregate
+from binn_utils.analysis.verdicts import OUTCOME_RULE, Outcome, Summary, Verdict, aggregate
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep, timing_of
 
 A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.INDISTINCT)
@@ -20,7 +20,19 @@ def test_aggregate_counts_compared_subclaims():
     assert aggregate([D, D, U]) is Outcome.NOT_REPRODUCED
     assert aggregate([N, U]) is aggregate([]) is Outcome.NOT_TESTED
     assert aggregate([N, U, F]) is Outcome.INDISTINCT
+    assert aggregate([A, F, F]) is Outcome.PARTLY              # 1 agree, 0 disagree, some indistinct
     assert [o.value for o in Outcome] == list(reporting.VERDICTS)
+
+
+def test_each_line_of_the_outcome_rule_stands_alone():
+    """The scorecard prints the rule's lines as a list, each as the whole condition for its
+    outcome: on every count exactly one line holds, one line per outcome."""
+    assert sorted(o.value for o, _, _ in OUTCOME_RULE) == sorted(o.value for o in Outcome)
+    for a in range(4):
+        for d in range(4):
+            for i in range(4):
+                holding = [o for o, holds, _ in OUTCOME_RULE if holds(a, d, i)]
+                assert len(holding) == 1, (a, d, i, holding)
 
 
 def test_verdict_of_a_flag_and_the_wording_is_not_the_verdict():

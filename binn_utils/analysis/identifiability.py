@@ -300,7 +300,7 @@ def error_words(error: float, level: str) -> str:
     """A learned operator's error as the table shows it: beside its level, and flagged as
     measuring nothing where the data do not constrain the operator."""
     if not np.isfinite(error):
-        return "not run"
+        return "no default run stored"
     return f"{_g(error)}" + (" (not constrained: not a measure of the method)" if level == "not" else "")
 
 

@@ -86,8 +86,33 @@ class Outcome(enum.Enum):
     NOT_TESTED = "not tested"
 
 
+#: How the sub-claims count towards a claim's verdict, in the words the scorecard prints.
+COUNTED = ("A sub-claim that was not tested, or that cannot be decided (e.g. every run failed), does not count; "
+           "the others were compared, and one that cannot be distinguished with this many replicates counts as "
+           "compared and not confirmed. The verdict of a claim is then:")
+
+#: The rule of :func:`aggregate`: for each outcome, its condition on the numbers of sub-claims
+#: that agree (``a``), disagree (``d``) and cannot be distinguished (``i``), and that condition in
+#: the words the scorecard prints.  The conditions exclude one another, so each line is the whole
+#: rule for its outcome (tests/test_verdicts.py checks it on every count).
+OUTCOME_RULE = (
+    (Outcome.REPRODUCED, lambda a, d, i: a > 0 and d == 0 and i == 0,
+     "when every compared sub-claim agrees"),
+    (Outcome.PARTLY, lambda a, d, i: a > 0 and d + i > 0,
+     "when some agree and the others disagree or cannot be distinguished (the counts are given)"),
+    (Outcome.NOT_REPRODUCED, lambda a, d, i: a == 0 and d > 0,
+     "when some disagree and none agrees"),
+    (Outcome.INDISTINCT, lambda a, d, i: a + d == 0 and i > 0,
+     "when none agrees or disagrees but some were compared"),
+    (Outcome.NOT_TESTED, lambda a, d, i: a + d + i == 0,
+     "when no sub-claim could be compared, in particular when the claim's results are not in the results "
+     "store yet"),
+)
+
+
 def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
-    """A claim's outcome from its sub-claims' verdicts.
+    """A claim's outcome from its sub-claims' verdicts, by ``OUTCOME_RULE`` (``COUNTED`` says
+    which sub-claims count).
 
     Sub-claims that were not tested or cannot be decided (e.g. every run failed) do not
     count.  A sub-claim whose comparison was made but whose intervals overlap ("cannot be
@@ -98,15 +123,8 @@ def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
     *not tested* when nothing was compared.  (The scorecard gives the counts beside each
     outcome.)"""
     verdicts = [Verdict(v) for v in verdicts]
-    agree, disagree = verdicts.count(Verdict.AGREES), verdicts.count(Verdict.DISAGREES)
-    indistinct = verdicts.count(Verdict.INDISTINCT)
-    if agree + disagree == 0:
-        return Outcome.INDISTINCT if indistinct else Outcome.NOT_TESTED
-    if disagree == 0 and indistinct == 0:
-        return Outcome.REPRODUCED
-    if agree == 0:
-        return Outcome.NOT_REPRODUCED
-    return Outcome.PARTLY
+    counts = (verdicts.count(Verdict.AGREES), verdicts.count(Verdict.DISAGREES), verdicts.count(Verdict.INDISTINCT))
+    return next(outcome for outcome, holds, _ in OUTCOME_RULE if holds(*counts))
 
 
 # ----------------------------------------------------------------------------- intervals

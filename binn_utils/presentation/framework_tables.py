@@ -62,8 +62,9 @@ def grid_words(rows, quantity: str = "$D$") -> str:
 
 def initials_table(summaries) -> str:
     """The same BINN on each initial condition's data (``studies.framework.summary`` of each)."""
-    rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
-            "| mean \\|error\\| near zero, $u_\\theta$ / $u_p$ |", "|---|---|---|---|---|"]
+    rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$: median [IQR] "
+            "| rel. $L^2$ error $u_p$: median [IQR] | median mean \\|error\\| near zero, $u_\\theta$ / $u_p$ |",
+            "|---|---|---|---|---|"]
     for f in summaries:
         rows.append(f"| {f['data']} | {f['max_u']} | {f['err_theta']} | {f['err_up']} | "
                     f"{f['theta_near']} / {f['up_near']} |")
@@ -72,8 +73,8 @@ def initials_table(summaries) -> str:
 
 def reactions_table(labels, results) -> str:
     """The same BINN on each reading of the reaction term (``labels[i]``: that of ``results[i]``)."""
-    rows = ["| reaction | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$ | rel. $L^2$ error $u_p$ "
-            "| rel. error of $G$ |", "|---|---|---|---|---|"]
+    rows = ["| reaction | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$: median [IQR] "
+            "| rel. $L^2$ error $u_p$: median [IQR] | rel. error of $G$: median [IQR] |", "|---|---|---|---|---|"]
     for label, rr in zip(labels, results):
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 from ..analysis.reporting import and_list
-from ..analysis.verdicts import LEVEL, Outcome, Verdict
+from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
 
@@ -32,7 +32,35 @@ def verdict_words(j: Judged, counts: bool = True) -> str:
     vs = [s.verdict for s in j.subclaims]
     counts = ", ".join(f"{n} {w}" for n, w in ((vs.count(Verdict.AGREES), "agree"), (vs.count(Verdict.DISAGREES), "disagree"),
                                               (vs.count(Verdict.INDISTINCT), "cannot be distinguished")) if n)
-    return j.outcome.value + (f" ({counts} of {len(vs)})" if counts else "")
+    return j.outcome.value + (f" ({counts} of {len(vs)}{_uncounted(vs, '; ')})" if counts else "")
+
+
+def _uncounted(verdicts, lead: str = ", ") -> str:
+    """'; 1 not tested' for the sub-claims that do not count towards the outcome ('' if none)."""
+    return "".join(f"{lead}{n} {v.value}" for v in (Verdict.UNDECIDED, Verdict.NOT_TESTED) if (n := verdicts.count(v)))
+
+
+def outcome_rule_md() -> str:
+    """How a claim's verdict follows from its sub-claims' (``verdicts.aggregate``), as MyST:
+    the rule's own words (``verdicts.COUNTED``, ``verdicts.OUTCOME_RULE``)."""
+    return "\n".join([COUNTED, ""] + [f"* **{o.value}** {words};" for o, _, words in OUTCOME_RULE])[:-1] + "."
+
+
+def intervals_words(numbers) -> str:
+    """The intervals a sub-claim was decided on, saying which intervals they are: 'medians with
+    their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]' (an interval of
+    another estimate, e.g. a fitted slope, or a number given as text, e.g. an AUC, as it is:
+    the sub-claim's rule names it)."""
+    level = f"{100 * LEVEL:g} %"
+    whats = {v.what if isinstance(v, Interval) else None for v in numbers.values()}
+    items = "; ".join(f"{k} {v}" for k, v in numbers.items())
+    if whats == {"median"}:
+        return f"medians with their {level} intervals: {items}"
+    if whats == {"IQR"}:
+        return f"interquartile ranges with their {level} bootstrap intervals: {items}"
+    named = {"median": f"median with its {level} interval", "IQR": f"IQR with its {level} bootstrap interval"}
+    return "; ".join(f"{k} ({named[v.what]}) {v}" if isinstance(v, Interval) and v.what in named else f"{k} {v}"
+                     for k, v in numbers.items())
 
 
 def mark_md(outcome: Outcome, text: str = "") -> str:
@@ -169,9 +197,8 @@ def headline_html(judged: list[Judged]) -> str:
 
 def _counts_words(j: Judged) -> str:
     vs = [s.verdict for s in j.subclaims]
-    rest = [f"{n} {v.value}" for v in (Verdict.UNDECIDED, Verdict.NOT_TESTED) if (n := vs.count(v))]
     return (f"{vs.count(Verdict.AGREES)} of {len(vs)} sub-claims agree, {vs.count(Verdict.DISAGREES)} disagree, "
-            f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished" + "".join(f", {r}" for r in rest))
+            f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished" + _uncounted(vs))
 
 
 def plain_answer(judged: list[Judged]) -> list[str]:
@@ -182,7 +209,7 @@ def plain_answer(judged: list[Judged]) -> list[str]:
     by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
 
     def named(js):
-        return "; ".join(f"{title_tex(j.claim)} (claim {j.claim.number})" for j in js)
+        return "; ".join(f"{title_tex(j.claim)} (claim {j.claim.number}{_not_counted(j)})" for j in js)
 
     def claims(js):
         return ("claims " if len(js) > 1 else "claim ") + and_list(j.claim.number for j in js)
@@ -215,9 +242,21 @@ def plain_answer(judged: list[Judged]) -> list[str]:
                    f"{tally([v for _, tv in theirs for v in tv], 'agree with the paper')}.")
     nums = [(k, v) for j in judged if j.check for k, v in j.check.numbers.items()]
     if nums:
-        out.append("At the recommended settings, the median relative error over initialisations [its interval] "
+        out.append(f"At the recommended settings, the median relative error over initialisations [its "
+                   f"{100 * LEVEL:g} % interval] "
                    "of " + "; of ".join(f"{k} is {v}" for k, v in nums) + ".")
     return out
+
+
+def _not_counted(j: Judged) -> str:
+    """'; 1 of its 3 sub-claims not tested' for a claim some of whose sub-claims were not
+    compared (its outcome rests on the others only); '' if every one was."""
+    vs = [s.verdict for s in j.subclaims]
+    rest = _uncounted(vs)[2:]                     # '1 not tested', '1 cannot be decided, 2 not tested'
+    if not rest:
+        return ""
+    n, words = rest.split(" ", 1)
+    return f"; {n} of its {len(vs)} sub-claims {words}"
 
 
 def plain_answer_md(judged: list[Judged]) -> str:
@@ -241,8 +280,8 @@ def details_md(judged: list[Judged]) -> str:
         groups: dict = {}
         for s in j.subclaims:
             theirs = f"; the authors' runs: *{s.authors.value}*" if s.authors is not None else ""
-            ivs = "; ".join(f"{k} {v}" for k, v in s.numbers.items()) if s.numbers else ""
-            groups.setdefault(s.group, []).append(labelled(s) + (f" [{ivs}]" if ivs else "")
+            ivs = f" ({intervals_words(s.numbers)})" if s.numbers else ""
+            groups.setdefault(s.group, []).append(labelled(s) + ivs
                                                   + f": *{s.verdict.value}*{theirs}")
         for group, items in groups.items():
             if group is None:

@@ -203,33 +203,46 @@ def published_row_table(results, axis, row_order, row_D=(4, 4)) -> str:
     return "\n".join(lines)
 
 
+#: A batch size's verdict on "the run with more steps has the larger error", in a table cell.
+_LARGER_WORDS = {Verdict.AGREES: "larger", Verdict.DISAGREES: "smaller", Verdict.INDISTINCT: "indistinguishable",
+                 Verdict.UNDECIDED: "cannot be decided", None: "same steps"}
+
+
 def steps_table(rows) -> str:
-    """Optimiser steps and median u_p errors of each batch size after the fixed epochs and
-    the fixed budget (rows of ``studies.batch_size.steps_against_errors``)."""
+    """Optimiser steps and median u_p errors, with their intervals, of each batch size after
+    the fixed epochs and the fixed budget, and whether the run with more steps has the larger
+    error (rows of ``studies.batch_size.steps_against_errors``)."""
     out = ["| $B$ | optimiser steps, fixed epochs | fixed budget | median $u_\\mathrm{p}$ error, fixed epochs "
-           "| fixed budget | ratio budget / epochs | same ratio, final networks |", "|---" * 7 + "|"]
+           "| fixed budget | the run with more steps: error (intervals) | ratio budget / epochs "
+           "| same ratio, final networks |", "|---" * 8 + "|"]
     for r in rows:
-        out.append(f"| {r['batch_size']:g} | {r['steps'][0]:,} | {r['steps'][1]:,} | {fmt(r['err'][0])} | "
-                   f"{fmt(r['err'][1])} | {fmt(r['ratio'], '.2g')} | {fmt(r['ratio_final'], '.2g')} |")
+        out.append(f"| {r['batch_size']:g} | {r['steps'][0]:,} | {r['steps'][1]:,} | {r['intervals'][0]} | "
+                   f"{r['intervals'][1]} | {_LARGER_WORDS[r['larger']]} | {fmt(r['ratio'], '.2g')} | "
+                   f"{fmt(r['ratio_final'], '.2g')} |")
     return "\n".join(out)
 
 
-def steps_words(more_worse: int, decided: int, networks: str) -> str:
+def steps_words(rows, more_worse: int, decided: int, networks: str) -> str:
     """What the batch-size study's steps against errors show, as sentences: of the
     ``decided`` batch sizes (whose two runs took different numbers of steps), in
     ``more_worse`` the run with more steps has the larger median uₚ error of the
-    ``networks`` networks (``studies.batch_size.steps_against_errors``)."""
-    majority = more_steps_worse(more_worse, decided)
-    if majority is None:
+    ``networks`` networks, a count of medians; each ``rows``' interval comparison, and
+    over-training only where every one of them shows it
+    (``studies.batch_size.steps_against_errors``, ``more_steps_worse``)."""
+    if not decided:
         return ("No batch size took different numbers of optimiser steps in its two runs, so these runs cannot "
                 "tell whether more steps go with larger errors.")
+    vs = [r["larger"] for r in rows if r["larger"] is not None]
     counted = (f"Of the batch sizes whose two runs took different numbers of optimiser steps, the run with more "
-               f"steps has the larger median error of uₚ ({networks} networks) in {more_worse} of {decided}.")
-    if majority:
-        return (counted + " More optimiser steps thus went with a larger error for most batch sizes: on this "
-                "benchmark training past the best point makes the forward solve worse (over-training), so a "
+               f"steps has the larger median error of uₚ ({networks} networks) in {more_worse} of {decided}. "
+               f"Compared by the intervals of the two medians, its error is larger (intervals separated) in "
+               f"{vs.count(Verdict.AGREES)}, smaller in {vs.count(Verdict.DISAGREES)} and indistinguishable in "
+               f"{vs.count(Verdict.INDISTINCT)}.")
+    if more_steps_worse(rows) is Verdict.AGREES:
+        return (counted + " More optimiser steps thus went with a larger error at every such batch size, so on "
+                "this benchmark training past the best point makes the forward solve worse (over-training), and a "
                 "comparison after a fixed budget ranks the batch sizes partly by how far each trains past its best.")
-    return counted + " More optimiser steps did not consistently go with a larger error."
+    return counted + " These runs therefore do not show more optimiser steps going with a larger error."
 
 
 def mislabelled_cells(pairs) -> str:
@@ -346,10 +359,12 @@ def diffusivity_against_words(c: dict, shown: str) -> str:
             f"range {fmt(c['iqr_other'], '.2g')} against {fmt(c['iqr_shown'], '.2g')}")
 
 
-def budget_words(same: bool) -> str:
-    """Whether the noise study's networks trained alike (``studies.noise.same_budget``)."""
-    return ("Both networks had the same epochs and replicates." if same else
-            "The networks had different numbers of epochs or replicates (the larger one costs far more "
+def budget_words(differ: tuple) -> str:
+    """Whether the noise study's networks trained alike: ``differ`` names what differed
+    between them ("epochs", "replicates"; ``studies.noise.budget_differences``)."""
+    if not differ:
+        return "Both networks had the same epochs and replicates."
+    return (f"The networks had different numbers of {' and '.join(differ)} (the larger one costs far more "
             "per step), so their boxes and curves are not a like-for-like comparison.")
 
 
