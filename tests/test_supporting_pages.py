@@ -88,3 +88,12 @@ def test_scale_definitions_come_from_the_scales():
         assert f"{p['epochs']} epochs, 1 dataset x {p['seeds']} initialisations (learning rate" in words, words
         assert f"fixed budget: {p['budget_steps']:,} steps" in words
         assert f"{p['big_epochs']} epochs, {p['big_datasets']} dataset" in words
+
+
+def test_a_reference_read_below_the_scale_it_is_stored_at_says_so():
+    from binn_utils.studies.supporting import Page
+    page, arch = Page(noise_var=0.0, dense=True), studies.get("architecture")
+    assert page.reference_of(arch) == (0.0, False)       # the committed 71-point repeat, stored at paper
+    assert page.reference_note(arch, "lite") == ("the reference, stored at the paper scale too, is read at lite "
+                                                 "like the runs here (like with like)")
+    assert page.reference_note(arch, "paper") == ""

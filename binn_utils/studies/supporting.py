@@ -101,7 +101,7 @@ class Page:
         for st in self.studies():
             scale, ref = self.scale_of(st), self.reference_of(st)
             for nv, dense in [(self.noise_var, self.dense)] + ([ref] if ref else []):
-                out += [s for part in self.groups(st, nv, dense, scale) for s in part]
+                out += self.settings_of(st, nv, dense, scale)
         return out
 
     def load(self, st: Study, noise_var, dense: bool, scale: str):
@@ -132,7 +132,7 @@ def scale_definition(scale: str) -> str:
 
 
 def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts: dict, scales: Mapping,
-                           notes: Mapping = {}) -> tuple[str, dict]:
+                           notes: Mapping | None = None) -> tuple[str, dict]:
     """Markdown table comparing, per study (``sts``: name -> Study), the errors at the paper's
     default setting in this configuration with those in a reference configuration, both read
     at the study's scale (``scales``: name -> scale), the runs named (the part of a study in
@@ -151,8 +151,9 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
         th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
         up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
         iq = (iqr(a.metric("err_u_p")), iqr(b.metric("err_u_p")))
+        runs = runs_read(st, a, b, scales[study], (notes or {}).get(study))
         rows.append(f"| {st.title} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
-                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} | {runs_read(st, a, b, scales[study], notes.get(study))} |")
+                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} | {runs} |")
         v_med, v_iqr, _ = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower)
         lower.append(v_med)
         narrower.append(v_iqr)
