@@ -311,9 +311,9 @@ bullets("noise")
 # noise. At the paper's default hyperparameters of each study, the errors in this
 # configuration ({glue:text}`sm_config`) and in the reference configuration
 # ({glue:text}`sm_reference`) are as follows. A study whose results come in parts is
-# compared on its first part (the batch-size study: its fixed-epoch runs, as claim 11
-# reads them, not the fixed-budget runs of its figure's boxes); the last column names the
-# runs of each row.
+# compared on its first part (the batch-size study: its fixed-epoch runs, as claim 11's
+# comparison of the grids reads them, not the fixed-budget runs of its figure's boxes and
+# of its list's verdicts); the last column names the runs of each row.
 
 # %% tags=["remove-cell"]
 here = {k: v[0] if isinstance(v, tuple) else v for k, v in results.items()}  # a study in parts: its first
