@@ -5,7 +5,8 @@
 The paper trains "on the CPU", one network at a time, with plain autograd and Adam, and
 validates every epoch.  This benchmark times that trainer (``tests/reference_binn.py``: the
 plain-autograd reference that the fast trainer is tested against, float32 as published) on
-the Fig. 6 configuration (diffusion, 71 x 7 data, noise 1e-3, N_PDE = N_BC = 40) for
+the Fig. 6 configuration (diffusion, 71 x 7 data, noise 1e-3: ``binn_utils.studies.batch_size.TIMING_*``;
+N_PDE = N_BC = 40) for
 B = 10, 40, 160, 640, in ONE process on ONE device, the batch sizes interleaved round by
 round (so a change of the machine's load during the run affects every B alike), and prints:
 
@@ -56,12 +57,13 @@ class Trainer:
         from binn_utils.engine.networks import xavier_init
         from binn_utils.engine.observations import make_observations
         from binn_utils.engine.training import TrainConfig, build_layout
+        from binn_utils.studies.batch_size import TIMING_DENSE, TIMING_NOISE_VAR
 
         self.cfg = TrainConfig()
         layout = build_layout(self.cfg, ("D",))
         self.model = RefBINN(layout, xavier_init(layout, seed), dtype=torch.float32)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=self.cfg.lr)
-        obs = make_observations("diffusion", 1e-3)
+        obs = make_observations("diffusion", TIMING_NOISE_VAR, dense=TIMING_DENSE)
         self.train_pts = torch.tensor(obs.points("train"), dtype=torch.float32)
         self.val_pts = torch.tensor(obs.points("val"), dtype=torch.float32)
         self.gen = torch.Generator().manual_seed(seed)

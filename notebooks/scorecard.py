@@ -166,8 +166,9 @@ display(Markdown(text.details_md(judged)))
 # runs, whose epochs depend on the batch size), the replicates of each setting, where the
 # settings were trained and which integrator computed $u_\mathrm{p}$. The scales are
 # defined in `binn_utils/studies/base.py`: `paper` is the published grid (4000 epochs, 10
-# initialisations; 10 datasets in the noise study, 3 for its large network), `lite` 1000
-# epochs and 3 initialisations. A Supporting Material configuration is read at `paper`
+# initialisations; 10 datasets in the noise study, 3 for its large network), `lite` fewer
+# epochs and replicates, which differ between studies (the rows give each one's; the
+# {doc}`/notebooks/supplementary` lists them). A Supporting Material configuration is read at `paper`
 # where it is stored, else at `lite`.
 
 # %% tags=["remove-input"]

@@ -29,14 +29,17 @@
 # reduce the errors and the variability.
 #
 # **Scale.** Each study of each repeat is read at the paper's scale (`paper` scale:
-# 4000 epochs, 10 initialisations) where those runs are stored, and otherwise at the
-# `lite` scale (1000 epochs, 3 initialisations), which reduces epochs as well as
+# {glue:text}`sm_scale_paper`) where those runs are stored, and otherwise at the
+# `lite` scale ({glue:text}`sm_scale_lite`), which reduces epochs as well as
 # replicates (the {doc}`/book/errata`, item 31, says why). Every caption ends with the
 # scale, epochs and replicates of its runs; a comparison with the reference configuration
-# uses the reference at the same scale. Every verdict on this page is the scorecard's
-# (claim 11), computed by the same function: a comparison of intervals over the
-# initialisations, which with two or three replicates usually cannot distinguish the
-# settings. The table of what was run, at the
+# reads the reference at the same scale, and its table says which runs each row reads.
+# Every verdict on this page is computed by the same functions as the scorecard's: a
+# comparison of intervals over the initialisations, which with two or three replicates
+# usually cannot distinguish the settings. The scorecard's claim 11 counts only some of
+# them (each study's `repeat_checks`, and on the dense grid the comparison with the
+# 71-point grid); a sentence under each list and under the comparison table names those
+# it counts. The table of what was run, at the
 # end of the {doc}`/notebooks/scorecard`, lists every configuration with its scale and
 # hardware.
 #
@@ -58,7 +61,7 @@
 
 # %% tags=["parameters"]
 # None: the scales of the committed repeats (results/manifest.json), the largest stored first;
-# or "quick" (CI smoke run), "lite" (1000 epochs, 3 initialisations), "book", "paper"
+# or "quick" (CI smoke run), "lite" (reduced), "book", "paper" (binn_utils/studies/base.py SCALES)
 scale = None
 fallback_scale = "lite" # a study (or reference) not stored at `scale` but stored at this one is read here; None: never
 noise_var = 0.0          # observation noise variance sigma^2 of the repeat: 0, 1e-3 or 1e-2
@@ -87,7 +90,8 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.presentation import figures, plotting, tables
-from binn_utils.studies.supporting import Page, compare_configurations
+from binn_utils.claims.spanning import counted_words, reference_counted_words
+from binn_utils.studies.supporting import Page, compare_configurations, scale_definition
 
 plotting.style()
 page = Page(noise_var=noise_var, dense=dense, study=study, scale=scale, fallback_scale=fallback_scale,
@@ -99,12 +103,15 @@ results = {st.name: page.load(st, noise_var, dense, scale_of[st.name]) for st in
 # The paper compares each dense repeat with the sparse grid at the same noise level, and
 # the noise-free and high-noise repeats with the main text (sigma^2 = 1e-3, sparse).
 reference = {st.name: page.load(st, *page.reference_of(st), scale_of[st.name]) for st in drawn if page.reference_of(st)}
+summaries = {st.name: st.summary(results[st.name]) for st in drawn}  # numbers and verdicts of each study
 
 ref_noise, _ = page.reference
 reporting.glue("sm_config", f"noise variance {noise_var:g}, {'351' if dense else '71'} spatial points")
 reporting.glue("sm_reference", "none (this is the main-text configuration)" if page.is_reference else
                f"noise variance {ref_noise:g}, 71 spatial points")
 reporting.glue("sm_expect", "lower" if page.expect_lower else "higher")
+for name in ("paper", "lite"):  # what each scale trains, from the studies' settings
+    reporting.glue(f"sm_scale_{name}", scale_definition(name))
 
 
 def not_run_reason(st):
@@ -163,6 +170,10 @@ def draw(name):
     # fixed-epoch runs)
     fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *figure_numbers(st, res))
     reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
+    if name == "batch_size":  # whose time the timing panel shows; which batch sizes ran clipped
+        s = summaries[name]
+        reporting.glue("sm_batch_size_timing", f"{s['timing_grid_text']} ({s['timing_whose']})")
+        reporting.glue("sm_batch_size_clipped", s["clipped"] + ".")
     plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
     reporting.glue(f"sm_fig_{name}", fig)
     plt.close(fig)
@@ -172,8 +183,9 @@ def bullets(name):
     """The study's comparisons with the paper, as a list (computed from the results)."""
     if name not in results:
         return
-    st = SWEEPS[name]
-    display(Markdown("\n".join(f"* {line}" for line in st.bullets(st.summary(results[name])))))
+    st, s = SWEEPS[name], summaries[name]
+    display(Markdown("\n".join(f"* {line}" for line in st.bullets(s))
+                     + "\n\n" + counted_words(st, s, noise_var, dense)))
 
 
 # %% [markdown]
@@ -261,11 +273,12 @@ draw("batch_size")
 #
 # {glue:text}`sm_batch_size_paper_fig` Batch size, {glue:text}`sm_config`.
 # Panels as in {doc}`/notebooks/batch_size`: $u_\theta$, $u_\mathrm{p}$ at
-# $t_\mathrm{end}$ and validation losses of the fixed-epoch runs; per-replicate
-# wall-clock time against the batch size used, with the fit $T = a/B + c$; errors after
-# the fixed budget of optimiser steps. $B = 640$ exceeds the training set of the sparse
-# grid and then runs as full-batch training. Runs (fixed epochs):
-# {glue:text}`sm_batch_size_what`.
+# $t_\mathrm{end}$ and validation losses of the fixed-epoch runs; the time of 4000
+# epochs of one network in the timing benchmark, which ran on the
+# {glue:text}`sm_batch_size_timing`, against the batch size it used (clipped to its own
+# training set), with the fit $T = a/B + c$; errors after the fixed budget of optimiser
+# steps. In the runs of this page: {glue:text}`sm_batch_size_clipped` Runs (fixed
+# epochs): {glue:text}`sm_batch_size_what`.
 # ```
 
 # %% tags=["remove-input", "sm-batch_size"]
@@ -297,14 +310,18 @@ bullets("noise")
 # over initialisations) are lower without noise and with denser data, higher with more
 # noise. At the paper's default hyperparameters of each study, the errors in this
 # configuration ({glue:text}`sm_config`) and in the reference configuration
-# ({glue:text}`sm_reference`) are:
+# ({glue:text}`sm_reference`) are as follows. A study whose results come in parts is
+# compared on its first part (the batch-size study: its fixed-epoch runs, as claim 11's
+# comparison of the grids reads them, not the fixed-budget runs of its figure's boxes and
+# of its list's verdicts); the last column names the runs of each row.
 
 # %% tags=["remove-cell"]
 here = {k: v[0] if isinstance(v, tuple) else v for k, v in results.items()}  # a study in parts: its first
 ref = {k: v[0] if isinstance(v, tuple) else v for k, v in reference.items()}
 if ref:
-    table, comp = compare_configurations(here, ref, page.expect_lower,
-                                                   {name: st.default for name, st in SWEEPS.items()})
+    table, comp = compare_configurations(here, ref, page.expect_lower, SWEEPS, scale_of,
+                                         {st.name: page.reference_note(st, scale_of[st.name]) for st in drawn})
+    table += "\n\n" + reference_counted_words(ref, noise_var, dense)
 else:
     table, comp = "*No comparison: this is the reference configuration (or `compare` is off).*", {
         "n": 0, "errors_as_expected": "n/a", "spread_as_expected": "n/a"}
@@ -325,8 +342,8 @@ display(Markdown(table))
 # Whether the qualitative conclusions carry over is answered, study by study, by the
 # lists under each figure: each compares the location of the lowest errors and the two
 # failure modes with the paper's main-text claims, computed from this configuration's
-# results. The {doc}`/notebooks/scorecard` (claim 11) collects the verdicts over all
-# configurations.
+# results. The {doc}`/notebooks/scorecard` (claim 11) collects, over all configurations,
+# the verdicts named under each list and under the comparison table.
 #
 # ## What we learnt
 #

@@ -149,7 +149,7 @@ def test_fig6_timing_legend_clear_of_the_data_and_budget_labels_apart():
     runs = _batch_runs()
     fig = figures.batch_size_figure(runs["fixed"], *figure_boxes(runs["budget"], ["batch_size"]))
     _check_ticks(fig)
-    ax, legend = _legend_with(fig, "one network (timing benchmark)")
+    ax, legend = _legend_with(fig, "timing benchmark, 71-point grid")
     assert _covered_points(ax, legend, fig.canvas.get_renderer()) == 0
     top_left = fig.axes[0]  # five entries on a panel the curves fill
     assert _covered_points(top_left, top_left.get_legend(), fig.canvas.get_renderer()) == 0

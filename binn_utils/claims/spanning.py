@@ -26,14 +26,57 @@ def _first(res):
     return res[0] if isinstance(res, tuple) else res
 
 
+def repeat_groups() -> list[tuple]:
+    """Claim 11's groups of repeats, each (noise variance, dense, study names): the studies
+    repeated on the 71-point grid in every Supporting Material configuration, and the noise
+    study (which sweeps sigma^2; noise variance None) on the dense grid."""
+    sparse = [st.name for st in repeated(dense=False)]
+    return [(nv, dn, sparse) for nv, dn in SUPPORTING_CONFIGURATIONS] + [
+        (None, True, [st.name for st in repeated(dense=True) if st.sweeps_noise])]
+
+
+def counts_against_reference(st, noise_var, dense: bool) -> bool:
+    """Whether claim 11 counts the comparison of ``st`` at its default with the 71-point grid
+    in the configuration (``noise_var``, ``dense``): dense repeats only, a study that sweeps
+    sigma^2 at its default level only."""
+    return (bool(dense) and (float(noise_var), True) in {(float(a), b) for a, b in SUPPORTING_CONFIGURATIONS}
+            and not (st.sweeps_noise and noise_var != st.default["noise_var"]))
+
+
+def counts_repeat_checks(st, noise_var, dense: bool) -> bool:
+    """Whether claim 11 counts the ``repeat_checks`` of ``st`` in the configuration
+    (``noise_var``, ``dense``): one of ``repeat_groups``."""
+    return any(st.name in names and dn == bool(dense) and (nv is None or float(nv) == float(noise_var))
+               for nv, dn, names in repeat_groups())
+
+
+def counted_words(st, summ, noise_var, dense: bool) -> str:
+    """Which of a Supporting Material page's verdicts on ``st`` (its summary ``summ``) the
+    scorecard's claim 11 counts (``Study.repeat_checks``), in one markdown sentence."""
+    if not counts_repeat_checks(st, noise_var, dense) or not st.repeat_checks:
+        return "The scorecard's claim 11 counts none of these comparisons."
+    return (f"The scorecard's claim 11 counts {len(st.repeat_checks)} of these comparisons: "
+            + "; ".join(f"{label} ({summ.verdicts[key].value})" for key, label in st.repeat_checks)
+            + "; the others are computed the same way and not counted.")
+
+
+def reference_counted_words(names, noise_var, dense: bool) -> str:
+    """Which rows (studies ``names``) of a Supporting Material page's comparison with its
+    reference configuration the scorecard's claim 11 counts, in one sentence."""
+    counted = [get(n).title for n in names if counts_against_reference(get(n), noise_var, dense)]
+    if not counted:
+        return ("The scorecard's claim 11 counts none of these comparisons: it compares only the dense repeats "
+                "with the 71-point grid.")
+    return (f"The scorecard's claim 11 counts the two comparisons (median and IQR of the $u_\\mathrm{{p}}$ error) "
+            f"of the rows {reporting.and_list(counted)}.")
+
+
 def claim_supporting(ctx) -> ClaimCheck:
     """Claim 11: every stored Supporting Material repeat against the main text's comparisons,
     and each dense repeat against the sparse grid at the same noise level."""
     subs, parts, runs, loaded = [], [], set(), {}
-    # the repeated studies in every configuration, and the noise study (which sweeps sigma^2) on the dense grid
     sparse = [st.name for st in repeated(dense=False)]
-    for nv, dense, names in [(nv, dn, sparse) for nv, dn in SUPPORTING_CONFIGURATIONS] + [
-            (None, True, [st.name for st in repeated(dense=True) if st.sweeps_noise])]:
+    for nv, dense, names in repeat_groups():
         group = config_label(nv, dense) if nv is not None else "noise study, 351 points"
         agree = total = 0
         missing = []
@@ -69,7 +112,7 @@ def claim_supporting(ctx) -> ClaimCheck:
         group = f"{config_label(nv, True)} against 71 points"
         n_cmp = 0
         for st in sweeps():
-            if st.sweeps_noise and nv != st.default["noise_var"]:
+            if not counts_against_reference(st, nv, True):
                 continue  # a study that sweeps sigma^2 is compared at its default noise level only
             here, scale = loaded.get((st.name, nv, True), (None, None))
             if here is None:

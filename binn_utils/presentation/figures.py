@@ -252,7 +252,8 @@ def batch_size_figure(fixed, errors, boxes, timing=None):
     """Fig. 6 (diffusion): u_theta and u_p at t_end per batch size (fixed-epoch runs
     ``fixed``); validation loss per B; the time of 4000 epochs against B from the timing
     benchmark (``timing``; None: the committed one, ``studies.batch_size.timing()``) with
-    the fit T = a / B + c; errors after the fixed budget of optimiser steps (``boxes`` per B
+    the fit T = a / B + c, labelled with the benchmark's grid and noise level (its clipping
+    is the benchmark's, not necessarily that of ``fixed``); errors after the fixed budget of optimiser steps (``boxes`` per B
     and quantity, from ``errors``: :func:`panels.error_boxes`)."""
     timing = studies.batch_size.timing() if timing is None else timing
     Bs, rf = _sorted(fixed, "batch_size")
@@ -269,7 +270,8 @@ def batch_size_figure(fixed, errors, boxes, timing=None):
     panels.loss_curves(ax, entries)
     ax = fig.add_subplot(gs[1, 1])
     fit = time_fit(timing)
-    ax.plot(fit["B"], fit["T"], "o", color="k", ms=4, label="one network (timing benchmark)")
+    ax.plot(fit["B"], fit["T"], "o", color="k", ms=4,
+            label=f"timing benchmark, {studies.batch_size.timing_grid_words()}")
     for b, breq, t in zip(fit["B"], fit["B_requested"], fit["T"]):
         if b != breq:
             ax.annotate(f"$B$ = {int(breq)}, clipped to {int(b)}", (b, t), textcoords="offset points",

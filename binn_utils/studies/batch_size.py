@@ -10,7 +10,7 @@ import numpy as np
 
 from ..analysis import reporting
 from ..analysis.reporting import (failures_sentence, fmt, intervals_of, iqr, lowest_median, median, medians,
-                                  meta_value)
+                                  meta_value, value_label)
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, best_of,
                                  expect, highest_at, median_interval, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
@@ -31,6 +31,9 @@ AUTHORS_BUDGET_EPOCHS = {10: 2200, 40: 8100, 160: 23_000, 640: 45_000}
 #: --json``): one network of the plain-autograd trainer, as the paper trains "on the CPU",
 #: every batch size timed in one process on one device, interleaved.
 TIMING_FILE = "benchmarks/batch_size_timing.json"
+#: The configuration the timing benchmark trains (``benchmarks/batch_size_timing.py`` reads
+#: it): Fig. 6's, the 71-point grid at the main text's noise level.
+TIMING_NOISE_VAR, TIMING_DENSE = DEFAULT_NOISE_VAR, False
 _TIMING_KEYS = ("machine", "torch", "trainer", "batch_sizes", "fit", "budgets_min", "printout", "load_average")
 _ROW_KEYS = ("B", "B_used", "epoch_steps", "ms_per_step", "s_per_epoch", "s_4000_epochs")
 
@@ -127,6 +130,29 @@ def time_fit(timing: dict) -> dict:
     return out
 
 
+def timing_grid_words(math: bool = True) -> str:
+    """The timing benchmark's configuration in words, e.g. '71-point grid, $\\sigma^2$ = 1e-3'
+    (``math`` False: '71-point grid, noise variance 1e-3')."""
+    level = (f"$\\sigma^2$ = " if math else "noise variance ") + value_label(TIMING_NOISE_VAR)
+    return f"{351 if TIMING_DENSE else 71}-point grid, {level}"
+
+
+#: Whose training time the timing benchmark is, for each answer of ``timing_of``.
+TIMING_WHOSE = {"benchmarked": "this configuration",
+                "grid only": "this grid at another noise level; the runs on this page were not timed",
+                "other grid": "another grid; this grid was not benchmarked"}
+
+
+def timing_of(fixed) -> str:
+    """Whose training time the timing benchmark gives for the runs ``fixed`` (one
+    configuration): 'benchmarked' (its grid and noise level), 'grid only' (its grid, another
+    noise level) or 'other grid' (not benchmarked); ``TIMING_WHOSE`` in words."""
+    rec = fixed[0].record if fixed else None
+    if rec is None or bool(rec.dense) != TIMING_DENSE:
+        return "other grid"
+    return "benchmarked" if float(rec.noise_var) == float(TIMING_NOISE_VAR) else "grid only"
+
+
 def fit_residual_words(fit: dict) -> str:
     """The fit's residual at the largest batch size of ``time_fit``'s ``fit``, in words: the
     time measured there against the fitted curve's (R^2 weighs the long times of the small
@@ -139,13 +165,16 @@ def fit_residual_words(fit: dict) -> str:
 
 def summary(results, timing_=None) -> Summary:
     """Fig. 6 from (fixed-epoch results, fixed-budget results): training time against B (from
-    the timing benchmark ``timing_``, None: the committed one, which times the 71-point grid,
-    so none for dense results; ``time_fit``), errors after a fixed budget of optimiser steps;
-    the best batch sizes against the paper's ``PAPER_BEST``."""
+    the timing benchmark ``timing_``, None: the committed one, which times one network on
+    the grid ``TIMING_DENSE``, so none for results on the other grid; ``time_fit``), errors
+    after a fixed budget of optimiser steps; the best batch sizes against the paper's
+    ``PAPER_BEST``."""
     fixed, budget = results
-    dense = bool(fixed and fixed[0].record.dense)
-    fit = time_fit(None if dense else timing() if timing_ is None else timing_)
-    s = Summary({"fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
+    timed = timing_of(fixed)
+    fit = time_fit(None if timed == "other grid" else timing() if timing_ is None else timing_)
+    s = Summary({"timed": timed, "timing_whose": TIMING_WHOSE[timed], "timing_grid": timing_grid_words(),
+                 "timing_grid_text": timing_grid_words(math=False),
+                 "fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
                  "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
                  "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
                                                                                            fit["per_step_ms"]))})
@@ -281,15 +310,25 @@ def bullets(s: dict) -> list[str]:
     """The main-text comparisons of the study as markdown bullets (the Supporting Material
     repeats claim the same qualitative conclusions)."""
     lo, hi = PAPER_BEST
-    return [f"Time for the fixed epochs per replicate: {s['times']}; fit $T = a/B + c$ with $a$ = "
-            f"{s['fit_a']} s, $c$ = {s['fit_c']} s, $R^2$ = {s['fit_r2']} ({s['fit_largest']}), $a$ with its interval "
-            f"{s['a_interval']}: an inverse law (interval of $a$ above zero) {s['inverse_verdict']}.",
+    return [timing_bullet(s),
             f"After {s['budget_steps']} optimiser steps the lowest median error of $u_\\theta$ is at "
             f"$B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}; the paper's {lo} to {hi}: "
             f"{s['best_theta_verdict']} ($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
             f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors: {s['budget_up_iqr']}; $B$ = 10 the most "
             f"variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
+
+
+def timing_bullet(s: dict) -> str:
+    """The training-time comparison in words: the timing benchmark's numbers, said to be its
+    (one network, its grid and noise level), or that the grid of the runs was not benchmarked."""
+    bench = f"the timing benchmark (`results/{TIMING_FILE}`: one network, {s['timing_grid']}"
+    if s["timed"] == "other grid":
+        return (f"Training time: {bench}) times {s['timing_whose']} (its figures are in the batch-size chapter); "
+                f"the inverse law $T \\propto 1/B$ on this grid {s['inverse_verdict']}.")
+    return (f"Time for 4000 epochs in {bench}, {s['timing_whose']}): {s['times']}; fit $T = a/B + c$ with "
+            f"$a$ = {s['fit_a']} s, $c$ = {s['fit_c']} s, $R^2$ = {s['fit_r2']} ({s['fit_largest']}), $a$ with its "
+            f"interval {s['a_interval']}: an inverse law (interval of $a$ above zero) {s['inverse_verdict']}.")
 
 
 # ----------------------------------------------------------------------------- claims

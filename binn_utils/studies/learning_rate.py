@@ -83,6 +83,7 @@ def summary(results, shown=None) -> Summary:
     s["late_drop_small"] = fmt(100 * cs["late_drop"], ".2g")
     s["late_drop_shown"] = fmt(100 * cm["late_drop"], ".2g")
     i_small, i_shown = median_interval(late_drop_replicates(small)), median_interval(late_drop_replicates(r_shown))
+    s["fall_small"], s["fall_shown"] = str(i_small), str(i_shown)
     s.compare("small_still_falling", expect(i_small, i_shown, 1),
               {f"fall over the last quarter, r = {s['smallest']}": i_small, f"r = {s['shown']}": i_shown},
               "is still falling", "has levelled off")
@@ -122,10 +123,11 @@ def bullets(s: dict) -> list[str]:
     return [f"Lowest median error of $u_\\theta$ at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at "
             f"$r$ = {s['best_up']}; the paper's {lo} to {hi}: {s['best_theta_verdict']} "
             f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-            f"Smallest rate $r$ = {s['smallest']}: the median validation loss fell by "
-            f"{s['late_drop_small']} % over the last quarter of training (at $r$ = {s['shown']}: "
-            f"{s['late_drop_shown']} %); still falling, the interval of the per-replicate fall above that at "
-            f"$r$ = {s['shown']}: {s['small_still_falling']}.",
+            f"Smallest rate $r$ = {s['smallest']}: over the last quarter of training each replicate's validation "
+            f"loss fell by a fraction (of its value at three quarters; negative: it rose) whose median, with its "
+            f"interval, is {s['fall_small']}, against {s['fall_shown']} at $r$ = {s['shown']}; still falling "
+            f"at $r$ = {s['smallest']} (its interval above that at $r$ = {s['shown']}) "
+            f"{s['small_still_falling_with_paper']}.",
             f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
             f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
             f"{s['large_worse_verdict_with_paper']}.",

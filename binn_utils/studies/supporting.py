@@ -9,7 +9,7 @@ from typing import Mapping
 from . import reference_configuration, repeated, sweeps
 from ..analysis.reporting import find, fmt, iqr, median, value_label
 from ..analysis.verdicts import Verdict, expect, median_interval, spread_interval
-from ..store.loading import largest_stored, load_or_run
+from ..store.loading import largest_stored, load_or_run, missing
 from ..store.records import committed_supporting_scales
 from .base import Study
 
@@ -80,13 +80,28 @@ class Page:
         return largest_stored(lambda q: self.groups(st, self.noise_var, self.dense, q),
                                         scales + (self.fallback_scale,), self.source)
 
+    def reference_note(self, st: Study, scale: str) -> str:
+        """Where the reference of ``st`` is also stored at a larger scale than ``scale`` (the
+        scale of this page's runs, at which it is read: like is compared with like), a
+        sentence that says so; else empty."""
+        ref = self.reference_of(st)
+        scales = (self.scale,) if self.scale else committed_supporting_scales()
+        larger = [q for q in scales[:scales.index(scale) if scale in scales else len(scales)]
+                  if ref and not missing(self.settings_of(st, *ref, q), q, self.source)]
+        return (f"the reference, stored at the {larger[0]} scale too, is read at {scale} like the runs here (like "
+                "with like)") if larger else ""
+
+    def settings_of(self, st: Study, noise_var, dense: bool, scale: str) -> list:
+        """Every setting of ``st`` in one configuration at ``scale`` (all parts)."""
+        return [s for part in self.groups(st, noise_var, dense, scale) for s in part]
+
     def settings(self) -> list:
         """Every setting the page loads."""
         out = []
         for st in self.studies():
             scale, ref = self.scale_of(st), self.reference_of(st)
             for nv, dense in [(self.noise_var, self.dense)] + ([ref] if ref else []):
-                out += [s for part in self.groups(st, nv, dense, scale) for s in part]
+                out += self.settings_of(st, nv, dense, scale)
         return out
 
     def load(self, st: Study, noise_var, dense: bool, scale: str):
@@ -97,26 +112,48 @@ class Page:
         return parts if len(parts) > 1 else parts[0]
 
 
-def compare_configurations(here: dict, reference: dict, expect_lower: bool, defaults: dict) -> tuple[str, dict]:
-    """Markdown table comparing, per study, the errors at the paper's default setting
-    (``defaults``: study -> its default point) in this configuration with those in a
-    reference configuration; returns (table, verdicts)."""
+def scale_definition(scale: str) -> str:
+    """What ``scale`` trains in the studies the Supporting Material repeats, from their
+    settings (``studies.base.SCALES`` through each study's ``build``), e.g. '1000 epochs,
+    1 dataset x 3 initialisations (learning rate, ...)'; a study whose settings differ lists
+    each combination."""
+    by: dict = {}
+    for st in {s.name: s for s in repeated(False) + repeated(True)}.values():
+        first, *others = st.groups(scale, dense="sparse" not in st.repeated_on)
+        runs = sorted({(s.config.epochs, len(set(s.datasets)), len(s.seeds) // len(set(s.datasets)))
+                       for s in first}, reverse=True)
+        words = " or ".join(f"{ep} epochs, {nd} dataset{'s' if nd > 1 else ''} x {ni} initialisations"
+                            for ep, nd, ni in runs)
+        for name, part in zip(st.parts[1:], others):   # e.g. a fixed budget of optimiser steps
+            words += "".join(sorted({f"; {name}: {v:,} {k.replace('budget_', '').replace('_', ' ')}"
+                                     for s in part for k, v in s.described}))
+        by.setdefault(words, []).append(st.title)
+    return "; ".join(f"{words} ({', '.join(titles)})" for words, titles in by.items())
+
+
+def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts: dict, scales: Mapping,
+                           notes: Mapping | None = None) -> tuple[str, dict]:
+    """Markdown table comparing, per study (``sts``: name -> Study), the errors at the paper's
+    default setting in this configuration with those in a reference configuration, both read
+    at the study's scale (``scales``: name -> scale), the runs named (the part of a study in
+    parts, the scale, epochs and replicates of each side; ``notes``: name -> a sentence about
+    them); returns (table, verdicts)."""
     rows = ["| study | setting | median $u_\\theta$ error here | reference | median $u_\\mathrm{p}$ error here "
-            "| reference | IQR of $u_\\mathrm{p}$ error here | reference |", "|---" * 8 + "|"]
+            "| reference | IQR of $u_\\mathrm{p}$ error here | reference | runs read |", "|---" * 9 + "|"]
     lower, narrower = [], []
     for study, res_here in here.items():
-        res_ref = reference.get(study)
-        sel = defaults[study]
-        a = find(res_here, **sel) if res_here else None
-        b = find(res_ref, **sel) if res_ref else None
+        res_ref, st = reference.get(study), sts[study]
+        a = find(res_here, **st.default) if res_here else None
+        b = find(res_ref, **st.default) if res_ref else None
         if a is None or b is None:
             continue
-        label = ", ".join(f"{k} = {value_label(v)}" for k, v in sel.items())
+        label = ", ".join(f"{k} = {value_label(v)}" for k, v in st.default.items())
         th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
         up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
         iq = (iqr(a.metric("err_u_p")), iqr(b.metric("err_u_p")))
-        rows.append(f"| {study.replace('_', ' ')} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
-                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} |")
+        runs = runs_read(st, a, b, scales[study], (notes or {}).get(study))
+        rows.append(f"| {st.title} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
+                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} | {runs} |")
         v_med, v_iqr, _ = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower)
         lower.append(v_med)
         narrower.append(v_iqr)
@@ -126,6 +163,18 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, defa
                 f"cannot be distinguished in {vs.count(Verdict.INDISTINCT)})")
     verdict = {"n": len(lower), "errors_as_expected": words(lower), "spread_as_expected": words(narrower)}
     return "\n".join(rows), verdict
+
+
+def runs_read(st: Study, here, ref, scale: str, note: str | None = None) -> str:
+    """The runs one row of the comparison reads: the part of a study in parts (its first),
+    the epochs and replicates of each side (``here``, ``ref``: results, both read at
+    ``scale``), and ``note``."""
+    def side(r):
+        return f"{r.record.config.epochs} epochs, {r.record.replicates} replicates"
+    a, b = side(here), side(ref)
+    part = f"the {st.parts[0]} runs; " if len(st.parts) > 1 else ""
+    part += f"scale {scale}: "
+    return part + (f"both {a}" if a == b else f"here {a}, reference {b}") + (f"; {note}" if note else "")
 
 
 def against_reference(here, reference, expect_lower: bool) -> tuple[Verdict, Verdict, dict]:
