@@ -172,7 +172,7 @@ def runs_read(st: Study, here, ref, scale: str, note: str | None = None) -> str:
     def side(r):
         return f"{r.record.config.epochs} epochs, {r.record.replicates} replicates"
     a, b = side(here), side(ref)
-    part = f"the {st.parts[0]} runs; " if len(st.parts) > 1 else ""
+    part = f"its {st.parts[0]} part; " if len(st.parts) > 1 else ""
     part += f"scale {scale}: "
     return part + (f"both {a}" if a == b else f"here {a}, reference {b}") + (f"; {note}" if note else "")
 
