@@ -76,7 +76,7 @@ def test_comparison_table_names_the_runs_each_row_reads():
                                             {"batch_size": studies.get("batch_size")}, {"batch_size": "lite"},
                                             {"batch_size": "a note"})
     row = table.splitlines()[-1]
-    assert row.startswith("| batch size | batch_size = 40 |") and verdict["n"] == 1
+    assert row.startswith("| batch size | $B$ = 40 |") and verdict["n"] == 1
     rec = fixed[0].record
     assert (f"its fixed epochs part; scale lite: both {rec.config.epochs} epochs, {rec.replicates} replicates; "
             "a note |") in row, row

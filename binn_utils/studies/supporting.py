@@ -131,6 +131,12 @@ def scale_definition(scale: str) -> str:
     return "; ".join(f"{words} ({', '.join(titles)})" for words, titles in by.items())
 
 
+#: How the comparison table names a study's default setting: the paper's symbols, not the
+#: configuration's field names.
+PARAMETER_WORDS = {"lr": "$r$", "w_pde": "$w_\\mathrm{PDE}$", "batch_size": "$B$", "arch_D": "$D$ network",
+                   "arch_V": "$V$ network", "arch_u": "$u$ network", "noise_var": "$\\sigma^2$"}
+
+
 def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts: dict, scales: Mapping,
                            notes: Mapping | None = None) -> tuple[str, dict]:
     """Markdown table comparing, per study (``sts``: name -> Study), the errors at the paper's
@@ -147,7 +153,7 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
         b = find(res_ref, **st.default) if res_ref else None
         if a is None or b is None:
             continue
-        label = ", ".join(f"{k} = {value_label(v)}" for k, v in st.default.items())
+        label = ", ".join(f"{PARAMETER_WORDS.get(k, k)} = {value_label(v)}" for k, v in st.default.items())
         th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
         up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
         iq = (iqr(a.metric("err_u_p")), iqr(b.metric("err_u_p")))
