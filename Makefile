@@ -116,8 +116,9 @@ notebook-check: venv
 # (cache in _build/.jupyter_cache) and any cell error fails the build
 # (execute.raise_on_error in _config.yml).
 # The execution cache is keyed on the notebook's code only, and Sphinx re-reads only
-# changed sources, so when anything under results/ or binn_utils/ is newer than the
-# cache, the previous build is discarded and every notebook re-executes.
+# changed sources, so when anything under results/, binn_utils/ or notebooks/ is newer than
+# the cache, the previous build is discarded and every notebook re-executes (a page may glue
+# a value from another page's notebook, e.g. the errata from the framework chapter).
 # The Supporting Material repeats other than the noise-free one: the same notebook,
 # executed by papermill with each configuration's parameters (scripts/render_supporting.py).
 SUPPORTING_PAGES := $(foreach n,noise_1e-2 dense_0 dense_1e-3 dense_1e-2,\
@@ -130,8 +131,8 @@ $(SUPPORTING_PAGES): book/supporting/%.ipynb: notebooks/supplementary.py scripts
 # multi-hour training run.
 book $(SUPPORTING_PAGES): export BINN_REQUIRE_STORED := 1
 book: venv $(SUPPORTING_PAGES)
-	@if [ -f $(BOOK_CACHE_DB) ] && [ -n "$$(find results binn_utils -type f -not -name "*.pyc" -newer $(BOOK_CACHE_DB) -print -quit 2>/dev/null)" ]; then \
-	  echo "book: results/ or binn_utils/ changed since notebooks last ran; removing _build"; \
+	@if [ -f $(BOOK_CACHE_DB) ] && [ -n "$$(find results binn_utils notebooks -type f -not -name "*.pyc" -newer $(BOOK_CACHE_DB) -print -quit 2>/dev/null)" ]; then \
+	  echo "book: results/, binn_utils/ or notebooks/ changed since notebooks last ran; removing _build"; \
 	  rm -rf _build; fi
 	$(BIN)/jupyter-book build . -n -W --keep-going
 	@# Checks on the built HTML (tests/book/test_built_html.py): no placeholder figures, no TeX

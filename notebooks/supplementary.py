@@ -321,7 +321,7 @@ ref = {k: v[0] if isinstance(v, tuple) else v for k, v in reference.items()}
 if ref:
     table, comp = compare_configurations(here, ref, page.expect_lower, SWEEPS, scale_of,
                                          {st.name: page.reference_note(st, scale_of[st.name]) for st in drawn})
-    table += "\n\n" + reference_counted_words(ref, noise_var, dense)
+    table += "\n\n" + reference_counted_words(comp["rows"], noise_var, dense)
 else:
     table, comp = "*No comparison: this is the reference configuration (or `compare` is off).*", {
         "n": 0, "errors_as_expected": "n/a", "spread_as_expected": "n/a"}

@@ -25,9 +25,9 @@ ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "ep.", "approx.", "et al.", "al."
                  "s.d.", "rel.", "resp.", "ca.", "etc.", "vol.", "pp."}
 DOUBLED_WORD = re.compile(r"(?<![-\w])([A-Za-z]{2,})\s+\1\b", re.I)  # (not "--ic ic.csv")
 ALLOWED_DOUBLES = {"that"}
-# "the solution ((17))": a numbered reference (an equation's "(17)") inside parentheses of the text
+# "the solution ((17))" or "1.15 ((4, 32))": a numbered reference or a network inside parentheses of the text
 # (not math, which a built page writes as "\\((4, 4)\\)")
-DOUBLED_PARENTHESES = re.compile(r"(?<![\\\w])\(\s*\(\d+\)\s*\)")
+DOUBLED_PARENTHESES = re.compile(r"(?<![\\\w])\(\s*\([\d,\s]+\)\s*\)")
 
 
 def lower_case_starts(text: str) -> list[str]:

@@ -146,17 +146,24 @@ class _Run:
 def test_batch_size_steps_against_errors_counts_medians_and_compares_intervals():
     from binn_utils.presentation import tables
     lo, hi, wide = np.linspace(0.1, 0.2, 12), np.linspace(0.5, 0.6, 12), np.linspace(0.1, 0.3, 12)
-    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, hi), _Run(160, 100, 3, lo), _Run(640, 100, 1, [0.1])]
-    budget = [_Run(10, 50, 40, lo), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, wide, final=6 * lo)]
+    fixed = [_Run(40, 100, 10, [0.2]), _Run(10, 100, 40, hi), _Run(160, 100, 3, lo), _Run(640, 100, 1, [0.1]),
+             _Run(20, 100, 20, lo)]
+    budget = [_Run(10, 50, 40, lo), _Run(40, 100, 10, [0.5]), _Run(160, 200, 3, wide, final=6 * lo),
+              _Run(20, 200, 20, [np.nan])]
     rows, more_worse, decided = studies.batch_size.steps_against_errors(fixed, budget)
-    assert [r["batch_size"] for r in rows] == [10, 40, 160]             # ascending B; 640 has no budget run
+    assert [r["batch_size"] for r in rows] == [10, 20, 40, 160]         # ascending B; 640 has no budget run
     assert rows[0]["steps"] == [4000, 2000] and rows[0]["ratio"] == pytest.approx(0.15 / 0.55)
-    assert rows[2]["ratio_final"] == pytest.approx(6.0)
-    assert (more_worse, decided) == (2, 2)                              # B = 40: same steps, not decided
-    assert [r["larger"] for r in rows] == [Verdict.AGREES, None, Verdict.INDISTINCT]   # 160: intervals overlap
+    assert rows[3]["ratio_final"] == pytest.approx(6.0)
+    assert (more_worse, decided) == (2, 3)                              # B = 40: same steps, not counted
+    # 20: a run without a finite error, counted and undecided; 160: intervals overlap
+    assert [r["larger"] for r in rows] == [Verdict.AGREES, Verdict.UNDECIDED, None, Verdict.INDISTINCT]
+    assert studies.batch_size.more_steps_worse(rows) is Verdict.UNDECIDED
     lines = tables.steps_table(rows).splitlines()
-    assert len(lines) == 5 and lines[2].startswith(f"| 10 | 4,000 | 2,000 | {rows[0]['intervals'][0]} | ")
-    assert "| larger |" in lines[2] and "| same steps |" in lines[3] and "| indistinguishable |" in lines[4]
+    assert len(lines) == 6 and lines[2].startswith(f"| 10 | 4,000 | 2,000 | {rows[0]['intervals'][0]} | ")
+    assert "| larger |" in lines[2] and "| cannot be decided |" in lines[3] and "| same steps |" in lines[4]
+    assert "| indistinguishable |" in lines[5]
+    words = tables.steps_words(rows, more_worse, decided, "best-validation")
+    assert "indistinguishable in 1; 1 cannot be decided (a run without a finite error)." in words
 
 
 class _Curve(dict):
@@ -259,13 +266,14 @@ def test_more_steps_worse_needs_every_decided_batch_size_and_reads_as_words():
     assert more_steps_worse(every[:1] + [row(Verdict.DISAGREES)]) is Verdict.DISAGREES
     most, some, nothing = (tables.steps_words(r, *c, "best-validation") for r, c in
                            ((every, (4, 4)), (overlap, (2, 2)), (none, (0, 0))))
-    assert most.startswith("Of the batch sizes whose two runs took different numbers of optimiser steps, the run "
-                           "with more steps has the larger median error of uₚ (best-validation networks) in 4 of 4. "
-                           "Compared by the intervals of the two medians, its error is larger (intervals separated) "
-                           "in 4, smaller in 0 and indistinguishable in 0. More optimiser steps thus went with")
-    assert some.endswith("in 2 of 2. Compared by the intervals of the two medians, its error is larger (intervals "
-                         "separated) in 1, smaller in 0 and indistinguishable in 1. These runs therefore do not show "
-                         "more optimiser steps going with a larger error.")
+    assert most.startswith("Of the 4 batch sizes whose two runs took different numbers of optimiser steps, the "
+                           "run with more steps has the larger median error of uₚ (best-validation networks) in 4 (a "
+                           "description of the medians, not a verdict). Compared by the intervals of the two "
+                           "medians, its error is larger (intervals separated) in 4, smaller in 0 and "
+                           "indistinguishable in 0. More optimiser steps thus went with")
+    assert some.endswith("in 2 (a description of the medians, not a verdict). Compared by the intervals of the two "
+                         "medians, its error is larger (intervals separated) in 1, smaller in 0 and indistinguishable "
+                         "in 1. These runs therefore do not show more optimiser steps going with a larger error.")
     assert nothing.startswith("No batch size took different numbers of optimiser steps")
     for words in (most, some, nothing):
         assert not prose.defects(words) and words.count(":") <= 1, words

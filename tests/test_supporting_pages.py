@@ -50,7 +50,9 @@ def test_claim_11_words_name_exactly_the_repeat_checks():
     assert [spanning.counts_repeat_checks(st, nv, dn) for nv, dn in ((0.0, False), (0.01, True), (1e-3, False))] \
         == [True, True, False]
     # the comparison with the 71-point grid: counted on the dense grid only
-    assert "rows learning rate" in spanning.reference_counted_words(["learning_rate"], 0.0, True)
+    assert "of the row learning rate." in spanning.reference_counted_words(["learning_rate"], 0.0, True)
+    assert "of the rows learning rate and batch size." in spanning.reference_counted_words(
+        ["learning_rate", "batch_size"], 0.0, True)
     assert "counts none" in spanning.reference_counted_words(["learning_rate"], 0.01, False)
     assert not spanning.counts_against_reference(noise, 0.01, True)             # sweeps sigma^2: its default only
 
@@ -76,7 +78,7 @@ def test_comparison_table_names_the_runs_each_row_reads():
                                             {"batch_size": studies.get("batch_size")}, {"batch_size": "lite"},
                                             {"batch_size": "a note"})
     row = table.splitlines()[-1]
-    assert row.startswith("| batch size | $B$ = 40 |") and verdict["n"] == 1
+    assert row.startswith("| batch size | $B$ = 40 |") and verdict["n"] == 1 and verdict["rows"] == ["batch_size"]
     rec = fixed[0].record
     assert (f"its fixed epochs part; scale lite: both {rec.config.epochs} epochs, {rec.replicates} replicates; "
             "a note |") in row, row

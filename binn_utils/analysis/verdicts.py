@@ -365,18 +365,19 @@ class Summary(dict):
         self.intervals: dict[str, dict] = {}
 
     def compare(self, key: str, verdict: Verdict, intervals: Mapping, yes: str = Verdict.AGREES.value,
-                no: str = Verdict.DISAGREES.value) -> Verdict:
+                no: str = Verdict.DISAGREES.value, indistinct: str = Verdict.INDISTINCT.value) -> Verdict:
         """Record a verdict decided on ``intervals`` ({label: Interval}) with its wording."""
         self.intervals[key] = {k: v for k, v in intervals.items() if v is not None}
-        return self.judge(key, verdict, yes, no)
+        return self.judge(key, verdict, yes, no, indistinct=indistinct)
 
     def judge(self, key: str, flag, yes: str = Verdict.AGREES.value, no: str = Verdict.DISAGREES.value,
-              undecided: str = Verdict.UNDECIDED.value) -> Verdict:
+              undecided: str = Verdict.UNDECIDED.value, indistinct: str = Verdict.INDISTINCT.value) -> Verdict:
         """Record the verdict of comparison ``key`` (a ``Verdict``, or True: agrees, False:
-        disagrees, None: cannot be decided) and its wording."""
+        disagrees, None: cannot be decided) and its wording (one phrase per verdict)."""
         v = flag if isinstance(flag, Verdict) else Verdict.of(flag)
         self.verdicts[key] = v
-        self[key] = {Verdict.AGREES: yes, Verdict.DISAGREES: no, Verdict.UNDECIDED: undecided}.get(v, v.value)
+        self[key] = {Verdict.AGREES: yes, Verdict.DISAGREES: no, Verdict.UNDECIDED: undecided,
+                     Verdict.INDISTINCT: indistinct}.get(v, v.value)
         self[key + "_with_paper"] = WITH_PAPER[v]
         return v
 

@@ -61,14 +61,14 @@ def counted_words(st, summ, noise_var, dense: bool) -> str:
 
 
 def reference_counted_words(names, noise_var, dense: bool) -> str:
-    """Which rows (studies ``names``) of a Supporting Material page's comparison with its
-    reference configuration the scorecard's claim 11 counts, in one sentence."""
+    """Which rows (studies ``names``: the rows the comparison with the reference configuration
+    printed) of a Supporting Material page the scorecard's claim 11 counts, in one sentence."""
     counted = [get(n).title for n in names if counts_against_reference(get(n), noise_var, dense)]
     if not counted:
         return ("The scorecard's claim 11 counts none of these comparisons: it compares only the dense repeats "
                 "with the 71-point grid.")
     return (f"The scorecard's claim 11 counts the two comparisons (median and IQR of the $u_\\mathrm{{p}}$ error) "
-            f"of the rows {reporting.and_list(counted)}.")
+            f"of the row{'s' if len(counted) > 1 else ''} {reporting.and_list(counted)}.")
 
 
 def claim_supporting(ctx) -> ClaimCheck:

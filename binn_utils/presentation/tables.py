@@ -233,11 +233,14 @@ def steps_words(rows, more_worse: int, decided: int, networks: str) -> str:
         return ("No batch size took different numbers of optimiser steps in its two runs, so these runs cannot "
                 "tell whether more steps go with larger errors.")
     vs = [r["larger"] for r in rows if r["larger"] is not None]
-    counted = (f"Of the batch sizes whose two runs took different numbers of optimiser steps, the run with more "
-               f"steps has the larger median error of uₚ ({networks} networks) in {more_worse} of {decided}. "
-               f"Compared by the intervals of the two medians, its error is larger (intervals separated) in "
+    undecided = vs.count(Verdict.UNDECIDED)
+    counted = (f"Of the {decided} batch size{'s' if decided != 1 else ''} whose two runs took different numbers "
+               f"of optimiser steps, the run with more steps has the larger median error of uₚ ({networks} "
+               f"networks) in {more_worse} (a description of the medians, not a verdict). Compared by the "
+               f"intervals of the two medians, its error is larger (intervals separated) in "
                f"{vs.count(Verdict.AGREES)}, smaller in {vs.count(Verdict.DISAGREES)} and indistinguishable in "
-               f"{vs.count(Verdict.INDISTINCT)}.")
+               f"{vs.count(Verdict.INDISTINCT)}" + (f"; {undecided} cannot be decided (a run without a finite "
+                                                    "error)" if undecided else "") + ".")
     if more_steps_worse(rows) is Verdict.AGREES:
         return (counted + " More optimiser steps thus went with a larger error at every such batch size, so on "
                 "this benchmark training past the best point makes the forward solve worse (over-training), and a "

@@ -231,9 +231,10 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
     (``steps``), median u_p errors of the reported (``err``, with their ``intervals``) and final
     (``final``) networks, the budget run's error over the fixed-epoch run's (``ratio``,
     ``ratio_final``) and ``larger``: the verdict on "the run with more steps has the larger
-    error" (intervals of the two medians separated; None where both took the same steps or an
-    error is not finite).  Returns (rows, in ascending B; of the batch sizes with a ``larger``
-    verdict, those where the run with more steps has the larger median; those batch sizes)."""
+    error" (intervals of the two medians separated; None where both took the same steps,
+    cannot be decided where a run has no finite error).  Returns (rows, in ascending B; of the
+    batch sizes whose two runs took different steps, those where the run with more steps has
+    the larger median; those batch sizes)."""
     rows, more_worse, decided = [], 0, 0
     for f in sorted(fixed, key=lambda r: reporting.meta_value(r, "batch_size")):
         b = reporting.find(budget, batch_size=reporting.meta_value(f, "batch_size"))
@@ -244,11 +245,14 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
         err = [iv.estimate for iv in intervals]
         fin = [median(r.metric("err_u_p", "final")) for r in (f, b)]
         larger = None
-        if steps[0] != steps[1] and all(e == e for e in err):
-            more, fewer = (intervals[1], intervals[0]) if steps[1] > steps[0] else (intervals[0], intervals[1])
-            larger = expect(more, fewer, 1)
+        if steps[0] != steps[1]:
             decided += 1
-            more_worse += more.estimate > fewer.estimate
+            if all(e == e for e in err):
+                more, fewer = (intervals[1], intervals[0]) if steps[1] > steps[0] else (intervals[0], intervals[1])
+                larger = expect(more, fewer, 1)
+                more_worse += more.estimate > fewer.estimate
+            else:   # a run without a finite error: counted, and it cannot be decided
+                larger = Verdict.UNDECIDED
         rows.append({"batch_size": reporting.meta_value(f, "batch_size"), "steps": steps, "err": err,
                      "intervals": intervals, "final": fin, "larger": larger,
                      "ratio": err[1] / err[0] if err[0] > 0 else float("nan"),
@@ -358,9 +362,7 @@ def claim_batch_size(ctx, authors_budget=False):
                      rule="median $u_\\mathrm{p}$ error: its interval above the better of 40 and 160")]
     runs = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
             f"five minutes, about {PAPER_BUDGET_STEPS:,} steps)")
-    ev = (f"Time per replicate {s['times']}, "
-          f"$R^2$ = {s['fit_r2']} ({s['fit_largest']}); median $u_\\mathrm{{p}}$ error after the budget "
-          f"{s['budget_up']}; IQR "
+    ev = (f"{timing_bullet(s)} Median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
           f"{s['budget_up_iqr']}")
     return ClaimCheck(runs, ev, tuple(subs), ("batch_size",))
 

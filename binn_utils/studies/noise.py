@@ -129,7 +129,8 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         s[f"rise_rep_high_{tag}"], s[f"rise_rep_low_{tag}"] = str(i_hi), str(i_lo)
         s.compare(f"rise_verdict_{tag}", expect(i_hi, i_lo, 1),
                   {f"at {value_label(high_noise)}": i_hi, f"at {value_label(shown_noise)}": i_lo},
-                  f"rises more than at {value_label(shown_noise)}", f"rises less than at {value_label(shown_noise)}")
+                  f"rises more than at {value_label(shown_noise)}", f"rises less than at {value_label(shown_noise)}",
+                  f"cannot be told from that at {value_label(shown_noise)} with this many replicates")
     if len(archs) == 2:
         nz = [v for v in nvs if v > 0]
         for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
@@ -173,10 +174,10 @@ def bullets(s: dict) -> list[str]:
             f"then for {s['arch_b']}).",
             f"Median $u_\\mathrm{{p}}$ error of {s['arch_a']} against {s['arch_b']}: {s['up_small_wins']}; "
             f"lower at every nonzero level (intervals separated): {s['up_small_wins_verdict']}.",
-            f"{RISE_CURVE.capitalize()} at noise variance {s['high']}: {s['rise_high_a']} ({s['arch_a']}), "
-            f"{s['rise_high_b']} ({s['arch_b']}); {RISE_REPLICATES} at {s['high']} against {s['shown']}: "
-            f"{s['rise_rep_high_a']} against {s['rise_rep_low_a']} ({s['arch_a']}), {s['rise_rep_high_b']} against "
-            f"{s['rise_rep_low_b']} ({s['arch_b']}), so the loss at {s['high']} {s['rise_verdict_a']} for "
+            f"{RISE_CURVE.capitalize()} at noise variance {s['high']}: {s['rise_high_a']} for {s['arch_a']}, "
+            f"{s['rise_high_b']} for {s['arch_b']}; {RISE_REPLICATES} at {s['high']} against {s['shown']}: "
+            f"{s['rise_rep_high_a']} against {s['rise_rep_low_a']} for {s['arch_a']}, {s['rise_rep_high_b']} against "
+            f"{s['rise_rep_low_b']} for {s['arch_b']}, so the loss at {s['high']} {s['rise_verdict_a']} for "
             f"{s['arch_a']} and {s['rise_verdict_b']} for {s['arch_b']} (a difference only where the intervals are "
             f"separated)."]
 
@@ -204,11 +205,11 @@ def claim_noise_grows(ctx):
                                  rule=f"Spearman's $\\rho > 0$, one-sided $p <$ {s['trend_p']}; here "
                                       f"$\\rho$ = {s[f'{short}_rho_{tag}']}, $p$ = {s[f'{short}_p_{tag}']}"))
     runs, ev = _noise_runs(ctx, res), (f"Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
-          f"{s['theta_lo_a']} to {s['theta_hi_a']} ({s['arch_a']}), {s['theta_lo_b']} to {s['theta_hi_b']} "
-          f"({s['arch_b']}); $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} ({s['arch_a']}), {s['up_lo_b']} to "
-          f"{s['up_hi_b']} ({s['arch_b']}); Spearman's rank correlation of the per-replicate errors with "
+          f"{s['theta_lo_a']} to {s['theta_hi_a']} for {s['arch_a']}, {s['theta_lo_b']} to {s['theta_hi_b']} "
+          f"for {s['arch_b']}; $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} for {s['arch_a']}, {s['up_lo_b']} to "
+          f"{s['up_hi_b']} for {s['arch_b']}; Spearman's rank correlation of the per-replicate errors with "
           f"$\\sigma^2$ over all five levels: $u_\\theta$ {s['theta_rho_a']}, {s['theta_rho_b']}; "
-          f"$u_\\mathrm{{p}}$ {s['up_rho_a']}, {s['up_rho_b']} ({s['arch_a']}, {s['arch_b']})")
+          f"$u_\\mathrm{{p}}$ {s['up_rho_a']}, {s['up_rho_b']} (for {s['arch_a']} and {s['arch_b']})")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
@@ -245,8 +246,8 @@ def claim_noise_arch(ctx):
     runs, ev = _noise_runs(ctx, res), (f"{s['arch_a']} against {s['arch_b']}, median error: {s['theta_small_wins']} "
           f"($u_\\theta$), {s['up_small_wins']} ($u_\\mathrm{{p}}$); IQR on the datasets both ran: "
           f"{levels_words(st)} ($u_\\theta$), {levels_words(sp)} ($u_\\mathrm{{p}}$); "
-          f"at $\\sigma^2 = 0$ median $u_\\theta$ error {s['clean_theta_a']} ({s['arch_a']}) against "
-          f"{s['clean_theta_b']} ({s['arch_b']}); a sub-claim on noisy data disagrees when the intervals at one "
+          f"at $\\sigma^2 = 0$ median $u_\\theta$ error {s['clean_theta_a']} for {s['arch_a']} against "
+          f"{s['clean_theta_b']} for {s['arch_b']}; a sub-claim on noisy data disagrees when the intervals at one "
           f"nonzero noise level are separated the other way")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
@@ -331,7 +332,7 @@ def claim_noise_val(ctx):
                      rule=f"{RISE_REPLICATES}: its interval at {s['high']} above that at {s['shown']}")
             for tag in "ab" if s[f"arch_{tag}"] != "n/a"]
     runs, ev = _noise_runs(ctx, res), (f"{RISE_CURVE.capitalize()} (median over replicates at each epoch) at "
-          f"$\\sigma^2$ = {s['shown']}: {s['rise_low_a']} ({s['arch_a']}), {s['rise_low_b']} ({s['arch_b']}); at "
+          f"$\\sigma^2$ = {s['shown']}: {s['rise_low_a']} for {s['arch_a']}, {s['rise_low_b']} for {s['arch_b']}; at "
           f"{s['high']}: {s['rise_high_a']} (minimum at epoch {s['minep_high_a']} of {s['epochs_a']}), "
           f"{s['rise_high_b']} (epoch {s['minep_high_b']} of {s['epochs_b']}); the sub-claims compare the "
           f"{RISE_REPLICATES}")

@@ -122,7 +122,8 @@ def scale_definition(scale: str) -> str:
         first, *others = st.groups(scale, dense="sparse" not in st.repeated_on)
         runs = sorted({(s.config.epochs, len(set(s.datasets)), len(s.seeds) // len(set(s.datasets)))
                        for s in first}, reverse=True)
-        words = " or ".join(f"{ep} epochs, {nd} dataset{'s' if nd > 1 else ''} x {ni} initialisations"
+        words = " or ".join(f"{ep} epochs, {nd} dataset{'s' if nd > 1 else ''} x {ni} "
+                            f"initialisation{'s' if ni > 1 else ''}"
                             for ep, nd, ni in runs)
         for name, part in zip(st.parts[1:], others):   # e.g. a fixed budget of optimiser steps
             words += "".join(sorted({f"; {name}: {v:,} {k.replace('budget_', '').replace('_', ' ')}"
@@ -143,10 +144,10 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
     default setting in this configuration with those in a reference configuration, both read
     at the study's scale (``scales``: name -> scale), the runs named (the part of a study in
     parts, the scale, epochs and replicates of each side; ``notes``: name -> a sentence about
-    them); returns (table, verdicts)."""
+    them); returns (table, verdicts: the counts in words and the studies of the rows shown)."""
     rows = ["| study | setting | median $u_\\theta$ error here | reference | median $u_\\mathrm{p}$ error here "
             "| reference | IQR of $u_\\mathrm{p}$ error here | reference | runs read |", "|---" * 9 + "|"]
-    lower, narrower = [], []
+    lower, narrower, shown = [], [], []
     for study, res_here in here.items():
         res_ref, st = reference.get(study), sts[study]
         a = find(res_here, **st.default) if res_here else None
@@ -163,11 +164,13 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
         v_med, v_iqr, _ = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower)
         lower.append(v_med)
         narrower.append(v_iqr)
+        shown.append(study)
 
     def words(vs):
         return (f"{vs.count(Verdict.AGREES)} of {len(vs)} (the other way in {vs.count(Verdict.DISAGREES)}, "
                 f"cannot be distinguished in {vs.count(Verdict.INDISTINCT)})")
-    verdict = {"n": len(lower), "errors_as_expected": words(lower), "spread_as_expected": words(narrower)}
+    verdict = {"n": len(lower), "errors_as_expected": words(lower), "spread_as_expected": words(narrower),
+               "rows": shown}
     return "\n".join(rows), verdict
 
 
