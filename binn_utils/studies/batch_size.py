@@ -174,7 +174,7 @@ def summary(results, timing_=None) -> Summary:
     fit = time_fit(None if timed == "other grid" else timing() if timing_ is None else timing_)
     s = Summary({"timed": timed, "timing_whose": TIMING_WHOSE[timed], "timing_grid": timing_grid_words(),
                  "timing_grid_text": timing_grid_words(math=False),
-                 "fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".3f"),
+                 "fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".4g"),
                  "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
                  "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
                                                                                            fit["per_step_ms"]))})
