@@ -46,6 +46,10 @@ SCALES = {
 }
 #: The paper's default hyperparameters: written once, in ``TrainConfig``.
 PAPER_DEFAULTS = TrainConfig()
+#: The paper's symbol for each swept configuration field (not the field's name): a study's
+#: ``symbol`` and the Supporting Material comparison table's setting column.
+PARAMETER_WORDS = {"lr": "$r$", "w_pde": "$w_\\mathrm{PDE}$", "batch_size": "$B$", "arch_D": "$D$ network",
+                   "arch_V": "$V$ network", "arch_u": "$u$ network", "noise_var": "$\\sigma^2$"}
 
 
 def scale_values(name: str) -> dict:

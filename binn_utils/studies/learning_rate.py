@@ -10,7 +10,7 @@ from ..analysis.verdicts import (Claim, ClaimCheck, Interval, SubClaim, Summary,
                                  median_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
-from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
+from .base import (PAPER_DEFAULTS, PARAMETER_WORDS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
                    scale_values, train_config, value_range)
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
@@ -228,6 +228,6 @@ STUDY = Study(
     claims=CLAIMS,
     authors=authors_summary,
     shown=(Shown("Fig. 3, learning rate"),),
-    symbol="$r$",
+    symbol=PARAMETER_WORDS["lr"],
     diagnosed=True,
 )

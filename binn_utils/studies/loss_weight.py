@@ -10,7 +10,7 @@ from ..analysis.verdicts import (Claim, ClaimCheck, SubClaim, Summary, Verdict, 
                                  median_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
-from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
+from .base import (PAPER_DEFAULTS, PARAMETER_WORDS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
                    scale_values, train_config, value_range)
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
@@ -238,6 +238,6 @@ STUDY = Study(
     claims=CLAIMS,
     authors=authors_summary,
     shown=(Shown("Fig. 4, loss weighting"),),
-    symbol="$w_\\mathrm{PDE}$",
+    symbol=PARAMETER_WORDS["w_pde"],
     diagnosed=True,
 )

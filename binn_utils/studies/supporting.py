@@ -11,7 +11,7 @@ from ..analysis.reporting import find, fmt, iqr, median, value_label
 from ..analysis.verdicts import Verdict, expect, median_interval, spread_interval
 from ..store.loading import largest_stored, load_or_run, missing
 from ..store.records import committed_supporting_scales
-from .base import Study
+from .base import PARAMETER_WORDS, Study
 
 
 @dataclass(frozen=True)
@@ -130,12 +130,6 @@ def scale_definition(scale: str) -> str:
                                      for s in part for k, v in s.described}))
         by.setdefault(words, []).append(st.title)
     return "; ".join(f"{words} ({', '.join(titles)})" for words, titles in by.items())
-
-
-#: How the comparison table names a study's default setting: the paper's symbols, not the
-#: configuration's field names.
-PARAMETER_WORDS = {"lr": "$r$", "w_pde": "$w_\\mathrm{PDE}$", "batch_size": "$B$", "arch_D": "$D$ network",
-                   "arch_V": "$V$ network", "arch_u": "$u$ network", "noise_var": "$\\sigma^2$"}
 
 
 def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts: dict, scales: Mapping,
