@@ -12,14 +12,15 @@ timed on the same inputs, in CPU microseconds of this thread per replicate-step 
 of ``--rounds`` rounds: CPU time, so that a loaded machine slows the figures less than it
 would wall time):
 
-* data movement: what ``training._Run.run_epoch`` does in line around the kernels for one
-  step (the mini-batch gathered, the boundary points stacked, contiguous copies, counters);
+* data movement: what ``training._Run.run_epoch`` does in line around the kernels, per step
+  (``_Run._steps``: the epoch's mini-batches gathered, its collocation and boundary points
+  laid out step by step, once per epoch);
 * forward: the values alone -- u at every row, D at the collocation points;
 * derivatives: the loss terms with u_x, u_t, u_xx, D' and the PDE residual
   (``losses.loss_components``) less the forward;
 * backward: the trainer's step kernel (``losses.loss_and_grad``: losses and gradient) less
   ``loss_components``;
-* optimiser: the trainer's Adam kernel;
+* optimiser: the trainer's Adam kernel (with the step counter and the running loss);
 * validation: the per-epoch validation kernel spread over the epoch's steps.
 
 The sum is compared with the trainer's own pace (``train`` over 20 epochs, in CPU time, its
@@ -44,7 +45,7 @@ from binn_utils.engine.networks import leaf_views, mlp_value, xavier_init
 from binn_utils.engine.observations import make_observations
 from binn_utils.engine.runs import TrainConfig, build_layout
 from binn_utils.engine.sampling import collocation
-from binn_utils.engine.training import train
+from binn_utils.engine.training import _Run, train
 
 
 def load() -> str:
@@ -75,9 +76,11 @@ class Inputs:
         self.flat += 0.05 * torch.randn(self.flat.shape, generator=gen)   # not the zero biases of the start
         self.leaves = leaf_views(self.flat, self.layout)
         self.train_pts = torch.tensor(obs.points("train"), dtype=torch.float32).expand(R, -1, -1).contiguous()
-        self.perm = torch.stack([torch.randperm(self.train_pts.shape[1], generator=gen) for _ in range(R)])
-        cp, cb = collocation(gen, obs.x_range, obs.t_range, torch.float32, (R, self.P), (R, 2 * self.nb))
-        self.cp, self.cb = cp, cb
+        self.n_train = self.train_pts.shape[1]
+        self.S = math.ceil(self.n_train / self.B)
+        self.perm = torch.stack([torch.randperm(self.n_train, generator=gen) for _ in range(R)])
+        self.cp, self.cb = collocation(gen, obs.x_range, obs.t_range, torch.float32, (R, self.S, self.P),
+                                       (R, self.S, 2 * self.nb))
         x0, x1 = obs.x_range
         self.bc_x = torch.cat([torch.full((self.nb,), x0), torch.full((self.nb,), x1)]).float()
         self.weights = torch.tensor([[1.0, 0.1, 1e-3]] * R)
@@ -93,12 +96,10 @@ class Inputs:
         self.batch_args()
 
     def batch_args(self):
-        """The step kernel's arguments, made as ``run_epoch`` makes them (the data movement)."""
-        idx = self.perm[:, :self.B]
-        batch = torch.gather(self.train_pts, 1, idx[..., None].expand(-1, -1, 3))
-        bc_xt = torch.stack([self.bc_x.expand(self.R, -1), self.cb], dim=2)
-        self.args = (self.cp.contiguous(), bc_xt, batch[..., :2].contiguous(), batch[..., 2].contiguous())
-        self.step_t.add_(1)
+        """The step kernels' arguments as ``run_epoch`` makes them (``_Run._steps``, the data
+        movement, for a whole epoch): the first step's."""
+        self.epoch = _Run._steps(self, self.perm, self.cp, self.cb)
+        self.args = self.epoch[0]
         return self.args
 
 
@@ -126,16 +127,18 @@ def parts(inp: Inputs, n: int, rounds: int) -> dict:
     with torch.no_grad():
         forward = cpu_us(lambda: values_c(flat_, cp_, bc_, dxt_), n, rounds)
         comps = cpu_us(lambda: comps_c(flat_, cp_, bc_, dxt_, du_), n, rounds)
-        total, grad = step(inp.flat, inp.leaves, cp, bc, dxt, du, inp.weights)
-        out["data movement"] = cpu_us(lambda: (inp.batch_args(), inp.acc.add_(total)), n, rounds)
+        kernel = step.bind(inp.flat, cp, bc, dxt, du, inp.weights)   # as the trainer calls it
+        total, grad = kernel(inp.flat, cp, bc, dxt, du, inp.weights)
+        out["data movement"] = cpu_us(inp.batch_args, max(1, n // inp.S), rounds) / inp.S
         out["forward"] = forward
         out["derivatives"] = comps - forward
-        whole = cpu_us(lambda: step(inp.flat, inp.leaves, cp, bc, dxt, du, inp.weights), n, rounds)
+        whole = cpu_us(lambda: kernel(inp.flat, cp, bc, dxt, du, inp.weights), n, rounds)
         out["backward"] = whole - comps
         # Adam on copies, so that the parameters of the other parts stay where they are
         flat, m, v = inp.flat.clone(), inp.m.clone(), inp.v.clone()
-        out["optimiser"] = cpu_us(lambda: adam(flat, grad, m, v, inp.step_t, inp.lr, 0.9, 0.999, 1e-8), n, rounds)
-        steps = math.ceil(inp.train_pts.shape[1] / inp.B)
+        update = adam.bind(flat, grad, m, v, inp.step_t, inp.lr, inp.acc, total, 0.9, 0.999, 1e-8)
+        out["optimiser"] = cpu_us(lambda: update(flat, grad, m, v, inp.step_t, inp.lr, inp.acc, total), n, rounds)
+        steps = inp.S
         out["validation"] = cpu_us(lambda: val_fn(inp.leaves, inp.val[0], inp.val_bc, inp.val_xt, inp.val_u),
                                    max(1, n // steps), rounds) / steps
     return out

@@ -6,6 +6,7 @@ import torch
 from binn_utils.engine.losses import loss_and_grad, loss_components
 from binn_utils.engine.networks import NetworkLayout, flat_grad, leaf_views, xavier_init
 from binn_utils.engine.observations import Observations, make_observations
+from binn_utils.engine import kernels
 from binn_utils.engine.kernels import adam_update
 from binn_utils.engine.training import TrainConfig, TrainingError, TrainState, train
 from reference_binn import RefBINN
@@ -121,10 +122,13 @@ R, B = int(sys.argv[1]), int(sys.argv[2])
 cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, batch_size=B, val_n_pde=20, val_n_bc=5, dtype="float64")
 obs = make_observations("diffusion", 1e-3)
 res = train(obs, cfg, seeds=range(R))
-out = {k: counters[group][k] for group, keys in (("stats", ("unique_graphs",)), ("inductor", ("fxgraph_cache_miss",)),
-                                                 ("aot_autograd", ("autograd_cache_miss",))) for k in keys}
+counted = lambda: {k: counters[group][k] for group, keys in (("stats", ("unique_graphs",)), ("inductor", ("fxgraph_cache_miss",)),
+                                                          ("aot_autograd", ("autograd_cache_miss",))) for k in keys}
+out = counted()
 eager = train(obs, cfg.replace(compile=False), seeds=range(R))
 out["differ"] = float(np.max(np.abs(res.final - eager.final)) / np.max(np.abs(eager.final)))
+train(obs, cfg.replace(dtype="float32"), seeds=range(R))
+out["float32"] = {k: v - out[k] for k, v in counted().items()}
 print(json.dumps(out))
 """
 
@@ -133,8 +137,9 @@ print(json.dumps(out))
 def test_a_second_process_reuses_the_compiled_kernels(tmp_path):
     """The compiled kernels are kept in the compile cache (``compile_cache_dir``): a fresh
     process with another replicate count and another batch size compiles nothing (it loads
-    the kernels; only Adam's few operations are traced again) and computes the uncompiled
-    numbers (float64), where the first process compiled each kernel once."""
+    the kernels; in float64 only Adam's few operations are traced again, in float32 nothing)
+    and computes the uncompiled numbers (float64), where the first process compiled each
+    kernel once."""
     import json
     import os
     import subprocess
@@ -153,14 +158,63 @@ def test_a_second_process_reuses_the_compiled_kernels(tmp_path):
 
     first = run(3, 40)
     # traced and compiled once each: the step, the validation losses, Adam (the last partial
-    # mini-batch uses the step's kernel)
+    # mini-batch uses the step's kernel); in float32 the same three, Adam with its constants
     assert first["unique_graphs"] == 3 and first["autograd_cache_miss"] >= 3, first
+    assert first["float32"]["unique_graphs"] == 3, first
     assert first["differ"] < 1e-9, first
     second = run(5, 25)
-    # only Adam (a few operations) is traced again, its kernel loaded from the FX graph cache
+    # only Adam (a few operations) is traced again in float64, its kernel loaded from the FX
+    # graph cache; nothing in float32
+    nothing = {"unique_graphs": 0, "fxgraph_cache_miss": 0, "autograd_cache_miss": 0}
     assert second == {"unique_graphs": 1, "fxgraph_cache_miss": 0, "autograd_cache_miss": 0,
-                      "differ": second["differ"]}, second
+                      "differ": second["differ"], "float32": nothing}, second
     assert second["differ"] < 1e-9, second
+
+
+def _epoch_one_operation_at_a_time(run, perm_e, cp_e, cb_e):
+    """An epoch composed step by step: each mini-batch gathered when its step comes, the
+    step through the checked kernel entry, Adam traced with its float arguments, the step
+    counter and the running loss added eagerly (the trainer's loop as it was written first)."""
+    R, B, S, flat, config = run.R, run.B, run.S, run.flat, run.config
+    b1, b2 = config.betas
+    adam = kernels._by_device(adam_update, [(0,)] * 6) if config.compile else kernels._uncompiled(adam_update)
+    train_acc = torch.zeros(R, dtype=run.dtype)
+    for s in range(S):
+        idx = perm_e[:, s * B:(s + 1) * B]
+        batch = torch.gather(run.train_pts, 1, idx[..., None].expand(-1, -1, 3))
+        bc_xt = torch.stack([run.bc_x.expand(R, -1), cb_e[:, s]], dim=2)
+        total, grad = run.loss_and_grad(flat, run.leaves, cp_e[:, s].contiguous(), bc_xt,
+                                        batch[..., :2].contiguous(), batch[..., 2].contiguous(), run.weights)
+        run.step.add_(1)
+        with torch.no_grad():
+            adam(flat, grad, run.m, run.v, run.step, run.lr_t, b1, b2, config.eps)
+        train_acc.add_(total)
+    with torch.no_grad():
+        run.epoch.add_(1)
+        run._record_epoch(run.val_fn(run.leaves, run.val_pde, run.val_bc, run.val_xt, run.val_u), train_acc)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compile_", [True, False])
+def test_the_epoch_loop_gives_the_numbers_of_the_step_composed_one_operation_at_a_time(monkeypatch, compile_):
+    """The trainer's loop (the epoch's inputs made at once, step-major; the kernels bound once
+    per run; on the CPU in float32 Adam, the step counter and the running loss in one saved
+    kernel with the constants folded in) is the step composed one operation at a time, bit
+    for bit, in float32 (whose numbers the results store holds): with a last mini-batch
+    smaller than the others and per-replicate learning rates."""
+    from binn_utils.engine import training
+    obs = make_observations("diffusion", 1e-2)
+    cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=4, chunk_epochs=3, batch_size=32, val_n_pde=20,
+                      val_n_bc=5, compile=compile_)
+    assert len(obs.train_idx) % 32
+    kw = dict(seeds=[1, 2, 5], lr=[5e-4, 2e-3, 1e-2])
+    loop = train(obs, cfg, **kw)
+    monkeypatch.setattr(training._Run, "run_epoch", _epoch_one_operation_at_a_time)
+    composed = train(obs, cfg, **kw)
+    for a, b in ((loop.final, composed.final), (loop.best, composed.best), (loop.best_epoch, composed.best_epoch)):
+        np.testing.assert_array_equal(a, b)
+    for k in loop.history:
+        np.testing.assert_array_equal(loop.history[k], composed.history[k])
 
 
 def test_the_compile_cache_is_named_by_the_environment_or_under_the_user_cache(monkeypatch, tmp_path):

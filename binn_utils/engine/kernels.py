@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import types
 
 import torch
 
@@ -59,7 +60,7 @@ def _tune_malloc():
         pass
 
 
-def _canonical(t: torch.Tensor) -> torch.Tensor:
+def canonical(t: torch.Tensor) -> torch.Tensor:
     """``t`` with the strides of a fresh contiguous tensor of its shape.
 
     ``.contiguous()`` leaves a tensor alone when only size-1 dimensions have unusual
@@ -192,8 +193,15 @@ class _Precompiled:
                 for a, dims in zip(args, self.varying):
                     if isinstance(a, (torch.Tensor, dict)):
                         _vary(a, dims, strict=True)
-                fn = torch.compile(self.fn, fullgraph=True, dynamic=None, options={"cpp_wrapper": True}).aot_compile(
-                    (args, {}))
+                # traced as a function of its own (a fresh code object: what TorchDynamo
+                # learnt compiling this function for another signature does not carry over,
+                # so the kernel depends on its signature only), Python floats as constants
+                # (a saved kernel cannot take them as inputs)
+                fresh = types.FunctionType(self.fn.__code__.replace(co_name=f"{self.name}_{sig}"), self.fn.__globals__,
+                                           self.fn.__name__, self.fn.__defaults__, self.fn.__closure__)
+                with torch._dynamo.config.patch(specialize_float=True):
+                    fn = torch.compile(fresh, fullgraph=True, dynamic=None,
+                                       options={"cpp_wrapper": True}).aot_compile((args, {}))
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 fn.save_compiled_function(path)   # written atomically
             fn.disable_guard_check()
@@ -204,11 +212,16 @@ class _Precompiled:
                           "compiling it in this process")
             return None
 
-    def __call__(self, *args):
+    def bind(self, *args):
+        """The saved kernel for arguments with the signature of ``args``, called as it is (no
+        signature, no checks: about 20 us less per call), or None where it could not be kept."""
         key = self._signature(args)
         if key not in self.ready:
             self.ready[key] = self._prepare(key, args)
-        fn = self.ready[key]
+        return self.ready[key]
+
+    def __call__(self, *args):
+        fn = self.bind(*args)
         if fn is None:
             for a, dims in zip(args, self.varying):
                 if isinstance(a, (torch.Tensor, dict)):
@@ -227,18 +240,87 @@ def _by_device(fn, varying, name=None, layout=None):
     one kernel serves every replicate count, the last partial mini-batch and every grid,
     instead of one compile per shape.  Other shapes are static (specialised)."""
     jit = torch.compile(fn, dynamic=None, options={"cpp_wrapper": True})
-    cpu = flush_denormals(jit if name is None else _Precompiled(fn, name, layout, varying, jit))
+    precompiled = None if name is None else _Precompiled(fn, name, layout, varying, jit)
+    cpu = flush_denormals(jit if precompiled is None else precompiled)
     other = torch.compile(fn, dynamic=None)
 
-    def call(flat, *args):
+    def on_cpu(flat):
         t = flat if isinstance(flat, torch.Tensor) else next(iter(flat.values()))  # leaf_views dict
-        if t.device.type == "cpu" and name is not None:
+        return t.device.type == "cpu"
+
+    def call(flat, *args):
+        if precompiled is not None and on_cpu(flat):
             return cpu(flat, *args)
         for a, dims in zip((flat,) + args, varying):
             if isinstance(a, (torch.Tensor, dict)):
                 _vary(a, dims)
-        return (cpu if t.device.type == "cpu" else other)(flat, *args)
+        return (cpu if on_cpu(flat) else other)(flat, *args)
+
+    def bind(*args):
+        """``call`` for arguments with the signature of ``args`` (dtypes, static sizes,
+        strides, grad mode): on the CPU the saved kernel itself, denormals flushed, without
+        the checks that select it; the caller passes contiguous tensors of that signature,
+        in the same grad mode.  Elsewhere ``call``."""
+        kernel = precompiled.bind(*args) if precompiled is not None and on_cpu(args[0]) else None
+        return call if kernel is None else flush_denormals(kernel)
+
+    call.bind = bind
     return call
+
+
+def _bound_call(fn):
+    """``fn`` with a ``bind`` that returns ``fn`` itself (nothing to select)."""
+    fn.bind = lambda *args: fn
+    return fn
+
+
+def adam_step(flat, grad, m, v, step, lr, acc, total, b1: float, b2: float, eps: float):
+    """One optimiser step's bookkeeping after the gradient: the step counter (a tensor: no
+    host-device synchronisation) up by one, Adam's update (``adam_update``) and the
+    epoch's running training loss ``acc`` plus this step's ``total``, in place."""
+    step.add_(1)
+    adam_update(flat, grad, m, v, step, lr, b1, b2, eps)
+    acc.add_(total)
+
+
+def _adam_kernels(layout: NetworkLayout, compile_: bool):
+    """``adam(flat, grad, m, v, step, lr, acc, total, b1, b2, eps)``: ``adam_step``, in place;
+    ``adam.bind(...)`` (the same arguments) is it for tensors of that signature and these
+    constants, called with the eight tensors.
+
+    Compiled, on the CPU in float32 (the default): one kernel per (b1, b2, eps), which it
+    holds as constants, compiled ahead of time and kept across processes like the step
+    (``_Precompiled``: no TorchDynamo guards per call), with the numbers of the traced update
+    bit for bit (tests).  Elsewhere (float64, where torch cannot save the kernel, and a GPU)
+    Adam's update is traced in each process with its float arguments, the counter and the
+    running loss added around it, as before."""
+    if not compile_:
+        general = _uncompiled(adam_step)
+    else:
+        traced = _by_device(adam_update, [(0,)] * 6)
+
+        def general(flat, grad, m, v, step, lr, acc, total, b1, b2, eps):
+            step.add_(1)
+            traced(flat, grad, m, v, step, lr, b1, b2, eps)
+            acc.add_(total)
+    saved: dict = {}
+
+    def bind(flat, grad, m, v, step, lr, acc, total, b1, b2, eps):
+        if not (compile_ and flat.device.type == "cpu" and flat.dtype == torch.float32):
+            return lambda *tensors: general(*tensors, b1, b2, eps)
+        constants = (float(b1), float(b2), float(eps))
+        if constants not in saved:
+            def update(flat, grad, m, v, step, lr, acc, total):
+                adam_step(flat, grad, m, v, step, lr, acc, total, *constants)
+            name = "adam-" + hashlib.sha256(repr(constants).encode()).hexdigest()[:8]
+            saved[constants] = _by_device(update, [(0,)] * 8, name, layout)
+        return saved[constants].bind(flat, grad, m, v, step, lr, acc, total)
+
+    def adam(*args):
+        return bind(*args)(*args[:8])
+
+    adam.bind = bind
+    return adam
 
 
 def compiled_kernels(layout: NetworkLayout, compile_: bool):
@@ -248,7 +330,13 @@ def compiled_kernels(layout: NetworkLayout, compile_: bool):
     grad (R, n_params)): the weighted total loss per replicate and its gradient in flat
     order, by the hand-written backward (``losses.loss_and_grad``); no autograd, no
     host-device synchronisation.  ``leaves`` is accepted for the caller's convenience and
-    not used.
+    not used.  ``loss_and_grad.bind(flat, pde_xt, bc_xt, data_xt, data_u, weights)`` is the
+    step's kernel for arguments of that signature, called with the same positional
+    arguments (no ``leaves``), contiguous, under ``torch.no_grad``, without the checks: the
+    trainer binds it once per run and batch size (``kernels._by_device``).
+
+    adam(flat, grad, m, v, step, lr, acc, total, b1, b2, eps): ``adam_step``, in place;
+    ``adam.bind(...)`` likewise (``_adam_kernels``).
     """
     key = (layout, compile_)
     _tune_malloc()
@@ -270,16 +358,16 @@ def compiled_kernels(layout: NetworkLayout, compile_: bool):
             torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
             step_fn = _by_device(step_fn, [(0,), (0,), (0,), (0, 1), (0, 1), (0,)], "step", layout)
             val_fn = _by_device(val_fn, [(0,), (0,), (0,), (0, 1), (0, 1)], "validation", layout)
-            # Adam is traced in each process (a few operations; its Python float arguments
-            # cannot be traced ahead of time) and its kernel comes from the FX graph cache
-            adam = _by_device(adam_update, [(0,)] * 6)
         else:  # the same arithmetic as compiled on the CPU: denormals flushed
-            step_fn, val_fn, adam = (_uncompiled(f) for f in (step_fn, val_fn, adam_update))
+            step_fn, val_fn = (_bound_call(_uncompiled(f)) for f in (step_fn, val_fn))
+        adam = _adam_kernels(layout, compile_)
 
         def loss_and_grad_fn(flat, leaves, pde_xt, bc_xt, data_xt, data_u, weights):
             with torch.no_grad():
-                return step_fn(flat.detach(), _canonical(pde_xt), _canonical(bc_xt), _canonical(data_xt),
-                               _canonical(data_u), _canonical(weights))
+                return step_fn(flat.detach(), canonical(pde_xt), canonical(bc_xt), canonical(data_xt),
+                               canonical(data_u), canonical(weights))
+
+        loss_and_grad_fn.bind = step_fn.bind
 
         _COMPILED[key] = (loss_and_grad_fn, val_fn, adam)
     return _COMPILED[key]

@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .kernels import compiled_kernels
+from .kernels import canonical, compiled_kernels
 from .layout import NetworkLayout
 from .networks import ENGINE_VERSION, leaf_views, xavier_init
 from .observations import Observations, stable_int
@@ -154,6 +154,7 @@ class _Run:
         self.val_pde, self.val_bc = self._validation_collocation(seeds)
         self.val_xt, self.val_u = val_pts[..., :2].contiguous(), val_pts[..., 2].contiguous()
         self.loss_and_grad, self.val_fn, self.adam = compiled_kernels(layout, config.compile)
+        self.bound = {}   # the kernels bound to this run's signatures (``run_epoch``)
         self.S = math.ceil(self.n_train / B)   # optimiser steps per epoch
         self.hist = torch.full((len(HISTORY_KEYS), R, config.epochs), float("nan"), dtype=torch.float64, device=dev)
         self.best = self.flat.detach().clone()
@@ -199,25 +200,42 @@ class _Run:
         (a diverged replicate is frozen at its best parameters; the others go on).  No
         host-device synchronisation and no data-dependent Python branch: on a GPU the whole
         epoch is captured once as a CUDA graph and replayed."""
-        R, B, S, flat, config = self.R, self.B, self.S, self.flat, self.config
+        R, flat, config = self.R, self.flat, self.config
         b1, b2 = config.betas
-        train_acc = torch.zeros(R, dtype=self.dtype, device=self.dev)
-        for s in range(S):
-            idx = perm_e[:, s * B:(s + 1) * B]
-            batch = torch.gather(self.train_pts, 1, idx[..., None].expand(-1, -1, 3))
-            bc_xt = torch.stack([self.bc_x.expand(R, -1), cb_e[:, s]], dim=2)
-            # contiguous inputs: strides then do not depend on the chunk length, so the
-            # compiled kernels are not re-specialised (recompiled) between runs
-            total, grad = self.loss_and_grad(flat, self.leaves, cp_e[:, s].contiguous(), bc_xt,
-                                             batch[..., :2].contiguous(), batch[..., 2].contiguous(), self.weights)
-            self.step.add_(1)
-            with torch.no_grad():
-                self.adam(flat, grad, self.m, self.v, self.step, self.lr_t, b1, b2, config.eps)
-            train_acc.add_(total)
         with torch.no_grad():
+            train_acc = torch.zeros(R, dtype=self.dtype, device=self.dev)
+            for pde_xt, bc_xt, data_xt, data_u in self._steps(perm_e, cp_e, cb_e):
+                args = (flat, pde_xt, bc_xt, data_xt, data_u, self.weights)
+                step = self.bound.get(data_u.shape[1])
+                if step is None:   # the kernel for this signature, selected once per run
+                    step = self.bound[data_u.shape[1]] = self.loss_and_grad.bind(*args)
+                total, grad = step(*args)
+                args = (flat, grad, self.m, self.v, self.step, self.lr_t, train_acc, total)
+                if "adam" not in self.bound:
+                    self.bound["adam"] = self.adam.bind(*args, b1, b2, config.eps)
+                self.bound["adam"](*args)
             self.epoch.add_(1)
             comps = self.val_fn(self.leaves, self.val_pde, self.val_bc, self.val_xt, self.val_u)
             self._record_epoch(comps, train_acc)
+
+    def _steps(self, perm_e, cp_e, cb_e):
+        """The epoch's S steps' inputs (collocation points (R, N_PDE, 2), boundary points
+        (R, 2 N_BC, 2), the mini-batch's (x, t) (R, B, 2) and u (R, B)), each contiguous: made
+        for the whole epoch at once, step-major, so that a step's inputs are views (the same
+        values as gathered step by step; the last mini-batch may be smaller)."""
+        R, B, S = self.R, self.B, self.S
+        full = self.n_train // B   # steps with a whole mini-batch
+        data = torch.gather(self.train_pts, 1, perm_e[..., None].expand(-1, -1, 3))   # (R, N, 3), epoch order
+        whole = data[:, :full * B].reshape(R, full, B, 3).transpose(0, 1)
+        data_xt, data_u = whole[..., :2].contiguous(), whole[..., 2].contiguous()
+        pde_xt = cp_e.transpose(0, 1).contiguous()
+        bc_xt = torch.stack([self.bc_x.expand(S, R, -1), cb_e.transpose(0, 1)], dim=3)
+        steps = [(pde_xt[s], bc_xt[s], data_xt[s], data_u[s]) for s in range(full)]
+        if full < S:
+            last = data[:, full * B:]
+            steps.append((pde_xt[full], bc_xt[full], canonical(last[..., :2].contiguous()),
+                          canonical(last[..., 2].contiguous())))
+        return steps
 
     def _record_epoch(self, comps, train_acc):
         """The epoch's validation losses and mean training loss into ``hist_e``; the best
