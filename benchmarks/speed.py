@@ -86,7 +86,7 @@ def fast_run(R: int, epochs: int, seed0: int = 0, arch_u=(4, 32), dense: bool = 
 
 
 _START_PROBE = """
-import time
+import sys, time
 t0 = time.perf_counter()
 import torch
 from binn_utils.engine.observations import make_observations
@@ -94,31 +94,33 @@ from binn_utils.engine.training import TrainConfig, train
 torch.set_num_threads(1)
 t1 = time.perf_counter()
 res = train(make_observations("diffusion", 1e-3), TrainConfig(epochs=1), seeds=range(10))
-print(t1 - t0, res.extra["first_epoch_s"])
+print(t1 - t0, res.extra["first_epoch_s"], time.time() - float(sys.argv[1]))
 """
 
 
 def start_times(cache_dir) -> tuple:
-    """(import seconds, first-epoch seconds (compiling or loading the kernels), process wall
-    seconds) of a fresh process training one epoch with the compile cache ``cache_dir``."""
+    """(import seconds, first-epoch seconds (compiling or loading the kernels), seconds from
+    launching the process to its first epoch trained, process wall seconds (its exit
+    included)) of a fresh process training one epoch with the compile cache ``cache_dir``."""
     import subprocess
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir), "OMP_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", _START_PROBE], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", _START_PROBE, repr(time.time())], env=env, capture_output=True,
+                         text=True, check=True)
     wall = time.perf_counter() - t0
-    imp, first = map(float, out.stdout.split()[-2:])
-    return imp, first, wall
+    imp, first, trained = map(float, out.stdout.split()[-3:])
+    return imp, first, trained, wall
 
 
 def start_lines():
     import tempfile
     with tempfile.TemporaryDirectory() as cache:
         for label in ("cold start (empty compile cache):", "warm start (kernels in the cache):"):
-            imp, first, wall = start_times(cache)
-            print(f"{label:<44s} {wall:6.1f} s from process start to one epoch trained   (import {imp:4.1f} s, "
+            imp, first, trained, wall = start_times(cache)
+            print(f"{label:<44s} {trained:6.1f} s from process start to one epoch trained   (import {imp:4.1f} s, "
                   f"first epoch incl. {'compiling' if 'cold' in label else 'loading'} the kernels {first:5.1f} s; "
-                  f"{_load()})", flush=True)
+                  f"{wall:5.1f} s with the process's exit; {_load()})", flush=True)
 
 
 def _load() -> str:
