@@ -98,6 +98,8 @@ class Inputs:
     def batch_args(self):
         """The step kernels' arguments as ``run_epoch`` makes them (``_Run._steps``, the data
         movement, for a whole epoch): the first step's."""
+        # the trainer's own code, on this object's attributes of the same names (R, B, S,
+        # n_train, train_pts, bc_x)
         self.epoch = _Run._steps(self, self.perm, self.cp, self.cb)
         self.args = self.epoch[0]
         return self.args

@@ -258,9 +258,10 @@ def _by_device(fn, varying, name=None, layout=None):
 
     def bind(*args):
         """``call`` for arguments with the signature of ``args`` (dtypes, static sizes,
-        strides, grad mode): on the CPU the saved kernel itself, denormals flushed, without
-        the checks that select it; the caller passes contiguous tensors of that signature,
-        in the same grad mode.  Elsewhere ``call``."""
+        strides, grad mode, thread count): on the CPU the saved kernel itself, denormals
+        flushed, without the checks that select it; the caller passes contiguous tensors of
+        that signature, in the same grad mode and with the same thread count.  Elsewhere
+        ``call``."""
         kernel = precompiled.bind(*args) if precompiled is not None and on_cpu(args[0]) else None
         return call if kernel is None else flush_denormals(kernel)
 
@@ -333,7 +334,8 @@ def compiled_kernels(layout: NetworkLayout, compile_: bool):
     not used.  ``loss_and_grad.bind(flat, pde_xt, bc_xt, data_xt, data_u, weights)`` is the
     step's kernel for arguments of that signature, called with the same positional
     arguments (no ``leaves``), contiguous, under ``torch.no_grad``, without the checks: the
-    trainer binds it once per run and batch size (``kernels._by_device``).
+    trainer binds it once per run and mini-batch row count (``kernels._by_device``; the
+    thread count and grad mode are those at binding).
 
     adam(flat, grad, m, v, step, lr, acc, total, b1, b2, eps): ``adam_step``, in place;
     ``adam.bind(...)`` likewise (``_adam_kernels``).
