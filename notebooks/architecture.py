@@ -243,8 +243,8 @@ display(Markdown(tables.authors_comparison_table(
 # $u_\mathrm{p}$. Among our four equal-size architectures the median $u_\mathrm{p}$ errors
 # are {glue:text}`ar_up_1x1` for $(1, 1)$, {glue:text}`ar_up_4x1` for $(4, 1)$,
 # {glue:text}`ar_up_4x4` for $(4, 4)$ and {glue:text}`ar_up_4x32` for $(4, 32)$; that
-# {glue:text}`ar_smallest` is the worst of them {glue:text}`ar_smallest_worst` with the
-# paper. The lowest is {glue:text}`ar_best_diag`.
+# {glue:text}`ar_smallest` is the worst of them {glue:text}`ar_smallest_worst_with_paper`.
+# The lowest is {glue:text}`ar_best_diag`.
 #
 # **Saturation.** The paper finds $(4, 32)$ no better than $(4, 4)$ and its $D$ slightly
 # worse and more variable. Our median relative errors of $D$ (over the observed range of

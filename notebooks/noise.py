@@ -193,10 +193,10 @@ display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(res
 #
 # | network $(h_u, n_u)$ | error of | median, lowest noise | median, highest noise | the medians across the levels (description) | Spearman's $\rho$, one-sided $p$ | grows with $\sigma^2$ (verdict) |
 # |---|---|---|---|---|---|---|
-# | {glue:text}`nz_arch_a` | $u_\theta$ | {glue:text}`nz_theta_lo_a` | {glue:text}`nz_theta_hi_a` | {glue:text}`nz_theta_mono_a` | {glue:text}`nz_theta_rho_a`, {glue:text}`nz_theta_p_a` | {glue:text}`nz_theta_grows_a` with the paper |
-# | {glue:text}`nz_arch_a` | $u_\mathrm{p}$ | {glue:text}`nz_up_lo_a` | {glue:text}`nz_up_hi_a` | {glue:text}`nz_up_mono_a` | {glue:text}`nz_up_rho_a`, {glue:text}`nz_up_p_a` | {glue:text}`nz_up_grows_a` with the paper |
-# | {glue:text}`nz_arch_b` | $u_\theta$ | {glue:text}`nz_theta_lo_b` | {glue:text}`nz_theta_hi_b` | {glue:text}`nz_theta_mono_b` | {glue:text}`nz_theta_rho_b`, {glue:text}`nz_theta_p_b` | {glue:text}`nz_theta_grows_b` with the paper |
-# | {glue:text}`nz_arch_b` | $u_\mathrm{p}$ | {glue:text}`nz_up_lo_b` | {glue:text}`nz_up_hi_b` | {glue:text}`nz_up_mono_b` | {glue:text}`nz_up_rho_b`, {glue:text}`nz_up_p_b` | {glue:text}`nz_up_grows_b` with the paper |
+# | {glue:text}`nz_arch_a` | $u_\theta$ | {glue:text}`nz_theta_lo_a` | {glue:text}`nz_theta_hi_a` | {glue:text}`nz_theta_mono_a` | {glue:text}`nz_theta_rho_a`, {glue:text}`nz_theta_p_a` | {glue:text}`nz_theta_grows_a_with_paper` |
+# | {glue:text}`nz_arch_a` | $u_\mathrm{p}$ | {glue:text}`nz_up_lo_a` | {glue:text}`nz_up_hi_a` | {glue:text}`nz_up_mono_a` | {glue:text}`nz_up_rho_a`, {glue:text}`nz_up_p_a` | {glue:text}`nz_up_grows_a_with_paper` |
+# | {glue:text}`nz_arch_b` | $u_\theta$ | {glue:text}`nz_theta_lo_b` | {glue:text}`nz_theta_hi_b` | {glue:text}`nz_theta_mono_b` | {glue:text}`nz_theta_rho_b`, {glue:text}`nz_theta_p_b` | {glue:text}`nz_theta_grows_b_with_paper` |
+# | {glue:text}`nz_arch_b` | $u_\mathrm{p}$ | {glue:text}`nz_up_lo_b` | {glue:text}`nz_up_hi_b` | {glue:text}`nz_up_mono_b` | {glue:text}`nz_up_rho_b`, {glue:text}`nz_up_p_b` | {glue:text}`nz_up_grows_b_with_paper` |
 #
 # **Smaller network for noisy data, larger for clean data.** The paper finds $(4, 32)$ at
 # least as good as $(6, 128)$ for noisy data. Our $(h_u, n_u) =$ {glue:text}`nz_arch_a`

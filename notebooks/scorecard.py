@@ -121,10 +121,11 @@ display(Markdown(text.choices_table(effects)))
 # sentence says, *disagrees* when they are separated the other way, *cannot be
 # distinguished with this many replicates* when they overlap, *cannot be decided* when a
 # setting it needs has no finite replicate, and is *not tested* when we did not run what
-# it needs. No cut-off of ours decides a verdict: where the paper's words need a reference
-# ("accurately", "large", "consistently"), the sub-claim's rule names it, and it is the
-# best other setting of the same study, the other quantity of the same runs, or the
-# authors' own archived runs. Where the authors' archived runs hold the numbers a
+# it needs. Apart from the failure diagnostics of claim 12, whose flags need thresholds
+# (set and tested in the {doc}`diagnostics` chapter), no cut-off of ours decides a verdict:
+# where the paper's words need a reference ("accurately", "large", "consistently"), the
+# sub-claim's rule names it, and it is the best other setting of the same study, the other
+# quantity of the same runs, or the authors' own archived runs. Where the authors' archived runs hold the numbers a
 # sub-claim needs, the same rule applied to them is shown beside ours: whether the
 # authors' own runs bear out the paper's sentence. "Grows with $\sigma^2$" is a trend
 # over all noise levels: Spearman's rank correlation of the per-replicate errors with

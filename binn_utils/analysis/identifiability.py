@@ -340,13 +340,15 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
     """How far removing ``op`` moves the forward solution on the two grids, in words decided by
     the numbers and the rule."""
     a, b = sparse[op], dense[op]
+    where = (f"{a.level} constrained on both grids" if a.level == b.level else
+             f"{a.level} constrained on the sparse grid and {b.level} constrained on the dense one")
     return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on {sparse.n_points} data "
-            f"points ({a.rms_du['zero']:.2g} sigma per point; the mechanism's signal: {a.signal} "
-            f"constrained) and by {_g(b.dchi2['zero'])} on {dense.n_points} ({b.signal} constrained); a factor "
-            f"of two in {op} changes it by at most {_g(max(a.dchi2['half'], a.dchi2['double']))} and "
-            f"{_g(max(b.dchi2['half'], b.dchi2['double']))}, so {op} is {a.level} constrained on the sparse "
-            f"grid and {b.level} constrained on the dense one (boundaries: {detect_threshold():.2g} and "
-            f"{fit_threshold(sparse.n_points):.3g} / {fit_threshold(dense.n_points):.3g})")
+            f"points ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} detectable) and by "
+            f"{_g(b.dchi2['zero'])} on {dense.n_points} ({b.signal} detectable); a factor of two in {op} changes "
+            f"it by at most {_g(max(a.dchi2['half'], a.dchi2['double']))} and "
+            f"{_g(max(b.dchi2['half'], b.dchi2['double']))}, so {op} is {where} (a change above "
+            f"{detect_threshold():.2g} is detectable by a test aimed at it; above {fit_threshold(sparse.n_points):.3g} "
+            f"on the sparse and {fit_threshold(dense.n_points):.3g} on the dense grid it shows as a misfit of the data)")
 
 
 def noise_estimate(u_obs, u_fit, replicate_sd: float | None = None) -> tuple[float, str]:

@@ -91,7 +91,8 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
     which = which or reported()
     beside = None if beside == which else beside
     extra = f" | median $u_p$ error, {beside} networks" if beside else ""
-    rows = [f"| setting | rel. L2 error $u_\\theta$ | rel. L2 error $u_p${extra} | $u_p$ failures | diverged |",
+    rows = [f"| setting | rel. L2 error $u_\\theta$, median [interquartile range] | rel. L2 error $u_p$, median "
+            f"[interquartile range]{extra} | $u_p$ failures | diverged |",
             "|---|---|---|---|---|" + ("---|" if beside else "")]
     for r in results:
         label = label_fn(r) if label_fn else r.setting.label

@@ -147,8 +147,8 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         else:
             s["clean_theta_a"] = s["clean_theta_b"] = "n/a"
             s.judge("clean_large_wins", None)
-    for k in [k for k in s if k.endswith("_a")]:  # a single architecture: fill the second one's keys
-        s.setdefault(k[:-2] + "_b", "n/a")
+    for k in [k for k in s if k.endswith(("_a", "_a_with_paper"))]:  # a single architecture: fill the second one's keys
+        s.setdefault(k[:-2] + "_b" if k.endswith("_a") else k[:-len("_a_with_paper")] + "_b_with_paper", "n/a")
     for k in ("theta_small_wins", "theta_small_wins_verdict", "up_small_wins", "up_small_wins_verdict",
               "clean_theta_a", "clean_theta_b", "clean_large_wins"):
         s.setdefault(k, "n/a")
