@@ -272,7 +272,8 @@ display(Markdown(tables.authors_comparison_table(
 # * A mean over initialisations is sensitive to a single bad run; reporting the median
 #   next to it shows whether a heat-map cell is typical or dominated by one outlier.
 # * The operators are only constrained over the observed range of $u$: differences between
-#   architectures outside it (grey) are not evidence either way.
+#   architectures outside it are not evidence either way (the figures shade such values
+#   grey where the data leave any).
 # * A heat map's numbers compare only with numbers in the same norm and statistic: on our
 #   runs the spectral-norm median error of $u_\mathrm{p}$ is {glue:text}`ar_spec_ratio_med`
 #   times the Frobenius-norm one (median over cells), so the published map's numbers are
