@@ -33,7 +33,8 @@
 # `lite` scale ({glue:text}`sm_scale_lite`), which reduces epochs as well as
 # replicates (the {doc}`/book/errata`, item 31, says why). Every caption ends with the
 # scale, epochs and replicates of its runs; a comparison with the reference configuration
-# reads the reference at the same scale, and its table says which runs each row reads.
+# reads the reference at the same scale, and the list under its table says which runs each
+# row reads.
 # Every verdict on this page is computed by the same functions as the scorecard's: a
 # comparison of intervals over the initialisations, which with two or three replicates
 # usually cannot distinguish the settings. The scorecard's claim 11 counts only some of
@@ -313,7 +314,7 @@ bullets("noise")
 # ({glue:text}`sm_reference`) are as follows. A study whose results come in parts is
 # compared on its first part (the batch-size study: its fixed-epoch runs, as claim 11's
 # comparison of the grids reads them, not the fixed-budget runs of its figure's boxes and
-# of its list's verdicts); the last column names the runs of each row.
+# of its list's verdicts); the list under the table names the runs each row reads.
 
 # %% tags=["remove-cell"]
 here = {k: v[0] if isinstance(v, tuple) else v for k, v in results.items()}  # a study in parts: its first

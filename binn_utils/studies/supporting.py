@@ -136,12 +136,13 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
                            notes: Mapping | None = None) -> tuple[str, dict]:
     """Markdown table comparing, per study (``sts``: name -> Study), the errors at the paper's
     default setting in this configuration with those in a reference configuration, both read
-    at the study's scale (``scales``: name -> scale), the runs named (the part of a study in
-    parts, the scale, epochs and replicates of each side; ``notes``: name -> a sentence about
-    them); returns (table, verdicts: the counts in words and the studies of the rows shown)."""
+    at the study's scale (``scales``: name -> scale), and under it a list of the runs each row
+    reads (the part of a study in parts, the scale, epochs and replicates of each side;
+    ``notes``: name -> a sentence about them); returns (table and list, verdicts: the counts in
+    words and the studies of the rows shown)."""
     rows = ["| study | setting | median $u_\\theta$ error here | reference | median $u_\\mathrm{p}$ error here "
-            "| reference | IQR of $u_\\mathrm{p}$ error here | reference | runs read |", "|---" * 9 + "|"]
-    lower, narrower, shown = [], [], []
+            "| reference | IQR of $u_\\mathrm{p}$ error here | reference |", "|---" * 8 + "|"]
+    lower, narrower, shown, read = [], [], [], []
     for study, res_here in here.items():
         res_ref, st = reference.get(study), sts[study]
         a = find(res_here, **st.default) if res_here else None
@@ -152,9 +153,9 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
         th = (median(a.metric("err_u_theta")), median(b.metric("err_u_theta")))
         up = (median(a.metric("err_u_p")), median(b.metric("err_u_p")))
         iq = (iqr(a.metric("err_u_p")), iqr(b.metric("err_u_p")))
-        runs = runs_read(st, a, b, scales[study], (notes or {}).get(study))
+        read.append(f"* {st.title}: {runs_read(st, a, b, scales[study], (notes or {}).get(study))}")
         rows.append(f"| {st.title} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
-                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} | {runs} |")
+                    f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} |")
         v_med, v_iqr, _ = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower)
         lower.append(v_med)
         narrower.append(v_iqr)
@@ -165,7 +166,10 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
                 f"cannot be distinguished in {vs.count(Verdict.INDISTINCT)})")
     verdict = {"n": len(lower), "errors_as_expected": words(lower), "spread_as_expected": words(narrower),
                "rows": shown}
-    return "\n".join(rows), verdict
+    table = "\n".join(rows)
+    if read:
+        table += "\n\nThe runs each row reads:\n\n" + "\n".join(read)
+    return table, verdict
 
 
 def runs_read(st: Study, here, ref, scale: str, note: str | None = None) -> str:
