@@ -67,8 +67,11 @@ def _one_line(capsys, argv, code=2):
     except SystemExit as exc:
         rc = exc.code
     err = capsys.readouterr().err
-    lines = [ln.rsplit("\r", 1)[-1] for ln in err.split("\n")]        # a progress bar ends with a \r
-    lines = [ln for ln in lines if ln.strip() and "\x1b[A" not in ln]  # nested bars move the cursor up
+    # what a terminal shows of each line: the part after its last \r (a progress bar redraws with
+    # \r) and after its last cursor-up (a nested bar ends its line with one; a bar closed just
+    # before the message leaves one in front of it)
+    lines = [ln.rsplit("\r", 1)[-1].rsplit("\x1b[A", 1)[-1] for ln in err.split("\n")]
+    lines = [ln for ln in lines if ln.strip()]
     assert rc == code, err
     assert "Traceback" not in err and len(lines) == 1, err
     return lines[0]
