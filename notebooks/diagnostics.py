@@ -116,7 +116,9 @@ reporting.glue("dg_factor", reporting.fmt(failure_factor, "g"))
 display(Markdown(tables.settings_table(scored, SHORT_TITLES)))
 
 # %% [markdown]
-# The numbers behind the flags (flagged values in bold):
+# The numbers behind the flags (flagged values in bold). "underfitting" is the share of the
+# median validation loss's fall (in decades) made over the last 10 % of training; where the loss
+# did not fall overall but fell at the end, that share is infinite ("inf").
 
 # %% tags=["remove-input", "hide-output"]
 display(Markdown(scored.table.to_markdown(columns=["setting", "err_u_theta_obs", "err_u_p_obs", "underfitting",

@@ -163,6 +163,28 @@ def test_operator_spread():
     assert not rep["operator_spread"].flag
 
 
+def test_the_papers_warning_signs_per_replicate():
+    """One number per replicate for each of the paper's three signs, failures +inf."""
+    from binn_utils.analysis.diagnostic_checks import mismatch_ratios, operator_deviations, validation_rises
+    r = mismatch_ratios([0.1, 0.1, 0.1], [0.2, np.nan, 0.15], ["ok", "failed: x", "failed: y"])
+    assert r[0] == pytest.approx(2.0) and np.isposinf(r[1:]).all()
+    u_shape = 1e-3 * (1 + ((EPOCHS - 300) / 300.0) ** 2)          # minimum at epoch 300, ends 6.4x higher
+    rises = validation_rises(EPOCHS, np.stack([converged(1)[0], u_shape, np.full(E, np.nan)]), ["ok", "ok", "ok"])
+    assert rises[0] == pytest.approx(1.0, abs=0.05) and 3 < rises[1] < 7 and np.isposinf(rises[2])
+    assert np.isposinf(validation_rises(EPOCHS, converged(2), ["ok", "diverged"])[1])
+    # a rise per replicate is what the overfitting diagnostic reads off the median curve
+    one = diagnose_arrays(**benign(u_shape[None]))["overfitting"].value
+    assert validation_rises(EPOCHS, u_shape[None])[0] == pytest.approx(one)
+    scales = np.array([0.5, 1.0, 1.5, np.nan])[:, None]
+    dev = operator_deviations(U_GRID, {"D": 0.5 * scales + 0 * U_GRID, "V": 0.1 + 0 * scales * U_GRID},
+                              (0.2, 0.8))
+    assert dev[:3] == pytest.approx([0.5, 0.0, 0.5]) and np.isposinf(dev[3])
+    # deviations are from the mean of the initialisations on the same data
+    same = operator_deviations(U_GRID, {"D": np.repeat([[0.3], [0.9]], 2, axis=0) + 0 * U_GRID}, (0, 1), [0, 0, 1, 1])
+    assert same == pytest.approx(np.zeros(4), abs=1e-12)
+    assert np.isnan(operator_deviations(U_GRID, {"D": np.ones((2, 101))}, (0, 1), [0, 1])).all()
+
+
 def test_observed_range_is_robust_and_shading():
     u = np.concatenate([np.linspace(0.1, 0.8, 2000), [5.0, -3.0]])
     lo, hi = observed_u_range(u)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from binn_utils.claims import scorecard
-from binn_utils.analysis.verdicts import (Outcome, Verdict, aggregate, above_best_other, all_of, best_in, expect, highest_at,
+from binn_utils.analysis.verdicts import (Outcome, Verdict, aggregate, above_best_other, all_of, any_of, best_in, expect, highest_at,
                                  lowest_at, median_interval, median_rank, quote_clean, spread_interval)
 
 A, D, I, U = Verdict.AGREES, Verdict.DISAGREES, Verdict.INDISTINCT, Verdict.UNDECIDED
@@ -71,8 +71,19 @@ def test_spread_interval_is_seeded_and_separates_different_spreads():
     assert expect(spread_interval(narrow), spread_interval(wide), -1) is A
 
 
+def test_failed_replicates_count_above_every_finite_one_when_asked():
+    x = np.r_[np.full(6, np.inf), np.full(4, 3.0)]
+    assert median_interval(x).n == 4 and not median_interval(x).bounded      # dropped: too few left
+    iv = median_interval(x, failures_high=True)
+    assert (iv.estimate, iv.lo, iv.hi, iv.n) == (np.inf, 3.0, np.inf, 10) and str(iv) == "inf [3, inf]"
+    assert expect(iv, median_interval(np.linspace(1, 2, 10)), 1) is A       # compared by its interval
+    assert expect(iv, median_interval(np.linspace(1, 4, 10)), 1) is I
+    assert str(median_interval([1.0, 2.0])) == "1.5 [unbounded with 2 replicates]"
+
+
 def test_all_of_and_the_outcome_of_undistinguished_claims():
     assert all_of([A, A]) is A and all_of([A, D, I]) is D and all_of([A, I]) is I and all_of([A, U]) is U
+    assert any_of([D, A]) is A and any_of([D, D, U]) is D and any_of([D, I]) is I and any_of([U, U]) is U
     assert aggregate([I, I, Verdict.NOT_TESTED]) is Outcome.INDISTINCT
     assert aggregate([Verdict.NOT_TESTED]) is Outcome.NOT_TESTED
 
@@ -92,7 +103,7 @@ def test_every_claim_quotes_the_paper_verbatim():
 def test_pages_decide_no_verdict_themselves():
     """The chapters, the Supporting Material page and the scorecard print verdicts the
     package computed: no page builds a Verdict or compares intervals itself."""
-    forbidden = {"Verdict", "expect", "order", "lowest_at", "highest_at", "best_in", "above_best_other", "all_of",
+    forbidden = {"Verdict", "expect", "order", "lowest_at", "highest_at", "best_in", "above_best_other", "all_of", "any_of",
                  "median_interval", "spread_interval", "judge"}
     for nb in sorted((ROOT / "notebooks").glob("*.py")):
         tree = ast.parse(nb.read_text())

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from binn_utils import studies
-from binn_utils.analysis import diagnostic_roc
+from binn_utils.analysis import diagnostic_roc, diagnostics
 from binn_utils.analysis.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
 from binn_utils.claims import scorecard, spanning
 from binn_utils.claims.context import Context, RunRow
@@ -111,10 +111,14 @@ def test_claim_11_is_not_tested_without_stored_repeats_and_with_too_few_replicat
     assert {s.verdict for s in few.subclaims if s not in dense} == {A}
 
 
-def diagnosed_at(where):
-    """A fake diagnose_many: a flag fires on the settings ``where`` picks."""
-    return lambda results, labels: [SimpleNamespace(flags=["instability"] if where(r.setting) else [])
-                                    for r in results]
+def signs_at(high):
+    """A fake ``warning_signs``: on each setting, per replicate, the sign ``high(setting)``
+    names ("mismatch", ... or None) is 2 + a spread, the others 1 + a spread (ten replicates:
+    separated medians' intervals), so that sign alone is raised against any other setting."""
+    def signs(res):
+        up = high(res.setting)
+        return {k: (2.0 if k == up else 1.0) + np.linspace(0, 0.05, 10) for k in diagnostics.WARNING_SIGNS}
+    return signs
 
 
 def failure(setting):
@@ -147,28 +151,54 @@ def test_claim_12_reads_the_studies_marked_diagnosed():
     assert [st.name for st in spanning.diagnosed()] == ["learning_rate", "loss_weight"]
 
 
-@pytest.mark.parametrize("where, expected", [(failure, Outcome.REPRODUCED),
-                                             (lambda s: not failure(s), Outcome.NOT_REPRODUCED),
-                                             (lambda s: True, Outcome.PARTLY)])
-def test_claim_12_on_synthetic_flags(monkeypatch, no_network_table, where, expected):
-    monkeypatch.setattr(spanning.diagnostics, "diagnose_many", diagnosed_at(where))
+@pytest.mark.parametrize("high, expected", [
+    (lambda s: "validation rise" if failure(s) else None, Outcome.REPRODUCED),      # one sign raised is enough
+    (lambda s: "operator deviation" if failure(s) else None, Outcome.REPRODUCED),
+    (lambda s: None if failure(s) else "mismatch", Outcome.INDISTINCT),             # the default higher on one sign only
+    (lambda s: None, Outcome.INDISTINCT),                                           # no sign separates
+    (lambda s: "mismatch" if (failure(s) and s.study == "learning_rate") else None, Outcome.PARTLY)])
+def test_claim_12_compares_the_papers_warning_signs_with_the_default(monkeypatch, no_network_table, high, expected):
+    monkeypatch.setattr(spanning.diagnostics, "warning_signs", signs_at(high))
     check = spanning.claim_diagnostics(FakeContext(stored=lambda s: True))
     assert check.outcome is expected and not check.missing
     assert check.chapters == ("learning_rate", "loss_weighting")
     labels = [s.label for s in check.subclaims]
-    assert labels[0] == "$r$ = 5e-7: a flag fires" and labels[-2] == "$w_\\mathrm{PDE}$ = 1e-1: no flag"
-    assert labels[-1] == EVERY_NETWORK[0].label and not check.subclaims[0].rule
-    assert len(labels) == sum(len(st.paper_failures) + 1 for st in spanning.diagnosed()) + 1
-    assert check.subclaims[-2].rule == "default"
+    assert labels[0] == "$r$ = 5e-7: a warning sign raised against the default $r$ = 5e-4"
+    assert labels[-1] == EVERY_NETWORK[0].label
+    assert len(labels) == sum(len(st.paper_failures) for st in spanning.diagnosed()) + 1
+    first = check.subclaims[0]
+    assert set(first.numbers) == {f"{k}, {n}" for k in spanning.diagnostics.WARNING_SIGNS
+                                  for n in ("$r$ = 5e-7", "default")}
+    assert "one sign's median interval above the default's agrees" in first.rule
+
+
+def test_claim_12_disagrees_where_every_sign_is_lower_than_at_the_default(monkeypatch, no_network_table):
+    def signs(res):
+        base = 1.0 if failure(res.setting) else 2.0
+        return {k: base + np.linspace(0, 0.05, 10) for k in diagnostics.WARNING_SIGNS}
+    monkeypatch.setattr(spanning.diagnostics, "warning_signs", signs)
+    check = spanning.claim_diagnostics(FakeContext(stored=lambda s: True))
+    assert {s.verdict for s in check.subclaims[:-1]} == {D} and check.outcome is Outcome.NOT_REPRODUCED
+
+
+def test_claim_12_a_failed_replicate_counts_as_the_highest_sign(monkeypatch, no_network_table):
+    def signs(res):
+        bad = failure(res.setting)
+        return {k: np.r_[np.full(6, np.inf), np.full(4, 3.0)] if bad and k == "mismatch" else 1.0 + np.linspace(0, 0.05, 10)
+                for k in diagnostics.WARNING_SIGNS}
+    monkeypatch.setattr(spanning.diagnostics, "warning_signs", signs)
+    check = spanning.claim_diagnostics(FakeContext(stored=lambda s: True))
+    assert {s.verdict for s in check.subclaims[:-1]} == {A}
+    assert check.subclaims[0].numbers["mismatch, $r$ = 5e-7"].startswith("inf [")
 
 
 def test_claim_12_not_tested_where_not_stored(monkeypatch, no_network_table):
-    monkeypatch.setattr(spanning.diagnostics, "diagnose_many", diagnosed_at(failure))
+    monkeypatch.setattr(spanning.diagnostics, "warning_signs", signs_at(lambda s: "mismatch" if failure(s) else None))
     none = spanning.claim_diagnostics(FakeContext())
     assert none.outcome is Outcome.NOT_TESTED and none.missing and "(planned)" in none.runs
     lr_only = spanning.claim_diagnostics(FakeContext(stored=lambda s: s.study == "learning_rate"))
     assert lr_only.outcome is Outcome.REPRODUCED and lr_only.missing
-    assert [s.verdict for s in lr_only.subclaims] == [A, A, A, N, N, A, N, N]
+    assert [s.verdict for s in lr_only.subclaims] == [A, A, A, N, N, N]
 
 
 # ----------------------------------------------------------------------------- judging and words

@@ -81,6 +81,93 @@ def _tail(n, frac=END_WINDOW):
     return slice(n - max(1, int(round(frac * n))), n)
 
 
+def _rise(log_curve) -> tuple[float, int]:
+    """(smoothed loss at the end / its minimum, the minimum's index) of a log10 loss curve."""
+    s = _smooth(log_curve)
+    i = int(np.argmin(s))
+    return float(10 ** (s[-1] - s[i])), i
+
+
+def _ratios(err_theta, err_p) -> np.ndarray:
+    """err(u_p, obs) / err(u_theta, obs) per replicate: +inf where u_p's error is not finite
+    (a failed solve), NaN where u_theta's is not finite or zero and u_p's is finite."""
+    et, ep_ = np.asarray(err_theta, dtype=float), np.asarray(err_p, dtype=float)
+    with np.errstate(all="ignore"):
+        ratio = np.where(np.isfinite(ep_), ep_ / et, np.inf)
+    return np.where(np.isfinite(et) & (et > 0), ratio, np.where(np.isfinite(ep_), np.nan, np.inf))
+
+
+def _on_observed(u_grid, vals, grid, rows):
+    """The curves ``vals[rows]`` interpolated onto ``grid``, their mean, and the floor
+    (``SPREAD_FLOOR`` of the mean's RMS) under which the mean's size is not divided by."""
+    c = np.stack([np.interp(grid, u_grid, vals[i]) for i in rows])
+    mean = c.mean(axis=0)
+    floor = SPREAD_FLOOR * np.sqrt(np.mean(mean ** 2))
+    return c, mean, floor if floor > 0 else np.finfo(float).tiny
+
+
+def _observed_grid(u_grid, u_range):
+    lo, hi = max(u_range[0], np.min(u_grid)), min(u_range[1], np.max(u_grid))
+    return np.linspace(lo, hi, SPREAD_POINTS) if hi > lo else None
+
+
+# ----------------------------------------------------------------------------- per replicate
+# The paper's three warning signs (Discussion: "discrepancies between u_theta and u_p,
+# increasing validation losses during training, or substantial variability between repeated
+# optimisations with different initialisations"), one number per replicate and no threshold,
+# so that two settings can be compared by their medians' intervals (scorecard, claim 12).
+
+def mismatch_ratios(err_theta, err_p, up_status=None) -> np.ndarray:
+    """(R,) err(u_p, obs) / err(u_theta, obs) of each replicate; a failed forward solve: +inf."""
+    ratio = _ratios(err_theta, err_p)
+    if up_status is not None:
+        ratio = np.where(np.array([s != "ok" for s in up_status]), np.inf, ratio)
+    return ratio
+
+
+def validation_rises(epochs, val_total, status=None) -> np.ndarray:
+    """(R,) each replicate's smoothed validation loss at the end over its minimum (1: it
+    ended at its lowest; the ``overfitting`` number, per replicate); +inf for a replicate
+    that diverged or has fewer than 3 finite recorded losses."""
+    curves = np.atleast_2d(np.asarray(val_total, dtype=float))
+    out = np.full(curves.shape[0], np.inf)
+    for r, curve in enumerate(curves):
+        if status is not None and status[r] != "ok":
+            continue
+        ep, y = _median_log_curve(epochs, curve[None])
+        if ep.size >= 3:
+            out[r] = _rise(y)[0]
+    return out
+
+
+def operator_deviations(u_grid, operators, u_range, groups=None) -> np.ndarray:
+    """(R,) how far each replicate's operators lie from the mean over the initialisations on
+    the same data: the largest, over the operators, of the median over the observed u range
+    of |its curve - the mean| / |the mean| (floored as in ``operator_spread``, whose
+    coefficient of variation summarises the same scatter); +inf for a replicate with a
+    non-finite curve, NaN where fewer than 2 finite replicates share its data."""
+    R = next(iter(operators.values())).shape[0] if operators else 0
+    grid = _observed_grid(u_grid, u_range) if R else None
+    out = np.full(R, np.nan)
+    if grid is None:
+        return out
+    gr = np.zeros(R, int) if groups is None else np.asarray(groups)[:R]
+    per = np.full((len(operators), R), np.nan)
+    for j, vals in enumerate(operators.values()):
+        vals = np.atleast_2d(np.asarray(vals, dtype=float))
+        for g in dict.fromkeys(gr.tolist()):
+            members = [i for i in range(R) if gr[i] == g]
+            rows = [i for i in members if np.all(np.isfinite(vals[i]))]
+            per[j, [i for i in members if i not in rows]] = np.inf
+            if len(rows) < 2:
+                continue
+            c, mean, floor = _on_observed(u_grid, vals, grid, rows)
+            per[j, rows] = np.median(np.abs(c - mean) / np.maximum(np.abs(mean), floor), axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmax(per, axis=0) if len(per) else out
+
+
 # ----------------------------------------------------------------------------- diagnostics
 def mean_fit(u_obs, R):
     """(R,) relative L2 error of the observations' mean (a constant) against the
@@ -200,9 +287,7 @@ def overfitting(epochs, val_total, thr: Thresholds = DEFAULT_THRESHOLDS) -> Diag
     if ep.size < 3:
         return Diagnostic("overfitting", np.nan, limits, False,
                           "not assessable: fewer than 3 recorded epochs with a finite loss")
-    s = _smooth(y)
-    i = int(np.argmin(s))
-    factor = float(10 ** (s[-1] - s[i]))
+    factor, i = _rise(y)
     at = ep[i] / ep[-1]
     flag = bool(factor > thr.overfit_factor and at < OVERFIT_MIN_BEFORE)
     msg = (f"final smoothed validation loss is {factor:.3g}x its minimum, reached at epoch "
@@ -224,9 +309,7 @@ def mechanistic_mismatch(err_theta, err_p, up_status, thr: Thresholds = DEFAULT_
     R = et.size
     up_status = list(up_status) if up_status is not None else ["ok"] * R
     failed = [i for i in range(R) if up_status[i] != "ok" or not np.isfinite(ep_[i])]
-    with np.errstate(all="ignore"):
-        ratio = np.where(np.isfinite(ep_), ep_ / et, np.inf)
-    ratio = np.where(np.isfinite(et) & (et > 0), ratio, np.where(np.isfinite(ep_), np.nan, np.inf))
+    ratio = _ratios(et, ep_)
     value = float(_nanmedian(ratio)) if np.any(~np.isnan(ratio)) else np.nan
     med_p = float(_nanmedian(np.where(np.isfinite(ep_), ep_, np.nan))) if np.any(np.isfinite(ep_)) else np.nan
     # NaN med_p (every solve failed) counts as above the floor
@@ -250,12 +333,10 @@ def operator_spread(u_grid, operators, u_range, groups, thr: Thresholds = DEFAUL
         return Diagnostic("operator_spread", np.nan, thr.spread_cv, False, "no operator curves given",
                           {"per_operator": {}})
     u_grid = np.asarray(u_grid, dtype=float)
-    lo = max(u_range[0], u_grid.min())
-    hi = min(u_range[1], u_grid.max())
-    if not hi > lo:
+    grid = _observed_grid(u_grid, u_range)
+    if grid is None:
         return Diagnostic("operator_spread", np.nan, thr.spread_cv, False,
                           "observed u range does not overlap the operator grid", {"per_operator": {}})
-    grid = np.linspace(lo, hi, SPREAD_POINTS)
     per = {}
     for name, vals in operators.items():
         vals = np.atleast_2d(np.asarray(vals, dtype=float))
@@ -266,11 +347,7 @@ def operator_spread(u_grid, operators, u_range, groups, thr: Thresholds = DEFAUL
             rows = [i for i in range(R) if gr[i] == g and np.all(np.isfinite(vals[i]))]
             if len(rows) < 2:
                 continue
-            c = np.stack([np.interp(grid, u_grid, vals[i]) for i in rows])
-            mean = c.mean(axis=0)
-            floor = SPREAD_FLOOR * np.sqrt(np.mean(mean ** 2))
-            if floor == 0:
-                floor = np.finfo(float).tiny
+            c, mean, floor = _on_observed(u_grid, vals, grid, rows)
             cv = c.std(axis=0, ddof=1) / np.maximum(np.abs(mean), floor)
             cvs.append(float(np.median(cv)))
         per[name] = float(np.median(cvs)) if cvs else np.nan

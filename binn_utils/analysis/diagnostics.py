@@ -65,8 +65,8 @@ import numpy as np
 
 from ..store.sweep_record import reported
 from .diagnostic_checks import (Diagnostic, blown_up_replicates, collapsed_replicates, instability, loss_balance,
-                                mean_fit, mechanistic_mismatch, observed_u_range, operator_spread, overfitting,
-                                underfitting)
+                                mean_fit, mechanistic_mismatch, mismatch_ratios, observed_u_range,
+                                operator_deviations, operator_spread, overfitting, underfitting, validation_rises)
 # the thresholds' public names, importable from here too (the chapters and figures read them here)
 from .diagnostic_thresholds import (BALANCE_MAX, BALANCE_MIN, BLOWUP_FACTOR, CANDIDATES, DEFAULT_THRESHOLDS,
                                     DIAGNOSTIC_NAMES, INSTABILITY_ROUGHNESS, MEAN_FIT_RATIO, MISMATCH_MIN_ERROR,
@@ -81,7 +81,7 @@ __all__ = [
     "SPREAD_CV", "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES", "SPREAD_POINTS",
     "DIAGNOSTIC_NAMES", "THRESHOLD_NAMES", "CANDIDATES", "Thresholds", "DEFAULT_THRESHOLDS", "thresholds",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays", "diagnose_many",
-    "observed_u_range",
+    "observed_u_range", "WARNING_SIGNS", "warning_signs",
 ]
 
 
@@ -254,7 +254,8 @@ def _is_setting_result(obj) -> bool:
     return hasattr(obj, "record") and hasattr(obj, "arrays") and hasattr(obj, "setting")
 
 
-def _from_setting(sr, which: str, label, thresholds: Thresholds) -> DiagnosticReport:
+def _setting_arrays(sr, which: str) -> dict:
+    """The keyword arguments of :func:`diagnose_arrays` held by a stored setting."""
     a, rec = sr.arrays, sr.record
     cfg = sr.setting.config
     R = len(rec.status) or a["hist_val_total"].shape[0]
@@ -263,15 +264,37 @@ def _from_setting(sr, which: str, label, thresholds: Thresholds) -> DiagnosticRe
     m = rec.metrics[which]
     nan = (lambda vs: np.array([np.nan if v is None else v for v in vs], dtype=float))
     ops = {n: a[f"{which}_op_{n}"] for n in ("D", "V", "G") if f"{which}_op_{n}" in a}
+    return dict(epochs=a["curve_epochs"], val_total=a["hist_val_total"], val_data=a.get("hist_val_data"),
+                val_pde=a.get("hist_val_pde"), weights=np.array([cfg.w_data, cfg.w_pde, cfg.w_bc], float),
+                err_u_theta_obs=nan(m.err_u_theta_obs), err_u_p_obs=nan(m.err_u_p_obs),
+                up_status=list(m.up_status), u_grid=a.get("u_grid"), operators=ops, u_obs=a["u_obs"],
+                status=list(rec.status), groups=np.asarray(sr.setting.datasets)[:R])
+
+
+def _from_setting(sr, which: str, label, thresholds: Thresholds) -> DiagnosticReport:
     if label is None:
         label = f"{sr.setting.study}: {sr.setting.label}" if sr.setting.study else sr.setting.label
-    return diagnose_arrays(
-        epochs=a["curve_epochs"], val_total=a["hist_val_total"], val_data=a.get("hist_val_data"),
-        val_pde=a.get("hist_val_pde"), weights=np.array([cfg.w_data, cfg.w_pde, cfg.w_bc], float),
-        err_u_theta_obs=nan(m.err_u_theta_obs), err_u_p_obs=nan(m.err_u_p_obs),
-        up_status=list(m.up_status), u_grid=a.get("u_grid"), operators=ops, u_obs=a["u_obs"],
-        status=list(rec.status), groups=np.asarray(sr.setting.datasets)[:R], label=label,
-        thresholds=thresholds)
+    return diagnose_arrays(**_setting_arrays(sr, which), label=label, thresholds=thresholds)
+
+
+#: The paper's three warning signs, each a number per replicate (``warning_signs``): u_theta
+#: against u_p, the validation loss's rise, the variability between initialisations.
+WARNING_SIGNS = ("mismatch", "validation rise", "operator deviation")
+
+
+def warning_signs(sr, which: str | None = None) -> dict:
+    """{sign: (R,) per replicate} of a stored setting: the paper's three warning signs
+    (Discussion), with no threshold -- ``mismatch`` (err(u_p, obs) / err(u_theta, obs)),
+    ``validation rise`` (smoothed final validation loss over its minimum) and ``operator
+    deviation`` (distance of the replicate's operators from the mean over initialisations on
+    the same data, over the observed u range); a failed replicate scores +inf."""
+    k = _setting_arrays(sr, which or reported())
+    u_range = observed_u_range(k["u_obs"])
+    return {"mismatch": mismatch_ratios(k["err_u_theta_obs"], k["err_u_p_obs"], k["up_status"]),
+            "validation rise": validation_rises(k["epochs"], k["val_total"], k["status"]),
+            "operator deviation": (operator_deviations(k["u_grid"], k["operators"], u_range, k["groups"])
+                                   if k["operators"] and k["u_grid"] is not None
+                                   else np.full(len(k["status"]), np.nan))}
 
 
 def _from_live(result, evaluation, data, which, label, u_scale, thresholds: Thresholds) -> DiagnosticReport:

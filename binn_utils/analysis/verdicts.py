@@ -138,9 +138,10 @@ SEED = 2024
 @dataclass(frozen=True)
 class Interval:
     """An estimate over replicates with its interval: ``what`` ("median" or "IQR"), the
-    number ``n`` of finite replicates and the interval's coverage (exact for a median,
-    nominal for a bootstrap).  Unbounded (``lo = -inf``, ``hi = inf``) where ``n`` is too
-    small for the level; NaN throughout where no replicate is finite."""
+    number ``n`` of replicates it counts (the finite ones; with ``median_interval(...,
+    failures_high=True)`` failed ones too, as +inf) and the interval's coverage (exact for a
+    median, nominal for a bootstrap).  Unbounded (``lo = -inf``, ``hi = inf``) where ``n`` is
+    too small for the level; NaN throughout where no replicate counts."""
 
     estimate: float
     lo: float
@@ -158,16 +159,16 @@ class Interval:
         return bool(np.isfinite([self.lo, self.hi]).all())
 
     def __str__(self) -> str:
-        if not self.finite:
+        if np.isnan(self.estimate):
             return "n/a (no finite replicate)"
-        if not self.bounded:
+        if np.isneginf(self.lo) and np.isposinf(self.hi):
             return f"{self.estimate:.3g} [unbounded with {self.n} replicates]"
         return f"{self.estimate:.3g} [{self.lo:.3g}, {self.hi:.3g}]"
 
 
-def _finite(values) -> np.ndarray:
+def _finite(values, failures_high: bool = False) -> np.ndarray:
     x = np.asarray(values, float).ravel()
-    return np.sort(x[np.isfinite(x)])
+    return np.sort(x[np.isfinite(x) | (failures_high & np.isposinf(x))])
 
 
 def median_rank(n: int, level: float = LEVEL) -> tuple[int, float]:
@@ -185,9 +186,10 @@ def median_rank(n: int, level: float = LEVEL) -> tuple[int, float]:
     return best
 
 
-def median_interval(values, level: float = LEVEL) -> Interval:
-    """The median of the finite ``values`` with its exact distribution-free interval."""
-    x = _finite(values)
+def median_interval(values, level: float = LEVEL, failures_high: bool = False) -> Interval:
+    """The median of the finite ``values`` with its exact distribution-free interval
+    (``failures_high``: +inf values, failed replicates, count too, above every finite one)."""
+    x = _finite(values, failures_high)
     n = x.size
     if not n:
         return Interval(np.nan, np.nan, np.nan, 0, np.nan)
@@ -217,8 +219,9 @@ def spread_interval(values, level: float = LEVEL, seed: int = SEED) -> Interval:
 
 def order(a: Interval, b: Interval) -> int | None:
     """-1 if ``a``'s interval lies entirely below ``b``'s, +1 if entirely above, 0 if they
-    overlap; None if either has no finite replicate."""
-    if not (a.finite and b.finite):
+    overlap; None if either has no replicate (an estimate of +inf, most replicates failed,
+    is compared by its interval like any other)."""
+    if np.isnan(a.estimate) or np.isnan(b.estimate):
         return None
     if a.hi < b.lo:
         return -1
@@ -270,6 +273,18 @@ def all_of(verdicts: Iterable[Verdict]) -> Verdict:
     if all(v is Verdict.AGREES for v in vs):
         return Verdict.AGREES
     return Verdict.UNDECIDED if Verdict.UNDECIDED in vs else Verdict.INDISTINCT
+
+
+def any_of(verdicts: Iterable[Verdict]) -> Verdict:
+    """One verdict for a sentence that any of several comparisons bears out ("x, y or z
+    signals ..."): agrees if one agrees, disagrees if every one that can be decided disagrees,
+    cannot be decided if none can, otherwise cannot be distinguished."""
+    vs = [v for v in verdicts if v is not Verdict.UNDECIDED]
+    if not vs:
+        return Verdict.UNDECIDED
+    if Verdict.AGREES in vs:
+        return Verdict.AGREES
+    return Verdict.DISAGREES if all(v is Verdict.DISAGREES for v in vs) else Verdict.INDISTINCT
 
 
 def best_of(intervals: Mapping, keys) -> object:

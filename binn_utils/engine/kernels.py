@@ -8,6 +8,7 @@ and its hand-written gradient are ``losses.loss_and_grad`` and ``losses.loss_com
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import types
@@ -275,12 +276,13 @@ def _bound_call(fn):
     return fn
 
 
-def adam_step(flat, grad, m, v, step, lr, acc, total, b1: float, b2: float, eps: float):
+def adam_step(flat, grad, m, v, step, lr, acc, total, b1: float, b2: float, eps: float, update=adam_update):
     """One optimiser step's bookkeeping after the gradient: the step counter (a tensor: no
-    host-device synchronisation) up by one, Adam's update (``adam_update``) and the
-    epoch's running training loss ``acc`` plus this step's ``total``, in place."""
+    host-device synchronisation) up by one, Adam's update (``update``: ``adam_update``, or
+    that function compiled) and the epoch's running training loss ``acc`` plus this step's
+    ``total``, in place."""
     step.add_(1)
-    adam_update(flat, grad, m, v, step, lr, b1, b2, eps)
+    update(flat, grad, m, v, step, lr, b1, b2, eps)
     acc.add_(total)
 
 
@@ -298,12 +300,7 @@ def _adam_kernels(layout: NetworkLayout, compile_: bool):
     if not compile_:
         general = _uncompiled(adam_step)
     else:
-        traced = _by_device(adam_update, [(0,)] * 6)
-
-        def general(flat, grad, m, v, step, lr, acc, total, b1, b2, eps):
-            step.add_(1)
-            traced(flat, grad, m, v, step, lr, b1, b2, eps)
-            acc.add_(total)
+        general = functools.partial(adam_step, update=_by_device(adam_update, [(0,)] * 6))
     saved: dict = {}
 
     def bind(flat, grad, m, v, step, lr, acc, total, b1, b2, eps):
