@@ -212,6 +212,15 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # training: {glue:text}`lr_rough_large` at those rates and {glue:text}`lr_rough_shown` at
 # $r =$ {glue:text}`lr_shown`. So {glue:text}`lr_large_curve_words`
 #
+# The paper contrasts the unstable large rates with curves that "decrease smoothly". A loss
+# that decreases smoothly never rises much above the lowest value it has reached; a loss that
+# jumps up, once or repeatedly, does. For each replicate we take the largest such rise (in
+# decades of the validation loss; a replicate whose training diverged counts as the highest).
+# The medians with their intervals over the initialisations are {glue:text}`lr_jump_large`
+# at the large rates, against {glue:text}`lr_jump_shown` at $r =$ {glue:text}`lr_shown`.
+# That the optimisation is less stable at every large rate (each interval above that at
+# $r =$ {glue:text}`lr_shown`) {glue:text}`lr_large_unstable_verdict_with_paper`.
+#
 # The {doc}`scorecard` (claim 6) records the verdict; the noise-free, high-noise
 # and dense-data repeats are in {doc}`supplementary`.
 #

@@ -211,27 +211,29 @@ def test_validation_loss_claim():
 # ----------------------------------------------------------------------------- claim 6 (Fig. 3)
 EP = np.arange(1, 101)
 FALLING, FLAT = 1.0 - 0.009 * EP, np.exp(-EP / 5.0) + 0.1
+JUMPY = np.r_[FLAT[:50], FLAT[:50] * 30]        # halfway, jumps 30 times above its best loss so far
 
 
 def learning_rate(best_up=5e-4):
     """Errors lowest at r = 5e-4 (u_theta) and ``best_up`` (u_p), ten times steeper from
-    r = 1e-2 on; the validation loss still falling at r = 5e-7, levelled off elsewhere."""
+    r = 1e-2 on; the validation loss still falling at r = 5e-7, jumping up from r = 1e-2 on,
+    levelled off elsewhere."""
     err = lambda r, best: 0.01 + abs(np.log10(r / best)) * (1 if r < 1e-2 else 10)  # noqa: E731
     return [Fake({"lr": r}, {"err_u_theta": [err(r, 5e-4)] * 3, "err_u_p": [err(r, best_up)] * 3},
-                 FALLING if r == min(RATES) else FLAT) for r in RATES]
+                 FALLING if r == min(RATES) else JUMPY if r >= 1e-2 else FLAT) for r in RATES]
 
 
 @pytest.mark.filterwarnings("ignore:All-NaN slice")
 def test_learning_rate_claim():
-    assert verdicts(6, Ctx(learning_rate=learning_rate())) == [A, A, A, A, N]   # N: other benchmarks
+    assert verdicts(6, Ctx(learning_rate=learning_rate())) == [A, A, A, A, A, N]   # N: other benchmarks
     got = check(6, Ctx(learning_rate=learning_rate(best_up=5e-3)))
-    assert [v for *_, v in got.subclaims] == [A, D, A, A, N]
+    assert [v for *_, v in got.subclaims] == [A, D, A, A, A, N]
     assert "lowest median $u_\\mathrm{p}$ error" in got.subclaims[1][1]
     wrong = sweep("lr", RATES, lambda r: 1.0 / r, lambda r: FLAT)      # the largest rate is best, nothing falling
-    assert verdicts(6, Ctx(learning_rate=wrong)) == [D, D, F, D, N]   # F: the same curve at every rate
+    assert verdicts(6, Ctx(learning_rate=wrong)) == [D, D, F, D, F, N]   # F: the same curve at every rate
     failed = sweep("lr", RATES, lambda r: np.nan, lambda r: np.full(100, np.nan))
     # every run failed: nothing can be decided (the shown rate has no error to compare with)
-    assert verdicts(6, Ctx(learning_rate=failed)) == [U, U, U, U, N]
+    assert verdicts(6, Ctx(learning_rate=failed)) == [U, U, U, U, U, N]
     # the shown rate's runs failed, the others did not: the large rates cannot be judged
     shown_failed = [Fake({"lr": r}, {"err_u_theta": [0.01] * 3, "err_u_p": [np.nan if r == 5e-4 else 0.01] * 3},
                          FLAT) for r in RATES]
@@ -240,6 +242,15 @@ def test_learning_rate_claim():
     big_failed = [Fake({"lr": r}, {"err_u_theta": [0.01] * 3, "err_u_p": [np.nan if r == 5e-1 else 0.01 + r] * 3},
                        FLAT) for r in RATES]
     assert verdicts(6, Ctx(learning_rate=big_failed))[3] is A
+    # unstable optimisation: the loss jumps above its best so far at every large rate, not at the shown rate
+    unstable = sweep("lr", RATES, lambda r: 0.01, lambda r: JUMPY if r >= 1e-2 else FLAT)
+    assert verdicts(6, Ctx(learning_rate=unstable))[4] is A
+    assert verdicts(6, Ctx(learning_rate=sweep("lr", RATES, lambda r: 0.01,
+                                               lambda r: JUMPY if r == 5e-4 else FLAT)))[4] is D
+    one_calm = sweep("lr", RATES, lambda r: 0.01, lambda r: JUMPY if r == 5e-1 else FLAT)   # 5e-2 as smooth
+    assert verdicts(6, Ctx(learning_rate=one_calm))[4] is F
+    diverged = sweep("lr", RATES, lambda r: 0.01, lambda r: np.r_[FLAT[:50], np.full(50, np.nan)] if r >= 1e-2 else FLAT)
+    assert verdicts(6, Ctx(learning_rate=diverged))[4] is A               # a diverged run: the largest rise
 
 
 # ----------------------------------------------------------------------------- claims 7, 8 (Fig. 4)

@@ -1,5 +1,6 @@
 """Verdict helpers of binn_utils.analysis.reporting and the studies' summaries on small synthetic results."""
 import numpy as np
+import pytest
 
 from binn_utils.analysis import reporting
 from binn_utils.studies import batch_size, framework, noise
@@ -75,6 +76,16 @@ def test_curve_stats_detects_late_rise():
     res = FakeResult({}, arrays={"curve_epochs": ep, "hist_val_total": np.stack([curve, curve])})
     st = reporting.curve_stats(res)
     assert st["min_epoch"] == 50 and np.isclose(st["rise"], 2.0) and st["epochs"] == 100
+
+
+def test_the_largest_rise_above_the_best_loss_so_far():
+    smooth = np.linspace(1.0, 0.01, 100)                              # decreases smoothly: never rises
+    jump = np.r_[np.linspace(1.0, 0.01, 50), np.full(50, 1.0)]        # blows up to 100x its best, then flat
+    spikes = smooth * np.where(np.arange(100) % 10 == 5, 10.0, 1.0)   # one decade above the best, repeatedly
+    diverged = np.r_[smooth[:60], np.full(40, np.nan)]
+    res = FakeResult({}, arrays={"hist_val_total": np.stack([smooth, jump, spikes, diverged])})
+    exc = reporting.excursion_replicates(res)
+    assert exc[:3] == pytest.approx([0.0, 2.0, 1.0 + np.log10(smooth[5] / smooth[4])]) and np.isposinf(exc[3])
 
 
 def test_failures_are_counted_not_dropped():

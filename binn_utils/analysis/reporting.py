@@ -269,6 +269,18 @@ def curve_stats(res, key="hist_val_total", weight=1.0) -> dict:
     return out
 
 
+def excursion_replicates(res, key="hist_val_total") -> np.ndarray:
+    """Per replicate, the largest rise of its validation loss above the lowest value it had
+    reached so far, in decades (max over the recorded epochs of log10 loss minus its running
+    minimum: 0 for a loss that never went up); +inf for a replicate whose loss became
+    non-finite (its training diverged)."""
+    c = np.atleast_2d(np.asarray(res[key], float))
+    with np.errstate(all="ignore"):
+        lg = np.log10(c)
+        exc = np.max(lg - np.minimum.accumulate(lg, axis=1), axis=1)
+    return np.where(np.isfinite(c).all(axis=1) & (c > 0).all(axis=1), exc, np.inf)
+
+
 def intervals_of(results, key, metric, interval=median_interval) -> dict:
     """{swept value ``key``: ``interval`` of ``metric`` over its replicates}."""
     return {meta_value(r, key): interval(r.metric(metric)) for r in results}
