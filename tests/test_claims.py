@@ -155,10 +155,11 @@ def noise(error=noise_error, rises=lambda arch, nv: nv == max(NOISE_VARIANCES), 
 
 
 def test_noise_grows_claim():
-    assert verdicts(2, Ctx(noise=noise())) == [A] * 4       # u_theta, u_p of (4, 32), then of (6, 128)
+    # u_theta, u_p of (4, 32), then of (6, 128); "robust for low-to-moderate noise" needs a tolerance of ours
+    assert verdicts(2, Ctx(noise=noise())) == [A] * 4 + [N]
     falls = lambda arch, nv, m: 0.1 - nv if (arch, m) == (BIG, "err_u_p") else noise_error(arch, nv, m)  # noqa: E731
     got = check(2, Ctx(noise=noise(falls)))
-    assert [v for *_, v in got.subclaims] == [A, A, A, D]
+    assert [v for *_, v in got.subclaims] == [A, A, A, D, N]
     assert "$u_\\mathrm{p}$ error grows" in got.subclaims[3][1] and "(6, 128)" in got.subclaims[3][1]
 
 
