@@ -160,6 +160,20 @@ plt.close(fig)
 # {download}`Data behind this figure <../book/figure-data/fig6_batch_size.csv>`: the
 # errors of every network of the fixed-epoch and the fixed-budget runs, one row each (CSV).
 #
+# ## The validation losses per epoch
+#
+# The paper reads two things off the middle-left panel: small batches "initially reduce the
+# validation loss rapidly", and $B = 640$ gives "smoother validation loss trajectories after
+# the initial stages of training". Per replicate, the validation loss at the first recorded
+# epoch ({glue:text}`bs_first_epoch`), median with its interval over the initialisations,
+# is {glue:text}`bs_first_loss`; that $B = 10$ has the lowest
+# {glue:text}`bs_small_fast_verdict_with_paper`. The roughness of each replicate's loss over
+# the second half of training (the median step-to-step change of $\log_{10}$ of the loss) is
+# {glue:text}`bs_roughness_B`; that $B =$ {glue:text}`bs_smoothest_B` is the smoothest
+# {glue:text}`bs_large_smooth_verdict_with_paper`. Per epoch is not per unit of time: an
+# epoch of $B = 10$ takes many more optimiser steps than one of $B = 640$, which is why the
+# comparison that matters in practice is the fixed budget below.
+#
 # ## Errors after the fixed budget
 
 # %% tags=["remove-input"]

@@ -85,16 +85,27 @@ def sweep(key, values, err_of, curve_of=lambda v: None):
             for v in values]
 
 
-def batch_results(T_of_B, err_of_B):
+def batch_curve(B, contrary=False):
+    """A validation loss per epoch that starts lower the smaller B is and wiggles less the
+    larger B is (as the paper reads its Fig. 6), or the other way round (``contrary``)."""
+    ep = np.arange(1, 101)
+    b = 6400 / B if contrary else B          # contrary: the order of the batch sizes reversed
+    return (np.exp(-ep / 30.0) * (b / 640) ** 0.2 + 0.01) * 10 ** (0.01 * np.log2(640 / b) * np.sin(ep))
+
+
+def batch_results(T_of_B, err_of_B, curves=None):
     """(fixed-epoch, fixed-budget) results of the batch-size study: the time per replicate
     ``T_of_B(B used)`` of the fixed epochs (B clipped to the 398 training points), the
-    per-replicate errors ``err_of_B(B)`` after the budget."""
+    per-replicate errors ``err_of_B(B)`` after the budget; the fixed-epoch validation losses
+    ``batch_curve(B, contrary=curves == "contrary")`` (``curves`` "paper" or "contrary"),
+    or one curve for every B (None)."""
     fixed, budget = [], []
     for B in studies.BATCH_SIZES:
         used = min(B, 398)
         rec = {"batch_size_used": used, "config": {"batch_size": B}, "replicates": 3,
                "wall_time_s": 3 * T_of_B(used), "epochs_run": 100, "steps_per_epoch": -(-398 // used)}
-        fixed.append(Fake({"batch_size": B}, {"err_u_theta": [0.1] * 3, "err_u_p": [0.1] * 3}, record=rec))
+        curve = batch_curve(B, curves == "contrary") if curves else None
+        fixed.append(Fake({"batch_size": B}, {"err_u_theta": [0.1] * 3, "err_u_p": [0.1] * 3}, curve, record=rec))
         budget.append(Fake({"batch_size": B, "budget_steps": 1000}, {"err_u_theta": err_of_B(B),
                                                                      "err_u_p": err_of_B(B)},
                            record={"epochs_run": 10}))

@@ -320,16 +320,19 @@ CONTRARY = lambda B: 0.5 - 0.001 * B + np.linspace(0, 0 if B == 10 else 0.05, 10
 
 
 def test_batch_size_claim():
-    assert verdicts(10, Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE))) == [A] * 5
-    got = check(10, Ctx(batch_size=batch_results(GROWING, PAPER_LIKE)))   # time grows with B
-    assert [v for *_, v in got.subclaims] == [D, A, A, A, A]
+    assert verdicts(10, Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper"))) == [A] * 7
+    got = check(10, Ctx(batch_size=batch_results(GROWING, PAPER_LIKE, "paper")))   # time grows with B
+    assert [v for *_, v in got.subclaims] == [D, A, A, A, A, A, A]
     assert "$T = a/B + c$" in got.subclaims[0][1]
-    disagree = batch_results(GROWING, CONTRARY)
-    assert verdicts(10, Ctx(batch_size=disagree)) == [D] * 5
+    disagree = batch_results(GROWING, CONTRARY, "contrary")
+    assert verdicts(10, Ctx(batch_size=disagree)) == [D] * 7
+    # one curve for every B: the curves' sub-claims cannot be distinguished
+    assert verdicts(10, Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE)))[5:] == [F, F]
     # the authors' budget: the same fixed-epoch runs, the budget runs of a variant at the study's scale
-    ctx = Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE), batch_size_authors=disagree[1])
-    assert verdicts(10, ctx, authors_budget=True) == [A, D, D, D, D]
+    ctx = Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper"), batch_size_authors=disagree[1])
+    assert verdicts(10, ctx, authors_budget=True) == [A, D, D, D, D, A, A]   # the curves: the fixed epochs'
     assert ctx.variants == [("batch_size_authors", "synthetic", {})]
+    assert "fastest at first" in check(10, ctx, authors_budget=True).subclaims[5][1]
 
 
 # ----------------------------------------------------------------------------- outcomes
@@ -355,9 +358,9 @@ OUTCOMES = [
     (9, dict(architecture=architecture()), {}, Outcome.REPRODUCED),
     (9, dict(architecture=architecture(spectral_1x1=(0.1, 0.11, 0.12))), {"up_metric": "err_u_p_spectral"},
      Outcome.PARTLY),
-    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE)), {}, Outcome.REPRODUCED),
-    (10, dict(batch_size=batch_results(GROWING, CONTRARY)), {}, Outcome.NOT_REPRODUCED),
-    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE),
+    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper")), {}, Outcome.REPRODUCED),
+    (10, dict(batch_size=batch_results(GROWING, CONTRARY, "contrary")), {}, Outcome.NOT_REPRODUCED),
+    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper"),
               batch_size_authors=batch_results(INVERSE, CONTRARY)[1]),
      {"authors_budget": True}, Outcome.PARTLY),
 ]

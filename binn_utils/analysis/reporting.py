@@ -260,13 +260,26 @@ def curve_stats(res, key="hist_val_total", weight=1.0) -> dict:
     i_min = int(np.nanargmin(np.where(ok, med, np.inf)))
     n = len(med)
     q = min(n - 1, int(round(0.75 * (n - 1))))
-    half = med[n // 2:]
-    lg = np.log10(half[np.isfinite(half) & (half > 0)])
     out.update(min_epoch=int(ep[i_min]), rise=float(med[-1] / med[i_min]), final=float(med[-1]),
                late_drop=float((med[q] - med[-1]) / med[q]) if med[q] > 0 else np.nan,
-               roughness=float(np.median(np.abs(np.diff(lg)))) if lg.size > 1 else np.nan,
-               epochs=int(ep[-1]))
+               roughness=_roughness(med), epochs=int(ep[-1]))
     return out
+
+
+def _roughness(curve) -> float:
+    """Median |change of log10| of a loss curve between consecutive recorded epochs in its
+    second half (its positive finite values); NaN with fewer than two."""
+    half = np.asarray(curve, float)[len(curve) // 2:]
+    lg = np.log10(half[np.isfinite(half) & (half > 0)])
+    return float(np.median(np.abs(np.diff(lg)))) if lg.size > 1 else np.nan
+
+
+def roughness_replicates(res, key="hist_val_total") -> np.ndarray:
+    """Per replicate, the roughness ``curve_stats`` measures on the median curve, on that
+    replicate's own curve; +inf for a replicate whose loss became non-finite (its training
+    diverged)."""
+    c = np.atleast_2d(np.asarray(res[key], float))
+    return np.array([_roughness(row) if np.isfinite(row).all() else np.inf for row in c])
 
 
 def excursion_replicates(res, key="hist_val_total") -> np.ndarray:
