@@ -243,6 +243,12 @@ def test_diagnose_stored_setting_and_table():
     assert lines[0].startswith("| setting |") and len(lines) == 4
     assert "**" in lines[3] and "underfitting" in lines[3]
     assert table._repr_markdown_() == md
+    # the paper's warning signs of the stored setting, per replicate: the failed solve the highest mismatch
+    signs = dg.warning_signs(sr)
+    assert list(signs) == list(dg.WARNING_SIGNS) and all(v.shape == (3,) for v in signs.values())
+    assert signs["mismatch"][:2] == pytest.approx([1.0, 1.0]) and np.isposinf(signs["mismatch"][2])
+    assert (signs["validation rise"] >= 1).all() and signs["operator deviation"] == pytest.approx(np.zeros(3))
+    assert np.isfinite(dg.warning_signs(sr, which="final")["mismatch"]).all()
     with pytest.raises(ValueError, match="2 labels for 1"):
         diagnose_many([sr], labels=["a", "b"])
     with pytest.raises(TypeError, match="cannot diagnose"):

@@ -288,13 +288,15 @@ def warning_signs(sr, which: str | None = None) -> dict:
     ``validation rise`` (smoothed final validation loss over its minimum) and ``operator
     deviation`` (distance of the replicate's operators from the mean over initialisations on
     the same data, over the observed u range); a failed replicate scores +inf."""
-    k = _setting_arrays(sr, which or reported())
-    u_range = observed_u_range(k["u_obs"])
-    return {"mismatch": mismatch_ratios(k["err_u_theta_obs"], k["err_u_p_obs"], k["up_status"]),
-            "validation rise": validation_rises(k["epochs"], k["val_total"], k["status"]),
-            "operator deviation": (operator_deviations(k["u_grid"], k["operators"], u_range, k["groups"])
-                                   if k["operators"] and k["u_grid"] is not None
-                                   else np.full(len(k["status"]), np.nan))}
+    return _signs(**_setting_arrays(sr, which or reported()))
+
+
+def _signs(*, epochs, val_total, err_u_theta_obs, err_u_p_obs, up_status, u_grid, operators, u_obs, status,
+           groups, **_) -> dict:
+    return {"mismatch": mismatch_ratios(err_u_theta_obs, err_u_p_obs, up_status),
+            "validation rise": validation_rises(epochs, val_total, status),
+            "operator deviation": (operator_deviations(u_grid, operators, observed_u_range(u_obs), groups)
+                                   if operators and u_grid is not None else np.full(len(status), np.nan))}
 
 
 def _from_live(result, evaluation, data, which, label, u_scale, thresholds: Thresholds) -> DiagnosticReport:
