@@ -215,7 +215,10 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # The paper contrasts the unstable large rates with curves that "decrease smoothly". A loss
 # that decreases smoothly never rises much above the lowest value it has reached; a loss that
 # jumps up, once or repeatedly, does. For each replicate we take the largest such rise (in
-# decades of the validation loss; a replicate whose training diverged counts as the highest).
+# decades of the validation loss). A replicate whose training diverged counts as the highest,
+# and so does one that collapsed ($u_\theta$ fits the observations no better than their
+# mean): a collapse can come before the first recorded epoch, and the recorded curve is then
+# flat and shows no rise at all. Collapsed at the large rates: {glue:text}`lr_collapsed_large`.
 # The medians with their intervals over the initialisations are {glue:text}`lr_jump_large`
 # at the large rates, against {glue:text}`lr_jump_shown` at $r =$ {glue:text}`lr_shown`.
 # That the optimisation is less stable at every large rate (each interval above that at

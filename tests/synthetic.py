@@ -53,7 +53,9 @@ class Fake:
         n = n0 * k
         ep = np.arange(1, 101)
         c = np.exp(-ep / 30.0) + 0.01 if curve is None else curve
-        self.arrays = {"curve_epochs": ep, "hist_val_total": np.stack([c] * n),
+        # u_theta fits the observations well (none collapsed) unless the errors given say otherwise
+        self._errs.setdefault("err_u_theta_obs", np.full(n, 0.01))
+        self.arrays = {"curve_epochs": ep, "u_obs": np.linspace(0.0, 1.0, 35), "hist_val_total": np.stack([c] * n),
                        "hist_val_data": np.stack([c] * n), "hist_val_pde": np.stack([c * 1e-5] * n),
                        **(arrays or {})}
         record = dict(record or {})

@@ -141,7 +141,7 @@ def test_claim_12_over_every_stored_network_states_the_false_alarm_rate():
     comb = s["per"][diagnostic_roc.COMBINED]
     a, lo, hi = comb["auc"]
     assert sub.numbers == {"AUC of the combined flag": f"{a:.2f} [{lo:.2f}, {hi:.2f}]"}   # rounded, as the page shows
-    assert sub.verdict is (A if lo > 0.5 else D if hi < 0.5 else Verdict.UNDECIDED)
+    assert sub.verdict is (A if lo > 0.5 else D if hi < 0.5 else Verdict.INDISTINCT)
     held = comb["held"].pooled
     assert f"{diagnostic_roc.pct(held.false_alarm_rate)} false alarms ({held.false_alarms} of {held.fine})" in words
     assert f"{s['n']} stored networks" in words

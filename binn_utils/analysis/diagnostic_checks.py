@@ -145,7 +145,12 @@ def operator_deviations(u_grid, operators, u_range, groups=None) -> np.ndarray:
     the same data: the largest, over the operators, of the median over the observed u range
     of |its curve - the mean| / |the mean| (floored as in ``operator_spread``, whose
     coefficient of variation summarises the same scatter); +inf for a replicate with a
-    non-finite curve, NaN where fewer than 2 finite replicates share its data."""
+    non-finite curve, NaN where fewer than 2 finite replicates share its data.  The
+    replicates share the mean they are measured from, so their deviations are not quite
+    independent (an order-statistic interval over them assumes they are; with ten
+    replicates the effect is small).  Where the mean is near zero (operators that collapsed
+    to zero, one replicate apart), each deviation is close to 1: the scatter is then large
+    against the operators' own size, which is what this sign measures."""
     R = next(iter(operators.values())).shape[0] if operators else 0
     grid = _observed_grid(u_grid, u_range) if R else None
     out = np.full(R, np.nan)

@@ -81,7 +81,7 @@ __all__ = [
     "SPREAD_CV", "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES", "SPREAD_POINTS",
     "DIAGNOSTIC_NAMES", "THRESHOLD_NAMES", "CANDIDATES", "Thresholds", "DEFAULT_THRESHOLDS", "thresholds",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays", "diagnose_many",
-    "observed_u_range", "WARNING_SIGNS", "warning_signs",
+    "observed_u_range", "WARNING_SIGNS", "warning_signs", "collapsed",
 ]
 
 
@@ -289,6 +289,17 @@ def warning_signs(sr, which: str | None = None) -> dict:
     deviation`` (distance of the replicate's operators from the mean over initialisations on
     the same data, over the observed u range); a failed replicate scores +inf."""
     return _signs(**_setting_arrays(sr, which or reported()))
+
+
+def collapsed(sr, which: str | None = None) -> np.ndarray:
+    """(R,) whether each replicate of a stored setting collapsed: its u_theta fits the
+    observations no better than their mean does (``collapsed_replicates``, the under-fitting
+    diagnostic's criterion: a constant network, or one no better than a constant)."""
+    et = sr.metric("err_u_theta_obs", which)
+    err_mean, _ = mean_fit(sr["u_obs"], et.size)
+    out = np.zeros(et.size, bool)
+    out[collapsed_replicates(et, err_mean)] = True
+    return out
 
 
 def _signs(*, epochs, val_total, err_u_theta_obs, err_u_p_obs, up_status, u_grid, operators, u_obs, status,

@@ -277,10 +277,11 @@ def all_of(verdicts: Iterable[Verdict]) -> Verdict:
 
 def any_of(verdicts: Iterable[Verdict]) -> Verdict:
     """One verdict for a sentence that any of several comparisons bears out ("x, y or z
-    signals ..."): agrees if one agrees, disagrees if every one that can be decided disagrees,
-    cannot be decided if none can, otherwise cannot be distinguished."""
-    vs = [v for v in verdicts if v is not Verdict.UNDECIDED]
-    if not vs:
+    signals ..."): agrees if one agrees; disagrees only if every one was decided and
+    disagrees (one that could not be decided might have borne it out); cannot be decided if
+    none could; otherwise cannot be distinguished."""
+    vs = list(verdicts)
+    if not vs or all(v is Verdict.UNDECIDED for v in vs):
         return Verdict.UNDECIDED
     if Verdict.AGREES in vs:
         return Verdict.AGREES

@@ -210,11 +210,11 @@ def claim_diagnostics(ctx) -> ClaimCheck:
 def every_network() -> tuple[SubClaim, str]:
     """Claim 12 over every stored network (``diagnostic_roc``): the sub-claim that the combined
     flag ranks failed networks above fine ones (its AUC's bootstrap interval above 0.5: agrees;
-    below: disagrees; containing it: cannot be decided), and its held-out rates in words."""
+    below: disagrees; containing it: cannot be distinguished), and its held-out rates in words."""
     s = diagnostic_roc.stored_summary()
     comb = s["per"][diagnostic_roc.COMBINED]
     a, lo, hi = comb["auc"]
-    verdict = Verdict.AGREES if lo > 0.5 else Verdict.DISAGREES if hi < 0.5 else Verdict.UNDECIDED
+    verdict = Verdict.AGREES if lo > 0.5 else Verdict.DISAGREES if hi < 0.5 else Verdict.INDISTINCT
     sub = SubClaim("over every stored network, the flags rank failed networks above fine ones", verdict,
                    numbers={"AUC of the combined flag": f"{fmt(a, '.2f')} [{fmt(lo, '.2f')}, {fmt(hi, '.2f')}]"},
                    rule="AUC of the combined score, 95 % bootstrap interval over settings, against 0.5")

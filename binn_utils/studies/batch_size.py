@@ -228,11 +228,13 @@ def summary(results, timing_=None) -> Summary:
 
 
 def curve_shapes(s: Summary, fixed) -> None:
-    """The validation losses of the fixed-epoch runs (Fig. 6, middle left), per replicate:
-    "B = 10 initially reduces the validation loss rapidly" (its loss at the first recorded
-    epoch the lowest) and "B = 640 [gives] smoother validation loss trajectories after the
-    initial stages" (its roughness over the second half, ``reporting.curve_stats``'s measure
-    on each replicate's curve, the lowest; a diverged replicate the roughest)."""
+    """The validation losses of the fixed-epoch runs (Fig. 6, middle left), per replicate,
+    the paper's two extremes against each other: "Small batch sizes, such as B = 10,
+    initially reduce the validation loss rapidly" (its loss at the first recorded epoch
+    below that of the largest B) and "very large batch sizes (B = 640) ... smoother
+    validation loss trajectories after the initial stages" (its roughness over the second
+    half, ``reporting.curve_stats``'s measure on each replicate's curve, below B = 10's); a
+    diverged replicate counts as the highest loss and the roughest."""
     rf = sorted(fixed, key=lambda r: meta_value(r, "batch_size"))
     Bf = [int(meta_value(r, "batch_size")) for r in rf]
     if 10 not in Bf or len(Bf) < 2:
@@ -241,14 +243,22 @@ def curve_shapes(s: Summary, fixed) -> None:
         s.judge("large_smooth_verdict", None)
         return
     epoch = int(np.asarray(rf[0]["curve_epochs"])[0])
-    first = {b: median_interval(np.asarray(r["hist_val_total"], float)[:, 0]) for b, r in zip(Bf, rf)}
+
+    def first_loss(r):
+        x = np.asarray(r["hist_val_total"], float)[:, 0]
+        return median_interval(np.where(np.isfinite(x), x, np.inf), failures_high=True)
+
+    first = {b: first_loss(r) for b, r in zip(Bf, rf)}
     rough = {b: median_interval(roughness_replicates(r), failures_high=True) for b, r in zip(Bf, rf)}
+    big = Bf[-1]
     s["first_epoch"] = str(epoch)
     s["first_loss"] = ", ".join(f"B = {b}: {iv}" for b, iv in first.items())
     s["roughness_B"] = ", ".join(f"B = {b}: {iv}" for b, iv in rough.items())
-    s["smoothest_B"] = str(Bf[-1])
-    s.compare("small_fast_verdict", lowest_at(first, 10), {f"epoch {epoch}, B = {b}": iv for b, iv in first.items()})
-    s.compare("large_smooth_verdict", lowest_at(rough, Bf[-1]), {f"roughness, B = {b}": iv for b, iv in rough.items()})
+    s["smoothest_B"] = str(big)
+    s.compare("small_fast_verdict", expect(first[10], first[big], -1),
+              {f"epoch {epoch}, B = {b}": first[b] for b in (10, big)})
+    s.compare("large_smooth_verdict", expect(rough[big], rough[10], -1),
+              {f"roughness, B = {b}": rough[b] for b in (big, 10)})
 
 
 def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
@@ -385,15 +395,14 @@ def claim_batch_size(ctx, authors_budget=False):
             SubClaim(f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"],
                      numbers=s.intervals.get("large_worse_verdict", {}),
                      rule="median $u_\\mathrm{p}$ error: its interval above the better of 40 and 160"),
-            SubClaim("per epoch, $B$ = 10 lowers the validation loss fastest at first", s.verdicts["small_fast_verdict"],
-                     numbers=s.intervals.get("small_fast_verdict", {}),
+            SubClaim(f"per epoch, $B$ = 10 lowers the validation loss faster at first than $B$ = {s['smoothest_B']}",
+                     s.verdicts["small_fast_verdict"], numbers=s.intervals.get("small_fast_verdict", {}),
                      rule=f"fixed epochs; validation loss at the first recorded epoch ({s['first_epoch']}), per "
-                          "replicate: its median interval below every other $B$'s"),
-            SubClaim(f"$B$ = {s['smoothest_B']} the smoothest validation loss after the initial stages",
+                          "replicate: the median intervals separated"),
+            SubClaim(f"$B$ = {s['smoothest_B']} a smoother validation loss after the initial stages than $B$ = 10",
                      s.verdicts["large_smooth_verdict"], numbers=s.intervals.get("large_smooth_verdict", {}),
                      rule="fixed epochs; per replicate, the median step-to-step change of $\\log_{10}$ of the "
-                          "validation loss over the second half of training: its median interval below every other "
-                          "$B$'s")]
+                          "validation loss over the second half of training: the median intervals separated")]
     runs = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
             f"five minutes, about {PAPER_BUDGET_STEPS:,} steps)")
     ev = (f"{timing_bullet(s)} Median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "
@@ -403,7 +412,7 @@ def claim_batch_size(ctx, authors_budget=False):
 
 #: The paper's claims this study checks: its words, its evidence, our check of it.
 CLAIMS = (
-    Claim(10, r"Per epoch $B=10$ lowers the validation loss fastest at first and $B=640$ gives the smoothest loss after the initial stages; training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
+    Claim(10, r"Per epoch $B=10$ lowers the validation loss faster at first than $B=640$, whose loss is the smoother after the initial stages; training time over 4000 epochs scales as $T\propto 1/B$; under a fixed five-minute budget, $B=40$–$160$ gives the smallest errors, $B=10$ is costly and more variable between initialisations, and $B=640$ is less accurate.",
           r"Fig. 6, diffusion equation, $B\in\{10,40,160,640\}$.", claim_batch_size,
           quote='Small batch sizes, such as $B=10$, initially reduce the validation loss rapidly (Fig., middle left). […] Across 4000 training epochs, the median wall-clock training time scales approximately as $T\\propto1/B$ (Fig., middle right), consistent with the expected computational complexity of mini-batch optimisation. At the opposite extreme, very large batch sizes ($B=640$) substantially reduce gradient stochasticity, producing smoother validation loss trajectories after the initial stages of training. […] For a fixed training budget of five minutes, intermediate batch sizes ($B=40$--$160$) consistently yielded the smallest errors in both the learned solution, $u_\\theta$, and the forward-predicted solution, $u_\\mathrm{p}$ (Fig., bottom). […] While small batches often converge rapidly, they also exhibit greater variability between independent BINN initialisations, indicating increased sensitivity to stochastic optimisation noise.',
           where='Results, Batch size governs the trade-off between optimisation efficiency and reconstruction accuracy (Fig. 6)',
