@@ -71,7 +71,7 @@ reporting.glue("sc_level", fmt(100 * LEVEL, "g"))
 reporting.glue("sc_near_zero", fmt(100 * studies.framework.NEAR_ZERO, "g"))
 reporting.glue("sc_trend_p", fmt(studies.noise.TREND_P, "g"))
 # claim 12's failure labels over every stored network (binn_utils.analysis.diagnostic_roc)
-reporting.glue("sc_failure_pct", fmt(100 * diagnostic_roc.FAILURE_QUANTILE, "g"))
+reporting.glue("sc_failure_pct", fmt(100 * diagnostic_roc.FAILURE_QUANTILE, "g") + "th")
 # How a claim's verdict follows from its sub-claims', in the words of the rule itself (binn_utils.analysis.verdicts).
 reporting.glue("sc_outcome_rule", Markdown(text.outcome_rule_md()))
 
@@ -162,7 +162,7 @@ display(Markdown(text.choices_table(effects)))
 # ROC curve's area, with a bootstrap interval, against 0.5). Two of its ingredients are ours:
 # the combined score weighs each diagnostic by its threshold (its number over the threshold,
 # the largest of the six), and a network counts as failed when its $u_\mathrm{p}$ error lies
-# beyond the {glue:text}`sc_failure_pct`th percentile of the scatter of the best settings'
+# beyond the {glue:text}`sc_failure_pct` percentile of the scatter of the best settings'
 # networks.
 # Claim 11 checks, for every
 # Supporting Material configuration that is stored, the same comparisons as the main
