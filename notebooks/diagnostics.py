@@ -117,8 +117,9 @@ display(Markdown(tables.settings_table(scored, SHORT_TITLES)))
 
 # %% [markdown]
 # The numbers behind the flags (flagged values in bold). "underfitting" is the share of the
-# median validation loss's fall (in decades) made over the last 10 % of training; where the loss
-# did not fall overall but fell at the end, that share is infinite ("inf").
+# median validation loss's fall (in decades) made over the last 10 % of training. Where the
+# loss did not fall overall, that share is set to infinity ("inf") if the last 10 % fell at
+# all, even by a rounding-level amount, and to 0 otherwise.
 
 # %% tags=["remove-input", "hide-output"]
 display(Markdown(scored.table.to_markdown(columns=["setting", "err_u_theta_obs", "err_u_p_obs", "underfitting",

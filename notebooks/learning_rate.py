@@ -206,21 +206,23 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # **Instability at large rates.** The paper finds unstable optimisation and much larger
 # errors for $r \gtrsim 10^{-2}$. For our $r =$ {glue:text}`lr_large_rates` the median
 # errors of $u_\theta$ are {glue:text}`lr_large_theta` and of $u_\mathrm{p}$
-# {glue:text}`lr_large_up` (in that order); that all of them exceed the $u_\mathrm{p}$
-# error at $r =$ {glue:text}`lr_shown` {glue:text}`lr_large_worse_verdict_with_paper`. As a measure of how erratic the loss is (its *roughness*), we take the median
+# {glue:text}`lr_large_up` (in that order); that each of these $u_\mathrm{p}$ errors exceeds
+# the $u_\mathrm{p}$ error at $r =$ {glue:text}`lr_shown` {glue:text}`lr_large_worse_verdict_with_paper`. As a measure of how erratic the loss is (its *roughness*), we take the median
 # step-to-step change of $\log_{10}$ of the median validation loss over the second half of
 # training: {glue:text}`lr_rough_large` at those rates and {glue:text}`lr_rough_shown` at
 # $r =$ {glue:text}`lr_shown`. So {glue:text}`lr_large_curve_words`
 #
 # The paper contrasts the unstable large rates with curves that "decrease smoothly". A loss
 # that decreases smoothly never rises much above the lowest value it has reached; a loss that
-# jumps up, once or repeatedly, does. For each replicate we take the largest such rise (in
-# decades of the validation loss). A replicate whose training diverged counts as the highest,
-# and so does one that collapsed ($u_\theta$ fits the observations no better than their
-# mean): a collapse can come before the first recorded epoch, and the recorded curve is then
-# flat and shows no rise at all. Collapsed at the large rates: {glue:text}`lr_collapsed_large`.
-# The medians with their intervals over the initialisations are {glue:text}`lr_jump_large`
-# at the large rates, against {glue:text}`lr_jump_shown` at $r =$ {glue:text}`lr_shown`.
+# jumps up, once or repeatedly, does. For each replicate we take the largest such rise, in
+# decades of the validation loss (a replicate whose training diverged counts as the highest).
+# With its median and interval over the initialisations, and the number of replicates whose
+# final networks fit the observations no better than a constant: {glue:text}`lr_jump_large`;
+# at $r =$ {glue:text}`lr_shown`, {glue:text}`lr_jump_shown`. Even at $r =$ {glue:text}`lr_shown`
+# the loss does not fall strictly smoothly: the printed median rise is how far it came back up
+# at its worst. A replicate whose loss is flat from the first recorded epoch
+# ({glue:text}`lr_first_epoch`) shows no rise, and the records cannot say whether it jumped to
+# that level before then or never left it; such a replicate counts as 0, as recorded.
 # That the optimisation is less stable at every large rate (each interval above that at
 # $r =$ {glue:text}`lr_shown`) {glue:text}`lr_large_unstable_verdict_with_paper`.
 #

@@ -252,12 +252,12 @@ def test_learning_rate_claim():
     assert verdicts(6, Ctx(learning_rate=one_calm))[4] is F
     diverged = sweep("lr", RATES, lambda r: 0.01, lambda r: np.r_[FLAT[:50], np.full(50, np.nan)] if r >= 1e-2 else FLAT)
     assert verdicts(6, Ctx(learning_rate=diverged))[4] is A               # a diverged run: the largest rise
-    # a collapse (u_theta no better than a constant) before the first recorded epoch leaves a flat curve:
-    # counted as the highest rise, like a divergence
+    # networks that end no better than a constant with a loss flat from the first record: the records
+    # cannot show a rise, so they count as none (and are named), not as the highest
     collapsed = [Fake({"lr": r}, {"err_u_theta": [0.01] * 3, "err_u_p": [0.01] * 3,
                                   "err_u_theta_obs": [0.9 if r >= 1e-2 else 0.01] * 3}, FLAT) for r in RATES]
-    assert verdicts(6, Ctx(learning_rate=collapsed))[4] is A
-    assert studies.learning_rate.summary(collapsed)["collapsed_large"] == "9 of 9 each"   # three given, repeated to 9
+    assert verdicts(6, Ctx(learning_rate=collapsed))[4] is F
+    assert "(9 of 9 ended no better than a constant)" in studies.learning_rate.summary(collapsed)["jump_large"]
 
 
 # ----------------------------------------------------------------------------- claims 7, 8 (Fig. 4)

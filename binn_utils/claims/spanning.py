@@ -231,7 +231,7 @@ CLAIMS = (
           quote='Overall, the qualitative conclusions remain unchanged. […] Nevertheless, the principal conclusions of the main text remain unchanged.',
           where='Supporting Material, Results for noise-free datasets; Results for highly noisy datasets',
           title='conclusions unchanged without noise, with more noise, with dense data', figure='Supporting Material', chapter='supplementary'),
-    Claim(12, r"Good agreement of $u_\theta$ with poor agreement of $u_\mathrm{p}$ signals failed mechanistic recovery; without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate reliable operators.",
+    Claim(12, r"Without ground truth, stable validation losses, $u_\theta$–$u_\mathrm{p}$ agreement and consistency across initialisations indicate that the recovered operators are likely to be reliable; discrepancies between $u_\theta$ and $u_\mathrm{p}$, rising validation losses or variability between initialisations are early warnings of failed recovery.",
           r"Discussion, drawing on Figs. 2–6.", claim_diagnostics,
           quote='Stable validation loss trajectories, close agreement between the learned solution and forward simulations generated using the recovered operators, and consistency across different neural network initialisations all provide practical evidence that the inferred mechanisms are likely to be reliable. […] Conversely, discrepancies between $u_\\theta$ and $u_\\mathrm{p}$, increasing validation losses during training, or substantial variability between repeated optimisations with different initialisations provide early indications that the recovered operators should be interpreted with caution.',
           where='Discussion',
