@@ -216,11 +216,11 @@ display(Markdown(tables.authors_comparison_table(results_table.compare(ours, the
 # that decreases smoothly never rises much above the lowest value it has reached; a loss that
 # jumps up, once or repeatedly, does. For each replicate we take the largest such rise, in
 # decades of the validation loss (a replicate whose training diverged counts as the highest).
-# With its median and interval over the initialisations, and the number of replicates whose
-# final networks fit the observations no better than a constant: {glue:text}`lr_jump_large`;
-# at $r =$ {glue:text}`lr_shown`, {glue:text}`lr_jump_shown`. Even at $r =$ {glue:text}`lr_shown`
-# the loss does not fall strictly smoothly: the printed median rise is how far it came back up
-# at its worst. A replicate whose loss is flat from the first recorded epoch
+# Its median and interval over the initialisations, with the number of replicates whose final
+# networks fit the observations no better than a constant, are {glue:text}`lr_jump_large`;
+# at $r =$ {glue:text}`lr_shown` they are {glue:text}`lr_jump_shown`. So even at
+# $r =$ {glue:text}`lr_shown` the loss does not fall strictly smoothly: that median is how far
+# it came back up at its worst. A replicate whose loss is flat from the first recorded epoch
 # ({glue:text}`lr_first_epoch`) shows no rise, and the records cannot say whether it jumped to
 # that level before then or never left it; such a replicate counts as 0, as recorded.
 # That the optimisation is less stable at every large rate (each interval above that at

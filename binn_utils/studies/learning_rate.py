@@ -193,7 +193,8 @@ def claim_learning_rate(ctx):
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"],
                      numbers=s.intervals.get("large_worse_verdict", {}), authors=they.verdicts.get("large_worse_verdict"),
                      rule=f"each large rate's median $u_\\mathrm{{p}}$ interval above that at $r$ = {s['shown']}"),
-            SubClaim("unstable optimisation at $r \\ge$ 1e-2 (where the shown rate's loss decreases smoothly)",
+            SubClaim("unstable optimisation at $r \\ge$ 1e-2: the validation loss comes further back up than at "
+                     "the shown rate",
                      s.verdicts["large_unstable_verdict"], numbers=s.intervals["large_unstable_verdict"],
                      rule="per replicate, the largest rise of the validation loss above its lowest value so far, in "
                           f"decades (a diverged replicate the highest): each large rate's interval above that at "
