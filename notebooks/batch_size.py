@@ -167,9 +167,9 @@ plt.close(fig)
 # the initial stages of training". Per replicate, the validation loss at the first recorded
 # epoch ({glue:text}`bs_first_epoch`), median with its interval over the initialisations,
 # is {glue:text}`bs_first_loss`; that $B = 10$'s is lower than that of $B =$
-# {glue:text}`bs_smoothest_B` {glue:text}`bs_small_fast_verdict_with_paper`. The roughness of each
+# {glue:text}`bs_largest_fixed_B` {glue:text}`bs_small_fast_verdict_with_paper`. The roughness of each
 # replicate's loss over the second half of training (the median step-to-step change of
-# $\log_{10}$ of the loss) is {glue:text}`bs_roughness_B`; that $B =$ {glue:text}`bs_smoothest_B`'s
+# $\log_{10}$ of the loss) is {glue:text}`bs_roughness_B`; that $B =$ {glue:text}`bs_largest_fixed_B`'s
 # is smaller than that of $B = 10$
 # {glue:text}`bs_large_smooth_verdict_with_paper`. Per epoch is not per unit of time: an
 # epoch of $B = 10$ takes many more optimiser steps than one of $B = 640$, which is why the

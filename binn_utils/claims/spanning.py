@@ -15,7 +15,7 @@ from ..analysis.reporting import find, fmt, value_label
 from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, any_of, expect, median_interval
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
 from ..studies.supporting import against_reference
-from .context import RunRow, described, flat, run_row
+from .context import RunRow, described, run_row
 
 
 def config_label(noise_var, dense: bool) -> str:
