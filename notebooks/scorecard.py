@@ -145,7 +145,9 @@ display(Markdown(text.choices_table(effects)))
 # from the truth, per replicate. Claim 3 compares the spread of the two networks' errors
 # on the datasets both were run on (the noise chapter shows the same table). For claim 4
 # the paper's "observed range $[0.4, 0.6]$" is the range of the data at
-# $t_\mathrm{end}$; our data also cover the initial condition. For claim 12 the failure
+# $t_\mathrm{end}$; our data also cover the initial condition.
+#
+# For claim 12 the failure
 # settings are those where the paper reports failure ($r = 5\times10^{-7}$,
 # $r \ge 5\times10^{-2}$, $w_\mathrm{PDE} = 10^{-4}$ and $10^{3}$), each compared with its
 # study's default ($r = 5\times10^{-4}$, $w_\mathrm{PDE} = 10^{-1}$) on the three warning
@@ -170,6 +172,7 @@ display(Markdown(text.choices_table(effects)))
 # the largest, over the six diagnostics, of each one's number divided by its threshold, and a
 # network counts as failed when its $u_\mathrm{p}$ error lies beyond the
 # {glue:text}`sc_failure_pct` percentile of the scatter of the best settings' networks.
+#
 # Claim 11 checks, for every
 # Supporting Material configuration that is stored, the same comparisons as the main
 # text (the verdicts its pages print), and, for each dense repeat, whether the median
