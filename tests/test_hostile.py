@@ -343,6 +343,57 @@ def test_ctrl_c_with_a_forward_solve_pool_is_one_line_and_ends_it(tmp_path, afte
     assert not [w for w in workers if w.is_running() and w.status() != "zombie"], "pool processes left running"
 
 
+def test_a_ctrl_c_held_back_is_raised_once_the_block_is_over():
+    """`sigint_held_back`: the block runs to its end, then the Ctrl-C that came in it is
+    raised (KeyboardInterrupt), and SIGINT's handler is Python's again."""
+    from binn_utils.engine.forward_solve import sigint_held_back
+    before = signal.getsignal(signal.SIGINT)
+    ran = []
+    with pytest.raises(KeyboardInterrupt):
+        with sigint_held_back():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)            # the signal is handled in here: held back
+            ran.append("to the end")
+    assert ran == ["to the end"] and signal.getsignal(signal.SIGINT) is before
+    with sigint_held_back():           # no Ctrl-C: nothing raised
+        ran.append("again")
+    assert ran[-1] == "again" and signal.getsignal(signal.SIGINT) is before
+
+
+_IMPORTS_DURING_A_SWEEP = """
+import sys
+from binn_utils.applications import cli
+from binn_utils.store import runner
+
+def compiled():
+    return {n for n, m in list(sys.modules.items()) if str(getattr(m, "__file__", "") or "").endswith((".so", ".pyd"))}
+
+before = []
+first_use = runner.import_first_use_modules
+def recording():
+    first_use()
+    before.append(compiled())
+runner.import_first_use_modules = recording
+rc = cli.main(["sweep", "learning_rate", "--scale", "quick", "--epochs", "2", "--workers", "1",
+               "--solve-workers", "0", "--results-dir", sys.argv[1]])
+assert rc == 0 and len(before) == 1, (rc, before)
+print("first imported while it ran:", *sorted(compiled() - before[0]))
+"""
+
+
+def test_no_compiled_module_is_first_imported_while_a_sweep_runs(tmp_path):
+    """A Ctrl-C that comes while an extension module initialises can be lost (numpy.random's
+    Cython modules swallow the KeyboardInterrupt: the sweep trained on), so a sweep imports
+    every compiled module its training and forward solves load on first use before its work
+    starts (`forward_solve.import_first_use_modules`): none is first imported after that."""
+    out = subprocess.run([sys.executable, "-c", _IMPORTS_DURING_A_SWEEP, str(tmp_path)], cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    last = out.stdout.strip().splitlines()[-1]
+    assert last == "first imported while it ran:", last
+
+
 class _ClosedPipe:
     def write(self, text):
         raise BrokenPipeError(32, "Broken pipe")

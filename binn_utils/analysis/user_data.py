@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ..engine.evaluation import evaluate
-from ..engine.forward_solve import check_method
+from ..engine.forward_solve import check_method, import_first_use_modules
 from ..engine.runs import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds
 from ..store import fits, records
 from ..store.clusters import close_dask, connect, local_cluster
@@ -138,6 +138,7 @@ def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_ra
     else:
         datas = [o for o in obs for _ in seeds]
         run_seeds = [s for _ in obs for s in seeds]
+    import_first_use_modules()   # before the training: a Ctrl-C during it is then never lost
     return dict(data=data, mechanisms=mech, config=config, seeds=seeds, scaling=sc, observations=obs,
                 datas=datas, run_seeds=run_seeds, which=which, replicates=replicates,
                 forward_method=forward_method)

@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from . import records
-from ..engine.forward_solve import close_pool, solve_pool
+from ..engine.forward_solve import close_pool, import_first_use_modules, solve_pool
 from ..engine.runs import TrainingError, TrainState
 from .clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command, close_dask,
                        connect, dashboard_line, local_cluster, make_jobqueue_cluster)
@@ -447,6 +447,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, *, progress: boo
     sweep = _Sweep(results_dir, len(todo), tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress),
                    progress=progress, t0=t0)
     try:
+        import_first_use_modules()   # none of them imported while the work runs: a Ctrl-C then is never lost
         here = opts.scheduler is None and opts.cluster in (None, "local") and (opts.workers == 1 or len(groups) == 1)
         left = (_run_here if here else _run_dask)(sweep, groups, opts)
     except KeyboardInterrupt:
