@@ -344,11 +344,12 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
         return Fake({}, {"err_u_p": [0.1] * 8}, record={"u_range": (0.2, 0.9)},
                     arrays={"u_clean": np.array([np.linspace(0.2, 0.9, 5), np.linspace(0.4, 0.6, 5)]), "u_grid": u,
                             "true_op_D": np.full(u.size, 0.5), "best_op_D": D})
-    for r, centred, outside in [(fake(0.5, 0.8), Verdict.AGREES, Verdict.AGREES),       # centred, worse outside
-                                (fake(0.75, 0.6), Verdict.DISAGREES, Verdict.DISAGREES),  # biased, better outside
-                                (fake(np.nan, np.nan), Verdict.UNDECIDED, Verdict.UNDECIDED)]:
+    for r, centred, outside, within in [(fake(0.5, 0.8), Verdict.AGREES, Verdict.AGREES, 1.0),  # centred, worse outside
+                                        (fake(0.75, 0.6), Verdict.DISAGREES, Verdict.DISAGREES, 0.0),  # biased
+                                        (fake(np.nan, np.nan), Verdict.UNDECIDED, Verdict.UNDECIDED, np.nan)]:
         d = noise.diffusivity_verdicts(r)
         assert (d["centred"], d["unreliable_outside"]) == (centred, outside)
+        assert d["within_sd"] == pytest.approx(within, nan_ok=True)
         assert d["band"] == (pytest.approx(0.4), pytest.approx(0.6))
     run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
                                                      record=sweep_record(5, config={"epochs": epochs}))
