@@ -346,18 +346,33 @@ def test_ctrl_c_with_a_forward_solve_pool_is_one_line_and_ends_it(tmp_path, afte
 def test_a_ctrl_c_held_back_is_raised_once_the_block_is_over():
     """`sigint_held_back`: the block runs to its end, then the Ctrl-C that came in it is
     raised (KeyboardInterrupt), and SIGINT's handler is Python's again."""
-    from binn_utils.engine.forward_solve import sigint_held_back
-    before = signal.getsignal(signal.SIGINT)
-    ran = []
-    with pytest.raises(KeyboardInterrupt):
-        with sigint_held_back():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.2)            # the signal is handled in here: held back
-            ran.append("to the end")
-    assert ran == ["to the end"] and signal.getsignal(signal.SIGINT) is before
-    with sigint_held_back():           # no Ctrl-C: nothing raised
-        ran.append("again")
-    assert ran[-1] == "again" and signal.getsignal(signal.SIGINT) is before
+    from binn_utils.engine.first_use import sigint_held_back
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)   # whatever another test left
+    try:
+        ran = []
+        with pytest.raises(KeyboardInterrupt):
+            with sigint_held_back():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.2)            # the signal is handled in here: held back
+                ran.append("to the end")
+        assert ran == ["to the end"] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with sigint_held_back():           # no Ctrl-C: nothing raised
+            ran.append("again")
+        assert ran[-1] == "again" and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_importing_dask_jobqueue_leaves_ctrl_c_as_it_was():
+    """dask_jobqueue sets SIGINT's handler to sys.exit when imported (a Ctrl-C would end a
+    `--cluster slurm` sweep with status 0, saying nothing); `import_dask_jobqueue` puts
+    Python's handler back (in a fresh process: this one may have imported it already)."""
+    pytest.importorskip("dask_jobqueue")
+    code = ("import signal; from binn_utils.store.clusters import import_dask_jobqueue; import_dask_jobqueue(); "
+            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.split() == ["True"], out.stderr[-2000:]
 
 
 _IMPORTS_DURING_A_SWEEP = """
@@ -385,7 +400,7 @@ def test_no_compiled_module_is_first_imported_while_a_sweep_runs(tmp_path):
     """A Ctrl-C that comes while an extension module initialises can be lost (numpy.random's
     Cython modules swallow the KeyboardInterrupt: the sweep trained on), so a sweep imports
     every compiled module its training and forward solves load on first use before its work
-    starts (`forward_solve.import_first_use_modules`): none is first imported after that."""
+    starts (`first_use.import_first_use_modules`): none is first imported after that."""
     out = subprocess.run([sys.executable, "-c", _IMPORTS_DURING_A_SWEEP, str(tmp_path)], cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
                          capture_output=True, text=True, timeout=600)

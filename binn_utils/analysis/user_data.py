@@ -26,7 +26,8 @@ from typing import Sequence
 import numpy as np
 
 from ..engine.evaluation import evaluate
-from ..engine.forward_solve import check_method, import_first_use_modules
+from ..engine.first_use import import_first_use_modules
+from ..engine.forward_solve import check_method
 from ..engine.runs import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds
 from ..store import fits, records
 from ..store.clusters import close_dask, connect, local_cluster

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -435,46 +434,6 @@ def _quiet_worker():
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-
-
-#: Compiled modules that training and forward solves load on first use: NumPy imports
-#: ``numpy.random`` when it is first named (the observations' noise draws), and the forward
-#: solves import SciPy's integrators and sparse matrices where they are used.
-FIRST_USE_IMPORTS = ("numpy.random", "scipy.integrate", "scipy.sparse", "scipy.linalg")
-
-
-@contextmanager
-def sigint_held_back():
-    """In the main thread: a Ctrl-C that comes inside the block is held back, and SIGINT's
-    handler (Python's raises KeyboardInterrupt) called with it once the block is over;
-    elsewhere, or where SIGINT's handler is not Python code, nothing changes."""
-    import signal
-    import threading
-    handler = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(handler):
-        yield
-        return
-    came = []
-    signal.signal(signal.SIGINT, lambda *_: came.append(True))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, handler)
-    if came:
-        handler(signal.SIGINT, None)
-
-
-def import_first_use_modules():
-    """Import :data:`FIRST_USE_IMPORTS` now, a Ctrl-C meanwhile held back until they are in
-    (:func:`sigint_held_back`).  A KeyboardInterrupt raised while an extension module
-    initialises can be swallowed by its C code (it happens in ``numpy.random``'s Cython
-    modules: the command then trains on, deaf to that Ctrl-C), so work that must stop on
-    Ctrl-C (a sweep, a fit) calls this before it starts, and none of them is first imported
-    while it runs."""
-    import importlib
-    with sigint_held_back():
-        for name in FIRST_USE_IMPORTS:
-            importlib.import_module(name)
 
 
 def solve_pool(workers: int):

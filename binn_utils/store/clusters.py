@@ -70,11 +70,25 @@ def check_cluster_config(section: dict, where: str = "the cluster config"):
             raise ValueError(f"{where}: {key} must be a list of strings, got {v!r}")
 
 
+def import_dask_jobqueue():
+    """``dask_jobqueue``, without its side effect on Ctrl-C: importing it sets SIGINT's handler
+    to ``sys.exit`` (its ``runner`` module does so when imported), and a Ctrl-C would then end
+    the command with status 0, without saying what was kept or closing the cluster as an
+    interrupt does.  SIGINT's handler from before the import is put back."""
+    import signal
+    import threading
+    handler = signal.getsignal(signal.SIGINT)
+    import dask_jobqueue
+    if handler is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, handler)
+    return dask_jobqueue
+
+
 def make_jobqueue_cluster(kind: str, config: dict):
     """A dask-jobqueue cluster of ``kind`` from a config section (:func:`load_cluster_config`);
     each worker is single-threaded (``processes`` defaults to ``cores``).  Starts a scheduler
     here, submits no job (``cluster.scale(jobs=...)`` does).  Returns (cluster, jobs)."""
-    import dask_jobqueue
+    dask_jobqueue = import_dask_jobqueue()
     kw = {k: v for k, v in config.items() if k not in CLUSTER_ONLY_KEYS}
     kw.setdefault("cores", 1)
     kw.setdefault("memory", "4GB")

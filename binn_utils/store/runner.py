@@ -23,7 +23,8 @@ from typing import Sequence
 import numpy as np
 
 from . import records
-from ..engine.forward_solve import close_pool, import_first_use_modules, solve_pool
+from ..engine.first_use import import_first_use_modules
+from ..engine.forward_solve import close_pool, solve_pool
 from ..engine.runs import TrainingError, TrainState
 from .clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command, close_dask,
                        connect, dashboard_line, local_cluster, make_jobqueue_cluster)
