@@ -23,6 +23,14 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=2, compile=False)
 
 
+def _needs_dask_jobqueue():
+    """Skip without dask_jobqueue, found without importing it here (its import sets SIGINT's
+    handler to sys.exit in the importing process; the command's own import puts it back)."""
+    import importlib.util
+    if importlib.util.find_spec("dask_jobqueue") is None:
+        pytest.skip("needs dask_jobqueue")
+
+
 def _tiny(label="a", **kw):
     ds, ss = replicates(2)
     return Setting("test", label, "diffusion", 1e-3, False, ds, ss, TINY.replace(**kw))
@@ -72,7 +80,7 @@ def test_a_missing_gpu_is_a_usage_error_before_any_work(capsys, no_training, tmp
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
 def test_a_gpu_is_needed_where_the_workers_run_not_where_binn_runs(capsys, no_training, tmp_path):
     """With batch-system workers (or a scheduler) the GPU is theirs: a login node without one may submit."""
-    pytest.importorskip("dask_jobqueue")
+    _needs_dask_jobqueue()
     config = tmp_path / "cluster.toml"
     config.write_text('[slurm]\nqueue = "gpu"\njob_extra_directives = ["--gres=gpu:1"]\n')
     base = ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "r"),
@@ -269,7 +277,7 @@ def test_plan_and_cluster_usage_errors(capsys, no_training, tmp_path, args, mess
 
 
 def test_slurm_dry_run_renders_the_configured_directives(tmp_path, capsys, no_training):
-    pytest.importorskip("dask_jobqueue")
+    _needs_dask_jobqueue()
     config = tmp_path / "cluster.toml"
     config.write_text(textwrap.dedent("""
         [slurm]

@@ -367,7 +367,9 @@ def test_importing_dask_jobqueue_leaves_ctrl_c_as_it_was():
     """dask_jobqueue sets SIGINT's handler to sys.exit when imported (a Ctrl-C would end a
     `--cluster slurm` sweep with status 0, saying nothing); `import_dask_jobqueue` puts
     Python's handler back (in a fresh process: this one may have imported it already)."""
-    pytest.importorskip("dask_jobqueue")
+    import importlib.util
+    if importlib.util.find_spec("dask_jobqueue") is None:
+        pytest.skip("needs dask_jobqueue")
     code = ("import signal; from binn_utils.store.clusters import import_dask_jobqueue; import_dask_jobqueue(); "
             "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
