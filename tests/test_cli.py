@@ -227,6 +227,34 @@ def test_ctrl_c_stops_a_multi_worker_sweep_within_seconds_keeping_finished_work(
     assert not [p for p in workers if _alive(p)], "worker processes left running"
 
 
+def test_a_second_ctrl_c_while_the_command_reports_the_first_is_ignored(monkeypatch, capsys):
+    """An impatient second Ctrl-C while `binn` reports the first and ends its workers (it
+    escaped as a KeyboardInterrupt: a traceback and no exit status 130): still the one line
+    and status 130; SIGINT's handler is the one from before afterwards."""
+    def interrupted(ap, args):
+        raise KeyboardInterrupt("sweep interrupted: 0 of 7 settings finished and stored; rerun the same command "
+                                "to continue")
+
+    ended = []
+
+    def second_press():                       # the second Ctrl-C comes while the workers are ended
+        signal.raise_signal(signal.SIGINT)
+        ended.append(True)
+
+    monkeypatch.setattr(cli, "_run", interrupted)
+    monkeypatch.setattr(cli, "_quiet_exit", second_press)
+    monkeypatch.setattr(cli.interrupts, "main_thread_only", lambda: None)
+    monkeypatch.setattr(sys, "argv", ["binn", "sweep", "learning_rate", "--scale", "quick"])
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        rc = cli.main()
+    except KeyboardInterrupt:
+        pytest.fail("the second Ctrl-C escaped binn's report of the first")
+    assert rc == 130 and ended == [True]
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("binn sweep: sweep interrupted: 0 of 7")
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 # ----------------------------------------------------------------------------- plans, clusters
 def test_plan_studies_and_skip_studies_select_plan_entries(tmp_path, capsys, no_training):
     """Ported from the former scripts/gpu_sweep.py: an empty results folder, every setting missing."""

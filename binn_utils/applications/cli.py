@@ -218,9 +218,11 @@ def main(argv=None) -> int:
             sys.stdout.flush()  # a closed pipe shows here, not at exit
             return rc
         except KeyboardInterrupt as err:
-            print(f"binn {args.cmd}: {str(err) or _INTERRUPTED.get(args.cmd, 'interrupted')}", file=sys.stderr)
-            if argv is None:  # the `binn` command itself (not a call from Python): it exits now
-                _quiet_exit()
+            # the `binn` command itself (not a call from Python) exits now: a second Ctrl-C meanwhile is ignored
+            with interrupts.further_ones_ignored() if argv is None else contextlib.nullcontext():
+                print(f"binn {args.cmd}: {str(err) or _INTERRUPTED.get(args.cmd, 'interrupted')}", file=sys.stderr)
+                if argv is None:
+                    _quiet_exit()
             return 130
         except BrokenPipeError:
             # the reader went away (`binn status | head -1`): stop writing, no traceback

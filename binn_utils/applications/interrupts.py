@@ -9,7 +9,9 @@ in one line what was kept, then ends its workers), and a process started from an
 thread (distributed starts its workers from its own threads) inherits the blocked signal.
 The main thread itself never ignores SIGINT, so a Ctrl-C is never lost, whatever the
 command is doing when it comes (ignoring it in the main thread while the cluster starts,
-for the workers to inherit, loses a Ctrl-C that comes then: the command trains on).  A worker ended while it starts may leave a semaphore,
+for the workers to inherit, loses a Ctrl-C that comes then: the command trains on).  Once a Ctrl-C
+has stopped the command, a further one is ignored while it says so and ends its workers
+(:func:`further_ones_ignored`): the command is ending anyway.  A worker ended while it starts may leave a semaphore,
 which multiprocessing's resource tracker (a process of its own, with the terminal as its
 stderr) removes at exit with a warning about it: that warning is not shown either.
 """
@@ -19,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+from contextlib import contextmanager
 
 
 #: Python's warning filter (``PYTHONWARNINGS``, read by every process the command starts) for
@@ -39,3 +42,19 @@ def main_thread_only():
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, (os.environ.get("PYTHONWARNINGS"), TRACKER_CLEANUP)))
     if hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread():
         threading.setprofile(_block_in_this_thread)
+
+
+@contextmanager
+def further_ones_ignored():
+    """While the command reports a Ctrl-C and ends its workers (main thread only): a further
+    Ctrl-C, an impatient second press, is ignored, so that it cannot cut the one line or the
+    ending of the workers short with a traceback of its own; SIGINT's handler is put back
+    afterwards (a Ctrl-C while the interpreter then shuts down still ends it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
