@@ -343,6 +343,24 @@ def test_ctrl_c_with_a_forward_solve_pool_is_one_line_and_ends_it(tmp_path, afte
     assert not [w for w in workers if w.is_running() and w.status() != "zombie"], "pool processes left running"
 
 
+def test_a_ctrl_c_while_the_command_loads_is_one_line(monkeypatch, capsys):
+    """The `binn` entry point (`binn_utils.applications.main`): a Ctrl-C while Python imports
+    the command (here: raised by the import of its module) is one line and status 130."""
+    import importlib.abc
+    import binn_utils.applications as applications
+
+    class Interrupting(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "binn_utils.applications.cli":
+                raise KeyboardInterrupt
+            return None
+    monkeypatch.delitem(sys.modules, "binn_utils.applications.cli")
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    assert applications.main() == 130
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == ["binn: interrupted while starting: nothing was run"]
+
+
 def test_a_ctrl_c_held_back_is_raised_once_the_block_is_over():
     """`sigint_held_back`: the block runs to its end, then the Ctrl-C that came in it is
     raised (KeyboardInterrupt), and SIGINT's handler is Python's again."""

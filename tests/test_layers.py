@@ -153,8 +153,10 @@ def test_nothing_below_the_presentation_layer_draws(module):
 #: command line loads the own-data modules (matplotlib, the trainer) only for `binn fit` and
 #: `binn predict`, so that `binn --help`, usage errors and `binn status` answer at once
 #: (tests/test_cli.py); a fit loads the trainer (torch) only when it trains, so reading a
-#: stored fit (the book's chapters) needs no torch.
-LATE_IMPORTS = {"binn_utils.applications.fit_commands": {"binn_utils.applications.fit_plan",
+#: stored fit (the book's chapters) needs no torch.  The `binn` entry point imports the
+#: command inside its Ctrl-C handling, so that a Ctrl-C while it loads is one line.
+LATE_IMPORTS = {"binn_utils.applications": {"binn_utils.applications.cli"},
+                "binn_utils.applications.fit_commands": {"binn_utils.applications.fit_plan",
                                                          "binn_utils.applications.fit_report",
                                                          "binn_utils.applications.predict"},
                 "binn_utils.analysis.user_data": {"binn_utils.engine.training"}}
