@@ -381,6 +381,34 @@ def test_a_ctrl_c_held_back_is_raised_once_the_block_is_over():
         signal.signal(signal.SIGINT, before)
 
 
+def test_a_second_ctrl_c_while_a_cluster_closes_after_the_first_closes_it_all_the_same(monkeypatch):
+    """`close_dask` after Ctrl-C: a second Ctrl-C while the client closes no longer leaves the
+    cluster unclosed (distributed then closed it at exit, waiting some ten seconds for the
+    workers already ended, the one line said): both are closed, then it is raised."""
+    from binn_utils.store import clusters
+    monkeypatch.setattr(clusters, "end_worker_processes", lambda: None)
+    closed = []
+
+    class Closing:
+        def __init__(self, name, press=False):
+            self.name, self.press = name, press
+
+        def close(self, timeout=None):
+            if self.press:                                  # the second Ctrl-C comes now
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.2)
+            closed.append(self.name)
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)   # whatever another test left
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            clusters.close_dask(Closing("client", press=True), Closing("cluster"), interrupted=True)
+        assert closed == ["client", "cluster"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def test_importing_dask_jobqueue_leaves_ctrl_c_as_it_was():
     """dask_jobqueue sets SIGINT's handler to sys.exit when imported (a Ctrl-C would end a
     `--cluster slurm` sweep with status 0, saying nothing); `import_dask_jobqueue` puts

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import logging
 
+from ..engine.first_use import sigint_held_back
+
 #: Batch systems whose workers dask-jobqueue starts (``--cluster``), by class name.
 JOBQUEUE_CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
 #: Environment variable naming an existing Dask scheduler (as ``--scheduler``).
@@ -161,23 +163,26 @@ def close_dask(client, owned, interrupted: bool = False):
     """Close a Dask client and the cluster this process started (None: none).  After Ctrl-C
     (``interrupted``) the worker processes of a cluster this process started are ended at
     once, and distributed's own complaints about it are not logged while it closes: the
-    command says in one line what was kept."""
+    command says in one line what was kept.  A further Ctrl-C meanwhile is held back until
+    both are closed (``sigint_held_back``): cut short, the closing left the cluster to
+    distributed's own closing at exit, which waited some ten seconds for workers already ended."""
     quiet = {name: logging.getLogger(name) for name in ("distributed", "asyncio", "tornado")} \
         if interrupted else {}
     levels = {name: log.level for name, log in quiet.items()}
     try:
-        for log in quiet.values():
-            log.setLevel(logging.CRITICAL + 1)
-        if interrupted and owned is not None:
-            end_worker_processes()
-        for thing in (client, owned):
-            if thing is None:
-                continue
-            if interrupted:
-                with contextlib.suppress(Exception):
-                    thing.close(timeout=5)
-            else:
-                thing.close()
+        with sigint_held_back() if interrupted else contextlib.nullcontext():
+            for log in quiet.values():
+                log.setLevel(logging.CRITICAL + 1)
+            if interrupted and owned is not None:
+                end_worker_processes()
+            for thing in (client, owned):
+                if thing is None:
+                    continue
+                if interrupted:
+                    with contextlib.suppress(Exception):
+                        thing.close(timeout=5)
+                else:
+                    thing.close()
     finally:
         for name, log in quiet.items():
             log.setLevel(levels[name])
