@@ -268,12 +268,19 @@ def _workers_of(proc) -> list:
     return out
 
 
+#: The `binn` command as its installed script runs it (the entry point in pyproject.toml).
+#: Not `python -m ...cli`: there CPython may end the process by SIGINT (status -2) after
+#: the command has handled a Ctrl-C, when one passed through an exec() on the way (it does
+#: in distributed's delayed imports); from a shell both read 130.
+BINN_ENTRY_POINT = "import sys; from binn_utils.applications import main; sys.exit(main())"
+
+
 def _ctrl_c_while_workers_start(argv, n_started, after, timeout=60):
     """Start the `binn` command ``argv`` in a process group of its own, wait until ``n_started``
     worker processes exist and ``after`` seconds more (they are starting: importing, connecting),
     then send SIGINT to the whole group, as a terminal's Ctrl-C does.  Returns (exit status,
     stderr, the workers seen); a command still running ``timeout`` s later is a hang."""
-    proc = subprocess.Popen([sys.executable, "-m", "binn_utils.applications.cli", *argv], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-c", BINN_ENTRY_POINT, *argv], cwd=ROOT,
                             env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
