@@ -22,19 +22,21 @@ FIRST_USE_IMPORTS = ("numpy.random", "scipy.integrate", "scipy.sparse", "scipy.l
 
 @contextmanager
 def sigint_held_back():
-    """In the main thread: a Ctrl-C that comes inside the block is held back, and SIGINT's
-    handler (Python's raises KeyboardInterrupt) called with it once the block is over;
-    elsewhere, or where SIGINT's handler is not Python code, nothing changes."""
-    handler = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(handler):
+    """In the main thread: SIGINT's handler from before the block is put back after it, whatever
+    the block set (an import may set one), and where that handler is Python code, a Ctrl-C that
+    comes inside the block is held back and handed to it once the block is over (Python's
+    raises KeyboardInterrupt); elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    came = []
-    signal.signal(signal.SIGINT, lambda *_: came.append(True))
+    handler, came = signal.getsignal(signal.SIGINT), []
+    if callable(handler):
+        signal.signal(signal.SIGINT, lambda *_: came.append(True))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, handler)
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
     if came:
         handler(signal.SIGINT, None)
 

@@ -76,13 +76,9 @@ def import_dask_jobqueue():
     """``dask_jobqueue``, without its side effect on Ctrl-C: importing it sets SIGINT's handler
     to ``sys.exit`` (its ``runner`` module does so when imported), and a Ctrl-C would then end
     the command with status 0, without saying what was kept or closing the cluster as an
-    interrupt does.  SIGINT's handler from before the import is put back."""
-    import signal
-    import threading
-    handler = signal.getsignal(signal.SIGINT)
-    import dask_jobqueue
-    if handler is not None and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, handler)
+    interrupt does.  SIGINT's handler from before the import is put back (``sigint_held_back``)."""
+    with sigint_held_back():
+        import dask_jobqueue
     return dask_jobqueue
 
 

@@ -275,9 +275,9 @@ def diffusivity_verdicts(r) -> dict:
     ``centre``, ``inside``, ``outside``), ``deviation`` (the interval of the median over
     replicates of each replicate's mean signed relative deviation of D from the truth in the
     band), ``within_sd`` (the share of the band where the truth lies inside the mean +- 1 s.d.
-    of the learned D over the replicates, as Fig. 2 (left) draws it) and the verdicts ``centred`` (that interval contains zero: agrees; excludes it:
-    disagrees) and ``unreliable_outside`` (the interval of the mean |error| outside above
-    that inside)."""
+    of the learned D over the replicates, as Fig. 2 (left) draws it) and the verdicts
+    ``centred`` (that interval contains zero: agrees; excludes it: disagrees) and
+    ``unreliable_outside`` (the interval of the mean |error| outside above that inside)."""
     band, centre, e_in, e_out = diffusivity_in_band(r)
     u = np.asarray(r["u_grid"], float)
     D, Dt = np.asarray(r.net("op_D"), float), np.asarray(r["true_op_D"], float)
@@ -329,7 +329,8 @@ def claim_noise_D(ctx):
     runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = {s['shown_arch']}", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; the true $D$ lies inside the mean ± 1 s.d. of the learned $D$ (the band "
-          f"Fig. 2 (left) draws) over {fmt(100 * d['within_sd'], '.0f')} % of that range; median mean |error| of $D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
+          f"Fig. 2 (left) draws) over {fmt(100 * d['within_sd'], '.0f')} % of that range; median mean |error| of "
+          f"$D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
           f"rel. $L^2$ error of $D$ over all observed $u$ {s['shown_D_err']}")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
