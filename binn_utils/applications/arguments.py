@@ -26,6 +26,7 @@ class Parser(argparse.ArgumentParser):
 
 #: Upper bounds of the integer options.
 SEEDS_MAX = 10_000
+DATASETS_MAX = 1_000
 COUNT_MAX = 10 ** 6
 
 
@@ -49,6 +50,7 @@ def int_up_to(hi: int, lo: int = 1):
 positive_int = int_up_to(COUNT_MAX)
 epochs = int_up_to(EPOCHS_MAX)
 seeds = int_up_to(SEEDS_MAX)
+datasets = int_up_to(DATASETS_MAX)
 workers = int_up_to(WORKERS_MAX)
 solve_workers = int_up_to(WORKERS_MAX, lo=0)
 

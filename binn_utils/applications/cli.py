@@ -72,9 +72,12 @@ def plans() -> dict:
     }
 
 
-def settings_for(study: str, scale: str, noise_var=None, dense=False, epochs=None, seeds=None) -> list:
-    """Every setting of one study (all its parts); ``noise_var`` None: the study's own noise levels."""
-    return studies.get(study).settings(scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds)
+def settings_for(study: str, scale: str, noise_var=None, dense=False, epochs=None, seeds=None,
+                 datasets=None) -> list:
+    """Every setting of one study (all its parts); ``noise_var`` None: the study's own noise levels;
+    ``datasets`` None: the study's own number of datasets."""
+    return studies.get(study).settings(scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
+                                       datasets=datasets)
 
 
 def requested_settings(args) -> dict:
@@ -82,14 +85,14 @@ def requested_settings(args) -> dict:
     if args.plan is None:
         names = tuple(studies.REGISTRY) if args.study == "all" else (args.study,)
         return {study: settings_for(study, args.scale or "book", args.noise_var, args.dense, args.epochs,
-                                    args.seeds) for study in names}
+                                    args.seeds, args.datasets) for study in names}
     out, named = {}, plans()
     for plan in args.plan:
         for study, scale, nv, dense in named[plan]:
             if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
                 continue
             label = f"{plan}:{study}" + ("" if nv is None else f"(noise {nv:g})") + (" dense" if dense else "")
-            out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds)
+            out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds, args.datasets)
     return out
 
 
@@ -144,6 +147,9 @@ def _add_sweep_parsers(sub):
         sp.add_argument("--dense", action="store_true")
         sp.add_argument("--epochs", type=arguments.epochs, default=None)
         sp.add_argument("--seeds", type=arguments.seeds, default=None, help="replicates (initialisations)")
+        sp.add_argument("--datasets", type=arguments.datasets, default=None,
+                        help="datasets (independent splits and noise draws), each with every initialisation "
+                             "(default: the study's own: one, or the noise study's)")
         sp.add_argument("--results-dir", default=None,
                         help="results folder (default: results/, for the quick scale out/results-quick)")
         sp.add_argument("--workers", type=arguments.workers, default=None,

@@ -74,9 +74,10 @@ def train_config(p: dict, epochs=None, **kw) -> TrainConfig:
     return TrainConfig(epochs=count("epochs", epochs, p["epochs"]), compile=p["compile"], **kw)
 
 
-def initialisations(p: dict, seeds):
-    """(datasets, seeds) of one setting: ``seeds`` initialisations (the scale's by default)."""
-    return replicates(count("seeds", seeds, p["seeds"]))
+def initialisations(p: dict, seeds, datasets=None):
+    """(datasets, seeds) of one setting: ``seeds`` initialisations (the scale's by default) on
+    each of ``datasets`` datasets (independent splits and noise draws; default one, dataset 0)."""
+    return replicates(count("seeds", seeds, p["seeds"]), count("datasets", datasets, 1))
 
 
 def value_range(pair) -> str:
