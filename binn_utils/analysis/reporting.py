@@ -296,7 +296,7 @@ def excursion_replicates(res, key="hist_val_total") -> np.ndarray:
 
 def intervals_of(results, key, metric, interval=median_interval) -> dict:
     """{swept value ``key``: ``interval`` of ``metric`` over its replicates}."""
-    return {meta_value(r, key): interval(r.metric(metric)) for r in results}
+    return {meta_value(r, key): interval(r.metric(metric), of=r) for r in results}
 
 
 def medians(results, metric, which=None):

@@ -47,6 +47,8 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
+from .contrasts import Contrast, Sample, contrast, holm
+
 
 class Verdict(enum.Enum):
     """What the stored results say about one sub-claim."""
@@ -149,6 +151,14 @@ class Interval:
     n: int
     coverage: float
     what: str = "median"
+    #: the replicates behind it, with their datasets and networks (a comparison of two
+    #: intervals that both have one is decided on the interval of their difference)
+    sample: Sample | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def datasets(self) -> int:
+        """The datasets its replicates come from (1 where unknown)."""
+        return self.sample.n_datasets if self.sample is not None else 1
 
     @property
     def finite(self) -> bool:
@@ -186,43 +196,95 @@ def median_rank(n: int, level: float = LEVEL) -> tuple[int, float]:
     return best
 
 
-def median_interval(values, level: float = LEVEL, failures_high: bool = False) -> Interval:
+def labels_of(result) -> dict:
+    """The datasets, initialisations and networks of a stored setting's replicates, as
+    :func:`median_interval` takes them (``of=``)."""
+    st = result.setting
+    return dict(datasets=st.datasets, seeds=st.seeds, source=st.key)
+
+
+def median_interval(values, level: float = LEVEL, failures_high: bool = False, of=None,
+                    datasets=None, seeds=None, source=None) -> Interval:
     """The median of the finite ``values`` with its exact distribution-free interval
-    (``failures_high``: +inf values, failed replicates, count too, above every finite one)."""
-    x = _finite(values, failures_high)
+    (``failures_high``: +inf values, failed replicates, count too, above every finite one).
+
+    The replicates' datasets and networks come from ``of`` (a stored setting's result) or
+    ``datasets``, ``seeds`` and ``source``; without them the replicates are one dataset's
+    initialisations.  With several datasets the dataset is the unit: the estimate is the
+    median of the per-dataset medians and its interval the order-statistic interval over
+    datasets (correlated initialisations are never counted as independent)."""
+    if of is not None:
+        lab = labels_of(of)
+        datasets, seeds, source = lab["datasets"], lab["seeds"], lab["source"]
+    raw = np.asarray(values, float).ravel()
+    keep = np.isfinite(raw) | (failures_high & np.isposinf(raw))
+    x = np.sort(raw[keep])
     n = x.size
     if not n:
         return Interval(np.nan, np.nan, np.nan, 0, np.nan)
-    k, coverage = median_rank(n, level)
+    masked = np.where(keep, raw, np.nan)
+    sample = Sample.of(masked, datasets, seeds, source)
+    if sample.n_datasets > 1:
+        x = np.sort([np.median(v) for v, _ in sample.by_dataset().values()])
+    k, coverage = median_rank(x.size, level)
+    est = float(np.median(x))
     if not k:
-        return Interval(float(np.median(x)), -np.inf, np.inf, n, coverage)
-    return Interval(float(np.median(x)), float(x[k - 1]), float(x[n - k]), n, coverage)
+        return Interval(est, -np.inf, np.inf, n, coverage, sample=sample)
+    return Interval(est, float(x[k - 1]), float(x[x.size - k]), n, coverage, sample=sample)
 
 
-def spread_interval(values, level: float = LEVEL, seed: int = SEED) -> Interval:
+def spread_interval(values, level: float = LEVEL, seed: int = SEED, of=None) -> Interval:
     """The interquartile range of the finite ``values`` with its seeded percentile-bootstrap
     interval; unbounded with fewer replicates than a median's exact interval needs at
-    ``level`` (a bootstrap of so few values covers far less than it claims)."""
+    ``level`` (a bootstrap of so few values covers far less than it claims).  With the
+    replicates of several datasets (``of``: a stored setting's result) the bootstrap is
+    two-level: datasets with replacement, then initialisations within each."""
     x = _finite(values)
     n = x.size
     if not n:
         return Interval(np.nan, np.nan, np.nan, 0, np.nan, "IQR")
     q25, q75 = np.percentile(x, [25, 75])
+    sample = None
+    if of is not None:
+        raw = np.asarray(values, float).ravel()
+        sample = Sample.of(np.where(np.isfinite(raw), raw, np.nan), **labels_of(of))
     if not median_rank(n, level)[0]:
-        return Interval(float(q75 - q25), -np.inf, np.inf, n, level, "IQR")
+        return Interval(float(q75 - q25), -np.inf, np.inf, n, level, "IQR", sample)
     rng = np.random.default_rng(seed)
-    draws = x[rng.integers(0, n, size=(BOOTSTRAP, n))]
-    q = np.percentile(draws, [25, 75], axis=1)
-    lo, hi = np.percentile(q[1] - q[0], [100 * (1 - level) / 2, 100 * (1 + level) / 2])
-    return Interval(float(q75 - q25), float(lo), float(hi), n, level, "IQR")
+    if sample is not None and sample.n_datasets > 1:
+        groups = [v for v, _ in sample.by_dataset().values()]
+        spreads = np.empty(BOOTSTRAP)
+        for i in range(BOOTSTRAP):
+            both = np.concatenate([groups[j][rng.integers(0, groups[j].size, groups[j].size)]
+                                   for j in rng.integers(0, len(groups), len(groups))])
+            spreads[i] = np.subtract(*np.percentile(both, [75, 25]))
+    else:
+        draws = x[rng.integers(0, n, size=(BOOTSTRAP, n))]
+        q = np.percentile(draws, [25, 75], axis=1)
+        spreads = q[1] - q[0]
+    lo, hi = np.percentile(spreads, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    return Interval(float(q75 - q25), float(lo), float(hi), n, level, "IQR", sample)
+
+
+def difference(a: Interval, b: Interval) -> Contrast | None:
+    """The interval of the difference of ``a`` against ``b`` (``contrasts.contrast``: the
+    dataset as the unit, paired where the same networks were measured twice); None where
+    either lacks its replicates."""
+    if a.sample is None or b.sample is None or a.what != "median" or b.what != "median":
+        return None
+    return contrast(a.sample, b.sample)
 
 
 def order(a: Interval, b: Interval) -> int | None:
-    """-1 if ``a``'s interval lies entirely below ``b``'s, +1 if entirely above, 0 if they
-    overlap; None if either has no replicate (an estimate of +inf, most replicates failed,
-    is compared by its interval like any other)."""
+    """-1 if ``a`` is lower than ``b``, +1 if higher, 0 if not resolved; None if either has no
+    replicate.  Two medians with their replicates: the interval of their difference
+    (:func:`difference`) excludes no difference one way or the other; otherwise (e.g. two
+    spreads) the two intervals do not overlap."""
     if np.isnan(a.estimate) or np.isnan(b.estimate):
         return None
+    c = difference(a, b)
+    if c is not None:
+        return c.sign
     if a.hi < b.lo:
         return -1
     if a.lo > b.hi:
@@ -257,8 +319,13 @@ def lowest_at(intervals: Mapping, at) -> Verdict:
 
 def highest_at(intervals: Mapping, at) -> Verdict:
     """"Highest at ``at``" (the worst, the most variable): ``lowest_at`` mirrored."""
-    flip = {k: Interval(-iv.estimate, -iv.hi, -iv.lo, iv.n, iv.coverage, iv.what) for k, iv in intervals.items()}
-    return lowest_at(flip, at)
+    mine = intervals.get(at)
+    if mine is None or not mine.finite:
+        return Verdict.UNDECIDED
+    orders = [order(mine, iv) for k, iv in intervals.items() if k != at and iv.finite]
+    if any(o == -1 for o in orders):
+        return Verdict.DISAGREES
+    return Verdict.AGREES if all(o == 1 for o in orders) else Verdict.INDISTINCT
 
 
 def all_of(verdicts: Iterable[Verdict]) -> Verdict:

@@ -124,7 +124,7 @@ def claim_supporting(ctx) -> ClaimCheck:
             a, b = find(_first(here), **st.default), find(_first(ref), **st.default)
             if a is None or b is None:
                 continue
-            v_med, v_iqr, ivs = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower=True)
+            v_med, v_iqr, ivs = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), True, a, b)
             subs.append(SubClaim(f"{st.title}: lower median $u_\\mathrm{{p}}$ error at the default", v_med, group,
                                  {k: v for k, v in ivs.items() if k.startswith("median")},
                                  rule="intervals of the median separated"))
@@ -190,8 +190,8 @@ def claim_diagnostics(ctx) -> ClaimCheck:
             signs = diagnostics.warning_signs(res)
             ivs, verdicts = {}, []
             for sign in diagnostics.WARNING_SIGNS:
-                here = median_interval(signs[sign], failures_high=True)
-                there = median_interval(ref_signs[sign], failures_high=True)
+                here = median_interval(signs[sign], failures_high=True, of=res)
+                there = median_interval(ref_signs[sign], failures_high=True, of=ref)
                 ivs[f"{sign}, {name}"], ivs[f"{sign}, default"] = here, there
                 verdicts.append(expect(here, there, 1))
             subs.append(SubClaim(label, any_of(verdicts), numbers={k: str(v) for k, v in ivs.items()}, rule=rule))

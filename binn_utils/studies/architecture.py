@@ -118,7 +118,7 @@ def summary(results, up_metric: str = "err_u_p") -> Summary:
     s["smallest"] = arch_label(smallest)
     s["tolerance"] = f"{100 * LEVEL:g} % intervals of the median that do not overlap"
     # "(1, 1) the worst": its interval above every other equal-size network's
-    ivs = {a: median_interval(r.metric(up_metric) if r is not None else []) for a, r in zip(archs, diag)}
+    ivs = {a: (median_interval(r.metric(up_metric), of=r) if r is not None else median_interval([])) for a, r in zip(archs, diag)}
     smallest_worst(s, "smallest_worst", ivs, smallest)
     s["smallest_clearly_worse_than"] = ", ".join(arch_label(a) for a in archs[1:]
                                                  if expect(ivs[smallest], ivs[a], 1) is Verdict.AGREES) or "none"
@@ -136,13 +136,13 @@ def summary(results, up_metric: str = "err_u_p") -> Summary:
     # the paper: (4,4) as good as its default (4,32), whose D is slightly worse and more variable
     r44, r432 = find(results, arch_D=(4, 4), arch_V=(4, 4)), find(results, **STUDY.default)
     if r44 is not None and r432 is not None:
-        saturates(s, "saturates_verdict", median_interval(r432.metric(up_metric)), median_interval(r44.metric(up_metric)))
+        saturates(s, "saturates_verdict", median_interval(r432.metric(up_metric), of=r432), median_interval(r44.metric(up_metric), of=r44))
         d44, d432 = r44.operator_error("D"), r432.operator_error("D")
-        m44, m432, q44, q432 = (median_interval(d44), median_interval(d432), spread_interval(d44), spread_interval(d432))
+        m44, m432, q44, q432 = (median_interval(d44, of=r44), median_interval(d432, of=r432), spread_interval(d44), spread_interval(d432))
         s.compare("D_worse_verdict", all_of([expect(m432, m44, 1), expect(q432, q44, 1)]),
                   {"median, (4, 32)": m432, "median, (4, 4)": m44, "IQR, (4, 32)": q432, "IQR, (4, 4)": q44})
         for op in ("D", "V"):
-            every = {(meta_value(r, "arch_D"), meta_value(r, "arch_V")): median_interval(r.operator_error(op))
+            every = {(meta_value(r, "arch_D"), meta_value(r, "arch_V")): median_interval(r.operator_error(op), of=r)
                      for r in results}
             key = ((4, 4), (4, 4))
             ref = best_of(every, [k for k in every if k != key])
@@ -228,7 +228,7 @@ def claim_architecture(ctx, up_metric="err_u_p"):
           f"{s['Verr_4x4']}, (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']} (IQR of $D$ error: {s['Diqr_4x4']} and "
           f"{s['Diqr_4x32']})")
     r44 = reporting.find(res, arch_D=(4, 4), arch_V=(4, 4))
-    numbers = {f"${op}$ with (4, 4) networks": median_interval(r44.operator_error(op)) for op in ("D", "V")} if r44 is not None else {}
+    numbers = {f"${op}$ with (4, 4) networks": median_interval(r44.operator_error(op), of=r44) for op in ("D", "V")} if r44 is not None else {}
     return ClaimCheck(runs, ev, tuple(subs), ("architecture",), numbers=numbers)
 
 

@@ -246,10 +246,10 @@ def curve_shapes(s: Summary, fixed) -> None:
 
     def first_loss(r):
         x = np.asarray(r["hist_val_total"], float)[:, 0]
-        return median_interval(np.where(np.isfinite(x), x, np.inf), failures_high=True)
+        return median_interval(np.where(np.isfinite(x), x, np.inf), failures_high=True, of=r)
 
     first = {b: first_loss(r) for b, r in zip(Bf, rf)}
-    rough = {b: median_interval(roughness_replicates(r), failures_high=True) for b, r in zip(Bf, rf)}
+    rough = {b: median_interval(roughness_replicates(r), failures_high=True, of=r) for b, r in zip(Bf, rf)}
     big = Bf[-1]
     s["first_epoch"] = str(epoch)
     s["first_loss"] = ", ".join(f"B = {b}: {iv}" for b, iv in first.items())
@@ -276,7 +276,7 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
         if b is None:
             continue
         steps = [r.record.epochs_run * r.record.steps_per_epoch for r in (f, b)]
-        intervals = [median_interval(r.metric("err_u_p")) for r in (f, b)]
+        intervals = [median_interval(r.metric("err_u_p"), of=r) for r in (f, b)]
         err = [iv.estimate for iv in intervals]
         fin = [median(r.metric("err_u_p", "final")) for r in (f, b)]
         larger = None

@@ -83,7 +83,7 @@ def summary(results, shown=None) -> Summary:
     s["shown"] = value_label(meta_value(r_shown, "lr"))
     s["late_drop_small"] = fmt(100 * cs["late_drop"], ".2g")
     s["late_drop_shown"] = fmt(100 * cm["late_drop"], ".2g")
-    i_small, i_shown = median_interval(late_drop_replicates(small)), median_interval(late_drop_replicates(r_shown))
+    i_small, i_shown = median_interval(late_drop_replicates(small), of=small), median_interval(late_drop_replicates(r_shown), of=r_shown)
     s["fall_small"], s["fall_shown"] = str(i_small), str(i_shown)
     s.compare("small_still_falling", expect(i_small, i_shown, 1),
               {f"fall over the last quarter, r = {s['smallest']}": i_small, f"r = {s['shown']}": i_shown},
@@ -102,17 +102,17 @@ def summary(results, shown=None) -> Summary:
     # a large rate whose every run failed counts as worse; if the shown rate's runs all failed,
     # there is nothing to compare with: undecided
     larger_at_large_rates(s, "large_worse_verdict",
-                          {value_label(meta_value(r, "lr")): median_interval(r.metric("err_u_p")) for r in big},
-                          median_interval(r_shown.metric("err_u_p")), s["shown"])
+                          {value_label(meta_value(r, "lr")): median_interval(r.metric("err_u_p"), of=r) for r in big},
+                          median_interval(r_shown.metric("err_u_p"), of=r_shown), s["shown"])
     # "unstable optimisation" against "the validation loss curves decrease smoothly": each
     # replicate's largest rise above its best loss so far, higher at every large rate than at
     # the shown rate (a diverged replicate the highest).  A replicate whose final networks fit
     # no better than a constant (``diagnostics.collapsed``) is counted and named, not scored:
     # if its loss is flat from the first recorded epoch, the records cannot say whether it
     # jumped there or never left it.
-    jump = {value_label(meta_value(r, "lr")): median_interval(excursion_replicates(r), failures_high=True)
+    jump = {value_label(meta_value(r, "lr")): median_interval(excursion_replicates(r), failures_high=True, of=r)
             for r in big}
-    i_jump = median_interval(excursion_replicates(r_shown), failures_high=True)
+    i_jump = median_interval(excursion_replicates(r_shown), failures_high=True, of=r_shown)
     ended_const = {value_label(meta_value(r, "lr")): int(diagnostics.collapsed(r, "final").sum()) for r in big}
     s["jump_large"] = "; ".join(f"r = {k}: {iv} ({ended_const[k]} of {len(r.record.status)} ended no better than "
                                 f"a constant)" for (k, iv), r in zip(jump.items(), big)) or "n/a"

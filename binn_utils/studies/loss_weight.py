@@ -142,7 +142,7 @@ def claim_loss_low_high(ctx):
     res = ctx.study("loss_weight")
     s = summary(res)
     they = authors_summary() or Summary()
-    d = {reporting.meta_value(r, "w_pde"): median_interval(r.operator_error("D")) for r in res}
+    d = {reporting.meta_value(r, "w_pde"): median_interval(r.operator_error("D"), of=r) for r in res}
     low, high = PDE_WEIGHTS[0], PDE_WEIGHTS[-1]
     d_wrong, d_ref = above_best_other(d, low)
     subs = [SubClaim(f"$w_\\mathrm{{PDE}}$ = {s['low']}: small $u_\\theta$ error but large $u_\\mathrm{{p}}$ error",

@@ -73,8 +73,9 @@ def network_comparison(results, archs, levels, metric, interval, datasets=None) 
         ea, eb = a.metric(metric), b.metric(metric)
         if datasets == "common":
             common = sorted(set(a.setting.datasets) & set(b.setting.datasets))
-            ea, eb = ea[np.isin(a.setting.datasets, common)], eb[np.isin(b.setting.datasets, common)]
-        ia, ib = interval(ea), interval(eb)
+            ka, kb = np.isin(a.setting.datasets, common), np.isin(b.setting.datasets, common)
+            ea, eb = np.where(ka, ea, np.nan), np.where(kb, eb, np.nan)
+        ia, ib = interval(ea, of=a), interval(eb, of=b)
         out[nv] = (expect(ia, ib, -1), ia, ib)
     return out
 
@@ -124,8 +125,8 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         s[f"rise_low_{tag}"] = fmt(sl["rise"], ".2f")
         hi_r = find(results, noise_var=high_noise, arch_u=arch)
         lo_r = find(results, noise_var=shown_noise, arch_u=arch)
-        i_hi = median_interval(rise_replicates(hi_r) if hi_r is not None else [])
-        i_lo = median_interval(rise_replicates(lo_r) if lo_r is not None else [])
+        i_hi, i_lo = (median_interval(rise_replicates(r), of=r) if r is not None else median_interval([])
+                      for r in (hi_r, lo_r))
         s[f"rise_rep_high_{tag}"], s[f"rise_rep_low_{tag}"] = str(i_hi), str(i_lo)
         s.compare(f"rise_verdict_{tag}", expect(i_hi, i_lo, 1),
                   {f"at {value_label(high_noise)}": i_hi, f"at {value_label(shown_noise)}": i_lo},
@@ -141,7 +142,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
                        for a, iv in zip(archs, (ia, ib))})
         r0a, r0b = find(results, noise_var=0.0, arch_u=archs[0]), find(results, noise_var=0.0, arch_u=archs[1])
         if r0a is not None and r0b is not None:
-            ia, ib = median_interval(r0a.metric("err_u_theta")), median_interval(r0b.metric("err_u_theta"))
+            ia, ib = median_interval(r0a.metric("err_u_theta"), of=r0a), median_interval(r0b.metric("err_u_theta"), of=r0b)
             s["clean_theta_a"], s["clean_theta_b"] = str(ia), str(ib)
             s.compare("clean_large_wins", expect(ib, ia, -1), {arch_label(archs[0]): ia, arch_label(archs[1]): ib})
         else:
@@ -285,7 +286,7 @@ def diffusivity_verdicts(r) -> dict:
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         signed = np.nanmean(((D - Dt) / Dt)[:, inb], axis=1) if inb.any() else np.full(len(D), np.nan)
-    dev = median_interval(signed)
+    dev = median_interval(signed, of=r)
     # the band Fig. 2 (left) draws, mean +- 1 s.d. over the finite replicates (panels.operators):
     # the share of the observed range where the truth lies inside it (the paper's own display)
     ok, truth = np.isfinite(D).all(axis=1), np.broadcast_to(Dt, D.shape)[0]
@@ -293,7 +294,7 @@ def diffusivity_verdicts(r) -> dict:
         if inb.any() and ok.any() else float("nan")
     zero = Interval(0.0, 0.0, 0.0, 0, 1.0, "zero")
     centred = {0: Verdict.AGREES, None: Verdict.UNDECIDED}.get(order(dev, zero), Verdict.DISAGREES)
-    i_in, i_out = (median_interval(e) for e in reporting.band_error_replicates(r, "D", band))
+    i_in, i_out = (median_interval(e, of=r) for e in reporting.band_error_replicates(r, "D", band))
     return {"band": band, "centre": centre, "inside": e_in, "outside": e_out, "deviation": dev, "within_sd": within,
             "centred": centred, "unreliable_outside": expect(i_out, i_in, 1),
             "intervals": {"inside": i_in, "outside": i_out}}

@@ -156,7 +156,7 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
         read.append(f"* {st.title}: {runs_read(st, a, b, scales[study], (notes or {}).get(study))}")
         rows.append(f"| {st.title} | {label} | {fmt(th[0])} | {fmt(th[1])} | {fmt(up[0])} | "
                     f"{fmt(up[1])} | {fmt(iq[0], '.2g')} | {fmt(iq[1], '.2g')} |")
-        v_med, v_iqr, _ = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower)
+        v_med, v_iqr, _ = against_reference(a.metric("err_u_p"), b.metric("err_u_p"), expect_lower, a, b)
         lower.append(v_med)
         narrower.append(v_iqr)
         shown.append(study)
@@ -184,12 +184,15 @@ def runs_read(st: Study, here, ref, scale: str, note: str | None = None) -> str:
     return part + (f"both {a}" if a == b else f"here {a}, reference {b}") + (f"; {note}" if note else "")
 
 
-def against_reference(here, reference, expect_lower: bool) -> tuple[Verdict, Verdict, dict]:
+def against_reference(here, reference, expect_lower: bool, of_here=None,
+                      of_reference=None) -> tuple[Verdict, Verdict, dict]:
     """A configuration's per-replicate errors against the reference configuration's at the
     same setting: (median, IQR) each lower (``expect_lower``) or higher as the paper expects,
-    and the four intervals -- the one rule of the Supporting Material pages and of claim 11."""
+    and the four intervals -- the one rule of the Supporting Material pages and of claim 11
+    (``of_here``, ``of_reference``: the stored results they come from, whose datasets and
+    initialisations the comparison uses)."""
     d = -1 if expect_lower else 1
-    ivs = {"median here": median_interval(here), "median, reference": median_interval(reference),
-           "IQR here": spread_interval(here), "IQR, reference": spread_interval(reference)}
+    ivs = {"median here": median_interval(here, of=of_here), "median, reference": median_interval(reference, of=of_reference),
+           "IQR here": spread_interval(here, of=of_here), "IQR, reference": spread_interval(reference, of=of_reference)}
     return (expect(ivs["median here"], ivs["median, reference"], d), expect(ivs["IQR here"], ivs["IQR, reference"], d),
             ivs)
