@@ -61,7 +61,7 @@ class Fake:
         record = dict(record or {})
         config = {"w_data": 1.0, "w_pde": meta.get("w_pde", 0.1), **record.pop("config", {})}
         self.record = sweep_record(record.pop("replicates", n), config=config, **record)
-        self.setting = SimpleNamespace(datasets=tuple(range(n)) if datasets is None else tuple(datasets),
+        self.setting = SimpleNamespace(datasets=(0,) * n if datasets is None else tuple(datasets), seeds=tuple(range(n)),
                                        initial="text")
 
     def __getitem__(self, k):

@@ -132,11 +132,11 @@ def noise_error(arch, nv, metric):
 
 def noise(error=noise_error, rises=lambda arch, nv: nv == max(NOISE_VARIANCES), D_in_band=0.5, D_out=0.8,
           third_dataset=False):
-    """Both u-networks at every noise level, eight replicates on two datasets (errors
+    """Both u-networks at every noise level, eight datasets of one replicate each (errors
     ``error(arch, nv, metric)`` times a spread: 1-2 % for (4, 32), 10-20 % for (6, 128)); a
     validation loss that rises late where ``rises(arch, nv)``, else one that levels off; the
     data at t_end in u in [0.4, 0.6], the learned D (true: 1/2) ``D_in_band`` there and ``D_out``
-    elsewhere.  ``third_dataset``: (4, 32) also ran a third dataset, errors 0, 0, 10, 10."""
+    elsewhere.  ``third_dataset``: (4, 32) also ran a ninth dataset, errors 0, 0, 10, 10."""
     ep = np.arange(1, 101)
     flat, rising = np.exp(-ep / 10.0) + 0.1, 0.1 + (ep / 100 - 0.5) ** 2
     u = np.linspace(0, 1, 21)
@@ -150,7 +150,7 @@ def noise(error=noise_error, rises=lambda arch, nv: nv == max(NOISE_VARIANCES), 
         for nv in NOISE_VARIANCES:
             errs = {m: np.r_[error(arch, nv, m) * SPREAD[arch], extra] for m in ("err_u_theta", "err_u_p")}
             out.append(Fake({"noise_var": nv, "arch_u": list(arch)}, errs, rising if rises(arch, nv) else flat,
-                            record={"u_range": (0.2, 0.9)}, arrays=arrays, datasets=(0,) * 4 + (1,) * 4 + (2,) * len(extra)))
+                            record={"u_range": (0.2, 0.9)}, arrays=arrays, datasets=tuple(range(8)) + (8,) * len(extra)))
     return out
 
 
@@ -293,15 +293,18 @@ def architecture(up_4x1=(0.3, 0.31, 0.32), spectral_1x1=(1.0, 1.1, 1.2)):
     equal-size networks' (``up_4x1`` for (4, 1)), (4, 32) slightly worse than (4, 4), whose D and V
     are recovered; (4, 32)'s D worse and more variable.  The spectral-norm u_p error is the
     same but ``spectral_1x1`` for (1, 1)."""
+    def ten(three):     # ten replicates from the lowest to the highest of three values
+        return np.linspace(min(three), max(three), 10)
+
     up = {(1, 1): (1.0, 1.1, 1.2), (4, 1): up_4x1, (4, 4): (0.1, 0.11, 0.12), (4, 32): (0.13, 0.14, 0.15)}
-    ops = {(4, 4): {"op_D": [0.05] * 3, "op_V": [0.05] * 3}, (4, 32): {"op_D": np.linspace(0.06, 0.3, 10)}}
+    ops = {(4, 4): {"op_D": [0.05] * 10, "op_V": [0.05] * 10}, (4, 32): {"op_D": np.linspace(0.06, 0.3, 10)}}
     out = []
     for aD in studies.OPERATOR_ARCHS:
         for aV in studies.OPERATOR_ARCHS:
-            e = up[aD] if aD == aV else (0.2,) * 3
+            e = ten(up[aD]) if aD == aV else np.full(10, 0.2)
             out.append(Fake({"arch_D": list(aD), "arch_V": list(aV)},
-                            {"err_u_theta": [0.01] * 3, "err_u_p": e,
-                             "err_u_p_spectral": spectral_1x1 if aD == aV == (1, 1) else e,
+                            {"err_u_theta": [0.01] * 10, "err_u_p": e,
+                             "err_u_p_spectral": ten(spectral_1x1) if aD == aV == (1, 1) else e,
                              **(ops.get(aD, {}) if aD == aV else {})}))
     return out
 

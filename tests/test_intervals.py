@@ -44,15 +44,18 @@ def test_median_interval_covers_the_true_median_at_its_level():
 def test_too_few_replicates_give_an_unbounded_interval_and_no_decision():
     few, many = median_interval([0.1, 0.1, 0.1]), median_interval([0.5] * 10)
     assert not few.bounded and few.n == 3
-    assert expect(few, many, -1) is I
+    # the difference of 3 and 3 replicates: no exact rank interval reaches 95 %
+    assert expect(few, median_interval([0.5, 0.6, 0.7]), -1) is I
+    # 3 against 10 can be resolved on the difference (exact Mann-Whitney, p = 2/286)
+    assert expect(few, many, -1) is A
     assert expect(median_interval([np.nan] * 10), many, -1) is U
     assert not spread_interval([0.1, 0.2, 0.3]).bounded
 
 
-def test_overlapping_intervals_cannot_be_distinguished_separated_ones_decide_both_ways():
+def test_an_unresolved_difference_cannot_be_distinguished_a_resolved_one_decides_both_ways():
     rng = np.random.default_rng(0)
     low, high = median_interval(rng.normal(1.0, 0.1, 20)), median_interval(rng.normal(2.0, 0.1, 20))
-    close = median_interval(rng.normal(1.02, 0.1, 20))
+    close = median_interval(rng.normal(1.0, 0.1, 20))
     assert expect(low, high, -1) is A and expect(high, low, -1) is D
     assert expect(high, low, 1) is A and expect(low, high, 1) is D
     assert expect(low, close, -1) is I and expect(close, low, 1) is I
@@ -76,8 +79,10 @@ def test_failed_replicates_count_above_every_finite_one_when_asked():
     assert median_interval(x).n == 4 and not median_interval(x).bounded      # dropped: too few left
     iv = median_interval(x, failures_high=True)
     assert (iv.estimate, iv.lo, iv.hi, iv.n) == (np.inf, 3.0, np.inf, 10) and str(iv) == "inf [3, inf]"
-    assert expect(iv, median_interval(np.linspace(1, 2, 10)), 1) is A       # compared by its interval
-    assert expect(iv, median_interval(np.linspace(1, 4, 10)), 1) is I
+    assert expect(iv, median_interval(np.linspace(1, 2, 10)), 1) is A       # compared on the difference
+    assert expect(iv, median_interval(np.linspace(1, 4, 10)), 1) is A       # 6 failures rank above all
+    assert expect(iv, median_interval(np.r_[np.full(5, np.inf), np.linspace(3, 4, 5)], failures_high=True),
+                  1) is I
     assert str(median_interval([1.0, 2.0])) == "1.5 [unbounded with 2 replicates]"
 
 

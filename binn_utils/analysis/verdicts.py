@@ -199,8 +199,10 @@ def median_rank(n: int, level: float = LEVEL) -> tuple[int, float]:
 def labels_of(result) -> dict:
     """The datasets, initialisations and networks of a stored setting's replicates, as
     :func:`median_interval` takes them (``of=``)."""
-    st = result.setting
-    return dict(datasets=st.datasets, seeds=st.seeds, source=st.key)
+    st = getattr(result, "setting", None)
+    if st is None:      # no labels: one dataset's initialisations, of these networks
+        return dict(datasets=None, seeds=None, source=id(result))
+    return dict(datasets=st.datasets, seeds=getattr(st, "seeds", None), source=getattr(st, "key", id(result)))
 
 
 def median_interval(values, level: float = LEVEL, failures_high: bool = False, of=None,
