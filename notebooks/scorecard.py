@@ -74,6 +74,7 @@ reporting.glue("sc_trend_p", fmt(studies.noise.TREND_P, "g"))
 reporting.glue("sc_failure_pct", fmt(100 * diagnostic_roc.FAILURE_QUANTILE, "g") + "th")
 # How a claim's verdict follows from its sub-claims', in the words of the rule itself (binn_utils.analysis.verdicts).
 reporting.glue("sc_outcome_rule", Markdown(text.outcome_rule_md()))
+reporting.glue("sc_decision", Markdown(text.decision_md()))
 
 # %% tags=["remove-cell"]
 # The headline box of this page (MyST, pasted at the top with glue:md) and, as HTML, of the landing page.
@@ -113,16 +114,16 @@ display(Markdown(text.choices_table(effects)))
 # into the sub-claims it makes (listed below, each with our test of it), and each sub-claim
 # is a comparison computed from the stored results by the same functions whose numbers the
 # chapters and the Supporting Material pages quote. Every number compared is the median (or,
-# for "less variable", the interquartile range) of the per-replicate errors of a setting, with
-# its {glue:text}`sc_level` % interval over the initialisations (and datasets, where there are
-# several): for a median the exact distribution-free interval from order statistics, whose
-# coverage follows from the binomial distribution whatever the distribution of the errors;
-# for a spread a seeded percentile bootstrap. With fewer than six replicates no
-# order-statistic interval reaches {glue:text}`sc_level` %, and the interval is unbounded.
-# A sub-claim *agrees* when the intervals it compares are separated the way the paper's
-# sentence says, *disagrees* when they are separated the other way, *cannot be
-# distinguished with this many replicates* when they overlap, *cannot be decided* when a
-# setting it needs has no finite replicate, and is *not tested* when we did not run what
+# for "less variable", the interquartile range) of the per-replicate errors of a setting; a
+# median's {glue:text}`sc_level` % interval is the exact distribution-free interval from order
+# statistics (over the datasets' medians where there are several datasets).
+#
+# ```{glue:md} sc_decision
+# :format: myst
+# ```
+#
+# A sub-claim *cannot be decided* when a setting it needs has no finite replicate, and is
+# *not tested* when we did not run what
 # it needs. Apart from claim 12's last sub-claim (below), no threshold of ours turns a number
 # into a verdict (where a quantity is measured, e.g. "near zero" or "the last quarter of
 # training", is ours, and is named below):

@@ -8,41 +8,43 @@ the scorecard): no code here or above it reads a verdict back from prose.
 
 How a sub-claim is decided
 --------------------------
-Every sub-claim is a comparison of two sets of per-replicate numbers (the replicates of a
-setting: its initialisations, and its datasets where there are several, pooled), each
-summarised by an estimate and an interval:
+Every sub-claim compares per-replicate numbers of settings (or of two quantities of the same
+runs).  A setting's replicates are nested: datasets (a split and a noise draw), and
+initialisations within each; an :class:`Interval` keeps them (``sample``), with their
+datasets and networks (``median_interval(values, of=result)``).
 
 * a **median** gets its exact distribution-free confidence interval from order statistics:
   ``[x_(k), x_(n+1-k)]`` covers the population median with probability
-  ``1 - 2 P(Bin(n, 1/2) <= k - 1)``, whatever the distribution of the errors (only
-  independence of the replicates is assumed).  We take the narrowest such interval whose
-  coverage is at least ``LEVEL`` (95 %).  Errors of trained networks are skewed, have
-  outliers and come in small numbers, so an interval that needs no distributional
-  assumption and whose coverage is exact (from the binomial, not an asymptotic
-  approximation) is the honest one; with fewer than six replicates no order-statistic
-  interval reaches 95 %, the interval is the whole line, and the sub-claim *cannot be
-  distinguished with this many replicates* -- the replicates, not a rule of ours, decide
-  when there are enough;
-* a **spread** (the interquartile range, for "less variable" and "consistently") has no
-  exact interval; it gets a seeded percentile bootstrap interval (``BOOTSTRAP`` resamples of
-  the replicates, seed ``SEED``), the same for every spread compared.
+  ``1 - 2 P(Bin(n, 1/2) <= k - 1)``, whatever the distribution of the errors; over
+  several datasets the unit is the dataset (the order statistics of the per-dataset
+  medians).  With fewer than six units no order-statistic interval reaches 95 %, and the
+  interval is the whole line;
+* a **comparison of two medians** (:func:`expect`, :func:`order`) is decided on the interval
+  of their difference (``contrasts.contrast``: the dataset as the unit, paired where the same
+  networks are measured twice; exact rank intervals on one dataset, a t interval over
+  datasets): it *agrees* (or *disagrees*) when that interval excludes no difference in the
+  direction the paper's sentence says (or the other way), and *cannot be distinguished*
+  otherwise, never *disagrees*;
+* a **spread** (the interquartile range, for "less variable" and "consistently") gets a
+  seeded percentile bootstrap interval (``BOOTSTRAP`` resamples, seed ``SEED``; two-level
+  over datasets and initialisations), and two spreads are told apart when their intervals
+  do not overlap.
 
-A comparison *agrees* (or *disagrees*) when the two intervals are separated in the
-direction the paper's sentence says (or the other way); when they overlap the difference is
-inside what the replicates resolve and the sub-claim *cannot be distinguished with this many
-replicates*, never *disagrees*.  No cut-off of ours (10 %, 1.5x, 2x) decides anything:
-where the paper's words need a reference ("accurately", "large", "consistently") the
-sub-claim's rule names it, and it comes from runs (the best setting of the same study, the
-other quantity of the same runs, or the authors' own archived runs at the same setting).
-"Lowest at X" agrees when X's interval lies below every other setting's; "best in a range R"
-when the best setting in R has its interval below that of the best setting outside R.
+The comparisons of one claim (of one configuration of a repeat) are held to the level
+together by Holm's procedure (:func:`adjust_family`).  No cut-off of ours (10 %, 1.5x, 2x)
+decides anything: where the paper's words need a reference ("accurately", "large",
+"consistently") the sub-claim's rule names it, and it comes from runs (the best setting of
+the same study, the other quantity of the same runs, or the authors' own archived runs at
+the same setting).  "Lowest at X" agrees when X is lower than every other setting; "best in
+a range R" when the best setting in R is lower than the best setting outside R.
 """
 from __future__ import annotations
 
 import enum
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
@@ -55,7 +57,7 @@ class Verdict(enum.Enum):
 
     AGREES = "agrees"
     DISAGREES = "disagrees"
-    INDISTINCT = "cannot be distinguished with this many replicates"   # the intervals overlap
+    INDISTINCT = "cannot be distinguished with this many replicates"   # the difference is not resolved
     UNDECIDED = "cannot be decided"             # nothing to compare: e.g. every replicate failed
     NOT_TESTED = "not tested"                   # we did not run what it needs
 
@@ -72,8 +74,8 @@ class Verdict(enum.Enum):
 #: A verdict as the rest of a sentence about the paper ("our lowest error is at 5e-4, which
 #: {WITH_PAPER[v]}"): summaries hold it under ``<key>_with_paper`` beside the verdict's word.
 WITH_PAPER = {Verdict.AGREES: "agrees with the paper", Verdict.DISAGREES: "disagrees with the paper",
-              Verdict.INDISTINCT: "cannot be checked against the paper with this many replicates (the intervals "
-                                  "overlap)",
+              Verdict.INDISTINCT: "cannot be checked against the paper with this many replicates (the interval "
+                                  "of the difference contains no difference)",
               Verdict.UNDECIDED: "cannot be checked against the paper (nothing to compare)",
               Verdict.NOT_TESTED: "was not tested against the paper"}
 
@@ -117,7 +119,7 @@ def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
     which sub-claims count).
 
     Sub-claims that were not tested or cannot be decided (e.g. every run failed) do not
-    count.  A sub-claim whose comparison was made but whose intervals overlap ("cannot be
+    count.  A sub-claim whose comparison was made but not resolved ("cannot be
     distinguished") counts as compared and not confirmed: a claim is *reproduced* only
     when every compared sub-claim agrees; *partly reproduced* when some agree and others
     disagree or cannot be distinguished; *not reproduced* when some disagree and none
@@ -172,7 +174,8 @@ class Interval:
         if np.isnan(self.estimate):
             return "n/a (no finite replicate)"
         if np.isneginf(self.lo) and np.isposinf(self.hi):
-            return f"{self.estimate:.3g} [unbounded with {self.n} replicates]"
+            units = f"{self.datasets} datasets" if self.datasets > 1 else f"{self.n} replicates"
+            return f"{self.estimate:.3g} [unbounded with {units}]"
         return f"{self.estimate:.3g} [{self.lo:.3g}, {self.hi:.3g}]"
 
 
@@ -398,6 +401,38 @@ class SubClaim:
     rule: str = ""
     #: the same rule on the authors' own archived runs at the same setting (None: not archived)
     authors: Verdict | None = None
+    #: the verdict its comparison gave alone, where holding its family to the level together
+    #: (Holm, :func:`adjust_family`) took the decision away; None otherwise
+    alone: Verdict | None = None
+
+    @cached_property
+    def difference(self) -> Contrast | None:
+        """The difference its verdict was decided on where it compares two medians with their
+        replicates (the first of its ``numbers`` against the second); None otherwise."""
+        ivs = [v for v in self.numbers.values() if isinstance(v, Interval)]
+        return difference(*ivs) if len(ivs) == 2 else None
+
+
+def adjust_family(subclaims: Iterable[SubClaim]) -> tuple[SubClaim, ...]:
+    """Hold each family of sub-claims to the level together: the sub-claims of one group (a
+    claim's, or one configuration's of a repeat) that compare two medians are tested with
+    Holm's procedure on the p-values of their differences; a decided one that Holm does not
+    reject cannot be distinguished (``alone`` keeps what it gave by itself).  A sub-claim
+    made of several comparisons (a setting against every other, all noise levels) needs
+    every one of them to hold at the level, which bounds its own error, and stays as it is."""
+    subs = list(subclaims)
+    for group in {s.group for s in subs}:
+        idx = [i for i, s in enumerate(subs) if s.group == group and s.difference is not None]
+        keep = holm([subs[i].difference.p for i in idx])
+        for i, ok in zip(idx, keep):
+            if subs[i].verdict.decided and not ok:
+                subs[i] = replace(subs[i], verdict=Verdict.INDISTINCT, alone=subs[i].verdict)
+    return tuple(subs)
+
+
+def family_size(subclaims: Iterable[SubClaim], group) -> int:
+    """How many sub-claims of ``group`` Holm's procedure holds to the level together."""
+    return sum(1 for s in subclaims if s.group == group and s.difference is not None)
 
 
 @dataclass(frozen=True)
@@ -413,6 +448,9 @@ class ClaimCheck:
     missing: bool = False
     #: further numbers a reader acts on (e.g. an operator's error at the recommended setting): name -> Interval
     numbers: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "subclaims", adjust_family(self.subclaims))
 
     @property
     def outcome(self) -> Outcome:

@@ -9,7 +9,8 @@ import re
 from collections import Counter
 
 from ..analysis.reporting import and_list
-from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict
+from ..analysis.contrasts import POWER
+from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict, family_size
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
 
@@ -61,6 +62,64 @@ def intervals_words(numbers) -> str:
     named = {"median": f"median with its {level} interval", "IQR": f"IQR with its {level} bootstrap interval"}
     return "; ".join(f"{k} ({named[v.what]}) {v}" if isinstance(v, Interval) and v.what in named else f"{k} {v}"
                      for k, v in numbers.items())
+
+
+def _num(v: float) -> str:
+    return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.2e}"
+
+
+def difference_words(s, subclaims=()) -> str:
+    """The difference a sub-claim was decided on, for a reader: 'u_p near zero / u_theta near
+    zero: ratio 2.1 [1.6, 2.9], 1 dataset × 10 initialisations, the same networks paired';
+    where it cannot be distinguished, the smallest effect this design finds 80 % of the time;
+    where Holm took a decision away, what it gave alone; with several datasets, on how many
+    one dataset alone would have decided otherwise.  Empty where it was not decided on one
+    difference (``subclaims``: its claim's, for the size of its family)."""
+    c = s.difference
+    if c is None:
+        return ""
+    a, b = [k for k, v in s.numbers.items() if isinstance(v, Interval)]
+    est, lo, hi = c.ratio
+    what = "ratio" if c.scale == "log" else "difference"
+    runs = (f"{c.datasets} dataset{'s' if c.datasets > 1 else ''} × {c.inits} initialisations"
+            + (", the same networks paired" if c.paired else "")
+            + (", the datasets paired" if c.datasets > 1 and not c.paired else ""))
+    out = f"{a} against {b}: {what} {_num(est)} [{_num(lo)}, {_num(hi)}] ({runs})"
+    if s.verdict is Verdict.INDISTINCT and s.alone is None:
+        det = c.detectable_ratio
+        out += ("; this design would find " + (f"a ratio of {_num(det)} (or 1/{_num(det)})" if c.scale == "log"
+                                               else f"a difference of ±{_num(det)}")
+                + f" {100 * POWER:g} % of the time" if det < float("inf") else "; too few runs to find any difference")
+    if s.alone is not None:
+        out += (f"; alone it {s.alone.value}, but not once the {family_size(subclaims, s.group)} comparisons of "
+                f"its family are held to {100 * (1 - LEVEL):g} % together (Holm)")
+    if c.single_differ:
+        out += f"; one dataset alone would have decided otherwise on {c.single_differ} of {c.datasets}"
+    return out
+
+
+def decision_md() -> str:
+    """How a sub-claim is decided, in the words of the code that decides it
+    (``analysis.contrasts``, ``verdicts.expect``, ``verdicts.adjust_family``)."""
+    lv = f"{100 * LEVEL:g} %"
+    return (f"A comparison of two settings (or of two quantities of the same runs) is decided on the "
+            f"{lv} interval of their difference, as a ratio of errors: *agrees* when the interval lies on "
+            "the side the paper's sentence says, *disagrees* when on the other, *cannot be distinguished* "
+            "when it contains no difference. The dataset (a split and a noise draw) is the unit: within "
+            "each dataset the difference is the Hodges–Lehmann estimate over its initialisations (of the "
+            "per-network differences where the same networks are measured twice); over several datasets "
+            "the estimate is the mean of the per-dataset differences with its Student-t interval (paired by "
+            "dataset), so correlated initialisations are never counted as independent; on one dataset, the "
+            "exact distribution-free rank interval of its initialisations, which speaks of that dataset "
+            "only. Where the difference cannot be distinguished the smallest effect the design would have "
+            f"found {100 * POWER:g} % of the time is given, so that 'the same within a few per cent' and "
+            "'too few runs' read differently. The comparisons of one claim (of one configuration, for the "
+            f"Supporting Material repeats) are held to {100 * (1 - LEVEL):g} % together by Holm's procedure; "
+            "a sub-claim made of several comparisons (one setting against every other, every noise level) "
+            "needs every one of them to hold. Spreads (interquartile ranges) are compared by their "
+            f"bootstrap {lv} intervals (two-level over datasets and initialisations), which must not overlap. "
+            "The synthetic checks of this rule (coverage, the rate of false decisions, power) are in "
+            "`tests/test_contrasts.py` and `benchmarks/contrast_power.py`.")
 
 
 def mark_md(outcome: Outcome, text: str = "") -> str:
@@ -224,8 +283,8 @@ def plain_answer(judged: list[Judged]) -> list[str]:
     out = [f"Of the paper's {len(judged)} claims, our runs support {len(by[Outcome.REPRODUCED])} in full, "
            f"{len(by[Outcome.PARTLY])} in part and {len(by[Outcome.NOT_REPRODUCED])} not at all"
            + "".join(f"; {r}" for r in rest) + ".",
-           f"A sub-claim agrees or disagrees with the paper only where the {100 * LEVEL:g} % intervals over "
-           "initialisations separate."]
+           f"A comparison agrees or disagrees with the paper only where the {100 * LEVEL:g} % interval of the "
+           "difference it makes excludes no difference, the comparisons of a claim held to that level together."]
     if by[Outcome.REPRODUCED]:
         out.append(f"Supported in full: {named(by[Outcome.REPRODUCED])}.")
     if by[Outcome.NOT_REPRODUCED]:
@@ -281,7 +340,8 @@ def details_md(judged: list[Judged]) -> str:
         for s in j.subclaims:
             theirs = f"; the authors' runs: *{s.authors.value}*" if s.authors is not None else ""
             ivs = f" ({intervals_words(s.numbers)})" if s.numbers else ""
-            groups.setdefault(s.group, []).append(labelled(s) + ivs
+            diff = difference_words(s, j.subclaims)
+            groups.setdefault(s.group, []).append(labelled(s) + ivs + (f"; {diff}" if diff else "")
                                                   + f": *{s.verdict.value}*{theirs}")
         for group, items in groups.items():
             if group is None:

@@ -83,7 +83,7 @@ def architecture_matrix(results, stat="mean", metric="err_u_p"):
 
 def smallest_worst(s: Summary, key: str, intervals: dict, smallest) -> Verdict:
     """"(1, 1) is biased with large u_p error", read as the worst of the equal-size
-    networks: its interval above every other's (``verdicts.highest_at``)."""
+    networks: higher than every other's (``verdicts.highest_at``)."""
     return s.compare(key, highest_at(intervals, smallest), {arch_label(a): iv for a, iv in intervals.items()})
 
 
@@ -117,7 +117,7 @@ def summary(results, up_metric: str = "err_u_p") -> Summary:
     smallest = archs[0]
     s["smallest"] = arch_label(smallest)
     s["tolerance"] = f"{100 * LEVEL:g} % intervals of the median that do not overlap"
-    # "(1, 1) the worst": its interval above every other equal-size network's
+    # "(1, 1) the worst": higher than every other equal-size network's
     ivs = {a: (median_interval(r.metric(up_metric), of=r) if r is not None else median_interval([])) for a, r in zip(archs, diag)}
     smallest_worst(s, "smallest_worst", ivs, smallest)
     s["smallest_clearly_worse_than"] = ", ".join(arch_label(a) for a in archs[1:]
@@ -163,7 +163,7 @@ def bullets(s: dict) -> list[str]:
     ups = ", ".join(f"({k[3:].replace('x', ', ')}): {v}" for k, v in s.items()
                     if k.startswith("up_") and "x" in k)
     return [f"Median $u_\\mathrm{{p}}$ errors of the equal-size architectures $(h, n)$: {ups}; the "
-            f"smallest network {s['smallest']} the worst (its interval above every other's): {s['smallest_worst']}.",
+            f"smallest network {s['smallest']} the worst (higher than every other's): {s['smallest_worst']}.",
             f"$(4, 32)$ no better than $(4, 4)$: {s['saturates_verdict']}; its $D$ worse and more "
             f"variable: {s['D_worse_verdict']}.",
             f"Lowest mean $u_\\mathrm{{p}}$ error over the sixteen combinations: {s['best_mean']} "
@@ -208,15 +208,15 @@ def claim_architecture(ctx, up_metric="err_u_p"):
     they = authors_summary(up_metric=up_metric) or Summary()
     subs = [SubClaim(f"{s['smallest']} the worst of the equal-size architectures", s.verdicts["smallest_worst"],
                      numbers=s.intervals["smallest_worst"], authors=they.verdicts.get("smallest_worst"),
-                     rule=f"median $u_\\mathrm{{p}}$ error: its interval above every other equal-size network's")]
+                     rule=f"median $u_\\mathrm{{p}}$ error: higher than every other equal-size network's")]
     for op in ("D", "V"):
         subs.append(SubClaim(f"(4, 4) recovers {op} accurately", s.verdicts[f"recovers_{op}"],
                              numbers=s.intervals.get(f"recovers_{op}", {}),
                              rule=f"reference: the best other combination of the study; median rel. error of {op}: "
-                                  "(4, 4)'s interval below the reference's agrees, above disagrees"))
+                                  "(4, 4)'s lower than the reference's agrees, higher disagrees"))
     subs += [SubClaim("(4, 32) no better than (4, 4)", s.verdicts["saturates_verdict"],
                       numbers=s.intervals.get("saturates_verdict", {}), authors=they.verdicts.get("saturates_verdict"),
-                      rule="the paper's \"slightly worse\": (4, 32)'s median $u_\\mathrm{p}$ error interval above (4, 4)'s"),
+                      rule="the paper's \"slightly worse\": (4, 32)'s median $u_\\mathrm{p}$ error higher than (4, 4)'s"),
              SubClaim("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"],
                       numbers=s.intervals.get("D_worse_verdict", {}),
                       rule="intervals of the median and of the IQR of the $D$ error both above (4, 4)'s")]

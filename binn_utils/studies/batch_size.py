@@ -380,7 +380,7 @@ def claim_batch_size(ctx, authors_budget=False):
         budget = ctx.variant("batch_size_authors", "batch-size study (the authors' budget)",
                              scale=ctx.scale("batch_size"))
     s, best = summary((fixed, budget), ctx.benchmark("batch_size_timing")), value_range(PAPER_BEST)
-    rule = ("the best batch size in the range against the best outside it: intervals of the median separated "
+    rule = ("the best batch size in the range against the best outside it: the difference of the medians resolved "
             "(below: agrees, above: disagrees)")
     subs = [SubClaim("training time $T = a/B + c$ with $a > 0$", s.verdicts["inverse_verdict"],
                      numbers=s.intervals.get("inverse_verdict", {}),
@@ -394,15 +394,15 @@ def claim_batch_size(ctx, authors_budget=False):
                      rule="IQR of the $u_\\mathrm{p}$ error: its bootstrap interval above the others'"),
             SubClaim(f"$B$ = {s['largest']} less accurate than the best of 40, 160", s.verdicts["large_worse_verdict"],
                      numbers=s.intervals.get("large_worse_verdict", {}),
-                     rule="median $u_\\mathrm{p}$ error: its interval above the better of 40 and 160"),
+                     rule="median $u_\\mathrm{p}$ error: higher than the better of 40 and 160"),
             SubClaim(f"per epoch, $B$ = 10 lowers the validation loss faster at first than $B$ = {s['largest_fixed_B']}",
                      s.verdicts["small_fast_verdict"], numbers=s.intervals.get("small_fast_verdict", {}),
                      rule=f"fixed epochs; validation loss at the first recorded epoch ({s['first_epoch']}), per "
-                          "replicate: the median intervals separated"),
+                          "replicate: the difference of the medians resolved"),
             SubClaim(f"$B$ = {s['largest_fixed_B']} a smoother validation loss after the initial stages than $B$ = 10",
                      s.verdicts["large_smooth_verdict"], numbers=s.intervals.get("large_smooth_verdict", {}),
                      rule="fixed epochs; per replicate, the median step-to-step change of $\\log_{10}$ of the "
-                          "validation loss over the second half of training: the median intervals separated")]
+                          "validation loss over the second half of training: the difference of the medians resolved")]
     runs = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
             f"five minutes, about {PAPER_BUDGET_STEPS:,} steps)")
     ev = (f"{timing_bullet(s)} Median $u_\\mathrm{{p}}$ error after the budget {s['budget_up']}; IQR "

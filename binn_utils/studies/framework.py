@@ -153,7 +153,7 @@ def claim_framework(ctx, initial="code"):
     subs = [SubClaim("$u_\\theta$ matches the latent solution, whereas $u_\\mathrm{p}$ fails", f.verdicts["theta_verdict"],
                      numbers=f.intervals["theta_verdict"],
                      rule="reference: $u_\\mathrm{p}$ of the same runs; median rel. $L^2$ error of $u_\\theta$: its "
-                          "interval below $u_\\mathrm{p}$'s"),
+                          "lower than $u_\\mathrm{p}$'s"),
             SubClaim("where the true solution is near zero, $u_\\mathrm{p}$ misses it", f.verdicts["near_verdict"],
                      numbers=f.intervals["near_verdict"],
                      rule="mean |error| there: the interval of $u_\\mathrm{p}$'s above that of $u_\\theta$'s"),
@@ -162,7 +162,7 @@ def claim_framework(ctx, initial="code"):
                      rule="mean |error| of $u_\\mathrm{p}$: the interval there above the interval elsewhere")]
     subs += [SubClaim(f"learned {op} deviates most around $u = 0$", f.verdicts[f"{op}_verdict"],
                       numbers=f.intervals[f"{op}_verdict"],
-                      rule=f"mean |error| for $u \\le$ {f['near_u']}: its interval above that over the rest of the "
+                      rule=f"mean |error| for $u \\le$ {f['near_u']}: higher than over the rest of the "
                            "observed range")
              for op in ("V", "G")]
     runs, ev = f"{ctx.run(res, 'framework')}, {f['data']}", (f"Median [IQR] rel. $L^2$ error of $u_\\theta$ "

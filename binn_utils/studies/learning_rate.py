@@ -145,7 +145,7 @@ def bullets(s: dict) -> list[str]:
             f"Smallest rate $r$ = {s['smallest']}: over the last quarter of training each replicate's validation "
             f"loss fell by a fraction (of its value at three quarters; negative: it rose) whose median, with its "
             f"interval, is {s['fall_small']}, against {s['fall_shown']} at $r$ = {s['shown']}; still falling "
-            f"at $r$ = {s['smallest']} (its interval above that at $r$ = {s['shown']}) "
+            f"at $r$ = {s['smallest']} (higher than at $r$ = {s['shown']}) "
             f"{s['small_still_falling_with_paper']}.",
             f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
             f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
@@ -179,7 +179,7 @@ def claim_learning_rate(ctx):
     res = ctx.study("learning_rate")
     s, best = summary(res), value_range(PAPER_BEST)
     they = authors_summary() or Summary()
-    rule = ("the best rate in the range against the best outside it: intervals of the median separated "
+    rule = ("the best rate in the range against the best outside it: the difference of the medians resolved "
             "(below: agrees, above: disagrees)")
     subs = [SubClaim(f"lowest median $u_\\theta$ error at $r$ in {best}", s.verdicts["best_theta_verdict"],
                      numbers=s.intervals["best_theta_verdict"], rule=rule,
@@ -189,15 +189,15 @@ def claim_learning_rate(ctx):
             SubClaim(f"$r$ = {s['smallest']} not converged", s.verdicts["small_still_falling"],
                      numbers=s.intervals["small_still_falling"],
                      rule=f"reference: the default rate $r$ = {s['shown']}; per-replicate fall of the validation loss "
-                          "over the last quarter of training, its interval above the reference's"),
+                          "over the last quarter of training, higher than the reference's"),
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"],
                      numbers=s.intervals.get("large_worse_verdict", {}), authors=they.verdicts.get("large_worse_verdict"),
-                     rule=f"each large rate's median $u_\\mathrm{{p}}$ interval above that at $r$ = {s['shown']}"),
+                     rule=f"each large rate's median $u_\\mathrm{{p}}$ higher than at $r$ = {s['shown']}"),
             SubClaim("unstable optimisation at $r \\ge$ 1e-2: the validation loss comes further back up than at "
                      "the shown rate",
                      s.verdicts["large_unstable_verdict"], numbers=s.intervals["large_unstable_verdict"],
                      rule="per replicate, the largest rise of the validation loss above its lowest value so far, in "
-                          f"decades (a diverged replicate the highest): each large rate's interval above that at "
+                          f"decades (a diverged replicate the highest): each large rate's higher than at "
                           f"$r$ = {s['shown']}"),
             SubClaim("$r \\approx$ 1e-4 best across all benchmarks", Verdict.NOT_TESTED,
                      rule="we sweep $r$ on Burgers' equation only")]

@@ -113,7 +113,7 @@ def bullets(s: dict) -> list[str]:
             f"{s['low_gap_min']} orders of magnitude below the data loss (paper: more than three: "
             f"{s['low_gap_verdict']}).",
             f"$w_\\mathrm{{PDE}}$ = {s['high']}: median errors {s['high_theta']} ($u_\\theta$) and "
-            f"{s['high_up']} ($u_\\mathrm{{p}}$); large errors in both (intervals above the best other weight's): {s['high_verdict']}.",
+            f"{s['high_up']} ($u_\\mathrm{{p}}$); large errors in both (higher than the best other weight's): {s['high_verdict']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
 
@@ -148,18 +148,18 @@ def claim_loss_low_high(ctx):
     subs = [SubClaim(f"$w_\\mathrm{{PDE}}$ = {s['low']}: small $u_\\theta$ error but large $u_\\mathrm{{p}}$ error",
                      s.verdicts["low_verdict"], numbers=s.intervals.get("low_verdict", {}),
                      authors=they.verdicts.get("low_verdict"),
-                     rule="its $u_\\theta$ interval below its $u_\\mathrm{p}$ interval (the same runs), and its "
-                          "$u_\\mathrm{p}$ interval above that of the best other weight"),
+                     rule="its $u_\\theta$ error lower than its $u_\\mathrm{p}$ error (the same runs), and its "
+                          "$u_\\mathrm{p}$ error higher than that of the best other weight"),
             SubClaim(f"$w_\\mathrm{{PDE}}$ = {s['low']}: $D_\\phi$ wrong",
                      d_wrong if low in d else Verdict.UNDECIDED,
                      numbers={f"w_PDE = {s['low']}": d.get(low), f"best other ({reporting.value_label(d_ref)})"
                               if d_ref is not None else "best other": d.get(d_ref)},
-                     rule="median rel. error of $D_\\phi$: its interval above that of the best other weight"),
+                     rule="median rel. error of $D_\\phi$: higher than that of the best other weight"),
             SubClaim(f"$w_\\mathrm{{PDE}}$ = {s['low']}: weighted PDE loss more than three orders of magnitude below "
                      "the data loss", s.verdicts["low_gap_verdict"], rule="the paper's three orders, on the median curves"),
             SubClaim(f"$w_\\mathrm{{PDE}}$ = {reporting.value_label(high)}: large errors in both", s.verdicts["high_verdict"],
                      numbers=s.intervals.get("high_verdict", {}), authors=they.verdicts.get("high_verdict"),
-                     rule="reference: the best other weight; both intervals above the reference's")]
+                     rule="reference: the best other weight; both higher than the reference's")]
     runs, ev = ctx.run(res[0], 'loss_weight'), (f"$w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
           f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
           f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
@@ -173,7 +173,7 @@ def claim_loss_best(ctx):
     res = ctx.study("loss_weight")
     s, best = summary(res), value_range(PAPER_BEST)
     they = authors_summary() or Summary()
-    rule = ("the best weight in the range against the best outside it: intervals of the median separated "
+    rule = ("the best weight in the range against the best outside it: the difference of the medians resolved "
             "(below: agrees, above: disagrees)")
     subs = [SubClaim(f"lowest median $u_\\theta$ error at $w_\\mathrm{{PDE}}/w_\\mathrm{{data}}$ in {best}",
                      s.verdicts["best_theta_verdict"], numbers=s.intervals["best_theta_verdict"], rule=rule,
