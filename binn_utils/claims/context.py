@@ -72,8 +72,10 @@ class Context:
         """Results of study ``name`` at its scale (loaded once)."""
         if name not in self._studies:
             st, scale = get(name), self.scale(name)
+            datasets = None if self.fixed_scale else records.committed_datasets(name)
             try:
-                self._studies[name] = self._parts(st.groups(scale), scale, f"{st.title} study", st.parts)
+                self._studies[name] = self._parts(st.groups(scale, datasets=datasets), scale, f"{st.title} study",
+                                                  st.parts)
             except RuntimeError as err:
                 self._studies[name] = err
         if isinstance(self._studies[name], RuntimeError):

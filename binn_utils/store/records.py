@@ -402,8 +402,9 @@ def require_stored() -> bool:
 def read_manifest(folder) -> dict:
     """The manifest of the store in ``folder``: ``scales`` (study -> the scale of its
     committed results), ``supporting`` (the scales of the Supporting Material repeats,
-    largest first), ``variants`` (a study variant -> its scale) and ``default`` (the scale of
-    a study listed in neither)."""
+    largest first), ``variants`` (a study variant -> its scale), ``default`` (the scale of
+    a study listed in neither) and ``datasets`` (study -> the datasets of its main-text
+    results, where there are several)."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise FileNotFoundError(f"{path}: no manifest of the committed results")
@@ -466,6 +467,13 @@ def committed_scale(name: str) -> str:
     committed store's manifest (its ``default`` for a study it does not list)."""
     m = read_manifest(default_results_dir())
     return {**m["scales"], **m.get("variants", {})}.get(name, m["default"])
+
+
+def committed_datasets(name: str) -> int | None:
+    """The number of datasets of the committed main-text results of study ``name`` (its paper
+    figure's configuration), from the manifest's ``datasets``; None for a study it does not list
+    (the study's own number: one, or the noise study's)."""
+    return read_manifest(default_results_dir()).get("datasets", {}).get(name)
 
 
 def committed_supporting_scales() -> tuple:

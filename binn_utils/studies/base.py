@@ -26,7 +26,8 @@ import numpy as np
 from ..analysis.reporting import find, value_label
 from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
-from ..store.records import committed_scale
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..store.records import committed_datasets, committed_scale
 from ..store.setting import Setting, replicates
 
 SCALES = {
@@ -78,6 +79,17 @@ def initialisations(p: dict, seeds, datasets=None):
     """(datasets, seeds) of one setting: ``seeds`` initialisations (the scale's by default) on
     each of ``datasets`` datasets (independent splits and noise draws; default one, dataset 0)."""
     return replicates(count("seeds", seeds, p["seeds"]), count("datasets", datasets, 1))
+
+
+def main_text_datasets(name: str, params: Mapping) -> int | None:
+    """The datasets of study ``name``'s committed main-text results (``committed_datasets``)
+    where the chapter parameters ``params`` ask for them: the committed scale (``scale``
+    None), the paper's noise level, the 71-point grid; None otherwise (the study's own)."""
+    if params.get("scale") is not None or params.get("dense"):
+        return None
+    if params.get("noise_var", DEFAULT_NOISE_VAR) != DEFAULT_NOISE_VAR:
+        return None
+    return committed_datasets(name)
 
 
 def value_range(pair) -> str:
@@ -189,8 +201,10 @@ class Study:
         if self.chapter_settings is not None:
             return [s for _, part in self.chapter_settings(params).values() for s in part]
         takes = set(inspect.signature(self.build).parameters) - {"scale"}
-        return self.settings(params["scale"] or committed_scale(self.name),
-                             **{k: v for k, v in params.items() if k in takes})
+        kw = {k: v for k, v in params.items() if k in takes}
+        if "datasets" in takes and kw.get("datasets") is None:
+            kw["datasets"] = main_text_datasets(self.name, params)
+        return self.settings(params["scale"] or committed_scale(self.name), **kw)
 
     @property
     def default_point(self) -> PaperPoint:

@@ -10,7 +10,7 @@ from ..engine.observations import DEFAULT_NOISE_VAR
 from ..engine.problems import INITIALS
 from ..store.records import committed_scale
 from ..store.setting import Setting, replicates
-from .base import Choice, Shown, Study, count, scale_values, train_config
+from .base import Choice, Shown, Study, count, main_text_datasets, scale_values, train_config
 
 #: The three readings of the reaction term the chapter compares, in words.
 REACTION_LABELS = {"supporting": "$G=-1/2$ (Supporting Material)", "text": "$G(u)=u/2$ (text)",
@@ -44,7 +44,8 @@ def chapter_settings(params) -> dict:
     scale = params["scale"] or committed_scale("framework")
     kw = dict(noise_var=params["noise_var"], dense=params["dense"])
     fit = dict(kw, epochs=params["epochs"], seeds=params["seeds"], reaction=params["reaction"])
-    out = {"shown": (scale, STUDY.settings(scale, initial=params["initial"], **fit))}
+    shown = dict(fit, datasets=main_text_datasets("framework", params)) if params["initial"] == "code" else fit
+    out = {"shown": (scale, STUDY.settings(scale, initial=params["initial"], **shown))}
     if params["compare_initial"]:
         out["other initial"] = (scale, [s for init in INITIALS if init != params["initial"]
                                         for s in STUDY.settings(scale, initial=init, **fit)])
@@ -152,14 +153,11 @@ def claim_framework(ctx, initial="code"):
     f = summary(res)
     subs = [SubClaim("$u_\\theta$ matches the latent solution, whereas $u_\\mathrm{p}$ fails", f.verdicts["theta_verdict"],
                      numbers=f.intervals["theta_verdict"],
-                     rule="reference: $u_\\mathrm{p}$ of the same runs; median rel. $L^2$ error of $u_\\theta$: its "
+                     rule="reference: $u_\\mathrm{p}$ of the same runs; median rel. $L^2$ error of $u_\\theta$ "
                           "lower than $u_\\mathrm{p}$'s"),
             SubClaim("where the true solution is near zero, $u_\\mathrm{p}$ misses it", f.verdicts["near_verdict"],
                      numbers=f.intervals["near_verdict"],
-                     rule="mean |error| there: the interval of $u_\\mathrm{p}$'s above that of $u_\\theta$'s"),
-            SubClaim("the error of $u_\\mathrm{p}$ is largest where the true solution is near zero",
-                     f.verdicts["local_verdict"], numbers=f.intervals["local_verdict"],
-                     rule="mean |error| of $u_\\mathrm{p}$: the interval there above the interval elsewhere")]
+                     rule="mean |error| there: $u_\\mathrm{p}$'s higher than $u_\\theta$'s on the same networks")]
     subs += [SubClaim(f"learned {op} deviates most around $u = 0$", f.verdicts[f"{op}_verdict"],
                       numbers=f.intervals[f"{op}_verdict"],
                       rule=f"mean |error| for $u \\le$ {f['near_u']}: higher than over the rest of the "
@@ -177,7 +175,7 @@ def claim_framework(ctx, initial="code"):
 CLAIMS = (
     Claim(1, r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
           r"Fig. 1 (bottom), one BINN initialisation.", claim_framework,
-          quote='For the model in Fig. we find that, whilst the latent solution $u(x,t)$ is inferred well by $u_\\theta(x,t)$ throughout the domain, the predicted solution $u_\\mathrm{p}(x,t)$ does not match the data well for regions of space where the true solution was in fact zero.',
+          quote='For the model in Fig. we find that, whilst the latent solution $u(x,t)$ is inferred well by $u_\\theta(x,t)$ throughout the domain, the predicted solution $u_\\mathrm{p}(x,t)$ does not match the data well for regions of space where the true solution was in fact zero. The cause for this can be seen in the plots of the learned operators, where the largest deviations in both the advection and growth functions are found around $u=0$.',
           where='The BINN framework, Mechanistic prediction (Fig. 1)',
           title='u_theta matches, u_p fails near u = 0, V and G deviate there', figure='Fig. 1', chapter='framework'),
 )
