@@ -12,8 +12,9 @@ A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.N
 
 
 def test_aggregate_counts_compared_subclaims():
-    assert aggregate([A, A, N]) is Outcome.REPRODUCED          # not tested does not downgrade
-    assert aggregate([A, A, U]) is Outcome.REPRODUCED          # nor does one that cannot be decided
+    assert aggregate([A, A]) is Outcome.REPRODUCED
+    assert aggregate([A, A, N]) is Outcome.PARTLY              # never reproduced in full over an untested part
+    assert aggregate([A, A, U]) is Outcome.PARTLY              # nor over one that cannot be decided
     assert aggregate([A, U, F]) is Outcome.PARTLY              # compared but not confirmed: not reproduced in full
     assert aggregate([D, F]) is Outcome.NOT_REPRODUCED
     assert aggregate([A, D, N]) is Outcome.PARTLY
@@ -31,8 +32,9 @@ def test_each_line_of_the_outcome_rule_stands_alone():
     for a in range(4):
         for d in range(4):
             for i in range(4):
-                holding = [o for o, holds, _ in OUTCOME_RULE if holds(a, d, i)]
-                assert len(holding) == 1, (a, d, i, holding)
+                for u in range(3):
+                    holding = [o for o, holds, _ in OUTCOME_RULE if holds(a, d, i, u)]
+                    assert len(holding) == 1, (a, d, i, u, holding)
 
 
 def test_verdict_of_a_flag_and_the_wording_is_not_the_verdict():

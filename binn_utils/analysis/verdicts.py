@@ -92,24 +92,26 @@ class Outcome(enum.Enum):
 
 
 #: How the sub-claims count towards a claim's verdict, in the words the scorecard prints.
-COUNTED = ("A sub-claim that was not tested, or that cannot be decided (e.g. every run failed), does not count; "
-           "the others were compared, and one that cannot be distinguished with this many replicates counts as "
-           "compared and not confirmed. The verdict of a claim is then:")
+COUNTED = ("A sub-claim that cannot be distinguished with this many replicates counts as compared and not "
+           "confirmed; one that was not tested, or that cannot be decided (e.g. every run failed), as a part of the "
+           "claim that is not confirmed either, so that a claim is never reproduced in full over an untested part. "
+           "The verdict of a claim is then:")
 
 #: The rule of :func:`aggregate`: for each outcome, its condition on the numbers of sub-claims
-#: that agree (``a``), disagree (``d``) and cannot be distinguished (``i``), and that condition in
+#: that agree (``a``), disagree (``d``), cannot be distinguished (``i``) and were not tested or
+#: cannot be decided (``u``), and that condition in
 #: the words the scorecard prints.  The conditions exclude one another, so each line is the whole
 #: rule for its outcome (tests/test_verdicts.py checks it on every count).
 OUTCOME_RULE = (
-    (Outcome.REPRODUCED, lambda a, d, i: a > 0 and d == 0 and i == 0,
-     "when every compared sub-claim agrees"),
-    (Outcome.PARTLY, lambda a, d, i: a > 0 and d + i > 0,
-     "when some agree and the others disagree or cannot be distinguished (the counts are given)"),
-    (Outcome.NOT_REPRODUCED, lambda a, d, i: a == 0 and d > 0,
+    (Outcome.REPRODUCED, lambda a, d, i, u: a > 0 and d + i + u == 0,
+     "when every sub-claim was tested and agrees"),
+    (Outcome.PARTLY, lambda a, d, i, u: a > 0 and d + i + u > 0,
+     "when some agree and the others disagree, cannot be distinguished or were not tested (the counts are given)"),
+    (Outcome.NOT_REPRODUCED, lambda a, d, i, u: a == 0 and d > 0,
      "when some disagree and none agrees"),
-    (Outcome.INDISTINCT, lambda a, d, i: a + d == 0 and i > 0,
+    (Outcome.INDISTINCT, lambda a, d, i, u: a + d == 0 and i > 0,
      "when none agrees or disagrees but some were compared"),
-    (Outcome.NOT_TESTED, lambda a, d, i: a + d + i == 0,
+    (Outcome.NOT_TESTED, lambda a, d, i, u: a + d + i == 0,
      "when no sub-claim could be compared, in particular when the claim's results are not in the results "
      "store yet"),
 )
@@ -119,16 +121,17 @@ def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
     """A claim's outcome from its sub-claims' verdicts, by ``OUTCOME_RULE`` (``COUNTED`` says
     which sub-claims count).
 
-    Sub-claims that were not tested or cannot be decided (e.g. every run failed) do not
-    count.  A sub-claim whose comparison was made but not resolved ("cannot be
-    distinguished") counts as compared and not confirmed: a claim is *reproduced* only
-    when every compared sub-claim agrees; *partly reproduced* when some agree and others
-    disagree or cannot be distinguished; *not reproduced* when some disagree and none
+    A sub-claim whose comparison was made but not resolved ("cannot be distinguished")
+    counts as compared and not confirmed, one that was not tested or cannot be decided as a
+    part not confirmed: a claim is *reproduced* only when every sub-claim was tested and
+    agrees; *partly reproduced* when some agree and others disagree, cannot be
+    distinguished or were not tested; *not reproduced* when some disagree and none
     agrees; *cannot be distinguished* when nothing was decided but something was compared;
     *not tested* when nothing was compared.  (The scorecard gives the counts beside each
     outcome.)"""
     verdicts = [Verdict(v) for v in verdicts]
-    counts = (verdicts.count(Verdict.AGREES), verdicts.count(Verdict.DISAGREES), verdicts.count(Verdict.INDISTINCT))
+    counts = (verdicts.count(Verdict.AGREES), verdicts.count(Verdict.DISAGREES), verdicts.count(Verdict.INDISTINCT),
+              verdicts.count(Verdict.NOT_TESTED) + verdicts.count(Verdict.UNDECIDED))
     return next(outcome for outcome, holds, _ in OUTCOME_RULE if holds(*counts))
 
 

@@ -62,12 +62,20 @@ def summary(results, low=PDE_WEIGHTS[0], high=PDE_WEIGHTS[-1]) -> Summary:
             ld = np.nanmedian(np.asarray(rl["hist_val_data"], float) * wd, axis=0)
             lp = np.nanmedian(np.asarray(rl["hist_val_pde"], float) * wp, axis=0)
             gap = np.log10(ld / lp)
+            # per replicate, the smallest gap over training (the paper: "throughout training")
+            per = np.nanmin(np.log10(np.asarray(rl["hist_val_data"], float) * wd
+                                     / (np.asarray(rl["hist_val_pde"], float) * wp)), axis=1)
         gap = gap[np.isfinite(gap)]
         s["low_gap_min"] = fmt(gap.min(), ".2g") if gap.size else "n/a"
         s["low_gap_final"] = fmt(gap[-1], ".2g") if gap.size else "n/a"
-        s.judge("low_gap_verdict", bool(gap.min() > 3) if gap.size else None)   # the paper's "three orders"
+        # the paper's "more than three orders of magnitude throughout training", per replicate:
+        # the interval of the median over replicates of each one's smallest gap, against 3
+        iv = median_interval(np.where(np.isfinite(per), per, np.nan), of=rl)
+        s["low_gap_replicates"] = str(iv)
+        s.compare("low_gap_verdict", None if not iv.finite else (True if iv.lo > 3 else False if iv.hi < 3 else
+                                                                  Verdict.INDISTINCT), {"smallest gap, decades": iv})
     else:
-        s.update(low_gap_min="n/a", low_gap_final="n/a")
+        s.update(low_gap_min="n/a", low_gap_final="n/a", low_gap_replicates="n/a")
         s.judge("low_verdict", None)
         s.judge("low_gap_verdict", None)
     if rh is not None:
@@ -110,8 +118,9 @@ def bullets(s: dict) -> list[str]:
             f"{s['low_theta_ratio']} times the lowest) and {s['low_up']} ($u_\\mathrm{{p}}$, "
             f"{s['low_up_ratio']} times the lowest); good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
             f"(intervals of the median): {s['low_verdict']}. The weighted PDE loss stays at least "
-            f"{s['low_gap_min']} orders of magnitude below the data loss (paper: more than three: "
-            f"{s['low_gap_verdict']}).",
+            f"{s['low_gap_min']} orders of magnitude below the data loss on the median curves; per replicate, the "
+            f"smallest gap over training has median {s['low_gap_replicates']} decades (paper: more than three "
+            f"throughout training: {s['low_gap_verdict']}).",
             f"$w_\\mathrm{{PDE}}$ = {s['high']}: median errors {s['high_theta']} ($u_\\theta$) and "
             f"{s['high_up']} ($u_\\mathrm{{p}}$); large errors in both (higher than the best other weight's): {s['high_verdict']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
@@ -156,7 +165,10 @@ def claim_loss_low_high(ctx):
                               if d_ref is not None else "best other": d.get(d_ref)},
                      rule="median rel. error of $D_\\phi$: higher than that of the best other weight"),
             SubClaim(f"$w_\\mathrm{{PDE}}$ = {s['low']}: weighted PDE loss more than three orders of magnitude below "
-                     "the data loss", s.verdicts["low_gap_verdict"], rule="the paper's three orders, on the median curves"),
+                     "the data loss throughout training", s.verdicts["low_gap_verdict"],
+                     numbers=s.intervals.get("low_gap_verdict", {}),
+                     rule="the paper's three orders, per replicate: the median over replicates of each one's smallest "
+                          "gap over training (decades), its interval above 3"),
             SubClaim(f"$w_\\mathrm{{PDE}}$ = {reporting.value_label(high)}: large errors in both", s.verdicts["high_verdict"],
                      numbers=s.intervals.get("high_verdict", {}), authors=they.verdicts.get("high_verdict"),
                      rule="reference: the best other weight; both higher than the reference's")]
