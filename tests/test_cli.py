@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from binn_utils import studies
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
 from binn_utils.store import provenance, records
@@ -64,10 +65,37 @@ def _usage_error(capsys, argv):
     (["--noise-var", "-1"], "--noise-var: must be a finite number >= 0, got -1"),
     (["--noise-var", "nan"], "--noise-var: must be a finite number >= 0, got nan"),
     (["--forward-method", "Euler"], "invalid choice: 'Euler'"),
+    (["--noise-var", "1e-400"], "--noise-var: 1e-400 is too small to be told from 0"),
+    (["--results-dir", ""], "--results-dir: must name a folder, got an empty string"),
+    (["--results-dir", "  "], "--results-dir: must name a folder"),
+    (["--datasets", "0"], "--datasets: must be a positive integer, got 0"),
 ])
 @pytest.mark.parametrize("cmd", ["sweep", "status"])
 def test_bad_arguments_are_one_line_usage_errors(capsys, no_training, cmd, args, message):
     assert message in _usage_error(capsys, [cmd, "learning_rate", "--scale", "quick", *args])
+
+
+def test_minus_zero_noise_is_the_same_setting_as_zero():
+    from binn_utils.applications import arguments
+    args = cli.parser().parse_args(["status", "learning_rate", "--noise-var", "-0.0"])
+    assert args.noise_var == 0.0 and str(args.noise_var) == "0.0"
+    a, = studies.get("learning_rate").settings("quick", noise_var=-0.0, rates=(5e-4,))
+    b, = studies.get("learning_rate").settings("quick", noise_var=0.0, rates=(5e-4,))
+    assert a.key == b.key
+    assert arguments.noise_variance("0e5") == 0.0      # a zero written otherwise is still zero
+
+
+def test_version_names_the_package_and_exits_0(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.startswith("binn 0.")
+
+
+def test_datasets_multiplies_a_main_text_setting_keeping_the_one_dataset_key():
+    one = cli.settings_for("loss_weight", "quick")
+    five = cli.settings_for("loss_weight", "quick", datasets=5)
+    assert [s.key for s in cli.settings_for("loss_weight", "quick", datasets=1)] == [s.key for s in one]
+    assert sorted(set(five[0].datasets)) == [0, 1, 2, 3, 4] and len(five[0].seeds) == 5 * len(one[0].seeds)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")

@@ -187,3 +187,15 @@ def test_documented_binn_command_runs(command, workdir, capsys):
         assert rc == 0, err
     rc, err = run_binn(binn_argv(command, workdir), workdir, capsys)
     assert rc == 0, f"{command}: {err[-1000:]}"
+
+
+def test_environment_yml_pins_what_requirements_txt_pins():
+    """A conda user gets the same packages as `make` (environment.yml lacked pandas once)."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).parents[1]
+    req = {line.split("==")[0].lower(): line.strip() for line in (root / "requirements.txt").read_text().splitlines()
+           if line.strip() and not line.startswith("#")}
+    env = {m.group(1).lower(): f"{m.group(1)}=={m.group(2)}"
+           for m in re.finditer(r"^\s+- ([A-Za-z0-9_.\-]+)==(\S+)$", (root / "environment.yml").read_text(), re.M)}
+    assert env == req

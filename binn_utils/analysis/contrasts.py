@@ -47,7 +47,6 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
 
 #: Confidence level of every interval of a difference (and 1 - the error rate of a decision).
 LEVEL = 0.95
@@ -141,6 +140,12 @@ class Contrast:
         return self.as_ratio(self.detectable)
 
 
+def _stats():
+    """scipy.stats, imported on first use (``binn --help`` and ``binn status`` load no scipy)."""
+    from scipy import stats
+    return stats
+
+
 # ----------------------------------------------------------------------------- rank intervals
 @lru_cache(maxsize=None)
 def _mann_whitney_null(m: int, n: int) -> np.ndarray:
@@ -209,7 +214,7 @@ def rank_contrast(a: np.ndarray, b: np.ndarray, paired: bool, level: float = LEV
         with np.errstate(invalid="ignore"):
             walsh = np.sort(np.where(np.isnan(d[i] + d[j]), 0.0, (d[i] + d[j]) / 2))
         null = _signed_rank_null(n)
-        ranks = stats.rankdata(np.abs(d))
+        ranks = _stats().rankdata(np.abs(d))
         stat = float(ranks[d > 0].sum() + 0.5 * ranks[d == 0].sum())
         diffs = walsh
     else:
@@ -237,6 +242,7 @@ def _transform(x: np.ndarray, scale: str) -> np.ndarray:
 def _detectable(half_width: float, level: float, df: int | None) -> float:
     if not np.isfinite(half_width):
         return np.inf
+    stats = _stats()
     q = stats.t if df else stats.norm
     args = (df,) if df else ()
     za, zb = q.ppf((1 + level) / 2, *args), q.ppf(POWER, *args)
@@ -281,6 +287,7 @@ def contrast(a: Sample, b: Sample, level: float = LEVEL) -> Contrast | None:
     if np.isfinite(e).all():
         m, sd = float(e.mean()), float(e.std(ddof=1))
         se = sd / math.sqrt(D)
+        stats = _stats()
         tq = stats.t.ppf((1 + level) / 2, D - 1)
         lo, hi = m - tq * se, m + tq * se
         p = float(2 * stats.t.sf(abs(m) / se, D - 1)) if se > 0 else (0.0 if m != 0 else 1.0)
@@ -288,6 +295,7 @@ def contrast(a: Sample, b: Sample, level: float = LEVEL) -> Contrast | None:
         det = _detectable(tq * se, level, D - 1)
     else:
         srt = np.sort(e)
+        stats = _stats()
         k = _rank_index(stats.binom.pmf(np.arange(D + 1), D, 0.5), level)
         m = float(np.median(srt))
         lo, hi = (float(srt[k - 1]), float(srt[D - k])) if k else (-np.inf, np.inf)

@@ -64,8 +64,32 @@ def non_negative(unit: str = ""):
             raise argparse.ArgumentTypeError(f"must be a number{unit} >= 0, got {text!r}") from None
         if not math.isfinite(value) or value < 0:
             raise argparse.ArgumentTypeError(f"must be a finite number{unit} >= 0, got {text}")
-        return value
+        if value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+            raise argparse.ArgumentTypeError(f"{text} is too small to be told from 0 in double precision; "
+                                             "give 0 or a number above 1e-300")
+        return value + 0.0      # -0.0 is 0.0: one value, one stored key
     return parse
+
+
+class Version(argparse.Action):
+    """``--version``: prints ``binn`` and what ``version()`` returns, computed only when asked
+    (reading the checkout's commit costs a few git calls that ``binn --help`` need not pay)."""
+
+    def __init__(self, option_strings, version, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+        self.version = version
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"binn {self.version()}")
+        parser.exit()
+
+
+def folder(text: str) -> str:
+    """An argparse type: a folder's path, not empty (an unset shell variable must not fall back
+    to the default folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty string (an unset shell variable?)")
+    return text
 
 
 noise_variance = non_negative()

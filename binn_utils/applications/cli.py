@@ -35,6 +35,7 @@ import os
 import sys
 import warnings
 from collections import Counter
+from importlib import metadata
 from pathlib import Path
 
 from .. import studies
@@ -150,7 +151,7 @@ def _add_sweep_parsers(sub):
         sp.add_argument("--datasets", type=arguments.datasets, default=None,
                         help="datasets (independent splits and noise draws), each with every initialisation "
                              "(default: the study's own: one, or the noise study's)")
-        sp.add_argument("--results-dir", default=None,
+        sp.add_argument("--results-dir", type=arguments.folder, default=None,
                         help="results folder (default: results/, for the quick scale out/results-quick)")
         sp.add_argument("--workers", type=arguments.workers, default=None,
                         help="worker processes of the LocalCluster (default: one per core; 1: in-process)")
@@ -197,14 +198,26 @@ def _add_sweep_options(sp):
                          "replicate, with --device cuda or more than one group, else 0)")
 
 
+def package_version() -> str:
+    """The installed package's version (and the commit of its checkout, where it is one)."""
+    try:
+        v = metadata.version("binn_utils")
+    except metadata.PackageNotFoundError:
+        v = "unknown"
+    commit = provenance.work_tree_state().get("commit")
+    return v + (f" (commit {commit[:7]})" if commit and commit != "unknown" else "")
+
+
 def parser() -> argparse.ArgumentParser:
     """The ``binn`` command's parser (the study choices: the registry as it is now)."""
     ap = arguments.Parser(prog="binn", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action=arguments.Version, version=package_version,
+                    help="print the version of binn (and the commit of its checkout) and exit")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=arguments.Parser)
     _add_sweep_parsers(sub)
     mp = sub.add_parser("migrate", help="add the checksums of the current store format to stored records that "
                                         "predate them and verify (name = hash of their specification)")
-    mp.add_argument("--results-dir", default=None, help="results folder (default: results/)")
+    mp.add_argument("--results-dir", type=arguments.folder, default=None, help="results folder (default: results/)")
     fit_commands.add_parsers(sub)
     return ap
 

@@ -100,7 +100,7 @@ class Setting:
     def spec(self) -> dict:
         """Everything that determines the numbers (not the study or label it is shown under)."""
         spec = {"format": RESULTS_FORMAT, "benchmark": self.benchmark, "reaction": self.reaction,
-                "noise_var": float(self.noise_var), "dense": bool(self.dense),
+                "noise_var": float(self.noise_var) + 0.0, "dense": bool(self.dense),   # -0.0 is 0.0
                 "datasets": [int(d) for d in self.datasets], "seeds": [int(s) for s in self.seeds],
                 "config": self.config.to_dict()}
         if self.benchmark in CHOOSES_INITIAL:
