@@ -452,3 +452,41 @@ def test_the_example_page_draws_the_truth_and_says_no_more_than_the_diagnostics_
     assert tables.fired_against_truth(["underfitting", "operator_spread"], {"D": 0.5}) == (
         "On this fit underfitting and operator spread fired; the operators' median relative errors against the "
         "truth are 0.5 (D).")
+
+
+@pytest.mark.parametrize("where, message", [
+    ("data folder", "holds the data file ok.csv"),
+    ("user files", "holds other files (important, notes.txt)"),
+    ("results store", "is a results store"),
+    ("current folder", "is the current folder or one above it"),
+    ("parent folder", "is the current folder or one above it"),
+    ("empty string", "--out must name a folder, got an empty string"),
+])
+def test_out_never_deletes_what_binn_did_not_write(where, message, tmp_path, capsys, monkeypatch):
+    """`--out` is replaced as a whole: a folder holding anything but a previous fit's outputs,
+    the data's folder, a results store, the current folder or one above it are refused before
+    any training, and every file in them is still there."""
+    monkeypatch.setattr(fit_report, "run_fit", lambda *a, **k: pytest.fail("trained"))
+    (tmp_path / "data").mkdir()
+    path = write_csv(tmp_path / "data" / "ok.csv", _rows())
+    out = {"data folder": tmp_path / "data", "user files": tmp_path / "mine", "results store": tmp_path / "store",
+           "current folder": Path("."), "parent folder": Path(".."), "empty string": ""}[where]
+    (tmp_path / "mine" / "important").mkdir(parents=True)
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    (tmp_path / "mine" / "fit.json").write_text("{}")
+    (tmp_path / "store" / "runs").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / ("mine/important" if where in ("current folder", "parent folder") else "elsewhere"))
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["fit", str(path), "--mechanisms", "DG", *COLS, "--scale", "quick", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_out_holding_a_previous_fit_is_replaced(fitted, tmp_path):
+    from binn_utils.applications.fit_plan import check_output_folder
+    data, out = fitted
+    check_output_folder(out, str(data))          # a previous fit's folder: allowed (replaced)
+    check_output_folder(tmp_path / "new")        # a new folder: allowed

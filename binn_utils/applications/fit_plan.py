@@ -99,6 +99,37 @@ def _duration(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else (f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h")
 
 
+#: What ``binn fit`` writes into its output folder (``fit_report``), and its networks' folder.
+OUTPUT_FILES = ("operators.csv", "solutions.npz", "solutions.png", "operators.png", "losses.png",
+                "diagnostics.md", "report.html", "fit.json")
+NETWORKS = "networks"
+
+
+def check_output_folder(out: Path, data_file: str | None = None):
+    """A one-line ValueError, before any work, where writing ``binn fit``'s outputs into ``out``
+    (which replaces the folder) could delete what it did not write: the current folder or one
+    above it, the data file's folder, a results store, or a folder that holds anything but a
+    previous fit's outputs."""
+    if not str(out).strip():
+        raise ValueError("--out must name a folder, got an empty string (an unset shell variable?)")
+    here, target = Path.cwd().resolve(), out.resolve()
+    if target == here or target in here.parents:
+        raise ValueError(f"--out {out} is the current folder or one above it: its files would be replaced; "
+                         "choose an empty or new folder, e.g. --out fit")
+    if data_file is not None and Path(data_file).resolve().parent == target:
+        raise ValueError(f"--out {out} holds the data file {Path(data_file).name}: it would be deleted; "
+                         "choose an empty or new folder")
+    if not target.is_dir():
+        return
+    if (target / records.MANIFEST).exists() or (target / "runs").is_dir():
+        raise ValueError(f"--out {out} is a results store: its records would be deleted; choose an empty or new folder")
+    others = sorted(p.name for p in target.iterdir() if p.name not in OUTPUT_FILES + (NETWORKS,))
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise ValueError(f"--out {out} holds other files ({shown}): they would be deleted; choose an empty or "
+                         "new folder (a folder is replaced only when it is empty or holds a previous fit)")
+
+
 def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, replicates="mean",
              scale="book", seeds=None, epochs=None, batch_size=None, lr=None, w_pde=None, forward_method="RK45",
              which="best", cache_dir=None, prefix="fit", extra=None, units=None, delimiter=",",
@@ -117,9 +148,13 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     kw = {k: v for k, v in (("batch_size", batch_size), ("lr", lr), ("w_pde", w_pde)) if v is not None}
     config = TrainConfig(epochs=int(epochs or s["epochs"]), compile=False, **kw).validate()
     n_seeds = int(seeds or s["seeds"])
+    if out is not None and not str(out).strip():
+        raise ValueError("--out must name a folder, got an empty string (an unset shell variable?)")
     out = None if out is None else Path(out)
     if out is not None and out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
+    if out is not None:
+        check_output_folder(out, None if hasattr(data, "u") else os.fspath(data))
     data_file = sha1 = None
     if not hasattr(data, "u"):
         data_file = os.fspath(data)

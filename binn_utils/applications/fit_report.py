@@ -39,14 +39,12 @@ from ..analysis.reporting import fmt
 from ..analysis.user_data import UserFit
 from ..presentation import figures, plotting
 from ..store import fits, provenance, records
-from .fit_plan import FitPlan, train_or_load
+from .fit_plan import OUTPUT_FILES, FitPlan, train_or_load
 from .predict import operator_table, write_operator_table
 
 __all__ = ["OUTPUT_FILES", "run_fit", "write_fit_outputs", "fit_figures", "fit_identifiability", "diagnostics_markdown",
            "report_html"]
 
-OUTPUT_FILES = ("operators.csv", "solutions.npz", "solutions.png", "operators.png", "losses.png",
-                "diagnostics.md", "report.html", "fit.json")
 
 DIAGNOSTIC_HELP = {
     "underfitting": "Is training finished? Share of the validation loss's decrease made in the last "
