@@ -490,3 +490,18 @@ def test_out_holding_a_previous_fit_is_replaced(fitted, tmp_path):
     data, out = fitted
     check_output_folder(out, str(data))          # a previous fit's folder: allowed (replaced)
     check_output_folder(tmp_path / "new")        # a new folder: allowed
+
+
+@pytest.mark.parametrize("error", [ValueError("the unperturbed model cannot be solved: RuntimeError: blew up"),
+                                   ValueError("cannot estimate the noise: the fitted solution matches the data "
+                                              "exactly"),
+                                   RuntimeError("the solve did not reach every output time with finite values")])
+def test_a_learned_model_that_cannot_be_measured_is_a_line_of_the_report(error, monkeypatch):
+    """A blown-up or collapsed fit (its learned model cannot be solved forward) or an exact fit:
+    the identifiability section says so, as a property of the fit, and the report is written."""
+    def fails(fit):
+        raise error
+    monkeypatch.setattr(fit_report, "fit_identifiability", fails)
+    md = fit_report.identifiability_markdown(object())
+    assert md.startswith("## How strongly do these data constrain each learned operator?")
+    assert f"Not measured: {str(error).rstrip('.')}" in md and "a property of the fit, not of the data" in md

@@ -58,7 +58,7 @@ __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
            "MEANING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown", "errors_markdown", "removal_sentence", "noise_estimate",
-           "learned_identifiability", "warnings_of", "fit_markdown"]
+           "learned_identifiability", "warnings_of", "fit_markdown", "unmeasured_markdown"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
 #: the factor-of-two changes an operator's level is decided on
@@ -393,6 +393,18 @@ def warnings_of(c: Identifiability) -> list[str]:
             out.append(f"{k}: present, but the data cannot tell it from half or twice itself (chi-square changes "
                        f"{_g(oc.dchi2['half'])} and {_g(oc.dchi2['double'])}): its size is not determined")
     return out
+
+
+def unmeasured_markdown(reason: str) -> str:
+    """The identifiability section of a fit's report where it could not be measured (the
+    learned model cannot be solved forward, or fits the data exactly): a statement about the
+    fit, not about the data."""
+    return "\n".join([
+        "## How strongly do these data constrain each learned operator?", "",
+        f"Not measured: {reason.rstrip('.')}. This is a property of the fit, not of the data: the learned model "
+        "itself has to be solved forward before its operators can be perturbed. Look at the diagnostics above "
+        "and the loss curves; try a smaller learning rate (--lr), more epochs (--epochs), or --forward-method BDF "
+        "for a stiff model."]) + "\n"
 
 
 def fit_markdown(c: Identifiability) -> str:

@@ -102,6 +102,16 @@ def fit_identifiability(fit: UserFit):
                                                    replicate_sd=sd)
 
 
+def identifiability_markdown(fit: UserFit) -> str:
+    """The report's identifiability section; where the learned model cannot be solved forward
+    (a blown-up or collapsed fit) or fits the data exactly, a line that says so, never a
+    traceback that takes the rest of the report with it."""
+    try:
+        return identifiability.fit_markdown(fit_identifiability(fit))
+    except (ValueError, RuntimeError, FloatingPointError, ArithmeticError) as exc:
+        return identifiability.unmeasured_markdown(str(exc))
+
+
 def diagnostics_markdown(fit: UserFit) -> str:
     rep = fit.report
     held = diagnostic_roc.stored_summary(n_boot=0)
@@ -136,7 +146,7 @@ def diagnostics_markdown(fit: UserFit) -> str:
               "A flag is a reason to look, not a verdict, and no flag is not proof of correct operators: on the "
               "paper's own sweeps, where the truth is known, these checks miss some failures and fire on some "
               "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth).",
-              "", identifiability.fit_markdown(fit_identifiability(fit))]
+              "", identifiability_markdown(fit)]
     return "\n".join(lines) + "\n"
 
 
