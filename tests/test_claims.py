@@ -173,7 +173,7 @@ def test_noise_architecture_claim():
                                   else noise_error(arch, nv, m))
     got = check(3, Ctx(noise=noise(big_up)))
     assert [v for *_, v in got.subclaims] == [A, D, A, A, A]
-    assert "lower median $u_\\mathrm{p}$ error" in got.subclaims[1][1]
+    assert "at least as well as (6, 128)" in got.subclaims[1][1]
     # (4, 32) as good as (6, 128) without noise: cannot be distinguished; clearly better: disagrees
     same = lambda arch, nv, m: noise_error(SMALL, nv, m) if nv == 0 else noise_error(arch, nv, m)  # noqa: E731
     assert verdicts(3, Ctx(noise=noise(same)))[4] is F
@@ -188,19 +188,21 @@ def test_noise_architecture_claim_compares_spreads_on_the_datasets_both_networks
 
 
 def test_learned_diffusivity_claim():
-    assert verdicts(4, Ctx(noise=noise())) == [A, A]
+    # "centred close to" needs a margin the paper does not give: not tested, whatever the deviation
+    assert verdicts(4, Ctx(noise=noise())) == [N, A]
     got = check(4, Ctx(noise=noise(D_in_band=0.75)))   # 50 % off over the observed range, worse outside
-    assert [v for *_, v in got.subclaims] == [D, A]
-    assert "centred on the true $D$" in got.subclaims[0][1]
-    assert verdicts(4, Ctx(noise=noise(D_in_band=0.8, D_out=0.6))) == [D, D]   # wronger inside than outside
+    assert [v for *_, v in got.subclaims] == [N, A]
+    assert "centred close to the true $D$" in got.subclaims[0][1]
+    assert verdicts(4, Ctx(noise=noise(D_in_band=0.8, D_out=0.6))) == [N, D]   # wronger inside than outside
 
 
 def test_validation_loss_claim():
-    assert verdicts(5, Ctx(noise=noise())) == [A] * 2      # stable at 1e-3, rising at 5e-2: (4, 32), (6, 128)
+    # rising at 5e-2 by contrast with 1e-3: (4, 32), (6, 128); "relatively stable" at 1e-3 not tested
+    assert verdicts(5, Ctx(noise=noise())) == [A, A, N]
     got = check(5, Ctx(noise=noise(rises=lambda arch, nv: nv == max(NOISE_VARIANCES) and arch == BIG)))
-    assert [v for *_, v in got.subclaims] == [F, A]      # (4, 32): the same curve at both levels
-    assert "rising late" in got.subclaims[0][1] and "(4, 32)" in got.subclaims[0][1]
-    assert verdicts(5, Ctx(noise=noise(rises=lambda arch, nv: nv == 1e-3))) == [D, D]   # the other way
+    assert [v for *_, v in got.subclaims] == [F, A, N]      # (4, 32): the same curve at both levels
+    assert "increases during later epochs" in got.subclaims[0][1] and "(4, 32)" in got.subclaims[0][1]
+    assert verdicts(5, Ctx(noise=noise(rises=lambda arch, nv: nv == 1e-3))) == [D, D, N]   # the other way
     # each number names its measure: the median curve's in the evidence, the replicates' in the sub-claims
     other_way = noise(rises=lambda arch, nv: nv == 1e-3)
     got = check(5, Ctx(noise=other_way))
@@ -311,14 +313,16 @@ def architecture(up_4x1=(0.3, 0.31, 0.32), spectral_1x1=(1.0, 1.1, 1.2)):
 
 
 def test_architecture_claim():
-    assert verdicts(9, Ctx(architecture=architecture())) == [A] * 5
-    got = check(9, Ctx(architecture=architecture(up_4x1=(2.0, 2.1, 2.2))))   # (4, 1) clearly worse than (1, 1)
-    assert [v for *_, v in got.subclaims] == [D, A, A, A, A]
-    assert "(1, 1) the worst" in got.subclaims[0][1]
+    # "(4, 32) only marginal improvements in the validation loss": no scale in the paper, not tested
+    assert verdicts(9, Ctx(architecture=architecture())) == [A, A, A, N, A]
+    # (4, 1), one node wide, is among "the smallest architectures, such as (1, 1)": not compared with it
+    got = check(9, Ctx(architecture=architecture(up_4x1=(2.0, 2.1, 2.2))))
+    assert [v for *_, v in got.subclaims] == [A, A, A, N, A]
+    assert "the smallest architectures, such as (1, 1)" in got.subclaims[0][1]
     # the published heat map's error: the check reads the metric it is given
     spectral = Ctx(architecture=architecture(spectral_1x1=(0.1, 0.11, 0.12)))
-    assert verdicts(9, spectral) == [A] * 5
-    assert verdicts(9, spectral, up_metric="err_u_p_spectral") == [D, A, A, A, A]
+    assert verdicts(9, spectral) == [A, A, A, N, A]
+    assert verdicts(9, spectral, up_metric="err_u_p_spectral") == [D, A, A, N, A]
 
 
 # ----------------------------------------------------------------------------- claim 10 (Fig. 6)
@@ -355,7 +359,7 @@ OUTCOMES = [
     (3, dict(noise=noise()), {}, Outcome.REPRODUCED),
     (4, dict(noise=noise(D_in_band=0.75)), {}, Outcome.PARTLY),
     (4, dict(noise=noise(D_in_band=0.8, D_out=0.6)), {}, Outcome.NOT_REPRODUCED),
-    (5, dict(noise=noise()), {}, Outcome.REPRODUCED),
+    (5, dict(noise=noise()), {}, Outcome.PARTLY),                          # "relatively stable" not tested
     (5, dict(noise=noise(rises=lambda arch, nv: False)), {}, Outcome.INDISTINCT),
     (5, dict(noise=noise(rises=lambda arch, nv: nv == 1e-3)), {}, Outcome.NOT_REPRODUCED),
     (6, dict(learning_rate=learning_rate()), {}, Outcome.PARTLY),              # a part not tested
@@ -365,7 +369,7 @@ OUTCOMES = [
     (7, dict(loss_weight=loss_weight(D_low=0.01)), {}, Outcome.PARTLY),
     (8, dict(loss_weight=loss_weight()), {}, Outcome.PARTLY),                  # w_BC not tested
     (8, dict(loss_weight=loss_weight(best_up_at=100.0)), {}, Outcome.PARTLY),
-    (9, dict(architecture=architecture()), {}, Outcome.REPRODUCED),
+    (9, dict(architecture=architecture()), {}, Outcome.PARTLY),            # "marginal" not tested
     (9, dict(architecture=architecture(spectral_1x1=(0.1, 0.11, 0.12))), {"up_metric": "err_u_p_spectral"},
      Outcome.PARTLY),
     (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper")), {}, Outcome.REPRODUCED),

@@ -230,8 +230,9 @@ def rank_contrast(a: np.ndarray, b: np.ndarray, paired: bool, level: float = LEV
 
 
 # ----------------------------------------------------------------------------- contrasts
-def _scale(*samples: Sample) -> str:
-    x = np.concatenate([s.array for s in samples])
+def _scale(*arrays: np.ndarray) -> str:
+    """"log" (ratios) where every value compared is positive, else "difference"."""
+    x = np.concatenate(arrays)
     return "log" if x.size and (x > 0).all() else "difference"
 
 
@@ -261,12 +262,12 @@ def contrast(a: Sample, b: Sample, level: float = LEVEL) -> Contrast | None:
     replicate or they share no dataset."""
     if not a.values or not b.values:
         return None
-    scale = _scale(a, b)
     paired = same_networks(a, b)
     ga, gb = a.by_dataset(), b.by_dataset()
     common = sorted(set(ga) & set(gb))
     if not common:
         return None
+    scale = _scale(*(g[d][0] for g in (ga, gb) for d in common))
     within = []
     for d in common:
         (xa, sa), (xb, sb) = ga[d], gb[d]

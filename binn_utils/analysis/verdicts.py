@@ -41,6 +41,7 @@ a range R" when the best setting in R is lower than the best setting outside R.
 from __future__ import annotations
 
 import enum
+import math
 import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -186,6 +187,18 @@ def highest_at(intervals: Mapping, at) -> Verdict:
     if any(o == -1 for o in orders):
         return Verdict.DISAGREES
     return Verdict.AGREES if all(o == 1 for o in orders) else Verdict.INDISTINCT
+
+
+def no_worse(a: Interval, b: Interval, margin: float) -> Verdict:
+    """"``a`` at least as good as ``b``" (non-inferiority) within a factor ``margin`` > 1 of
+    the errors: agrees when the interval of the ratio a / b lies below ``margin``, disagrees
+    when it lies above, cannot be distinguished otherwise; cannot be decided without
+    replicates or with errors that are not all positive."""
+    c = difference(a, b)
+    if c is None or c.scale != "log":
+        return Verdict.UNDECIDED
+    m = math.log(margin)
+    return Verdict.AGREES if c.hi < m else Verdict.DISAGREES if c.lo > m else Verdict.INDISTINCT
 
 
 def all_of(verdicts: Iterable[Verdict]) -> Verdict:

@@ -9,7 +9,7 @@ from ..analysis import reporting
 from ..analysis.reporting import (arch_label, curve_stats, find, fmt, med_iqr, medians, meta_value, rank_trend,
                                   value_label, word)
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, expect,
-                                 median_interval, order, spread_interval)
+                                 median_interval, no_worse, order, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
 from ..store.setting import Setting, replicates
 from .base import PAPER_DEFAULTS, PaperPoint, Shown, Study, count, number_label, scale_values, train_config
@@ -231,14 +231,31 @@ def _per_level(per_level: dict, s) -> dict:
             for tag, iv in zip("ab", (ia, ib))}
 
 
+#: The median u_theta errors of the printed Fig. 2 at the nonzero noise levels, (4, 32) and
+#: (6, 128), read off the figure (its box plots; the authors' plotting notebook draws the
+#: 351-point runs): {noise variance: (median of (4, 32), median of (6, 128))}.
+PAPER_FIG2_THETA = {1e-3: (1.4e-2, 1.8e-2), 5e-3: (2.7e-2, 3.5e-2), 1e-2: (3.5e-2, 4.1e-2), 5e-2: (7.2e-2, 8.6e-2)}
+#: "At least as well" within the smallest gap the paper calls a difference: the smallest
+#: (6, 128) / (4, 32) ratio of Fig. 2 that it calls "slightly lower" (1.17, at 1e-2).
+AS_WELL_MARGIN = min(b / a for a, b in PAPER_FIG2_THETA.values())
+
+
 def claim_noise_arch(ctx):
     res, s = _noise(ctx)
+    nz = sorted({meta_value(r, "noise_var") for r in res if meta_value(r, "noise_var") > 0})
+    archs = sorted({meta_value(r, "arch_u") for r in res}, key=lambda a: (a[0] * a[1], a))
+    as_well = network_comparison(res, archs, nz, "err_u_p", median_interval) if len(archs) == 2 else {}
+    as_well_v = all_of(no_worse(ia, ib, AS_WELL_MARGIN) for _, ia, ib in as_well.values()) if as_well else \
+        Verdict.UNDECIDED
     st, sp = spread_comparison(res, "err_u_theta"), spread_comparison(res, "err_u_p")
     per_level = "at every nonzero noise level, the difference resolved"
     subs = [SubClaim(f"{s['arch_a']} lower median $u_\\theta$ error on noisy data", s.verdicts["theta_small_wins_verdict"],
                      numbers=s.intervals.get("theta_small_wins_verdict", {}), rule=f"median {per_level}"),
-            SubClaim(f"{s['arch_a']} lower median $u_\\mathrm{{p}}$ error on noisy data", s.verdicts["up_small_wins_verdict"],
-                     numbers=s.intervals.get("up_small_wins_verdict", {}), rule=f"median {per_level}"),
+            SubClaim(f"{s['arch_a']} performs at least as well as {s['arch_b']} for noisy data ($u_\\mathrm{{p}}$)",
+                     as_well_v, numbers=_per_level(as_well, s),
+                     rule=f"non-inferiority at every nonzero noise level: the interval of the ratio of the median "
+                          f"$u_\\mathrm{{p}}$ errors, {s['arch_a']} / {s['arch_b']}, below {AS_WELL_MARGIN:.3g} (the "
+                          "smallest gap the paper's Fig. 2 calls 'slightly lower', read off the figure)"),
             SubClaim(f"{s['arch_a']} less variable $u_\\theta$ error on noisy data", all_of(v for v, *_ in st.values()),
                      numbers=_per_level(st, s),
                      rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}"),
@@ -322,11 +339,12 @@ def claim_noise_D(ctx):
     r = find(res, **STUDY.default)
     d = diffusivity_verdicts(r)
     band, centre, e_in, e_out = d["band"], d["centre"], d["inside"], d["outside"]
-    subs = [SubClaim(f"mean learned $D$ centred on the true $D$ over $u \\in$ [{band[0]:.2f}, {band[1]:.2f}]",
-                     d["centred"], numbers={"signed relative deviation": d["deviation"]},
-                     rule="the interval of the median signed relative deviation contains zero"),
+    subs = [SubClaim(f"mean learned $D$ centred close to the true $D$ over $u \\in$ [{band[0]:.2f}, {band[1]:.2f}]",
+                     Verdict.NOT_TESTED, numbers={"signed relative deviation": d["deviation"]},
+                     rule="'close to' needs a margin the paper does not give (an interval that contains zero is no "
+                          "evidence of closeness); the median signed relative deviation and its interval are shown"),
             SubClaim("$D$ less reliable outside that range", d["unreliable_outside"], numbers=d["intervals"],
-                     rule="mean |error|: its interval outside above its interval inside")]
+                     rule="mean |error| outside higher than inside, on the same networks")]
     runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = {s['shown_arch']}", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
           f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
           f"there {fmt(centre, '.2g')}; the true $D$ lies inside the mean ± 1 s.d. of the learned $D$ (the band "
@@ -338,11 +356,15 @@ def claim_noise_D(ctx):
 
 def claim_noise_val(ctx):
     res, s = _noise(ctx)
-    subs = [SubClaim(f"validation loss stable at $\\sigma^2$ = {s['shown']} but rising late at {s['high']}, "
-                     f"{s['arch_' + tag]}", s.verdicts[f"rise_verdict_{tag}"],
+    subs = [SubClaim(f"by contrast with $\\sigma^2$ = {s['shown']}, the validation loss increases during later "
+                     f"epochs at {s['high']}, {s['arch_' + tag]}", s.verdicts[f"rise_verdict_{tag}"],
                      numbers=s.intervals.get(f"rise_verdict_{tag}", {}),
-                     rule=f"{RISE_REPLICATES}: its interval at {s['high']} above that at {s['shown']}")
+                     rule=f"{RISE_REPLICATES}: higher at {s['high']} than at {s['shown']}")
             for tag in "ab" if s[f"arch_{tag}"] != "n/a"]
+    subs.append(SubClaim(f"the validation loss remains relatively stable at $\\sigma^2$ = {s['shown']}",
+                         Verdict.NOT_TESTED,
+                         rule="'relatively stable' needs a scale the paper does not give; the rise at that level is "
+                              "in the evidence"))
     runs, ev = _noise_runs(ctx, res), (f"{RISE_CURVE.capitalize()} (median over replicates at each epoch) at "
           f"$\\sigma^2$ = {s['shown']}: {s['rise_low_a']} for {s['arch_a']}, {s['rise_low_b']} for {s['arch_b']}; at "
           f"{s['high']}: {s['rise_high_a']} (minimum at epoch {s['minep_high_a']} of {s['epochs_a']}), "
