@@ -150,6 +150,18 @@ def what_failed(subclaims, most: int = 4) -> str:
     return "; ".join(out)
 
 
+def holding_back(subclaims, most: int = 2) -> str:
+    """What keeps a claim from being reproduced in full, in words: the sub-claims that disagree;
+    where none does, those that cannot be distinguished or were not tested, each with its verdict."""
+    if any(s.verdict is Verdict.DISAGREES for s in subclaims):
+        return what_failed(subclaims, most)
+    out = [(f"{s.group}: " if s.group else "") + f"“{s.label}” ({s.verdict.value})"
+           for s in subclaims if s.verdict is not Verdict.AGREES]
+    if len(out) > most:
+        out = out[:most] + [f"and {len(out) - most} more"]
+    return "; ".join(out)
+
+
 def tally(subclaims) -> str:
     """'sub-claims: 3 agree, 1 disagrees, 1 not tested'."""
     words = [s.verdict for s in subclaims]
@@ -220,10 +232,10 @@ def headline_md(judged: list[Judged]) -> str:
              f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
                                                                   for k, c in n.items()) + "."]
     if main:
-        lines += ["", "Our tests of the paper's claims that disagree with it:", ""]
+        lines += ["", "The claims not reproduced in full, and the sub-claims that hold them back:", ""]
         lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}; "
                   f"{_counts_words(j)}): "
-                  f"{what_failed(j.subclaims, most=2) or 'see the sub-claims'}" for j in main]
+                  f"{holding_back(j.subclaims) or 'see the sub-claims'}" for j in main]
     else:
         lines.append("No claim disagrees with our runs.")
     lines += ["", "Each claim, its evidence and its sub-claims are below; the table of what was run "
@@ -242,13 +254,13 @@ def headline_html(judged: list[Judged]) -> str:
     items = "".join(
         f"<li>{_mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
         f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>; {_counts_words(j)}): '
-        f"{tex_to_html(what_failed(j.subclaims, most=2) or 'see the sub-claims')}</li>" for j in main)
+        f"{tex_to_html(holding_back(j.subclaims) or 'see the sub-claims')}</li>" for j in main)
     counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
     return (plain_answer_html(judged) +
             f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
             f"Our tests of the paper's claims</p><p>Of the paper's {len(judged)} claims, checked against this "
             f"edition's runs: {counts_html}.</p>"
-            + (f"<p>Our tests of the paper's claims that disagree with it:</p><ul>{items}</ul>"
+            + (f"<p>The claims not reproduced in full, and the sub-claims that hold them back:</p><ul>{items}</ul>"
                if main else "<p>No claim disagrees with our runs.</p>")
             + '<p>Every verdict, with its evidence and sub-claims: <a href="../notebooks/scorecard.html">the '
             "reproduction scorecard</a>.</p></div>")
@@ -299,6 +311,13 @@ def plain_answer(judged: list[Judged]) -> list[str]:
         out.append(f"The authors' own archived runs, judged by the same rules, bear on "
                    f"{claims([j for j, _ in theirs])}: of those sub-claims, "
                    f"{tally([v for _, tv in theirs for v in tv], 'agree with the paper')}.")
+    diffs = [s.difference for j in judged for s in j.subclaims if s.difference is not None]
+    if diffs:
+        one = sum(c.datasets == 1 for c in diffs)
+        out.append(f"Of the {len(diffs)} comparisons decided on the difference between two settings (or two "
+                   f"quantities of the same runs), {one} rest on one dataset, a single split and noise draw as in the "
+                   f"paper's design, and speak of that dataset only; {len(diffs) - one} rest on several datasets, "
+                   "the dataset as the unit.")
     nums = [(k, v) for j in judged if j.check for k, v in j.check.numbers.items()]
     if nums:
         out.append(f"At the recommended settings, the median relative error over initialisations [its "
