@@ -149,6 +149,24 @@ def _kinds(settings):
     return [(s, r) for s, r in zip(settings, stored) if r is not None]
 
 
+@pytest.mark.parametrize("study", sorted(read_manifest(default_results_dir()).get("datasets", {})))
+def test_main_text_on_several_datasets_names_its_code_on_one_device(study):
+    """A study whose main-text results the manifest lists on several datasets: every setting its
+    chapter and the scorecard read has at least five datasets (dataset 0 among them) x ten
+    initialisations, names its code, and the figure's settings share one device, one engine and
+    one integrator."""
+    from binn_utils.store.provenance import names_its_code
+    st = studies.get(study)
+    settings = st.groups(committed_scale(study), datasets=read_manifest(default_results_dir())["datasets"][study])
+    stored = _kinds([s for part in settings for s in part])
+    assert stored and len(stored) == sum(len(part) for part in settings), f"{study}: not every setting is stored"
+    for s, r in stored:
+        per = {d: r.datasets.count(d) for d in set(r.datasets)}
+        assert len(per) >= 5 and 0 in per and min(per.values()) >= 10, f"{s.label}: datasets x seeds {per}"
+        assert names_its_code(r.provenance), f"{s.label}: the record cannot name its code"
+    assert len({(_device_kind(r), r.engine, r.forward_method) for _, r in stored}) == 1
+
+
 @pytest.mark.parametrize("where, settings", sorted(comparisons().items(), key=lambda kv: str(kv[0])),
                          ids=lambda v: "/".join(map(str, v)) if isinstance(v, tuple) else "")
 def test_one_engine_and_one_integrator_within_a_comparison(where, settings):
