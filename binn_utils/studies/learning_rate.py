@@ -104,6 +104,14 @@ def summary(results, shown=None) -> Summary:
     larger_at_large_rates(s, "large_worse_verdict",
                           {value_label(meta_value(r, "lr")): median_interval(r.metric("err_u_p"), of=r) for r in big},
                           median_interval(r_shown.metric("err_u_p"), of=r_shown), s["shown"])
+    larger_at_large_rates(s, "large_worse_theta_verdict",
+                          {value_label(meta_value(r, "lr")): median_interval(r.metric("err_u_theta"), of=r)
+                           for r in big}, median_interval(r_shown.metric("err_u_theta"), of=r_shown), s["shown"])
+    # "not converged after 4000 epochs" at the smallest rate: its errors higher than at the shown rate
+    for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
+        i_s, i_d = median_interval(small.metric(m), of=small), median_interval(r_shown.metric(m), of=r_shown)
+        s.compare(f"small_worse_{short}_verdict", expect(i_s, i_d, 1),
+                  {f"r = {s['smallest']}": i_s, f"r = {s['shown']}": i_d})
     # "unstable optimisation" against "the validation loss curves decrease smoothly": each
     # replicate's largest rise above its best loss so far, higher at every large rate than at
     # the shown rate (a diverged replicate the highest).  A replicate whose final networks fit
@@ -190,6 +198,14 @@ def claim_learning_rate(ctx):
                      numbers=s.intervals["small_still_falling"],
                      rule=f"reference: the default rate $r$ = {s['shown']}; per-replicate fall of the validation loss "
                           "over the last quarter of training, higher than the reference's"),
+            SubClaim(f"$r$ = {s['smallest']}: larger $u_\\theta$ and $u_\\mathrm{{p}}$ errors than at the shown rate",
+                     all_of([s.verdicts["small_worse_theta_verdict"], s.verdicts["small_worse_up_verdict"]]),
+                     numbers={f"{k}, {q}": iv for q in ("theta", "up")
+                              for k, iv in s.intervals[f"small_worse_{q}_verdict"].items()},
+                     rule=f"median $u_\\theta$ and $u_\\mathrm{{p}}$ errors both higher than at $r$ = {s['shown']}"),
+            SubClaim("larger $u_\\theta$ errors at $r \\ge$ 1e-2 than at the shown rate",
+                     s.verdicts["large_worse_theta_verdict"], numbers=s.intervals.get("large_worse_theta_verdict", {}),
+                     rule=f"each large rate's median $u_\\theta$ higher than at $r$ = {s['shown']}"),
             SubClaim("larger $u_\\mathrm{p}$ errors at $r \\ge$ 1e-2 than at the shown rate", s.verdicts["large_worse_verdict"],
                      numbers=s.intervals.get("large_worse_verdict", {}), authors=they.verdicts.get("large_worse_verdict"),
                      rule=f"each large rate's median $u_\\mathrm{{p}}$ higher than at $r$ = {s['shown']}"),
