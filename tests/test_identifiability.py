@@ -108,3 +108,18 @@ def test_the_table_says_when_no_default_run_is_stored_and_when_an_error_measures
     assert ident.error_words(float("nan"), "well") == "no default run stored"
     assert ident.error_words(0.0123, "well") == "0.0123"
     assert ident.error_words(0.5, "not") == "0.5 (not constrained: not a measure of the method)"
+
+
+def test_separate_replicates_each_add_their_chi_square():
+    """Replicates fitted separately are independent measurements of one solution: n of them
+    give n times the chi-square change of one, on n times the points (it counted one)."""
+    x, t = np.linspace(-7, 7, 71), np.linspace(0, 4, 5)
+    u0 = lambda x: np.exp(-x ** 2 / 2)  # noqa: E731
+    ops = {"D": lambda u: 0.5 + 0 * u}
+    one = ident.identifiability(ops, u0, x, t, 0.05)
+    three = ident.identifiability(ops, u0, x, t, 0.05, copies=3)
+    assert three.n_points == 3 * one.n_points
+    for p in ("zero", "half", "double"):
+        assert np.isclose(three["D"].dchi2[p], 3 * one["D"].dchi2[p])
+    with pytest.raises(ValueError, match="copies must be a positive integer"):
+        ident.identifiability(ops, u0, x, t, 0.05, copies=0)

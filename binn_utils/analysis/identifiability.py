@@ -200,7 +200,7 @@ def _solve(ops: dict, u0_fine, x_fine, t) -> np.ndarray:
 
 
 def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_range=None,
-                    sigma_source: str = "noise") -> Identifiability:
+                    sigma_source: str = "noise", copies: int = 1) -> Identifiability:
     """Perturb each operator of ``ops`` ({"D"|"V"|"G": callable}; the mechanisms of the model)
     in turn and measure the forward solution's move on the data nodes ``x`` at the times
     ``t`` against the noise ``sigma`` (> 0).
@@ -211,7 +211,10 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
     here is what the data hold, not what a coarse scheme resolves.  ``u0``: the initial
     condition, a callable of x (evaluated on the fine grid) or values on ``x`` (interpolated
     linearly).  ``u_range``: the observed range of u for the ``tilt`` (default: the range of
-    the unperturbed solution)."""
+    the unperturbed solution).  ``copies``: independent measurements of the same solution at
+    every node and time (replicates fitted separately): each adds its own chi-square."""
+    if int(copies) != copies or copies < 1:
+        raise ValueError(f"copies must be a positive integer, got {copies!r}")
     if not (np.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
     unknown = set(ops) - set(TERMS)
@@ -227,7 +230,7 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
         raise ValueError(f"the unperturbed model cannot be solved: {type(exc).__name__}: {exc}") from exc
     base = base_fine[:, ::refine]
     lo, hi = (float(np.min(base)), float(np.max(base))) if u_range is None else map(float, u_range)
-    n = int(base.size)
+    n = int(base.size) * int(copies)
     shares = term_shares(ops, base_fine, float(x_fine[1] - x_fine[0]))
     out, failed = {}, []
     for k, f in ops.items():
@@ -235,7 +238,7 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
         for p in PERTURBATIONS:
             try:
                 du = (_solve({**ops, k: _perturbed(f, p, lo, hi)}, u0_fine, x_fine, t)[:, ::refine] - base) / sigma
-                d[p], r[p] = float(np.sum(du ** 2)), float(np.sqrt(np.mean(du ** 2)))
+                d[p], r[p] = float(copies * np.sum(du ** 2)), float(np.sqrt(np.mean(du ** 2)))
             except Exception as exc:  # noqa: BLE001 - a perturbed model that cannot be solved is counted
                 d[p] = r[p] = float("nan")
                 failed.append((k, p, f"{type(exc).__name__}: {exc}"))
@@ -368,7 +371,7 @@ def noise_estimate(u_obs, u_fit, replicate_sd: float | None = None) -> tuple[flo
 
 
 def learned_identifiability(curves: dict, u_grid, x, t, u_obs, u_theta, *, replicate_sd=None,
-                            label: str = "learned operators") -> Identifiability:
+                            label: str = "learned operators", copies: int = 1) -> Identifiability:
     """:func:`identifiability` of learned operators: ``curves`` {name: (R, n_u) on ``u_grid``},
     whose median over the networks is the model; initial condition the median learned solution
     ``u_theta`` (R, n_t, n_x) at the first time; sigma from :func:`noise_estimate` of the data
@@ -377,7 +380,8 @@ def learned_identifiability(curves: dict, u_grid, x, t, u_obs, u_theta, *, repli
     sigma, how = noise_estimate(u_obs, med_theta, replicate_sd)
     ops = {k: operator_from_curve(u_grid, np.nanmedian(np.atleast_2d(v), axis=0)) for k, v in curves.items()}
     lo, hi = np.nanquantile(np.asarray(u_obs, float), [0.005, 0.995])
-    return identifiability(ops, med_theta[0], x, t, sigma, label=label, u_range=(lo, hi), sigma_source=how)
+    return identifiability(ops, med_theta[0], x, t, sigma, label=label, u_range=(lo, hi), sigma_source=how,
+                           copies=copies)
 
 
 def warnings_of(c: Identifiability) -> list[str]:

@@ -92,14 +92,16 @@ def _thr(v) -> str:
 def fit_identifiability(fit: UserFit):
     """How strongly the user's data constrain each learned operator
     (:func:`identifiability.learned_identifiability`, training units; the noise from the
-    between-replicate spread -- of their mean when the mean was fitted -- or the residual)."""
+    between-replicate spread -- of their mean when the mean was fitted -- or the residual; with
+    replicates fitted separately, every replicate's chi-square counts)."""
     obs = fit.observations[0]
     sd = fit.data.noise_sd
     if sd is not None:
         sd = sd / (np.sqrt(fit.data.n_replicates) if fit.replicates_mode == "mean" else 1.0) / fit.scaling.u_factor
     ev = fit.evaluation
+    copies = len(fit.observations) if fit.replicates_mode == "separate" else 1
     return identifiability.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, obs.u_obs, ev.u_theta,
-                                                   replicate_sd=sd)
+                                                   replicate_sd=sd, copies=copies)
 
 
 def identifiability_markdown(fit: UserFit) -> str:
