@@ -505,3 +505,24 @@ def test_a_learned_model_that_cannot_be_measured_is_a_line_of_the_report(error, 
     md = fit_report.identifiability_markdown(object())
     assert md.startswith("## How strongly do these data constrain each learned operator?")
     assert f"Not measured: {str(error).rstrip('.')}" in md and "a property of the fit, not of the data" in md
+
+
+@pytest.mark.parametrize("edit", ["x_factor", "strip"])
+def test_predict_refuses_an_edited_fit_json(edit, fitted, tmp_path, capsys):
+    """fit.json carries its own checksum: one changed digit of a scaling factor, or the checksum
+    removed, is a one-line error, not operators in the wrong units."""
+    import shutil
+    _, out = fitted
+    mine = tmp_path / "fit"
+    shutil.copytree(out, mine)
+    rec = json.loads((mine / "fit.json").read_text())
+    if edit == "x_factor":
+        rec["scaling"]["x_factor"] = rec["scaling"]["x_factor"] * 1.1
+    else:
+        del rec[records.RECORD_CHECKSUM_FIELD]
+    (mine / "fit.json").write_text(json.dumps(rec))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["predict", str(mine), "--u-grid", "0:1:3", "--out", str(tmp_path / "p")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert ("does not match its checksum" if edit == "x_factor" else "no checksum") in err

@@ -259,7 +259,9 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
                           "train_wall_time_s": float(fit.result.wall_time_s)},
               "provenance": provenance.provenance(), "seconds": seconds,
               "files": sorted(OUTPUT_FILES)}
-    (out / "fit.json").write_text(json.dumps(records.clean_json(record), indent=1, sort_keys=True), encoding="utf-8")
+    record = records.clean_json(record)   # with its own checksum: binn predict trusts no edited fit.json
+    record[records.RECORD_CHECKSUM_FIELD] = records.record_sha256(record)
+    (out / "fit.json").write_text(json.dumps(record, indent=1, sort_keys=True), encoding="utf-8")
     files["fit.json"] = out / "fit.json"
     (out / "report.html").write_text(report_html(fit, plan, rows, md, record, out), encoding="utf-8")
     files["report.html"] = out / "report.html"

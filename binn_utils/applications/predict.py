@@ -88,7 +88,12 @@ def load_fit_dir(fitdir):
         rec = json.loads(js.read_text(encoding="utf-8"))
     except (ValueError, OSError) as err:
         raise ValueError(f"{js}: not a readable fit record ({err}); rerun `binn fit` into this folder") from None
-    lacks = [k for k in FIT_RECORD_FIELDS if not isinstance(rec, dict) or k not in rec]
+    if not isinstance(rec, dict) or records.RECORD_CHECKSUM_FIELD not in rec:
+        raise ValueError(f"{js}: no checksum ({records.RECORD_CHECKSUM_FIELD}): written by an older binn or edited; "
+                         "rerun `binn fit` into this folder")
+    if rec[records.RECORD_CHECKSUM_FIELD] != records.record_sha256(rec):
+        raise ValueError(f"{js}: its content does not match its checksum (edited?); rerun `binn fit` into this folder")
+    lacks = [k for k in FIT_RECORD_FIELDS if k not in rec]
     if lacks:
         raise ValueError(f"{js}: not a whole fit record (it lacks {', '.join(lacks)}); rerun `binn fit` into "
                          "this folder")
