@@ -25,7 +25,8 @@ def test_text_fig1_data_do_not_constrain_D():
     """The paper's Eq. ic-nl (bumps of 1/10): D = u^5/10 is about 1e-6 of the dynamics."""
     for dense in (False, True):
         r = ident.benchmark_identifiability("nonlinear_adr", dense, 1e-3, initial="text")
-        assert r["D"].level == "not" and r["D"].signal == "not"
+        # D's removal leaves no signal, but a constant added to D would be seen: pinned near zero
+        assert r["D"].level == "absent" and r["D"].signal == "not" and r["D"].near_zero is not None
         assert r["D"].share < 1e-4
         assert "D" in r.unseen()
         assert r["G"].signal == "well"
@@ -48,12 +49,20 @@ def test_noise_free_data_use_the_solver_error():
 
 
 def test_an_absent_effect_is_seen_as_such():
-    """A synthetic model whose G is 1e-9 times the diffusion: G not constrained, D well."""
+    """A synthetic model whose G is 1e-9 times the diffusion: G absent (its removal changes
+    nothing, but a small added growth rate would be seen: the data pin it near zero), D well;
+    a term the data see nothing of at any size of the ladder stays "not"."""
     x = spatial_grid(False)
     u0 = 0.5 + 0.5 * np.cos(np.pi * x / 7)
     r = ident.identifiability({"D": lambda u: 0.5 + 0 * u, "G": lambda u: 1e-9 + 0 * u}, u0, x,
                               np.linspace(0, 4, 5), 0.03)
-    assert r["G"].level == "not" and r["D"].level == "well"
+    assert r["G"].level == "absent" and r["D"].level == "well"
+    assert 0 < r["G"].near_zero <= 0.1 / 4
+    assert r["D"].near_zero is None                 # its removal is seen: no near-zero bound asked for
+    # noise so large that nothing is seen: G unmeasurable, not absent
+    loud = ident.identifiability({"D": lambda u: 0.5 + 0 * u, "G": lambda u: 1e-9 + 0 * u}, u0, x,
+                                 np.linspace(0, 4, 5), 1e3)
+    assert loud["G"].level == "not" and loud["G"].near_zero is None
 
 
 def test_bad_input():
@@ -83,7 +92,7 @@ def test_the_check_is_solved_on_a_fine_grid():
 
 def test_learned_operators_on_a_users_data():
     """Learned curves equal to the truth of the diffusion benchmark, with a tiny growth term a
-    user asked for: D well constrained, the growth mechanism flagged as leaving no signal."""
+    user asked for: D well constrained, the growth mechanism absent (pinned near zero)."""
     from binn_utils.engine.problems import get_benchmark, reference_solution
     b = get_benchmark("diffusion")
     x, t = spatial_grid(False), b.times()
@@ -97,7 +106,7 @@ def test_learned_operators_on_a_users_data():
     assert c.sigma == pytest.approx(0.03, rel=0.1) and c.sigma_source.startswith("residual")
     assert c["D"].level == "well" and c.unseen() == ["G"]
     words = ident.warnings_of(c)
-    assert len(words) == 1 and words[0].startswith("G: the mechanism leaves no measurable signal")
+    assert len(words) == 1 and words[0].startswith("G: absent from these data")
     assert "WARNING - G" in ident.fit_markdown(c)
     # a between-replicate estimate is used when there is one
     c2 = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta, replicate_sd=0.01)

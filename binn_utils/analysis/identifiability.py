@@ -58,7 +58,8 @@ __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
            "MEANING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown", "errors_markdown", "removal_sentence", "noise_estimate",
-           "learned_identifiability", "warnings_of", "fit_markdown", "unmeasured_markdown"]
+           "learned_identifiability", "warnings_of", "fit_markdown", "unmeasured_markdown", "level_words",
+           "NEAR_ZERO_LADDER", "TERM_SCALE"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
 #: the factor-of-two changes an operator's level is decided on
@@ -67,6 +68,13 @@ LEVEL = 0.05
 """Test level of the rule (the false-alarm rate a detection is allowed)."""
 LEVELS = ("not", "weakly", "well")
 TERMS = {"D": "diffusion", "V": "advection", "G": "reaction"}
+#: An operator whose removal the data cannot see may be absent (pinned near zero) or
+#: unmeasurable: a constant of each of these sizes, in units of the term's natural scale (D:
+#: X^2/T, V: X/T, G: 1/T; X, T the spans of the data), is added in turn; the smallest one the data
+#: see well (its chi-square change above the "well" bar) bounds the operator near zero.
+NEAR_ZERO_LADDER = (1e-4, 1e-3, 1e-2, 1e-1)
+#: the natural scale of each term from the spans X (space) and T (time) of the data
+TERM_SCALE = {"D": lambda X, T: X * X / T, "V": lambda X, T: X / T, "G": lambda X, T: 1.0 / T}
 
 
 def detect_threshold(level: float = LEVEL) -> float:
@@ -126,10 +134,18 @@ class OperatorConstraint:
     rms_du: dict                  # {perturbation: root-mean-square change of u, in units of sigma}
     share: float                  # mean over the observation times of its term's share
     n_points: int
+    #: where its removal leaves no measurable signal: the smallest constant added to it that the
+    #: data see well (:data:`NEAR_ZERO_LADDER`), i.e. the data pin it within that of zero; None
+    #: where no constant of the ladder is seen (or its removal is seen)
+    near_zero: float | None = None
 
     @property
     def level(self) -> str:
-        """The weaker level of the factor-of-two changes (:data:`DECIDING`)."""
+        """The weaker level of the factor-of-two changes (:data:`DECIDING`); ``"absent"`` for an
+        operator the data pin near zero (``near_zero``): its removal and its halving change
+        nothing, but a small added constant would be seen."""
+        if self.near_zero is not None and self.signal == "not":
+            return "absent"
         return min((constraint_level(self.dchi2[p], self.n_points) for p in DECIDING), key=LEVELS.index)
 
     @property
@@ -242,7 +258,21 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
             except Exception as exc:  # noqa: BLE001 - a perturbed model that cannot be solved is counted
                 d[p] = r[p] = float("nan")
                 failed.append((k, p, f"{type(exc).__name__}: {exc}"))
-        out[k] = OperatorConstraint(k, d, r, float(np.nanmean(shares[k])), n)
+        near = None
+        if constraint_level(d["zero"], n) == "not":
+            scale = TERM_SCALE[k](float(x[-1] - x[0]), float(t[-1] - t[0]) or 1.0)
+            for c in NEAR_ZERO_LADDER:
+                s = c * scale
+                try:
+                    du = (_solve({**ops, k: (lambda f, s: lambda u: np.asarray(f(u), dtype=float) + s)(f, s)},
+                                 u0_fine, x_fine, t)[:, ::refine] - base) / sigma
+                    seen = copies * float(np.sum(du ** 2))
+                except Exception:  # noqa: BLE001 - a model that cannot be solved with it: it would be seen
+                    seen = float("inf")
+                if seen >= fit_threshold(n):
+                    near = float(s)
+                    break
+        out[k] = OperatorConstraint(k, d, r, float(np.nanmean(shares[k])), n, near)
     return Identifiability(label, out, float(sigma), sigma_source, n, shares, failed)
 
 
@@ -281,7 +311,9 @@ def benchmark_identifiability(name: str, dense: bool = False, noise_var: float =
 MEANING = {"not": "not constrained: the data cannot tell it from half or twice itself, so its error "
                   "measures nothing the data hold",
            "weakly": "weakly constrained: only a test aimed at this operator could see a factor-two change",
-           "well": "well constrained: a factor-two change shows as a misfit of the data"}
+           "well": "well constrained: a factor-two change shows as a misfit of the data",
+           "absent": "absent: pinned near zero; removing or halving it changes nothing, but a small added "
+                     "constant would show as a misfit of the data"}
 
 
 def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
@@ -295,6 +327,11 @@ def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
     return out
 
 
+def level_words(oc: OperatorConstraint) -> str:
+    """An operator's level as a table cell: 'well', or 'absent (within 0.0056 of zero)'."""
+    return f"absent (within {oc.near_zero:.2g} of zero)" if oc.level == "absent" else oc.level
+
+
 def _g(v: float) -> str:
     return "failed" if not np.isfinite(v) else f"{v:.3g}"
 
@@ -304,7 +341,9 @@ def error_words(error: float, level: str) -> str:
     measuring nothing where the data do not constrain the operator."""
     if not np.isfinite(error):
         return "no default run stored"
-    return f"{_g(error)}" + (" (not constrained: not a measure of the method)" if level == "not" else "")
+    return f"{_g(error)}" + (" (not constrained: not a measure of the method)" if level == "not" else
+                             " (absent: a relative error of a near-zero operator measures little)" if level == "absent"
+                             else "")
 
 
 def table_markdown(cases, errors: dict | None = None) -> str:
@@ -319,7 +358,7 @@ def table_markdown(cases, errors: dict | None = None) -> str:
         for k, oc in c.operators.items():
             d = oc.dchi2
             row = (f"| {c.label} | {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | "
-                   f"{_g(d['double'])} | {_g(d['tilt'])} | {oc.level} |")
+                   f"{_g(d['double'])} | {_g(d['tilt'])} | {level_words(oc)} |")
             if errors is not None:
                 row += f" {error_words(errors.get(c.label, {}).get(k, np.nan), oc.level)} |"
             lines.append(row)
@@ -389,7 +428,11 @@ def warnings_of(c: Identifiability) -> list[str]:
     cannot tell from half or twice itself."""
     out = []
     for k, oc in c.operators.items():
-        if oc.signal == "not":
+        if oc.level == "absent":
+            out.append(f"{k}: absent from these data: removing or halving it changes nothing measurable, but a "
+                       f"constant of {oc.near_zero:.2g} (training units) added to it would be seen well, so the "
+                       f"data pin it within about that of zero")
+        elif oc.signal == "not":
             out.append(f"{k}: the mechanism leaves no measurable signal in these data (removing it changes the "
                        f"chi-square by {_g(oc.dchi2['zero'])}, below {detect_threshold():.2g}): its learned curve "
                        "is not determined by the data, whatever its shape")
@@ -420,13 +463,15 @@ def fit_markdown(c: Identifiability) -> str:
              f"points): chi-square change = sum of (du / sigma)^2. Not constrained below {lo:.2g} (no test detects "
              f"the change with even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile "
              "of what noise adds to the chi-square of these points), weakly in between; an operator's level is "
-             "that of its weaker factor-two change (binn_utils.analysis.identifiability).", "",
+             "that of its weaker factor-two change; absent where removing it changes nothing measurable but a "
+             "small constant added to it would be seen well (the data pin it near zero; the size is in the table, "
+             "training units) (binn_utils.analysis.identifiability).", "",
              "| operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |",
              "|---|---|---|---|---|---|---|"]
     for k, oc in c.operators.items():
         d = oc.dchi2
         lines.append(f"| {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | "
-                     f"{_g(d['tilt'])} | **{oc.level}** |")
+                     f"{_g(d['tilt'])} | **{level_words(oc)}** |")
     w = warnings_of(c)
     lines += [""] + ([f"WARNING - {s}." for s in w] if w else
                      ["Every learned operator leaves a measurable signal in these data."])
