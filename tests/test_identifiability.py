@@ -132,3 +132,24 @@ def test_separate_replicates_each_add_their_chi_square():
         assert np.isclose(three["D"].dchi2[p], 3 * one["D"].dchi2[p])
     with pytest.raises(ValueError, match="copies must be a positive integer"):
         ident.identifiability(ops, u0, x, t, 0.05, copies=0)
+
+
+def test_a_poor_fit_gets_no_data_level_label():
+    """The learned model is checked against the data first: a forward solution that misses the
+    data by far more than the noise gets no label (the labels would describe the fit); one that
+    matches the data to the noise is measured."""
+    from binn_utils.engine.problems import get_benchmark, reference_solution
+    b = get_benchmark("diffusion")
+    x, t = spatial_grid(False), b.times()
+    u = reference_solution(b, dense=False)
+    grid = np.linspace(0, 1, 101)
+    curves = {"D": np.tile(b.D(grid), (3, 1))}
+    u_obs = u + 0.03 * np.random.default_rng(1).standard_normal(u.shape)
+    good = ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=np.stack([u] * 3))
+    assert good["D"].level == "well"
+    poor = np.stack([0.5 * u] * 3)                       # a forward solution at half the data
+    with pytest.raises(ValueError, match="does not fit the data"):
+        ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=poor)
+    collapsed = np.full((3,) + u.shape, np.nan)         # no forward solution at all
+    with pytest.raises(ValueError, match="could not be computed"):
+        ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=collapsed)

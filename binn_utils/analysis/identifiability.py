@@ -59,7 +59,8 @@ __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
            "MEANING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown", "errors_markdown", "removal_sentence", "noise_estimate",
            "learned_identifiability", "warnings_of", "fit_markdown", "unmeasured_markdown", "level_words",
-           "NEAR_ZERO_LADDER", "TERM_SCALE"]
+           "NEAR_ZERO_LADDER", "TERM_SCALE",
+           "model_misfit", "FIT_QUANTILE"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
 #: the factor-of-two changes an operator's level is decided on
@@ -409,14 +410,45 @@ def noise_estimate(u_obs, u_fit, replicate_sd: float | None = None) -> tuple[flo
     return s, "residual of the data about the median learned solution"
 
 
+#: A learned model "fits" when the data's chi-square about its forward solution is below this
+#: quantile of its distribution under the estimated noise (a misfit this large arises by chance
+#: once in a thousand data sets).
+FIT_QUANTILE = 0.999
+
+
+def model_misfit(u_obs, u_p, sigma: float, copies: int = 1) -> str | None:
+    """Does the learned model fit the data?  None if the data's chi-square about the median
+    forward solution ``u_p`` (R, n_t, n_x) at noise ``sigma``, the first time (the initial
+    condition it starts from) left out, is below :data:`FIT_QUANTILE` of chi-square on as many
+    points; else the sentence that says it does not (no forward solution: does not either)."""
+    med = np.nanmedian(np.asarray(u_p, float), axis=0) if np.isfinite(u_p).any() else None
+    if med is None or not np.isfinite(med).all():
+        return "the learned model's forward solution could not be computed for every network"
+    r = (np.asarray(u_obs, float) - med)[1:] / sigma
+    n = int(np.isfinite(r).sum()) * int(copies)
+    chi2 = float(np.nansum(r ** 2)) * int(copies)
+    bar = float(stats.chi2.ppf(FIT_QUANTILE, n))
+    if chi2 <= bar:
+        return None
+    return (f"the learned model does not fit the data: the data's chi-square about its forward solution u_p is "
+            f"{chi2:.4g} on {n} points, where noise of the estimated size (sigma = {sigma:.3g}) stays below "
+            f"{bar:.4g} in {100 * FIT_QUANTILE:g} % of data sets")
+
+
 def learned_identifiability(curves: dict, u_grid, x, t, u_obs, u_theta, *, replicate_sd=None,
-                            label: str = "learned operators", copies: int = 1) -> Identifiability:
+                            label: str = "learned operators", copies: int = 1, u_p=None) -> Identifiability:
     """:func:`identifiability` of learned operators: ``curves`` {name: (R, n_u) on ``u_grid``},
     whose median over the networks is the model; initial condition the median learned solution
     ``u_theta`` (R, n_t, n_x) at the first time; sigma from :func:`noise_estimate` of the data
-    ``u_obs`` (n_t, n_x) (all in one set of units)."""
+    ``u_obs`` (n_t, n_x) (all in one set of units).  With ``u_p`` (the learned model's forward
+    solutions, R x n_t x n_x), a model that does not fit the data (:func:`model_misfit`) raises
+    ValueError: the labels would describe a poor fit, not what the data hold."""
     med_theta = np.nanmedian(np.asarray(u_theta, float), axis=0)
     sigma, how = noise_estimate(u_obs, med_theta, replicate_sd)
+    if u_p is not None:
+        misfit = model_misfit(u_obs, u_p, sigma, copies)
+        if misfit:
+            raise ValueError(misfit)
     ops = {k: operator_from_curve(u_grid, np.nanmedian(np.atleast_2d(v), axis=0)) for k, v in curves.items()}
     lo, hi = np.nanquantile(np.asarray(u_obs, float), [0.005, 0.995])
     return identifiability(ops, med_theta[0], x, t, sigma, label=label, u_range=(lo, hi), sigma_source=how,
@@ -448,10 +480,10 @@ def unmeasured_markdown(reason: str) -> str:
     fit, not about the data."""
     return "\n".join([
         "## How strongly do these data constrain each learned operator?", "",
-        f"Not measured: {reason.rstrip('.')}. This is a property of the fit, not of the data: the learned model "
-        "itself has to be solved forward before its operators can be perturbed. Look at the diagnostics above "
-        "and the loss curves; try a smaller learning rate (--lr), more epochs (--epochs), or --forward-method BDF "
-        "for a stiff model."]) + "\n"
+        f"Not measured: {reason.rstrip('.')}. This is a property of the fit, not of the data: perturbing the "
+        "operators of a model that cannot be solved forward, or that does not fit the data, would describe the "
+        "fit, so no operator gets a label here. Look at the diagnostics above and the loss curves; try a smaller "
+        "learning rate (--lr), more epochs (--epochs), or --forward-method BDF for a stiff model."]) + "\n"
 
 
 def fit_markdown(c: Identifiability) -> str:

@@ -101,7 +101,7 @@ def fit_identifiability(fit: UserFit):
     ev = fit.evaluation
     copies = len(fit.observations) if fit.replicates_mode == "separate" else 1
     return identifiability.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, obs.u_obs, ev.u_theta,
-                                                   replicate_sd=sd, copies=copies)
+                                                   replicate_sd=sd, copies=copies, u_p=ev.u_p)
 
 
 def identifiability_markdown(fit: UserFit) -> str:
