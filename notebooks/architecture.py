@@ -29,7 +29,7 @@
 # $(h_V, n_V)$. A network with one hidden layer uses the paper's identity input
 # activation and linear output layer (see {doc}`../book/methods`).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
 noise_var = None         # observation noise variance sigma^2; None: the paper's default

@@ -28,7 +28,7 @@
 # each $B$ twice: once for a fixed number of epochs (solutions, losses, timing) and once
 # for a fixed budget (errors).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
 noise_var = None         # observation noise variance sigma^2; None: the paper's default

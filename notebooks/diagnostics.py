@@ -32,7 +32,7 @@
 # validation losses, the observations, $u_\theta$, $u_p$ and the learned operators), and
 # the flags are compared with the errors against the noise-free solution.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: each study at the scale of its committed results (results/manifest.json); or one scale for
 # all: "quick" (CI smoke run), "lite", "book", "paper"
 scale = None

@@ -30,7 +30,7 @@
 # the signal sinks below the noise, and we show that reading second (see
 # {doc}`../book/errata`).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
 noise_var = None         # observation noise variance sigma^2; None: the paper's default

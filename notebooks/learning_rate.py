@@ -28,7 +28,7 @@
 # We train the default BINN on Burgers' equation for each learning rate, every other
 # hyperparameter at the paper's defaults (see {doc}`../book/methods`).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
 noise_var = None         # observation noise variance sigma^2; None: the paper's default

@@ -29,7 +29,7 @@
 # We train the default BINN (see {doc}`../book/methods`) on the porous-medium benchmark
 # with $w_\mathrm{BC} = 0$, $w_\mathrm{data} = 1$ and each $w_\mathrm{PDE}$.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
 noise_var = None         # observation noise variance sigma^2; None: the paper's default

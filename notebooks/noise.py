@@ -32,7 +32,7 @@
 # solution-network sizes, on several independently drawn datasets with several
 # initialisations each.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 scale = None
 noise_vars = None        # swept noise variances; None: 0, 1e-3, 5e-3, 1e-2, 5e-2

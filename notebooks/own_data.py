@@ -47,7 +47,7 @@
 # and `binn predict fit/ --u-grid 0:0.003:61 --out ops/` tabulates the operators on any
 # grid of $u$.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 scale = None       # the `binn fit --scale`: None: the committed fit's (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
 source = None      # None: read results/, train what it lacks into out/results (quick runs: out/results-quick)
 output_dir = None   # folder for the fit's output files; None: a temporary folder

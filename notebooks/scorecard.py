@@ -29,7 +29,7 @@
 # <span style="color:#57606a;font-weight:bold">○ not tested</span>. Each verdict is
 # computed from the stored results; the chapter linked after each claim shows the evidence.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: each study at the scale of its committed results (results/manifest.json), the Supporting
 # Material repeats at the largest committed scale stored; or one scale for everything: "quick" (CI
 # smoke run), "lite", "book", "paper"

@@ -33,7 +33,7 @@
 # training domain and converts the learned operators back to µm²/h and 1/h). The data
 # and their provenance are in `data/` (see `data/README.md`).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 scale = "book"           # "quick" (CI smoke run), "book" (the stored fit), "paper" (same as book)
 initial_cells = 16000     # cells seeded per well: 10000, 12000, 14000, 16000, 18000 or 20000
 mechanisms = "DG"         # operators learned: D (diffusion), G (growth); "V" would add advection

@@ -60,7 +60,7 @@
 # {doc}`/notebooks/loss_weighting`, {doc}`/notebooks/architecture`,
 # {doc}`/notebooks/batch_size`, {doc}`/notebooks/noise`), drawn by the same functions.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 # None: the scales of the committed repeats (results/manifest.json), the largest stored first;
 # or "quick" (CI smoke run), "lite" (reduced), "book", "paper" (binn_utils/studies/base.py SCALES)
 scale = None
