@@ -119,7 +119,7 @@ def summary(results, up_metric: str = "err_u_p") -> Summary:
     s["best_diag"] = arch_label(best) if best is not None else "n/a"
     smallest = archs[0]
     s["smallest"] = arch_label(smallest)
-    s["tolerance"] = f"{100 * LEVEL:g} % intervals of the median that do not overlap"
+    s["tolerance"] = f"the {100 * LEVEL:g} % interval of the ratio of the medians"
     # "(1, 1) the worst": higher than every other equal-size network's
     ivs = {a: (median_interval(r.metric(up_metric), of=r) if r is not None else median_interval([])) for a, r in zip(archs, diag)}
     smallest_worst(s, "smallest_worst", ivs, smallest)
