@@ -427,3 +427,13 @@ def test_fit_scales_are_the_studies_scales():
     from binn_utils import studies
     from binn_utils.applications import fit_plan
     assert set(fit_plan.SCALES) == set(studies.SCALES)
+
+
+def test_status_reads_the_committed_scale_and_says_which(capsys):
+    """`binn status` without --scale reads the scale the committed results were run at (as the
+    chapters do) and prints it; `binn sweep` keeps the book scale as its default."""
+    assert cli.main(["status", "loss_weight"]) == 0
+    out = capsys.readouterr().out
+    assert f"(scale {records.committed_scale('loss_weight')})" in out
+    args = cli.parser().parse_args(["sweep", "loss_weight"])
+    assert cli.default_scale(args, "loss_weight") == "book"

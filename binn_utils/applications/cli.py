@@ -81,11 +81,19 @@ def settings_for(study: str, scale: str, noise_var=None, dense=False, epochs=Non
                                        datasets=datasets)
 
 
+def default_scale(args, study: str) -> str:
+    """The scale of a request without ``--scale``: ``binn status`` reads the committed results'
+    scale (``results/manifest.json``, as the chapters do), ``binn sweep`` trains the book scale."""
+    if args.scale:
+        return args.scale
+    return records.committed_scale(study) if args.cmd == "status" else "book"
+
+
 def requested_settings(args) -> dict:
     """{label: settings} of a ``binn sweep``/``binn status`` request: one study, all, or plans."""
     if args.plan is None:
         names = tuple(studies.REGISTRY) if args.study == "all" else (args.study,)
-        return {study: settings_for(study, args.scale or "book", args.noise_var, args.dense, args.epochs,
+        return {study: settings_for(study, default_scale(args, study), args.noise_var, args.dense, args.epochs,
                                     args.seeds, args.datasets) for study in names}
     out, named = {}, plans()
     for plan in args.plan:
@@ -307,7 +315,8 @@ def _run(ap, args) -> int:
         legacy += sum(r is not None and r.record_sha256 is None for r in stored)
         if args.cmd == "status":
             unnamed = sum(r is not None and not provenance.names_its_code(r.provenance) for r in stored)
-            print(f"{study:15s} {done:4d}/{len(sets)} settings stored"
+            scale = f" (scale {default_scale(args, study)})" if args.plan is None else ""
+            print(f"{study:15s} {done:4d}/{len(sets)} settings stored{scale}"
                   + (f"; {unnamed} cannot name their code (a modified tree, no fingerprint)" if unnamed else ""))
             continue
         line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
