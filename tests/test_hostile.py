@@ -711,3 +711,18 @@ def test_negative_times_are_values_not_options(a_fit, capsys):
     out, _ = a_fit
     err = _one_line(capsys, ["predict", str(out), "--t", "-10,0,10", "--u-grid", "0:1:3", "--out", str(out.parent / "p")])
     assert "a prediction needs both --ic" in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["status", "all"], ["sweep", "learning_rate", "--scale",
+                                                                                   "quick", "--dry-run"]])
+def test_a_full_stdout_is_one_line_and_a_nonzero_status(argv, tmp_path):
+    """`binn ... > /dev/full`: one line on stderr naming the cause, exit status 1, no traceback
+    (--help exited 0 with its output lost; status and --dry-run ended in an OSError traceback)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with open("/dev/full", "w") as full:
+        out = subprocess.run([sys.executable, "-c", "import sys; from binn_utils.applications import main; "
+                              "sys.exit(main())", *argv], stdout=full, stderr=subprocess.PIPE, text=True,
+                             env=env, cwd=tmp_path, timeout=120)
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.strip() == "binn: cannot write the output: No space left on device", out.stderr

@@ -3,7 +3,28 @@
 ``predict``: ``binn predict``; ``fit_example``: a problem with a known answer).  The notebooks
 sit on top."""
 
+import errno
+import os
 import sys
+
+#: errors of writing to a full, broken or closed standard output or error
+OUTPUT_ERRORS = (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EBADF, errno.EDQUOT)
+
+
+def _output_failed(err: OSError) -> int:
+    """One line on stderr (nothing for a closed pipe: the reader has gone) and status 1 when
+    standard output could not be written; stdout is pointed at /dev/null so that Python's own
+    flush at exit does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    if err.errno != errno.EPIPE:
+        try:
+            print(f"binn: cannot write the output: {err.strerror or err}", file=sys.stderr, flush=True)
+        except OSError:
+            pass
+    return 1
 
 
 def main() -> int:
@@ -15,4 +36,14 @@ def main() -> int:
     except KeyboardInterrupt:
         print("binn: interrupted while starting: nothing was run", file=sys.stderr)
         return 130
-    return command()
+    try:
+        try:
+            rc = command()
+        except SystemExit as exc:       # --help, --version, usage errors: argparse's exit
+            rc = exc.code
+        sys.stdout.flush()              # a full device shows here, not silently at exit
+        return rc
+    except OSError as err:
+        if isinstance(err, BrokenPipeError) or err.errno in OUTPUT_ERRORS:
+            return _output_failed(err)
+        raise

@@ -23,6 +23,15 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
+    def _print_message(self, message, file=None):
+        """As argparse's, but a failed write (a full device) is raised, not swallowed: ``binn
+        --help > /dev/full`` must not exit 0 with its output lost (``applications.main``
+        reports it in one line)."""
+        if message:
+            file = file or sys.stderr
+            file.write(message)
+            file.flush()
+
 
 #: Upper bounds of the integer options.
 SEEDS_MAX = 10_000
