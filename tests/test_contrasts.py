@@ -125,7 +125,62 @@ def test_detectable_effect_grows_as_runs_shrink():
     large = contrast(b, a)
     assert small.datasets == 3 and large.datasets == 10
     assert large.detectable < small.detectable
-    assert large.detectable > (large.hi - large.lo) / 2     # 80 % power needs more than the half-width
+
+
+def test_the_detectable_effect_is_found_about_80_percent_of_the_time():
+    """The smallest detectable effect is what it says: a true shift of that size (the median
+    over null data of the same design) is decided about 80 % of the time."""
+    rng = np.random.default_rng(12)
+    det = np.median([contrast(*nested(rng, 10, 10, 0.5)[:2]).detectable for _ in range(200)])
+    found = np.mean([contrast(*nested(rng, 10, 10, 0.5, shift=det)[:2]).sign == 1 for _ in range(400)])
+    assert 0.7 <= found <= 0.9, found
+
+
+def test_a_missing_value_drops_its_pair_not_the_pairing():
+    """u_p of one network failed (NaN): the other pairs of the same networks stay paired."""
+    rng = np.random.default_rng(6)
+    theta = np.exp(rng.normal(0, 1, 10))
+    up = theta * np.exp(0.3 + rng.normal(0, 0.05, 10))
+    up[0] = np.nan
+    c = contrast(Sample.of(up, source="net"), Sample.of(theta, source="net"))
+    assert c.paired and c.inits == 9 and c.sign == 1
+
+
+def test_p_agrees_with_the_interval_with_ties():
+    """With ties (failures ranked equal, repeated values) the p-value and the interval decide
+    alike: p <= 5 % exactly when the interval excludes 0."""
+    rng = np.random.default_rng(8)
+    for _ in range(400):
+        a = rng.integers(0, 4, rng.integers(4, 12)).astype(float)
+        b = rng.integers(0, 4, rng.integers(4, 12)).astype(float) + rng.integers(0, 2)
+        for paired in (False, True):
+            bb = b[:a.size] if paired and b.size >= a.size else (np.resize(b, a.size) if paired else b)
+            _, lo, hi, p = rank_contrast(a, bb, paired)
+            assert (p <= 0.05) == (not lo <= 0 <= hi), (a, bb, paired, lo, hi, p)
+
+
+def test_holm_takes_a_decision_away_and_says_so_but_leaves_non_inferiority_alone():
+    from binn_utils.analysis.verdicts import SubClaim, adjust_family
+    rng = np.random.default_rng(9)
+    iv = lambda loc, src: median_interval(np.exp(rng.normal(loc, 0.3, 10)), source=src)  # noqa: E731
+    strong = SubClaim("strong", Verdict.AGREES, numbers={"a": iv(0, "a"), "b": iv(1.5, "b")})
+    weak_ivs = {"a": median_interval(np.exp(np.linspace(0, 0.6, 10)), source="c"),
+                "b": median_interval(np.exp(np.linspace(0.24, 0.84, 10)), source="d")}
+    weak = SubClaim("weak", expect(*weak_ivs.values(), -1), numbers=weak_ivs)
+    assert weak.verdict is Verdict.AGREES and 0.025 < weak.difference.p <= 0.05
+    same = SubClaim("as good", Verdict.AGREES, numbers={"a": iv(0, "e"), "b": iv(0, "f")}, tests_difference=False)
+    out = adjust_family([strong, weak, weak, same])
+    assert out[0].verdict is Verdict.AGREES and out[0].alone is None
+    assert out[1].verdict is Verdict.INDISTINCT and out[1].alone is Verdict.AGREES
+    assert out[3].verdict is Verdict.AGREES and out[3].difference is None      # not in the family
+
+
+def test_a_spread_over_two_datasets_is_unbounded():
+    from binn_utils.analysis.verdicts import spread_interval
+    res = type("R", (), {"setting": type("S", (), {"datasets": (0,) * 10 + (1,) * 10, "seeds": tuple(range(10)) * 2,
+                                                    "key": "k"})()})()
+    iv = spread_interval(np.linspace(1, 2, 20), of=res)
+    assert iv.datasets == 2 and not iv.bounded
 
 
 def test_exact_rank_intervals_match_the_tables():

@@ -195,11 +195,13 @@ def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(d), 0.0, d)
 
 
-def _two_sided_p(null: np.ndarray, t: float) -> float:
-    """Two-sided exact p of statistic ``t`` (its null distribution symmetric about its mean)."""
-    n = null.size - 1
-    lo = min(t, n - t)
-    return float(min(1.0, 2 * null[:int(math.floor(lo + 1e-9)) + 1].sum()))
+def _two_sided_p(null: np.ndarray, diffs: np.ndarray) -> float:
+    """Two-sided exact p of no difference, from the sorted differences (or Walsh averages)
+    ``diffs``: ``2 P(T <= min(#d <= 0, #d >= 0))`` under the null -- without ties the exact
+    Mann--Whitney or signed-rank p (``#d > 0`` is the statistic), with ties the p that agrees
+    with the interval (p <= 1 - level exactly when the interval excludes 0)."""
+    m = int(min((diffs <= 0).sum(), (diffs >= 0).sum()))
+    return float(min(1.0, 2 * null[:m + 1].sum()))
 
 
 def rank_contrast(a: np.ndarray, b: np.ndarray, paired: bool, level: float = LEVEL):
@@ -214,16 +216,13 @@ def rank_contrast(a: np.ndarray, b: np.ndarray, paired: bool, level: float = LEV
         with np.errstate(invalid="ignore"):
             walsh = np.sort(np.where(np.isnan(d[i] + d[j]), 0.0, (d[i] + d[j]) / 2))
         null = _signed_rank_null(n)
-        ranks = _stats().rankdata(np.abs(d))
-        stat = float(ranks[d > 0].sum() + 0.5 * ranks[d == 0].sum())
         diffs = walsh
     else:
         diffs = np.sort(_diff(a[:, None], b[None, :]).ravel())
         null = _mann_whitney_null(a.size, b.size)
-        stat = float((diffs > 0).sum() + 0.5 * (diffs == 0).sum())
     k = _rank_index(null, level)
     est = float(np.median(diffs))
-    p = _two_sided_p(null, stat)
+    p = _two_sided_p(null, diffs)
     if not k:
         return est, -np.inf, np.inf, p
     return est, float(diffs[k - 1]), float(diffs[diffs.size - k]), p
@@ -251,10 +250,11 @@ def _detectable(half_width: float, level: float, df: int | None) -> float:
 
 
 def same_networks(a: Sample, b: Sample) -> bool:
-    """Whether ``a`` and ``b`` were measured on the same networks (the same source and the same
-    replicates), so that their replicates pair one to one."""
-    return (a.source is not None and a.source == b.source and sorted(zip(a.datasets, a.seeds))
-            == sorted(zip(b.datasets, b.seeds)))
+    """Whether ``a`` and ``b`` were measured on the same networks (the same source and shared
+    replicates), so that their replicates pair one to one on the replicates both have (a value
+    missing on one side, e.g. a failed forward solve, drops that pair only)."""
+    return (a.source is not None and a.source == b.source
+            and bool(set(zip(a.datasets, a.seeds)) & set(zip(b.datasets, b.seeds))))
 
 
 def contrast(a: Sample, b: Sample, level: float = LEVEL) -> Contrast | None:
@@ -264,18 +264,19 @@ def contrast(a: Sample, b: Sample, level: float = LEVEL) -> Contrast | None:
         return None
     paired = same_networks(a, b)
     ga, gb = a.by_dataset(), b.by_dataset()
-    common = sorted(set(ga) & set(gb))
+    common = sorted(d for d in set(ga) & set(gb) if not paired or set(ga[d][1]) & set(gb[d][1]))
     if not common:
         return None
     scale = _scale(*(g[d][0] for g in (ga, gb) for d in common))
     within = []
     for d in common:
         (xa, sa), (xb, sb) = ga[d], gb[d]
-        if paired:
+        if paired:     # the replicates both have, in the same order
             keep_a = [i for i, s in enumerate(sa) if s in sb]
             xa, xb = xa[keep_a], xb[[sb.index(sa[i]) for i in keep_a]]
         within.append(rank_contrast(_transform(xa, scale), _transform(xb, scale), paired, level))
-    inits = int(round(np.median([min(ga[d][0].size, gb[d][0].size) for d in common])))
+    inits = int(round(np.median([len(set(ga[d][1]) & set(gb[d][1])) if paired else min(ga[d][0].size, gb[d][0].size)
+                                 for d in common])))
     D = len(common)
     if D == 1:
         e, lo, hi, p = within[0]

@@ -130,7 +130,8 @@ def spread_interval(values, level: float = LEVEL, seed: int = SEED, of=None) -> 
     if of is not None:
         raw = np.asarray(values, float).ravel()
         sample = Sample.of(np.where(np.isfinite(raw), raw, np.nan), **labels_of(of))
-    if not median_rank(n, level)[0]:
+    units = sample.n_datasets if sample is not None and sample.n_datasets > 1 else n
+    if not median_rank(units, level)[0]:     # too few replicates, or datasets, to bound it
         return Interval(float(q75 - q25), -np.inf, np.inf, n, level, "IQR", sample)
     rng = np.random.default_rng(seed)
     if sample is not None and sample.n_datasets > 1:

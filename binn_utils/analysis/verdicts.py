@@ -154,9 +154,10 @@ def order(a: Interval, b: Interval) -> int | None:
 
 
 def expect(a: Interval, b: Interval, direction: int) -> Verdict:
-    """The verdict on "``a`` is lower than ``b``" (``direction`` -1) or "higher" (+1):
-    agrees when the intervals are separated that way, disagrees when the other way, cannot
-    be distinguished when they overlap, cannot be decided without finite replicates."""
+    """The verdict on "``a`` is lower than ``b``" (``direction`` -1) or "higher" (+1), by
+    :func:`order`: agrees when the difference is resolved that way, disagrees when the other
+    way, cannot be distinguished when it is not resolved, cannot be decided without finite
+    replicates."""
     o = order(a, b)
     if o is None:
         return Verdict.UNDECIDED
@@ -272,22 +273,27 @@ class SubClaim:
     #: the verdict its comparison gave alone, where holding its family to the level together
     #: (Holm, :func:`adjust_family`) took the decision away; None otherwise
     alone: Verdict | None = None
+    #: whether its verdict is the test of no difference between its two numbers (False for a
+    #: non-inferiority or threshold test: its p is not that difference's, and Holm leaves it out)
+    tests_difference: bool = True
 
     @cached_property
     def difference(self) -> Contrast | None:
         """The difference its verdict was decided on where it compares two medians with their
         replicates (the first of its ``numbers`` against the second); None otherwise."""
         ivs = [v for v in self.numbers.values() if isinstance(v, Interval)]
-        return difference(*ivs) if len(ivs) == 2 else None
+        return difference(*ivs) if len(ivs) == 2 and self.tests_difference else None
 
 
 def adjust_family(subclaims: Iterable[SubClaim]) -> tuple[SubClaim, ...]:
     """Hold each family of sub-claims to the level together: the sub-claims of one group (a
     claim's, or one configuration's of a repeat) that compare two medians are tested with
     Holm's procedure on the p-values of their differences; a decided one that Holm does not
-    reject cannot be distinguished (``alone`` keeps what it gave by itself).  A sub-claim
-    made of several comparisons (a setting against every other, all noise levels) needs
-    every one of them to hold at the level, which bounds its own error, and stays as it is."""
+    reject cannot be distinguished (``alone`` keeps what it gave by itself).  A sub-claim made
+    of several comparisons (a setting against every other, all noise levels) agrees only when
+    every one of them does at the level, which bounds its error of agreeing; it disagrees when
+    one goes the other way, an error not adjusted for the number of comparisons.  Such
+    sub-claims, and non-inferiority or threshold tests, stay as they are."""
     subs = list(subclaims)
     for group in {s.group for s in subs}:
         idx = [i for i, s in enumerate(subs) if s.group == group and s.difference is not None]
