@@ -144,7 +144,7 @@ display(Markdown(tables.architecture_table(results, "mean") + "\n\n" + tables.ar
 # $\lVert u_\mathrm{p} - u \rVert_2 / \lVert u \rVert_2$ (largest singular values), and it
 # takes the median over initialisations where the caption says mean; a failed forward solve
 # silently reuses the previous replicate's error (we leave it out and count it). The right
-# heat map of {numref}`fig-architecture` shows our runs in that metric. Over the
+# heat map of {ref}`the figure above <fig-architecture>` shows our runs in that metric. Over the
 # {glue:text}`ar_spec_cells` cells, the ratio of the spectral to the Frobenius median
 # $u_\mathrm{p}$ error is {glue:text}`ar_spec_ratio_med` (median; range
 # {glue:text}`ar_spec_ratio_lo` to {glue:text}`ar_spec_ratio_hi`), so the published numbers
