@@ -726,3 +726,19 @@ def test_a_full_stdout_is_one_line_and_a_nonzero_status(argv, tmp_path):
                              env=env, cwd=tmp_path, timeout=120)
     assert out.returncode == 1, out.stderr
     assert out.stderr.strip() == "binn: cannot write the output: No space left on device", out.stderr
+
+
+def test_a_store_lock_held_elsewhere_is_reported_not_waited_on_in_silence(tmp_path):
+    """Another process holds the store folder's lock: the writer says so (one warning naming the
+    folder) and writes once the lock is released."""
+    import fcntl
+    import threading
+    held = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    threading.Timer(1.0, lambda: os.close(held)).start()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with store._folder_lock(tmp_path):
+            pass
+    said = [str(w.message) for w in caught if issubclass(w.category, StoreWarning)]
+    assert len(said) == 1 and f"waiting for the lock of {tmp_path}" in said[0]

@@ -100,7 +100,12 @@ def _folder_lock(folder: Path):
         return
     fd = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:     # another process holds it: say so, then wait (not in silence)
+            warnings.warn(StoreWarning(f"waiting for the lock of {folder}, held by another process (another "
+                                       "sweep or fit writing into this store?); Ctrl-C stops"), stacklevel=3)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # releases the lock
