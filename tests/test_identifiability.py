@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from binn_utils.analysis import fit_identifiability as fit_ident
 from binn_utils.analysis import identifiability as ident
 from binn_utils.engine.problems import spatial_grid
 
@@ -102,14 +103,14 @@ def test_learned_operators_on_a_users_data():
     u_theta = np.stack([u] * 3)
     rng = np.random.default_rng(0)
     u_obs = u + 0.03 * rng.standard_normal(u.shape)
-    c = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta)
+    c = fit_ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta)
     assert c.sigma == pytest.approx(0.03, rel=0.1) and c.sigma_source.startswith("residual")
     assert c["D"].level == "well" and c.unseen() == ["G"]
     words = ident.warnings_of(c)
     assert len(words) == 1 and words[0].startswith("G: absent from these data")
     assert "WARNING - G" in ident.fit_markdown(c)
     # a between-replicate estimate is used when there is one
-    c2 = ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta, replicate_sd=0.01)
+    c2 = fit_ident.learned_identifiability(curves, grid, x, t, u_obs, u_theta, replicate_sd=0.01)
     assert c2.sigma == 0.01 and c2["D"].dchi2["half"] == pytest.approx(c["D"].dchi2["half"] * (c.sigma / 0.01) ** 2)
 
 
@@ -145,11 +146,11 @@ def test_a_poor_fit_gets_no_data_level_label():
     grid = np.linspace(0, 1, 101)
     curves = {"D": np.tile(b.D(grid), (3, 1))}
     u_obs = u + 0.03 * np.random.default_rng(1).standard_normal(u.shape)
-    good = ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=np.stack([u] * 3))
+    good = fit_ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=np.stack([u] * 3))
     assert good["D"].level == "well"
     poor = np.stack([0.5 * u] * 3)                       # a forward solution at half the data
     with pytest.raises(ValueError, match="does not fit the data"):
-        ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=poor)
+        fit_ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=poor)
     collapsed = np.full((3,) + u.shape, np.nan)         # no forward solution at all
     with pytest.raises(ValueError, match="could not be computed"):
-        ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=collapsed)
+        fit_ident.learned_identifiability(curves, grid, x, t, u_obs, np.stack([u] * 3), u_p=collapsed)

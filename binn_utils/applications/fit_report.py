@@ -35,6 +35,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..analysis import diagnostic_roc, identifiability
+from ..analysis import fit_identifiability as fit_ident
 from ..analysis.reporting import fmt
 from ..analysis.user_data import UserFit
 from ..presentation import figures, plotting
@@ -91,7 +92,7 @@ def _thr(v) -> str:
 
 def fit_identifiability(fit: UserFit):
     """How strongly the user's data constrain each learned operator
-    (:func:`identifiability.learned_identifiability`, training units; the noise from the
+    (:func:`fit_identifiability.learned_identifiability`, training units; the noise from the
     between-replicate spread -- of their mean when the mean was fitted -- or the residual; with
     replicates fitted separately, every replicate's chi-square counts)."""
     obs = fit.observations[0]
@@ -100,8 +101,8 @@ def fit_identifiability(fit: UserFit):
         sd = sd / (np.sqrt(fit.data.n_replicates) if fit.replicates_mode == "mean" else 1.0) / fit.scaling.u_factor
     ev = fit.evaluation
     copies = len(fit.observations) if fit.replicates_mode == "separate" else 1
-    return identifiability.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, obs.u_obs, ev.u_theta,
-                                                   replicate_sd=sd, copies=copies, u_p=ev.u_p)
+    return fit_ident.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, obs.u_obs, ev.u_theta,
+                                             replicate_sd=sd, copies=copies, u_p=ev.u_p)
 
 
 def identifiability_markdown(fit: UserFit) -> str:
