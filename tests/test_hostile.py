@@ -571,6 +571,8 @@ def test_a_broken_fit_json_is_one_line(fit_copy, capsys, tmp_path, damage, messa
     out, _ = fit_copy
     rec = json.loads((out / "fit.json").read_text())
     damage(rec)
+    # sealed again, as a writer of a broken record would: the checks behind the checksum speak
+    rec[store.RECORD_CHECKSUM_FIELD] = store.record_sha256(rec)
     (out / "fit.json").write_text(json.dumps(rec))
     err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(tmp_path / "p")])
     assert message in err and "rerun `binn fit`" in err
