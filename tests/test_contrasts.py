@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from binn_utils.analysis.contrasts import (Sample, _mann_whitney_null, _rank_index, _signed_rank_null, contrast,
-                                           holm, rank_contrast)
-from binn_utils.analysis.verdicts import Verdict, expect, median_interval
+                                           holm, median_rank, rank_contrast, spread_contrast)
+from binn_utils.analysis.verdicts import Verdict, every, expect, lowest_at, median_interval
 
 SIMS = 600
 
@@ -175,12 +175,73 @@ def test_holm_takes_a_decision_away_and_says_so_but_leaves_non_inferiority_alone
     assert out[3].verdict is Verdict.AGREES and out[3].difference is None      # not in the family
 
 
-def test_a_spread_over_two_datasets_is_unbounded():
+def _result(D, n):
+    """A stored setting's stand-in: D datasets x n initialisations."""
+    return type("R", (), {"setting": type("S", (), {"datasets": tuple(np.repeat(np.arange(D), n)),
+                                                    "seeds": tuple(range(n)) * D, "key": "k"})()})()
+
+
+@pytest.mark.parametrize("D", [2, 3, 5])
+def test_a_median_over_two_to_five_datasets_is_bounded_and_covers(D):
+    """Below six datasets no order-statistic interval reaches 95 %: the t interval of the
+    per-dataset medians (their logs) covers the median of the per-dataset medians' population
+    at least 93 % of the time, whatever the within-dataset correlation."""
+    rng = np.random.default_rng(50 + D)
+    covered = 0
+    for _ in range(SIMS):
+        x = np.exp(np.repeat(rng.normal(0, 0.8, D), 10) + rng.normal(0, 0.6, 10 * D))
+        iv = median_interval(x, of=_result(D, 10))
+        assert iv.datasets == D and iv.bounded and iv.lo <= iv.estimate <= iv.hi
+        covered += iv.lo <= 1.0 <= iv.hi          # the population's median per-dataset median: exp(0)
+    assert covered / SIMS >= 0.93
+
+
+def spreads(rng, D, n, ratio=1.0, icc=0.6, paired=False):
+    """Two settings' replicates on the same D datasets, n initialisations each; the second's
+    spread between initialisations ``ratio`` times the first's (on the log scale); a dataset
+    effect (share ``icc``) shared by both.  ``paired``: the same networks measured twice."""
+    mu = np.repeat(rng.normal(0, math.sqrt(icc), D), n)
+    z = rng.normal(0, 1, D * n)
+    a = mu + math.sqrt(1 - icc) * z
+    b = mu + math.sqrt(1 - icc) * ratio * (0.6 * z + 0.8 * rng.normal(0, 1, D * n) if paired else rng.normal(0, 1, D * n))
+    ds, ss = np.repeat(np.arange(D), n), np.tile(np.arange(n), D)
+    src = ("net", "net") if paired else ("x", "y")
+    return Sample.of(b, ds, ss, src[1]), Sample.of(a, ds, ss, src[0])
+
+
+@pytest.mark.parametrize("paired", [False, True])
+@pytest.mark.parametrize("D", [1, 5])
+def test_two_equal_spreads_are_told_apart_at_most_5_percent_of_the_time(D, paired):
+    """The ratio of the spreads between initialisations (``spread_contrast``): with the same
+    spread its interval excludes 1 at most 5 % of the time (on one dataset the bootstrap is
+    conservative; over datasets the t interval of the per-dataset log ratios)."""
+    rng = np.random.default_rng(70 + D + 2 * paired)
+    sims = SIMS // 3
+    decided = 0
+    for _ in range(sims):
+        b, a = spreads(rng, D, 10, paired=paired)
+        c = spread_contrast(b, a)
+        assert c.paired is paired and c.datasets == D and c.scale == "log"
+        decided += c.sign != 0
+    assert decided / sims <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / sims)
+
+
+def test_a_threefold_spread_is_found_and_a_spread_verdict_decides_on_the_ratio():
     from binn_utils.analysis.verdicts import spread_interval
-    res = type("R", (), {"setting": type("S", (), {"datasets": (0,) * 10 + (1,) * 10, "seeds": tuple(range(10)) * 2,
-                                                    "key": "k"})()})()
-    iv = spread_interval(np.linspace(1, 2, 20), of=res)
-    assert iv.datasets == 2 and not iv.bounded
+    rng = np.random.default_rng(90)
+    found = 0
+    for _ in range(100):
+        b, a = spreads(rng, 5, 10, ratio=3.0)
+        c = spread_contrast(b, a)
+        found += c.sign == 1
+        assert c.ratio[0] > 1
+    assert found >= 80
+    # the verdict on "less variable" is the ratio's, through the two spreads' intervals
+    b, a = spreads(np.random.default_rng(91), 5, 10, ratio=3.0)
+    res = _result(5, 10)
+    wide, narrow = spread_interval(b.array, of=res), spread_interval(a.array, of=res)
+    assert wide.datasets == 5 and wide.bounded
+    assert expect(narrow, wide, -1) is Verdict.AGREES and expect(wide, narrow, -1) is Verdict.DISAGREES
 
 
 def test_exact_rank_intervals_match_the_tables():
@@ -188,6 +249,9 @@ def test_exact_rank_intervals_match_the_tables():
     assert _rank_index(_mann_whitney_null(10, 10), 0.95) == 24
     assert _rank_index(_signed_rank_null(10), 0.95) == 9
     assert _rank_index(_signed_rank_null(5), 0.95) == 0          # too few for 95 %: unbounded
+    # the sign interval of a median: [x_(k), x_(n+1-k)], k = 2 for n = 10 (coverage 97.9 %), none for n = 5
+    assert median_rank(10)[0] == 2 and np.isclose(median_rank(10)[1], 1 - 2 * 11 / 1024)
+    assert median_rank(5) == (0, 1 - 2 / 32) and median_rank(6)[0] == 1
     np.testing.assert_allclose(_mann_whitney_null(4, 6).sum(), 1.0)
     # the exact p-value agrees with scipy's exact Mann-Whitney test
     rng = np.random.default_rng(0)
@@ -234,3 +298,37 @@ def test_several_datasets_make_the_dataset_the_unit_of_a_median():
     per = np.sort([np.median(x[d == k]) for k in range(6)])
     assert iv.datasets == 6 and iv.n == 60
     assert (iv.lo, iv.hi) == (per[0], per[-1])     # 6 datasets: the exact interval is [min, max]
+
+
+def test_every_holds_a_disagreement_to_the_level_of_its_comparisons():
+    """"Lowest at X" against four other settings with no difference anywhere: it disagrees
+    (one comparison reversed) at most 5 % of the time, where deciding each comparison alone
+    would disagree far more often; with a real reversal it still disagrees."""
+    rng = np.random.default_rng(123)
+    sims = SIMS // 2
+    disagree = alone = 0
+    for _ in range(sims):
+        ivs = {k: median_interval(np.exp(rng.normal(0, 1, 10)), source=k) for k in range(5)}
+        disagree += lowest_at(ivs, 0) is Verdict.DISAGREES
+        alone += any(expect(ivs[0], ivs[k], -1) is Verdict.DISAGREES for k in range(1, 5))
+    bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / sims)
+    assert disagree / sims <= bound and alone > disagree
+    lo = {k: median_interval(np.exp(rng.normal(0, 0.2, 10)), source=k) for k in range(3)}
+    hi = median_interval(np.exp(rng.normal(3, 0.2, 10)), source="hi")
+    assert every([(hi, lo[0]), (lo[1], lo[2])], -1) is Verdict.DISAGREES
+    assert every([(lo[0], hi), (lo[1], hi)], -1) is Verdict.AGREES
+
+
+
+def test_a_spread_over_datasets_of_one_initialisation_each_is_taken_between_them():
+    # forty datasets of one initialisation each: independent replicates, so the spread is the
+    # one between them, and a threefold one is found; nested initialisations keep their datasets
+    rng = np.random.default_rng(5)
+    lab = dict(datasets=tuple(range(40)), seeds=(0,) * 40)
+    sa = Sample.of(rng.normal(0, 1, 40), source="a", **lab)
+    sb = Sample.of(rng.normal(0, 3, 40), source="b", **lab)
+    assert sa.spread_unit().n_datasets == 1 and sa.spread_unit().seeds == tuple(range(40))
+    c = spread_contrast(sa, sb)
+    assert c is not None and c.hi < 0 and c.lo < -np.log(3) / 2
+    nested = Sample.of(np.arange(6.0), datasets=(0, 0, 0, 1, 1, 1), seeds=(0, 1, 2, 0, 1, 2))
+    assert nested.spread_unit() is nested

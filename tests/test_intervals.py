@@ -109,12 +109,13 @@ def test_every_claim_quotes_the_paper_verbatim():
 def test_pages_decide_no_verdict_themselves():
     """The chapters, the Supporting Material page and the scorecard print verdicts the
     package computed: no page builds a Verdict or compares intervals itself."""
-    forbidden = {"Verdict", "expect", "order", "lowest_at", "highest_at", "best_in", "above_best_other", "all_of", "any_of",
-                 "median_interval", "spread_interval", "judge"}
+    forbidden = {"Verdict", "expect", "every", "order", "lowest_at", "highest_at", "best_in", "above_best_other", "all_of",
+                 "any_of", "no_worse", "median_interval", "spread_interval", "difference", "contrast", "spread_contrast",
+                 "rank_contrast", "judge"}
     for nb in sorted((ROOT / "notebooks").glob("*.py")):
         tree = ast.parse(nb.read_text())
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("verdicts"):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith(("verdicts", "intervals", "contrasts")):
                 assert not {a.name for a in node.names} & forbidden, nb.name
             if isinstance(node, ast.Attribute) and node.attr in forbidden - {"order"}:
                 assert False, f"{nb.name} calls {node.attr}"

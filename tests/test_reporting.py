@@ -185,3 +185,20 @@ def test_prose_finds_a_numbered_reference_in_doubled_parentheses():
     assert prose.defects("against the noise-free solution ( (17) ). The")          # as a built page reads
     assert prose.defects("against the noise-free solution ((17)). The")
     assert not prose.defects(r"the order \((4,4)\), \((17)\) and Eq. (17).")       # math, a plain reference
+
+
+def test_operator_dispersion_is_the_distance_from_the_median_curve_of_each_dataset():
+    from types import SimpleNamespace
+    u = np.linspace(0, 1, 11)
+    # dataset 0: curves 1, 1.1, 1.2 (median 1.1); dataset 1: curves 5, 5, 5.5 (median 5) and a
+    # diverged replicate; outside the range [0, 0.5] the curves differ wildly and must not count
+    rows = [1.0, 1.1, 1.2, 5.0, 5.0, 5.5, np.nan]
+    curves = np.array([np.where(u <= 0.5, r, 100.0 * i) for i, r in enumerate(rows)])
+    res = FakeResult({}, SimpleNamespace(u_range=(0.0, 0.5)), {"u_grid": u, "best_op_D": curves})
+    res.net = lambda name: res.arrays[f"best_{name}"]
+    res.setting = SimpleNamespace(datasets=(0, 0, 0, 1, 1, 1, 1))
+    got = reporting.operator_dispersion(res, "D")
+    np.testing.assert_allclose(got[:6], [0.1 / 1.1, 0, 0.1 / 1.1, 0, 0, 0.1], rtol=1e-12)
+    assert np.isnan(got[6])
+    # a range that holds no grid point gives no number
+    assert np.isnan(reporting.operator_dispersion(res, "D", (2.0, 3.0))).all()

@@ -1,19 +1,19 @@
 """An estimate over replicates with its interval: the median (exact, distribution-free, from
-order statistics) and the spread (interquartile range, seeded bootstrap), each keeping the
-replicates behind it -- their datasets, initialisations and networks -- so that two of them
-are compared on the interval of their difference (``contrasts``; ``verdicts`` decides)."""
+order statistics) and the spread between initialisations (interquartile range, seeded
+bootstrap), each keeping the replicates behind it -- their datasets, initialisations and
+networks -- so that two of them are compared on the interval of their difference
+(``contrasts``; ``verdicts`` decides).
+
+Over several datasets the dataset is the unit: the estimate is the median of the
+per-dataset medians (or interquartile ranges), and its interval comes from those
+per-dataset values (:func:`over_datasets`)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .contrasts import LEVEL, Contrast, Sample, contrast
-
-#: Bootstrap resamples of a spread's interval, and their seed (every random draw is seeded).
-BOOTSTRAP = 4000
-SEED = 2024
+from .contrasts import BOOTSTRAP, LEVEL, SEED, Contrast, Sample, contrast, iqr, median_rank, spread_contrast
 
 
 @dataclass(frozen=True)
@@ -61,19 +61,28 @@ def _finite(values, failures_high: bool = False) -> np.ndarray:
     return np.sort(x[np.isfinite(x) | (failures_high & np.isposinf(x))])
 
 
-def median_rank(n: int, level: float = LEVEL) -> tuple[int, float]:
-    """(k, coverage) of the narrowest order-statistic interval ``[x_(k), x_(n+1-k)]`` for the
-    median of ``n`` replicates whose exact coverage ``1 - 2 P(Bin(n, 1/2) <= k - 1)`` is at
-    least ``level``; (0, coverage of [min, max]) where even that falls short."""
-    best = (0, 1.0 - 2 * 0.5 ** n if n else 0.0)
-    cdf = 0.0
-    for k in range(1, n // 2 + 1):
-        cdf += math.comb(n, k - 1) * 0.5 ** n          # P(Bin(n, 1/2) <= k - 1)
-        coverage = 1.0 - 2.0 * cdf
-        if coverage < level:
-            break
-        best = (k, coverage)
-    return best
+def over_datasets(per_dataset, level: float = LEVEL) -> tuple[float, float, float, float]:
+    """(estimate, lo, hi, coverage) of a quantity over datasets from its per-dataset values
+    (medians, or interquartile ranges): the estimate is their median; with six or more
+    datasets the exact order-statistic interval (``median_rank``); with two to five, where
+    no order-statistic interval reaches ``level``, the Student-t interval of the per-dataset
+    values (of their logarithms where all are positive) -- the t over datasets that every
+    difference uses (``contrasts``) -- widened to hold the estimate."""
+    x = np.sort(np.asarray(per_dataset, float))
+    est = float(np.median(x))
+    k, coverage = median_rank(x.size, level)
+    if k:
+        return est, float(x[k - 1]), float(x[x.size - k]), coverage
+    if x.size < 2 or not np.isfinite(x).all():
+        return est, -np.inf, np.inf, coverage
+    log = bool((x > 0).all())
+    y = np.log(x) if log else x
+    from .contrasts import _stats
+    half = float(_stats().t.ppf((1 + level) / 2, y.size - 1) * y.std(ddof=1) / np.sqrt(y.size))
+    lo, hi = y.mean() - half, y.mean() + half
+    if log:
+        lo, hi = np.exp(lo), np.exp(hi)
+    return est, float(min(lo, est)), float(max(hi, est)), level
 
 
 def labels_of(result) -> dict:
@@ -93,8 +102,8 @@ def median_interval(values, level: float = LEVEL, failures_high: bool = False, o
     The replicates' datasets and networks come from ``of`` (a stored setting's result) or
     ``datasets``, ``seeds`` and ``source``; without them the replicates are one dataset's
     initialisations.  With several datasets the dataset is the unit: the estimate is the
-    median of the per-dataset medians and its interval the order-statistic interval over
-    datasets (correlated initialisations are never counted as independent)."""
+    median of the per-dataset medians and its interval comes from them (:func:`over_datasets`;
+    correlated initialisations are never counted as independent)."""
     if of is not None:
         lab = labels_of(of)
         datasets, seeds, source = lab["datasets"], lab["seeds"], lab["source"]
@@ -107,7 +116,8 @@ def median_interval(values, level: float = LEVEL, failures_high: bool = False, o
     masked = np.where(keep, raw, np.nan)
     sample = Sample.of(masked, datasets, seeds, source)
     if sample.n_datasets > 1:
-        x = np.sort([np.median(v) for v, _ in sample.by_dataset().values()])
+        est, lo, hi, coverage = over_datasets([np.median(v) for v, _ in sample.by_dataset().values()], level)
+        return Interval(est, lo, hi, n, coverage, sample=sample)
     k, coverage = median_rank(x.size, level)
     est = float(np.median(x))
     if not k:
@@ -116,43 +126,40 @@ def median_interval(values, level: float = LEVEL, failures_high: bool = False, o
 
 
 def spread_interval(values, level: float = LEVEL, seed: int = SEED, of=None) -> Interval:
-    """The interquartile range of the finite ``values`` with its seeded percentile-bootstrap
-    interval; unbounded with fewer replicates than a median's exact interval needs at
-    ``level`` (a bootstrap of so few values covers far less than it claims).  With the
-    replicates of several datasets (``of``: a stored setting's result) the bootstrap is
-    two-level: datasets with replacement, then initialisations within each."""
+    """The spread between initialisations: the interquartile range of the finite ``values``
+    with its seeded percentile-bootstrap interval; unbounded with fewer replicates than a
+    median's exact interval needs at ``level`` (a bootstrap of so few values covers far less
+    than it claims).  With the replicates of several datasets (``of``: a stored setting's
+    result) the spread is taken within each dataset -- the variability between
+    initialisations, not between datasets -- and the estimate and interval come from the
+    per-dataset spreads (:func:`over_datasets`); where each dataset ran one initialisation, the
+    spread is the one between the datasets (``Sample.spread_unit``)."""
     x = _finite(values)
     n = x.size
     if not n:
         return Interval(np.nan, np.nan, np.nan, 0, np.nan, "IQR")
-    q25, q75 = np.percentile(x, [25, 75])
     sample = None
     if of is not None:
         raw = np.asarray(values, float).ravel()
-        sample = Sample.of(np.where(np.isfinite(raw), raw, np.nan), **labels_of(of))
-    units = sample.n_datasets if sample is not None and sample.n_datasets > 1 else n
-    if not median_rank(units, level)[0]:     # too few replicates, or datasets, to bound it
-        return Interval(float(q75 - q25), -np.inf, np.inf, n, level, "IQR", sample)
-    rng = np.random.default_rng(seed)
+        sample = Sample.of(np.where(np.isfinite(raw), raw, np.nan), **labels_of(of)).spread_unit()
     if sample is not None and sample.n_datasets > 1:
-        groups = [v for v, _ in sample.by_dataset().values()]
-        spreads = np.empty(BOOTSTRAP)
-        for i in range(BOOTSTRAP):
-            both = np.concatenate([groups[j][rng.integers(0, groups[j].size, groups[j].size)]
-                                   for j in rng.integers(0, len(groups), len(groups))])
-            spreads[i] = np.subtract(*np.percentile(both, [75, 25]))
-    else:
-        draws = x[rng.integers(0, n, size=(BOOTSTRAP, n))]
-        q = np.percentile(draws, [25, 75], axis=1)
-        spreads = q[1] - q[0]
+        per = [iqr(v) for v, _ in sample.by_dataset().values() if v.size >= 2]
+        est, lo, hi, coverage = over_datasets(per, level) if per else (np.nan, np.nan, np.nan, np.nan)
+        return Interval(est, lo, hi, n, coverage, "IQR", sample)
+    spread = float(iqr(x))
+    if not median_rank(n, level)[0]:     # too few replicates to bound it
+        return Interval(spread, -np.inf, np.inf, n, level, "IQR", sample)
+    rng = np.random.default_rng(seed)
+    spreads = iqr(x[rng.integers(0, n, size=(BOOTSTRAP, n))])
     lo, hi = np.percentile(spreads, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
-    return Interval(float(q75 - q25), float(lo), float(hi), n, level, "IQR", sample)
+    return Interval(spread, float(lo), float(hi), n, level, "IQR", sample)
 
 
 def difference(a: Interval, b: Interval) -> Contrast | None:
-    """The interval of the difference of ``a`` against ``b`` (``contrasts.contrast``: the
-    dataset as the unit, paired where the same networks were measured twice); None where
-    either lacks its replicates."""
-    if a.sample is None or b.sample is None or a.what != "median" or b.what != "median":
+    """The interval of the difference of ``a`` against ``b``: of two medians
+    (``contrasts.contrast``: the dataset as the unit, paired where the same networks were
+    measured twice), of two spreads (``contrasts.spread_contrast``: the ratio of the spreads
+    between initialisations); None where either lacks its replicates or they are not alike."""
+    if a.sample is None or b.sample is None or a.what != b.what:
         return None
-    return contrast(a.sample, b.sample)
+    return contrast(a.sample, b.sample) if a.what == "median" else spread_contrast(a.sample, b.sample)

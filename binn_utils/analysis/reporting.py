@@ -345,6 +345,32 @@ def band_error_replicates(res, op, band):
         return f(inside), f(outside)
 
 
+def operator_dispersion(res, op, u_range=None) -> np.ndarray:
+    """Per replicate, how far its learned ``op`` lies from the median curve of its dataset's
+    initialisations: the mean |learned - median| over the observed range of u (or over
+    ``u_range``, e.g. the range two configurations share), relative to the mean |median| there.
+    The variability between initialisations as one number per network (NaN for a replicate
+    with no finite curve, or where the range holds no grid point)."""
+    u = np.asarray(res["u_grid"], float)
+    lo, hi = res.record.u_range if u_range is None else u_range
+    keep = (u >= lo - 1e-12) & (u <= hi + 1e-12)
+    curves = np.asarray(res.net(f"op_{op}"), float)[:, keep]
+    out = np.full(len(curves), np.nan)
+    if not keep.any():
+        return out
+    datasets = np.asarray(res.setting.datasets) if getattr(res, "setting", None) is not None else np.zeros(len(curves))
+    with warnings.catch_warnings():  # a diverged replicate has NaN curves
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for d in np.unique(datasets):
+            rows = np.flatnonzero(datasets == d)
+            ok = rows[np.isfinite(curves[rows]).all(axis=1)]
+            if not ok.size:
+                continue
+            centre = np.median(curves[ok], axis=0)
+            out[ok] = np.mean(np.abs(curves[ok] - centre), axis=1) / max(np.mean(np.abs(centre)), np.finfo(float).tiny)
+    return out
+
+
 def glue_summary(prefix: str, summary: dict):
     """Glue every entry of a summary as text under ``prefix_key``."""
     for k, v in summary.items():

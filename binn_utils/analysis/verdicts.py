@@ -16,19 +16,21 @@ datasets and networks (``median_interval(values, of=result)``).
 * a **median** gets its exact distribution-free confidence interval from order statistics:
   ``[x_(k), x_(n+1-k)]`` covers the population median with probability
   ``1 - 2 P(Bin(n, 1/2) <= k - 1)``, whatever the distribution of the errors; over
-  several datasets the unit is the dataset (the order statistics of the per-dataset
-  medians).  With fewer than six units no order-statistic interval reaches 95 %, and the
-  interval is the whole line;
+  several datasets the unit is the dataset (the per-dataset medians: their order
+  statistics from six datasets on, below six, where no order-statistic interval reaches
+  95 %, their Student-t interval, ``intervals.over_datasets``);
 * a **comparison of two medians** (:func:`expect`, :func:`order`) is decided on the interval
   of their difference (``contrasts.contrast``: the dataset as the unit, paired where the same
   networks are measured twice; exact rank intervals on one dataset, a t interval over
   datasets): it *agrees* (or *disagrees*) when that interval excludes no difference in the
   direction the paper's sentence says (or the other way), and *cannot be distinguished*
   otherwise, never *disagrees*;
-* a **spread** (the interquartile range, for "less variable" and "consistently") gets a
-  seeded percentile bootstrap interval (``BOOTSTRAP`` resamples, seed ``SEED``; two-level
-  over datasets and initialisations), and two spreads are told apart when their intervals
-  do not overlap.
+* a **spread** (the interquartile range between initialisations, for "less variable" and
+  "consistently") gets a seeded percentile bootstrap interval (``BOOTSTRAP`` resamples,
+  seed ``SEED``; over several datasets, from the per-dataset spreads), and two spreads are
+  compared on the interval of their ratio (``contrasts.spread_contrast``: a bootstrap of
+  the initialisations on one dataset, the t interval of the per-dataset log ratios over
+  several), decided as a difference of medians is.
 
 The comparisons of one claim (of one configuration of a repeat) are held to the level
 together by Holm's procedure (:func:`adjust_family`).  No cut-off of ours (10 %, 1.5x, 2x)
@@ -138,9 +140,9 @@ def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
 
 def order(a: Interval, b: Interval) -> int | None:
     """-1 if ``a`` is lower than ``b``, +1 if higher, 0 if not resolved; None if either has no
-    replicate.  Two medians with their replicates: the interval of their difference
-    (:func:`difference`) excludes no difference one way or the other; otherwise (e.g. two
-    spreads) the two intervals do not overlap."""
+    replicate.  Two medians (or two spreads) with their replicates: the interval of their
+    difference (:func:`difference`) excludes no difference one way or the other; without
+    their replicates (a bare interval), the two intervals do not overlap."""
     if np.isnan(a.estimate) or np.isnan(b.estimate):
         return None
     c = difference(a, b)
@@ -166,17 +168,39 @@ def expect(a: Interval, b: Interval, direction: int) -> Verdict:
     return Verdict.AGREES if o == direction else Verdict.DISAGREES
 
 
+def every(pairs: Iterable[tuple[Interval, Interval]], direction: int) -> Verdict:
+    """The verdict on a sentence that holds only if each of several comparisons does ("``a``
+    lower than ``b`` at every noise level": ``direction`` -1; higher: +1): agrees when every
+    comparison is resolved that way at the level (each must hold, so agreeing needs no
+    adjustment); disagrees when one goes the other way once the comparisons are held to the
+    level together (Holm over their p-values: one of several reversed by chance is not a
+    disagreement); cannot be decided when one has no finite replicate (and none disagrees);
+    otherwise cannot be distinguished."""
+    pairs = list(pairs)
+    if not pairs:
+        return Verdict.UNDECIDED
+    signs, ps = [], []
+    for a, b in pairs:
+        signs.append(order(a, b))
+        c = difference(a, b) if signs[-1] is not None else None
+        # a bare interval (no replicates): its decision stands as made
+        ps.append(c.p if c is not None else (0.0 if signs[-1] else np.nan))
+    if all(o == direction for o in signs):
+        return Verdict.AGREES
+    kept = holm(ps)
+    if any(o == -direction and ok for o, ok in zip(signs, kept)):
+        return Verdict.DISAGREES
+    return Verdict.UNDECIDED if None in signs else Verdict.INDISTINCT
+
+
 def lowest_at(intervals: Mapping, at) -> Verdict:
-    """"Lowest at ``at``": agrees when its interval lies below every other finite one,
-    disagrees when another's lies below it, otherwise cannot be distinguished (a setting
-    with no finite replicate counts as higher)."""
+    """"Lowest at ``at``": :func:`every` comparison of its interval with each other finite one
+    lower (a setting with no finite replicate counts as higher)."""
     mine = intervals.get(at)
     if mine is None or not mine.finite:
         return Verdict.UNDECIDED
-    orders = [order(mine, iv) for k, iv in intervals.items() if k != at and iv.finite]
-    if any(o == 1 for o in orders):
-        return Verdict.DISAGREES
-    return Verdict.AGREES if all(o == -1 for o in orders) else Verdict.INDISTINCT
+    others = [(mine, iv) for k, iv in intervals.items() if k != at and iv.finite]
+    return every(others, -1) if others else Verdict.AGREES
 
 
 def highest_at(intervals: Mapping, at) -> Verdict:
@@ -184,10 +208,8 @@ def highest_at(intervals: Mapping, at) -> Verdict:
     mine = intervals.get(at)
     if mine is None or not mine.finite:
         return Verdict.UNDECIDED
-    orders = [order(mine, iv) for k, iv in intervals.items() if k != at and iv.finite]
-    if any(o == -1 for o in orders):
-        return Verdict.DISAGREES
-    return Verdict.AGREES if all(o == 1 for o in orders) else Verdict.INDISTINCT
+    others = [(mine, iv) for k, iv in intervals.items() if k != at and iv.finite]
+    return every(others, 1) if others else Verdict.AGREES
 
 
 def no_worse(a: Interval, b: Interval, margin: float) -> Verdict:
@@ -203,9 +225,11 @@ def no_worse(a: Interval, b: Interval, margin: float) -> Verdict:
 
 
 def all_of(verdicts: Iterable[Verdict]) -> Verdict:
-    """One verdict for a sentence made of several comparisons (e.g. at every noise level):
-    disagrees if one disagrees, agrees if all agree, cannot be decided if one cannot (and
-    none disagrees), otherwise cannot be distinguished."""
+    """One verdict for a sentence made of several parts that are not each a comparison of
+    two intervals (a non-inferiority at every level, two sub-sentences): disagrees if one
+    disagrees, agrees if all agree, cannot be decided if one cannot (and none disagrees),
+    otherwise cannot be distinguished.  Several comparisons of intervals: :func:`every`,
+    which holds a disagreement to the level."""
     vs = list(verdicts)
     if not vs:
         return Verdict.UNDECIDED

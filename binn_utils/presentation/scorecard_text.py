@@ -116,8 +116,10 @@ def decision_md() -> str:
             "'too few runs' read differently. The comparisons of one claim (of one configuration, for the "
             f"Supporting Material repeats) are held to {100 * (1 - LEVEL):g} % together by Holm's procedure; "
             "a sub-claim made of several comparisons (one setting against every other, every noise level) "
-            "needs every one of them to hold. Spreads (interquartile ranges) are compared by their "
-            f"bootstrap {lv} intervals (two-level over datasets and initialisations), which must not overlap. "
+            "needs every one of them to hold. Spreads between initialisations (interquartile ranges within "
+            f"a dataset) are compared on the {lv} interval of their ratio in the same way: a bootstrap of the "
+            "initialisations on one dataset (conservative: it errs less often than it may), the Student-t "
+            "interval of the per-dataset ratios over several. "
             "The synthetic checks of this rule (coverage, the rate of false decisions, power) are in "
             "`tests/test_contrasts.py` and `benchmarks/contrast_power.py`.")
 

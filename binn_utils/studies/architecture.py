@@ -6,7 +6,7 @@ import numpy as np
 from ..analysis import authors_archive, reporting
 from ..analysis.reporting import (arch_label, curve_stats, failures_sentence, find, fmt, iqr, lowest_median, median,
                                   meta_value, word)
-from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, expect,
+from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, every, expect,
                                  highest_at, median_interval, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
@@ -142,16 +142,16 @@ def summary(results, up_metric: str = "err_u_p") -> Summary:
         saturates(s, "saturates_verdict", median_interval(r432.metric(up_metric), of=r432), median_interval(r44.metric(up_metric), of=r44))
         d44, d432 = r44.operator_error("D"), r432.operator_error("D")
         m44, m432, q44, q432 = (median_interval(d44, of=r44), median_interval(d432, of=r432), spread_interval(d44), spread_interval(d432))
-        s.compare("D_worse_verdict", all_of([expect(m432, m44, 1), expect(q432, q44, 1)]),
+        s.compare("D_worse_verdict", every([(m432, m44), (q432, q44)], 1),
                   {"median, (4, 32)": m432, "median, (4, 4)": m44, "IQR, (4, 32)": q432, "IQR, (4, 4)": q44})
         for op in ("D", "V"):
-            every = {(meta_value(r, "arch_D"), meta_value(r, "arch_V")): median_interval(r.operator_error(op), of=r)
-                     for r in results}
+            by_arch = {(meta_value(r, "arch_D"), meta_value(r, "arch_V")): median_interval(r.operator_error(op), of=r)
+                       for r in results}
             # the paper's contrast: (4, 4) "accurately recover[s]" where the smallest, (1, 1), gives
             # "biased" operators -- (4, 4)'s operator error lower than (1, 1)'s
             key, ref = ((4, 4), (4, 4)), ((1, 1), (1, 1))
-            s.compare(f"recovers_{op}", expect(every[key], every[ref], -1) if ref in every else Verdict.UNDECIDED,
-                      {"(4, 4)": every[key], "(1, 1)": every.get(ref)})
+            s.compare(f"recovers_{op}", expect(by_arch[key], by_arch[ref], -1) if ref in by_arch else Verdict.UNDECIDED,
+                      {"(4, 4)": by_arch[key], "(1, 1)": by_arch.get(ref)})
     else:
         for k in ("saturates_verdict", "D_worse_verdict", "recovers_D", "recovers_V"):
             s.judge(k, None)

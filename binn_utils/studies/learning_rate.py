@@ -7,7 +7,7 @@ from ..analysis import authors_archive, diagnostics, reporting
 from ..analysis.reporting import (and_list, curve_stats, each, failures_sentence, find, fmt, intervals_of,
                                   lowest_median, median, medians, meta_value, respectively, excursion_replicates,
                                   value_label)
-from ..analysis.verdicts import (Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, expect,
+from ..analysis.verdicts import (Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, every, expect,
                                  median_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
@@ -128,7 +128,7 @@ def summary(results, shown=None) -> Summary:
     s["first_epoch"] = str(int(np.asarray(r_shown["curve_epochs"])[0]))
     # most replicates at the shown rate failed (its median is +inf): nothing to compare with
     s.compare("large_unstable_verdict", Verdict.UNDECIDED if not np.isfinite(i_jump.estimate) else
-              all_of(expect(iv, i_jump, 1) for iv in jump.values()),
+              every([(iv, i_jump) for iv in jump.values()], 1),
               {**{f"largest rise, r = {k}": iv for k, iv in jump.items()}, f"largest rise, r = {s['shown']}": i_jump})
     s["failures"] = failures_sentence(rs, lambda r: f"r = {value_label(meta_value(r, 'lr'))}")
     return s
@@ -139,7 +139,8 @@ def larger_at_large_rates(s: Summary, key: str, large: dict, shown: Interval, sh
     Interval}) above that of the shown rate (a large rate whose every run failed counts as
     above; without finite errors at the shown rate: cannot be decided)."""
     return s.compare(key, Verdict.UNDECIDED if not large or not shown.finite else
-                     all_of(Verdict.AGREES if not iv.finite else expect(iv, shown, 1) for iv in large.values()),
+                     every([(iv, shown) for iv in large.values() if iv.finite], 1)
+                     if any(iv.finite for iv in large.values()) else Verdict.AGREES,
                      {**{f"r = {k}": iv for k, iv in large.items()}, f"r = {shown_label}": shown})
 
 

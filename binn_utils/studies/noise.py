@@ -8,7 +8,7 @@ import numpy as np
 from ..analysis import reporting
 from ..analysis.reporting import (arch_label, curve_stats, find, fmt, med_iqr, medians, meta_value, rank_trend,
                                   value_label, word)
-from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, expect,
+from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, every, expect,
                                  median_interval, no_worse, order, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
 from ..store.setting import Setting, replicates
@@ -80,6 +80,11 @@ def network_comparison(results, archs, levels, metric, interval, datasets=None) 
     return out
 
 
+def every_level(per_level: dict) -> Verdict:
+    """"The first network lower at every level" of a ``network_comparison`` (``verdicts.every``)."""
+    return every([(ia, ib) for _, ia, ib in per_level.values()], -1)
+
+
 def levels_words(per_level: dict) -> str:
     """'lower at 2 of 4 noise levels, higher at 1, indistinguishable at 1'."""
     vs = [v for v, *_ in per_level.values()]
@@ -137,7 +142,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
             per_level = network_comparison(results, archs, nz, m, median_interval)
             s[f"{short}_small_wins"] = levels_words(per_level)
-            s.compare(f"{short}_small_wins_verdict", all_of(v for v, *_ in per_level.values()),
+            s.compare(f"{short}_small_wins_verdict", every_level(per_level),
                       {f"{value_label(nv)}, {arch_label(a)}": iv for nv, (_, ia, ib) in per_level.items()
                        for a, iv in zip(archs, (ia, ib))})
         r0a, r0b = find(results, noise_var=0.0, arch_u=archs[0]), find(results, noise_var=0.0, arch_u=archs[1])
@@ -256,10 +261,10 @@ def claim_noise_arch(ctx):
                      rule=f"non-inferiority at every nonzero noise level: the interval of the ratio of the median "
                           f"$u_\\mathrm{{p}}$ errors, {s['arch_a']} / {s['arch_b']}, below {AS_WELL_MARGIN:.3g} (the "
                           "smallest gap the paper's Fig. 2 calls 'slightly lower', read off the figure)"),
-            SubClaim(f"{s['arch_a']} less variable $u_\\theta$ error on noisy data", all_of(v for v, *_ in st.values()),
+            SubClaim(f"{s['arch_a']} less variable $u_\\theta$ error on noisy data", every_level(st),
                      numbers=_per_level(st, s),
                      rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}"),
-            SubClaim(f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error on noisy data", all_of(v for v, *_ in sp.values()),
+            SubClaim(f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error on noisy data", every_level(sp),
                      numbers=_per_level(sp, s),
                      rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}"),
             SubClaim(f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"],
