@@ -316,8 +316,8 @@ def adjust_family(subclaims: Iterable[SubClaim]) -> tuple[SubClaim, ...]:
     reject cannot be distinguished (``alone`` keeps what it gave by itself).  A sub-claim made
     of several comparisons (a setting against every other, all noise levels) agrees only when
     every one of them does at the level, which bounds its error of agreeing; it disagrees when
-    one goes the other way, an error not adjusted for the number of comparisons.  Such
-    sub-claims, and non-inferiority or threshold tests, stay as they are."""
+    one goes the other way once its comparisons are held to the level together (:func:`every`).
+    Such sub-claims, and non-inferiority or threshold tests, stay as they are."""
     subs = list(subclaims)
     for group in {s.group for s in subs}:
         idx = [i for i, s in enumerate(subs) if s.group == group and s.difference is not None]
