@@ -157,6 +157,11 @@ def _stats():
     return stats
 
 
+def t_quantile(level: float, df: int) -> float:
+    """The Student-t quantile of a two-sided interval at ``level`` with ``df`` degrees of freedom."""
+    return float(_stats().t.ppf((1 + level) / 2, df))
+
+
 # ----------------------------------------------------------------------------- rank intervals
 @lru_cache(maxsize=None)
 def _mann_whitney_null(m: int, n: int) -> np.ndarray:
@@ -325,7 +330,7 @@ def _across_datasets(per, per_intervals, scale: str, inits: int, paired: bool, l
     if np.isfinite(e).all():
         m, sd = float(e.mean()), float(e.std(ddof=1))
         se = sd / math.sqrt(D)
-        tq = stats.t.ppf((1 + level) / 2, D - 1)
+        tq = t_quantile(level, D - 1)
         lo, hi = m - tq * se, m + tq * se
         p = float(2 * stats.t.sf(abs(m) / se, D - 1)) if se > 0 else (0.0 if m != 0 else 1.0)
         method = "t interval over datasets"

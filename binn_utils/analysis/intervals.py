@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .contrasts import BOOTSTRAP, LEVEL, SEED, Contrast, Sample, contrast, iqr, median_rank, spread_contrast
+from .contrasts import (BOOTSTRAP, LEVEL, SEED, Contrast, Sample, contrast, iqr, median_rank, spread_contrast,
+                        t_quantile)
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,7 @@ def over_datasets(per_dataset, level: float = LEVEL) -> tuple[float, float, floa
         return est, -np.inf, np.inf, coverage
     log = bool((x > 0).all())
     y = np.log(x) if log else x
-    from .contrasts import _stats
-    half = float(_stats().t.ppf((1 + level) / 2, y.size - 1) * y.std(ddof=1) / np.sqrt(y.size))
+    half = t_quantile(level, y.size - 1) * float(y.std(ddof=1)) / np.sqrt(y.size)
     lo, hi = y.mean() - half, y.mean() + half
     if log:
         lo, hi = np.exp(lo), np.exp(hi)
