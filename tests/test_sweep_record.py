@@ -98,11 +98,11 @@ def test_each_fact_once():
 #: forward_method, replicates), the ``fit.json`` of ``binn fit`` (u_range, provenance,
 #: forward_method), a table's counts (replicates, status), the diagnostics' error arrays
 #: (err_u_theta_obs, err_u_p_obs), the columns of ``diagnostic_roc``'s table of networks
-#: (benchmark, err_u_theta, err_u_p).  Every other field name is a record's only; a
+#: (benchmark, err_u_theta, err_u_p), a fit's or a Summary's "data".  Every other field name is a record's only; a
 #: subscript of ``<x>.record`` is flagged whatever its key.
 SHARED_KEYS = {"seeds", "datasets", "noise_var", "dense", "reaction", "initial", "config", "mechanisms",
                "forward_method", "replicates", "u_range", "provenance", "status", "err_u_theta_obs", "err_u_p_obs",
-               "benchmark", "err_u_theta", "err_u_p"}
+               "benchmark", "err_u_theta", "err_u_p", "data"}
 RECORD_KEYS = ({f.name for c in (SweepRecord, Checkpoint) for f in dataclasses.fields(c)} | DROPPED) - SHARED_KEYS
 
 

@@ -40,13 +40,14 @@ from pathlib import Path
 
 from .. import studies
 from ..engine.forward_solve import FORWARD_METHODS
+from ..engine.observations import DATA_SOURCES
 from ..store import provenance, records
 from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command,
                               end_worker_processes,
                               load_cluster_config, make_jobqueue_cluster)
 from ..store.migration import migrate_store
 from ..store.runner import CHECKPOINT_EVERY, check_run_request, run_settings
-from ..store.setting import PRIORITIES, group_cost, group_settings, order_groups, replicate_steps
+from ..store.setting import PRIORITIES, group_cost, group_settings, on_data, order_groups, replicate_steps
 from . import arguments, fit_commands, interrupts
 from .arguments import USAGE_ERROR
 
@@ -74,11 +75,12 @@ def plans() -> dict:
 
 
 def settings_for(study: str, scale: str, noise_var=None, dense=False, epochs=None, seeds=None,
-                 datasets=None) -> list:
+                 datasets=None, data="ours") -> list:
     """Every setting of one study (all its parts); ``noise_var`` None: the study's own noise levels;
-    ``datasets`` None: the study's own number of datasets."""
-    return studies.get(study).settings(scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
-                                       datasets=datasets)
+    ``datasets`` None: the study's own number of datasets; ``data``: whose data (``--data``)."""
+    out = studies.get(study).settings(scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
+                                      datasets=datasets)
+    return out if data == "ours" else on_data(out, data)
 
 
 def default_scale(args, study: str) -> str:
@@ -94,14 +96,14 @@ def requested_settings(args) -> dict:
     if args.plan is None:
         names = tuple(studies.REGISTRY) if args.study == "all" else (args.study,)
         return {study: settings_for(study, default_scale(args, study), args.noise_var, args.dense, args.epochs,
-                                    args.seeds, args.datasets) for study in names}
+                                    args.seeds, args.datasets, args.data) for study in names}
     out, named = {}, plans()
     for plan in args.plan:
         for study, scale, nv, dense in named[plan]:
             if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
                 continue
             label = f"{plan}:{study}" + ("" if nv is None else f"(noise {nv:g})") + (" dense" if dense else "")
-            out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds, args.datasets)
+            out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds, args.datasets, args.data)
     return out
 
 
@@ -159,6 +161,10 @@ def _add_sweep_parsers(sub):
         sp.add_argument("--datasets", type=arguments.datasets, default=None,
                         help="datasets (independent splits and noise draws), each with every initialisation "
                              "(default: the study's own: one, or the noise study's)")
+        sp.add_argument("--data", choices=DATA_SOURCES, default="ours",
+                        help="whose data: ours (our solution, noise draw and split per dataset), or the authors' "
+                             "(their clean solution and noise draw, data/authors_archive/DATASETS.md; each dataset "
+                             "one seeded random split of them, as their split is lost)")
         sp.add_argument("--results-dir", type=arguments.folder, default=None,
                         help="results folder (default: results/, for the quick scale out/results-quick)")
         sp.add_argument("--workers", type=arguments.workers, default=None,

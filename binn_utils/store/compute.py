@@ -64,9 +64,9 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
     obs = {}
     for s in settings:
         for d in s.datasets:
-            if (s.noise_var, d) not in obs:
-                obs[(s.noise_var, d)] = make_observations(bench, s.noise_var, dataset=d, dense=s.dense)
-    datas = [obs[(s.noise_var, d)] for s in settings for d in s.datasets]
+            if (s.noise_var, d, s.data) not in obs:
+                obs[(s.noise_var, d, s.data)] = make_observations(bench, s.noise_var, dataset=d, dense=s.dense, data=s.data)
+    datas = [obs[(s.noise_var, d, s.data)] for s in settings for d in s.datasets]
     per_rep = {k: np.concatenate([np.full(len(s.seeds), getattr(s.config, k), dtype=float) for s in settings])
                for k in MERGEABLE}
     seeds = [int(x) for s in settings for x in s.seeds]

@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from . import records
+from ..engine.observations import DATA_SOURCES, check_authors_data
 from ..engine.problems import INITIALS
 from ..engine.runs import TrainConfig, TrainingError, build_layout, check_distinct, check_number, check_seeds
 from .sweep_record import CHOOSES_INITIAL, LEGACY, REQUIRED_FIELDS, SweepRecord
@@ -34,11 +35,11 @@ RESULTS_FORMAT = 1
 
 
 #: Specification fields added after the first stored results, with the value those had.
-LEGACY_DEFAULTS = {"initial": LEGACY["initial"]}
+LEGACY_DEFAULTS = {"initial": LEGACY["initial"], "data": LEGACY["data"]}
 
 
 #: The parameters of a setting that are not training parameters (``TrainConfig``).
-SETTING_PARAMETERS = ("benchmark", "noise_var", "dense", "reaction", "initial")
+SETTING_PARAMETERS = ("benchmark", "noise_var", "dense", "reaction", "initial", "data")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ class Setting:
     config: TrainConfig
     reaction: str = "supporting"
     initial: str = "text"  # nonlinear ADR only: Eq. ic-nl ("text") or the authors' Fig. 1 data ("code")
+    #: whose data (``observations.DATA_SOURCES``): "ours", or "authors" (their clean solution and
+    #: noise draw; each dataset index one seeded split of them)
+    data: str = "ours"
     #: the parameters that place it on its study's grid (names of a ``TrainConfig`` field or
     #: of one of ``SETTING_PARAMETERS``), e.g. ("lr",): their values are the setting's own
     swept: tuple = ()
@@ -73,6 +77,10 @@ class Setting:
             raise TrainingError(f"noise variance must be >= 0, got {self.noise_var!r}")
         if self.initial not in INITIALS:
             raise ValueError(f"unknown initial condition {self.initial!r}; choose one of {INITIALS}")
+        if self.data not in DATA_SOURCES:
+            raise ValueError(f"unknown data {self.data!r}; choose one of {DATA_SOURCES}")
+        if self.data == "authors":
+            check_authors_data(self.benchmark, self.noise_var, self.dense, self.reaction, self.initial)
         parameters = set(SETTING_PARAMETERS) | {f.name for f in dataclasses.fields(TrainConfig)}
         if set(self.swept) - parameters:
             raise ValueError(f"swept names no parameter of a setting: {sorted(set(self.swept) - parameters)}")
@@ -95,7 +103,8 @@ class Setting:
     def from_record(cls, record: SweepRecord, study: str = "", label: str = "") -> "Setting":
         """The setting a stored record describes (its key is the name it is stored under)."""
         return cls(study, label, record.benchmark, record.noise_var, record.dense, record.datasets, record.seeds,
-                   record.config, reaction=record.reaction, initial=record.initial or LEGACY["initial"])
+                   record.config, reaction=record.reaction, initial=record.initial or LEGACY["initial"],
+                   data=record.data)
 
     def spec(self) -> dict:
         """Everything that determines the numbers (not the study or label it is shown under)."""
@@ -105,6 +114,7 @@ class Setting:
                 "config": self.config.to_dict()}
         if self.benchmark in CHOOSES_INITIAL:
             spec["initial"] = self.initial
+        spec["data"] = self.data
         return spec
 
     @property
@@ -160,6 +170,13 @@ def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int 
 # hyperparameters that enter the training step only elementwise per replicate: settings
 # that differ only in these (and in their noise level or datasets) can share one batch
 MERGEABLE = ("lr", "w_data", "w_pde", "w_bc")
+
+
+def on_data(settings: Sequence[Setting], data: str) -> list[Setting]:
+    """The same settings trained on ``data`` (``observations.DATA_SOURCES``): "authors" gives
+    the authors' rebuilt data, each dataset index one seeded split of them (ValueError, one
+    line, where those data do not exist for a setting)."""
+    return [dataclasses.replace(s, data=data) for s in settings]
 
 
 def merge_key(setting: Setting) -> str:

@@ -26,7 +26,7 @@ CHOOSES_INITIAL = ("nonlinear_adr",)
 #: What a record stored before a field existed had (results/README.md).  ``initial`` only
 #: concerns the benchmarks of ``CHOOSES_INITIAL``.
 LEGACY = {"forward_method": "RK45", "device": "cpu (not recorded)", "trained_with": None, "engine": 1,
-          "steady_time_s": None, "first_epoch_s": None, "initial": "text", CHECKSUM_FIELD: None,
+          "steady_time_s": None, "first_epoch_s": None, "initial": "text", "data": "ours", CHECKSUM_FIELD: None,
           FORMAT_FIELD: 1, RECORD_CHECKSUM_FIELD: None}
 
 #: Both sets of networks of every replicate are evaluated and stored: "best", the
@@ -94,6 +94,7 @@ class SweepRecord:
     seeds: tuple
     config: TrainConfig
     initial: str | None          # the initial condition's reading (``CHOOSES_INITIAL`` only), else None
+    data: str                    # whose data: "ours" or "authors" (``observations.DATA_SOURCES``)
     # the training
     status: tuple                # per replicate: "ok" or why it stopped
     epochs_run: int
@@ -148,6 +149,8 @@ class SweepRecord:
             del d[n]
         if self.initial is None:
             del d["initial"]
+        if self.data == LEGACY["data"]:
+            del d["data"]
         d["config"] = self.config.to_dict()
         d["metrics"] = {k: c.to_json() for k, c in self.metrics.items()}
         return {k: (list(x) if isinstance(x, tuple) else x) for k, x in d.items()}
