@@ -8,7 +8,9 @@ import pytest
 ARCHIVE = Path(__file__).resolve().parents[1] / "data" / "authors_archive"
 SHA256 = {
     "errors.csv": "270865c22aab92db77fa9a16f0a019c8bf7cd757e5f59f23d41cf20fdcfe90f6",
-    "README.md": "74c0ebf7e1ec02d6fe863d9174fbeaeedd4d019514d61d6c6338754513987496",
+    "README.md": "55803e97c0c76bce8d978d85ec9022f43af9d9db3ba708ae3af5e1d6af1ed0d6",
+    "DATASETS.md": "e8231dc2bfb75082c7ebfab6be8f7070936121b06df746797ea34e0d66cf2c5f",
+    "authors_datasets.npz": "60e2a0b8b1ea51b88767067f7035f2eec03d2857dc3742bcc899d3d53380e363",
     "check.py": "fdf20ab406c565b77297ad25d55aee4a9f3ef797fb98d060dc2d496892057e54",
     "LICENSE": "6050744639a6f1257c10c3df7f9abb26ff0a36989960cd82f1fb9c0908eba61f",
 }

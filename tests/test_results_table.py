@@ -90,3 +90,75 @@ def test_interval_of_a_ratio():
     assert np.isnan(rt.ratio_interval([], b)).all()
     med, lo, hi = rt.median_interval([1.0, 2.0, 3.0, np.nan])
     assert med == 2.0 and lo <= 2.0 <= hi
+
+
+
+def _log_medians(rng, draws, datasets, inits, icc, shift=0.0):
+    """(draws, datasets) log medians of nested log-normal errors: a dataset effect and an
+    initialisation effect on the log scale, intra-dataset correlation ``icc``, total variance 1."""
+    b = rng.normal(0, np.sqrt(icc), (draws, datasets, 1))
+    e = rng.normal(0, np.sqrt(1 - icc), (draws, datasets, inits))
+    return np.median(shift + b + e, axis=2)
+
+
+@pytest.mark.parametrize("datasets", [3, 5])
+@pytest.mark.parametrize("icc", [0.0, 0.3, 0.6, 0.9])
+def test_one_more_dataset_is_a_5_percent_test_on_nested_data_with_no_difference(datasets, icc):
+    """The authors' median as one more dataset of the same method: the prediction range covers
+    it 95 % of the time whatever the intra-dataset correlation (Monte Carlo, 4000 draws)."""
+    rng = np.random.default_rng(7)
+    ours, theirs = _log_medians(rng, 4000, datasets, 10, icc), _log_medians(rng, 4000, 1, 10, icc)[:, 0]
+    out = np.array([rt.one_more_dataset(m, L) for m, L in zip(ours, theirs)])
+    rate, tol = np.mean(out[:, 3] < 0.05), 3 * np.sqrt(0.05 * 0.95 / 4000)
+    assert abs(rate - 0.05) <= tol, rate
+    assert np.array_equal((out[:, 1] <= out[:, 0]) & (out[:, 0] <= out[:, 2]), out[:, 3] >= 0.05)
+
+
+def test_one_more_dataset_finds_a_shift_and_prints_its_power():
+    """A real difference (the authors' runs shifted by 2 and 4 standard deviations of a
+    dataset's median) is found, more often the larger; how often is printed (-s)."""
+    rng = np.random.default_rng(8)
+    found = {}
+    for datasets in (3, 5):
+        for k in (2, 4):
+            ours = _log_medians(rng, 2000, datasets, 10, 0.6)
+            theirs = _log_medians(rng, 2000, 1, 10, 0.6)[:, 0]
+            sd = float(np.std(_log_medians(rng, 20000, 1, 10, 0.6)))
+            found[datasets, k] = np.mean([rt.one_more_dataset(m, L + k * sd)[3] < 0.05 for m, L in zip(ours, theirs)])
+    print("one_more_dataset, 10 initialisations per dataset, icc 0.6: a shift of 2 / 4 SD of a dataset's median "
+          "found " + "; ".join(f"{d} datasets {found[d, 2]:.0%} / {found[d, 4]:.0%}" for d in (3, 5)))
+    from scipy import stats
+    for (d, k), rate in found.items():       # the noncentral t's power, within Monte Carlo error
+        q = stats.t.ppf(0.975, d - 1)
+        nc = k / np.sqrt(1 + 1 / d)
+        power = stats.nct.sf(q, d - 1, nc) + stats.nct.cdf(-q, d - 1, nc)
+        assert abs(rate - power) < 3 * np.sqrt(power * (1 - power) / 2000) + 0.01, (d, k, rate, power)
+    assert found[5, 4] > found[5, 2] and found[3, 4] > found[3, 2] and found[5, 2] > found[3, 2]
+
+
+def _nested(rng, datasets, inits, icc, shift=0.0, source="ours"):
+    rows = []
+    for d, med in enumerate(_log_medians(rng, 1, datasets, inits, icc, shift)[0]):
+        for i in range(inits):
+            v = float(np.exp(med + rng.normal(0, 0.1)))
+            rows.append({"source": source, "setting": "s", "noise_var": 1e-3, "grid": 71, "dataset": d,
+                         "seed": i, "replicate": i, "checkpoint": "best", "norm": "frobenius",
+                         "err_u_theta": v, "err_u_p": v})
+    return pd.DataFrame(rows)
+
+
+def test_against_datasets_holds_the_table_to_holm_and_refuses_unlike_designs():
+    rng = np.random.default_rng(9)
+    ours = pd.concat([_nested(rng, 5, 10, 0.5).assign(setting=s) for s in "abc"])
+    theirs = pd.concat([_nested(rng, 1, 10, 0.5, shift=sh, source="authors").assign(setting=s)
+                        for s, sh in zip("abc", (0.0, 0.0, 8.0))])
+    t = rt.against_datasets(ours, theirs, "setting", quantities=("err_u_theta",))
+    assert list(t["beyond"]) == [False, False, True]
+    assert t["p"].iloc[2] < 0.05 / 3 and (t["datasets"] == 5).all() and (t["inits"] == 10).all()
+    m = np.log(ours[ours["setting"] == "c"].groupby("dataset")["err_u_theta"].median())
+    assert t["ratio"].iloc[2] == pytest.approx(
+        rt.one_more_dataset(m, np.log(theirs[theirs["setting"] == "c"]["err_u_theta"].median()))[0])
+    one = rt.against_datasets(ours, theirs[theirs["replicate"] == 0], "setting", quantities=("err_u_theta",))
+    assert one["p"].isna().all() and not one["beyond"].any()       # one run of theirs: not a median of 10
+    single = rt.against_datasets(ours[ours["dataset"] == 0], theirs, "setting", quantities=("err_u_theta",))
+    assert single["p"].isna().all() and not single["beyond"].any()  # one dataset of ours: no spread between

@@ -16,7 +16,8 @@
 
 :func:`authors_table` gives the authors' archived runs (:mod:`binn_utils.analysis.authors_archive`)
 in the same columns with ``source = "authors"``, and :func:`compare` puts two sources'
-medians side by side with the ratio and its bootstrap interval.  pandas is the scientific
+medians side by side with the ratio and its bootstrap interval; :func:`against_datasets` asks
+whether the authors' runs lie where one more dataset of ours would put them.  pandas is the scientific
 Python ecosystem's usual table library; groupby / median is the whole computation a
 chapter shows.
 """
@@ -27,6 +28,7 @@ import pandas as pd
 
 from ..store.sweep_record import CHECKPOINTS, reported
 from . import authors_archive
+from .contrasts import holm, t_quantile
 
 #: Spatial points of the sparse and the dense data.
 GRIDS = {False: 71, True: 351}
@@ -38,7 +40,7 @@ OPERATORS = ("D", "G", "V")
 ERRORS = ("err_u_theta", "err_u_p") + tuple(f"err_{op}" for op in OPERATORS)
 #: Columns before the study's swept values, and after them.
 HEAD = ("source", "study", "setting")
-TAIL = ("noise_var", "grid", "dataset", "seed", "replicate", "epochs", "checkpoint", "norm") + ERRORS \
+TAIL = ("noise_var", "grid", "data", "dataset", "seed", "replicate", "epochs", "checkpoint", "norm") + ERRORS \
     + ("status", "up_status")
 #: Interval of :func:`compare`: a seeded percentile bootstrap of the ratio of medians.
 BOOTSTRAP_SEED = 0
@@ -71,7 +73,8 @@ def _rows(res, which: str, norm: str) -> list[dict]:
                              else np.full(len(s.seeds), np.nan))
     status, up_status = res.record.status, res.up_status(which)
     return [{"source": "ours", "study": s.study, "setting": s.label, **meta,
-             "noise_var": float(s.noise_var), "grid": GRIDS[bool(s.dense)], "dataset": int(d), "seed": int(sd),
+             "noise_var": float(s.noise_var), "grid": GRIDS[bool(s.dense)], "data": s.data, "dataset": int(d),
+             "seed": int(sd),
              "replicate": i, "epochs": int(res.record.epochs_run), "checkpoint": which, "norm": norm,
              **{k: float(v[i]) for k, v in errs.items()}, "status": status[i], "up_status": up_status[i]}
             for i, (d, sd) in enumerate(zip(s.datasets, s.seeds))]
@@ -112,7 +115,8 @@ def authors_table(study: str, noise_var: float, grid: int = 71, norm: str = "fro
         if key not in cells:
             label = ";".join(f"{k}={v}" for k, v in r.setting)
             cells[key] = {"source": "authors", "study": study, "setting": label, **dict(r.setting),
-                          "noise_var": float(r.noise_var), "grid": r.grid, "dataset": pd.NA, "seed": r.replicate,
+                          "noise_var": float(r.noise_var), "grid": r.grid, "data": "authors", "dataset": pd.NA,
+                          "seed": r.replicate,
                           "replicate": r.replicate, "epochs": pd.NA, "checkpoint": "best", "norm": norm,
                           **{e: np.nan for e in ERRORS}, "status": pd.NA, "up_status": pd.NA}
         cells[key][r.quantity] = r.value
@@ -183,3 +187,62 @@ def compare(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_the
                      "median_authors": float(np.nanmedian(b)) if np.isfinite(b).any() else np.nan,
                      "ratio": ratio, "ratio_lo": lo, "ratio_hi": hi})
     return pd.DataFrame(rows)
+
+
+def one_more_dataset(log_medians, log_theirs: float, level: float = LEVEL) -> tuple[float, float, float, float]:
+    """(ratio, range_lo, range_hi, p): is ``log_theirs`` (the log of a median over one dataset)
+    one more draw of the S >= 2 dataset medians ``log_medians`` (logs)?  ``ratio`` =
+    ``exp(log_theirs - mean)``; the range: the 95 % prediction interval of that ratio,
+    ``exp(+-t_{S-1} sd sqrt(1 + 1/S))``; ``p``: two-sided, Student's t with S - 1 degrees of
+    freedom (:func:`against_datasets`)."""
+    from scipy import stats
+    m = np.asarray(log_medians, float)
+    n, centre = m.size, float(np.mean(m))
+    scale = float(np.std(m, ddof=1) * np.sqrt(1 + 1 / n))
+    if scale > 0:
+        p = float(2 * stats.t.sf(abs(log_theirs - centre) / scale, n - 1))
+    else:                                          # every dataset gave the same median
+        p = 1.0 if log_theirs == centre else 0.0
+    half = t_quantile(level, n - 1) * scale
+    return float(np.exp(log_theirs - centre)), float(np.exp(-half)), float(np.exp(half)), p
+
+
+def against_datasets(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_theta", "err_u_p"),
+                     level: float = LEVEL) -> pd.DataFrame:
+    """Could the authors' runs have come from one more dataset of ours?  Per value of ``by``,
+    quantity and norm: the median error of each of our datasets (``ours``: the ``dataset``
+    column; each median over its initialisations) and the authors' median (their runs share one
+    dataset: one split and noise draw).  With the same code and protocol their median is one more
+    draw of a dataset's median, so on the log scale, with ``m`` our S dataset medians and ``L``
+    theirs, ``(L - mean(m)) / (sd(m) sqrt(1 + 1/S))`` follows Student's t with S - 1 degrees of
+    freedom (dataset medians normal on the log scale; validated on nested synthetic data in
+    the tests).  Columns: ``datasets`` (S), ``inits`` (our runs per dataset, the median),
+    ``median_authors``, ``ratio`` (theirs / our typical dataset: ``exp(L - mean(m))``),
+    ``range_lo``, ``range_hi`` (the ratios that datasets and initialisations alone give,
+    95 % prediction range: what a difference had to exceed to be seen), ``p`` (two-sided) and
+    ``beyond`` (Holm over the table's rows, family-wise 5 %).  p is NaN (never beyond) below
+    two datasets, and where the authors' runs per setting are not as many as ours per dataset
+    (a median of fewer runs varies more: not one more draw of the same kind)."""
+    by = [by] if isinstance(by, str) else list(by)
+    both = long(pd.concat([ours, theirs], ignore_index=True), quantities)
+    both["quantity"] = pd.Categorical(both["quantity"], categories=list(quantities), ordered=True)
+    rows = []
+    for key, g in both.groupby(by + ["quantity", "norm"], sort=True, dropna=False, observed=True):
+        mine = g[(g["source"] == "ours") & np.isfinite(g["value"].astype(float)) & (g["value"] > 0)]
+        per = mine.groupby("dataset")["value"]
+        m = np.log(per.median().to_numpy(float))
+        b = g.loc[g["source"] == "authors", "value"].to_numpy(float)
+        b = b[np.isfinite(b) & (b > 0)]
+        L = float(np.log(np.median(b))) if b.size else np.nan
+        n = m.size
+        inits = int(np.median(per.size().to_numpy())) if n else 0
+        ratio, lo, hi, p = (one_more_dataset(m, L, level) if n >= 2 and b.size == inits
+                            else (np.nan, np.nan, np.nan, np.nan))
+        rows.append({**dict(zip(by + ["quantity", "norm"], (*key[:-2], str(key[-2]), key[-1]))),
+                     "datasets": int(n), "inits": inits,
+                     "median_authors": float(np.exp(L)) if b.size else np.nan, "n_authors": int(b.size),
+                     "ratio": ratio, "range_lo": lo, "range_hi": hi, "p": p})
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        out["beyond"] = holm(out["p"].to_numpy(float), alpha=1 - level)
+    return out
