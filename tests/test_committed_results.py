@@ -141,6 +141,13 @@ def comparisons() -> dict:
         for s in settings:
             nv = None if s.study == "noise" else s.noise_var
             out.setdefault((chapter, s.study, "351" if s.dense else "71", nv), []).append(s)
+    # the framework chapter's parts are compared in groups (studies.framework.COMPARED)
+    parts = studies.framework.chapter_settings(parameters("framework"))
+    for key in [k for k in out if k[0] == "framework"]:
+        del out[key]
+    for i, group in enumerate(studies.framework.COMPARED):
+        for s in (s for part in group if part in parts for s in parts[part][1]):
+            out.setdefault(("framework", f"parts {i}", "351" if s.dense else "71", s.noise_var), []).append(s)
     return out
 
 

@@ -163,7 +163,7 @@ def test_authors_comparison_figure_reads_cleanly():
     ours = results_table.table(_stored("architecture", archs=tuple(studies.OPERATOR_ARCHS)), norms=("spectral",))
     theirs = results_table.authors_table("architecture", noise_var=1e-3, norm="spectral")
     runs = results_table.long(pd.concat([ours, theirs]), quantities=("err_u_p",))
-    stats = runs.groupby(["arch_D", "arch_V", "source", "quantity", "norm"])["value"].describe().reset_index()
+    stats = runs.groupby(["arch_D", "arch_V", "source", "data", "quantity", "norm"])["value"].describe().reset_index()
     fig = authors_figures.authors_comparison_figure(runs, stats, ["arch_D", "arch_V"], [("err_u_p", "spectral")],
                                             label_fn=lambda a: f"{a[0]}\n{a[1]}")
     _check_ticks(fig)

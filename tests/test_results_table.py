@@ -147,7 +147,7 @@ def _nested(rng, datasets, inits, icc, shift=0.0, source="ours"):
     return pd.DataFrame(rows)
 
 
-def test_against_datasets_holds_the_table_to_holm_and_refuses_unlike_designs():
+def test_against_datasets_holds_the_table_to_simultaneous_ranges_and_refuses_unlike_designs():
     rng = np.random.default_rng(9)
     ours = pd.concat([_nested(rng, 5, 10, 0.5).assign(setting=s) for s in "abc"])
     theirs = pd.concat([_nested(rng, 1, 10, 0.5, shift=sh, source="authors").assign(setting=s)
@@ -155,9 +155,12 @@ def test_against_datasets_holds_the_table_to_holm_and_refuses_unlike_designs():
     t = rt.against_datasets(ours, theirs, "setting", quantities=("err_u_theta",))
     assert list(t["beyond"]) == [False, False, True]
     assert t["p"].iloc[2] < 0.05 / 3 and (t["datasets"] == 5).all() and (t["inits"] == 10).all()
+    # beyond exactly where the ratio leaves its range, each range at 1 - 0.05 / 3 (Bonferroni)
+    assert list(t["beyond"]) == list((t["ratio"] < t["range_lo"]) | (t["ratio"] > t["range_hi"]))
     m = np.log(ours[ours["setting"] == "c"].groupby("dataset")["err_u_theta"].median())
-    assert t["ratio"].iloc[2] == pytest.approx(
-        rt.one_more_dataset(m, np.log(theirs[theirs["setting"] == "c"]["err_u_theta"].median()))[0])
+    L = np.log(theirs[theirs["setting"] == "c"]["err_u_theta"].median())
+    assert tuple(t[["ratio", "range_lo", "range_hi", "p"]].iloc[2]) == pytest.approx(
+        rt.one_more_dataset(m, L, 1 - 0.05 / 3))
     one = rt.against_datasets(ours, theirs[theirs["replicate"] == 0], "setting", quantities=("err_u_theta",))
     assert one["p"].isna().all() and not one["beyond"].any()       # one run of theirs: not a median of 10
     single = rt.against_datasets(ours[ours["dataset"] == 0], theirs, "setting", quantities=("err_u_theta",))

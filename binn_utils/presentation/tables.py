@@ -396,6 +396,69 @@ def authors_comparison_table(cmp, label_fn) -> str:
     return "\n".join(out)
 
 
+#: whose data our runs of an ``against_datasets`` table were trained on, in words
+DATA_WORDS = {"ours": "our data", "authors": "the authors' data"}
+#: what varies between the "datasets" of our runs on each data
+UNIT_WORDS = {"ours": ("dataset", "datasets"), "authors": ("split", "splits")}
+
+
+def _ratio_cell(r) -> str:
+    if not np.isfinite(r["ratio"]):
+        return "n/a"
+    cell = f"{fmt(r['ratio'])} ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})"
+    return f"**{cell}: beyond**" if r["beyond"] else cell
+
+
+def on_authors_data_words(on_theirs) -> str:
+    """The caption's sentence on the filled diamonds: our runs on the authors' rebuilt data
+    (``on_theirs``: their results table), or nothing where none are stored."""
+    if on_theirs.empty:
+        return "None of these settings is stored trained on the authors' own data."
+    splits = on_theirs["dataset"].nunique()
+    inits = int(on_theirs.groupby(["setting", "dataset", "checkpoint", "norm"]).size().median())
+    return (f"Filled diamonds: the same settings trained on the authors' own data (their clean solution and "
+            f"noise draw; {splits} random splits of them x {inits} initialisations, as their split is lost).")
+
+
+def against_datasets_table(by_data: dict, label_fn) -> str:
+    """Markdown table of ``results_table.against_datasets``'s rows for each data our runs were
+    trained on (``by_data``: {"ours" | "authors": table}; rows aligned): per setting and
+    quantity the authors' median, and per data our typical dataset's median and the ratio of
+    the two with the range that datasets (or splits) and initialisations alone give; a ratio outside its
+    range after Holm's adjustment is marked.  ``label_fn(row)``: the setting's words."""
+    first = next(iter(by_data.values()))
+    heads = [f"ours, {DATA_WORDS[d]} ({t['datasets'].max()} {UNIT_WORDS[d][1]} x {t['inits'].max()}) | "
+             f"authors / ours (range)" for d, t in by_data.items()]
+    out = ["| setting | error | authors: median | " + " | ".join(heads) + " |",
+           "|---|---|---|" + "---|---|" * len(heads)]
+    for i, r in first.iterrows():
+        cells = [f"{fmt(t.iloc[i]['median_ours'])} | {_ratio_cell(t.iloc[i])}" for t in by_data.values()]
+        out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} | {fmt(r['median_authors'])} | "
+                   + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def against_datasets_words(by_data: dict) -> str:
+    """The table's finding in sentences, one per data: in how many of its comparisons the
+    authors' median lies beyond what datasets (splits) and initialisations explain, and how
+    large a difference had to be to be seen there."""
+    out = []
+    for d, t in by_data.items():
+        t = t[np.isfinite(t["p"])]
+        if t.empty:
+            continue
+        unit, units = UNIT_WORDS[d]
+        k, n = int(t["beyond"].sum()), len(t)
+        widths = t["range_hi"]
+        seen = (f"a difference was visible only where it exceeded its range (95 % for the {n} together), a factor "
+                f"of {fmt(widths.min())} to {fmt(widths.max())} either way")
+        head = (f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), the authors' median lies beyond what "
+                f"{units} and initialisations explain in ")
+        out.append(head + (f"none of the {n} comparisons; {seen}." if k == 0 else
+                           f"{k} of the {n} comparisons; elsewhere {seen}."))
+    return " ".join(out)
+
+
 def runs_per_setting(df, by) -> str:
     """How many runs each value of ``by`` has in the table ``df``: '10', '9 to 10', or '0'."""
     if df.empty:

@@ -408,8 +408,9 @@ def read_manifest(folder) -> dict:
     """The manifest of the store in ``folder``: ``scales`` (study -> the scale of its
     committed results), ``supporting`` (the scales of the Supporting Material repeats,
     largest first), ``variants`` (a study variant -> its scale), ``default`` (the scale of
-    a study listed in neither) and ``datasets`` (study -> the datasets of its main-text
-    results, where there are several)."""
+    a study listed in neither), ``datasets`` (study -> the datasets of its main-text
+    results, where there are several) and ``authors_data`` (study -> the splits of its
+    main-text settings trained on the authors' rebuilt data, where they are stored)."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise FileNotFoundError(f"{path}: no manifest of the committed results")
@@ -479,6 +480,13 @@ def committed_datasets(name: str) -> int | None:
     figure's configuration), from the manifest's ``datasets``; None for a study it does not list
     (the study's own number: one, or the noise study's)."""
     return read_manifest(default_results_dir()).get("datasets", {}).get(name)
+
+
+def committed_authors_data(name: str) -> int | None:
+    """The number of splits of the authors' rebuilt data (``--data authors``) on which study
+    ``name``'s main-text settings are stored, from the manifest's ``authors_data``; None where
+    none are."""
+    return read_manifest(default_results_dir()).get("authors_data", {}).get(name)
 
 
 def committed_supporting_scales() -> tuple:

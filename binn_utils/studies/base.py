@@ -27,8 +27,8 @@ from ..analysis.reporting import find, value_label
 from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.records import committed_datasets, committed_scale
-from ..store.setting import Setting, replicates
+from ..store.records import committed_authors_data, committed_datasets, committed_scale
+from ..store.setting import Setting, on_data, replicates
 
 SCALES = {
     "quick": dict(epochs=12, seeds=2, datasets=2, compile=False, big_epochs=6, big_datasets=1, budget_steps=150),
@@ -83,13 +83,17 @@ def initialisations(p: dict, seeds, datasets=None):
 
 def main_text_datasets(name: str, params: Mapping) -> int | None:
     """The datasets of study ``name``'s committed main-text results (``committed_datasets``)
-    where the chapter parameters ``params`` ask for them: the committed scale (``scale``
-    None), the paper's noise level, the 71-point grid; None otherwise (the study's own)."""
-    if params.get("scale") is not None or params.get("dense"):
-        return None
-    if params.get("noise_var", DEFAULT_NOISE_VAR) != DEFAULT_NOISE_VAR:
-        return None
-    return committed_datasets(name)
+    where the chapter parameters ``params`` ask for them (:func:`asks_main_text`); None
+    otherwise (the study's own)."""
+    return committed_datasets(name) if asks_main_text(name, params) else None
+
+
+def asks_main_text(name: str, params: Mapping) -> bool:
+    """Whether chapter parameters ``params`` ask for study ``name``'s committed main-text
+    configuration: the committed scale (``scale`` None or that scale), the paper's noise level
+    (``noise_var`` None or that level), the 71-point grid."""
+    return (params.get("scale") in (None, committed_scale(name)) and not params.get("dense")
+            and params.get("noise_var", DEFAULT_NOISE_VAR) in (None, DEFAULT_NOISE_VAR))
 
 
 def value_range(pair) -> str:
@@ -205,6 +209,17 @@ class Study:
         if "datasets" in takes and kw.get("datasets") is None:
             kw["datasets"] = main_text_datasets(self.name, params)
         return self.settings(params["scale"] or committed_scale(self.name), **kw)
+
+    def settings_on_authors_data(self, params: Mapping) -> list[Setting]:
+        """The chapter's main-text settings trained on the authors' rebuilt data, one per
+        stored split (``committed_authors_data``), where the parameters ``params`` ask for
+        the committed main text (as :func:`main_text_datasets`); [] otherwise."""
+        n = committed_authors_data(self.name)
+        if not n or not asks_main_text(self.name, params):
+            return []
+        takes = set(inspect.signature(self.build).parameters) - {"scale", "datasets"}
+        kw = {k: v for k, v in params.items() if k in takes}
+        return on_data(self.settings(committed_scale(self.name), **kw, datasets=n), "authors")
 
     @property
     def default_point(self) -> PaperPoint:

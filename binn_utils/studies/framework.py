@@ -35,10 +35,24 @@ def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, s
                     reaction=reaction, initial=initial)]
 
 
+#: The parts of :func:`chapter_settings` compared with one another (each group like for like):
+#: the shown run alone; the run on one dataset with the other initial condition and the other
+#: grid (where there is no "one dataset", "shown" is that partner); the reaction readings.
+COMPARED = (("shown",), ("one dataset", "other initial", "other grid"), ("reactions",))
+
+
+def partner(parts: dict) -> str:
+    """The part the comparisons on one dataset set the other initial condition and grid beside."""
+    return "one dataset" if "one dataset" in parts else "shown"
+
+
 def chapter_settings(params) -> dict:
     """The chapter's runs with its parameters ``params``, by part, each (scale, settings):
-    "shown" its run at ``scale`` (None: the committed one); with ``compare_initial``,
-    "other initial" the other initial condition at that scale; with ``compare_reactions``,
+    "shown" its run at ``scale`` (None: the committed one; on several datasets where the
+    committed main text is); "one dataset" where "shown" has several, the same setting on
+    dataset 0 alone, the partner of the comparisons run on one dataset (like for like,
+    :data:`COMPARED`); with ``compare_initial``, "other initial" the other initial condition
+    at that scale; with ``compare_grid``, "other grid"; with ``compare_reactions``,
     "reactions" the three readings of the reaction term at ``reaction_scale`` (None: the
     committed one; quick at the quick scale)."""
     scale = params["scale"] or committed_scale("framework")
@@ -46,6 +60,9 @@ def chapter_settings(params) -> dict:
     fit = dict(kw, epochs=params["epochs"], seeds=params["seeds"], reaction=params["reaction"])
     shown = dict(fit, datasets=main_text_datasets("framework", params)) if params["initial"] == "code" else fit
     out = {"shown": (scale, STUDY.settings(scale, initial=params["initial"], **shown))}
+    one = STUDY.settings(scale, initial=params["initial"], **fit)
+    if one != out["shown"][1]:
+        out["one dataset"] = (scale, one)
     if params["compare_initial"]:
         out["other initial"] = (scale, [s for init in INITIALS if init != params["initial"]
                                         for s in STUDY.settings(scale, initial=init, **fit)])
