@@ -284,6 +284,26 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     assert 'id="plain-answer"' in text.headline_html([few, most])
 
 
+def test_the_answer_says_whether_our_runs_are_the_authors_from_the_counts():
+    f = scorecard.Fidelity({"ours": (3, 4, 5), "authors": (3,)}, {"ours": 0, "authors": 2},
+                           {"ours": 62, "authors": 14}, {"ours": 5, "authors": 3})
+    s = text.fidelity_sentence(f)
+    assert "(Figs. 3, 4 and 5)" in s and "in none of 62 comparisons" in s and "at least 5 datasets" in s
+    assert "authors' own data (Fig. 3, 3 random splits), in 2 of 14." in s
+    answer = text.plain_answer([checked(2, A, A)], f)
+    assert s in answer and s in text.headline_md([checked(2, A, A)], f)
+    only = text.fidelity_sentence(scorecard.Fidelity({"ours": (4,)}, {"ours": 1}, {"ours": 16}, {"ours": 5}))
+    assert "(Fig. 4)" in only and "in 1 of 16 comparisons" in only and "authors' own data" not in only
+    assert not any("archived runs (" in x for x in text.plain_answer([checked(2, A, A)]))
+
+
+def test_fidelity_counts_the_stored_comparisons_of_every_archived_figure():
+    f = scorecard.fidelity(Context())
+    assert f is not None and set(f.figures["ours"]) <= {3, 4, 5} and f.compared["ours"] > 0
+    assert 0 <= f.beyond["ours"] <= f.compared["ours"] and f.datasets["ours"] >= 2
+    assert scorecard.fidelity(Context(scale="quick")) is None
+
+
 def test_no_claim_is_supported_in_full_over_an_untested_part():
     """A claim is reproduced only when every sub-claim was tested and agrees; one with a
     sub-claim not tested or not decided is supported in part, and its counts say why."""

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
+
 from . import spanning
+from ..analysis import results_table
 from ..analysis.verdicts import Claim, ClaimCheck, Outcome
+from ..engine.observations import DEFAULT_NOISE_VAR
+from ..store import records
+from ..store.setting import on_data
 from ..store.sweep_record import reporting_checkpoint
 from ..studies import REGISTRY
 from .context import Context, RunRow, run_row
@@ -110,3 +116,57 @@ def runs(ctx: Context) -> list[RunRow]:
                 res = None
             out.append(run_row(sh.what, settings, res, (scale,)))
     return out + spanning.supporting_rows(ctx)
+
+
+#: The studies whose chapters set every setting beside the authors' archived runs of the same
+#: configuration (ten initialisations each, the paper's noise level), and the errors compared:
+#: {study: (swept columns, quantities, norms)} (``results_table.against_datasets``)
+ARCHIVE_COMPARED = {"learning_rate": (("lr",), ("err_u_theta", "err_u_p"), ("frobenius",)),
+                    "loss_weight": (("w_pde",), ("err_u_theta", "err_u_p"), ("frobenius",)),
+                    "architecture": (("arch_D", "arch_V"), ("err_u_p",), ("frobenius", "spectral"))}
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """Our runs beside the authors' archived ones, summed over the chapters that compare them:
+    per data our runs were trained on ("ours", "authors"), how many comparisons of a median
+    error lie beyond what datasets (splits) and initialisations explain, of how many, and the
+    paper figures and datasets behind them.  Each figure's comparisons are held to 95 %
+    together (``against_datasets``), not the figures' jointly."""
+
+    figures: dict          # data -> tuple of the paper's figure numbers compared
+    beyond: dict           # data -> comparisons beyond
+    compared: dict         # data -> comparisons made
+    datasets: dict         # data -> datasets (splits) per setting, the fewest
+
+
+def fidelity(ctx: Context) -> Fidelity | None:
+    """:class:`Fidelity` of the committed main text (None at another fixed scale, or where no
+    study has several datasets stored)."""
+    if ctx.fixed_scale:
+        return None
+    tables: dict = {}
+    for name, (by, quantities, norms) in ARCHIVE_COMPARED.items():
+        st = REGISTRY[name]
+        try:
+            ours = ctx.study(name)
+        except RuntimeError:
+            continue
+        theirs = pd.concat([results_table.authors_table(name, DEFAULT_NOISE_VAR, norm=n) for n in norms])
+        runs = {"ours": ours}
+        n = records.committed_authors_data(name)
+        if n:
+            settings = on_data(st.settings(ctx.scale(name), datasets=n), "authors")
+            runs["authors"] = ctx.load(settings, ctx.scale(name), f"{st.title} study (authors' data)")
+        for data, results in runs.items():
+            t = results_table.against_datasets(results_table.table(results, norms=norms), theirs, list(by),
+                                               quantities=quantities)
+            t = t[t["p"].notna()]
+            if not t.empty:
+                tables.setdefault(data, []).append((st.paper_figure, t))
+    if not tables:
+        return None
+    return Fidelity({d: tuple(f for f, _ in ts) for d, ts in tables.items()},
+                    {d: int(sum(t["beyond"].sum() for _, t in ts)) for d, ts in tables.items()},
+                    {d: int(sum(len(t) for _, t in ts)) for d, ts in tables.items()},
+                    {d: int(min(t["datasets"].min() for _, t in ts)) for d, ts in tables.items()})

@@ -227,10 +227,10 @@ def _failing(judged: list[Judged]) -> list[Judged]:
                   key=lambda j: (j.outcome is not Outcome.NOT_REPRODUCED, j.claim.number))
 
 
-def headline_md(judged: list[Judged]) -> str:
-    """The headline box of the scorecard (MyST)."""
+def headline_md(judged: list[Judged], fidelity=None) -> str:
+    """The headline box of the scorecard (MyST); ``fidelity``: ``scorecard.fidelity``'s."""
     main, n = _failing(judged), counts(judged)
-    lines = ["```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged), "```", "",
+    lines = ["```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged, fidelity), "```", "",
              "```{admonition} Our tests of the paper's claims", ":class: tip", "",
              f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
                                                                   for k, c in n.items()) + "."]
@@ -251,7 +251,7 @@ def _mark_html(outcome: Outcome) -> str:
     return f'<span style="color:{colour};font-weight:bold">{sym}</span>'
 
 
-def headline_html(judged: list[Judged]) -> str:
+def headline_html(judged: list[Judged], fidelity=None) -> str:
     """The headline box as HTML for the landing page (links relative to book/intro.html)."""
     main = _failing(judged)
     items = "".join(
@@ -259,7 +259,7 @@ def headline_html(judged: list[Judged]) -> str:
         f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>; {_counts_words(j)}): '
         f"{tex_to_html(holding_back(j.subclaims) or 'see the sub-claims')}</li>" for j in main)
     counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
-    return (plain_answer_html(judged) +
+    return (plain_answer_html(judged, fidelity) +
             f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
             f"Our tests of the paper's claims</p><p>Of the paper's {len(judged)} claims, checked against this "
             f"edition's runs: {counts_html}.</p>"
@@ -275,11 +275,12 @@ def _counts_words(j: Judged) -> str:
             f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished" + _uncounted(vs))
 
 
-def plain_answer(judged: list[Judged]) -> list[str]:
-    """At most eight short sentences for a modeller deciding how to train a BINN, from the
+def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
+    """At most nine short sentences for a modeller deciding how to train a BINN, from the
     typed verdicts and the intervals: how many claims hold, which hold in full and which not
-    at all, what the authors' archived runs say by the same rules, and how well the operators
-    are recovered at the recommended settings."""
+    at all, what the authors' archived runs say by the same rules, whether our runs are theirs
+    (``fidelity``: ``scorecard.fidelity``'s), and how well the operators are recovered at the
+    recommended settings."""
     by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
 
     def named(js):
@@ -314,6 +315,8 @@ def plain_answer(judged: list[Judged]) -> list[str]:
         out.append(f"The authors' own archived runs, judged by the same rules, bear on "
                    f"{claims([j for j, _ in theirs])}: of those sub-claims, "
                    f"{tally([v for _, tv in theirs for v in tv], 'agree with the paper')}.")
+    if fidelity is not None:
+        out.append(fidelity_sentence(fidelity))
     diffs = [s.difference for j in judged for s in j.subclaims if s.difference is not None]
     if diffs:
         one = sum(c.datasets == 1 for c in diffs)
@@ -340,13 +343,31 @@ def _not_counted(j: Judged) -> str:
     return f"; {n} of its {len(vs)} sub-claims {words}"
 
 
-def plain_answer_md(judged: list[Judged]) -> str:
-    return " ".join(plain_answer(judged))
+def fidelity_sentence(f) -> str:
+    """Whether our runs are the authors': the comparisons with their archived runs that lie
+    beyond what datasets and initialisations explain, on our data and on theirs."""
+    def figs(d):
+        return "Figs. " + and_list(f.figures[d]) if len(f.figures[d]) > 1 else f"Fig. {f.figures[d][0]}"
+
+    def count(d):
+        k, n = f.beyond[d], f.compared[d]
+        return f"none of {n}" if k == 0 else f"{k} of {n}"
+    out = (f"Set beside the authors' own archived runs ({figs('ours')}), our median errors differ from theirs "
+           f"beyond what datasets and initialisations explain in {count('ours')} comparisons (at least "
+           f"{f.datasets['ours']} datasets per setting; each figure's comparisons held to 95 % together)")
+    if "authors" in f.compared:
+        out += (f"; trained on the authors' own data ({figs('authors')}, {f.datasets['authors']} random splits), "
+                f"in {count('authors')}")
+    return out + "."
 
 
-def plain_answer_html(judged: list[Judged]) -> str:
+def plain_answer_md(judged: list[Judged], fidelity=None) -> str:
+    return " ".join(plain_answer(judged, fidelity))
+
+
+def plain_answer_html(judged: list[Judged], fidelity=None) -> str:
     return ('<div class="admonition note plain-answer" id="plain-answer"><p class="admonition-title">'
-            "The answer in brief</p><p>" + tex_to_html(plain_answer_md(judged)) + "</p></div>")
+            "The answer in brief</p><p>" + tex_to_html(plain_answer_md(judged, fidelity)) + "</p></div>")
 
 
 def details_md(judged: list[Judged]) -> str:
