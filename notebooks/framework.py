@@ -231,7 +231,8 @@ display(Markdown(identifiability.errors_markdown(id_entries)))
 # %% [markdown]
 # Every benchmark on both grids, at the paper's default noise variance $10^{-3}$: the share
 # of each operator's term in the dynamics, $\Delta\chi^2$ of each perturbation, the level
-# (decided on the weaker of the two factor-two changes), and the median error of the
+# (decided on the weakest of the changes of scale, $\times 1/2$ and $\times 2$, and of shape,
+# the tilt), and the median error of the
 # operators learned by the default runs where they are stored ({glue:text}`fw_id_defaults`).
 # The numbers are computed when the chapter is built (forward solves only, a few seconds
 # per benchmark).

@@ -28,9 +28,12 @@ The rule (:func:`constraint_level`), at the test level :data:`LEVEL` = 5 %:
   which operator is wrong (a goodness-of-fit test of the residuals) sees it.
 * **weakly constrained** in between: detectable only by a test aimed at this perturbation.
 
-An operator's level is that of its weaker factor-of-two change (``half`` and ``double``):
-the data constrain the operator when they tell it from half and twice itself.  The
+An operator's level is that of the weakest of its factor-of-two changes and its change of
+shape (``half``, ``double`` and ``tilt``: :data:`DECIDING`): the data constrain the operator
+when they tell it from half and twice itself and from a tilted version of itself.  The
 ``zero`` perturbation says whether the mechanism leaves any measurable signal at all.
+N counts the data points a perturbation can move: every node at every time after the first
+(the first row is the initial condition, the same for every perturbed model).
 
 Noise-free data (sigma^2 = 0) have no noise to compare with; the BINN's own forward check
 then sets the scale: sigma is the root-mean-square difference between u_p's scheme
@@ -62,8 +65,8 @@ __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit
            "NEAR_ZERO_LADDER", "TERM_SCALE"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
-#: the factor-of-two changes an operator's level is decided on
-DECIDING = ("half", "double")
+#: the changes an operator's level is decided on: its scale (factor two either way) and its shape
+DECIDING = ("half", "double", "tilt")
 LEVEL = 0.05
 """Test level of the rule (the false-alarm rate a detection is allowed)."""
 LEVELS = ("not", "weakly", "well")
@@ -141,7 +144,7 @@ class OperatorConstraint:
 
     @property
     def level(self) -> str:
-        """The weaker level of the factor-of-two changes (:data:`DECIDING`); ``"absent"`` for an
+        """The weakest level of its changes of scale and shape (:data:`DECIDING`); ``"absent"`` for an
         operator the data pin near zero (``near_zero``): its removal and its halving change
         nothing, but a small added constant would be seen."""
         if self.near_zero is not None and self.signal == "not":
@@ -246,7 +249,7 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
         raise ValueError(f"the unperturbed model cannot be solved: {type(exc).__name__}: {exc}") from exc
     base = base_fine[:, ::refine]
     lo, hi = (float(np.min(base)), float(np.max(base))) if u_range is None else map(float, u_range)
-    n = int(base.size) * int(copies)
+    n = int(base[1:].size) * int(copies)          # the first row, the initial condition, never moves
     shares = term_shares(ops, base_fine, float(x_fine[1] - x_fine[0]))
     out, failed = {}, []
     for k, f in ops.items():
@@ -430,10 +433,11 @@ def fit_markdown(c: Identifiability) -> str:
     lines = ["## How strongly do these data constrain each learned operator?", "",
              f"Each learned operator (median over the networks) is perturbed in the forward model and the change of "
              f"the solution is compared with the noise (sigma = {c.sigma:.3g}, {c.sigma_source}; {c.n_points} data "
-             f"points): chi-square change = sum of (du / sigma)^2. Not constrained below {lo:.2g} (no test detects "
+             f"points after the initial time): chi-square change = sum of (du / sigma)^2. Not constrained below {lo:.2g} (no test detects "
              f"the change with even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile "
              "of what noise adds to the chi-square of these points), weakly in between; an operator's level is "
-             "that of its weaker factor-two change; absent where removing it changes nothing measurable but a "
+             "that of the weakest of its changes of scale (x 1/2, x 2) and of shape (tilt: x 1/2 at the low end of the "
+             "observed u, x 3/2 at the high end); absent where removing it changes nothing measurable but a "
              "small constant added to it would be seen well (the data pin it near zero; the size is in the table, "
              "training units) (binn_utils.analysis.identifiability).", "",
              "| operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |",
