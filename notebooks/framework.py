@@ -190,14 +190,16 @@ else:
 # BINN, and it needs no training: perturb the operator in the benchmark's own forward model
 # (removed, halved, doubled, tilted) and ask whether the solution moves by more than the noise
 # (`binn_utils.analysis.identifiability`). The change is measured as
-# $\Delta\chi^2 = \sum (\Delta u)^2/\sigma^2$ over the data points. An operator is **not
-# constrained** when a factor-two change gives $\Delta\chi^2$ below
+# $\Delta\chi^2 = \sum (\Delta u)^2/\sigma^2$ over the $N$ data points after the initial
+# time (the initial condition is the same for every perturbed model). An operator is **not
+# constrained** when a change of its scale (halved or doubled) or of its shape (tilted: times
+# 1/2 at the low end of the observed $u$, 3/2 at the high end) gives $\Delta\chi^2$ below
 # $z_{0.95}^2 \approx 2.7$: then even the most powerful test of that exact change (a
 # likelihood ratio with the noise known) detects it with less than even odds at 5 % false
 # alarms, and no method, a BINN included, can do better. It is **well constrained** when
 # $\Delta\chi^2$ exceeds what noise alone adds to the $\chi^2$ of $N$ points at the 95 %
-# level ($q_{0.95}(\chi^2_N) - N$): then the misfit shows without knowing which operator is
-# wrong; **weakly** in between.
+# level ($q_{0.95}(\chi^2_N) - N$) for each of the three changes: then the misfit shows
+# without knowing which operator is wrong; **weakly** in between.
 #
 # For the chapter's data ({glue:text}`fw_id_what`): {glue:text}`fw_id_code`. With the
 # paper's initial condition: {glue:text}`fw_id_text`. The share of the diffusion term in
