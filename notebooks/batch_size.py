@@ -288,9 +288,9 @@ noise, grid = ours[["noise_var", "grid"]].iloc[0]
 theirs = results_table.authors_table("batch_size", noise_var=noise, grid=grid)
 theirs = theirs[theirs["budget"] == "10min"]
 runs = results_table.long(pd.concat([ours, theirs]))
-stats = (runs.groupby(["batch_size", "source", "quantity", "norm"])["value"]
+stats = (runs.groupby(["batch_size", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-stats[["batch_size", "source", "quantity", "count", "25%", "50%", "75%"]].head(4)
+stats[["batch_size", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4)
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_theta", "frobenius"),
