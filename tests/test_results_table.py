@@ -161,6 +161,11 @@ def test_against_datasets_holds_the_table_to_simultaneous_ranges_and_refuses_unl
     L = np.log(theirs[theirs["setting"] == "c"]["err_u_theta"].median())
     assert tuple(t[["ratio", "range_lo", "range_hi", "p"]].iloc[2]) == pytest.approx(
         rt.one_more_dataset(m, L, 1 - 0.05 / 3))
+    # failed runs of ours (NaN) are counted, left out of their dataset's median, and do not stop the test
+    holed = ours.copy()
+    holed.loc[(holed["setting"] == "c") & (holed["dataset"] < 2) & (holed["replicate"] == 0), "err_u_p"] = np.nan
+    h = rt.against_datasets(holed, theirs, "setting", quantities=("err_u_p",))       # a failed forward solve
+    assert list(h["failed"]) == [0, 0, 2] and h["p"].notna().all() and list(h["beyond"]) == [False, False, True]
     one = rt.against_datasets(ours, theirs[theirs["replicate"] == 0], "setting", quantities=("err_u_theta",))
     assert one["p"].isna().all() and not one["beyond"].any()       # one run of theirs: not a median of 10
     single = rt.against_datasets(ours[ours["dataset"] == 0], theirs, "setting", quantities=("err_u_theta",))

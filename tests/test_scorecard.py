@@ -286,14 +286,21 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
 
 def test_the_answer_says_whether_our_runs_are_the_authors_from_the_counts():
     f = scorecard.Fidelity({"ours": (3, 4, 5), "authors": (3,)}, {"ours": 0, "authors": 2},
-                           {"ours": 62, "authors": 14}, {"ours": 5, "authors": 3})
+                           {"ours": 46, "authors": 14}, {"ours": 5, "authors": 3}, {"ours": 9.1, "authors": 20.0},
+                           {"ours": 1.1, "authors": 1.5})
     s = text.fidelity_sentence(f)
-    assert "(Figs. 3, 4 and 5)" in s and "in none of 62 comparisons" in s and "at least 5 datasets" in s
-    assert "authors' own data (Fig. 3, 3 random splits), in 2 of 14." in s
+    assert "in none of 46 comparisons (Figs. 3, 4 and 5; at least 5 datasets" in s
+    assert "a factor of 1.1 to 9.1 either way to be seen" in s
+    assert "authors' own data, in 2 of 14 (Fig. 3; 3 random splits of them; a difference had to exceed a factor " \
+           "of 1.5 to 20 either way to be seen)" in s
     answer = text.plain_answer([checked(2, A, A)], f)
     assert s in answer and s in text.headline_md([checked(2, A, A)], f)
-    only = text.fidelity_sentence(scorecard.Fidelity({"ours": (4,)}, {"ours": 1}, {"ours": 16}, {"ours": 5}))
-    assert "(Fig. 4)" in only and "in 1 of 16 comparisons" in only and "authors' own data" not in only
+    only = text.fidelity_sentence(scorecard.Fidelity({"ours": (4,)}, {"ours": 1}, {"ours": 16}, {"ours": 5},
+                                                     {"ours": 4.0}, {"ours": 1.2}))
+    assert "(Fig. 4;" in only and "in 1 of 16 comparisons" in only and "authors' own data" not in only
+    theirs = text.fidelity_sentence(scorecard.Fidelity({"authors": (4,)}, {"authors": 0}, {"authors": 16},
+                                                       {"authors": 3}, {"authors": 4.0}, {"authors": 1.2}))
+    assert "authors' own data, in none of 16" in theirs
     assert not any("archived runs (" in x for x in text.plain_answer([checked(2, A, A)]))
 
 

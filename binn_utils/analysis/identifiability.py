@@ -134,7 +134,7 @@ class OperatorConstraint:
 
     name: str
     dchi2: dict                   # {perturbation: chi-square change}
-    rms_du: dict                  # {perturbation: root-mean-square change of u, in units of sigma}
+    rms_du: dict                  # {perturbation: root-mean-square change of u after the initial time, in sigma}
     share: float                  # mean over the observation times of its term's share
     n_points: int
     #: where its removal leaves no measurable signal: the smallest constant added to it that the
@@ -257,7 +257,7 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
         for p in PERTURBATIONS:
             try:
                 du = (_solve({**ops, k: _perturbed(f, p, lo, hi)}, u0_fine, x_fine, t)[:, ::refine] - base) / sigma
-                d[p], r[p] = float(copies * np.sum(du ** 2)), float(np.sqrt(np.mean(du ** 2)))
+                d[p], r[p] = float(copies * np.sum(du ** 2)), float(np.sqrt(np.mean(du[1:] ** 2))) if len(du) > 1 else 0.0
             except Exception as exc:  # noqa: BLE001 - a perturbed model that cannot be solved is counted
                 d[p] = r[p] = float("nan")
                 failed.append((k, p, f"{type(exc).__name__}: {exc}"))
@@ -311,10 +311,11 @@ def benchmark_identifiability(name: str, dense: bool = False, noise_var: float =
 
 # ----------------------------------------------------------------------------- tables
 #: What an operator's level means for its recovered error (the words of the tables).
-MEANING = {"not": "not constrained: the data cannot tell it from half or twice itself, so its error "
-                  "measures nothing the data hold",
-           "weakly": "weakly constrained: only a test aimed at this operator could see a factor-two change",
-           "well": "well constrained: a factor-two change shows as a misfit of the data",
+MEANING = {"not": "not constrained: the data cannot tell it from half or twice itself or from a change of its "
+                  "shape (at least one of these is invisible), so its error measures more than the data hold",
+           "weakly": "weakly constrained: only a test aimed at this operator could see each change of its scale "
+                     "and shape",
+           "well": "well constrained: each change of its scale and shape shows as a misfit of the data",
            "absent": "absent: pinned near zero; removing or halving it changes nothing, but a small added "
                      "constant would show as a misfit of the data"}
 
@@ -389,9 +390,10 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
              f"{a.level} constrained on the sparse grid and {b.level} constrained on the dense one")
     return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on {sparse.n_points} data "
             f"points ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} detectable) and by "
-            f"{_g(b.dchi2['zero'])} on {dense.n_points} ({b.signal} detectable); a factor of two in {op} changes "
-            f"it by at most {_g(max(a.dchi2['half'], a.dchi2['double']))} and "
-            f"{_g(max(b.dchi2['half'], b.dchi2['double']))}, so {op} is {where} (a change above "
+            f"{_g(b.dchi2['zero'])} on {dense.n_points} ({b.signal} detectable); halving, doubling and tilting "
+            f"{op} change it by {_g(a.dchi2['half'])}, {_g(a.dchi2['double'])} and {_g(a.dchi2['tilt'])} on the "
+            f"sparse grid and by {_g(b.dchi2['half'])}, {_g(b.dchi2['double'])} and {_g(b.dchi2['tilt'])} on the "
+            f"dense one, so {op}, as weak as the least visible of these, is {where} (a change above "
             f"{detect_threshold():.2g} is detectable by a test aimed at it; above {fit_threshold(sparse.n_points):.3g} "
             f"on the sparse and {fit_threshold(dense.n_points):.3g} on the dense grid it shows as a misfit of the data)")
 

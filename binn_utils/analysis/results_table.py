@@ -217,37 +217,43 @@ def against_datasets(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("
     theirs, ``(L - mean(m)) / (sd(m) sqrt(1 + 1/S))`` follows Student's t with S - 1 degrees of
     freedom (dataset medians normal on the log scale; validated on nested synthetic data in
     the tests: :func:`one_more_dataset`).  Columns: ``datasets`` (S), ``inits`` (our runs per
-    dataset, the median), ``median_ours`` (our typical dataset's median: ``exp(mean(m))``),
+    dataset as trained, the most), ``failed`` (our runs without a positive finite value, a failed
+    forward solve: left out of their dataset's median), ``median_ours`` (our typical dataset's
+    median: ``exp(mean(m))``),
     ``median_authors``, ``n_authors``, ``ratio`` (theirs / our typical dataset: ``exp(L -
     mean(m))``), ``range_lo``, ``range_hi`` (the ratios that datasets and initialisations alone
     give: the prediction range, simultaneous over the table's rows at ``level`` by Bonferroni,
     each at ``1 - (1 - level) / rows``: what a difference had to exceed to be seen), ``p``
     (two-sided, unadjusted) and ``beyond`` (the ratio outside its range: p below
     ``(1 - level) / rows``).  p is NaN (never beyond) below two datasets, and where the
-    authors' runs per setting are not as many as ours per dataset (a median of fewer runs
-    varies more: not one more draw of the same kind)."""
+    authors' runs per setting are not as many as ours per dataset were trained (a median of
+    another number of runs varies otherwise: not one more draw of the same kind).  The authors'
+    initialisations of a setting share one split (their scripts split once per process, before
+    the settings' runs: ``data/authors_archive/DATASETS.md``) and one noise draw."""
     by = [by] if isinstance(by, str) else list(by)
     both = long(pd.concat([ours, theirs], ignore_index=True), quantities)
     both["quantity"] = pd.Categorical(both["quantity"], categories=list(quantities), ordered=True)
     cells = []
     for key, g in both.groupby(by + ["quantity", "norm"], sort=True, dropna=False, observed=True):
-        mine = g[(g["source"] == "ours") & np.isfinite(g["value"].astype(float)) & (g["value"] > 0)]
-        per = mine.groupby("dataset")["value"]
-        m = np.log(per.median().to_numpy(float))
+        mine = g[g["source"] == "ours"]
+        ok = np.isfinite(mine["value"].to_numpy(float)) & (mine["value"].to_numpy(float) > 0)
+        m = np.log(mine[ok].groupby("dataset")["value"].median().to_numpy(float))
+        design = mine.groupby("dataset").size()          # runs per dataset as trained, failed ones included
+        inits = int(design.max()) if len(design) else 0
         b = g.loc[g["source"] == "authors", "value"].to_numpy(float)
+        n_theirs = b.size
         b = b[np.isfinite(b) & (b > 0)]
-        inits = int(np.median(per.size().to_numpy())) if m.size else 0
-        cells.append((key, m, b, inits))
-    rows_ = max(1, sum(m.size >= 2 and b.size == inits for _, m, b, inits in cells))
-    each = 1 - (1 - level) / rows_
+        cells.append((key, m, b, inits, n_theirs, int((~ok).sum())))
+    testable = [m.size >= 2 and b.size > 0 and n_theirs == inits for _, m, b, inits, n_theirs, _ in cells]
+    each = 1 - (1 - level) / max(1, sum(testable))
     rows = []
-    for key, m, b, inits in cells:
+    for (key, m, b, inits, n_theirs, failed), test in zip(cells, testable):
         n = m.size
         L = float(np.log(np.median(b))) if b.size else np.nan
-        ratio, lo, hi, p = (one_more_dataset(m, L, each) if n >= 2 and b.size == inits
-                            else (np.nan, np.nan, np.nan, np.nan))
+        ratio, lo, hi, p = one_more_dataset(m, L, each) if test else (np.nan, np.nan, np.nan, np.nan)
         rows.append({**dict(zip(by + ["quantity", "norm"], (*key[:-2], str(key[-2]), key[-1]))),
-                     "datasets": int(n), "inits": inits, "median_ours": float(np.exp(np.mean(m))) if n else np.nan,
+                     "datasets": int(n), "inits": inits, "failed": failed,
+                     "median_ours": float(np.exp(np.mean(m))) if n else np.nan,
                      "median_authors": float(np.exp(L)) if b.size else np.nan, "n_authors": int(b.size),
                      "ratio": ratio, "range_lo": lo, "range_hi": hi, "p": p,
                      "beyond": bool(np.isfinite(p) and p < 1 - each)})

@@ -14,7 +14,8 @@ re-seeds for each); Fig. 1's script draws a fresh array per variance, the second
 third for 1e-2.  Their split cannot be recovered (``random_split`` of an unseeded torch
 generator): a dataset index of the authors' data is one random split of those fixed data, of
 their sizes (``int(0.8 n)``, ``int(0.1 n)``, the rest; 397 / 49 / 51 of 497 points), seeded by
-the index, so datasets 0-4 are five splits of the same noisy observations.
+the index, so datasets 0-4 are five splits of the same noisy observations (split d is drawn from
+the same permutation as our dataset d's, cut at their sizes: the two are paired).
 """
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def check_authors_data(benchmark: str, noise_var: float, dense: bool, reaction: 
                              "(reaction 'supporting', initial 'code')")
         if float(noise_var) != 0.0 and float(noise_var) not in AUTHORS_FIG1_DRAWS:
             raise ValueError(f"the authors' Fig. 1 script draws noise for the variances "
-                             f"{sorted(AUTHORS_FIG1_DRAWS)} (and 0), not {noise_var:g}")
+                             f"{sorted(AUTHORS_FIG1_DRAWS)} (and 0), not {float(noise_var)!r}")
 
 
 def authors_observations(bench, noise_var: float, dataset: int) -> Observations:

@@ -8,7 +8,7 @@ import html
 import re
 from collections import Counter
 
-from ..analysis.reporting import and_list
+from ..analysis.reporting import and_list, fmt
 from ..analysis.contrasts import POWER
 from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict, family_size
 from ..claims.context import RunRow
@@ -352,13 +352,19 @@ def fidelity_sentence(f) -> str:
     def count(d):
         k, n = f.beyond[d], f.compared[d]
         return f"none of {n}" if k == 0 else f"{k} of {n}"
-    out = (f"Set beside the authors' own archived runs ({figs('ours')}), our median errors differ from theirs "
-           f"beyond what datasets and initialisations explain in {count('ours')} comparisons (at least "
-           f"{f.datasets['ours']} datasets per setting; each figure's comparisons held to 95 % together)")
+    def seen(d):
+        return (f"a difference had to exceed a factor of {fmt(f.narrowest[d])} to {fmt(f.widest[d])} either way "
+                f"to be seen")
+    parts = []
+    if "ours" in f.compared:
+        parts.append(f"our median errors differ from theirs beyond what datasets and initialisations explain in "
+                     f"{count('ours')} comparisons ({figs('ours')}; at least {f.datasets['ours']} datasets per "
+                     f"setting; {seen('ours')})")
     if "authors" in f.compared:
-        out += (f"; trained on the authors' own data ({figs('authors')}, {f.datasets['authors']} random splits), "
-                f"in {count('authors')}")
-    return out + "."
+        parts.append(f"trained on the authors' own data, in {count('authors')} ({figs('authors')}; "
+                     f"{f.datasets['authors']} random splits of them; {seen('authors')})")
+    return ("Set beside the authors' own archived runs, " + "; ".join(parts)
+            + "; each figure's comparisons held to 95 % together.")
 
 
 def plain_answer_md(judged: list[Judged], fidelity=None) -> str:

@@ -402,6 +402,15 @@ DATA_WORDS = {"ours": "our data", "authors": "the authors' data"}
 UNIT_WORDS = {"ours": ("dataset", "datasets"), "authors": ("split", "splits")}
 
 
+#: the columns of ``results_table.against_datasets`` that are not the setting's
+AGAINST_COLUMNS = ("datasets", "inits", "failed", "median_ours", "median_authors", "n_authors", "ratio",
+                   "range_lo", "range_hi", "p", "beyond")
+
+
+def _failed(r) -> str:
+    return f" ({r['failed']} failed)" if r["failed"] else ""
+
+
 def _ratio_cell(r) -> str:
     if not np.isfinite(r["ratio"]):
         return "n/a"
@@ -422,17 +431,23 @@ def on_authors_data_words(on_theirs) -> str:
 
 def against_datasets_table(by_data: dict, label_fn) -> str:
     """Markdown table of ``results_table.against_datasets``'s rows for each data our runs were
-    trained on (``by_data``: {"ours" | "authors": table}; rows aligned): per setting and
-    quantity the authors' median, and per data our typical dataset's median and the ratio of
-    the two with the range that datasets (or splits) and initialisations alone give; a ratio outside its
-    range after Holm's adjustment is marked.  ``label_fn(row)``: the setting's words."""
+    trained on (``by_data``: {"ours" | "authors": table}; the same settings in the same order):
+    per setting and quantity the authors' median, and per data our typical dataset's median
+    (with our failed runs, if any) and the ratio of the two with the range that datasets (or
+    splits) and initialisations alone give, simultaneous over the rows; a ratio outside its
+    range is marked.  ``label_fn(row)``: the setting's words."""
     first = next(iter(by_data.values()))
+    keys = [c for c in first.columns if c not in AGAINST_COLUMNS]
+    for d, t in by_data.items():
+        if not t[keys].reset_index(drop=True).equals(first[keys].reset_index(drop=True)):
+            raise ValueError(f"the table of {d!r} has other settings than the first")
     heads = [f"ours, {DATA_WORDS[d]} ({t['datasets'].max()} {UNIT_WORDS[d][1]} x {t['inits'].max()}) | "
              f"authors / ours (range)" for d, t in by_data.items()]
     out = ["| setting | error | authors: median | " + " | ".join(heads) + " |",
            "|---|---|---|" + "---|---|" * len(heads)]
     for i, r in first.iterrows():
-        cells = [f"{fmt(t.iloc[i]['median_ours'])} | {_ratio_cell(t.iloc[i])}" for t in by_data.values()]
+        cells = [f"{fmt(t.iloc[i]['median_ours'])}{_failed(t.iloc[i])} | {_ratio_cell(t.iloc[i])}"
+                 for t in by_data.values()]
         out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} | {fmt(r['median_authors'])} | "
                    + " | ".join(cells) + " |")
     return "\n".join(out)

@@ -90,9 +90,13 @@ def main_text_datasets(name: str, params: Mapping) -> int | None:
 
 def asks_main_text(name: str, params: Mapping) -> bool:
     """Whether chapter parameters ``params`` ask for study ``name``'s committed main-text
-    configuration: the committed scale (``scale`` None or that scale), the paper's noise level
-    (``noise_var`` None or that level), the 71-point grid."""
+    configuration: the committed scale (``scale`` None or that scale) with its own epochs and
+    initialisations (``epochs``, ``seeds`` None), the paper's noise level (``noise_var`` None or
+    that level), the 71-point grid, the reaction term as committed (``reaction`` absent or
+    "supporting")."""
     return (params.get("scale") in (None, committed_scale(name)) and not params.get("dense")
+            and params.get("epochs") is None and params.get("seeds") is None
+            and params.get("reaction", "supporting") == "supporting"
             and params.get("noise_var", DEFAULT_NOISE_VAR) in (None, DEFAULT_NOISE_VAR))
 
 
