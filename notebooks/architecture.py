@@ -209,7 +209,7 @@ fig = authors_figures.authors_comparison_figure(
     xlabel="operator networks: $h, n$ of $D_\\phi$ (upper line) and of $V_\\zeta$ (lower line)")
 plotting.save(fig, output_dir, "fig5_authors", data=runs)
 reporting.glue("fig_ar_authors", fig)
-reporting.glue("ar_on_theirs", tables.on_authors_data_words(on_theirs))
+reporting.glue("ar_on_theirs", authors_figures.on_authors_data_words(on_theirs))
 reporting.glue("fig_ar_authors_paper", tables.paper_figure_words(
     None, extends=studies.architecture.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("ar_authors_n", tables.runs_per_setting(theirs, ["arch_D", "arch_V", "norm"]))
@@ -247,10 +247,10 @@ by_data = {"ours": results_table.against_datasets(ours, theirs, ["arch_D", "arch
 if not on_theirs.empty:
     by_data["authors"] = results_table.against_datasets(on_theirs, theirs, ["arch_D", "arch_V"],
                                                         quantities=("err_u_p",))
-reporting.glue("ar_against_datasets", tables.against_datasets_words(by_data))
+reporting.glue("ar_against_datasets", authors_figures.against_datasets_words(by_data))
 
 # %% tags=["remove-input"]
-display(Markdown(tables.against_datasets_table(
+display(Markdown(authors_figures.against_datasets_table(
     by_data, lambda r: f"$D$ {arch_label(r['arch_D'])}, $V$ {arch_label(r['arch_V'])} ({tables.NORM_WORDS[r['norm']]})")))
 
 # %% [markdown]

@@ -325,7 +325,7 @@ plt.close(fig)
 # so it understates the uncertainty):
 
 # %% tags=["remove-input"]
-display(Markdown(tables.authors_comparison_table(results_table.compare(ours, theirs, "batch_size"),
+display(Markdown(authors_figures.authors_comparison_table(results_table.compare(ours, theirs, "batch_size"),
                                                  lambda r: f"$B$ = {r['batch_size']:g}")))
 
 # %% [markdown]

@@ -160,7 +160,7 @@ fig = authors_figures.authors_comparison_figure(runs, stats, "lr", [("err_u_thet
                                         xlabel="learning rate $r$")
 plotting.save(fig, output_dir, "fig3_authors", data=runs)
 reporting.glue("fig_lr_authors", fig)
-reporting.glue("lr_on_theirs", tables.on_authors_data_words(on_theirs))
+reporting.glue("lr_on_theirs", authors_figures.on_authors_data_words(on_theirs))
 reporting.glue("fig_lr_authors_paper", tables.paper_figure_words(
     None, extends=studies.learning_rate.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("lr_authors_n", tables.runs_per_setting(theirs, "lr"))
@@ -200,10 +200,10 @@ plt.close(fig)
 by_data = {"ours": results_table.against_datasets(ours, theirs, "lr")}
 if not on_theirs.empty:
     by_data["authors"] = results_table.against_datasets(on_theirs, theirs, "lr")
-reporting.glue("lr_against_datasets", tables.against_datasets_words(by_data))
+reporting.glue("lr_against_datasets", authors_figures.against_datasets_words(by_data))
 
 # %% tags=["remove-input"]
-display(Markdown(tables.against_datasets_table(by_data, lambda r: f"$r$ = {value_label(r['lr'])}")))
+display(Markdown(authors_figures.against_datasets_table(by_data, lambda r: f"$r$ = {value_label(r['lr'])}")))
 
 # %% [markdown]
 # {glue:text}`lr_against_datasets`

@@ -155,7 +155,7 @@ fig = authors_figures.authors_comparison_figure(runs, stats, "w_pde", [("err_u_t
                                         xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1)")
 plotting.save(fig, output_dir, "fig4_authors", data=runs)
 reporting.glue("fig_lw_authors", fig)
-reporting.glue("lw_on_theirs", tables.on_authors_data_words(on_theirs))
+reporting.glue("lw_on_theirs", authors_figures.on_authors_data_words(on_theirs))
 reporting.glue("fig_lw_authors_paper", tables.paper_figure_words(
     None, extends=studies.loss_weight.STUDY.paper_figure, absent="the authors' archived runs beside ours"))
 reporting.glue("lw_authors_n", tables.runs_per_setting(theirs, "w_pde"))
@@ -195,10 +195,10 @@ plt.close(fig)
 by_data = {"ours": results_table.against_datasets(ours, theirs, "w_pde")}
 if not on_theirs.empty:
     by_data["authors"] = results_table.against_datasets(on_theirs, theirs, "w_pde")
-reporting.glue("lw_against_datasets", tables.against_datasets_words(by_data))
+reporting.glue("lw_against_datasets", authors_figures.against_datasets_words(by_data))
 
 # %% tags=["remove-input"]
-display(Markdown(tables.against_datasets_table(by_data, lambda r: f"$w_\\mathrm{{PDE}}$ = {value_label(r['w_pde'])}")))
+display(Markdown(authors_figures.against_datasets_table(by_data, lambda r: f"$w_\\mathrm{{PDE}}$ = {value_label(r['w_pde'])}")))
 
 # %% [markdown]
 # {glue:text}`lw_against_datasets`

@@ -157,7 +157,7 @@ def fidelity(ctx: Context) -> Fidelity | None:
             continue
         theirs = pd.concat([results_table.authors_table(name, DEFAULT_NOISE_VAR, norm=n) for n in norms])
         runs = {"ours": ours}
-        n = records.committed_authors_data(name)
+        n = records.committed_datasets(name, "authors")
         if n:
             settings = on_data(st.settings(ctx.scale(name), datasets=n), "authors")
             runs["authors"] = ctx.load(settings, ctx.scale(name), f"{st.title} study (authors' data)")

@@ -1,14 +1,15 @@
 """Our runs beside the authors' archived ones (``binn_utils.analysis.authors_archive``): the
 chapters' figure of both sources' errors per setting, every run a dot and the median with
 the interquartile range a marker and bar, from the long table and its group-by that the
-chapter computes (``binn_utils.analysis.results_table``)."""
+chapter computes (``binn_utils.analysis.results_table``); and the tables and sentences that
+compare them (the ratio of medians; whether theirs is one more dataset of ours)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from . import plotting
-from ..analysis.reporting import value_label
+from ..analysis.reporting import fmt, value_label
 from .panels import ABOVE
 from .plotting import COLORS
 from .tables import NORM_WORDS, QUANTITY_WORDS
@@ -71,3 +72,97 @@ def authors_comparison_figure(runs, stats, by, panels, label_fn=value_label, xla
         ax.legend(**ABOVE)
     fig.tight_layout()
     return fig
+
+
+def authors_comparison_table(cmp, label_fn) -> str:
+    """Markdown table of ``results_table.compare``'s rows: per setting and quantity our
+    median error and the authors' (number of runs in brackets), the ratio of the medians
+    and its interval.  ``label_fn(row)``: the setting's words."""
+    out = ["| setting | error | ours: median (runs) | authors: median (runs) | ours / authors [95 % interval] |",
+           "|---|---|---|---|---|"]
+    for _, r in cmp.iterrows():
+        failed = f", {r['failed']} failed" if r["failed"] else ""
+        ratio = f"{fmt(r['ratio'])} [{fmt(r['ratio_lo'])}, {fmt(r['ratio_hi'])}]" if np.isfinite(r["ratio"]) \
+            else "n/a"
+        out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} ({NORM_WORDS[r['norm']]}) | "
+                   f"{fmt(r['median_ours'])} ({r['n_ours']}{failed}) | {fmt(r['median_authors'])} ({r['n_authors']}) | "
+                   f"{ratio} |")
+    return "\n".join(out)
+
+
+#: whose data our runs of an ``against_datasets`` table were trained on, in words
+DATA_WORDS = {"ours": "our data", "authors": "the authors' data"}
+#: what varies between the "datasets" of our runs on each data
+UNIT_WORDS = {"ours": ("dataset", "datasets"), "authors": ("split", "splits")}
+
+
+#: the columns of ``results_table.against_datasets`` that are not the setting's
+AGAINST_COLUMNS = ("datasets", "inits", "failed", "median_ours", "median_authors", "n_authors", "ratio",
+                   "range_lo", "range_hi", "p", "beyond")
+
+
+def _failed(r) -> str:
+    return f" ({r['failed']} failed)" if r["failed"] else ""
+
+
+def _ratio_cell(r) -> str:
+    if not np.isfinite(r["ratio"]):
+        return "n/a"
+    cell = f"{fmt(r['ratio'])} ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})"
+    return f"**{cell}: beyond**" if r["beyond"] else cell
+
+
+def on_authors_data_words(on_theirs) -> str:
+    """The caption's sentence on the filled diamonds: our runs on the authors' rebuilt data
+    (``on_theirs``: their results table), or nothing where none are stored."""
+    if on_theirs.empty:
+        return "None of these settings is stored trained on the authors' own data."
+    splits = on_theirs["dataset"].nunique()
+    inits = int(on_theirs.groupby(["setting", "dataset", "checkpoint", "norm"]).size().median())
+    return (f"Filled diamonds: the same settings trained on the authors' own data (their clean solution and "
+            f"noise draw; {splits} random splits of them x {inits} initialisations, as their split is lost).")
+
+
+def against_datasets_table(by_data: dict, label_fn) -> str:
+    """Markdown table of ``results_table.against_datasets``'s rows for each data our runs were
+    trained on (``by_data``: {"ours" | "authors": table}; the same settings in the same order):
+    per setting and quantity the authors' median, and per data our typical dataset's median
+    (with our failed runs, if any) and the ratio of the two with the range that datasets (or
+    splits) and initialisations alone give, simultaneous over the rows; a ratio outside its
+    range is marked.  ``label_fn(row)``: the setting's words."""
+    first = next(iter(by_data.values()))
+    keys = [c for c in first.columns if c not in AGAINST_COLUMNS]
+    for d, t in by_data.items():
+        if not t[keys].reset_index(drop=True).equals(first[keys].reset_index(drop=True)):
+            raise ValueError(f"the table of {d!r} has other settings than the first")
+    heads = [f"ours, {DATA_WORDS[d]} ({t['datasets'].max()} {UNIT_WORDS[d][1]} x {t['inits'].max()}) | "
+             f"authors / ours (range)" for d, t in by_data.items()]
+    out = ["| setting | error | authors: median | " + " | ".join(heads) + " |",
+           "|---|---|---|" + "---|---|" * len(heads)]
+    for i, r in first.iterrows():
+        cells = [f"{fmt(t.iloc[i]['median_ours'])}{_failed(t.iloc[i])} | {_ratio_cell(t.iloc[i])}"
+                 for t in by_data.values()]
+        out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} | {fmt(r['median_authors'])} | "
+                   + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def against_datasets_words(by_data: dict) -> str:
+    """The table's finding in sentences, one per data: in how many of its comparisons the
+    authors' median lies beyond what datasets (splits) and initialisations explain, and how
+    large a difference had to be to be seen there."""
+    out = []
+    for d, t in by_data.items():
+        t = t[np.isfinite(t["p"])]
+        if t.empty:
+            continue
+        unit, units = UNIT_WORDS[d]
+        k, n = int(t["beyond"].sum()), len(t)
+        widths = t["range_hi"]
+        seen = (f"a difference was visible only where it exceeded its range (95 % for the {n} together), a factor "
+                f"of {fmt(widths.min())} to {fmt(widths.max())} either way")
+        head = (f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), the authors' median lies beyond what "
+                f"{units} and initialisations explain in ")
+        out.append(head + (f"none of the {n} comparisons; {seen}." if k == 0 else
+                           f"{k} of the {n} comparisons; elsewhere {seen}."))
+    return " ".join(out)

@@ -405,12 +405,8 @@ def require_stored() -> bool:
 
 
 def read_manifest(folder) -> dict:
-    """The manifest of the store in ``folder``: ``scales`` (study -> the scale of its
-    committed results), ``supporting`` (the scales of the Supporting Material repeats,
-    largest first), ``variants`` (a study variant -> its scale), ``default`` (the scale of
-    a study listed in neither), ``datasets`` (study -> the datasets of its main-text
-    results, where there are several) and ``authors_data`` (study -> the splits of its
-    main-text settings trained on the authors' rebuilt data, where they are stored)."""
+    """The manifest of the store in ``folder`` (its keys: its own "about"; read by
+    :func:`committed_scale`, :func:`committed_datasets` and the functions after them)."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise FileNotFoundError(f"{path}: no manifest of the committed results")
@@ -475,18 +471,13 @@ def committed_scale(name: str) -> str:
     return {**m["scales"], **m.get("variants", {})}.get(name, m["default"])
 
 
-def committed_datasets(name: str) -> int | None:
+def committed_datasets(name: str, data: str = "ours") -> int | None:
     """The number of datasets of the committed main-text results of study ``name`` (its paper
     figure's configuration), from the manifest's ``datasets``; None for a study it does not list
-    (the study's own number: one, or the noise study's)."""
-    return read_manifest(default_results_dir()).get("datasets", {}).get(name)
-
-
-def committed_authors_data(name: str) -> int | None:
-    """The number of splits of the authors' rebuilt data (``--data authors``) on which study
-    ``name``'s main-text settings are stored, from the manifest's ``authors_data``; None where
-    none are."""
-    return read_manifest(default_results_dir()).get("authors_data", {}).get(name)
+    (the study's own number: one, or the noise study's).  ``data="authors"``: the splits of the
+    authors' rebuilt data it is stored on (the manifest's ``authors_data``), None where none."""
+    return read_manifest(default_results_dir()).get("authors_data" if data == "authors" else "datasets",
+                                                    {}).get(name)
 
 
 def committed_supporting_scales() -> tuple:

@@ -27,7 +27,7 @@ from ..analysis.reporting import find, value_label
 from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.records import committed_authors_data, committed_datasets, committed_scale
+from ..store.records import committed_datasets, committed_scale
 from ..store.setting import Setting, on_data, replicates
 
 SCALES = {
@@ -216,9 +216,9 @@ class Study:
 
     def settings_on_authors_data(self, params: Mapping) -> list[Setting]:
         """The chapter's main-text settings trained on the authors' rebuilt data, one per
-        stored split (``committed_authors_data``), where the parameters ``params`` ask for
+        stored split (``committed_datasets(name, "authors")``), where the parameters ``params`` ask for
         the committed main text (as :func:`main_text_datasets`); [] otherwise."""
-        n = committed_authors_data(self.name)
+        n = committed_datasets(self.name, "authors")
         if not n or not asks_main_text(self.name, params):
             return []
         takes = set(inspect.signature(self.build).parameters) - {"scale", "datasets"}
