@@ -174,6 +174,24 @@ def test_main_text_on_several_datasets_names_its_code_on_one_device(study):
     assert len({(_device_kind(r), r.engine, r.forward_method) for _, r in stored}) == 1
 
 
+@pytest.mark.parametrize("study", sorted(read_manifest(default_results_dir()).get("authors_data", {})))
+def test_main_text_on_the_authors_data_is_stored_and_names_its_code(study):
+    """A study the manifest lists on the authors' rebuilt data: every main-text setting is stored
+    on that many splits x ten initialisations of their data, names its code, and the figure's
+    settings share one device, one engine and one integrator."""
+    from binn_utils.store.provenance import names_its_code
+    from binn_utils.store.setting import on_data
+    n = read_manifest(default_results_dir())["authors_data"][study]
+    settings = on_data(studies.get(study).settings(committed_scale(study), datasets=n), "authors")
+    stored = _kinds(settings)
+    assert len(stored) == len(settings), f"{study}: {len(stored)} of {len(settings)} settings stored"
+    for s, r in stored:
+        per = {d: r.datasets.count(d) for d in set(r.datasets)}
+        assert r.data == "authors" and len(per) == n and min(per.values()) >= 10, f"{s.label}: {per}"
+        assert names_its_code(r.provenance), f"{s.label}: the record cannot name its code"
+    assert len({(_device_kind(r), r.engine, r.forward_method) for _, r in stored}) == 1
+
+
 @pytest.mark.parametrize("where, settings", sorted(comparisons().items(), key=lambda kv: str(kv[0])),
                          ids=lambda v: "/".join(map(str, v)) if isinstance(v, tuple) else "")
 def test_one_engine_and_one_integrator_within_a_comparison(where, settings):

@@ -170,3 +170,30 @@ def test_against_datasets_holds_the_table_to_simultaneous_ranges_and_refuses_unl
     assert one["p"].isna().all() and not one["beyond"].any()       # one run of theirs: not a median of 10
     single = rt.against_datasets(ours[ours["dataset"] == 0], theirs, "setting", quantities=("err_u_theta",))
     assert single["p"].isna().all() and not single["beyond"].any()  # one dataset of ours: no spread between
+
+
+def test_the_comparison_table_and_its_words_say_what_the_rows_hold():
+    from binn_utils.presentation import authors_figures as af
+    rng = np.random.default_rng(10)
+    ours = pd.concat([_nested(rng, 5, 10, 0.5).assign(setting=s) for s in "abc"])
+    splits = pd.concat([_nested(rng, 3, 10, 0.2).assign(setting=s) for s in "abc"])
+    theirs = pd.concat([_nested(rng, 1, 10, 0.5, shift=sh, source="authors").assign(setting=s)
+                        for s, sh in zip("abc", (0.0, 0.0, 8.0))])
+    by_data = {"ours": rt.against_datasets(ours, theirs, "setting", quantities=("err_u_theta",)),
+               "authors": rt.against_datasets(splits, theirs, "setting", quantities=("err_u_theta",))}
+    md = af.against_datasets_table(by_data, lambda r: r["setting"])
+    rows = md.splitlines()[2:]
+    assert len(rows) == 3 and "beyond" not in rows[0] + rows[1] and rows[2].count("beyond") == 2
+    assert "5 datasets x 10" in md and "3 splits x 10" in md
+    words = af.against_datasets_words(by_data)
+    t = by_data["ours"]
+    assert (f"is {rt_fmt(t['ratio'].min())} to {rt_fmt(t['ratio'].max())} times ours" in words
+            and "in 1 of the 3 comparisons" in words and "splits and initialisations explain" in words)
+    with pytest.raises(ValueError, match="other settings"):
+        af.against_datasets_table({"ours": by_data["ours"], "authors": by_data["authors"].iloc[::-1]},
+                                  lambda r: r["setting"])
+
+
+def rt_fmt(v):
+    from binn_utils.analysis.reporting import fmt
+    return fmt(v)

@@ -161,8 +161,9 @@ def against_datasets_words(by_data: dict) -> str:
         widths = t["range_hi"]
         seen = (f"a difference was visible only where it exceeded its range (95 % for the {n} together), a factor "
                 f"of {fmt(widths.min())} to {fmt(widths.max())} either way")
-        head = (f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), the authors' median lies beyond what "
-                f"{units} and initialisations explain in ")
+        head = (f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), the authors' median is "
+                f"{fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times ours (median ratio "
+                f"{fmt(t['ratio'].median())}) and lies beyond what {units} and initialisations explain in ")
         out.append(head + (f"none of the {n} comparisons; {seen}." if k == 0 else
                            f"{k} of the {n} comparisons; elsewhere {seen}."))
     return " ".join(out)
