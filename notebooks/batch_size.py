@@ -27,6 +27,10 @@
 # We train the default BINN (see {doc}`../book/methods`) on the diffusion benchmark for
 # each $B$ twice: once for a fixed number of epochs (solutions, losses, timing) and once
 # for a fixed budget (errors).
+#
+# ```{glue:md} brief
+# :format: myst
+# ```
 
 # %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
@@ -47,6 +51,20 @@ from binn_utils.applications.notebook_parameters import check_parameters
 check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
                       batch_sizes=batch_sizes, budget_steps=budget_steps, source=source,
                       output_dir=output_dir))
+
+# %% tags=["remove-cell"]
+# The box at the top: the scorecard's verdicts on this chapter's claims, where these parameters are the
+# committed main-text configuration those verdicts read (binn_utils.claims.scorecard.chapter_verdicts).
+from IPython.display import Markdown
+
+from binn_utils.analysis import reporting
+from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.presentation.scorecard_text import chapter_brief_md
+
+reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+    "batch_size", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
+                 batch_sizes=batch_sizes, budget_steps=budget_steps),
+    source))))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -325,8 +343,15 @@ plt.close(fig)
 # so it understates the uncertainty):
 
 # %% tags=["remove-input"]
-display(Markdown(authors_figures.authors_comparison_table(results_table.compare(ours, theirs, "batch_size"),
-                                                 lambda r: f"$B$ = {r['batch_size']:g}")))
+bs_cmp = results_table.compare(ours, theirs, "batch_size")
+display(Markdown(authors_figures.authors_comparison_table(bs_cmp, lambda r: f"$B$ = {r['batch_size']:g}")))
+reporting.glue("bs_against_authors",
+               Markdown(authors_figures.comparison_words(bs_cmp, lambda r: f"$B$ = {r['batch_size']:g}")))
+
+# %% [markdown]
+# ```{glue:md} bs_against_authors
+# :format: myst
+# ```
 
 # %% [markdown]
 # ## Verdict

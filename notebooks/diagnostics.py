@@ -54,6 +54,7 @@ check_parameters(dict(scale=scale, epochs=epochs, seeds=seeds, failure_factor=fa
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
+import pandas as pd
 from IPython.display import Markdown, display
 
 from binn_utils import studies
@@ -189,7 +190,12 @@ reporting.glue("dg_pl_agree", f"{sum(a is True for a in agree)} of {sum(a is not
 
 # %% tags=["hide-input"]
 fig = figures.mismatch_figure(scored, TITLES, failure_factor)
-plotting.save(fig, output_dir, "diagnostics_mismatch")
+# what the figure draws, one row per setting: its mismatch ratio against its truth
+mismatch_data = pd.DataFrame({"study": scored.groups, "mismatch_ratio": scored.mismatch_ratio(),
+                              "median_err_u_p": [v["up"] for v in scored.truth],
+                              "err_u_p_over_best": [v["rel"] for v in scored.truth],
+                              "flagged": scored.flagged, "failed": scored.failed})
+plotting.save(fig, output_dir, "diagnostics_mismatch", data=mismatch_data)
 reporting.glue("fig_diag_mismatch", fig)
 reporting.glue("fig_diag_mismatch_paper", tables.paper_figure_words(None))
 plt.close(fig)
@@ -212,6 +218,9 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 # the mismatch threshold; dashed red: the failure threshold of our rule. Settings whose
 # forward solves mostly failed (ratio infinite) are drawn at the dotted line.
 # ```
+#
+# {download}`Data behind this figure <../book/figure-data/diagnostics_mismatch.csv>`: one
+# row per setting, its mismatch ratio, its errors against the truth, flagged and failed (CSV).
 #
 # The mismatch flag alone catches {glue:text}`dg_mm_hits` failures and fires on
 # {glue:text}`dg_mm_false` settings that did not fail; the rank correlation between the
@@ -302,7 +311,7 @@ weak = [n.replace("_", " ") for n in diagnostic_roc.DIAGNOSTICS if net["per"][n]
 reporting.glue("dg_net_phrase", diagnostic_roc.phrase(net))
 reporting.glue("dg_net_weak", ", ".join(weak) if weak else "none")
 fig = figures.roc_figure(net_table, net)
-plotting.save(fig, output_dir, "diagnostics_roc")
+plotting.save(fig, output_dir, "diagnostics_roc", data=pd.DataFrame(net_table.cols))   # one row per network
 reporting.glue("fig_diag_roc", fig)
 reporting.glue("fig_diag_roc_paper", tables.paper_figure_words(None))
 plt.close(fig)
@@ -320,6 +329,9 @@ plt.close(fig)
 # the module's thresholds. Shaded corner: the target, at least 85 % of failures caught with
 # at most 15 % false alarms. Dotted: a flag that knows nothing (AUC 0.5).
 # ```
+#
+# {download}`Data behind this figure <../book/figure-data/diagnostics_roc.csv>`: one row per
+# stored network, its setting, its error against the truth and every diagnostic's score (CSV).
 #
 # Per diagnostic, over every network: the area under the curve (the probability that a
 # failed network scores above a fine one) with its bootstrap interval, the rates at the

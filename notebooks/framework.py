@@ -29,6 +29,10 @@
 # of height 1 and 0.7. The paper's Eq. ic-nl writes heights 1/10 and 7/100; with those
 # the signal sinks below the noise, and we show that reading second (see
 # {doc}`../book/errata`).
+#
+# ```{glue:md} brief
+# :format: myst
+# ```
 
 # %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
@@ -55,6 +59,20 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
                       reaction=reaction, initial=initial, replicate_shown=replicate_shown,
                       compare_initial=compare_initial, compare_grid=compare_grid, compare_reactions=compare_reactions,
                       reaction_scale=reaction_scale, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
+# The box at the top: the scorecard's verdicts on this chapter's claims, where these parameters are the
+# committed main-text configuration those verdicts read (binn_utils.claims.scorecard.chapter_verdicts).
+from IPython.display import Markdown
+
+from binn_utils.analysis import reporting
+from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.presentation.scorecard_text import chapter_brief_md
+
+reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+    "framework", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, reaction=reaction,
+                 initial=None if initial == "code" else initial),
+    source))))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt

@@ -28,6 +28,10 @@
 #
 # We train the default BINN (see {doc}`../book/methods`) on the porous-medium benchmark
 # with $w_\mathrm{BC} = 0$, $w_\mathrm{data} = 1$ and each $w_\mathrm{PDE}$.
+#
+# ```{glue:md} brief
+# :format: myst
+# ```
 
 # %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
@@ -47,6 +51,19 @@ from binn_utils.applications.notebook_parameters import check_parameters
 
 check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
                       weights=weights, shown_weights=shown_weights, source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
+# The box at the top: the scorecard's verdicts on this chapter's claims, where these parameters are the
+# committed main-text configuration those verdicts read (binn_utils.claims.scorecard.chapter_verdicts).
+from IPython.display import Markdown
+
+from binn_utils.analysis import reporting
+from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.presentation.scorecard_text import chapter_brief_md
+
+reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+    "loss_weighting", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, weights=weights),
+    source))))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt

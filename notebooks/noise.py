@@ -31,6 +31,10 @@
 # {doc}`../book/methods`) on the diffusion benchmark at every noise level, for both
 # solution-network sizes, on several independently drawn datasets with several
 # initialisations each.
+#
+# ```{glue:md} brief
+# :format: myst
+# ```
 
 # %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
@@ -53,6 +57,20 @@ from binn_utils.applications.notebook_parameters import check_parameters
 check_parameters(dict(scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs,
                       seeds=seeds, datasets=datasets, shown_noise=shown_noise, shown_arch=shown_arch,
                       source=source, output_dir=output_dir))
+
+# %% tags=["remove-cell"]
+# The box at the top: the scorecard's verdicts on this chapter's claims, where these parameters are the
+# committed main-text configuration those verdicts read (binn_utils.claims.scorecard.chapter_verdicts).
+from IPython.display import Markdown
+
+from binn_utils.analysis import reporting
+from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.presentation.scorecard_text import chapter_brief_md
+
+reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+    "noise", dict(scale=scale, dense=dense, epochs=epochs, seeds=seeds, noise_vars=noise_vars, archs=archs,
+                 datasets=datasets),
+    source))))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -210,7 +228,7 @@ display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(res
 # interpolating best; our median errors of $u_\theta$ at $\sigma^2 = 0$, with their
 # intervals, are {glue:text}`nz_clean_theta_a` for $(h_u, n_u) =$ {glue:text}`nz_arch_a` and
 # {glue:text}`nz_clean_theta_b` for {glue:text}`nz_arch_b`; the larger network lower
-# (intervals separated): {glue:text}`nz_clean_large_wins`. The caption lists how many epochs
+# (decided on the interval of the difference): {glue:text}`nz_clean_large_wins`. The caption lists how many epochs
 # and replicates each architecture had: where they differ, this comparison is not like
 # for like.
 #

@@ -162,13 +162,13 @@ display(Markdown(text.choices_table(effects)))
 # from the mean as the mean lies from zero, e.g. when the operators of most replicates
 # collapsed to zero and one did not). A failed forward solve or a diverged run counts as the
 # highest value. The paper says any one sign is a warning, so a sub-claim agrees when one
-# sign's median interval lies above the default's, disagrees when every sign's lies below it,
-# cannot be decided when no sign can be computed, and otherwise cannot be distinguished. The
+# sign's median is higher than at the default (the interval of the difference, with the three
+# signs held to the level together by Holm's procedure, since each is one more chance of a
+# false alarm), disagrees when every sign's is lower, cannot be decided when no sign can be
+# computed, and otherwise cannot be distinguished. The
 # paper does not say that every failure raises a sign: a sub-claim that cannot be distinguished
 # (a loss that falls too slowly, as at $r = 5\times10^{-7}$, is none of the three signs) does
-# not contradict its sentence, it only finds no support for it there. Two
-# {glue:text}`sc_level` % intervals that do not overlap happen by chance far less often than
-# 5 % of the time, so even three signs rarely give a false separation. The last sub-claim asks
+# not contradict its sentence, it only finds no support for it there. The last sub-claim asks
 # whether the thresholded flags of the {doc}`diagnostics` chapter rank the networks that failed
 # by the ground truth above the others, over every stored network (the ROC curve's area, with
 # a bootstrap interval, against 0.5). Two of its ingredients are ours: the combined score is

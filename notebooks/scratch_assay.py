@@ -53,6 +53,7 @@ check_parameters(dict(scale=scale, initial_cells=initial_cells, mechanisms=mecha
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from IPython.display import Markdown, display
 
 from binn_utils.analysis import diagnostics, reporting, scratch, user_data
@@ -83,7 +84,12 @@ reporting.glue("sc_R", str(R))
 x, t = fit.x, fit.t
 u_mean = data.u_mean
 fig = scratch_figures.scratch_solutions(x, t, data.u, data.replicates, fit.u_theta, fit.u_p, scale=U)
-plotting.save(fig, output_dir, f"scratch_{initial_cells}_solutions")
+# what the figure draws, one row per (t, x): each experiment's data, each network's u_theta and u_p
+drawn = {"t": np.repeat(t, x.size), "x": np.tile(x, t.size)}
+drawn |= {f"data_{k}": np.asarray(u, float).ravel() for k, u in enumerate(data.u)}
+drawn |= {f"{name}_{k}": np.asarray(u, float).ravel() for name, us in (("u_theta", fit.u_theta), ("u_p", fit.u_p))
+          for k, u in enumerate(us)}
+plotting.save(fig, output_dir, f"scratch_{initial_cells}_solutions", data=pd.DataFrame(drawn))
 reporting.glue("fig_scratch_solutions", fig)
 reporting.glue("fig_scratch_solutions_paper", tables.paper_figure_words(None))
 plt.close(fig)
@@ -98,6 +104,10 @@ plt.close(fig)
 # initial condition $u_\theta(x, 0)$; lines and bands are mean $\pm 1$ standard deviation
 # over initialisations ({glue:text}`sc_what`).
 # ```
+
+# %% tags=["remove-input"]
+display(Markdown(f"{{download}}`Data behind this figure </book/figure-data/scratch_{initial_cells}_solutions.csv>`: "
+                 "one row per time and position: each experiment's data and each network's $u_\\theta$ and $u_\\mathrm{p}$, in cells/µm² (CSV)."))
 
 # %% tags=["remove-cell"]
 # How well do u_theta and u_p reproduce the data?  Compared with how well the
@@ -142,7 +152,9 @@ lo, hi = fit.u_range
 grid = np.linspace(min(0.0, lo), hi + 0.25 * (hi - min(0.0, lo)), 201)
 curves = fit.operator_curves(grid)
 fig = scratch_figures.scratch_operators(grid, curves, fit.u_range, fit.result.history, scale=U)
-plotting.save(fig, output_dir, f"scratch_{initial_cells}_operators")
+# the operator curves it draws, one row per density u: each network's curve of each operator
+drawn = {"u": grid} | {f"{name}_{k}": c for name, cs in curves.items() for k, c in enumerate(np.atleast_2d(cs))}
+plotting.save(fig, output_dir, f"scratch_{initial_cells}_operators", data=pd.DataFrame(drawn))
 reporting.glue("fig_scratch_operators", fig)
 reporting.glue("fig_scratch_operators_paper", tables.paper_figure_words(None))
 plt.close(fig)
@@ -157,6 +169,10 @@ plt.close(fig)
 # quantiles of the data), where nothing constrains the operators. Right: training and
 # validation losses (median and interquartile range over initialisations).
 # ```
+
+# %% tags=["remove-input"]
+display(Markdown(f"{{download}}`Data behind this figure </book/figure-data/scratch_{initial_cells}_operators.csv>`: "
+                 "one row per density $u$: each network's learned operators in the data's units (CSV); the losses are in the fit's stored record."))
 
 # %% tags=["remove-cell"]
 # Qualitative shape of the learned operators over the observed range (user_data.operator_shape)

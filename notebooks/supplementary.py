@@ -175,17 +175,26 @@ def draw(name):
         s = summaries[name]
         reporting.glue("sm_batch_size_timing", f"{s['timing_grid_text']} ({s['timing_whose']})")
         reporting.glue("sm_batch_size_clipped", s["clipped"] + ".")
-    plotting.save(fig, output_dir, f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else ""))
+    runs = [r for part in res for r in part] if isinstance(res, tuple) else res    # batch size: both kinds of run
+    plotting.save(fig, output_dir, data_name(name), data=results_table.table(runs))
     reporting.glue(f"sm_fig_{name}", fig)
     plt.close(fig)
 
 
+def data_name(name):
+    """The file name of the table behind a study's figure on this page."""
+    return f"sm_{name}_nv{noise_var:g}" + ("_dense" if dense else "")
+
+
 def bullets(name):
-    """The study's comparisons with the paper, as a list (computed from the results)."""
+    """The link to the data behind the study's figure, then its comparisons with the paper, as
+    a list (computed from the results)."""
     if name not in results:
         return
     st, s = SWEEPS[name], summaries[name]
-    display(Markdown("\n".join(f"* {line}" for line in st.bullets(s))
+    display(Markdown(f"{{download}}`Data behind this figure </book/figure-data/{data_name(name)}.csv>`: one row "
+                     "per run and error (CSV).\n\n"
+                     + "\n".join(f"* {line}" for line in st.bullets(s))
                      + "\n\n" + counted_words(st, s, noise_var, dense)))
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 from pathlib import Path
 
@@ -79,6 +80,19 @@ def notebook_parameters(source: Path, ipynb: Path) -> list[str]:
     return list(inspect_notebook(str(ipynb)))
 
 
+def output_folder_problem(out: Path) -> str | None:
+    """Why ``out`` cannot be the output folder (a file, or a folder this user cannot write, or
+    under one), or None: checked before anything runs."""
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is a file, not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"this user may not write into {probe}"
+    return None
+
+
 def main(argv=None) -> int:
     args = parse(argv)
     names = sorted(p.stem for p in (ROOT / "notebooks").glob("*.py"))
@@ -87,6 +101,10 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out).resolve()
     src = out / ".src" / f"{args.nb}.ipynb"
+    unusable = output_folder_problem(out)
+    if unusable:
+        print(f"{PROG}: OUT={args.out}: {unusable}", file=sys.stderr)
+        return 2
     try:
         values = requested(args)
         known = notebook_parameters(ROOT / "notebooks" / f"{args.nb}.py", src)

@@ -66,6 +66,7 @@ def _usage_error(capsys, argv):
     (["--noise-var", "nan"], "--noise-var: must be a finite number >= 0, got nan"),
     (["--forward-method", "Euler"], "invalid choice: 'Euler'"),
     (["--noise-var", "1e-400"], "--noise-var: 1e-400 is too small to be told from 0"),
+    (["--noise-var", "1e-320"], "--noise-var: 1e-320 is too small to be told from 0"),   # subnormal: digits lost
     (["--results-dir", ""], "--results-dir: must name a folder, got an empty string"),
     (["--results-dir", "  "], "--results-dir: must name a folder"),
     (["--datasets", "0"], "--datasets: must be a positive integer, got 0"),

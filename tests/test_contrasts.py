@@ -12,7 +12,7 @@ from scipy import stats
 
 from binn_utils.analysis.contrasts import (Sample, _mann_whitney_null, _rank_index, _signed_rank_null, contrast,
                                            holm, median_rank, rank_contrast, spread_contrast)
-from binn_utils.analysis.verdicts import Verdict, every, expect, lowest_at, median_interval
+from binn_utils.analysis.verdicts import Verdict, every, expect, lowest_at, median_interval, some
 
 SIMS = 600
 
@@ -318,6 +318,28 @@ def test_every_holds_a_disagreement_to_the_level_of_its_comparisons():
     assert every([(hi, lo[0]), (lo[1], lo[2])], -1) is Verdict.DISAGREES
     assert every([(lo[0], hi), (lo[1], hi)], -1) is Verdict.AGREES
 
+
+
+def test_some_holds_an_agreement_to_the_level_of_its_comparisons():
+    """"One of three warning signs is raised" (claim 12) with no sign raised: it agrees at most 5 %
+    of the time, where taking any one sign that is higher alone agrees more often; a real sign
+    still agrees, and it disagrees only when every sign is lower."""
+    rng = np.random.default_rng(321)
+    agree = alone = 0
+    for _ in range(SIMS):
+        pairs = [(median_interval(np.exp(rng.normal(0, 1, 10)), source="failure"),
+                  median_interval(np.exp(rng.normal(0, 1, 10)), source="default")) for _ in range(3)]
+        agree += some(pairs, 1) is Verdict.AGREES
+        alone += any(expect(a, b, 1) is Verdict.AGREES for a, b in pairs)
+    bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / SIMS)
+    assert agree / SIMS <= bound and alone > agree
+    flat = [(median_interval(np.exp(rng.normal(0, 0.2, 10)), source="failure"),
+             median_interval(np.exp(rng.normal(0, 0.2, 10)), source="default")) for _ in range(2)]
+    raised = (median_interval(np.exp(rng.normal(3, 0.2, 10)), source="failure"),
+              median_interval(np.exp(rng.normal(0, 0.2, 10)), source="default"))
+    assert some(flat + [raised], 1) is Verdict.AGREES
+    assert some([(b, a) for a, b in flat] + [raised[::-1]], 1) is not Verdict.AGREES
+    assert some([raised[::-1]] * 3, 1) is Verdict.DISAGREES
 
 
 def test_a_spread_over_datasets_of_one_initialisation_each_is_taken_between_them():

@@ -96,6 +96,29 @@ def test_fit_writes_every_file(fitted):
     assert "How strongly do these data constrain each learned operator?" in md
     # a 3-epoch fit does not fit its data: no operator gets a data-level label, the section says why
     assert "Not measured: the learned model does not fit the data" in md and "| D |" not in md
+    # the report shows that section under its own heading, not inside the diagnostics table
+    assert "<h2>How strongly do these data constrain each learned operator?</h2>" in page
+    assert "Not measured: the learned model does not fit the data" in page
+
+
+def test_the_reports_identifiability_section_is_its_own():
+    """report.html shows the identifiability section apart from the diagnostics table: its
+    heading, its paragraph (sigma, thresholds, chi-square change) and its own table, with the
+    warnings (it was merged into the diagnostics table: D under "diagnostic")."""
+    from binn_utils.analysis import identifiability as ident
+    oc = ident.OperatorConstraint("D", {"zero": 900.0, "half": 80.0, "double": 300.0, "tilt": 1.2},
+                                  {}, 0.8, 140)
+    c = ident.Identifiability("learned operators", {"D": oc}, 0.05, "0.0001 cells/um^2, the rms residual", 140)
+    md = ("| diagnostic | value |\n|---|---|\n| underfitting | 0.1 |\n\nDiagnostics: none fired.\n\n"
+          + ident.fit_markdown(c, {"D": (2.0, "um^2/h")}))
+    diag, section = fit_report.report_sections(md)
+    assert not any(ln.startswith("| D ") for ln in diag) and section[0] == ident.FIT_HEADING
+    page = fit_report._md_section_html(section)
+    assert page.startswith("<h2>How strongly do these data constrain each learned operator?</h2>")
+    assert "sigma = 0.0001 cells/um^2, the rms residual" in page and "chi-square change" in page
+    assert "<th>operator</th>" in page and "<td>D</td>" in page
+    assert "cannot tell its shape over the observed range" in page        # the tilt, not the size
+    assert "half or twice itself" not in page
 
 
 def test_rerun_trains_nothing(fitted, monkeypatch, capsys):
@@ -500,7 +523,7 @@ def test_out_holding_a_previous_fit_is_replaced(fitted, tmp_path):
 def test_a_learned_model_that_cannot_be_measured_is_a_line_of_the_report(error, monkeypatch):
     """A blown-up or collapsed fit (its learned model cannot be solved forward) or an exact fit:
     the identifiability section says so, as a property of the fit, and the report is written."""
-    def fails(fit):
+    def fails(fit, units=None):
         raise error
     monkeypatch.setattr(fit_report, "fit_identifiability", fails)
     md = fit_report.identifiability_markdown(object())

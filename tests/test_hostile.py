@@ -744,3 +744,73 @@ def test_a_store_lock_held_elsewhere_is_reported_not_waited_on_in_silence(tmp_pa
             pass
     said = [str(w.message) for w in caught if issubclass(w.category, StoreWarning)]
     assert len(said) == 1 and f"waiting for the lock of {tmp_path}" in said[0]
+
+
+# ----------------------------------------------------------------------------- 6. paths binn cannot use
+@pytest.mark.parametrize("error", [PermissionError(13, "Permission denied", "/somewhere/runs"),
+                                   NotADirectoryError(20, "Not a directory", "/somewhere/runs")])
+def test_a_path_binn_cannot_use_is_one_line_naming_it(error, capsys, monkeypatch):
+    """A results folder, a record or a data file this user may not read (root may read anything,
+    so the error is raised where binn meets it): one line naming it, status 1, no traceback."""
+    from binn_utils import applications
+
+    def refused(*a, **k):
+        raise error
+    monkeypatch.setattr(cli, "requested_settings", refused)
+    monkeypatch.setattr(sys, "argv", ["binn", "status", "learning_rate"])
+    assert applications.main() == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"binn: cannot use /somewhere/runs: {error.strerror}")
+
+
+def test_a_long_cell_in_a_column_nobody_asked_for_is_read(tmp_path, capsys, monkeypatch):
+    """A 200 kB note in an unused column (csv refuses cells over 131,072 characters by default)."""
+    _plan_only(monkeypatch)
+    rows = _long_rows(extra="note")
+    rows[1][-1] = "x" * 200_000
+    path = _csv(tmp_path / "d.csv", rows)
+    assert cli.main(_fit_argv(path, tmp_path)) == 130      # read, planned, stopped before training
+    import csv
+    assert csv.field_size_limit() == 131072                 # the module's limit is put back
+
+
+def test_a_binary_cluster_config_names_the_file_and_the_option(tmp_path):
+    from binn_utils.store.clusters import load_cluster_config
+    path = tmp_path / "cluster.toml"
+    path.write_bytes(b"\x9b\xff\x00binary")
+    with pytest.raises(ValueError) as info:
+        load_cluster_config(path, "slurm")
+    assert str(path) in str(info.value) and "--cluster-config" in str(info.value)
+    assert "is not UTF-8 text" in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["file", "under a file"])
+def test_make_rerun_into_a_file_is_one_line_before_any_work(kind, tmp_path, capsys):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rerun", Path(__file__).parents[1] / "scripts" / "rerun.py")
+    rerun = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rerun)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine")
+    out = blocker if kind == "file" else blocker / "out"
+    assert rerun.main(["noise", str(out), "-p", "scale", "quick"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"{blocker} is a file, not a folder" in err
+    assert blocker.read_text() == "mine"
+
+
+def test_a_killed_fits_temporary_folder_is_removed_by_the_next_fit_into_that_folder(tmp_path):
+    """SIGKILL while a fit writes leaves .OUT.tmp-*; the next fit into OUT removes it once it is
+    old enough not to belong to a fit writing now, and leaves anything else alone."""
+    from binn_utils.applications.fit_report import STALE_TEMPORARY_S, remove_stale_temporaries
+    out = tmp_path / "fit"
+    old, young, other = (tmp_path / ".fit.tmp-abc123", tmp_path / ".fit.tmp-def456", tmp_path / ".other.tmp-x")
+    for d in (old, young, other):
+        d.mkdir()
+        (d / "report.html").write_text("partial")
+    past = time.time() - STALE_TEMPORARY_S - 60
+    os.utime(old, (past, past))
+    os.utime(other, (past, past))
+    assert remove_stale_temporaries(out) == [old]
+    assert not old.exists() and young.exists() and other.exists()

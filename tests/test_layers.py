@@ -154,8 +154,11 @@ def test_nothing_below_the_presentation_layer_draws(module):
 #: `binn predict`, so that `binn --help`, usage errors and `binn status` answer at once
 #: (tests/test_cli.py); a fit loads the trainer (torch) only when it trains, so reading a
 #: stored fit (the book's chapters) needs no torch.  The `binn` entry point imports the
-#: command inside its Ctrl-C handling, so that a Ctrl-C while it loads is one line.
-LATE_IMPORTS = {"binn_utils.applications": {"binn_utils.applications.cli"},
+#: command inside its Ctrl-C handling, so that a Ctrl-C while it loads is one line.  The
+#: registry of studies, which `binn status` loads, needs no scipy: claim 1's check loads the
+#: identifiability module (how well the data constrain D) when it runs.
+LATE_IMPORTS = {"binn_utils.studies.framework": {"binn_utils.analysis.identifiability"},
+                "binn_utils.applications": {"binn_utils.applications.cli"},
                 "binn_utils.applications.fit_commands": {"binn_utils.applications.fit_plan",
                                                          "binn_utils.applications.fit_report",
                                                          "binn_utils.applications.predict"},

@@ -75,6 +75,20 @@ def test_compare_gives_the_ratio_of_medians_and_a_seeded_interval():
     assert r["ratio_lo"] < 2.0 < r["ratio_hi"]
     again = rt.compare(ours, theirs, "lr", quantities=("err_u_p",)).iloc[0]
     assert (again["ratio_lo"], again["ratio_hi"]) == (r["ratio_lo"], r["ratio_hi"])  # seeded
+    assert r["above_authors"] == 4                 # 2, 3, 4 and 5 lie above their median 1.5
+
+
+def test_comparison_words_name_each_setting_whose_medians_differ_and_only_those():
+    from binn_utils.presentation.authors_figures import comparison_words
+    ours = pd.concat([_frame("ours", [3.0, 3.1, 3.2, 2.9, 3.05], lr=1e-3), _frame("ours", [1.0, 1.2, 0.8], lr=1e-2)])
+    theirs = pd.concat([_frame("authors", [1.0], lr=1e-3), _frame("authors", [1.0], lr=1e-2)])
+    c = rt.compare(ours, theirs, "lr", quantities=("err_u_p",))
+    words = comparison_words(c, lambda r: f"r = {r['lr']:g}")
+    assert words.startswith("At r = 0.001 our median error of $u_\\mathrm{p}$ is higher than theirs: 3.05 times it [95 % interval")
+    assert "their single run lies below 5 of our 5 runs." in words and "r = 0.01" not in words
+    assert "a difference of the data as much as of the code" in words
+    same = rt.compare(ours[ours["lr"] == 1e-2], theirs, "lr", quantities=("err_u_p",))
+    assert comparison_words(same, str).startswith("Our medians and the authors' cannot be told apart")
 
 
 def test_interval_of_a_ratio():

@@ -180,7 +180,8 @@ def test_claim_12_compares_the_papers_warning_signs_with_the_default(monkeypatch
     first = check.subclaims[0]
     assert set(first.numbers) == {f"{k}, {n}" for k in spanning.diagnostics.WARNING_SIGNS
                                   for n in ("$r$ = 5e-7", "default")}
-    assert "one sign's median higher than the default's agrees" in first.rule
+    assert "one sign's median higher than the default's, the three differences held to the level together " \
+           "(Holm), agrees" in first.rule
 
 
 def test_claim_12_disagrees_where_every_sign_is_lower_than_at_the_default(monkeypatch, no_network_table):
@@ -273,6 +274,9 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     # the sub-claims of both partly reproduced claims counted together: 1 + 6 agree, 4 + 1 disagree
     assert partly == "Supported in part: claims 10 and 12; of their sub-claims, 7 agree, 5 disagree and 0 cannot be distinguished."
     assert not any(s.startswith(("Supported in full", "Not supported")) for s in answer)   # no empty lists
+    # the sub-claims contradicted, by name (at most four, then how many more)
+    assert ("The sub-claims our runs contradict: “sub-claim 1” (claim 10); “sub-claim 2” (claim 10); “sub-claim 3” "
+            "(claim 10); “sub-claim 4” (claim 10); and 1 more.") in answer
     assert any(s.startswith("The authors' own archived runs") and "bear on claim 12:" in s
                and "0 agree with the paper, 1 disagree" in s for s in answer)
     full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])
@@ -347,8 +351,13 @@ def test_claims_table_details_and_choices():
     assert table[3].endswith("| g: “sub-claim 1” |")
     details = text.details_md(judged)
     assert "*Ours:* Numbers 2; sub-claims: 1 agrees, 1 disagrees ({doc}`ch`)." in details
-    assert "* g: sub-claim 0 (criterion at most 0.1): *agrees*; sub-claim 1 (criterion at most 0.1): *disagrees*" \
-        in details
+    # each claim under its own anchor (the table links it); a claim of several configurations as
+    # a table of their tallies, each configuration's sub-claims folded; a plain claim's folded
+    assert "(sc-claim-2)=\n**Claim 2**" in details and "[2](#sc-claim-2)" in table[3]
+    assert "| g | 1 | 1 |  |  |  |" in details
+    assert (":::{dropdown} g, 2 sub-claims: 1 agrees, 1 disagrees\n* sub-claim 0 (criterion at most 0.1): *agrees*\n"
+            "* sub-claim 1 (criterion at most 0.1): *disagrees*\n:::") in details
+    assert ":::{dropdown} Its 1 sub-claim: agrees\n* sub-claim 0 (criterion at most 0.1): *agrees*\n:::" in details
     from binn_utils.analysis.verdicts import Interval
     ivs = {"u_theta": Interval(0.08, 0.07, 0.09, 10, 0.98), "u_p": Interval(0.09, 0.08, 0.1, 10, 0.98)}
     sub = SubClaim("u_theta matches", F, numbers=ivs)
@@ -375,3 +384,24 @@ def test_provenance_cells():
     empty = RunRow("SM", ("paper", "lite"), (0.0, 0.05), True)
     assert text.provenance_cells(empty) == ["SM", "σ² = 0 to 0.05, 351 points", "paper/lite", "not stored yet",
                                             "", "", "", ""]
+
+
+def test_a_chapter_box_gives_the_scorecards_verdict_only_for_the_committed_configuration(monkeypatch):
+    """The box at the top of a chapter: the scorecard's verdict on each of its claims (what holds
+    it back, a link to it), read only where the chapter's parameters are the committed main-text
+    configuration; any other run of the chapter says the verdicts are not its own."""
+    seen = []
+    monkeypatch.setattr(scorecard, "judge_chapter", lambda ctx, ch: seen.append(ch) or [checked(6, A, D)])
+    base = dict(scale=None, noise_var=None, dense=False, epochs=None, seeds=None)
+    assert scorecard.chapter_verdicts("learning_rate", {**base, "rates": None}) is not None
+    assert seen == ["learning_rate"]
+    for other in ({"scale": "quick"}, {"noise_var": 0.01}, {"dense": True}, {"seeds": 3}, {"rates": [1e-3]}):
+        assert scorecard.chapter_verdicts("learning_rate", {**base, "rates": None, **other}) is None, other
+    assert seen == ["learning_rate"]
+    with pytest.raises(ValueError, match="no study has the chapter"):
+        scorecard.chapter_verdicts("nowhere", base)
+    box = text.chapter_brief_md([checked(6, A, D)])
+    assert box.startswith("```{admonition} In brief") and box.endswith("```")
+    assert "Claim 6, $u_\\theta$ matches:" in box and "1 of 2 sub-claims agree, 1 disagree" in box
+    assert "held back by “sub-claim 1”" in box and "{ref}`On the scorecard <sc-claim-6>`" in box
+    assert "not the committed main-text configuration" in text.chapter_brief_md(None)

@@ -268,11 +268,11 @@ def test_more_steps_worse_needs_every_decided_batch_size_and_reads_as_words():
                            ((every, (4, 4)), (overlap, (2, 2)), (none, (0, 0))))
     assert most.startswith("Of the 4 batch sizes whose two runs took different numbers of optimiser steps, the "
                            "run with more steps has the larger median error of uₚ (best-validation networks) in 4 (a "
-                           "description of the medians, not a verdict). Compared by the intervals of the two "
-                           "medians, its error is larger (intervals separated) in 4, smaller in 0 and "
+                           "description of the medians, not a verdict). Decided on the interval of the difference of "
+                           "the two medians, its error is larger in 4, smaller in 0 and "
                            "indistinguishable in 0. More optimiser steps thus went with")
-    assert some.endswith("in 2 (a description of the medians, not a verdict). Compared by the intervals of the two "
-                         "medians, its error is larger (intervals separated) in 1, smaller in 0 and indistinguishable "
+    assert some.endswith("in 2 (a description of the medians, not a verdict). Decided on the interval of the difference of the two "
+                         "medians, its error is larger in 1, smaller in 0 and indistinguishable "
                          "in 1. These runs therefore do not show more optimiser steps going with a larger error.")
     assert nothing.startswith("No batch size took different numbers of optimiser steps")
     for words in (most, some, nothing):

@@ -60,7 +60,7 @@ from ..engine.problems import BENCHMARK_NAMES, INITIALS, get_benchmark, referenc
 __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit_threshold",
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
-           "MEANING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown",
+           "MEANING", "IN_SHORT", "FIT_HEADING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown",
            "errors_markdown", "removal_sentence", "warnings_of", "fit_markdown", "unmeasured_markdown", "level_words",
            "NEAR_ZERO_LADDER", "TERM_SCALE"]
 
@@ -331,9 +331,18 @@ def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
     return out
 
 
-def level_words(oc: OperatorConstraint) -> str:
-    """An operator's level as a table cell: 'well', or 'absent (within 0.0056 of zero)'."""
-    return f"absent (within {oc.near_zero:.2g} of zero)" if oc.level == "absent" else oc.level
+#: An operator's level in a few words, after its name ("the learned D, which the data ...").
+IN_SHORT = {"not": "which the data do not constrain", "weakly": "which the data constrain only weakly",
+            "well": "which the data constrain well", "absent": "which the data pin near zero"}
+
+
+def level_words(oc: OperatorConstraint, factor_unit: tuple | None = None) -> str:
+    """An operator's level as a table cell: 'well', or 'absent (within 0.0056 of zero)'
+    (``factor_unit``: (factor, unit) from training units to the data's; default as it is)."""
+    if oc.level != "absent":
+        return oc.level
+    return f"absent (within {oc.near_zero:.2g} of zero)" if factor_unit is None else \
+        f"absent (within {_in_units(oc.near_zero, factor_unit)} of zero)"
 
 
 def _g(v: float) -> str:
@@ -398,22 +407,39 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
             f"on the sparse and {fit_threshold(dense.n_points):.3g} on the dense grid it shows as a misfit of the data)")
 
 
-def warnings_of(c: Identifiability) -> list[str]:
-    """One sentence per operator whose removal leaves no measurable signal, or that the data
-    cannot tell from half or twice itself."""
-    out = []
+def _in_units(value: float, factor_unit: tuple | None) -> str:
+    """An operator's value in the data's units ("0.0056 µm²/h"), or in training units."""
+    if factor_unit is None:
+        return f"{value:.2g} (training units)"
+    factor, unit = factor_unit
+    return f"{value * factor:.2g}" + (f" {unit}" if unit else " (the data's units)")
+
+
+def warnings_of(c: Identifiability, units: dict | None = None) -> list[str]:
+    """One sentence per operator whose removal leaves no measurable signal, that the data
+    cannot tell from half or twice itself, or whose shape (tilt) they cannot tell; an absent
+    one with the constant the data would see (``units``: {name: (factor, unit)} from training to
+    the data's units; default training units)."""
+    out, bar = [], detect_threshold()
     for k, oc in c.operators.items():
+        d = oc.dchi2
         if oc.level == "absent":
             out.append(f"{k}: absent from these data: removing or halving it changes nothing measurable, but a "
-                       f"constant of {oc.near_zero:.2g} (training units) added to it would be seen well, so the "
-                       f"data pin it within about that of zero")
+                       f"constant of {_in_units(oc.near_zero, (units or {}).get(k))} added to it would be seen "
+                       "well, so the data pin it within about that of zero")
         elif oc.signal == "not":
             out.append(f"{k}: the mechanism leaves no measurable signal in these data (removing it changes the "
-                       f"chi-square by {_g(oc.dchi2['zero'])}, below {detect_threshold():.2g}): its learned curve "
+                       f"chi-square by {_g(d['zero'])}, below {bar:.2g}): its learned curve "
                        "is not determined by the data, whatever its shape")
         elif oc.level == "not":
-            out.append(f"{k}: present, but the data cannot tell it from half or twice itself (chi-square changes "
-                       f"{_g(oc.dchi2['half'])} and {_g(oc.dchi2['double'])}): its size is not determined")
+            size = [p for p in ("half", "double") if not d[p] >= bar]
+            if size:
+                out.append(f"{k}: present, but the data cannot tell it from half or twice itself (chi-square changes "
+                           f"{_g(d['half'])} and {_g(d['double'])}): its size is not determined")
+            if not d["tilt"] >= bar:
+                out.append(f"{k}: present, but the data cannot tell its shape over the observed range (tilting it, x 1/2 "
+                           f"at the low end of u and x 3/2 at the high end, changes the chi-square by "
+                           f"{_g(d['tilt'])}, below {bar:.2g}): how it varies with u is not determined")
     return out
 
 
@@ -422,33 +448,41 @@ def unmeasured_markdown(reason: str) -> str:
     learned model cannot be solved forward, or fits the data exactly): a statement about the
     fit, not about the data."""
     return "\n".join([
-        "## How strongly do these data constrain each learned operator?", "",
+        FIT_HEADING, "",
         f"Not measured: {reason.rstrip('.')}. This is a property of the fit, not of the data: perturbing the "
         "operators of a model that cannot be solved forward, or that does not fit the data, would describe the "
-        "fit, so no operator gets a label here. Look at the diagnostics above and the loss curves; try a smaller "
-        "learning rate (--lr), more epochs (--epochs), or --forward-method BDF for a stiff model."]) + "\n"
+        "fit, so no operator gets a label here. What to try depends on the diagnostics above: a validation loss "
+        "still falling at the end asks for more epochs (--epochs) or a larger learning rate (--lr); a loss that rose "
+        "or blew up, a smaller learning rate; a forward solve that failed on a stiff model, --forward-method BDF."]) + "\n"
 
 
-def fit_markdown(c: Identifiability) -> str:
-    """The identifiability section of a fit's report."""
+#: The heading of the identifiability section of a fit's report (the report's HTML finds it there).
+FIT_HEADING = "## How strongly do these data constrain each learned operator?"
+
+
+def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
+    """The identifiability section of a fit's report (``units``: {name: (factor, unit)} from
+    training units to the data's, for the constants of absent operators)."""
     lo, hi = c.thresholds
-    lines = ["## How strongly do these data constrain each learned operator?", "",
+    lines = [FIT_HEADING, "",
              f"Each learned operator (median over the networks) is perturbed in the forward model and the change of "
-             f"the solution is compared with the noise (sigma = {c.sigma:.3g}, {c.sigma_source}; {c.n_points} data "
+             f"the solution is compared with the noise (sigma = {c.sigma_source}; {c.n_points} data "
              f"points after the initial time): chi-square change = sum of (du / sigma)^2. Not constrained below {lo:.2g} (no test detects "
              f"the change with even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile "
              "of what noise adds to the chi-square of these points), weakly in between; an operator's level is "
              "that of the weakest of its changes of scale (x 1/2, x 2) and of shape (tilt: x 1/2 at the low end of the "
              "observed u, x 3/2 at the high end); absent where removing it changes nothing measurable but a "
-             "small constant added to it would be seen well (the data pin it near zero; the size is in the table, "
-             "training units) (binn_utils.analysis.identifiability).", "",
+             "small constant added to it would be seen well (the data pin it near zero) "
+             "(binn_utils.analysis.identifiability). The share of the dynamics is the size of the operator's term in "
+             "du/dt (its root-sum-square over x) over the sum of the terms' sizes, its mean over the observation "
+             "times.", "",
              "| operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |",
              "|---|---|---|---|---|---|---|"]
     for k, oc in c.operators.items():
         d = oc.dchi2
         lines.append(f"| {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | "
-                     f"{_g(d['tilt'])} | **{level_words(oc)}** |")
-    w = warnings_of(c)
+                     f"{_g(d['tilt'])} | **{level_words(oc, (units or {}).get(k))}** |")
+    w = warnings_of(c, units)
     lines += [""] + ([f"WARNING - {s}." for s in w] if w else
                      ["Every learned operator leaves a measurable signal in these data."])
     if c.failed:

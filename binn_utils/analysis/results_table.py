@@ -170,7 +170,7 @@ def compare(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_the
             level: float = LEVEL) -> pd.DataFrame:
     """Per value of ``by`` (column names), quantity and norm: our median error, the
     authors', the ratio ours / theirs with its bootstrap interval (:func:`ratio_interval`),
-    and the number of runs each (``failed``: our runs without a value, a failed forward
+    how many of our runs lie above their median (``above_authors``), and the number of runs each (``failed``: our runs without a value, a failed forward
     solve, left out of the median).  Rows where only one source has runs keep NaNs."""
     by = [by] if isinstance(by, str) else list(by)
     both = long(pd.concat([ours, theirs], ignore_index=True), quantities)
@@ -185,7 +185,9 @@ def compare(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_the
                      "median_ours": float(np.nanmedian(a)) if np.isfinite(a).any() else np.nan,
                      "n_authors": int(np.isfinite(b).sum()),
                      "median_authors": float(np.nanmedian(b)) if np.isfinite(b).any() else np.nan,
-                     "ratio": ratio, "ratio_lo": lo, "ratio_hi": hi})
+                     "ratio": ratio, "ratio_lo": lo, "ratio_hi": hi,
+                     # how many of our runs lie above their median (their one run, where they have one)
+                     "above_authors": int((a > np.nanmedian(b)).sum()) if np.isfinite(b).any() else 0})
     return pd.DataFrame(rows)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +160,25 @@ def read_rows(reader, source: str, wanted: dict, cols: dict) -> tuple[list, list
     return xs, ts, us, reps, where
 
 
+#: the longest cell a CSV file may hold (csv's own default, 131,072 characters, refused a long
+#: note in a column nobody asked for); the whole file is in memory anyway
+CELL_LIMIT = 1 << 30
+
+
+@contextmanager
+def csv_cells(source: str):
+    """Read a CSV file's cells inside: cells up to :data:`CELL_LIMIT` long, and a row the csv
+    module cannot read a one-line ValueError naming ``source``."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(max(old, CELL_LIMIT))
+    try:
+        yield
+    except csv.Error as err:
+        raise ValueError(f"{source}: not a readable CSV file: {err}") from None
+    finally:
+        csv.field_size_limit(old)
+
+
 def read_long_csv(path_or_buffer, wanted: dict, delimiter: str | None, encoding: str | None):
     """(x, t, u, replicate labels, row names, source name, notes) of a long-format CSV file
     with the ``wanted`` columns ({"x": name, ...}); ``delimiter`` None: detected from the
@@ -173,5 +193,6 @@ def read_long_csv(path_or_buffer, wanted: dict, delimiter: str | None, encoding:
     if encoding not in (None, "utf-8-sig"):
         notes.append(f"read as {encoding} text")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    cols = read_header(reader, source, wanted, delimiter)
-    return (*read_rows(reader, source, wanted, cols), source, notes)
+    with csv_cells(source):
+        cols = read_header(reader, source, wanted, delimiter)
+        return (*read_rows(reader, source, wanted, cols), source, notes)

@@ -75,12 +75,12 @@ import numpy as np
 from ..engine.observations import Observations, split_indices
 from .user_arrays import TIME_UNITS, read_arrays
 # what reading a CSV file and the units share with the own-data report, importable from here too
-from .user_csv import decode_csv_bytes, delimiter_hint, detect_delimiter, read_long_csv, to_float
+from .user_csv import csv_cells, decode_csv_bytes, delimiter_hint, detect_delimiter, read_long_csv, to_float
 from .user_units import MECHANISMS, TRAIN_T_END, TRAIN_X_RANGE, Scaling, validate_mechanisms
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling", "UserObservations",
            "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "TIME_UNITS",
-           "decode_csv_bytes", "delimiter_hint", "detect_delimiter", "to_float", "uniform_grid"]
+           "csv_cells", "decode_csv_bytes", "delimiter_hint", "detect_delimiter", "to_float", "uniform_grid"]
 
 _GRID_RTOL = 1e-9    # values closer than this (relative to the span) are the same grid node
 UNIFORM_RTOL = 1e-6  # allowed relative variation of the spacing in x

@@ -179,18 +179,24 @@ def every(pairs: Iterable[tuple[Interval, Interval]], direction: int) -> Verdict
     pairs = list(pairs)
     if not pairs:
         return Verdict.UNDECIDED
+    signs, kept = held_together(pairs)
+    if all(o == direction for o in signs):
+        return Verdict.AGREES
+    if any(o == -direction and ok for o, ok in zip(signs, kept)):
+        return Verdict.DISAGREES
+    return Verdict.UNDECIDED if None in signs else Verdict.INDISTINCT
+
+
+def held_together(pairs: Iterable[tuple[Interval, Interval]]) -> tuple[list, list[bool]]:
+    """Each comparison's :func:`order` and whether it stands once the comparisons are held to
+    the level together (Holm over the p-values of their differences; a bare interval, without
+    replicates, keeps its decision as made)."""
     signs, ps = [], []
     for a, b in pairs:
         signs.append(order(a, b))
         c = difference(a, b) if signs[-1] is not None else None
-        # a bare interval (no replicates): its decision stands as made
         ps.append(c.p if c is not None else (0.0 if signs[-1] else np.nan))
-    if all(o == direction for o in signs):
-        return Verdict.AGREES
-    kept = holm(ps)
-    if any(o == -direction and ok for o, ok in zip(signs, kept)):
-        return Verdict.DISAGREES
-    return Verdict.UNDECIDED if None in signs else Verdict.INDISTINCT
+    return signs, holm(ps)
 
 
 def lowest_at(intervals: Mapping, at) -> Verdict:
@@ -240,17 +246,24 @@ def all_of(verdicts: Iterable[Verdict]) -> Verdict:
     return Verdict.UNDECIDED if Verdict.UNDECIDED in vs else Verdict.INDISTINCT
 
 
-def any_of(verdicts: Iterable[Verdict]) -> Verdict:
-    """One verdict for a sentence that any of several comparisons bears out ("x, y or z
-    signals ..."): agrees if one agrees; disagrees only if every one was decided and
-    disagrees (one that could not be decided might have borne it out); cannot be decided if
-    none could; otherwise cannot be distinguished."""
-    vs = list(verdicts)
-    if not vs or all(v is Verdict.UNDECIDED for v in vs):
+def some(pairs: Iterable[tuple[Interval, Interval]], direction: int) -> Verdict:
+    """The verdict on a sentence that any one of several comparisons bears out ("x, y or z
+    signals ...": ``a`` higher than ``b`` for one of them, ``direction`` +1; lower: -1), the
+    dual of :func:`every`: agrees when one comparison is resolved that way once the comparisons
+    are held to the level together (Holm over their p-values: each is one more chance of
+    agreeing by chance); disagrees only when every comparison is resolved the other way (each
+    must, so disagreeing needs no adjustment); cannot be decided when none has finite
+    replicates; otherwise (one that could not be decided might have borne it out) cannot be
+    distinguished."""
+    pairs = list(pairs)
+    if not pairs:
         return Verdict.UNDECIDED
-    if Verdict.AGREES in vs:
+    signs, kept = held_together(pairs)
+    if all(o is None for o in signs):
+        return Verdict.UNDECIDED
+    if any(o == direction and ok for o, ok in zip(signs, kept)):
         return Verdict.AGREES
-    return Verdict.DISAGREES if all(v is Verdict.DISAGREES for v in vs) else Verdict.INDISTINCT
+    return Verdict.DISAGREES if all(o == -direction for o in signs) else Verdict.INDISTINCT
 
 
 def best_of(intervals: Mapping, keys) -> object:

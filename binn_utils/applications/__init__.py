@@ -11,6 +11,22 @@ import sys
 OUTPUT_ERRORS = (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EBADF, errno.EDQUOT)
 
 
+#: errors of a file or folder binn cannot read or write where it is (permissions, a file where a
+#: folder should be): one line naming it, not a traceback
+ACCESS_ERRORS = (errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.EROFS)
+
+
+def _access_failed(err: OSError) -> int:
+    """One line on stderr naming the file or folder that could not be used, and status 1."""
+    where = f" {err.filename}" if err.filename else ""
+    try:
+        print(f"binn: cannot use{where}: {err.strerror or err} (check that it exists as the kind of path asked "
+              "for and that this user may read and write it)", file=sys.stderr, flush=True)
+    except OSError:
+        pass
+    return 1
+
+
 def _output_failed(err: OSError) -> int:
     """One line on stderr (nothing for a closed pipe: the reader has gone) and status 1 when
     standard output could not be written; stdout is pointed at /dev/null so that Python's own
@@ -46,4 +62,6 @@ def main() -> int:
     except OSError as err:
         if isinstance(err, BrokenPipeError) or err.errno in OUTPUT_ERRORS:
             return _output_failed(err)
+        if err.errno in ACCESS_ERRORS:
+            return _access_failed(err)
         raise

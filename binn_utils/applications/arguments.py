@@ -64,6 +64,11 @@ workers = int_up_to(WORKERS_MAX)
 solve_workers = int_up_to(WORKERS_MAX, lo=0)
 
 
+#: the smallest nonzero value a number argument may take: below it double precision keeps only a
+#: few digits (subnormal numbers), so the value given is not the value stored
+TINY = 1e-300
+
+
 def non_negative(unit: str = ""):
     """An argparse type: a finite number >= 0 (``unit``: e.g. " of seconds", for the message)."""
     def parse(text: str) -> float:
@@ -73,9 +78,9 @@ def non_negative(unit: str = ""):
             raise argparse.ArgumentTypeError(f"must be a number{unit} >= 0, got {text!r}") from None
         if not math.isfinite(value) or value < 0:
             raise argparse.ArgumentTypeError(f"must be a finite number{unit} >= 0, got {text}")
-        if value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        if value != 0 and value < TINY or value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
             raise argparse.ArgumentTypeError(f"{text} is too small to be told from 0 in double precision; "
-                                             "give 0 or a number above 1e-300")
+                                             f"give 0 or a number of at least {TINY:g}")
         return value + 0.0      # -0.0 is 0.0: one value, one stored key
     return parse
 

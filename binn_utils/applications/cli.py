@@ -151,7 +151,9 @@ def _add_sweep_parsers(sub):
         sp.add_argument("--skip-studies", nargs="+", choices=names, default=(),
                         help="leave these studies of the plans out")
         sp.add_argument("--scale", default=None, choices=sorted(studies.SCALES),
-                        help="training scale: epochs, initialisations, datasets (default: book)")
+                        help="training scale: epochs, initialisations, datasets (default: "
+                             + ("the scale of each study's committed results, results/manifest.json)" if name == "status"
+                                else "book)"))
         sp.add_argument("--preset", dest="scale", default=None, choices=sorted(studies.SCALES),
                         help=argparse.SUPPRESS)  # the old name of --scale
         sp.add_argument("--noise-var", type=arguments.noise_variance, default=None)

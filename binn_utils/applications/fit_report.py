@@ -90,32 +90,42 @@ def _thr(v) -> str:
     return _num(v)
 
 
-def fit_identifiability(fit: UserFit):
+def fit_identifiability(fit: UserFit, units: dict | None = None):
     """How strongly the user's data constrain each learned operator
     (:func:`fit_identifiability.learned_identifiability`, training units; the noise from the
     between-replicate spread -- of their mean when the mean was fitted -- or the residual; with
-    replicates fitted separately, every replicate's chi-square counts)."""
+    replicates fitted separately, every replicate's chi-square counts).  ``units``: the data's
+    units by name ("u"), for sigma in the words."""
     obs = fit.observations[0]
-    sd = fit.data.noise_sd
+    sd, how = fit.data.noise_sd, "the measurements' between-replicate standard deviation"
     if sd is not None:
-        sd = sd / (np.sqrt(fit.data.n_replicates) if fit.replicates_mode == "mean" else 1.0) / fit.scaling.u_factor
+        n = fit.data.n_replicates
+        if fit.replicates_mode == "mean" and n > 1:
+            sd, how = sd / np.sqrt(n), (f"the noise of the mean of the {n} replicates fitted: their "
+                                        f"between-replicate standard deviation {_num(sd)} / sqrt({n})")
+        sd = sd / fit.scaling.u_factor
     ev = fit.evaluation
-    copies = len(fit.observations) if fit.replicates_mode == "separate" else 1
-    return fit_ident.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, obs.u_obs, ev.u_theta,
-                                             replicate_sd=sd, copies=copies, u_p=ev.u_p)
+    u_obs = (np.stack([o.u_obs for o in fit.observations]) if fit.replicates_mode == "separate" else obs.u_obs)
+    return fit_ident.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, u_obs, ev.u_theta,
+                                             replicate_sd=sd, replicate_how=how, u_p=ev.u_p,
+                                             u_factor=fit.scaling.u_factor, u_unit=(units or {}).get("u") or "")
 
 
-def identifiability_markdown(fit: UserFit) -> str:
+def identifiability_markdown(fit: UserFit, units: dict | None = None) -> str:
     """The report's identifiability section; where the learned model cannot be solved forward
     (a blown-up or collapsed fit) or fits the data exactly, a line that says so, never a
-    traceback that takes the rest of the report with it."""
+    traceback that takes the rest of the report with it.  ``units``: the data's units by name."""
     try:
-        return identifiability.fit_markdown(fit_identifiability(fit))
+        c = fit_identifiability(fit, units)
     except (ValueError, RuntimeError, FloatingPointError, ArithmeticError) as exc:
         return identifiability.unmeasured_markdown(str(exc))
+    factors = {k: fit.scaling.operator_factor(k) for k in c.operators}
+    return identifiability.fit_markdown(c, {k: (factors[k], (units or {}).get(k) or "") for k in c.operators})
 
 
-def diagnostics_markdown(fit: UserFit) -> str:
+def diagnostics_markdown(fit: UserFit, units: dict | None = None) -> str:
+    """The diagnostics of a fit, then its identifiability section (``units``: the data's units
+    by name, for the numbers of that section)."""
     rep = fit.report
     held = diagnostic_roc.stored_summary(n_boot=0)
     lines = [f"# Diagnostics of the fit ({rep.n_replicates} networks, {rep.n_epochs} epochs)", "",
@@ -149,7 +159,7 @@ def diagnostics_markdown(fit: UserFit) -> str:
               "A flag is a reason to look, not a verdict, and no flag is not proof of correct operators: on the "
               "paper's own sweeps, where the truth is known, these checks miss some failures and fire on some "
               "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth).",
-              "", identifiability_markdown(fit)]
+              "", identifiability_markdown(fit, units)]
     return "\n".join(lines) + "\n"
 
 
@@ -181,6 +191,7 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
     stored in ``plan.out/networks`` (this fit's and any others) are kept."""
     final = plan.out
     final.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(final)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.tmp-"))
     try:
         os.chmod(tmp, 0o777 & ~records.umask())
@@ -192,6 +203,26 @@ def write_fit_outputs(fit: UserFit, plan: FitPlan, seconds: float | None = None)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return {name: final / Path(path).name for name, path in files.items()}
+
+
+#: a temporary output folder of binn fit older than this (seconds) was left by a process that was
+#: killed while it wrote (a write takes seconds): removed by the next fit into the same folder
+STALE_TEMPORARY_S = 3600.0
+
+
+def remove_stale_temporaries(final: Path) -> list[Path]:
+    """Remove the temporary folders ``.NAME.tmp-*`` beside ``final`` that a killed ``binn fit``
+    left (older than :data:`STALE_TEMPORARY_S`; a younger one may belong to a fit writing now);
+    the ones removed."""
+    gone = []
+    for tmp in final.parent.glob(f".{final.name}.tmp-*"):
+        try:
+            if tmp.is_dir() and not tmp.is_symlink() and time.time() - tmp.stat().st_mtime > STALE_TEMPORARY_S:
+                shutil.rmtree(tmp)
+                gone.append(tmp)
+        except OSError:
+            pass                # not ours to fight over: left as it is
+    return gone
 
 
 def _link_tree(src: Path, dst: Path):
@@ -241,7 +272,7 @@ def _write_fit_files(fit: UserFit, plan: FitPlan, out: Path, seconds) -> dict:
         fig.savefig(out / name, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files[name] = out / name
-    md = diagnostics_markdown(fit)
+    md = diagnostics_markdown(fit, un)
     (out / "diagnostics.md").write_text(md, encoding="utf-8")
     files["diagnostics.md"] = out / "diagnostics.md"
     record = {"format": 1, "command": "binn fit", "spec": _load_spec(fit), "options": plan.options,
@@ -295,6 +326,43 @@ def _md_table_to_html(lines: list[str]) -> str:
             + "".join("<tr>" + "".join(cell(c, "td") for c in r) + "</tr>" for r in body) + "</tbody></table>")
 
 
+def report_sections(md: str) -> tuple[list[str], list[str]]:
+    """The lines of ``diagnostics.md`` split into the diagnostics (their table and verdict
+    lines) and the identifiability section (from its heading), each shown as its own."""
+    lines = md.splitlines()
+    cut = lines.index(identifiability.FIT_HEADING) if identifiability.FIT_HEADING in lines else len(lines)
+    return lines[:cut], lines[cut:]
+
+
+def _md_section_html(lines: list[str]) -> str:
+    """A section of the report's Markdown as HTML: its '## ' heading, its paragraphs, its table."""
+    out, para, table = [], [], []
+
+    def flush():
+        if para:
+            out.append("<p>" + "<br>".join(html.escape(p) for p in para) + "</p>")
+            para.clear()
+        if table:
+            out.append(_md_table_to_html(table))
+            table.clear()
+    for ln in lines:
+        if ln.startswith("## "):
+            flush()
+            out.append(f"<h2>{html.escape(ln[3:].strip())}</h2>")
+        elif ln.startswith("|"):
+            if para:
+                flush()
+            table.append(ln)
+        elif not ln.strip():
+            flush()
+        else:
+            if table:
+                flush()
+            para.append(ln)
+    flush()
+    return "\n".join(out)
+
+
 def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: dict, out=None) -> str:
     """One self-contained HTML page (figures embedded as data URIs, no external files) of the
     outputs in ``out`` (default ``plan.out``)."""
@@ -311,7 +379,7 @@ def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: 
                     "<tr><td>" + _num(r["u"]) + "</td>"
                     + "".join(f"<td>{_num(r[c])}</td>" for c in op_cols)
                     + "</tr>" for r in pick) + "</tbody></table>")
-    md_lines = md.splitlines()
+    md_lines, ident_lines = report_sections(md)
     verdict = [ln for ln in md_lines if ln.startswith(("Diagnostics:", "Forward", "Training", "A flag"))]
     prov = record["provenance"]
     return f"""<!DOCTYPE html>
@@ -331,6 +399,7 @@ of {len(ev.up_status)} ok.</p>
 <h2>Diagnostics</h2>
 {_md_table_to_html(md_lines)}
 <p>{'<br>'.join(esc(v) for v in verdict)}</p>
+{_md_section_html(ident_lines)}
 <h2>Solutions</h2>
 {_img(out / 'solutions.png', 'Data (grey), learned solution u_theta (blue) and forward-predicted solution u_p '
       '(orange, dashed; learned operators and initial condition only): mean and 1 sd over networks.')}

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from tqdm import tqdm
 
-from ..analysis.user_observations import (Scaling, decode_csv_bytes, delimiter_hint, detect_delimiter, to_float,
+from ..analysis.user_observations import (Scaling, csv_cells, decode_csv_bytes, delimiter_hint, detect_delimiter, to_float,
                                           uniform_grid)
 from ..engine.forward_solve import check_method, forward_solve
 from ..presentation import figures, plotting
@@ -160,8 +160,9 @@ def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8
     if delimiter is None:
         delimiter = detect_delimiter(text, (x, u))
     reader = csv.reader(text.splitlines(), delimiter=delimiter)
-    rows = [(i + 1, r) for i, r in enumerate(reader) if r and any(c.strip() for c in r)
-            and not r[0].lstrip().startswith("#")]
+    with csv_cells(source):
+        rows = [(i + 1, r) for i, r in enumerate(reader) if r and any(c.strip() for c in r)
+                and not r[0].lstrip().startswith("#")]
     if not rows:
         raise ValueError(f"{source}: empty file (no header line)")
     header = [c.strip() for c in rows[0][1]]

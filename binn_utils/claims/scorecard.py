@@ -3,6 +3,7 @@ of ours that move a verdict, and what was run.  Words and tables: ``binn_utils.p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 import pandas as pd
 
@@ -14,6 +15,7 @@ from ..store import records
 from ..store.setting import on_data
 from ..store.sweep_record import reporting_checkpoint
 from ..studies import REGISTRY
+from ..studies.base import asks_main_text
 from .context import Context, RunRow, run_row
 
 
@@ -62,6 +64,30 @@ def judge(claim: Claim, ctx: Context, **choices) -> Judged:
 
 def judge_all(ctx: Context) -> list[Judged]:
     return [judge(c, ctx) for c in claims()]
+
+
+def judge_chapter(ctx: Context, chapter: str) -> list[Judged]:
+    """The claims whose evidence chapter ``chapter`` shows, checked as the scorecard checks them."""
+    return [judge(c, ctx) for c in claims() if c.chapter == chapter]
+
+
+#: the chapter parameters that ``asks_main_text`` reads; any other that :func:`chapter_verdicts`
+#: is given (a swept list, another initial condition) must be None, its default
+MAIN_TEXT_PARAMETERS = ("scale", "noise_var", "dense", "epochs", "seeds", "reaction")
+
+
+def chapter_verdicts(chapter: str, params: Mapping, source=None) -> list[Judged] | None:
+    """The scorecard's verdicts on the claims chapter ``chapter`` shows (:func:`judge_chapter`,
+    the committed results, read from ``source`` as the chapter reads them), where its
+    parameters ``params`` ask for the committed main-text configuration those verdicts read
+    (``asks_main_text``, and every other parameter given None); None where they do not."""
+    study = next((st for st in REGISTRY.values() if st.chapter == chapter), None)
+    if study is None:
+        raise ValueError(f"no study has the chapter {chapter!r}")
+    if not asks_main_text(study.name, params) or any(
+            v is not None for k, v in params.items() if k not in MAIN_TEXT_PARAMETERS):
+        return None
+    return judge_chapter(Context(source=source), chapter)
 
 
 @dataclass(frozen=True)

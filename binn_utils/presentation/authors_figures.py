@@ -90,6 +90,25 @@ def authors_comparison_table(cmp, label_fn) -> str:
     return "\n".join(out)
 
 
+def comparison_words(cmp, label_fn) -> str:
+    """The rows of ``results_table.compare`` where our median differs from the authors' (the
+    ratio's interval excludes 1), one sentence each, with where their runs lie among ours; or
+    that none does.  ``label_fn(row)``: the setting's words."""
+    out = []
+    for _, r in cmp.iterrows():
+        if not np.isfinite(r["ratio"]) or r["ratio_lo"] <= 1 <= r["ratio_hi"]:
+            continue
+        way = "higher" if r["ratio_lo"] > 1 else "lower"
+        theirs = ("their single run" if r["n_authors"] == 1 else f"the median of their {r['n_authors']} runs")
+        out.append(f"At {label_fn(r)} our median error of {QUANTITY_WORDS[r['quantity']]} is {way} than theirs: "
+                   f"{fmt(r['ratio'])} times it [95 % interval {fmt(r['ratio_lo'])}, {fmt(r['ratio_hi'])}]; "
+                   f"{theirs} lies below {r['above_authors']} of our {r['n_ours']} runs.")
+    if not out:
+        return "Our medians and the authors' cannot be told apart at any setting of this table."
+    return " ".join(out) + (" Each row sets one dataset of ours (one split and noise draw) beside the authors' runs "
+                            "on another, so a ratio here may be a difference of the data as much as of the code.")
+
+
 #: whose data our runs of an ``against_datasets`` table were trained on, in words
 DATA_WORDS = {"ours": "our data", "authors": "the authors' data"}
 #: what varies between the "datasets" of our runs on each data

@@ -207,7 +207,8 @@ def claims_table(judged: list[Judged]) -> str:
              "| --- | --- | --- | --- |"]
     for j in judged:
         failed = what_failed(j.subclaims) if j.outcome in FAILING else ""
-        table.append(f"| {j.claim.number} | {mark_md(j.outcome, verdict_words(j))} | {_cell(title_tex(j.claim))} "
+        table.append(f"| [{j.claim.number}](#{claim_anchor(j.claim)}) | {mark_md(j.outcome, verdict_words(j))} | "
+                     f"{_cell(title_tex(j.claim))} "
                      f"({_link(j.claim)}) | {_cell(failed)} |")
     return "\n".join(table)
 
@@ -276,9 +277,9 @@ def _counts_words(j: Judged) -> str:
 
 
 def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
-    """At most nine short sentences for a modeller deciding how to train a BINN, from the
+    """At most ten short sentences for a modeller deciding how to train a BINN, from the
     typed verdicts and the intervals: how many claims hold, which hold in full and which not
-    at all, what the authors' archived runs say by the same rules, whether our runs are theirs
+    at all, the sub-claims our runs contradict, what the authors' archived runs say by the same rules, whether our runs are theirs
     (``fidelity``: ``scorecard.fidelity``'s), and how well the operators are recovered at the
     recommended settings."""
     by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
@@ -309,6 +310,12 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
         vs = [s.verdict for j in by[Outcome.PARTLY] for s in j.subclaims]
         out.append(f"Supported in part: {claims(by[Outcome.PARTLY])}; "
                    f"of their sub-claims, {tally(vs)}.")
+    against = [f"“{(s.group + ': ') if s.group else ''}{s.label}” (claim {j.claim.number})"
+               for j in judged for s in j.subclaims if s.verdict is Verdict.DISAGREES]
+    if against:
+        more = f"; and {len(against) - 4} more" if len(against) > 4 else ""
+        out.append(f"The sub-claim{'s' if len(against) > 1 else ''} our runs contradict: "
+                   + "; ".join(against[:4]) + more + ".")
     theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
     theirs = [(j, tv) for j, tv in theirs if tv]
     if theirs:
@@ -376,13 +383,59 @@ def plain_answer_html(judged: list[Judged], fidelity=None) -> str:
             "The answer in brief</p><p>" + tex_to_html(plain_answer_md(judged, fidelity)) + "</p></div>")
 
 
+def chapter_brief_md(judged: list[Judged] | None) -> str:
+    """The box at the top of a chapter (MyST): the scorecard's verdict on each claim the chapter
+    shows, what holds it back, and a link to it on the scorecard; ``None`` where the chapter was
+    run with other parameters than the committed main-text configuration the verdicts read."""
+    lines = ["```{admonition} In brief", ":class: tip", ""]
+    if judged is None:
+        lines += ["This run's parameters are not the committed main-text configuration that the scorecard's "
+                  "verdicts read, so they are not repeated here; the verdict section below speaks of this run "
+                  "only.", "```"]
+        return "\n".join(lines)
+    for j in judged:
+        if j.check is None:
+            lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: results not stored yet.")
+            continue
+        back = holding_back(j.subclaims) if j.outcome is not Outcome.REPRODUCED else ""
+        lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: {mark_md(j.outcome, verdict_words(j))} "
+                     f"({_counts_words(j)})" + (f"; held back by {back}" if back else "") + ". "
+                     f"{{ref}}`On the scorecard <{claim_anchor(j.claim)}>`.")
+    lines += ["", "The verdict section below gives each comparison with its numbers.", "```"]
+    return "\n".join(lines)
+
+
+def claim_anchor(claim) -> str:
+    """The anchor of a claim's details on the scorecard page ('sc-claim-7')."""
+    return f"sc-claim-{claim.number}"
+
+
+#: The verdicts as the heads of a table's columns of counts.
+_COLUMN = {Verdict.AGREES: "agree", Verdict.DISAGREES: "disagree", Verdict.INDISTINCT: "cannot be distinguished",
+           Verdict.UNDECIDED: "cannot be decided", Verdict.NOT_TESTED: "not tested"}
+
+
+def _folded_title(lead: str, subclaims) -> str:
+    """'Its 4 sub-claims: 3 agree, 1 disagrees', or 'Its sub-claim: agrees' for one."""
+    subs = list(subclaims)
+    return f"{lead} {len(subs)} {tally(subs)}" if len(subs) > 1 else f"{lead} 1 sub-claim: {subs[0].verdict.value}"
+
+
+def _dropdown(title: str, items: list[str]) -> list[str]:
+    """A folded list (MyST dropdown): its title always shown, its items on a click."""
+    return [f":::{{dropdown}} {title}", *[f"* {it}" for it in items], ":::", ""]
+
+
 def details_md(judged: list[Judged]) -> str:
-    """Each claim in the paper's words, its evidence, our numbers and every sub-claim."""
+    """Each claim in the paper's words, its evidence, our numbers and every sub-claim, under an
+    anchor of its own (:func:`claim_anchor`); the sub-claims folded, a claim that spans several
+    configurations (claim 11) as a table of their tallies with one fold per configuration."""
     lines = []
     for j in judged:
         numbers = evidence(j)  # the runs are in the table of what was run
         quote = (f"> “{j.claim.quote}” ({j.claim.where})" if j.claim.quote else "")
-        lines += [f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}", "", quote, "",
+        lines += [f"({claim_anchor(j.claim)})=", f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}",
+                  "", quote, "",
                   f"*Our test of it:* {j.claim.text} *The paper's evidence:* {j.claim.paper_evidence}", "",
                   f"*Ours:* {numbers}", ""]
         groups: dict = {}
@@ -390,14 +443,20 @@ def details_md(judged: list[Judged]) -> str:
             theirs = f"; the authors' runs: *{s.authors.value}*" if s.authors is not None else ""
             ivs = f" ({intervals_words(s.numbers)})" if s.numbers else ""
             diff = difference_words(s, j.subclaims)
-            groups.setdefault(s.group, []).append(labelled(s) + ivs + (f"; {diff}" if diff else "")
-                                                  + f": *{s.verdict.value}*{theirs}")
+            groups.setdefault(s.group, []).append((s, labelled(s) + ivs + (f"; {diff}" if diff else "")
+                                                   + f": *{s.verdict.value}*{theirs}"))
+        if set(groups) == {None}:
+            lines += _dropdown(_folded_title("Its", j.subclaims),
+                               [w for _, w in groups[None]])
+            continue
+        lines += ["| configuration | " + " | ".join(_COLUMN[v] for v in Verdict) + " |",
+                  "| --- |" + " --- |" * len(Verdict)]
         for group, items in groups.items():
-            if group is None:
-                lines += [f"* {item}" for item in items]
-            else:
-                lines.append(f"* {group}: " + "; ".join(items))
+            vs = [s.verdict for s, _ in items]
+            lines.append(f"| {group or 'all'} | " + " | ".join(str(vs.count(v) or "") for v in Verdict) + " |")
         lines.append("")
+        for group, items in groups.items():
+            lines += _dropdown(_folded_title(f"{group or 'all'},", [s for s, _ in items]), [w for _, w in items])
     return "\n".join(lines)
 
 

@@ -236,8 +236,8 @@ def steps_words(rows, more_worse: int, decided: int, networks: str) -> str:
     undecided = vs.count(Verdict.UNDECIDED)
     counted = (f"Of the {decided} batch size{'s' if decided != 1 else ''} whose two runs took different numbers "
                f"of optimiser steps, the run with more steps has the larger median error of uₚ ({networks} "
-               f"networks) in {more_worse} (a description of the medians, not a verdict). Compared by the "
-               f"intervals of the two medians, its error is larger (intervals separated) in "
+               f"networks) in {more_worse} (a description of the medians, not a verdict). Decided on the "
+               f"interval of the difference of the two medians, its error is larger in "
                f"{vs.count(Verdict.AGREES)}, smaller in {vs.count(Verdict.DISAGREES)} and indistinguishable in "
                f"{vs.count(Verdict.INDISTINCT)}" + (f"; {undecided} cannot be decided (a run without a finite "
                                                     "error)" if undecided else "") + ".")

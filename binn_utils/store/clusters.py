@@ -47,6 +47,9 @@ def load_cluster_config(path, kind: str) -> dict:
         raise ValueError(f"cannot read the cluster config {path}: {err.strerror}") from None
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"the cluster config {path} is not valid TOML: {err}") from None
+    except UnicodeDecodeError as err:            # a binary file, or text in another encoding
+        raise ValueError(f"the cluster config {path} (--cluster-config) is not UTF-8 text (TOML): byte "
+                         f"{err.object[err.start]:#04x} at position {err.start} cannot be read") from None
     section = doc.get(kind)
     if not isinstance(section, dict):
         raise ValueError(f"the cluster config {path} has no [{kind}] section")
