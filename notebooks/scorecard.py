@@ -57,6 +57,7 @@ from binn_utils.analysis.reporting import fmt
 from binn_utils.claims import scorecard
 from binn_utils.claims.context import Context
 from binn_utils.presentation import scorecard_text as text
+from binn_utils.presentation.tables import folded_html
 from binn_utils.analysis.verdicts import LEVEL
 
 ctx = Context(scale=scale, train=train_missing, source=source)
@@ -202,4 +203,4 @@ display(Markdown(text.details_md(judged)))
 # where it is stored, else at `lite`.
 
 # %% tags=["remove-input"]
-display(HTML(prov_html))
+display(HTML(folded_html(f"The table of what was run ({prov_html.count('<tr>') - 1} rows)", prov_html)))

@@ -814,3 +814,50 @@ def test_a_killed_fits_temporary_folder_is_removed_by_the_next_fit_into_that_fol
     os.utime(other, (past, past))
     assert remove_stale_temporaries(out) == [old]
     assert not old.exists() and young.exists() and other.exists()
+
+
+def test_predict_never_writes_over_files_it_did_not_write(a_fit, capsys, tmp_path, monkeypatch):
+    """--out holding the user's own files, or the current folder: one line before any work,
+    nothing touched (their operators.csv was overwritten without a word)."""
+    out, _ = a_fit
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "operators.csv").write_text("my own table")
+    (mine / "notes.txt").write_text("mine")
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:0.001:3", "--out", str(mine)])
+    assert "holds other files (notes.txt)" in err and (mine / "operators.csv").read_text() == "my own table"
+    monkeypatch.chdir(mine)
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:0.001:3", "--out", "."])
+    assert "is the current folder or one above it" in err and (mine / "operators.csv").read_text() == "my own table"
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt(), OSError(28, "No space left on device")])
+def test_an_interrupted_or_failed_prediction_leaves_the_previous_one_whole(a_fit, capsys, tmp_path, monkeypatch,
+                                                                           failure):
+    """Ctrl-C while the figure is drawn, or a full disk: the previous prediction's files whole
+    (they were overwritten one by one, the CSV left mid-row), and no temporary folder left."""
+    import matplotlib.figure
+    out, _ = a_fit
+    pred = tmp_path / "pred"
+    ic = tmp_path / "ic.csv"
+    ic.write_text("x,u\n" + "".join(f"{x:g},{0.0005 + 0.0001 * (x > 500)}\n" for x in np.linspace(0, 1000, 11)))
+    argv = ["predict", str(out), "--ic", str(ic), "--x", "x", "--u", "u", "--t", "0,12,24", "--u-grid", "0:0.001:5",
+            "--forward-method", "BDF", "--out", str(pred)]
+    assert cli.main(argv) == 0
+    before = _snapshot(pred)
+    assert set(before) == {"operators.csv", "predictions.csv", "predictions.npz", "predictions.png"}
+
+    def fail(self, path, *a, **k):
+        if isinstance(failure, OSError):
+            raise OSError(failure.errno, failure.strerror, str(path))
+        raise failure
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fail)
+    again = list(argv)
+    again[argv.index("--t") + 1] = "0,6,12,24"                  # other times: other numbers
+    try:
+        rc = cli.main(again)
+    except KeyboardInterrupt:
+        rc = 130
+    assert rc == (130 if isinstance(failure, KeyboardInterrupt) else 1)
+    assert _snapshot(pred) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -402,6 +402,6 @@ def test_a_chapter_box_gives_the_scorecards_verdict_only_for_the_committed_confi
         scorecard.chapter_verdicts("nowhere", base)
     box = text.chapter_brief_md([checked(6, A, D)])
     assert box.startswith("```{admonition} In brief") and box.endswith("```")
-    assert "Claim 6, $u_\\theta$ matches:" in box and "1 of 2 sub-claims agree, 1 disagree" in box
+    assert "Claim 6, $u_\\theta$ matches:" in box and "partly reproduced (1 agree, 1 disagree of 2)" in box
     assert "held back by “sub-claim 1”" in box and "{ref}`On the scorecard <sc-claim-6>`" in box
     assert "not the committed main-text configuration" in text.chapter_brief_md(None)

@@ -15,7 +15,7 @@ from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
 from ..store import records
 from ..store.clusters import SCHEDULER_ENV, check_scheduler_address
-from . import arguments
+from . import OUTPUT_ERRORS, arguments
 from .arguments import USAGE_ERROR
 
 EXAMPLES = {"scratch-assay": "PC-3 scratch assay of Jin et al. (2016), 16,000 cells per well (data/)"}
@@ -153,6 +153,8 @@ def predict(ap, args) -> int:
                                    echo=lambda s: print(s, flush=True),
                                    delimiter=arguments.delimiter(args.delimiter), encoding=args.encoding)
     except OSError as err:
+        if err.filename is None and (isinstance(err, BrokenPipeError) or err.errno in OUTPUT_ERRORS):
+            raise                    # standard output, not --out: the entry point says so in one line
         print(f"binn predict: cannot write {err.filename or args.out}: {err.strerror or err}; free space or "
               "choose another --out", file=sys.stderr)
         return 1

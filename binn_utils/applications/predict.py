@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -65,13 +68,31 @@ def write_operator_table(rows: list[dict], path) -> Path:
     return path
 
 
+#: the files ``binn predict`` writes; a folder holding anything else is not its to write into
+PREDICT_FILES = ("operators.csv", "predictions.csv", "predictions.npz", "predictions.png")
+
+
 def check_predict_out(out, fitdir):
-    """A one-line ValueError if ``binn predict`` would write into a fit's folder (its
-    ``operators.csv`` would replace the fit's)."""
+    """A one-line ValueError, before any work, if ``binn predict`` would write into a fit's
+    folder (its ``operators.csv`` would replace the fit's), the current folder or one above it,
+    or a folder holding anything but a previous prediction's files (:data:`PREDICT_FILES`)."""
     out = Path(out)
+    if not str(out).strip():
+        raise ValueError("--out must name a folder, got an empty string (an unset shell variable?)")
     if (out / "fit.json").exists() or (out.exists() and out.resolve() == Path(fitdir).resolve()):
         raise ValueError(f"--out {out} is the folder of a `binn fit` (it holds fit.json): its files would be "
                          f"replaced; choose another folder, e.g. --out {out.name}-predictions")
+    here, target = Path.cwd().resolve(), out.resolve()
+    if target == here or target in here.parents:
+        raise ValueError(f"--out {out} is the current folder or one above it: its files could be replaced; "
+                         "choose an empty or new folder, e.g. --out predictions")
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    others = sorted(p.name for p in target.iterdir() if p.name not in PREDICT_FILES) if target.is_dir() else []
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise ValueError(f"--out {out} holds other files ({shown}); choose an empty or new folder (binn predict "
+                         "writes only into one that is empty or holds a previous prediction)")
 
 #: What ``binn predict`` reads from a fit.json.
 FIT_RECORD_FIELDS = ("networks", "scaling", "u_range", "which")
@@ -232,9 +253,27 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         if not hasattr(ic, "read") and not Path(ic).is_file():
             raise ValueError(f"{ic}: no such file")
         x0, u0 = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding)
-    out = Path(out)
-    check_predict_out(out, fitdir)
-    records.check_writable(out)
+    final = Path(out)
+    check_predict_out(final, fitdir)
+    records.check_writable(final)
+    # every file is written into a temporary folder beside --out, then moved into it: an
+    # interrupted or failed prediction (Ctrl-C, a full disk) leaves the previous files whole
+    final.parent.mkdir(parents=True, exist_ok=True)
+    out = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.tmp-"))
+    try:
+        files = _predict_into(out, rec, result, scaling, which, method, times, grid, ic, x0 if ic is not None else None,
+                              u0 if ic is not None else None, echo)
+        final.mkdir(exist_ok=True)
+        for name in [n for n in files if n != "status"]:
+            os.replace(out / name, final / name)
+            files[name] = final / name
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return files
+
+
+def _predict_into(out: Path, rec, result, scaling, which, method, times, grid, ic, x0, u0, echo) -> dict:
+    """The files of a prediction (:func:`predict`) written into the folder ``out``."""
     files = {}
     if grid is not None:
         rows = operator_table(result, scaling, which, grid, rec["u_range"])

@@ -398,8 +398,8 @@ def chapter_brief_md(judged: list[Judged] | None) -> str:
             lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: results not stored yet.")
             continue
         back = holding_back(j.subclaims) if j.outcome is not Outcome.REPRODUCED else ""
-        lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: {mark_md(j.outcome, verdict_words(j))} "
-                     f"({_counts_words(j)})" + (f"; held back by {back}" if back else "") + ". "
+        lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: {mark_md(j.outcome, verdict_words(j))}"
+                     + (f"; held back by {back}" if back else "") + ". "
                      f"{{ref}}`On the scorecard <{claim_anchor(j.claim)}>`.")
     lines += ["", "The verdict section below gives each comparison with its numbers.", "```"]
     return "\n".join(lines)

@@ -9,6 +9,8 @@ the chapters judge by: that is the analysis layer's and the studies' job.
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, Scored
@@ -477,3 +479,8 @@ def budget_minutes_words(epochs_by_minutes: dict) -> str:
         parts.append(f"{and_list(f'{epochs[b]:,.0f}' for b in Bs)} epochs for B = {and_list(str(b) for b in Bs)} "
                      f"({names.get(minutes, f'{minutes:g} minutes')})")
     return " and ".join(parts)
+
+
+def folded_html(summary: str, body: str) -> str:
+    """HTML folded under a line of ``summary`` (a details element: the reader opens it)."""
+    return f'<details class="folded"><summary>{html.escape(summary)}</summary>{body}</details>'
