@@ -861,3 +861,54 @@ def test_an_interrupted_or_failed_prediction_leaves_the_previous_one_whole(a_fit
     assert rc == (130 if isinstance(failure, KeyboardInterrupt) else 1)
     assert _snapshot(pred) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def _listening(reply: bytes | None):
+    """A TCP server on 127.0.0.1 that accepts and then sends ``reply`` (None: nothing, ever);
+    its port and a function that stops it."""
+    import socket
+    import threading
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    held, stop = [], threading.Event()
+
+    def serve():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            if reply is not None:
+                conn.sendall(reply)
+    threading.Thread(target=serve, daemon=True).start()
+
+    def close():
+        stop.set()
+        for c in held:
+            c.close()
+        srv.close()
+    return srv.getsockname()[1], close
+
+
+@pytest.mark.parametrize("reply, said", [(None, "sent no Dask handshake within 1 s"),
+                                         (b"HTTP/1.1 400 Bad Request\r\n\r\n", "it answers HTTP"),
+                                         (b"\xff" * 16, "not a Dask handshake")])
+def test_a_scheduler_address_where_something_else_listens_is_one_line_in_time(capsys, tmp_path, monkeypatch,
+                                                                              reply, said):
+    """An HTTP server (the dashboard's port), a service that accepts and never answers, or a
+    proxy's answer read as a message of 3 EiB: one line within the documented time-out."""
+    from binn_utils.store import clusters
+    monkeypatch.setattr(clusters, "CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
+    port, close = _listening(reply)
+    try:
+        start = time.monotonic()
+        err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                                 "--scheduler", f"tcp://127.0.0.1:{port}"], code=1)
+        assert time.monotonic() - start < 10
+    finally:
+        close()
+    assert f"no Dask scheduler answers at tcp://127.0.0.1:{port}: " in err and said in err

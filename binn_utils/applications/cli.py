@@ -42,9 +42,9 @@ from .. import studies
 from ..engine.forward_solve import FORWARD_METHODS
 from ..engine.observations import DATA_SOURCES
 from ..store import provenance, records
-from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command,
-                              end_worker_processes,
-                              load_cluster_config, make_jobqueue_cluster)
+from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_scheduler_answers,
+                              check_submit_command, end_worker_processes, load_cluster_config,
+                              make_jobqueue_cluster)
 from ..store.migration import migrate_store
 from ..store.runner import CHECKPOINT_EVERY, check_run_request, run_settings
 from ..store.setting import PRIORITIES, group_cost, group_settings, on_data, order_groups, replicate_steps
@@ -347,6 +347,8 @@ def _run(ap, args) -> int:
     if not todo:
         return 0
     try:
+        if args.scheduler or os.environ.get(SCHEDULER_ENV):   # before the progress bar: one line if it is not one
+            check_scheduler_answers(args.scheduler or os.environ.get(SCHEDULER_ENV))
         done = run_settings(todo, results_dir, workers=args.workers, desc="sweep", merge=args.merge,
                             device=args.device, forward_method=args.forward_method,
                             max_group_replicates=args.max_group, priority=args.priority,

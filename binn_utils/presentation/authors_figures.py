@@ -100,9 +100,12 @@ def comparison_words(cmp, label_fn) -> str:
             continue
         way = "higher" if r["ratio_lo"] > 1 else "lower"
         theirs = ("their single run" if r["n_authors"] == 1 else f"the median of their {r['n_authors']} runs")
+        k, n = r["above_authors"], r["n_ours"]
+        where = (f"below all {n} of our runs" if k == n else f"above all {n} of our runs" if k == 0
+                 else f"below {k} of our {n} runs")
         out.append(f"At {label_fn(r)} our median error of {QUANTITY_WORDS[r['quantity']]} is {way} than theirs: "
                    f"{fmt(r['ratio'])} times it [95 % interval {fmt(r['ratio_lo'])}, {fmt(r['ratio_hi'])}]; "
-                   f"{theirs} lies below {r['above_authors']} of our {r['n_ours']} runs.")
+                   f"{theirs} lies {where}.")
     if not out:
         return "Our medians and the authors' cannot be told apart at any setting of this table."
     return " ".join(out) + (" Each row sets one dataset of ours (one split and noise draw) beside the authors' runs "

@@ -127,14 +127,59 @@ def check_scheduler_address(address: str):
                          f"(as printed by `dask scheduler`), e.g. tcp://127.0.0.1:8786")
 
 
+#: the largest number of frames a Dask message's header may announce before we call it not Dask
+_MAX_FRAMES = 1 << 20
+
+
+def probe_scheduler(address: str, timeout: float) -> str | None:
+    """Why whatever listens at a ``tcp://`` address is not a Dask scheduler, or None (it sent
+    the start of a Dask handshake, or the address is not tcp://, or nothing accepted the
+    connection: the client says that).  A Dask scheduler writes its handshake as soon as it
+    accepts a connection; a web server, a proxy or another service waits for a request, so
+    it sends nothing (or HTTP) and the Dask client would wait on it, or read its answer as a
+    message of absurd length."""
+    import socket
+    from urllib.parse import urlsplit
+    parts = urlsplit(address)
+    if parts.scheme != "tcp":
+        return None
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            first = sock.recv(16)
+    except socket.timeout:
+        return (f"something accepted the connection but sent no Dask handshake within {timeout:g} s "
+                "(a web server, a proxy or another service?)")
+    except OSError:
+        return None
+    if not first:
+        return "something accepted the connection and closed it without a Dask handshake"
+    if first.startswith(b"HTTP/"):
+        return "it answers HTTP (a web server or proxy, e.g. the Dask dashboard's port), not the Dask protocol"
+    if len(first) >= 8 and int.from_bytes(first[:8], "little") > _MAX_FRAMES:
+        return "what it sent is not a Dask handshake"
+    return None
+
+
+def check_scheduler_answers(address: str):
+    """A one-line RuntimeError naming ``address`` where something other than a Dask scheduler
+    listens there (:func:`probe_scheduler`, within ``CONNECT_TIMEOUT_S`` seconds)."""
+    why = probe_scheduler(address, CONNECT_TIMEOUT_S)
+    if why:
+        raise RuntimeError(f"no Dask scheduler answers at {address}: {why}; start one (`dask scheduler`) or "
+                           "check the address")
+
+
 def connect(address: str):
     """A Dask client of the scheduler at ``address``; a one-line RuntimeError naming it if it
-    does not answer within ``CONNECT_TIMEOUT_S`` seconds."""
+    does not answer as a Dask scheduler within ``CONNECT_TIMEOUT_S`` seconds
+    (:func:`probe_scheduler`: something else listening there would keep the client waiting)."""
     from distributed import Client
     check_scheduler_address(address)
+    check_scheduler_answers(address)
     try:
         return Client(address, timeout=CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError) as err:
+    except (OSError, TimeoutError, EOFError, ValueError, MemoryError) as err:
         raise RuntimeError(f"no Dask scheduler answers at {address} within {CONNECT_TIMEOUT_S} s "
                            f"({type(err).__name__}): start one (`dask scheduler`) or check the address") from None
 
