@@ -912,3 +912,25 @@ def test_a_scheduler_address_where_something_else_listens_is_one_line_in_time(ca
     finally:
         close()
     assert f"no Dask scheduler answers at tcp://127.0.0.1:{port}: " in err and said in err
+
+
+def test_predict_bounds_its_work_and_says_where_it_extrapolates(a_fit, capsys, tmp_path):
+    """A grid of u of ten million values: one line before any work.  Many output times: the
+    figure draws a dozen (it drew one panel per time and hung), the tables hold all.  Times past
+    the span the fit saw: a note.  An explicit solver on a fine grid: a note naming BDF."""
+    from binn_utils.engine.forward_solve import fine_grid_note
+    out, _ = a_fit
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:0.003:10000000", "--out", str(tmp_path / "p")])
+    assert "asks for 10000000 values of u; at most 100000" in err and not (tmp_path / "p").exists()
+    ic = tmp_path / "ic.csv"
+    ic.write_text("x,u\n" + "".join(f"{x:g},0.0005\n" for x in np.linspace(0, 1000, 11)))
+    times = ",".join(f"{v:g}" for v in np.linspace(0, 96, 30))
+    assert cli.main(["predict", str(out), "--ic", str(ic), "--t", times, "--forward-method", "BDF",
+                     "--out", str(tmp_path / "p")]) in (0, 1)     # 1: every solve of this one-epoch fit failed
+    said = capsys.readouterr().out
+    assert "the figure shows 12 of the 30 times" in said
+    assert "longer than the 48 the fit saw in its data" in said
+    z = np.load(tmp_path / "p" / "predictions.npz")
+    assert z["u_p"].shape[1] == 30
+    assert "--forward-method BDF" in fine_grid_note(1000, "RK45")
+    assert fine_grid_note(1000, "BDF") is None and fine_grid_note(71, "RK45") is None

@@ -17,6 +17,7 @@ from .. import studies
 from ..analysis import scratch
 from ..analysis.user_data import UserFit, file_sha1, fit_user_data_cached, prepare_fit
 from ..analysis.user_observations import MECHANISMS, validate_mechanisms
+from ..engine.forward_solve import fine_grid_note
 from ..engine.runs import TrainConfig
 from ..store import records
 
@@ -92,7 +93,7 @@ class FitPlan:
             f"estimated time if nothing is stored: ~{_duration(self.estimated_seconds())} on one CPU core "
             f"(cost model: {SECONDS_PER_STEP * 1e3:g} ms per step + {SECONDS_PER_REPLICATE_STEP * 1e3:g} ms per "
             "network and step)",
-            f"output: {self.out}"])
+            f"output: {self.out}"] + [n for n in (fine_grid_note(data.x.size, p["forward_method"]),) if n])
 
 
 def _duration(s: float) -> str:

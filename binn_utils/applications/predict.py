@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from ..analysis.user_observations import (Scaling, csv_cells, decode_csv_bytes, delimiter_hint, detect_delimiter, to_float,
                                           uniform_grid)
-from ..engine.forward_solve import check_method, forward_solve
+from ..engine.forward_solve import check_method, fine_grid_note, forward_solve
 from ..presentation import figures, plotting
 from ..store import fits, records
 
@@ -145,6 +145,12 @@ def parse_times(text: str) -> np.ndarray:
     return t
 
 
+#: the most values of u an operator table may hold
+MAX_U_GRID = 100_000
+#: the most times the figure of a prediction draws (one panel each; the tables hold them all)
+MAX_PANELS = 12
+
+
 def parse_u_grid(text: str) -> np.ndarray:
     """"LO:HI:N" (N equally spaced values) or "u1,u2,...": a grid of u in the data's units."""
     s = str(text).strip()
@@ -162,6 +168,9 @@ def parse_u_grid(text: str) -> np.ndarray:
                          f"got {text!r}") from None
     if g.size < 1 or not np.all(np.isfinite(g)):
         raise ValueError(f"--u-grid must hold at least one finite number, got {text!r}")
+    if g.size > MAX_U_GRID:
+        raise ValueError(f"--u-grid asks for {g.size} values of u; at most {MAX_U_GRID} (each network's operators "
+                         "are evaluated at every one, and the table holds a row per value)")
     return g
 
 
@@ -280,6 +289,9 @@ def _predict_into(out: Path, rec, result, scaling, which, method, times, grid, i
         files["operators.csv"] = write_operator_table(rows, out / "operators.csv")
     if ic is not None:
 
+        note = fine_grid_note(x0.size, method)
+        if note:
+            echo(note)
         sets = [[None if result.operator(n, r, which) is None else scaling.operator_to_user(n, result.operator(n, r, which))
                  for n in "DVG"] for r in range(result.n_replicates)]
         u_all, status = [], []
@@ -303,7 +315,11 @@ def _predict_into(out: Path, rec, result, scaling, which, method, times, grid, i
         files["predictions.csv"] = out / "predictions.csv"
         plotting.style()
         units = rec.get("data", {}).get("units") or {}
-        fig = figures.own_data_predictions(x0, times, u_all[ok] if ok.any() else u_all,
+        shown = np.unique(np.linspace(0, times.size - 1, min(times.size, MAX_PANELS)).round().astype(int))
+        if shown.size < times.size:
+            echo(f"note: the figure shows {shown.size} of the {times.size} times, evenly chosen; predictions.csv and "
+                 ".npz hold them all")
+        fig = figures.own_data_predictions(x0, times[shown], (u_all[ok] if ok.any() else u_all)[:, shown],
                                            x_label="x" + (f" ({units['x']})" if units.get("x") else ""),
                                            u_label="u" + (f" ({units['u']})" if units.get("u") else ""))
         fig.savefig(out / "predictions.png", dpi=110, bbox_inches="tight")
@@ -320,4 +336,12 @@ def _predict_into(out: Path, rec, result, scaling, which, method, times, grid, i
     if ic is not None and (u0.min() < lo or u0.max() > hi):
         echo(f"note: the initial condition leaves the observed range of u [{lo:g}, {hi:g}]: there the "
              "prediction rests on extrapolated operators")
+    elif ic is not None and np.isfinite(u_all).any() and (np.nanmin(u_all) < lo or np.nanmax(u_all) > hi):
+        echo(f"note: the predicted u leaves the observed range [{lo:g}, {hi:g}] (it reaches "
+             f"[{np.nanmin(u_all):g}, {np.nanmax(u_all):g}]): there it rests on extrapolated operators")
+    fitted = rec.get("data", {}).get("times") or []
+    if ic is not None and len(fitted) > 1 and times[-1] - times[0] > max(fitted) - min(fitted):
+        echo(f"note: the prediction spans {times[-1] - times[0]:g} time units from its initial condition, longer "
+             f"than the {max(fitted) - min(fitted):g} the fit saw in its data: beyond that the learned PDE was never "
+             "compared with data")
     return files
