@@ -934,3 +934,56 @@ def test_predict_bounds_its_work_and_says_where_it_extrapolates(a_fit, capsys, t
     assert z["u_p"].shape[1] == 30
     assert "--forward-method BDF" in fine_grid_note(1000, "RK45")
     assert fine_grid_note(1000, "BDF") is None and fine_grid_note(71, "RK45") is None
+
+
+def test_a_file_read_in_the_wrong_encoding_is_named_as_such_in_one_short_line(tmp_path, capsys):
+    """A UTF-8 file read with --encoding utf-16: its header is mojibake (7.8 kB of it was the
+    error line); one short line that asks whether the encoding is right.  A header of Chinese
+    column names is not mojibake."""
+    from binn_utils.analysis.user_csv import garbled
+    rows = _long_rows()
+    path = _csv(tmp_path / "d.csv", rows)
+    if path.stat().st_size % 2:                     # an even number of bytes decodes as UTF-16 (to mojibake)
+        path = _csv(tmp_path / "d.csv", rows[:-1])
+    err = _one_line(capsys, _fit_argv(path, tmp_path, "--encoding", "utf-16"))
+    assert "does not read as column names" in err and "is the text encoding right?" in err and len(err) < 400
+    odd = tmp_path / "odd.csv"                      # an odd number: not UTF-16 at all, but UTF-8
+    odd.write_bytes(path.read_bytes() + b"\n")
+    err = _one_line(capsys, _fit_argv(odd, tmp_path, "--encoding", "utf-16"))
+    assert "--encoding 'utf-8'" in err and "latin-1" not in err
+    assert not garbled(["位置", "时间", "密度"]) and not garbled(["x", "t", "densité (µm⁻²)"])
+
+
+def test_a_named_pipe_or_an_unreadable_record_in_the_store_is_damaged_not_a_hang(copied, capsys, monkeypatch):
+    """A .npz replaced by a named pipe hung `binn status` (the read never ends); a record this
+    user may not read was a traceback.  Both: a warning naming the file, counted missing."""
+    small, large, root = copied
+    npz, _ = small.paths(root)
+    npz.unlink()
+    os.mkfifo(npz)
+    _, js = large.paths(root)
+    real = Path.read_text
+
+    def refused(self, *a, **k):
+        if self == js:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *a, **k)
+    monkeypatch.setattr(Path, "read_text", refused)
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [small, large])
+    out, warned = _status(capsys, root)
+    assert "0/2 settings stored" in out and len(warned) == 2
+    assert any(f"{npz.name}: not a regular file" in w for w in warned)
+    assert any(f"{js.name}: cannot be read (Permission denied)" in w for w in warned)
+
+
+@pytest.mark.parametrize("decimals", [1, 2])
+def test_a_grid_written_to_too_few_decimals_is_told_so_truly(decimals):
+    """Positions k/3 written to 1 or 2 decimals move by more than 1 % of the spacing when
+    snapped: refused, and the error says why (it said rounding was accepted and these differ by
+    more, which was false); to 3 decimals they are snapped."""
+    from binn_utils.analysis.user_observations import uniform_grid
+    nodes = np.round(np.arange(21) / 3, decimals)
+    with pytest.raises(ValueError, match=f"written to {decimals} decimal\\(s\\), too few for their spacing"):
+        uniform_grid(nodes, "d.csv", "x")
+    snapped, note = uniform_grid(np.round(np.arange(21) / 3, 3), "d.csv", "x")
+    assert note and np.allclose(snapped, np.arange(21) / 3)

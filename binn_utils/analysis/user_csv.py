@@ -36,6 +36,14 @@ ENCODINGS = ("utf-8-sig", "utf-16")
 UTF-16 for a file that starts with its byte-order mark."""
 
 
+def _reads_as_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def decode_csv_bytes(data: bytes, encoding: str | None, source: str) -> tuple[str, str]:
     """(text, the encoding used) of a CSV file's bytes; ``encoding`` None: UTF-8, or UTF-16
     when the file starts with its byte-order mark.  A ValueError naming the file, line and
@@ -48,6 +56,8 @@ def decode_csv_bytes(data: bytes, encoding: str | None, source: str) -> tuple[st
         line = data[:err.start].count(b"\n") + 1
         if data[:2000].count(b"\x00") > len(data[:2000]) // 4:
             fix = "utf-16"  # every other byte zero: UTF-16 without byte-order mark
+        elif encoding.replace("-", "").lower() not in ("utf8", "utf8sig") and _reads_as_utf8(data):
+            fix = "utf-8"   # the default would have read it
         else:
             fix = "latin-1' or 'cp1252"
         raise ValueError(f"{source}: not readable as {encoding} text (byte 0x{data[err.start]:02x} on line {line}); "
@@ -105,6 +115,22 @@ def _data_line(row) -> bool:
     return bool(row) and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")
 
 
+#: the ranges of characters column names are written in: ASCII and the Latin alphabets, Greek
+#: and Cyrillic, super- and subscripts and letterlike symbols (units), the CJK ideographs
+ORDINARY_TEXT = ((0x20, 0x250), (0x370, 0x530), (0x2070, 0x20A0), (0x2100, 0x2150), (0x4E00, 0xA000))
+
+
+def garbled(header: list[str]) -> bool:
+    """Whether a header line reads as text decoded in the wrong encoding: control characters or
+    undecodable bytes (U+FFFD), or mostly characters outside :data:`ORDINARY_TEXT` (a UTF-8 file
+    read as UTF-16 pairs its bytes into characters of scattered scripts)."""
+    text = "".join(header)
+    if any((ord(c) < 32 and c != "\t") or c == "\ufffd" for c in text):
+        return True
+    odd = sum(1 for c in text if not any(lo <= ord(c) < hi for lo, hi in ORDINARY_TEXT))
+    return len(text) > 8 and odd > 0.5 * len(text)
+
+
 def read_header(reader, source: str, wanted: dict, delimiter: str) -> dict:
     """{key: field index} of the ``wanted`` columns ({key: name}) in the first data line of
     ``reader``; a ValueError for a missing, misdelimited or repeated column."""
@@ -117,8 +143,15 @@ def read_header(reader, source: str, wanted: dict, delimiter: str) -> dict:
         if hint:
             raise ValueError(f"{source}: no column(s) {', '.join(map(repr, missing))} when split at "
                              f"{delimiter!r}{hint}")
+        text = delimiter.join(header)
+        if garbled(header):
+            raise ValueError(f"{source}: the header line does not read as column names ({len(text)} characters, "
+                             f"starting {text[:40]!r}): is the text encoding right? Most CSV files are UTF-8, "
+                             "the default (--encoding; Python: encoding=)")
+        shown = ", ".join(repr(h if len(h) <= 40 else h[:37] + "...") for h in header[:12]) + (
+            f" and {len(header) - 12} more" if len(header) > 12 else "")
         raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
-                         f"{', '.join(map(repr, header))} (name yours with --x, --t, --u, --replicate; "
+                         f"{shown} (name yours with --x, --t, --u, --replicate; "
                          "Python: x=, t=, u=, replicate=)")
     for c in dict.fromkeys(wanted.values()):
         where = [i + 1 for i, h in enumerate(header) if h == c]

@@ -128,15 +128,28 @@ def uniform_grid(nodes: np.ndarray, source: str, column: str):
     if shift <= UNIFORM_RTOL * h:
         return nodes, None
     d = _decimals(nodes - nodes[0])
+    if d is not None and not (shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h):
+        # the last position is rounded too: the spacing of the grid they were rounded from, fitted
+        # to them all (least squares, from the first position)
+        k = np.arange(nodes.size)
+        h_fit = float(np.sum(k * (nodes - nodes[0])) / np.sum(k * k))
+        fitted = nodes[0] + h_fit * k
+        if float(np.max(np.abs(nodes - fitted))) < shift:
+            exact, h, shift = fitted, float(h_fit), float(np.max(np.abs(nodes - fitted)))
     if d is not None and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h:
         return exact, (f"{column} is written to {d} decimal(s); its {nodes.size} values were snapped to the "
                        f"uniform grid of spacing {h:.6g} (largest shift {shift:.2g})")
+    if d is not None and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6):
+        raise ValueError(f"{source}: positions {column!r} are written to {d} decimal(s), too few for their spacing "
+                         f"{h:.6g}: snapping them to a uniform grid would move a node by {shift:.2g}, more than "
+                         f"{100 * SNAP_SHARE:g} % of the spacing; write them with more decimals")
     dx = np.diff(nodes)
     j = int(np.argmax(np.abs(dx - h)))
     raise ValueError(f"{source}: positions {column!r} must be equally spaced (the forward solve uses a uniform "
                      f"grid), but spacings range from {dx.min():g} to {dx.max():g} ({dx[0]:g} from {nodes[0]:g} to "
                      f"{nodes[1]:g}, {dx[j]:g} from {nodes[j]:g} to {nodes[j + 1]:g}); interpolate onto a uniform "
-                     f"grid (rounding to the printed digits is accepted: these differ by more)")
+                     f"grid (a grid rounded when printed is snapped when no node moves by more than half a unit of "
+                     f"its last digit and {100 * SNAP_SHARE:g} % of the spacing: these differ by more)")
 
 
 @dataclass

@@ -226,6 +226,8 @@ def _damaged(path: Path, why: str) -> DamagedRecordError:
 def _read_record(js: Path) -> dict:
     try:
         record = json.loads(js.read_text())
+    except OSError as err:                       # e.g. a record this user may not read
+        raise _damaged(js, f"cannot be read ({err.strerror or err})") from None
     except UnicodeDecodeError as err:
         raise _damaged(js, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
@@ -295,6 +297,9 @@ def read_pair(npz, js, *, load_arrays: bool = True, kind=None):
         raise FileNotFoundError(f"nothing stored as {js} / {npz.name}")
     if js.is_dir() or npz.is_dir():
         raise _damaged(js if js.is_dir() else npz, "a folder, not a file")
+    for p in (js, npz):      # a named pipe or a device would block the read, or never end
+        if p.exists() and not p.is_file():
+            raise _damaged(p, "not a regular file (a named pipe, a socket or a device?)")
     record = _read_record(js)
     _verify_record(js, record, kind)
     try:
