@@ -139,7 +139,9 @@ def uniform_grid(nodes: np.ndarray, source: str, column: str):
     if d is not None and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h:
         return exact, (f"{column} is written to {d} decimal(s); its {nodes.size} values were snapped to the "
                        f"uniform grid of spacing {h:.6g} (largest shift {shift:.2g})")
-    if d is not None and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6):
+    # rounded from a uniform grid, but too coarsely to snap (a few nodes fit any grid: at least six)
+    if (d is not None and nodes.size >= 6 and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6)
+            and np.allclose(np.round(exact, d), nodes, rtol=0, atol=0.01 * 10.0 ** -d)):
         raise ValueError(f"{source}: positions {column!r} are written to {d} decimal(s), too few for their spacing "
                          f"{h:.6g}: snapping them to a uniform grid would move a node by {shift:.2g}, more than "
                          f"{100 * SNAP_SHARE:g} % of the spacing; write them with more decimals")
