@@ -987,3 +987,21 @@ def test_a_grid_written_to_too_few_decimals_is_told_so_truly(decimals):
         uniform_grid(nodes, "d.csv", "x")
     snapped, note = uniform_grid(np.round(np.arange(21) / 3, 3), "d.csv", "x")
     assert note and np.allclose(snapped, np.arange(21) / 3)
+
+
+def test_migrate_never_seals_a_record_whose_errors_were_edited(copied):
+    """A record with its checksums stripped and an error edited was sealed by `binn migrate`
+    with a fresh checksum, making the edit look sound.  Its errors are now checked against its
+    own arrays first: the edited one is left unsealed (damaged), the untouched one migrates."""
+    small, large, root = copied
+    for s, edit in ((small, 0.6), (large, 0.0)):
+        _, js = s.paths(root)
+        rec = json.loads(js.read_text())
+        for k in (store.RECORD_CHECKSUM_FIELD, store.FORMAT_FIELD, store.CHECKSUM_FIELD):
+            rec.pop(k, None)
+        rec["metrics"]["best"]["err_u_theta"][0] += edit
+        js.write_bytes(store.json_bytes(rec))
+    outcome = {Path(k).stem: v for k, v in migrate_store(root).items()}
+    assert outcome[small.key].startswith("damaged") and "do not match its arrays (edited?)" in outcome[small.key]
+    assert outcome[large.key] == "migrated"
+    assert store.RECORD_CHECKSUM_FIELD not in json.loads(small.paths(root)[1].read_text())

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from . import records
 from .setting import LEGACY_DEFAULTS, SETTING_KIND
 from .sweep_record import CHOOSES_INITIAL, LEGACY
@@ -34,8 +36,36 @@ def migrate_store(results_dir=None) -> dict:
         if js.name.startswith(".") or (js.parent.name not in ("runs", "checkpoints") and not npz.exists()):
             continue  # a temporary file, or a JSON file that is not half of a stored pair
         kind = SETTING_KIND if js.parent.name == "runs" else None  # elsewhere: by its content
-        out[str(js)] = records.migrate_pair(npz, js, _legacy_fields, kind=kind)
+        out[str(js)] = records.migrate_pair(npz, js, _legacy_fields, kind=kind, verify=errors_match_arrays)
     return out
+
+
+#: how closely a record's errors must match those its arrays give (the arrays are float32, and a
+#: small error is the difference of two nearly equal solutions: some 1e-5 relative is rounding)
+REL_TOL = 1e-3
+
+
+def errors_match_arrays(record: dict, arrays: dict) -> str | None:
+    """Why a stored setting's errors of u_theta and u_p (relative L2 against the noise-free
+    solution, per replicate, at its best and final networks) differ from those its own arrays
+    give, or None: a record without its checksum can have been edited, and sealing it would
+    make the edit look sound.  Records of other kinds (cached fits) have no such errors."""
+    metrics, clean = record.get("metrics"), arrays.get("u_clean")
+    if not isinstance(metrics, dict) or clean is None:
+        return None
+    norm = float(np.linalg.norm(clean))
+    for which, errors in metrics.items():
+        for name in ("u_theta", "u_p"):
+            stored, u = (errors or {}).get(f"err_{name}"), arrays.get(f"{which}_{name}")
+            if stored is None or u is None:
+                continue
+            given = np.linalg.norm((u - clean).reshape(u.shape[0], -1), axis=1) / norm
+            stored = np.array([np.nan if v is None else v for v in stored], float)
+            both = np.isfinite(given) & np.isfinite(stored)
+            if stored.shape != given.shape or not np.allclose(stored[both], given[both], rtol=REL_TOL, atol=0):
+                return (f"its {which} errors of {name} do not match its arrays (edited?): left unsealed; "
+                        "the next run that needs it trains it again")
+    return None
 
 
 def _legacy_fields(record: dict) -> dict:

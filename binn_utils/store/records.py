@@ -344,13 +344,15 @@ def is_sealed(record: dict) -> bool:
     return record.get(RECORD_CHECKSUM_FIELD) is not None and record.get(FORMAT_FIELD) == STORE_FORMAT
 
 
-def migrate_pair(npz, js, fill=None, kind=None) -> str:
+def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
     """Bring one pair to :data:`STORE_FORMAT` without touching its arrays, only if it verifies
     (:func:`read_pair` with ``kind``: its name is the hash of its specification, it has its
     kind's fields, its arrays match their checksum or pass the zip's CRC check).
 
     ``fill(record)`` (optional) gives fields with the values records had before the field
-    existed; those the record lacks are added.  Returns "current" (already sealed),
+    existed; those the record lacks are added.  ``verify(record, arrays)`` (optional): why the
+    record's numbers do not match its arrays (an edit the missing checksum cannot show), or
+    None; such a record is damaged, never sealed.  Returns "current" (already sealed),
     "migrated" (checksums, store format and missing fields added), "damaged: <why>" (left as
     it is: it is treated as missing and recomputed by the next run that needs it) or
     "failed: <why>" (it verifies but could not be rewritten, e.g. a read-only folder).
@@ -363,6 +365,14 @@ def migrate_pair(npz, js, fill=None, kind=None) -> str:
     if is_sealed(record):
         return "current"
     data = npz.read_bytes()
+    if verify is not None:
+        try:
+            with np.load(io.BytesIO(data)) as f:
+                why = verify(record, {k: f[k] for k in f.files})
+        except (ValueError, KeyError, TypeError, IndexError) as err:
+            why = f"its numbers cannot be checked against its arrays ({type(err).__name__}: {err})"
+        if why:
+            return f"damaged: {js}: {why}"
     new = seal({**(fill(record) if fill else {}), **record}, sha256_bytes(data))
     try:
         with _folder_lock(js.parent):
