@@ -717,11 +717,13 @@ def test_negative_times_are_values_not_options(a_fit, capsys):
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["status", "all"], ["sweep", "learning_rate", "--scale",
-                                                                                   "quick", "--dry-run"]])
+                                                                                   "quick", "--dry-run"],
+                                  ["migrate", "--results-dir", "store"]])
 def test_a_full_stdout_is_one_line_and_a_nonzero_status(argv, tmp_path):
     """`binn ... > /dev/full`: one line on stderr naming the cause, exit status 1, no traceback
     (--help exited 0 with its output lost; status and --dry-run ended in an OSError traceback)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    (tmp_path / "store" / "runs").mkdir(parents=True)            # an empty store for migrate
     with open("/dev/full", "w") as full:
         out = subprocess.run([sys.executable, "-c", "import sys; from binn_utils.applications import main; "
                               "sys.exit(main())", *argv], stdout=full, stderr=subprocess.PIPE, text=True,
