@@ -48,6 +48,8 @@ diffusion term d/dx(D u_x), the advection term -d/dx(u V) and the reaction term 
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -294,10 +296,12 @@ def case_label(name: str, dense: bool, initial: str = "text") -> str:
     return f"{name} ({spatial_grid(dense).size} points{init})"
 
 
+@functools.lru_cache(maxsize=64)
 def benchmark_identifiability(name: str, dense: bool = False, noise_var: float = 1e-3, *,
                               initial: str = "text", reaction: str = "supporting") -> Identifiability:
     """:func:`identifiability` of a benchmark's true operators (its mechanisms) on its data
-    grid and times, with the noise variance ``noise_var`` (0: the solver's own error)."""
+    grid and times, with the noise variance ``noise_var`` (0: the solver's own error).  Cached:
+    the same question always has the same answer (callers must not change what it returns)."""
     bench = get_benchmark(name, reaction=reaction, initial=initial)
     noise_var = float(noise_var)
     if not np.isfinite(noise_var) or noise_var < 0:

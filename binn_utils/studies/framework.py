@@ -188,9 +188,9 @@ def claim_framework(ctx, initial="code"):
     # how well these data constrain D at all (the truth perturbed in the forward model, no training;
     # imported here: it needs scipy, which `binn status` does not load)
     from ..analysis.identifiability import IN_SHORT, benchmark_identifiability
-    d_level = benchmark_identifiability(
-        res.setting.benchmark, bool(res.setting.dense), float(res.setting.noise_var), initial=res.setting.initial,
-        reaction=res.setting.reaction)["D"].level
+    rec = res.record
+    d_level = benchmark_identifiability(rec.benchmark, bool(rec.dense), float(rec.noise_var), initial=res.setting.initial,
+                                        reaction=rec.reaction)["D"].level
     return ClaimCheck(runs, ev, tuple(subs), ("framework",),
                       numbers={f"the learned $D$ of Fig. 1 ({IN_SHORT[d_level]})":
                                f.intervals["D_err"]["D"]})
