@@ -107,7 +107,7 @@ heat[["count", "mean", "50%", "failed"]].head(4)
 # the solution, operator and loss panels draw fields and validation-loss histories, which are
 # not in the results table: the figure reads them from the loaded results
 fig = figures.architecture_figure(results, heat, archs, authors_metric=True)
-plotting.save(fig, output_dir, "fig5_architecture", data=ours)
+plotting.save(fig, output_dir, "fig5_architecture", data=ours, curves=results_table.curves(results))
 reporting.glue("fig_architecture", fig)
 reporting.glue("ar_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
 reporting.glue("fig_architecture_paper", tables.paper_figure_words(studies.architecture.STUDY.paper_figure))
@@ -136,7 +136,9 @@ plt.close(fig)
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig5_architecture.csv>`: the
-# errors of every network in both norms, one row per network and norm (CSV).
+# errors of every network in both norms, one row per network and norm (CSV). {download}`Its curves <../book/figure-data/fig5_architecture_curves.csv>`: the validation loss at every recorded
+# epoch and each learned operator over $u$, median and quartiles over the networks of each
+# setting (CSV).
 #
 # ## Errors per combination
 #

@@ -151,7 +151,8 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 # runs, not in the results table, and the timing panel the timing benchmark's fit
 # (studies.batch_size.time_fit): the figure reads them from the loaded results and the benchmark
 fig = figures.batch_size_figure(fixed, errors, boxes, timing)
-plotting.save(fig, output_dir, "fig6_batch_size", data=results_table.table(fixed + budget))
+plotting.save(fig, output_dir, "fig6_batch_size", data=results_table.table(fixed + budget),
+              curves=results_table.curves(fixed))
 reporting.glue("fig_batch_size", fig)
 reporting.glue("fig_batch_size_paper", tables.paper_figure_words(studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
@@ -176,7 +177,9 @@ plt.close(fig)
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig6_batch_size.csv>`: the
-# errors of every network of the fixed-epoch and the fixed-budget runs, one row each (CSV).
+# errors of every network of the fixed-epoch and the fixed-budget runs, one row each (CSV). {download}`Its curves <../book/figure-data/fig6_batch_size_curves.csv>`: the validation loss at every recorded
+# epoch and each learned operator over $u$, median and quartiles over the networks of each
+# setting (CSV).
 #
 # ## The validation losses per epoch
 #

@@ -110,7 +110,7 @@ network[["seed", "replicate", "err_u_theta", "err_u_p", "err_D", "err_G", "err_V
 # the panels draw that network's fields (u_theta, u_p and the operators on their grids),
 # which are not in the results table: the figure reads them from the loaded result
 fig = figures.framework_figure(res, network)
-plotting.save(fig, output_dir, "fig1_framework", data=ours)
+plotting.save(fig, output_dir, "fig1_framework", data=ours, curves=results_table.curves([res]))
 reporting.glue("fig_framework", fig)
 reporting.glue("fw_shading", tables.unobserved_words(res.record.u_range, res["u_grid"]))
 reporting.glue("fig_framework_paper", tables.paper_figure_words(studies.framework.STUDY.paper_figure))
@@ -127,7 +127,9 @@ plt.close(fig)
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig1_framework.csv>`: the errors
-# of every initialisation's networks (the figure shows one), one row each (CSV).
+# of every initialisation's networks (the figure shows one), one row each (CSV). {download}`Its curves <../book/figure-data/fig1_framework_curves.csv>`: the validation loss at every recorded
+# epoch and each learned operator over $u$, median and quartiles over the networks of each
+# setting (CSV).
 #
 # ## All initialisations
 #

@@ -117,7 +117,7 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 # the solution, operator and loss panels draw fields and validation-loss histories, which are
 # not in the results table: the figure reads them from the loaded results
 fig = figures.learning_rate_figure(results, errors, boxes, shown=meta_value(shown, "lr"))
-plotting.save(fig, output_dir, "fig3_learning_rate", data=ours)
+plotting.save(fig, output_dir, "fig3_learning_rate", data=ours, curves=results_table.curves(results))
 reporting.glue("fig_learning_rate", fig)
 reporting.glue("lr_shading", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
 reporting.glue("fig_learning_rate_paper", tables.paper_figure_words(studies.learning_rate.STUDY.paper_figure))
@@ -143,7 +143,9 @@ plt.close(fig)
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig3_learning_rate.csv>`: the
-# errors of every network, one row each (CSV).
+# errors of every network, one row each (CSV). {download}`Its curves <../book/figure-data/fig3_learning_rate_curves.csv>`: the validation loss at every recorded
+# epoch and each learned operator over $u$, median and quartiles over the networks of each
+# setting (CSV).
 #
 # ## Errors per learning rate
 

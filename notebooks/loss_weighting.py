@@ -111,7 +111,7 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 # the solution, diffusivity and loss panels draw fields and validation-loss histories, which
 # are not in the results table: the figure reads them from the loaded results
 fig = figures.loss_weight_figure(results, errors, boxes, shown=shown_weights)
-plotting.save(fig, output_dir, "fig4_loss_weighting", data=ours)
+plotting.save(fig, output_dir, "fig4_loss_weighting", data=ours, curves=results_table.curves(results))
 reporting.glue("fig_loss_weighting", fig)
 reporting.glue("lw_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
 reporting.glue("fig_loss_weighting_paper", tables.paper_figure_words(studies.loss_weight.STUDY.paper_figure))
@@ -137,7 +137,9 @@ plt.close(fig)
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig4_loss_weighting.csv>`: the
-# errors of every network, one row each (CSV).
+# errors of every network, one row each (CSV). {download}`Its curves <../book/figure-data/fig4_loss_weighting_curves.csv>`: the validation loss at every recorded
+# epoch and each learned operator over $u$, median and quartiles over the networks of each
+# setting (CSV).
 #
 # ## Errors per weight
 

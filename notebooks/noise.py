@@ -149,7 +149,7 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 # the solution, diffusivity and loss panels draw fields and validation-loss histories, which
 # are not in the results table: the figure reads them from the loaded results
 fig = figures.noise_figure(results, errors, boxes, shown_noise=shown_noise, shown_arch=shown_arch)
-plotting.save(fig, output_dir, "fig2_noise", data=ours)
+plotting.save(fig, output_dir, "fig2_noise", data=ours, curves=results_table.curves(results))
 reporting.glue("fig_noise", fig)
 reporting.glue("fig_noise_paper", tables.paper_figure_words(studies.noise.STUDY.paper_figure))
 plt.close(fig)
@@ -176,7 +176,9 @@ plt.close(fig)
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig2_noise.csv>`: the errors of
-# every network, one row each (CSV).
+# every network, one row each (CSV). {download}`Its curves <../book/figure-data/fig2_noise_curves.csv>`: the validation loss at every recorded
+# epoch and each learned operator over $u$, median and quartiles over the networks of each
+# setting (CSV).
 #
 # ## Errors per setting
 #

@@ -211,3 +211,17 @@ def test_the_comparison_table_and_its_words_say_what_the_rows_hold():
 def rt_fmt(v):
     from binn_utils.analysis.reporting import fmt
     return fmt(v)
+
+
+def test_curves_hold_what_the_figures_draw_median_and_quartiles_over_the_networks():
+    res = _result((4, 4), (4, 4), [0.0, 0.1, None])
+    res.arrays["best_op_D"] = np.stack([res.arrays["best_op_D"][0] * k for k in (1.0, 2.0, 3.0)])
+    c = rt.curves([res])
+    assert set(c["curve"]) == {"validation loss", "D", "V"}
+    loss = c[c["curve"] == "validation loss"]
+    np.testing.assert_allclose(loss["x"], res["curve_epochs"])
+    np.testing.assert_allclose(loss["median"], np.median(res["hist_val_total"], axis=0))
+    d = c[c["curve"] == "D"]
+    np.testing.assert_allclose(d["median"], 2 * res.arrays["best_op_D"][0])       # the middle network
+    np.testing.assert_allclose(d["q25"], 1.5 * res.arrays["best_op_D"][0])
+    assert (d["networks"] == 3).all() and (d["setting"] == res.setting.label).all()

@@ -23,6 +23,8 @@ chapter shows.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -97,6 +99,30 @@ def table(results, *, checkpoints="reported", norms=("frobenius",)) -> pd.DataFr
     rows = [row for res in results for which in _checkpoints(checkpoints) for norm in norms
             for row in _rows(res, which, norm)]
     return _frame(rows)
+
+
+def curves(results) -> pd.DataFrame:
+    """The curves a chapter's figure draws for each setting of ``results``, as the median and
+    quartiles over its networks: the total validation loss at each recorded epoch, and each
+    learned operator (the reported networks) at each u of its grid.  One row per setting,
+    curve and point: the setting's columns of :func:`table`, ``curve`` ("validation loss" or
+    "D", "V", "G"), ``x`` (the epoch or u), ``q25``, ``median``, ``q75``, ``networks``."""
+    rows = []
+    for res in results:
+        s = res.setting
+        head = {"study": s.study, "setting": s.label, **{k: _meta_value(v) for k, v in s.meta.items()},
+                "noise_var": float(s.noise_var), "grid": GRIDS[bool(s.dense)], "data": s.data}
+        drawn = [("validation loss", res["curve_epochs"], res["hist_val_total"])]
+        drawn += [(op, res["u_grid"], res.net(f"op_{op}")) for op in OPERATORS if f"{reported()}_op_{op}" in res.arrays]
+        for name, xs, values in drawn:
+            v = np.asarray(values, float)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)        # a column where every network failed
+                q25, med, q75 = np.nanpercentile(v, [25, 50, 75], axis=0)
+            n = np.isfinite(v).sum(axis=0)
+            rows += [{**head, "curve": name, "x": float(x), "q25": float(a), "median": float(m), "q75": float(b),
+                      "networks": int(k)} for x, a, m, b, k in zip(xs, q25, med, q75, n)]
+    return pd.DataFrame(rows)
 
 
 def authors_table(study: str, noise_var: float, grid: int = 71, norm: str = "frobenius") -> pd.DataFrame:

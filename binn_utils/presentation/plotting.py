@@ -306,11 +306,14 @@ def plain_log_ticks(ax, axis="y"):
     a.set_minor_formatter(FuncFormatter(minor))
 
 
-def save(fig, output_dir, name: str, data=None):
+def save(fig, output_dir, name: str, data=None, curves=None):
     """Save a figure as PNG into output_dir (created), return the path.  ``data``: the
-    table the figure draws (a ``pandas.DataFrame``), written beside it by :func:`save_data`."""
+    table the figure draws (a ``pandas.DataFrame``), written beside it by :func:`save_data`;
+    ``curves``: the table of its curves (``results_table.curves``), written as ``NAME_curves``."""
     if data is not None:
         save_data(data, output_dir, name)
+    if curves is not None:
+        save_data(curves, output_dir, f"{name}_curves")
     if output_dir is None:
         return None
     path = Path(output_dir) / f"{name}.png"
