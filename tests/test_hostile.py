@@ -1007,3 +1007,24 @@ def test_migrate_never_seals_a_record_whose_errors_were_edited(copied):
     assert outcome[small.key].startswith("damaged") and "do not match its arrays (edited?)" in outcome[small.key]
     assert outcome[large.key] == "migrated"
     assert store.RECORD_CHECKSUM_FIELD not in json.loads(small.paths(root)[1].read_text())
+
+
+def test_migrate_on_a_folder_it_cannot_list_says_so(copied, capsys, monkeypatch):
+    """runs/ unreadable: `binn migrate` said "0 record(s) migrated" (an empty-looking store),
+    exit 0.  Now one line naming the folder, exit 1 (root lists anything: the refusal is raised
+    where the walk meets it)."""
+    from binn_utils import applications
+    from binn_utils.store import migration
+    _, _, root = copied
+    real = os.walk
+
+    def walk(top, onerror=None, **k):
+        if onerror is not None:
+            onerror(PermissionError(13, "Permission denied", str(Path(top) / "runs")))
+        return real(top, onerror=onerror, **k)
+    monkeypatch.setattr(migration.os, "walk", walk)
+    monkeypatch.setattr(sys, "argv", ["binn", "migrate", "--results-dir", str(root)])
+    assert applications.main() == 1
+    err = capsys.readouterr().err
+    assert err.strip() == (f"binn: cannot use {root / 'runs'}: Permission denied (check that it exists as the kind "
+                           "of path asked for and that this user may read and write it)")

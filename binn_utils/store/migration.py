@@ -6,6 +6,7 @@ had) to those that verify (``records.migrate_pair``).
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ def migrate_store(results_dir=None) -> dict:
     outcome}, the outcome "current", "migrated", "damaged: <why>" or "failed: <why>"."""
     root = Path(results_dir or records.default_results_dir())
     out = {}
-    for js in sorted(root.rglob("*.json")):
+    for js in _json_files(root):
         npz = js.with_suffix(".npz")
         if js.name.startswith(".") or (js.parent.name not in ("runs", "checkpoints") and not npz.exists()):
             continue  # a temporary file, or a JSON file that is not half of a stored pair
@@ -66,6 +67,14 @@ def errors_match_arrays(record: dict, arrays: dict) -> str | None:
                 return (f"its {which} errors of {name} do not match its arrays (edited?): left unsealed; "
                         "the next run that needs it trains it again")
     return None
+
+
+def _json_files(root: Path) -> list[Path]:
+    """Every .json file under ``root``, sorted; a folder that cannot be listed (no permission)
+    is an OSError naming it, not a store that seems empty ("0 records migrated")."""
+    def refuse(err: OSError):
+        raise err
+    return sorted(Path(d) / f for d, _, files in os.walk(root, onerror=refuse) for f in files if f.endswith(".json"))
 
 
 def _legacy_fields(record: dict) -> dict:
