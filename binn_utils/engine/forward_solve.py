@@ -188,21 +188,15 @@ def _check_grid(x: np.ndarray) -> float:
 
 
 FORWARD_METHODS = ("RK45", "BDF", "Radau")
-
-
-#: above this many positions an explicit (RK45) solve is limited by stability, not accuracy:
-#: its steps shrink with the square of the spacing (on the 351-point grid one solve took about
-#: 90 s of a busy core, where BDF took about 1 s)
+#: above this many positions RK45 is stability-limited (351 points: ~90 s per solve, BDF ~1 s)
 EXPLICIT_FINE_GRID = 300
 
 
 def fine_grid_note(n_x: int, method: str) -> str | None:
-    """A note for a solve with ``method`` on ``n_x`` positions that will be slow for a reason
-    the user can change (an explicit method on a fine grid), else None."""
-    if method != "RK45" or n_x <= EXPLICIT_FINE_GRID:
-        return None
-    return (f"note: {n_x} positions with RK45: its steps shrink with the square of the spacing, so each forward "
-            "solve may take many minutes; --forward-method BDF solves fine grids in seconds")
+    """A note where a solve will be slow for a reason the user can change (RK45 on a fine grid)."""
+    return None if method != "RK45" or n_x <= EXPLICIT_FINE_GRID else (
+        f"note: {n_x} positions with RK45: its steps shrink with the square of the spacing, so each forward "
+        "solve may take many minutes; --forward-method BDF solves fine grids in seconds")
 
 
 def check_method(method: str) -> str:

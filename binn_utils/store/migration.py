@@ -6,6 +6,7 @@ had) to those that verify (``records.migrate_pair``).
 """
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -46,11 +47,17 @@ def migrate_store(results_dir=None) -> dict:
 REL_TOL = 1e-3
 
 
-def errors_match_arrays(record: dict, arrays: dict) -> str | None:
+def errors_match_arrays(record: dict, data: bytes) -> str | None:
     """Why a stored setting's errors of u_theta and u_p (relative L2 against the noise-free
     solution, per replicate, at its best and final networks) differ from those its own arrays
-    give, or None: a record without its checksum can have been edited, and sealing it would
-    make the edit look sound.  Records of other kinds (cached fits) have no such errors."""
+    (the ``.npz`` bytes ``data``) give, or None: a record without its checksum can have been
+    edited, and sealing it would make the edit look sound.  Records of other kinds (cached
+    fits) have no such errors."""
+    try:
+        with np.load(io.BytesIO(data)) as f:
+            arrays = {k: f[k] for k in f.files}
+    except (ValueError, OSError, EOFError) as err:
+        return f"its arrays cannot be read ({type(err).__name__}: {err})"
     metrics, clean = record.get("metrics"), arrays.get("u_clean")
     if not isinstance(metrics, dict) or clean is None:
         return None

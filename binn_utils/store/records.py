@@ -5,18 +5,16 @@ their results as pairs ``<key>.npz`` (arrays) and ``<key>.json`` (a record descr
 them), named by :func:`key_of` (a prefix and a hash of everything that determines the
 numbers).  This module writes and checks them, and holds the store policy (below).
 
-*Writing* (:func:`write_pair`).  The arrays go to a uniquely named temporary file in the
-same folder, which is flushed to disk (``fsync``) and renamed over ``<name>.npz``; then
-the record, with the SHA-256 of the ``.npz`` bytes (``npz_sha256``), the store format
-(``store_format``) and the SHA-256 of the record itself (``record_sha256``, over its
-canonical JSON without that field: the whole record, arrays' checksum included), is
-written the same way to ``<name>.json``, last.  Files get the permissions the umask
-gives new files (as every other output).  Temporary names are unique (two sweeps writing
-into one store never take each other's file), and the pair is written under an exclusive
-lock of the folder (where the platform has ``fcntl``), so two writers of the same pair
-leave one writer's complete pair, never a mixture.  A writer killed at any point leaves
-either the old pair, or a pair whose checksum does not match (treated as missing), plus
-at most a hidden ``.<name>.*.tmp`` file.
+*Writing* (:func:`write_pair`).  The arrays go to a uniquely named temporary file in the same folder,
+which is flushed to disk (``fsync``) and renamed over ``<name>.npz``; then the record, with the SHA-256
+of the ``.npz`` bytes (``npz_sha256``), the store format (``store_format``) and the SHA-256 of the record
+itself (``record_sha256``, over its canonical JSON without that field: the whole record, arrays'
+checksum included), is written the same way to ``<name>.json``, last.  Files get the permissions the
+umask gives new files (as every other output).  Temporary names are unique (two sweeps writing into one
+store never take each other's file), and the pair is written under an exclusive lock of the folder
+(where the platform has ``fcntl``), so two writers of the same pair leave one writer's complete pair,
+never a mixture.  A writer killed at any point leaves either the old pair, or a pair whose checksum
+does not match (treated as missing), plus at most a hidden ``.<name>.*.tmp`` file.
 
 *Checking* (:func:`read_pair`, :func:`check_pair`: the one check that loading, ``binn
 status``, ``binn sweep`` and ``binn migrate`` apply).  A record is trusted only if it is
@@ -31,13 +29,13 @@ every member passes its CRC-32 check) is accepted when everything else verifies;
 :func:`migrate_pair` (``binn migrate``) adds the checksums to such records without
 touching the arrays, and never to a record that does not verify.
 
-*Policy.*  Results are read from the committed store (``results/``) and then the working
-store (``out/results``); what neither holds is trained into the working store, so a rerun
-never writes into the committed results (:func:`stores_for`).  ``BINN_REQUIRE_STORED=1``
-(set by ``make book``; :func:`require_stored`) turns a missing or damaged stored result,
-a run or a fit, into an error instead of a training run (:func:`check_may_train`), so the
-book is always built from the committed results.  The committed store's manifest records
-the training scale of each study's committed results (:func:`committed_scale`).
+*Policy.*  Results are read from the committed store (``results/``) and then the working store
+(``out/results``); what neither holds is trained into the working store, so a rerun never writes into
+the committed results (:func:`stores_for`).  ``BINN_REQUIRE_STORED=1`` (set by ``make book``;
+:func:`require_stored`) turns a missing or damaged stored result, a run or a fit, into an error instead
+of a training run (:func:`check_may_train`), so the book is always built from the committed results.
+The committed store's manifest records the training scale of each study's committed results
+(:func:`committed_scale`).
 """
 from __future__ import annotations
 
@@ -295,11 +293,9 @@ def read_pair(npz, js, *, load_arrays: bool = True, kind=None):
         if npz.exists():
             raise _damaged(js, f"missing (its arrays {npz.name} exist: an interrupted write?)")
         raise FileNotFoundError(f"nothing stored as {js} / {npz.name}")
-    if js.is_dir() or npz.is_dir():
-        raise _damaged(js if js.is_dir() else npz, "a folder, not a file")
-    for p in (js, npz):      # a named pipe or a device would block the read, or never end
+    for p in (js, npz):      # a folder; or a named pipe or a device, whose read would block or never end
         if p.exists() and not p.is_file():
-            raise _damaged(p, "not a regular file (a named pipe, a socket or a device?)")
+            raise _damaged(p, "a folder, not a file" if p.is_dir() else "not a regular file (a named pipe, a socket?)")
     record = _read_record(js)
     _verify_record(js, record, kind)
     try:
@@ -346,17 +342,14 @@ def is_sealed(record: dict) -> bool:
 
 def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
     """Bring one pair to :data:`STORE_FORMAT` without touching its arrays, only if it verifies
-    (:func:`read_pair` with ``kind``: its name is the hash of its specification, it has its
-    kind's fields, its arrays match their checksum or pass the zip's CRC check).
-
-    ``fill(record)`` (optional) gives fields with the values records had before the field
-    existed; those the record lacks are added.  ``verify(record, arrays)`` (optional): why the
-    record's numbers do not match its arrays (an edit the missing checksum cannot show), or
-    None; such a record is damaged, never sealed.  Returns "current" (already sealed),
-    "migrated" (checksums, store format and missing fields added), "damaged: <why>" (left as
-    it is: it is treated as missing and recomputed by the next run that needs it) or
-    "failed: <why>" (it verifies but could not be rewritten, e.g. a read-only folder).
-    """
+    (:func:`read_pair` with ``kind``: its name is the hash of its specification, it has its kind's
+    fields, its arrays match their checksum or pass the zip's CRC check).  ``fill(record)`` (optional)
+    gives fields with the values records had before the field existed; those the record lacks are
+    added.  ``verify(record, npz bytes)``: why its numbers do not match its arrays (an edit a missing
+    checksum cannot show), or None; such a record is damaged, never sealed.  Returns "current"
+    (already sealed), "migrated" (checksums, store format and missing fields added), "damaged: <why>"
+    (left as it is: it is treated as missing and recomputed by the next run that needs it) or
+    "failed: <why>" (it verifies but could not be rewritten, e.g. a read-only folder)."""
     npz, js = Path(npz), Path(js)
     try:
         record, _ = read_pair(npz, js, load_arrays=False, kind=kind)
@@ -365,14 +358,9 @@ def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
     if is_sealed(record):
         return "current"
     data = npz.read_bytes()
-    if verify is not None:
-        try:
-            with np.load(io.BytesIO(data)) as f:
-                why = verify(record, {k: f[k] for k in f.files})
-        except (ValueError, KeyError, TypeError, IndexError) as err:
-            why = f"its numbers cannot be checked against its arrays ({type(err).__name__}: {err})"
-        if why:
-            return f"damaged: {js}: {why}"
+    why = verify(record, data) if verify is not None else None
+    if why:
+        return f"damaged: {js}: {why}"
     new = seal({**(fill(record) if fill else {}), **record}, sha256_bytes(data))
     try:
         with _folder_lock(js.parent):
@@ -386,11 +374,9 @@ def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
 
 
 def check_writable(folder) -> Path:
-    """Create ``folder`` (and parents) if needed and make sure files can be written there.
-
-    Raises ValueError naming the folder (it is a file, lies under a file, or is not
-    writable); cheap, so callers check before any expensive work.
-    """
+    """Create ``folder`` (and parents) if needed and make sure files can be written there: a
+    ValueError naming it where it is a file, lies under a file, or is not writable (cheap, so
+    callers check before any expensive work)."""
     folder = Path(folder)
     for p in [folder, *folder.parents]:
         if p.exists() and not p.is_dir():
