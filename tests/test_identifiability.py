@@ -173,3 +173,14 @@ def test_separate_replicates_each_count_in_whether_the_model_fits():
     expected = sum(float(np.sum(((o - u)[1:] / 0.01) ** 2)) for o in obs)
     assert f"is {expected:.4g} on {3 * 4 * 11} points" in words
     assert fit_ident.model_misfit(obs[0], np.stack([u] * 2), 0.01).count(f"on {4 * 11} points") == 1
+
+
+def test_the_report_says_which_change_leaves_an_operator_weakly_constrained():
+    """D weakly constrained by its shape alone (the stored scratch-assay fit: tilt 6.54, its
+    scale 36.1 and 85.4): the section says it is the tilt."""
+    oc = ident.OperatorConstraint("D", {"zero": 217.0, "half": 36.1, "double": 85.4, "tilt": 6.54}, {}, 0.19, 148)
+    c = ident.Identifiability("learned operators", {"D": oc}, 0.05, "0.05", 148)
+    assert oc.level == "weakly"
+    md = ident.fit_markdown(c)
+    assert "D is weakly constrained: tilting it (its shape) changes the chi-square by 6.54, between 2.7 and 29.4." in md
+    assert "halving it" not in md

@@ -345,8 +345,7 @@ def level_words(oc: OperatorConstraint, factor_unit: tuple | None = None) -> str
     (``factor_unit``: (factor, unit) from training units to the data's; default as it is)."""
     if oc.level != "absent":
         return oc.level
-    return f"absent (within {oc.near_zero:.2g} of zero)" if factor_unit is None else \
-        f"absent (within {_in_units(oc.near_zero, factor_unit)} of zero)"
+    return f"absent (within {_in_units(oc.near_zero, factor_unit) if factor_unit else f'{oc.near_zero:.2g}'} of zero)"
 
 
 def _g(v: float) -> str:
@@ -489,6 +488,12 @@ def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
     w = warnings_of(c, units)
     lines += [""] + ([f"WARNING - {s}." for s in w] if w else
                      ["Every learned operator leaves a measurable signal in these data."])
+    what = {"half": "halving it", "double": "doubling it", "tilt": "tilting it (its shape)"}
+    for k, oc in c.operators.items():     # which change leaves an operator only weakly constrained
+        weak = [p for p in DECIDING if oc.level == "weakly" and constraint_level(oc.dchi2[p], oc.n_points) == "weakly"]
+        if weak:
+            lines.append(f"{k} is weakly constrained: " + " and ".join(
+                f"{what[p]} changes the chi-square by {_g(oc.dchi2[p])}" for p in weak) + f", between {lo:.2g} and {hi:.3g}.")
     if c.failed:
         lines.append("Perturbed solves that failed (counted as large changes): "
                      + "; ".join(f"{k} {p}: {m}" for k, p, m in c.failed) + ".")
