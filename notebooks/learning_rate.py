@@ -240,8 +240,8 @@ display(Markdown(authors_figures.against_datasets_table(by_data, lambda r: f"$r$
 # **Under-fitting at the smallest rate.** The paper's $r = 5\times10^{-7}$ has not
 # converged after 4000 epochs. Over the last quarter of training our median validation
 # loss at $r =$ {glue:text}`lr_smallest` still fell by {glue:text}`lr_late_drop_small` %
-# (at $r =$ {glue:text}`lr_shown`: {glue:text}`lr_late_drop_shown` %); counting a fall whose
-# interval over replicates lies above that at $r =$ {glue:text}`lr_shown` as not converged, it
+# (at $r =$ {glue:text}`lr_shown`: {glue:text}`lr_late_drop_shown` %); counting a fall larger than
+# that at $r =$ {glue:text}`lr_shown` (decided on the interval of their difference) as not converged, it
 # {glue:text}`lr_small_still_falling`. Its median
 # errors are {glue:text}`lr_small_theta` ($u_\theta$) and {glue:text}`lr_small_up`
 # ($u_\mathrm{p}$), against {glue:text}`lr_shown_theta` and {glue:text}`lr_shown_up` at

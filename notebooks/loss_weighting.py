@@ -237,17 +237,21 @@ display(Markdown(authors_figures.against_datasets_table(by_data, lambda r: f"$w_
 # lowest median over all weights) and {glue:text}`lw_low_up` for $u_\mathrm{p}$
 # ({glue:text}`lw_low_up_ratio` times the lowest). The paper's pattern, a $u_\theta$ error
 # below its $u_\mathrm{p}$ error with a $u_\mathrm{p}$ error above that of the best other
-# weight (intervals of the median over replicates, separated):
+# weight (each comparison decided on the interval of the ratio of the medians):
 # {glue:text}`lw_low_verdict`. The weighted PDE validation loss lies at least
 # {glue:text}`lw_low_gap_min` orders of magnitude below the data loss throughout training
-# ({glue:text}`lw_low_gap_final` at the end; medians over replicates); the paper's "more
-# than three orders of magnitude" against this: {glue:text}`lw_low_gap_verdict`.
+# ({glue:text}`lw_low_gap_final` at the end; median curves over replicates). The paper's "more
+# than three orders of magnitude throughout training" is a statement about each run, so it is
+# tested per replicate: each replicate's smallest gap over training has median
+# {glue:text}`lw_low_gap_replicates` decades (with its interval over replicates), and that
+# interval against 3: {glue:text}`lw_low_gap_verdict`.
 #
 # **Too large a PDE weight.** At $w_\mathrm{PDE} =$ {glue:text}`lw_high` our median errors
 # are {glue:text}`lw_high_theta` for $u_\theta$ ({glue:text}`lw_high_theta_ratio` times
 # the lowest) and {glue:text}`lw_high_up` for $u_\mathrm{p}$
 # ({glue:text}`lw_high_up_ratio` times the lowest). The paper's "large errors in both"
-# (here: both intervals of the median above those of the best other weight):
+# (here: both median errors higher than those of the best other weight, each decided on the
+# interval of the ratio):
 # {glue:text}`lw_high_verdict`.
 #
 # The {doc}`scorecard` (claims 7 and 8) records the verdicts; the paper's claim

@@ -223,9 +223,10 @@ display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(res
 # least as good as $(6, 128)$ for noisy data. Our $(h_u, n_u) =$ {glue:text}`nz_arch_a`
 # has, against {glue:text}`nz_arch_b`, a median error
 # of $u_\theta$ {glue:text}`nz_theta_small_wins` and of
-# $u_\mathrm{p}$ {glue:text}`nz_up_small_wins` (intervals of the median compared at each
-# level; the paper's "for noisy data" agrees when every nonzero level agrees and none
-# disagrees: $u_\theta$ {glue:text}`nz_theta_small_wins_verdict`, $u_\mathrm{p}$
+# $u_\mathrm{p}$ {glue:text}`nz_up_small_wins` (at each level decided on the interval of the
+# ratio of the two medians; the paper's "for noisy data" agrees when every nonzero level
+# agrees, and disagrees when one level goes the other way once the levels are held to the
+# {glue:text}`nz_level` % level together, by Holm's procedure: $u_\theta$ {glue:text}`nz_theta_small_wins_verdict`, $u_\mathrm{p}$
 # {glue:text}`nz_up_small_wins_verdict`). Without noise the paper finds the larger network
 # interpolating best; our median errors of $u_\theta$ at $\sigma^2 = 0$, with their
 # intervals, are {glue:text}`nz_clean_theta_a` for $(h_u, n_u) =$ {glue:text}`nz_arch_a` and
@@ -267,10 +268,12 @@ display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(res
 # {glue:text}`nz_rise_rep_high_a` at $\sigma^2 =$ {glue:text}`nz_high` against
 # {glue:text}`nz_rise_rep_low_a` at {glue:text}`nz_shown` for {glue:text}`nz_arch_a`, and
 # {glue:text}`nz_rise_rep_high_b` against {glue:text}`nz_rise_rep_low_b` for
-# {glue:text}`nz_arch_b`. Judged by these intervals (a difference only where they are
-# separated), the loss at the highest noise level {glue:text}`nz_rise_verdict_a` for
+# {glue:text}`nz_arch_b`. The paper's "by contrast" (stable at
+# {glue:text}`nz_shown`, rising at {glue:text}`nz_high`) is tested as a larger rise at the
+# highest level than at {glue:text}`nz_shown`, decided on the interval of the ratio of these
+# two medians: the loss at the highest noise level {glue:text}`nz_rise_verdict_a` for
 # $(h_u, n_u) =$ {glue:text}`nz_arch_a` and {glue:text}`nz_rise_verdict_b` for
-# {glue:text}`nz_arch_b` (the paper's claim: it rises more).
+# {glue:text}`nz_arch_b`. "Relatively stable" alone is not tested: the paper gives it no scale.
 #
 # The {doc}`scorecard` (claims 2-5) records the verdicts.
 #

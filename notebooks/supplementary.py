@@ -345,8 +345,8 @@ display(Markdown(table))
 # ## Verdict
 #
 # The paper expects the median $u_\mathrm{p}$ error at the default setting to be
-# {glue:text}`sm_expect` here than in the reference configuration (intervals of the median
-# separated); it is so in {glue:text}`sm_errors_as_expected` studies, and the interquartile
+# {glue:text}`sm_expect` here than in the reference configuration (decided on the interval of
+# the ratio of the two medians); it is so in {glue:text}`sm_errors_as_expected` studies, and the interquartile
 # range of the $u_\mathrm{p}$ errors (bootstrap intervals) is {glue:text}`sm_expect` in
 # {glue:text}`sm_spread_as_expected`.
 # Whether the qualitative conclusions carry over is answered, study by study, by the

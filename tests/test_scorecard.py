@@ -405,3 +405,18 @@ def test_a_chapter_box_gives_the_scorecards_verdict_only_for_the_committed_confi
     assert "Claim 6, $u_\\theta$ matches:" in box and "partly reproduced (1 agree, 1 disagree of 2)" in box
     assert "held back by “sub-claim 1”" in box and "{ref}`On the scorecard <sc-claim-6>`" in box
     assert "not the committed main-text configuration" in text.chapter_brief_md(None)
+
+
+def test_no_reader_facing_text_decides_by_separated_or_overlapping_intervals():
+    """Every comparison is decided on the interval of the difference (analysis.contrasts); a
+    chapter or a claim's rule that said "intervals separated" would describe another test."""
+    import pathlib
+    import re
+    root = pathlib.Path(__file__).resolve().parents[1]
+    files = sorted((root / "notebooks").glob("*.py"))
+    for layer in ("studies", "claims", "presentation"):
+        files += sorted((root / "binn_utils" / layer).rglob("*.py"))
+    pattern = re.compile(r"intervals?\b[^.;:]{0,60}\b(separated|overlap|lies? above|lies? below)", re.I)
+    found = [f"{f.relative_to(root)}: {m.group(0)}" for f in files
+             for m in pattern.finditer(" ".join(f.read_text().split()))]
+    assert not found, found

@@ -287,7 +287,7 @@ def best_in(intervals: Mapping, inside: Callable) -> tuple[Verdict, object, obje
 
 def above_best_other(intervals: Mapping, at) -> tuple[Verdict, object]:
     """"Large at ``at``" (the reference: the best other setting of the same study): agrees
-    when ``at``'s interval lies above the best other setting's, disagrees when below;
+    when the difference from the best other setting is resolved upwards, disagrees when downwards;
     (verdict, the reference's key)."""
     ref = best_of(intervals, [k for k in intervals if k != at])
     if at not in intervals or ref is None:

@@ -224,7 +224,8 @@ def claim_architecture(ctx, up_metric="err_u_p"):
                            "are in the evidence"),
              SubClaim("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"],
                       numbers=s.intervals.get("D_worse_verdict", {}),
-                      rule="intervals of the median and of the IQR of the $D$ error both above (4, 4)'s")]
+                      rule="the median and the IQR of the $D$ error both higher than (4, 4)'s, each decided on the interval of "
+                           "its ratio")]
     ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
     norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
     runs, ev = ctx.run(res[0], 'architecture'), (f"Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "

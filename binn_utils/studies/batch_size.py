@@ -266,7 +266,7 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
     (``steps``), median u_p errors of the reported (``err``, with their ``intervals``) and final
     (``final``) networks, the budget run's error over the fixed-epoch run's (``ratio``,
     ``ratio_final``) and ``larger``: the verdict on "the run with more steps has the larger
-    error" (intervals of the two medians separated; None where both took the same steps,
+    error" (decided on the interval of the ratio of the two medians; None where both took the same steps,
     cannot be decided where a run has no finite error).  Returns (rows, in ascending B; of the
     batch sizes whose two runs took different steps, those where the run with more steps has
     the larger median; those batch sizes)."""

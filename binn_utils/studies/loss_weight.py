@@ -117,7 +117,7 @@ def bullets(s: dict) -> list[str]:
             f"$w_\\mathrm{{PDE}}$ = {s['low']}: median errors {s['low_theta']} ($u_\\theta$, "
             f"{s['low_theta_ratio']} times the lowest) and {s['low_up']} ($u_\\mathrm{{p}}$, "
             f"{s['low_up_ratio']} times the lowest); good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
-            f"(intervals of the median): {s['low_verdict']}. The weighted PDE loss stays at least "
+            f"(each comparison decided on the interval of the ratio of the medians): {s['low_verdict']}. The weighted PDE loss stays at least "
             f"{s['low_gap_min']} orders of magnitude below the data loss on the median curves; per replicate, the "
             f"smallest gap over training has median {s['low_gap_replicates']} decades (paper: more than three "
             f"throughout training: {s['low_gap_verdict']}).",
