@@ -192,6 +192,25 @@ def test_main_text_on_the_authors_data_is_stored_and_names_its_code(study):
     assert len({(_device_kind(r), r.engine, r.forward_method) for _, r in stored}) == 1
 
 
+@pytest.mark.parametrize("study", sorted(read_manifest(default_results_dir()).get("dense_datasets", {})))
+def test_main_text_on_the_printed_grid_names_its_code_on_one_device(study):
+    """The noise study's (4, 32) network on the 351-point grid at the paper's scale (the manifest's
+    ``dense_datasets``; the chapter reads the levels stored and says which are not run): each
+    stored level has that many datasets (0 among them) x ten initialisations and names its code,
+    and the levels share one device, one engine and one integrator."""
+    from binn_utils.store.provenance import names_its_code
+    n = read_manifest(default_results_dir())["dense_datasets"][study]
+    settings = studies.get(study).settings(committed_scale(study), archs=[studies.NOISE_ARCHS[0]], dense=True, datasets=n)
+    assert settings == studies.noise.printed_grid_settings({})
+    stored = _kinds(settings)
+    assert stored, f"{study}: no setting on the 351-point grid stored"
+    for s, r in stored:
+        per = {d: r.datasets.count(d) for d in set(r.datasets)}
+        assert len(per) == n and 0 in per and min(per.values()) >= 10, f"{s.label}: datasets x seeds {per}"
+        assert names_its_code(r.provenance), f"{s.label}: the record cannot name its code"
+    assert len({(_device_kind(r), r.engine, r.forward_method) for _, r in stored}) == 1
+
+
 @pytest.mark.parametrize("where, settings", sorted(comparisons().items(), key=lambda kv: str(kv[0])),
                          ids=lambda v: "/".join(map(str, v)) if isinstance(v, tuple) else "")
 def test_one_engine_and_one_integrator_within_a_comparison(where, settings):

@@ -189,3 +189,97 @@ def against_datasets_words(by_data: dict) -> str:
         out.append(head + (f"none of the {n} comparisons; {seen}." if k == 0 else
                            f"{k} of the {n} comparisons; elsewhere {seen}."))
     return " ".join(out)
+
+
+#: the columns of the chapter's table of the printed figure's medians against ours, per grid and level
+PRINTED_COLUMNS = ("grid", "noise_var", "datasets", "inits", "median_ours", "printed", "ratio", "range_lo",
+                   "range_hi", "beyond")
+#: how each grid's runs are drawn beside the printed figure's medians
+GRID_STYLE = {71: dict(marker="o", offset=-0.15), 351: dict(marker="D", offset=0.15)}
+
+
+def printed_grid_figure(dataset_medians, printed_vs, width=7.0, height=3.6):
+    """Our median error of each dataset on each grid (a dot; ``dataset_medians``: a Series indexed
+    by grid, noise variance and dataset), our typical dataset's median with the range in which one
+    more dataset's median would lie (a marker and bar: ``printed_vs``'s ``median_ours`` times
+    ``range_lo`` and ``range_hi``) and the printed figure's median (a black cross), per noise level."""
+    levels = sorted(printed_vs["noise_var"].unique())
+    pos = {v: i for i, v in enumerate(levels)}
+    fig, ax = plt.subplots(figsize=(width, height))
+    if printed_vs.empty:
+        ax.text(0.5, 0.5, "no run of the printed figure's network stored", ha="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    for grid, style in GRID_STYLE.items():
+        rows = printed_vs[printed_vs["grid"] == grid]
+        if rows.empty:
+            continue
+        dots = dataset_medians.xs(grid, level="grid")
+        ax.plot([pos[nv] + style["offset"] for nv in dots.index.get_level_values("noise_var")], dots.to_numpy(),
+                ".", color=COLORS["u_theta"], alpha=0.4, ms=5, zorder=2)
+        x = rows["noise_var"].map(pos) + style["offset"]
+        m = rows["median_ours"]
+        ax.errorbar(x, m, yerr=[m - m * rows["range_lo"], m * rows["range_hi"] - m], fmt=style["marker"],
+                    color=COLORS["u_theta"], mfc="white" if grid == 351 else COLORS["u_theta"], ms=7, capsize=3,
+                    lw=1.3, zorder=3, label=f"ours, {grid} points")
+    first = printed_vs.drop_duplicates("noise_var")
+    ax.plot(first["noise_var"].map(pos), first["printed"], "x", color="black", ms=9, mew=2, zorder=4,
+            label="printed Fig. 2")
+    ax.set_yscale("log")
+    plotting.plain_log_ticks(ax)
+    ax.set_xticks(range(len(levels)))
+    ax.set_xticklabels([value_label(v) for v in levels])
+    ax.set_xlim(-0.6, len(levels) - 0.4)
+    ax.set_xlabel(r"noise variance $\sigma^2$")
+    ax.set_ylabel(f"median rel. error of {QUANTITY_WORDS['err_u_theta']}")
+    ax.legend(**ABOVE)
+    fig.tight_layout()
+    return fig
+
+
+def printed_grid_table(printed_vs) -> str:
+    """Markdown table: per noise level the printed median and, per grid, our typical dataset's
+    median (datasets x initialisations) and printed / ours with the range of one more dataset
+    (simultaneous over the table's cells); a ratio beyond its range is marked."""
+    grids = sorted(printed_vs["grid"].unique())
+    out = ["| $\\sigma^2$ | printed median | " + " | ".join(
+        f"ours, {g} points: median | printed / ours (range)" for g in grids) + " |",
+        "|---|---|" + "---|---|" * len(grids)]
+    for nv, rows in printed_vs.groupby("noise_var"):
+        cells = []
+        for g in grids:
+            r = rows[rows["grid"] == g]
+            cells.append("not run | n/a" if r.empty else
+                         f"{fmt(r.iloc[0]['median_ours'])} ({r.iloc[0]['datasets']} x {r.iloc[0]['inits']}) | "
+                         f"{_ratio_cell(r.iloc[0])}")
+        out.append(f"| {value_label(nv)} | {fmt(rows.iloc[0]['printed'])} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def printed_grid_words(printed_vs, levels) -> str:
+    """The table's finding: per grid, how the printed medians compare with ours and at how many of
+    the noise levels ``levels`` they lie beyond what datasets and initialisations explain; then
+    which grid's runs the printed figure is consistent with at every level."""
+    out, fits = [], []
+    for grid, t in printed_vs.groupby("grid"):
+        k, n = int(t["beyond"].sum()), len(t)
+        where = ", ".join(value_label(v) for v in t.loc[t["beyond"], "noise_var"])
+        out.append(f"On the {grid}-point grid ({t['datasets'].max()} datasets x {t['inits'].max()} initialisations) "
+                   f"the printed medians are {fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times our typical "
+                   f"dataset's, beyond what datasets and initialisations explain at "
+                   + (f"none of the {n} noise levels" if k == 0 else f"{k} of {n} ($\\sigma^2$ = {where})")
+                   + ("" if n == len(levels) else f"; {len(levels) - n} of the {len(levels)} levels are not run") + ".")
+        if k == 0 and n == len(levels):
+            fits.append(grid)
+    missing = [g for g in GRID_STYLE if g not in set(printed_vs["grid"])]
+    if len(missing) == len(GRID_STYLE):
+        return "No run of the printed figure's network is stored on either grid."
+    out += [f"No {g}-point run of this network at these noise levels is stored." for g in missing]
+    if len(fits) == 1:
+        out.append(f"The printed figure is consistent, at every noise level, with our {fits[0]}-point runs only.")
+    elif len(fits) > 1:
+        out.append("The printed figure is consistent at every noise level with our runs on both grids, so these "
+                   "medians cannot tell which grid it shows.")
+    else:
+        out.append("On neither grid are all the printed medians consistent with our runs.")
+    return " ".join(out)

@@ -446,8 +446,7 @@ def stores_for(scale: str, source=None) -> list[Path]:
 
 
 def folders_for(scale: str, source=None, sub: str = "") -> list[Path]:
-    """``stores_for(scale, source)``'s folders with ``sub`` appended (e.g. where cached fits
-    of one kind are read, in order; the last is where a missing one is trained)."""
+    """``stores_for(scale, source)``'s folders with ``sub`` appended (in the order read)."""
     return [d / sub for d in stores_for(scale, source)]
 
 
@@ -476,9 +475,10 @@ def committed_datasets(name: str, data: str = "ours") -> int | None:
     """The number of datasets of the committed main-text results of study ``name`` (its paper
     figure's configuration), from the manifest's ``datasets``; None for a study it does not list
     (the study's own number: one, or the noise study's).  ``data="authors"``: the splits of the
-    authors' rebuilt data it is stored on (the manifest's ``authors_data``), None where none."""
-    return read_manifest(default_results_dir()).get("authors_data" if data == "authors" else "datasets",
-                                                    {}).get(name)
+    authors' rebuilt data it is stored on (``authors_data``); ``"dense"``: our datasets on the
+    351-point grid at the committed scale (``dense_datasets``); None where none."""
+    key = {"ours": "datasets", "authors": "authors_data", "dense": "dense_datasets"}[data]
+    return read_manifest(default_results_dir()).get(key, {}).get(name)
 
 
 def committed_supporting_scales() -> tuple:
