@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from binn_utils.applications.notebook_parameters import ParameterError, check_parameters  # noqa: E402
+from binn_utils.store import records  # noqa: E402
 
 OUTPUT_PARAM = "output_dir"
 PROG = "make rerun"
@@ -80,19 +80,6 @@ def notebook_parameters(source: Path, ipynb: Path) -> list[str]:
     return list(inspect_notebook(str(ipynb)))
 
 
-def output_folder_problem(out: Path) -> str | None:
-    """Why ``out`` cannot be the output folder (a file, or a folder this user cannot write, or
-    under one), or None: checked before anything runs."""
-    probe = out
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    if not probe.is_dir():
-        return f"{probe} is a file, not a folder"
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return f"this user may not write into {probe}"
-    return None
-
-
 def main(argv=None) -> int:
     args = parse(argv)
     names = sorted(p.stem for p in (ROOT / "notebooks").glob("*.py"))
@@ -101,9 +88,10 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out).resolve()
     src = out / ".src" / f"{args.nb}.ipynb"
-    unusable = output_folder_problem(out)
-    if unusable:
-        print(f"{PROG}: OUT={args.out}: {unusable}", file=sys.stderr)
+    try:
+        records.check_writable(out)          # a file, under a file, or not writable: before anything runs
+    except ValueError as err:
+        print(f"{PROG}: OUT={args.out}: {err}", file=sys.stderr)
         return 2
     try:
         values = requested(args)

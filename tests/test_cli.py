@@ -168,8 +168,14 @@ def test_status_names_damaged_files_and_migrate_adds_checksums(monkeypatch, tmp_
     js_b.write_bytes(records.json_bytes(rec))
     assert cli.main(["status", "learning_rate", "--results-dir", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
-    assert "1/2 settings stored" in out and "1 stored record(s) predate whole-record checksums: run `binn migrate" in out
+    assert "0/2 settings stored" in out and "1 stored record(s) have no checksum" in out and "`binn migrate" in out
     assert err.count("binn: warning: damaged stored result") == 1 and str(js_a) in err
+    assert cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path), "--dry-run"]) == 0
+    assert "1 stored record(s) have no checksum" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:      # a sweep would train it again over itself: refused first
+        cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path)])
+    assert stop.value.code == 2 and "have no checksum" in capsys.readouterr().err
+    assert json.loads(js_b.read_text()) == rec                                # untouched
     assert cli.main(["migrate", "--results-dir", str(tmp_path)]) == 1        # one damaged record
     out, err = capsys.readouterr()
     assert "1 record(s) migrated, 0 already current, 1 damaged" in out and str(js_a) in err

@@ -798,7 +798,8 @@ def test_make_rerun_into_a_file_is_one_line_before_any_work(kind, tmp_path, caps
     out = blocker if kind == "file" else blocker / "out"
     assert rerun.main(["noise", str(out), "-p", "scale", "quick"]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and f"{blocker} is a file, not a folder" in err
+    said = "it is a file" if kind == "file" else f"lies under {blocker}, which is a file"
+    assert len(err.strip().splitlines()) == 1 and said in err and str(out) in err
     assert blocker.read_text() == "mine"
 
 
@@ -920,7 +921,7 @@ def test_predict_bounds_its_work_and_says_where_it_extrapolates(a_fit, capsys, t
     """A grid of u of ten million values: one line before any work.  Many output times: the
     figure draws a dozen (it drew one panel per time and hung), the tables hold all.  Times past
     the span the fit saw: a note.  An explicit solver on a fine grid: a note naming BDF."""
-    from binn_utils.engine.forward_solve import fine_grid_note
+    from binn_utils.applications.requests import fine_grid_note
     out, _ = a_fit
     err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:0.003:10000000", "--out", str(tmp_path / "p")])
     assert "asks for 10000000 values of u; at most 100000" in err and not (tmp_path / "p").exists()

@@ -179,10 +179,12 @@ def test_legacy_records_load_and_migrate_without_retraining(tmp_path):
     npz_bytes = {n: (runs / f"{n}.npz").read_bytes() for n in originals}
     settings = {n: Setting.from_record(SweepRecord.from_json(rec)) for n, rec in originals.items()}
     assert all(s.key == n for n, s in settings.items())
-    # format 1 (no checksum): accepted after the zip's own integrity check
-    for n, s in settings.items():
-        assert s.is_done(tmp_path) and load_setting(s, tmp_path).record == SweepRecord.from_json(originals[n])
-    assert run_settings(list(settings.values()), tmp_path, workers=1, progress=False) == []
+    # format 1 (no checksum): damaged to every reader until `binn migrate` verifies and seals it
+    for s in settings.values():
+        with pytest.warns(StoreWarning, match="no checksum record_sha256 .*`binn migrate` verifies"):
+            assert not s.is_done(tmp_path)
+        with pytest.raises(records.DamagedRecordError, match="no checksum"):
+            load_setting(s, tmp_path)
 
     outcome = migrate_store(tmp_path)
     assert set(outcome.values()) == {"migrated"} and len(outcome) == len(originals)
@@ -196,6 +198,8 @@ def test_legacy_records_load_and_migrate_without_retraining(tmp_path):
         if rec["benchmark"] == "nonlinear_adr":
             assert rec["initial"] in ("text", "code")
         assert s.key == n and s.is_done(tmp_path)
+        assert load_setting(s, tmp_path).record == SweepRecord.from_json({**originals[n], **{
+            k: rec[k] for k in rec if k not in originals[n]}})
     assert {k: json.loads((runs / f"{first}.json").read_text())[k] for k in ("device", "trained_with",
                                                                              "forward_method")} == \
         {"device": "cpu (not recorded)", "trained_with": None, "forward_method": "RK45"}
@@ -209,7 +213,7 @@ def test_migration_leaves_damaged_and_misnamed_records_alone(tmp_path):
     (runs / f"{a}.npz").write_bytes((runs / f"{a}.npz").read_bytes()[:1000])          # truncated zip
     (runs / f"{b}.json").rename(runs / "diffusion-000000000000.json")                  # wrong name
     (runs / f"{b}.npz").rename(runs / "diffusion-000000000000.npz")
-    with pytest.warns(StoreWarning, match=f"{a}.npz: not a readable .npz"):
+    with pytest.warns(StoreWarning, match=f"{a}.json: it has no checksum"):
         assert not Setting.from_record(SweepRecord.from_json(originals[a])).is_done(tmp_path)
     outcome = {Path(k).stem: v for k, v in migrate_store(tmp_path).items()}
     assert outcome[a].startswith("damaged") and f"{a}.npz" in outcome[a]

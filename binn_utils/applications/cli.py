@@ -45,7 +45,7 @@ from ..store import provenance, records
 from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_scheduler_answers,
                               check_submit_command, end_worker_processes, load_cluster_config,
                               make_jobqueue_cluster)
-from ..store.migration import migrate_store
+from ..store.migration import is_unsealed, migrate_store
 from ..store.runner import CHECKPOINT_EVERY, check_run_request, run_settings
 from ..store.setting import PRIORITIES, group_cost, group_settings, on_data, order_groups, replicate_steps
 from . import arguments, fit_commands, interrupts
@@ -316,11 +316,12 @@ def _run(ap, args) -> int:
                 check_scheduler_address(scheduler)
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
-    legacy, todo, seen = 0, [], set()
+    legacy, todo, seen = set(), [], set()
     for study, sets in plan.items():
-        stored = [s.stored_record(results_dir) for s in sets]
+        unsealed = [is_unsealed(s.paths(results_dir)[1]) for s in sets]   # damaged until `binn migrate` seals it
+        stored = [None if u else s.stored_record(results_dir) for s, u in zip(sets, unsealed)]
         done = sum(r is not None for r in stored)
-        legacy += sum(r is not None and r.record_sha256 is None for r in stored)
+        legacy.update(s.key for s, u in zip(sets, unsealed) if u)
         if args.cmd == "status":
             unnamed = sum(r is not None and not provenance.names_its_code(r.provenance) for r in stored)
             scale = f" (scale {default_scale(args, study)})" if args.plan is None else ""
@@ -338,8 +339,12 @@ def _run(ap, args) -> int:
         todo += [s for s, r in zip(sets, stored) if r is None and s.key not in seen]
         seen.update(s.key for s in sets)
     if legacy:
-        print(f"{legacy} stored record(s) predate whole-record checksums: run `binn migrate"
-              f"{'' if args.results_dir is None else ' --results-dir ' + str(results_dir)}` to add them")
+        why = (f"{len(legacy)} stored record(s) have no checksum (written before whole-record checksums, or the "
+               f"field was removed) and are not read: `binn migrate"
+               f"{'' if args.results_dir is None else ' --results-dir ' + str(results_dir)}` verifies and seals them")
+        if args.cmd == "sweep" and not args.dry_run:     # training them again would write over them
+            ap.exit(USAGE_ERROR, f"binn sweep: error: {why}; run it first\n")
+        print(why)
     if args.cmd == "status":
         return 0
     if args.dry_run:

@@ -17,9 +17,9 @@ from .. import studies
 from ..analysis import scratch
 from ..analysis.user_data import UserFit, file_sha1, fit_user_data_cached, prepare_fit
 from ..analysis.user_observations import MECHANISMS, validate_mechanisms
-from ..engine.forward_solve import fine_grid_note
 from ..engine.runs import TrainConfig
 from ..store import records
+from .requests import check_out_folder, fine_grid_note
 
 __all__ = ["SCALES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "train_or_load",
            "scratch_plan", "fit_scratch"]
@@ -108,27 +108,12 @@ NETWORKS = "networks"
 
 def check_output_folder(out: Path, data_file: str | None = None):
     """A one-line ValueError, before any work, where writing ``binn fit``'s outputs into ``out``
-    (which replaces the folder) could delete what it did not write: the current folder or one
-    above it, the data file's folder, a results store, or a folder that holds anything but a
-    previous fit's outputs."""
-    if not str(out).strip():
-        raise ValueError("--out must name a folder, got an empty string (an unset shell variable?)")
-    here, target = Path.cwd().resolve(), out.resolve()
-    if target == here or target in here.parents:
-        raise ValueError(f"--out {out} is the current folder or one above it: its files would be replaced; "
-                         "choose an empty or new folder, e.g. --out fit")
-    if data_file is not None and Path(data_file).resolve().parent == target:
+    (which replaces the folder) could delete what it did not write (``requests.check_out_folder``)
+    or the data file's folder."""
+    if data_file is not None and str(out).strip() and Path(data_file).resolve().parent == Path(out).resolve():
         raise ValueError(f"--out {out} holds the data file {Path(data_file).name}: it would be deleted; "
                          "choose an empty or new folder")
-    if not target.is_dir():
-        return
-    if (target / records.MANIFEST).exists() or (target / "runs").is_dir():
-        raise ValueError(f"--out {out} is a results store: its records would be deleted; choose an empty or new folder")
-    others = sorted(p.name for p in target.iterdir() if p.name not in OUTPUT_FILES + (NETWORKS,))
-    if others:
-        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-        raise ValueError(f"--out {out} holds other files ({shown}): they would be deleted; choose an empty or "
-                         "new folder (a folder is replaced only when it is empty or holds a previous fit)")
+    check_out_folder(out, OUTPUT_FILES + (NETWORKS,), "a previous fit", "fit")
 
 
 def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, replicates="mean",
@@ -149,13 +134,9 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     kw = {k: v for k, v in (("batch_size", batch_size), ("lr", lr), ("w_pde", w_pde)) if v is not None}
     config = TrainConfig(epochs=int(epochs or s["epochs"]), compile=False, **kw).validate()
     n_seeds = int(seeds or s["seeds"])
-    if out is not None and not str(out).strip():
-        raise ValueError("--out must name a folder, got an empty string (an unset shell variable?)")
-    out = None if out is None else Path(out)
-    if out is not None and out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file, not a folder")
     if out is not None:
         check_output_folder(out, None if hasattr(data, "u") else os.fspath(data))
+        out = Path(out)
     data_file = sha1 = None
     if not hasattr(data, "u"):
         data_file = os.fspath(data)

@@ -21,9 +21,10 @@ from tqdm import tqdm
 
 from ..analysis.user_observations import (Scaling, csv_cells, decode_csv_bytes, delimiter_hint, detect_delimiter, to_float,
                                           uniform_grid)
-from ..engine.forward_solve import check_method, fine_grid_note, forward_solve
+from ..engine.forward_solve import check_method, forward_solve
 from ..presentation import figures, plotting
 from ..store import fits, records
+from .requests import check_out_folder, fine_grid_note
 
 __all__ = ["operator_table", "write_operator_table", "check_predict_out", "load_fit_dir", "parse_times",
            "parse_u_grid", "load_initial_condition", "predict_solutions", "predict"]
@@ -77,22 +78,10 @@ def check_predict_out(out, fitdir):
     folder (its ``operators.csv`` would replace the fit's), the current folder or one above it,
     or a folder holding anything but a previous prediction's files (:data:`PREDICT_FILES`)."""
     out = Path(out)
-    if not str(out).strip():
-        raise ValueError("--out must name a folder, got an empty string (an unset shell variable?)")
-    if (out / "fit.json").exists() or (out.exists() and out.resolve() == Path(fitdir).resolve()):
+    if str(out).strip() and ((out / "fit.json").exists() or (out.exists() and out.resolve() == Path(fitdir).resolve())):
         raise ValueError(f"--out {out} is the folder of a `binn fit` (it holds fit.json): its files would be "
                          f"replaced; choose another folder, e.g. --out {out.name}-predictions")
-    here, target = Path.cwd().resolve(), out.resolve()
-    if target == here or target in here.parents:
-        raise ValueError(f"--out {out} is the current folder or one above it: its files could be replaced; "
-                         "choose an empty or new folder, e.g. --out predictions")
-    if target.exists() and not target.is_dir():
-        raise ValueError(f"--out {out} is a file, not a folder")
-    others = sorted(p.name for p in target.iterdir() if p.name not in PREDICT_FILES) if target.is_dir() else []
-    if others:
-        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-        raise ValueError(f"--out {out} holds other files ({shown}); choose an empty or new folder (binn predict "
-                         "writes only into one that is empty or holds a previous prediction)")
+    check_out_folder(out, PREDICT_FILES, "a previous prediction", "predictions")
 
 #: What ``binn predict`` reads from a fit.json.
 FIT_RECORD_FIELDS = ("networks", "scaling", "u_range", "which")

@@ -56,7 +56,6 @@ __all__ = [
     "forward_solve_many",
     "failure_count",
     "fv_rhs",
-    "fine_grid_note",
 ]
 
 Operator = Callable[[np.ndarray], np.ndarray] | None
@@ -190,13 +189,6 @@ def _check_grid(x: np.ndarray) -> float:
 FORWARD_METHODS = ("RK45", "BDF", "Radau")
 #: above this many positions RK45 is stability-limited (351 points: ~90 s per solve, BDF ~1 s)
 EXPLICIT_FINE_GRID = 300
-
-
-def fine_grid_note(n_x: int, method: str) -> str | None:
-    """A note where a solve will be slow for a reason the user can change (RK45 on a fine grid)."""
-    return None if method != "RK45" or n_x <= EXPLICIT_FINE_GRID else (
-        f"note: {n_x} positions with RK45: its steps shrink with the square of the spacing, so each forward "
-        "solve may take many minutes; --forward-method BDF solves fine grids in seconds")
 
 
 def check_method(method: str) -> str:

@@ -1,12 +1,14 @@
 """``binn migrate``: bring every stored pair to the current store format without retraining.
 
-Records stored before the current checksums existed are read after the checks they allow;
-:func:`migrate_store` adds the checksums (and the fields they predate, with the values they
-had) to those that verify (``records.migrate_pair``).
+Records stored before the current checksums existed are damaged to every other reader
+(:func:`is_unsealed` finds them); :func:`migrate_store` reads them after the checks they allow
+and adds the checksums (and the fields they predate, with the values they had) to those that
+verify (``records.migrate_pair``).
 """
 from __future__ import annotations
 
 import io
+import json
 import os
 from pathlib import Path
 
@@ -40,6 +42,18 @@ def migrate_store(results_dir=None) -> dict:
         kind = SETTING_KIND if js.parent.name == "runs" else None  # elsewhere: by its content
         out[str(js)] = records.migrate_pair(npz, js, _legacy_fields, kind=kind, verify=errors_match_arrays)
     return out
+
+
+def is_unsealed(js) -> bool:
+    """Whether ``js`` is a readable record without its whole-record checksum: damaged to every
+    reader but ``binn migrate``, which verifies it and seals it (a file that is not a regular
+    one, or not a JSON object, is not: it is damaged)."""
+    js = Path(js)
+    try:
+        record = json.loads(js.read_text()) if js.is_file() else None
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and records.RECORD_CHECKSUM_FIELD not in record
 
 
 #: how closely a record's errors must match those its arrays give (the arrays are float32, and a

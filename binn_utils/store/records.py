@@ -22,12 +22,11 @@ whole and is what its name says.  A pair is *damaged* when its JSON does not par
 not a record, its content does not match ``record_sha256``, it lacks a field its kind
 requires (:class:`RecordKind`, whatever its store format; :func:`require_fields`), its name
 is not the hash of the specification it holds (a pair copied over another's names), its
-``.npz`` is missing, or the ``.npz`` bytes do not match ``npz_sha256``;
-:class:`DamagedRecordError` then names the file and what is wrong.  A record written before whole-record checksums (store format 2:
-``npz_sha256`` only; format 1: no checksum, then the ``.npz`` must be a zip archive whose
-every member passes its CRC-32 check) is accepted when everything else verifies;
-:func:`migrate_pair` (``binn migrate``) adds the checksums to such records without
-touching the arrays, and never to a record that does not verify.
+``.npz`` is missing, the ``.npz`` bytes do not match ``npz_sha256``, or it has no ``record_sha256``;
+:class:`DamagedRecordError` then names the file and what is wrong.  A record written before
+whole-record checksums (store format 2: ``npz_sha256`` only; format 1: no checksum, the ``.npz`` a zip
+whose members pass their CRC-32 check) is read by :func:`migrate_pair` (``binn migrate``) alone, which
+adds the checksums without touching the arrays, and never to a record that does not verify.
 
 *Policy.*  Results are read from the committed store (``results/``) and then the working store
 (``out/results``); what neither holds is trained into the working store, so a rerun never writes into
@@ -256,9 +255,10 @@ def _check_legacy_zip(npz: Path, data: bytes):
         raise _damaged(npz, f"member {bad!r} fails its CRC check")
 
 
-def _verify_record(js: Path, record: dict, kind) -> RecordKind:
+def _verify_record(js: Path, record: dict, kind, unsealed: bool = False) -> RecordKind:
     """Raise :class:`DamagedRecordError` unless ``record`` (the JSON of ``js``) is whole and is
-    what its name says: its own checksum (format 3), the fields of its kind, its name."""
+    what its name says: its own checksum (``unsealed``: or none, below format 3), the fields of its
+    kind, its name."""
     stored = record.get(RECORD_CHECKSUM_FIELD)
     if stored is not None and stored != record_sha256(record):
         raise _damaged(js, f"its content does not match its checksum {RECORD_CHECKSUM_FIELD} (edited or "
@@ -277,17 +277,19 @@ def _verify_record(js: Path, record: dict, kind) -> RecordKind:
         raise _damaged(js, f"its specification cannot be read ({type(err).__name__}: {err})") from None
     if name != js.stem:
         raise _damaged(js, f"it holds the specification of {name}, not of {js.stem} (copied or renamed?)")
+    if stored is None and not unsealed:
+        raise _damaged(js, f"it has no checksum {RECORD_CHECKSUM_FIELD} (written before whole-record checksums, "
+                           "or the field was removed): `binn migrate` verifies such a record and seals it")
     return kind
 
 
-def read_pair(npz, js, *, load_arrays: bool = True, kind=None):
+def read_pair(npz, js, *, load_arrays: bool = True, kind=None, unsealed: bool = False):
     """``(record, arrays)`` of a checked pair (``arrays`` is None without ``load_arrays``).
 
     ``kind``: the :class:`RecordKind` the record must be (a function of the record giving
     it, or None: :func:`kind_of`).  Raises FileNotFoundError if neither file exists (nothing
-    stored) and :class:`DamagedRecordError` (naming the file) if the pair is damaged
-    (module docstring).
-    """
+    stored) and :class:`DamagedRecordError` (naming the file) if the pair is damaged (module
+    docstring); ``unsealed``: a record of an older store format is read (``binn migrate`` only)."""
     npz, js = Path(npz), Path(js)
     if not js.exists():
         if npz.exists():
@@ -297,7 +299,7 @@ def read_pair(npz, js, *, load_arrays: bool = True, kind=None):
         if p.exists() and not p.is_file():
             raise _damaged(p, "a folder, not a file" if p.is_dir() else "not a regular file (a named pipe, a socket?)")
     record = _read_record(js)
-    _verify_record(js, record, kind)
+    _verify_record(js, record, kind, unsealed)
     try:
         data = npz.read_bytes()
     except FileNotFoundError:
@@ -352,7 +354,7 @@ def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
     "failed: <why>" (it verifies but could not be rewritten, e.g. a read-only folder)."""
     npz, js = Path(npz), Path(js)
     try:
-        record, _ = read_pair(npz, js, load_arrays=False, kind=kind)
+        record, _ = read_pair(npz, js, load_arrays=False, kind=kind, unsealed=True)
     except (DamagedRecordError, FileNotFoundError) as err:
         return f"damaged: {err}"
     if is_sealed(record):
@@ -374,9 +376,8 @@ def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
 
 
 def check_writable(folder) -> Path:
-    """Create ``folder`` (and parents) if needed and make sure files can be written there: a
-    ValueError naming it where it is a file, lies under a file, or is not writable (cheap, so
-    callers check before any expensive work)."""
+    """Create ``folder`` (and parents) if needed and make sure files can be written there: a cheap
+    ValueError naming it where it is a file, lies under a file, or is not writable."""
     folder = Path(folder)
     for p in [folder, *folder.parents]:
         if p.exists() and not p.is_dir():
@@ -406,8 +407,7 @@ def require_stored() -> bool:
 
 
 def read_manifest(folder) -> dict:
-    """The manifest of the store in ``folder`` (its keys: its own "about"; read by
-    :func:`committed_scale`, :func:`committed_datasets` and the functions after them)."""
+    """The manifest of the store in ``folder`` (its keys: its own "about")."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise FileNotFoundError(f"{path}: no manifest of the committed results")
