@@ -119,8 +119,18 @@ display(Markdown(text.choices_table(effects)))
 # chapters and the Supporting Material pages quote. Every number compared is the median (or,
 # for "less variable", the interquartile range) of the per-replicate errors of a setting; a
 # median's {glue:text}`sc_level` % interval is the exact distribution-free interval from order
-# statistics (over the datasets' medians where there are several datasets).
+# statistics (over the datasets' medians where there are several datasets). A comparison
+# agrees or disagrees with the paper only where the {glue:text}`sc_level` % interval of the
+# difference between the two settings lies wholly on one side of no difference (a ratio of
+# 1), with the dataset as the unit
+# and the comparisons of a claim held to that level together; the rules in full are folded
+# below the outcome rule.
 #
+# ```{glue:md} sc_outcome_rule
+# :format: myst
+# ```
+#
+# ````{dropdown} The rules in full: the difference, datasets, multiplicity, and each claim's measures
 # ```{glue:md} sc_decision
 # :format: myst
 # ```
@@ -137,10 +147,6 @@ display(Markdown(text.choices_table(effects)))
 # authors' own runs bear out the paper's sentence. "Grows with $\sigma^2$" is a trend
 # over all noise levels: Spearman's rank correlation of the per-replicate errors with
 # $\sigma^2$ is positive with a one-sided $p$-value below {glue:text}`sc_trend_p`.
-#
-# ```{glue:md} sc_outcome_rule
-# :format: myst
-# ```
 #
 # "Around $u = 0$" is the lowest {glue:text}`sc_near_zero` % of the observed range of
 # $u$, and "where the true solution is near zero" the points of the $(t, x)$ grid where it
@@ -182,6 +188,7 @@ display(Markdown(text.choices_table(effects)))
 # text (the verdicts its pages print), and, for each dense repeat, whether the median
 # and the interquartile range of the $u_\mathrm{p}$ error at the paper's default setting
 # of each study are lower than on the sparse grid at the same noise level.
+# ````
 #
 # (sc-details)=
 # ## Claims, evidence and sub-claims

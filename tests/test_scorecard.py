@@ -357,7 +357,9 @@ def test_claims_table_details_and_choices():
     assert "| g | 1 | 1 |  |  |  |" in details
     assert (":::{dropdown} g, 2 sub-claims: 1 agrees, 1 disagrees\n* sub-claim 0 (criterion at most 0.1): *agrees*\n"
             "* sub-claim 1 (criterion at most 0.1): *disagrees*\n:::") in details
-    assert ":::{dropdown} Its 1 sub-claim: agrees\n* sub-claim 0 (criterion at most 0.1): *agrees*\n:::" in details
+    assert (":::{dropdown} Our numbers and its 1 sub-claim: agrees\n*Ours:* Numbers 1; sub-claims: 1 agrees "
+            "({doc}`ch`).\n\n* sub-claim 0 (criterion at most 0.1): *agrees*\n:::") in details
+    assert ":::{dropdown} Our numbers\n*Ours:* Numbers 2" in details
     from binn_utils.analysis.verdicts import Interval
     ivs = {"u_theta": Interval(0.08, 0.07, 0.09, 10, 0.98), "u_p": Interval(0.09, 0.08, 0.1, 10, 0.98)}
     sub = SubClaim("u_theta matches", F, numbers=ivs)

@@ -267,7 +267,7 @@ def printed_grid_words(printed_vs, levels) -> str:
         out.append(f"On the {grid}-point grid ({t['datasets'].max()} datasets x {t['inits'].max()} initialisations) "
                    f"the printed medians are {fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times our typical "
                    f"dataset's, beyond what datasets and initialisations explain at "
-                   + (f"none of the {n} noise levels" if k == 0 else f"{k} of {n} ($\\sigma^2$ = {where})")
+                   + (f"none of the {n} noise levels" if k == 0 else f"{k} of {n} (noise variance {where})")
                    + ("" if n == len(levels) else f"; {len(levels) - n} of the {len(levels)} levels are not run") + ".")
         if k == 0 and n == len(levels):
             fits.append(grid)

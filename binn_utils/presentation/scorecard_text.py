@@ -421,23 +421,24 @@ def _folded_title(lead: str, subclaims) -> str:
     return f"{lead} {len(subs)} {tally(subs)}" if len(subs) > 1 else f"{lead} 1 sub-claim: {subs[0].verdict.value}"
 
 
-def _dropdown(title: str, items: list[str]) -> list[str]:
-    """A folded list (MyST dropdown): its title always shown, its items on a click."""
-    return [f":::{{dropdown}} {title}", *[f"* {it}" for it in items], ":::", ""]
+def _dropdown(title: str, items: list[str], lead: str = "") -> list[str]:
+    """A folded list (MyST dropdown): its title always shown, its items (after ``lead``, a
+    paragraph) on a click."""
+    return [f":::{{dropdown}} {title}", *([lead, ""] if lead else []), *[f"* {it}" for it in items], ":::", ""]
 
 
 def details_md(judged: list[Judged]) -> str:
     """Each claim in the paper's words, its evidence, our numbers and every sub-claim, under an
-    anchor of its own (:func:`claim_anchor`); the sub-claims folded, a claim that spans several
-    configurations (claim 11) as a table of their tallies with one fold per configuration."""
+    anchor of its own (:func:`claim_anchor`); our numbers and the sub-claims folded, a claim that
+    spans several configurations (claim 11) as a table of their tallies with one fold per
+    configuration."""
     lines = []
     for j in judged:
         numbers = evidence(j)  # the runs are in the table of what was run
         quote = (f"> “{j.claim.quote}” ({j.claim.where})" if j.claim.quote else "")
         lines += [f"({claim_anchor(j.claim)})=", f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}",
                   "", quote, "",
-                  f"*Our test of it:* {j.claim.text} *The paper's evidence:* {j.claim.paper_evidence}", "",
-                  f"*Ours:* {numbers}", ""]
+                  f"*Our test of it:* {j.claim.text} *The paper's evidence:* {j.claim.paper_evidence}", ""]
         groups: dict = {}
         for s in j.subclaims:
             theirs = f"; the authors' runs: *{s.authors.value}*" if s.authors is not None else ""
@@ -446,9 +447,10 @@ def details_md(judged: list[Judged]) -> str:
             groups.setdefault(s.group, []).append((s, labelled(s) + ivs + (f"; {diff}" if diff else "")
                                                    + f": *{s.verdict.value}*{theirs}"))
         if set(groups) == {None}:
-            lines += _dropdown(_folded_title("Its", j.subclaims),
-                               [w for _, w in groups[None]])
+            lines += _dropdown(_folded_title("Our numbers and its", j.subclaims),
+                               [w for _, w in groups[None]], f"*Ours:* {numbers}")
             continue
+        lines += _dropdown("Our numbers", [], f"*Ours:* {numbers}")
         lines += ["| configuration | " + " | ".join(_COLUMN[v] for v in Verdict) + " |",
                   "| --- |" + " --- |" * len(Verdict)]
         for group, items in groups.items():

@@ -207,3 +207,34 @@ def test_landing_page_and_scorecard_open_with_the_plain_answer():
         heading = re.search("Our tests of the paper['’]s claims", text)
         assert heading is not None and text.index("The answer in brief") < heading.start()
         assert re.search(r"\d+ of \d+ sub-claims agree", text)
+
+
+#: the numbers a verdict sentence is made of: with a decimal point or an exponent (figure and
+#: claim numbers, which have neither, are left out: a link's title carries them on one side only)
+DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[+-]?\d+)?(?![\w.])|(?<![\w.])-?\d+e[+-]?\d+(?![\w.])")
+
+
+def differing_numbers(expected: list[str], shown: list[str]) -> list[str]:
+    """Where the numbers ``shown`` (in order) differ from those ``expected``: '' when none do."""
+    if expected == shown:
+        return []
+    i = next((k for k, (a, b) in enumerate(zip(expected, shown)) if a != b), min(len(expected), len(shown)))
+    return [f"number {i + 1}: expected {expected[i:i + 3]}, shown {shown[i:i + 3]} "
+            f"({len(expected)} expected, {len(shown)} shown)"]
+
+
+def test_the_scorecards_numbers_are_those_the_stored_results_give_now():
+    """Every number of the scorecard's claims, evidence and sub-claims, recomputed from the stored
+    results by the code that judges them (``judge_all``), is the number the built page shows, in
+    the same order; and a number changed in the page (a planted mismatch) is found."""
+    from binn_utils.claims import scorecard
+    from binn_utils.claims.context import Context
+    from binn_utils.presentation import scorecard_text
+    expected = DECIMAL.findall(scorecard_text.details_md(scorecard.judge_all(Context(train=False))))
+    section = soup(HTML / "notebooks" / "scorecard.html").find(id="claims-evidence-and-sub-claims")
+    shown = DECIMAL.findall(section.get_text(" "))
+    assert expected, "no number in the scorecard's details"
+    assert not differing_numbers(expected, shown), differing_numbers(expected, shown)
+    planted = list(shown)
+    planted[len(planted) // 2] = planted[len(planted) // 2] + "1"
+    assert differing_numbers(expected, planted)
