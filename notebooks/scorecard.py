@@ -145,8 +145,9 @@ display(Markdown(text.choices_table(effects)))
 # quantity of the same runs, or the authors' own archived runs. Where the authors' archived runs hold the numbers a
 # sub-claim needs, the same rule applied to them is shown beside ours: whether the
 # authors' own runs bear out the paper's sentence. "Grows with $\sigma^2$" is a trend
-# over all noise levels: Spearman's rank correlation of the per-replicate errors with
-# $\sigma^2$ is positive with a one-sided $p$-value below {glue:text}`sc_trend_p`.
+# over all noise levels: within each dataset, Spearman's rank correlation of its errors with
+# $\sigma^2$; over the datasets, the mean correlation is positive with a one-sided Student
+# $t$ test's $p$-value below {glue:text}`sc_trend_p` (the dataset is the unit).
 #
 # "Around $u = 0$" is the lowest {glue:text}`sc_near_zero` % of the observed range of
 # $u$, and "where the true solution is near zero" the points of the $(t, x)$ grid where it

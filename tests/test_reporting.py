@@ -145,6 +145,38 @@ def test_rank_trend_is_a_trend_over_all_levels():
     assert np.isnan(reporting.rank_trend([1, 1, 1], [1, 2, 3])[0])
 
 
+def test_rank_trend_takes_the_dataset_as_the_unit():
+    """Nested data as the noise study's (10 datasets x 5 levels x 10 initialisations), where each
+    dataset reacts to each level in its own way (a dataset x level effect) and the errors do not
+    grow with the level: the pooled test of the replicates finds a trend far more often than its
+    level says; the test over datasets stays within it, and finds a real trend."""
+    rng = np.random.default_rng(3)
+    levels = np.tile(np.repeat(np.arange(5.0), 10), 10)
+    datasets = np.repeat(np.arange(10), 50)
+    pooled = over_datasets = found = 0
+    n = 300
+    for _ in range(n):
+        cell = np.repeat(rng.normal(0, 1, 50), 10)                 # dataset x level
+        y = cell + rng.normal(0, 0.3, levels.size)
+        pooled += reporting.rank_trend(levels, y)[1] < noise.TREND_P
+        over_datasets += reporting.rank_trend(levels, y, datasets)[1] < noise.TREND_P
+        found += reporting.rank_trend(levels, y + 0.5 * levels, datasets)[1] < noise.TREND_P
+    se = np.sqrt(0.05 * 0.95 / n)
+    assert pooled / n > 0.15
+    assert over_datasets / n <= 0.05 + 2 * se
+    assert found / n > 0.8
+    # one dataset: Spearman's own p-value, which speaks of that dataset only
+    one = datasets == 0
+    assert reporting.rank_trend(levels[one], levels[one], datasets[one])[1] == \
+        reporting.rank_trend(levels[one], levels[one])[1]
+
+
+def test_p_values_are_not_written_with_absurd_precision():
+    assert reporting.fmt_p(1.9e-288) == "< 0.0001" and reporting.fmt_p(0.0123) == "0.012"
+    assert reporting.fmt_p(float("nan")) == "n/a" and reporting.fmt_p(0.0123, relation=True) == "= 0.012"
+    assert reporting.fmt_p(1e-9, relation=True) == "< 0.0001"
+
+
 def test_near_zero_errors_are_local():
     t = np.linspace(0, 1, 3)[:, None]
     x = np.linspace(-1, 1, 21)[None, :]

@@ -108,6 +108,18 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
 # The helpers of each study's summary (``studies.<name>.summary``: its numbers for the
 # "Verdict" prose, as strings to glue, which the chapters and the Supporting Material glue
 # under different prefixes).  A comparison with the paper is computed, never typed.
+#: below this a p-value is written as "< P_FLOOR": more digits claim a precision no model of the runs has
+P_FLOOR = 1e-4
+
+
+def fmt_p(p, relation: bool = False) -> str:
+    """A p-value as prose writes it: two significant figures, or '< 0.0001' below :data:`P_FLOOR`
+    (``relation``: with '= ' before a value, for "$p$ = 0.012" beside "$p$ < 0.0001")."""
+    if p is not None and np.isfinite(p) and p < P_FLOOR:
+        return f"< {P_FLOOR:.4f}"
+    return ("= " if relation else "") + fmt(p, ".2g")
+
+
 def fmt(v, spec: str = ".3g", *, plain_from: float | None = None, literal: bool = False) -> str:
     """A number as text: the package's one number formatter.
 
@@ -312,16 +324,30 @@ def lowest_median(values, meds):
     return values[int(np.nanargmin(np.where(np.isfinite(meds), meds, np.inf)))]
 
 
-def rank_trend(levels, values):
-    """Spearman's rank correlation of per-replicate ``values`` against their ``levels``
-    and its one-sided p-value (alternative: increasing); NaN if undefined."""
-    from scipy.stats import spearmanr
+def rank_trend(levels, values, datasets=None):
+    """(rho, one-sided p: increasing) of per-replicate ``values`` against their ``levels``; NaN
+    if undefined.  On one dataset (``datasets`` None or one label): Spearman's rank correlation
+    and its p-value, which speaks of that dataset only.  On several, the dataset is the unit
+    (its replicates at every level share its data, so they are not independent draws): rho is
+    the mean of each dataset's Spearman correlation, p the one-sided Student t test of those
+    correlations over the datasets."""
+    from scipy.stats import spearmanr, ttest_1samp
     x, y = np.asarray(levels, float), np.asarray(values, float)
+    g = np.zeros(x.size) if datasets is None else np.asarray(datasets)
     ok = np.isfinite(x) & np.isfinite(y)
-    if ok.sum() < 3 or np.unique(x[ok]).size < 2:
+    rhos = []
+    for d in np.unique(g[ok]):
+        sel = ok & (g == d)
+        if sel.sum() >= 3 and np.unique(x[sel]).size >= 2 and np.unique(y[sel]).size >= 2:
+            rhos.append(spearmanr(x[sel], y[sel], alternative="greater"))
+    if not rhos:
         return float("nan"), float("nan")
-    res = spearmanr(x[ok], y[ok], alternative="greater")
-    return float(res.statistic), float(res.pvalue)
+    if len(rhos) == 1:
+        return float(rhos[0].statistic), float(rhos[0].pvalue)
+    r = np.array([res.statistic for res in rhos], float)
+    if np.ptp(r) == 0:                                   # every dataset the same correlation
+        return float(r[0]), 0.0 if r[0] > 0 else 1.0
+    return float(r.mean()), float(ttest_1samp(r, 0.0, alternative="greater").pvalue)
 
 
 def band_errors(res, op, band):
