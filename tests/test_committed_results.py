@@ -261,14 +261,21 @@ def device_check_rows() -> list:
 REPRODUCED = "diffusion-4179736c118b"
 
 
+#: how far a float32 validation loss may move after 50 epochs on another CPU model with the same
+#: vector instructions (its kernels round differently: 2e-7 relative was seen between two x86_64
+#: AVX-512 machines)
+ACROSS_CPUS_RTOL = 1e-5
+
+
 @pytest.mark.slow
-def test_the_code_reproduces_a_committed_record_bit_for_bit():
+def test_the_code_reproduces_a_committed_record():
     """The stored key determines the numbers: the record's setting trained again to its
     first checkpoint (50 epochs: one chunk of random draws) gives its stored validation
-    losses at epochs 10 ... 50 bit for bit, on a CPU with the vector instructions, torch and
-    machine the record names (float32 rounding differs between vector widths: elsewhere
-    the test says so and skips).  It fails if the engine's numbers move without a new engine
-    version."""
+    losses at epochs 10 ... 50 bit for bit on the CPU model the record names (records name it
+    from store format 3's provenance ``cpu``), and to float32 rounding (``ACROSS_CPUS_RTOL``) on
+    another with the same vector instructions, torch and machine (float32 rounding differs
+    more between vector widths: elsewhere the test says so and skips).  It fails if the
+    engine's numbers move without a new engine version."""
     import platform
 
     import numpy as np
@@ -293,6 +300,10 @@ def test_the_code_reproduces_a_committed_record_bit_for_bit():
     assert state.epoch == 50
     epochs = arrays["curve_epochs"][arrays["curve_epochs"] <= 50]   # 1-based
     assert list(epochs) == [10, 20, 30, 40, 50]
+    from binn_utils.store.provenance import cpu_model
     for i, key in enumerate(HISTORY_KEYS):
-        np.testing.assert_array_equal(state.hist[i][:, epochs - 1].astype(np.float32),
-                                      arrays[f"hist_{key}"][:, :epochs.size], err_msg=key)
+        got, stored = state.hist[i][:, epochs - 1].astype(np.float32), arrays[f"hist_{key}"][:, :epochs.size]
+        if prov.get("cpu") == cpu_model():
+            np.testing.assert_array_equal(got, stored, err_msg=key)
+        else:
+            np.testing.assert_allclose(got, stored, rtol=ACROSS_CPUS_RTOL, atol=0, err_msg=key)

@@ -69,12 +69,25 @@ def names_its_code(prov: dict) -> bool:
                                                and prov.get("commit", "unknown") != "unknown")
 
 
+def cpu_model() -> str:
+    """The CPU's model name (Linux: /proc/cpuinfo), else the platform's processor: float32
+    kernels round differently on different CPUs even with the same vector instructions."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def provenance() -> dict:
     """Where a stored result comes from: the commit (with the hash of any uncommitted change
-    to tracked files), the fingerprint of the numeric sources, the versions and the machine."""
+    to tracked files), the fingerprint of the numeric sources, the versions and the machine
+    (its CPU model too)."""
     import scipy
     import torch
     return {**work_tree_state(), "source_sha256": source_fingerprint(), "python": platform.python_version(),
             "torch": torch.__version__, "numpy": np.__version__, "scipy": scipy.__version__,
             "machine": platform.machine(), "processor": platform.processor() or platform.machine(),
-            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "cpu": cpu_model(), "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
