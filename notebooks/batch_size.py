@@ -154,6 +154,7 @@ fig = figures.batch_size_figure(fixed, errors, boxes, timing)
 plotting.save(fig, output_dir, "fig6_batch_size", data=results_table.table(fixed + budget),
               curves=results_table.curves(fixed))
 reporting.glue("fig_batch_size", fig)
+reporting.glue("bs_marks", tables.failure_marks_words(boxes))
 reporting.glue("fig_batch_size_paper", tables.paper_figure_words(studies.batch_size.STUDY.paper_figure))
 plt.close(fig)
 
@@ -170,8 +171,8 @@ plt.close(fig)
 # medians over interleaved rounds in one process; {glue:text}`bs_timing_machine`) against
 # the batch size actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative $L^2$
 # errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) after the fixed budget of
-# optimiser steps, one box per $B$ over all replicates; failed forward solves are counted
-# at the top, diverged trainings at the bottom. {glue:text}`bs_clipped`. Runs: fixed
+# optimiser steps, one box per $B$ over all replicates. {glue:text}`bs_marks`
+# {glue:text}`bs_clipped`. Runs: fixed
 # epochs, {glue:text}`bs_what`; fixed budget of {glue:text}`bs_budget_steps` steps,
 # {glue:text}`bs_what_budget`. {glue:text}`bs_devices`
 # ```

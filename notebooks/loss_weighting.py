@@ -113,6 +113,7 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 fig = figures.loss_weight_figure(results, errors, boxes, shown=shown_weights)
 plotting.save(fig, output_dir, "fig4_loss_weighting", data=ours, curves=results_table.curves(results))
 reporting.glue("fig_loss_weighting", fig)
+reporting.glue("lw_marks", tables.failure_marks_words(boxes))
 reporting.glue("lw_shading", tables.unobserved_words(results[0].record.u_range, results[0]["u_grid"]))
 reporting.glue("fig_loss_weighting_paper", tables.paper_figure_words(studies.loss_weight.STUDY.paper_figure))
 plt.close(fig)
@@ -132,8 +133,7 @@ plt.close(fig)
 # (the paper's caption says $\pm 1$ standard deviation; on a log scale the quartiles are
 # the more robust band). Bottom: relative $L^2$ errors of $u_\theta$ (blue) and
 # $u_\mathrm{p}$ (orange) against the noise-free solution, one box per $w_\mathrm{PDE}$
-# over all replicates; failed forward solves are counted at the top, diverged trainings at
-# the bottom. Runs, every weight: {glue:text}`lw_what`.
+# over all replicates. {glue:text}`lw_marks` Runs, every weight: {glue:text}`lw_what`.
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig4_loss_weighting.csv>`: the

@@ -153,6 +153,7 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 fig = figures.noise_figure(results, errors, boxes, shown_noise=shown_noise, shown_arch=shown_arch)
 plotting.save(fig, output_dir, "fig2_noise", data=ours, curves=results_table.curves(results))
 reporting.glue("fig_noise", fig)
+reporting.glue("nz_marks", tables.failure_marks_words(boxes))
 reporting.glue("fig_noise_paper", tables.paper_figure_words(studies.noise.STUDY.paper_figure))
 plt.close(fig)
 
@@ -169,8 +170,7 @@ plt.close(fig)
 # {glue:text}`nz_D_shading` Right: relative
 # $L^2$ errors of $u_\theta$ (top) and $u_\mathrm{p}$ (middle) against the noise-free
 # solution, one box per noise level and architecture over all replicates (datasets
-# $\times$ initialisations); failed forward solves are counted at the top of the axes,
-# diverged trainings at the bottom. Bottom right: total validation loss, median and
+# $\times$ initialisations). {glue:text}`nz_marks` Bottom right: total validation loss, median and
 # interquartile range over replicates, for $\sigma^2 =$ {glue:text}`nz_shown` (solid) and
 # $\sigma^2 =$ {glue:text}`nz_high` (dashed) for both architectures. Runs:
 # $(h_u, n_u) =$ {glue:text}`nz_arch_a`, {glue:text}`nz_what_a`; {glue:text}`nz_arch_b`,
@@ -218,25 +218,36 @@ display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(res
 # table together (Bonferroni).
 
 # %%
-printed = studies.noise.PAPER_FIG2_THETA       # {sigma^2: printed median of (4, 32), of (6, 128)}, read off
-dense_settings = studies.noise.printed_grid_settings(dict(scale=scale, dense=dense, epochs=epochs, seeds=seeds))
-stored = [s for s in dense_settings if s not in loading.missing(dense_settings, scale, source)]
-dense_results = loading.load_or_run(stored, scale, source)
-printed_arch = studies.NOISE_ARCHS[0]        # the printed medians above are of (4, 32) first
-on_grids = results_table.table([r for r in results if meta_value(r, "arch_u") == printed_arch] + dense_results)
-on_grids = on_grids[(on_grids["err_u_theta"] > 0) & on_grids["noise_var"].isin(list(printed))]
+# the printed medians of u_theta, read off the figure: {sigma^2: ((4, 32), (6, 128))}
+printed = studies.noise.PAPER_FIG2_THETA
+printed_arch = studies.NOISE_ARCHS[0]           # (4, 32): the first of each pair
+# the same network on the 351-point grid at the paper's scale, where it is stored
+dense_settings = studies.noise.printed_grid_settings(
+    dict(scale=scale, dense=dense, epochs=epochs, seeds=seeds))
+not_stored = loading.missing(dense_settings, scale, source)
+dense_results = loading.load_or_run(
+    [s for s in dense_settings if s not in not_stored], scale, source)
+ours_71 = [r for r in results if meta_value(r, "arch_u") == printed_arch]
+on_grids = results_table.table(ours_71 + dense_results)
+on_grids = on_grids[(on_grids["err_u_theta"] > 0)
+                    & on_grids["noise_var"].isin(list(printed))]
+# each dataset's median over its initialisations, per grid and noise level
 per_dataset = on_grids.groupby(["grid", "noise_var", "dataset"])["err_u_theta"]
 dataset_medians, inits = per_dataset.median(), per_dataset.size()
 cells = dataset_medians.groupby(level=["grid", "noise_var"])
 each = 1 - (1 - LEVEL) / max(1, cells.ngroups)   # the cells held to the level together
 rows = []
 for (grid, nv), m in cells:
-    ratio, lo, hi, p = results_table.one_more_dataset(np.log(m), np.log(printed[nv][0]), each)
-    rows.append(dict(grid=grid, noise_var=nv, datasets=m.size, inits=int(inits[grid, nv].max()),
-                     median_ours=float(np.exp(np.log(m).mean())), printed=printed[nv][0],
-                     ratio=ratio, range_lo=lo, range_hi=hi, beyond=bool(p < 1 - each)))
+    ratio, lo, hi, p = results_table.one_more_dataset(
+        np.log(m), np.log(printed[nv][0]), each)
+    rows.append(dict(grid=grid, noise_var=nv, datasets=m.size,
+                     inits=int(inits[grid, nv].max()),
+                     median_ours=float(np.exp(np.log(m).mean())),
+                     printed=printed[nv][0], ratio=ratio, range_lo=lo, range_hi=hi,
+                     beyond=bool(p < 1 - each)))
 printed_vs = pd.DataFrame(rows, columns=authors_figures.PRINTED_COLUMNS)
-printed_vs
+printed_vs[["grid", "noise_var", "datasets", "median_ours", "printed", "ratio",
+            "beyond"]].round(4)
 
 # %% tags=["hide-input"]
 fig = authors_figures.printed_grid_figure(dataset_medians, printed_vs)
@@ -246,7 +257,7 @@ reporting.glue("fig_printed_paper", tables.paper_figure_words(None, extends=2))
 reporting.glue("nz_printed_table", Markdown(authors_figures.printed_grid_table(printed_vs)))
 reporting.glue("nz_printed_words", authors_figures.printed_grid_words(printed_vs, sorted(printed)))
 reporting.glue("nz_dense_what", reporting.run_description(dense_results[0], scale=scale) if dense_results
-               else "not run: `binn sweep noise --scale paper --dense --datasets 5 --forward-method BDF`")
+               else "not run (results/README.md gives the command)")
 plt.close(fig)
 
 # %% [markdown]
@@ -254,10 +265,10 @@ plt.close(fig)
 # :name: fig-printed-grid
 #
 # {glue:text}`fig_printed_paper` Median relative $L^2$ error of $u_\theta$ for $(h_u, n_u) = (4, 32)$ against the noise
-# variance. Dots: the median of each of our datasets (over its initialisations); filled circles
-# (71 points) and open diamonds (351 points): our typical dataset's median, with the range in
-# which one more dataset's median would lie; black crosses: the printed Fig. 2, read off its box
-# plots.
+# variance. Large markers (one per grid, see the legend): our typical dataset's median, with the
+# range in which one more dataset's median would lie; small dots beside them: the median of each
+# of our datasets (over its initialisations); black crosses: the printed Fig. 2, read off its
+# box plots.
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/fig2_printed_grid.csv>` (CSV).

@@ -169,8 +169,11 @@ def draw(name):
     # the solution, operator and loss panels (and the batch-size timing) are not in the
     # results table: the figure reads them from the loaded results (batch size: its
     # fixed-epoch runs)
-    fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *figure_numbers(st, res))
+    numbers = figure_numbers(st, res)
+    fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *numbers)
     reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
+    if len(numbers) == 2:                      # error boxes (errors, boxes): the counters they draw
+        reporting.glue(f"sm_{name}_marks", tables.failure_marks_words(numbers[1]))
     if name == "batch_size":  # whose time the timing panel shows; which batch sizes ran clipped
         s = summaries[name]
         reporting.glue("sm_batch_size_timing", f"{s['timing_grid_text']} ({s['timing_whose']})")
@@ -222,8 +225,8 @@ draw("learning_rate")
 # observation time and $D_\phi$, $V_\zeta$ for $r = 5\times10^{-4}$ (mean $\pm 1$ s.d.
 # over replicates, dashed black truth, grey outside the observed range of $u$); validation
 # losses (median and IQR) for every $r$; errors of $u_\theta$ (blue) and $u_\mathrm{p}$
-# (orange) against $r$ (failed forward solves counted at the top, diverged trainings at
-# the bottom). Runs: {glue:text}`sm_learning_rate_what`.
+# (orange) against $r$. {glue:text}`sm_learning_rate_marks` Runs:
+# {glue:text}`sm_learning_rate_what`.
 # ```
 
 # %% tags=["remove-input", "sm-learning_rate"]

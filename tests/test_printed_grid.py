@@ -42,16 +42,17 @@ def test_the_words_name_the_grid_whose_runs_give_every_printed_median():
     assert "at 5 of 5" in words
 
 
-def test_a_grid_not_run_at_every_level_is_never_called_consistent():
+def test_a_grid_not_run_at_every_level_is_compared_at_the_levels_run_on_both():
     rng = np.random.default_rng(1)
-    printed = {nv: 1e-2 + nv for nv in LEVELS}
-    vs, _ = _rows(rng, {71: 0.0, 351: 0.0}, printed)
-    part = vs[(vs["grid"] == 71) | (vs["noise_var"] != 5e-3)]
+    printed = {nv: 0.5 * (1e-2 + nv) for nv in LEVELS}
+    vs, _ = _rows(rng, {71: 0.0, 351: np.log(0.5)}, printed, sd=0.05)
+    part = vs[(vs["grid"] == 71) | vs["noise_var"].isin([0.0, 5e-2])]
     words = af.printed_grid_words(part, LEVELS)
-    assert "1 of the 5 levels are not run" in words
-    assert "with our 71-point runs only" in words and "351-point runs only" not in words
+    assert "3 of the 5 levels are not run" in words
+    assert words.endswith("consistent, at the 2 noise levels run on both grids (0, 5e-2), with our 351-point runs "
+                          "only.")
     table = af.printed_grid_table(part)
-    assert table.count("not run | n/a") == 1
+    assert table.count("not run | n/a") == 3
 
 
 def test_both_grids_consistent_says_the_medians_cannot_tell_and_beyond_is_marked():
@@ -71,3 +72,13 @@ def test_nothing_stored_is_said_and_drawn_without_failing():
     assert af.printed_grid_words(empty, LEVELS) == "No run of the printed figure's network is stored on either grid."
     fig = af.printed_grid_figure(pd.Series([], dtype=float), empty)
     assert not fig.axes[0].axison
+
+
+def test_a_caption_names_only_the_failure_counters_drawn():
+    from binn_utils.presentation import tables
+    assert tables.failure_marks_words(pd.DataFrame({"failed": [0, 2], "diverged": [0, 1]})) == \
+        "Counted beside the boxes: failed forward solves (2) at the top of the axes and diverged trainings (1) at " \
+        "the bottom."
+    assert "failed" not in tables.failure_marks_words(pd.DataFrame({"failed": [0], "diverged": [3]}))
+    assert tables.failure_marks_words(pd.DataFrame({"failed": [0], "diverged": [0]})) == \
+        "No forward solve failed and no training diverged."

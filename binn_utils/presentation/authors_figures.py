@@ -215,8 +215,8 @@ def printed_grid_figure(dataset_medians, printed_vs, width=7.0, height=3.6):
         if rows.empty:
             continue
         dots = dataset_medians.xs(grid, level="grid")
-        ax.plot([pos[nv] + style["offset"] for nv in dots.index.get_level_values("noise_var")], dots.to_numpy(),
-                ".", color=COLORS["u_theta"], alpha=0.4, ms=5, zorder=2)
+        ax.plot([pos[nv] + style["offset"] - 0.09 for nv in dots.index.get_level_values("noise_var")],
+                dots.to_numpy(), ".", color=COLORS["u_theta"], alpha=0.5, ms=4, zorder=2)   # beside the marker
         x = rows["noise_var"].map(pos) + style["offset"]
         m = rows["median_ours"]
         ax.errorbar(x, m, yerr=[m - m * rows["range_lo"], m * rows["range_hi"] - m], fmt=style["marker"],
@@ -258,9 +258,9 @@ def printed_grid_table(printed_vs) -> str:
 
 def printed_grid_words(printed_vs, levels) -> str:
     """The table's finding: per grid, how the printed medians compare with ours and at how many of
-    the noise levels ``levels`` they lie beyond what datasets and initialisations explain; then
-    which grid's runs the printed figure is consistent with at every level."""
-    out, fits = [], []
+    the noise levels ``levels`` they lie beyond what datasets and initialisations explain; then,
+    over the levels run on both grids, which grid's runs the printed figure is consistent with."""
+    out = []
     for grid, t in printed_vs.groupby("grid"):
         k, n = int(t["beyond"].sum()), len(t)
         where = ", ".join(value_label(v) for v in t.loc[t["beyond"], "noise_var"])
@@ -269,17 +269,22 @@ def printed_grid_words(printed_vs, levels) -> str:
                    f"dataset's, beyond what datasets and initialisations explain at "
                    + (f"none of the {n} noise levels" if k == 0 else f"{k} of {n} (noise variance {where})")
                    + ("" if n == len(levels) else f"; {len(levels) - n} of the {len(levels)} levels are not run") + ".")
-        if k == 0 and n == len(levels):
-            fits.append(grid)
     missing = [g for g in GRID_STYLE if g not in set(printed_vs["grid"])]
     if len(missing) == len(GRID_STYLE):
         return "No run of the printed figure's network is stored on either grid."
     out += [f"No {g}-point run of this network at these noise levels is stored." for g in missing]
+    if missing:                                     # a grid not run: nothing to conclude between grids
+        return " ".join(out)
+    common = set.intersection(*(set(t["noise_var"]) for _, t in printed_vs.groupby("grid")))
+    both = printed_vs[printed_vs["noise_var"].isin(common)]
+    fits = [g for g, t in both.groupby("grid") if not t["beyond"].any()]
+    where = ("at every noise level" if len(common) == len(levels) else
+             f"at the {len(common)} noise levels run on both grids ({', '.join(value_label(v) for v in sorted(common))})")
     if len(fits) == 1:
-        out.append(f"The printed figure is consistent, at every noise level, with our {fits[0]}-point runs only.")
-    elif len(fits) > 1:
-        out.append("The printed figure is consistent at every noise level with our runs on both grids, so these "
-                   "medians cannot tell which grid it shows.")
+        out.append(f"The printed figure is consistent, {where}, with our {fits[0]}-point runs only.")
+    elif fits:
+        out.append(f"The printed figure is consistent {where} with our runs on both grids, so these medians cannot "
+                   "tell which grid it shows.")
     else:
-        out.append("On neither grid are all the printed medians consistent with our runs.")
+        out.append(f"On neither grid are all the printed medians consistent with our runs {where}.")
     return " ".join(out)
