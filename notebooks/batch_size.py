@@ -97,6 +97,8 @@ timing = studies.batch_size.timing()  # the timing benchmark: one trainer, one p
 bs_summary = studies.batch_size.summary((fixed, budget), timing)
 reporting.glue_summary("bs", bs_summary)
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
+reporting.glue("bs_authors_epochs", " / ".join(f"{e:,}" for e in studies.AUTHORS_BUDGET_EPOCHS.values())
+               + " epochs for B = " + " / ".join(str(b) for b in studies.AUTHORS_BUDGET_EPOCHS))
 reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(timing), ".2g"))
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
 reporting.glue("bs_timing_machine", tables.timing_machine_words(timing))
@@ -114,18 +116,18 @@ reporting.glue("bs_budget_minutes", tables.budget_minutes_words(
 # $4000 \lceil N_\mathrm{train}/B \rceil$) says that its cost per step hardly depends on
 # $B$, so five minutes correspond to a fixed number of steps whatever $B$ is. At the
 # published trainer's roughly 4 ms per step, five minutes are about
-# {glue:text}`bs_paper_steps` steps (`studies.PAPER_BUDGET_STEPS`). Our fixed-budget runs
+# {glue:text}`bs_paper_steps` steps. Our fixed-budget runs
 # use {glue:text}`bs_budget_steps` steps (the scale's budget), that is
 # {glue:text}`bs_budget_epochs`. A timing benchmark checks the premise
-# (`benchmarks/batch_size_timing.py`: the plain-autograd trainer, one network as the paper
+# (the book's timing benchmark: the plain-autograd trainer, one network as the paper
 # trains "on the CPU", every batch size timed in one process on one device, the batch sizes
 # interleaved round by round; {glue:text}`bs_timing_machine`): the time per step for each
 # $B$ is {glue:text}`bs_per_step`; the slowest step takes {glue:text}`bs_step_spread` times
 # as long as the fastest. On that machine the paper's five minutes and the authors' ten (their
 # archived budget runs) would be {glue:text}`bs_budget_minutes`.
 #
-# A batch larger than the training set is the whole set, one full batch per epoch (recorded
-# as `batch_size_used`). {glue:text}`bs_clipped`.
+# A batch larger than the training set is the whole set, one full batch per epoch (each
+# record keeps the batch size used). {glue:text}`bs_clipped`.
 
 # %% [markdown]
 # ## Solutions, validation losses, training time and errors after a fixed budget
@@ -167,7 +169,7 @@ plt.close(fig)
 # after the fixed number of epochs; mean $\pm 1$ standard deviation over replicates, dashed
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and
 # interquartile range over replicates. Middle right: the time of 4000 epochs of one network
-# from the timing benchmark (`benchmarks/batch_size_timing.py`: the plain-autograd trainer,
+# from the book's timing benchmark (the plain-autograd trainer,
 # medians over interleaved rounds in one process; {glue:text}`bs_timing_machine`) against
 # the batch size actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative $L^2$
 # errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) after the fixed budget of
@@ -226,13 +228,12 @@ reporting.glue("bs_steps_words", tables.steps_words(rows, more_worse, decided, t
 # ## The authors' budget
 #
 # The published budget runs are not the paper's five minutes: the authors' code trained
-# for ten minutes of wall clock (its `FIXEDTIME10` folders), one initialisation per batch
+# for ten minutes of wall clock (its ten-minute result folders), one initialisation per batch
 # size ($B = 2, 10, 40, 160, 640$), and the bar chart repeats that single value ten times.
 # Its error bars therefore show no spread between initialisations, and the published
 # figure cannot show the claim that $B = 10$ "varies more between initialisations" at
 # all; it can only rank the batch sizes by one run each. Their own timings make ten
-# minutes about 2,200 / 8,100 / 23,000 / 45,000 epochs for $B$ = 10 / 40 / 160 / 640
-# (`studies.AUTHORS_BUDGET_EPOCHS`): a budget in epochs that grows more slowly with $B$
+# minutes about {glue:text}`bs_authors_epochs`: a budget in epochs that grows more slowly with $B$
 # than a fixed number of optimiser steps does. In those runs the cost per step grew with
 # $B$, which the paper's $T \propto 1/B$ (a cost per step independent of $B$, the premise of
 # our fixed-step budget above) does not show: the authors' two timings disagree (in our

@@ -59,7 +59,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import studies
 from binn_utils.analysis import diagnostic_calibration, reporting
-from binn_utils.presentation import figures, paper_points, plotting, tables
+from binn_utils.presentation import diagnostic_tables, figures, plotting, tables
 from binn_utils.store import loading, records
 from binn_utils.store.loading import SettingResult
 
@@ -114,7 +114,7 @@ reporting.glue("dg_factor", reporting.fmt(failure_factor, "g"))
 # $u_p$ error to the best comparable setting's.
 
 # %% tags=["remove-input"]
-display(Markdown(tables.settings_table(scored, SHORT_TITLES)))
+display(Markdown(diagnostic_tables.settings_table(scored, SHORT_TITLES)))
 
 # %% [markdown]
 # The numbers behind the flags (flagged values in bold). "underfitting" is the share of the
@@ -131,7 +131,7 @@ display(Markdown(scored.table.to_markdown(columns=["setting", "err_u_theta_obs",
 # ## How often do the flags match the ground truth?
 
 # %% tags=["remove-input"]
-display(Markdown(tables.outcome_table(scored, TITLES)))
+display(Markdown(diagnostic_tables.outcome_table(scored, TITLES)))
 
 # %% tags=["remove-cell"]
 tot = scored.counts()
@@ -143,8 +143,8 @@ for k, v in (("n_fail", n_fail), ("n_fine", n_fine), ("hits", tot["hit"]), ("mis
 reporting.glue("dg_sens", f"{100 * tot['hit'] / n_fail:.0f}%" if n_fail else "n/a (no failures)")
 reporting.glue("dg_false_rate", f"{100 * tot['false alarm'] / n_fine:.0f}%" if n_fine else "n/a (every setting failed)")
 reporting.glue("dg_n_flagged", str(sum(scored.flagged)))
-reporting.glue("dg_miss_list", tables.outcome_list(scored, SHORT_TITLES, "miss"))
-reporting.glue("dg_false_list", tables.outcome_list(scored, SHORT_TITLES, "false alarm"))
+reporting.glue("dg_miss_list", diagnostic_tables.outcome_list(scored, SHORT_TITLES, "miss"))
+reporting.glue("dg_false_list", diagnostic_tables.outcome_list(scored, SHORT_TITLES, "false alarm"))
 
 # %% [markdown]
 # Of the {glue:text}`dg_n` settings, {glue:text}`dg_n_fail` are failures by the rule
@@ -157,7 +157,7 @@ reporting.glue("dg_false_list", tables.outcome_list(scored, SHORT_TITLES, "false
 # Which diagnostic does the work:
 
 # %% tags=["remove-input"]
-display(Markdown(tables.diagnostic_table(scored)))
+display(Markdown(diagnostic_tables.diagnostic_table(scored)))
 
 # %% tags=["remove-cell"]
 top = scored.top_diagnostic()
@@ -177,7 +177,7 @@ reporting.glue("dg_top_n", f"{scored.by_diagnostic()[top][1] if top else 0} of {
 # each study's points where the paper reports failure, then its default point (the registry's
 # Study.paper_failures and Study.default), located among the settings checked above
 at = [(st, p, fails, scored.index(st.name, **p.point)) for st, p, fails in studies.paper_points(SWEEPS)]
-display(Markdown(paper_points.paper_points_table(scored, at)))
+display(Markdown(diagnostic_tables.paper_points_table(scored, at)))
 agree = [scored.agrees_with_paper(i, fails) for *_, fails, i in at]
 reporting.glue("dg_pl_agree", f"{sum(a is True for a in agree)} of {sum(a is not None for a in agree)}")
 
@@ -197,6 +197,11 @@ mismatch_data = pd.DataFrame({"study": scored.groups, "mismatch_ratio": scored.m
                               "flagged": scored.flagged, "failed": scored.failed})
 plotting.save(fig, output_dir, "diagnostics_mismatch", data=mismatch_data)
 reporting.glue("fig_diag_mismatch", fig)
+n_inf = int(mismatch_data["mismatch_ratio"].isin([float("inf")]).sum()
+            + mismatch_data["mismatch_ratio"].isna().sum())   # drawn at the dotted line, if any
+reporting.glue("diag_mismatch_failed", (f"The {n_inf} setting{'s' if n_inf != 1 else ''} whose forward solves "
+               f"mostly failed (ratio infinite) {'are' if n_inf != 1 else 'is'} drawn at the dotted grey line.")
+               if n_inf else "No setting's forward solves mostly failed.")
 reporting.glue("fig_diag_mismatch_paper", tables.paper_figure_words(None))
 plt.close(fig)
 
@@ -215,8 +220,8 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 # error of $u_p$ against the noise-free solution (left) and that error relative to the
 # best setting of the same study and noise level (right). Filled: at least one diagnostic
 # flag raised; open: none; black cross: ground-truth failure by our rule. Dashed black:
-# the mismatch threshold; dashed red: the failure threshold of our rule. Settings whose
-# forward solves mostly failed (ratio infinite) are drawn at the dotted line.
+# the mismatch threshold; dashed red: the failure threshold of our rule.
+# {glue:text}`diag_mismatch_failed`
 # ```
 #
 # {download}`Data behind this figure <../book/figure-data/diagnostics_mismatch.csv>`: one
@@ -243,16 +248,16 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 
 # %% tags=["remove-cell"]
 cal = scored.calibrate([s.key for s in settings], seed=calibration_seed, splits=int(calibration_splits))
-reporting.glue("dg_cal_changed", tables.changed_thresholds(cal))
+reporting.glue("dg_cal_changed", diagnostic_tables.changed_thresholds(cal))
 reporting.glue("dg_cal_held", str(cal.held))
 reporting.glue("dg_cal_meets", reporting.word(cal.held_meets(), "meets", "does not meet"))
 reporting.glue("dg_cal_splits", str(cal.splits))
 reporting.glue("dg_cal_pooled", str(cal.pooled) if cal.splits else "n/a (no further splits)")
-reporting.glue("dg_cal_pooled_rates", tables.rates(cal.pooled))
+reporting.glue("dg_cal_pooled_rates", diagnostic_tables.rates(cal.pooled))
 reporting.glue("dg_cal_n_meet", f"{cal.met} of {cal.splits}")
 
 # %% tags=["remove-input"]
-display(Markdown(tables.calibration_table(cal)))
+display(Markdown(diagnostic_tables.calibration_table(cal)))
 
 # %% [markdown]
 # Chosen on the first part: {glue:text}`dg_cal_changed`. On the held-out part the chosen

@@ -512,35 +512,41 @@ def test_calibrate_counts_both_parts_and_pools_further_splits():
 
 
 def test_chapter_tables_of_scored_settings():
-    from binn_utils.presentation import tables
+    from binn_utils.presentation import diagnostic_tables, tables
     sc = _scored()
     titles = {"a": "study A", "b": "study B"}
-    rows = tables.settings_table(sc, titles).splitlines()
+    rows = diagnostic_tables.settings_table(sc, titles).splitlines()
     assert len(rows) == 2 + 4 and sum("**yes**" in r for r in rows) == 2 and "| U |" in rows[3]
-    out = tables.outcome_table(sc, titles).splitlines()
+    out = diagnostic_tables.outcome_table(sc, titles).splitlines()
     assert out[-1] == "| **all** | 4 | 2 | 1 | 1 | 1 | 1 |" and out[2].startswith("| study A | 2 | 1 | 1 | 0 |")
-    assert tables.outcome_list(sc, titles, "false alarm") == f"study B: {sc.table[2].label} (M)"
-    assert tables.outcome_list(sc, titles, "nothing") == "none"
-    assert tables.diagnostic_table(sc).splitlines()[2] == "| underfitting (U) | 1 | 1 | 1 |"
-    assert tables.paper_point(sc, None, True) == dict.fromkeys(("flags", "up", "gt", "agree"), "not run")
-    hit = tables.paper_point(sc, 1, True)
+    assert diagnostic_tables.outcome_list(sc, titles, "false alarm") == f"study B: {sc.table[2].label} (M)"
+    assert diagnostic_tables.outcome_list(sc, titles, "nothing") == "none"
+    assert diagnostic_tables.diagnostic_table(sc).splitlines()[2] == "| underfitting (U) | 1 | 1 | 1 |"
+    assert diagnostic_tables.paper_point(sc, None, True) == dict.fromkeys(("flags", "up", "gt", "agree"), "not run")
+    hit = diagnostic_tables.paper_point(sc, 1, True)
     assert hit["flags"] == "underfitting" and hit["gt"] == "failure" and hit["agree"] == "yes"
-    assert tables.paper_point(sc, 0, True)["agree"] == "no" and tables.paper_point(sc, 0, False)["agree"] == "yes"
+    assert diagnostic_tables.paper_point(sc, 0, True)["agree"] == "no" and diagnostic_tables.paper_point(sc, 0, False)["agree"] == "yes"
     assert sc.agrees_with_paper(0, True) is False and sc.agrees_with_paper(0, False) is True
     assert sc.agrees_with_paper(None, True) is None
     cal = calib.Calibration({n: 0 for n in dg.CANDIDATES}, {(t, p): calib.Counts(1, 2, 0, 2) for t in ("module", "chosen")
                                                          for p in ("first", "second")}, calib.Counts(0, 0, 0, 0), 0, 0,
                          (0.85, 0.15))
-    assert len(tables.calibration_table(cal).splitlines()) == 6
-    assert "1 / 2 (50%) | 0 / 2 (0%)" in tables.calibration_table(cal)
-    assert tables.changed_thresholds(cal) == "none (the module's values)" and tables.rates(cal.pooled) == "n/a"
+    assert len(diagnostic_tables.calibration_table(cal).splitlines()) == 6
+    assert "1 / 2 (50%) | 0 / 2 (0%)" in diagnostic_tables.calibration_table(cal)
+    assert diagnostic_tables.changed_thresholds(cal) == "none (the module's values)" and diagnostic_tables.rates(cal.pooled) == "n/a"
     assert cal.held_meets() is False
 
 
 def test_scale_words_are_the_scales_numbers(monkeypatch):
     from binn_utils import studies
-    from binn_utils.presentation import tables
+    from binn_utils.presentation import diagnostic_tables, tables
     assert tables.scale_words("lite") == "1000 epochs, 3 initialisations (noise: fewer)"
     monkeypatch.setitem(studies.SCALES, "lite", dict(studies.SCALES["lite"], epochs=700, noise_seeds=3))
     assert tables.scale_words("lite") == "700 epochs, 3 initialisations"
     assert tables.scales_sentence({"noise": "paper"}) == "noise: paper scale (the paper's grid)"
+
+
+def test_every_threshold_has_words_for_the_reader():
+    from binn_utils.analysis.diagnostic_thresholds import THRESHOLD_NAMES
+    from binn_utils.presentation.diagnostic_tables import THRESHOLD_WORDS
+    assert set(THRESHOLD_WORDS) == set(THRESHOLD_NAMES)

@@ -235,7 +235,7 @@ def test_reaction_readings_have_labels_and_a_table_row_each():
 
 
 def test_the_diagnostics_table_has_a_row_for_every_failure_and_default_point_of_the_registry():
-    from binn_utils.presentation.paper_points import paper_points_table
+    from binn_utils.presentation.diagnostic_tables import paper_points_table
     sweeps = studies.sweeps()
     at = [(st, p, fails, None) for st, p, fails in studies.paper_points(sweeps)]
     rows = paper_points_table(None, at).splitlines()[2:]

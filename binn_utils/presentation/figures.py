@@ -206,10 +206,10 @@ def loss_weight_figure(results, errors, boxes, shown=None):
 #: replicates).  Failed forward solves are left out of the statistic and counted in the cell
 #: in both.  (column of the chapter's table, norm, panel title, colour-bar label)
 ARCH_HEATMAPS = (
-    ("mean", "frobenius", "ours: Frobenius norm, mean",
-     "mean rel. $L^2$ error of $u_\\mathrm{p}$ (Frobenius)"),
-    ("50%", "spectral", "authors' metric: spectral norm, median",
-     "median rel. error of $u_\\mathrm{p}$ (spectral norm)"),
+    ("mean", "frobenius", "our runs, our metric: Frobenius norm, mean",
+     "mean rel. error of $u_\\mathrm{p}$"),
+    ("50%", "spectral", "our runs, the authors' metric: spectral norm, median",
+     "median rel. error of $u_\\mathrm{p}$"),
 )
 def architecture_figure(results, heat, shown=None, authors_metric=False):
     """Fig. 5 (diffusion-advection): u_theta, u_p at t_end, D and V for the diagonal
@@ -418,7 +418,7 @@ def mismatch_figure(scored, titles: dict, failure_factor):
     ratio_plot = np.where(finite, ratio, r_edge)
     colors = dict(zip(titles, plt.get_cmap("tab10").colors))
     fail_a = np.asarray(scored.failed, bool)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.9))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
     for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
                         (axes[1], rel, "$u_p$ error / best comparable setting's")):
         for st, title in titles.items():
@@ -440,12 +440,13 @@ def mismatch_figure(scored, titles: dict, failure_factor):
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
-        ax.set_xlabel("mismatch ratio err($u_p$, obs) / err($u_\\theta$, obs)  (no ground truth)")
+        ax.set_xlabel("mismatch ratio (no ground truth)")
         ax.set_ylabel(ylab)
     axes[1].axhline(failure_factor, color="tab:red", ls="--", lw=0.8)
     axes[1].scatter([], [], s=24, facecolors="none", edgecolors="0.3", label="no flag raised (open)")
-    axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    fig.tight_layout()
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
     return fig
 
 
@@ -473,6 +474,6 @@ def roc_figure(table, summary):
         ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=0.8)
         ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="false-alarm rate (fine cases flagged)",
                ylabel="sensitivity (failures flagged)", title=title, aspect="equal")
-    fig.legend(loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02))
-    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    fig.legend(loc="lower center", ncol=3, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig

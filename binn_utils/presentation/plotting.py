@@ -213,7 +213,12 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     ax.set_xticklabels(col_labels, fontsize=fitted_size(ax.figure, col_labels, tick, CELL_FILL * cell_pt))
     ax.set_yticks(range(len(row_labels)))
     ax.set_yticklabels(row_labels)
-    if norm is not None:
+    if norm is not None and finite.max() < 10 * finite.min():   # under a decade: evenly spaced plain labels
+        from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+        cbar.ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
+        cbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
+        cbar.ax.yaxis.set_minor_locator(NullLocator())
+    elif norm is not None:
         plain_log_ticks(cbar.ax, "y")
     return cbar
 

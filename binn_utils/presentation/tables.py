@@ -1,10 +1,8 @@
 """Markdown tables and short phrases the chapters show, from the analysis layer's results.
 
-The diagnostics chapter's come from :class:`~binn_utils.analysis.diagnostic_calibration.Scored` and
-:class:`~binn_utils.analysis.diagnostic_calibration.Calibration` (``titles`` maps a study's name, a group of
-``Scored``, to the words a table shows for it); the others are those of the scratch-assay,
-Supporting Material, architecture and batch-size chapters (the framework chapter's are in
-:mod:`binn_utils.presentation.framework_tables`).  Nothing here computes a number
+These are the scratch-assay, Supporting Material, architecture, batch-size and noise chapters'
+(the framework chapter's are in :mod:`binn_utils.presentation.framework_tables`, the diagnostics
+chapter's in :mod:`binn_utils.presentation.diagnostic_tables`).  Nothing here computes a number
 the chapters judge by: that is the analysis layer's and the studies' job.
 """
 from __future__ import annotations
@@ -13,7 +11,6 @@ import html
 
 import numpy as np
 
-from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, Scored
 from ..analysis.reporting import (and_list, arch_label, fmt, meta_value, respectively,
                                   run_description, value_label, word)
 from ..analysis.verdicts import Verdict
@@ -80,92 +77,6 @@ def runs_description(study, results, scale: str) -> str:
     for r in first:
         firsts.setdefault(meta_value(r, study.described_by), r)
     return "; ".join(f"{value_label(v)}: {run_description(r, noise=False, scale=scale)}" for v, r in firsts.items())
-
-
-def short_flags(rep) -> str:
-    """The letters of the flags one report raises (e.g. 'U M'), '-' for none."""
-    return " ".join(SHORT_NAMES[n] for n in rep.flags) or "-"
-
-
-def settings_table(scored: Scored, titles: dict) -> str:
-    """Every setting: its flags, ground-truth errors, failure and outcome."""
-    rows = ["| study | setting | flags | err $u_\\theta$ | err $u_p$ (x best) | operator errors | "
-            "failure | outcome |", "|---|---|---|---|---|---|---|---|"]
-    for g, rep, v, out in zip(scored.groups, scored.table, scored.truth, scored.outcomes):
-        ops = ", ".join(f"{k} {fmt(e)}" for k, e in v["ops"].items())
-        extra = f"; {v['bad']}/{v['R']} failed" if v["bad"] else ""
-        rows.append(f"| {titles[g]} | {rep.label} | {short_flags(rep)} | {fmt(v['theta'])} | "
-                    f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')}){extra} | {ops} | {'**yes**' if v['fail'] else 'no'} | "
-                    f"{out} |")
-    return "\n".join(rows)
-
-
-def outcome_table(scored: Scored, titles: dict) -> str:
-    """Hits, misses, false alarms and quiet settings per study and in all."""
-    rows = ["| study | settings | failures | hits | misses | false alarms | quiet and fine |",
-            "|---|---|---|---|---|---|---|"]
-    for label, c in [(t, scored.counts(g)) for g, t in titles.items()] + [("**all**", scored.counts())]:
-        rows.append(f"| {label} | {c['n']} | {c['hit'] + c['miss']} | {c['hit']} | {c['miss']} | "
-                    f"{c['false alarm']} | {c['quiet and fine']} |")
-    return "\n".join(rows)
-
-
-def outcome_list(scored: Scored, titles: dict, which: str) -> str:
-    """'<study>: <setting>; ...' of the settings with outcome ``which`` (false alarms with
-    their flags), 'none' if there are none."""
-    out = [f"{titles[g]}: {rep.label}" + (f" ({short_flags(rep)})" if which == "false alarm" else "")
-           for g, rep, o in zip(scored.groups, scored.table, scored.outcomes) if o == which]
-    return "; ".join(out) if out else "none"
-
-
-def diagnostic_table(scored: Scored) -> str:
-    """Per diagnostic: settings flagged, failures among them, failures only it flags."""
-    rows = ["| diagnostic | settings flagged | of which failures | failures caught by this flag alone |",
-            "|---|---|---|---|"]
-    for n, (flagged, failures, alone) in scored.by_diagnostic().items():
-        rows.append(f"| {n.replace('_', ' ')} ({SHORT_NAMES[n]}) | {flagged} | {failures} | {alone} |")
-    return "\n".join(rows)
-
-
-def paper_point(scored: Scored, i: int | None, paper_says_failure: bool) -> dict:
-    """One row of the table of the settings where the paper locates failure (or success):
-    our flags, the median u_p error, our ground truth and whether the flags match the paper
-    (a flag where it reports failure, none where it does not); 'not run' without setting ``i``."""
-    if i is None:
-        return dict.fromkeys(("flags", "up", "gt", "agree"), "not run")
-    v = scored.truth[i]
-    return {"flags": ", ".join(n.replace("_", " ") for n in scored.table[i].flags) or "none",
-            "up": f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')} x best)",
-            "gt": "failure" if v["fail"] else "fine",
-            "agree": "yes" if scored.agrees_with_paper(i, paper_says_failure) else "no"}
-
-
-def _counts_cells(c: Counts) -> str:
-    caught = f"{c.caught} / {c.failures}" + (f" ({100 * c.caught_rate:.0f}%)" if c.failures else "")
-    false = f"{c.false_alarms} / {c.fine}" + (f" ({100 * c.false_alarm_rate:.0f}%)" if c.fine else "")
-    return f"{caught} | {false}"
-
-
-def calibration_table(cal: Calibration) -> str:
-    """The module's and the chosen thresholds, each on the part they were chosen on and the held-out part."""
-    rows = ["| thresholds | settings | caught / failures | false alarms / fine |", "|---|---|---|---|"]
-    for key, lab in (("module", "the module's"), ("chosen", "chosen on the first part")):
-        for part, plab in (("first", "first part (choice)"), ("second", "second part (held out)")):
-            rows.append(f"| {lab} | {plab} | {_counts_cells(cal.counts[(key, part)])} |")
-    return "\n".join(rows)
-
-
-def changed_thresholds(cal: Calibration) -> str:
-    """'NAME old → new; ...' of the thresholds the choice changes."""
-    out = [f"{k} {fmt(old, 'g')} → {fmt(new, 'g')}" for k, old, new in cal.changed()]
-    return "; ".join(out) if out else "none (the module's values)"
-
-
-def rates(c: Counts) -> str:
-    """'<caught>% caught, <false>% false alarms' ('n/a' without failures or fine settings)."""
-    if not (c.failures and c.fine):
-        return "n/a"
-    return f"{100 * c.caught_rate:.0f}% caught, {100 * c.false_alarm_rate:.0f}% false alarms"
 
 
 def _matrix_cell(matrix, aD, aV) -> str:
