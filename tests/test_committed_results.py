@@ -307,3 +307,23 @@ def test_the_code_reproduces_a_committed_record():
             np.testing.assert_array_equal(got, stored, err_msg=key)
         else:
             np.testing.assert_allclose(got, stored, rtol=ACROSS_CPUS_RTOL, atol=0, err_msg=key)
+
+
+@pytest.mark.parametrize("study", sorted(read_manifest(default_results_dir()).get("datasets", {})))
+def test_a_chapter_reads_the_main_text_on_the_datasets_the_scorecard_reads(study):
+    """A chapter run with its committed parameters (every parameter None, as the book runs it)
+    loads the main-text settings on every dataset the manifest lists: its figures and the
+    scorecard's verdicts rest on the same runs."""
+    import inspect
+    st = studies.get(study)
+    params = dict.fromkeys(["scale", "noise_var", "dense", "epochs", "seeds", "datasets"])
+    if st.chapter_settings is not None:
+        params.update(dict.fromkeys(inspect.signature(st.chapter_settings).parameters, None))
+        params.update(batch_sizes=None, budget_steps=None, dense=False, reaction="supporting", initial="code",
+                      compare_initial=False, compare_grid=False, compare_reactions=False, reaction_scale=None)
+    params.pop("params", None)
+    n = read_manifest(default_results_dir())["datasets"][study]
+    main = [s for s in st.settings_for_chapter(params) if not s.dense and s.study == study]
+    on_n = {s.label for s in main if len(set(s.datasets)) == n}     # (a one-dataset partner may be read too)
+    assert main and on_n == {s.label for s in main}, \
+        f"{study}: the chapter reads {sorted({len(set(s.datasets)) for s in main})} datasets, the manifest lists {n}"

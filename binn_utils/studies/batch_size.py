@@ -16,8 +16,8 @@ from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, S
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
 from ..store.records import DamagedRecordError, committed_scale, default_results_dir
 from ..store.setting import Setting
-from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, scale_values, train_config,
-                   best_in_range, value_range)
+from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, main_text_datasets, scale_values,
+                   train_config, best_in_range, value_range)
 
 BATCH_SIZES = (10, 40, 160, 640)
 #: The batch sizes with the lowest errors after the paper's fixed budget (Fig. 6).
@@ -336,11 +336,13 @@ def more_steps_worse(rows) -> Verdict:
 def chapter_settings(params) -> dict:
     """The chapter's runs with its parameters ``params``, by part, each (scale, settings):
     "fixed" epochs, fixed "budget" of steps and "authors" budget, at ``scale`` (None: the
-    committed one), for ``batch_sizes`` (None: all)."""
+    committed one), for ``batch_sizes`` (None: all); the first two on the datasets of the committed
+    main text where ``params`` ask for it (``main_text_datasets``), as the scorecard reads them."""
     scale = params["scale"] or committed_scale("batch_size")
     sizes = params["batch_sizes"] or BATCH_SIZES
     kw = dict(noise_var=params["noise_var"], dense=params["dense"], epochs=params["epochs"], seeds=params["seeds"])
-    fixed, budget = STUDY.groups(scale, batch_sizes=sizes, budget_steps=params["budget_steps"], **kw)
+    datasets = main_text_datasets("batch_size", params) if params.get("budget_steps") is None else None
+    fixed, budget = STUDY.groups(scale, batch_sizes=sizes, budget_steps=params["budget_steps"], datasets=datasets, **kw)
     authors = [s for s in AUTHORS_BUDGET.settings(scale, **kw) if s.config.batch_size in sizes]
     return {"fixed": (scale, fixed), "budget": (scale, budget), "authors": (scale, authors)}
 

@@ -224,8 +224,9 @@ def claim_noise_grows(ctx):
           f"{s['theta_lo_a']} to {s['theta_hi_a']} for {s['arch_a']}, {s['theta_lo_b']} to {s['theta_hi_b']} "
           f"for {s['arch_b']}; $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} for {s['arch_a']}, {s['up_lo_b']} to "
           f"{s['up_hi_b']} for {s['arch_b']}; Spearman's rank correlation of the errors with "
-          f"$\\sigma^2$ over all five levels (mean over the datasets): $u_\\theta$ {s['theta_rho_a']}, {s['theta_rho_b']}; "
-          f"$u_\\mathrm{{p}}$ {s['up_rho_a']}, {s['up_rho_b']} (for {s['arch_a']} and {s['arch_b']})")
+          f"$\\sigma^2$ over all five levels (mean over the datasets): $u_\\theta$ {s['theta_rho_a']} for "
+          f"{s['arch_a']} and {s['theta_rho_b']} for {s['arch_b']}; $u_\\mathrm{{p}}$ {s['up_rho_a']} for "
+          f"{s['arch_a']} and {s['up_rho_b']} for {s['arch_b']}")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
