@@ -100,7 +100,7 @@ summary = studies.noise.summary(results, shown_noise, shown_arch)
 reporting.glue_summary("nz", summary)
 for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)
-    reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, scale=scale))
+    reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, noise=False, scale=scale))
 reporting.glue("nz_grid", "351" if dense else "71")
 reporting.glue("nz_level", reporting.fmt(100 * LEVEL, "g"))
 
@@ -255,7 +255,9 @@ plotting.save(fig, output_dir, "fig2_printed_grid", data=printed_vs)
 reporting.glue("fig_printed_grid", fig)
 reporting.glue("fig_printed_paper", tables.paper_figure_words(None, extends=2))
 reporting.glue("nz_printed_table", Markdown(authors_figures.printed_grid_table(printed_vs)))
-reporting.glue("nz_printed_words", authors_figures.printed_grid_words(printed_vs, sorted(printed)))
+reporting.glue("nz_printed_words", Markdown(authors_figures.printed_grid_words(printed_vs, sorted(printed))
+                                            + " The printed medians are read off the figure's logarithmic "
+                                            "axis to two significant figures."))
 reporting.glue("nz_dense_what", reporting.run_description(dense_results[0], scale=scale) if dense_results
                else "not run (results/README.md gives the command)")
 plt.close(fig)
@@ -277,8 +279,9 @@ plt.close(fig)
 # :format: myst
 # ```
 #
-# {glue:text}`nz_printed_words` The printed medians are read off the figure's logarithmic axis
-# to two significant figures.
+# ```{glue:md} nz_printed_words
+# :format: myst
+# ```
 
 # %% [markdown]
 # ## Verdict

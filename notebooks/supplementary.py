@@ -172,6 +172,9 @@ def draw(name):
     numbers = figure_numbers(st, res)
     fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *numbers)
     reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
+    if name == "noise":                        # whether the two networks had the same budget
+        reporting.glue("sm_noise_fairness", tables.budget_words(studies.noise.budget_differences(
+            [reporting.find(res, arch_u=a) for a in studies.NOISE_ARCHS])))
     if len(numbers) == 2:                      # error boxes (errors, boxes): the counters they draw
         reporting.glue(f"sm_{name}_marks", tables.failure_marks_words(numbers[1]))
     if name == "batch_size":  # whose time the timing panel shows; which batch sizes ran clipped
@@ -310,7 +313,7 @@ draw("noise")
 # :name: fig-sm-noise
 #
 # {glue:text}`sm_noise_paper_fig` Observation noise on this page's grid. Panels
-# as in {doc}`/notebooks/noise`. Runs: {glue:text}`sm_noise_what`.
+# as in {doc}`/notebooks/noise`. Runs: {glue:text}`sm_noise_what`. {glue:text}`sm_noise_fairness`
 # ```
 
 # %% tags=["remove-input", "sm-noise", "remove-cell"]

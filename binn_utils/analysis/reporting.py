@@ -101,7 +101,10 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
         col = f" | {fmt(median(r.metric('err_u_p', beside)))}" if beside else ""
         rows.append(f"| {label} | {med_iqr(r.metric('err_u_theta', which))} | "
                     f"{med_iqr(r.metric('err_u_p', which))}{col} | {sum(s != 'ok' for s in st)}/{len(st)} | {div} |")
-    return "\n".join(rows)
+    read = "the networks of the lowest validation loss" if which == "best" else f"the {which} networks"
+    note = (f"\n\nThe {beside} networks are those at the end of training; every other column, every figure and "
+            f"every verdict read {read}." if beside == "final" else "")
+    return "\n".join(rows) + note
 
 
 # ----------------------------------------------------------------------------- numbers in words
