@@ -172,6 +172,9 @@ def draw(name):
     numbers = figure_numbers(st, res)
     fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *numbers)
     reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
+    if name == "learning_rate":                # what the operator panels shade, at the default rate
+        shown = reporting.find(res, **st.default) or res[0]
+        reporting.glue("sm_learning_rate_grey", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
     if name == "noise":                        # whether the two networks had the same budget
         reporting.glue("sm_noise_fairness", tables.budget_words(studies.noise.budget_differences(
             [reporting.find(res, arch_u=a) for a in studies.NOISE_ARCHS])))
@@ -226,9 +229,9 @@ draw("learning_rate")
 # {glue:text}`sm_learning_rate_paper_fig` Learning rate, {glue:text}`sm_config`.
 # Panels as in {doc}`/notebooks/learning_rate`: $u_\theta$ and $u_\mathrm{p}$ at every
 # observation time and $D_\phi$, $V_\zeta$ for $r = 5\times10^{-4}$ (mean $\pm 1$ s.d.
-# over replicates, dashed black truth, grey outside the observed range of $u$); validation
-# losses (median and IQR) for every $r$; errors of $u_\theta$ (blue) and $u_\mathrm{p}$
-# (orange) against $r$. {glue:text}`sm_learning_rate_marks` Runs:
+# over replicates, dashed black truth); validation losses (median and IQR) for every $r$;
+# errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) against $r$.
+# {glue:text}`sm_learning_rate_grey` {glue:text}`sm_learning_rate_marks` Runs:
 # {glue:text}`sm_learning_rate_what`.
 # ```
 
