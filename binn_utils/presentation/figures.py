@@ -88,10 +88,10 @@ def noise_figure(results, errors, boxes, shown_noise=None, shown_arch=None, curv
            f"{arch_label(meta_value(shown, 'arch_u'))}"
     panels.solutions_at_end(ax, [(shown, "$u_\\theta$", COLORS["u_theta"])], "u_theta", title=name)
     ax.plot(shown["x"], np.asarray(shown["u_obs"])[0, -1], ".", color="0.55", ms=2.5, label="data (one dataset)")
-    panels.legend(ax)
+    panels.clear_legend(ax)                        # where it covers no data point
     ax = fig.add_subplot(gs[1, 0])
     panels.operators(ax, [(shown, "$D_\\phi$", COLORS["D"])], "D")
-    panels.legend(ax)
+    panels.clear_legend(ax)
     ax = fig.add_subplot(gs[2, 0])
     panels.solutions_at_end(ax, [(shown, "$u_\\mathrm{p}$", COLORS["u_p"])], "u_p")
     panels.legend(ax)
