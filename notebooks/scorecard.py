@@ -119,12 +119,12 @@ display(Markdown(text.choices_table(effects)))
 # chapters and the Supporting Material pages quote. Every number compared is the median (or,
 # for "less variable", the interquartile range) of the per-replicate errors of a setting; a
 # median's {glue:text}`sc_level` % interval is the exact distribution-free interval from order
-# statistics (over the datasets' medians where there are several datasets). A comparison
-# agrees or disagrees with the paper only where the {glue:text}`sc_level` % interval of the
-# difference between the two settings lies wholly on one side of no difference (a ratio of
-# 1), with the dataset as the unit
-# and the comparisons of a claim held to that level together; the rules in full are folded
-# below the outcome rule.
+# statistics (over the datasets' medians where there are several datasets). A comparison of
+# two settings agrees or disagrees with the paper only where the {glue:text}`sc_level` %
+# interval of their difference lies wholly on one side of no difference (a ratio of 1), with
+# the dataset as the unit and the comparisons of a claim held to that level together; the
+# few tests of another kind (a trend over the noise levels, a margin for "at least as well",
+# a number the paper names) and the rules in full are folded below the outcome rule.
 #
 # ```{glue:md} sc_outcome_rule
 # :format: myst

@@ -37,9 +37,9 @@ def test_the_words_name_the_grid_whose_runs_give_every_printed_median():
     vs, _ = _rows(rng, {71: 0.0, 351: np.log(0.5)}, printed, sd=0.05)
     words = af.printed_grid_words(vs, LEVELS)
     assert vs.loc[vs["grid"] == 71, "beyond"].all() and not vs.loc[vs["grid"] == 351, "beyond"].any()
-    assert "consistent, at every noise level, with our 351-point runs only" in words
+    assert "consistent, at every noise level, with our 351-point runs, and not with our 71-point runs" in words
     assert "beyond what datasets and initialisations explain at none of the 5 noise levels" in words
-    assert "at 5 of 5" in words
+    assert "at 5 of 5 (noise variances 0, 0.001" in words or "at 5 of 5 (noise variances 0, 1e-3" in words
 
 
 def test_a_grid_not_run_at_every_level_is_compared_at_the_levels_run_on_both():
@@ -49,8 +49,8 @@ def test_a_grid_not_run_at_every_level_is_compared_at_the_levels_run_on_both():
     part = vs[(vs["grid"] == 71) | vs["noise_var"].isin([0.0, 5e-2])]
     words = af.printed_grid_words(part, LEVELS)
     assert "3 of the 5 levels are not run" in words
-    assert words.endswith("consistent, at the 2 noise levels run on both grids (0, 5e-2), with our 351-point runs "
-                          "only.")
+    assert words.endswith("consistent, at the 2 noise levels run on both grids (0, 5e-2), with our 351-point runs, "
+                          "and not with our 71-point runs.")
     table = af.printed_grid_table(part)
     assert table.count("not run | n/a") == 3
 
@@ -82,3 +82,11 @@ def test_a_caption_names_only_the_failure_counters_drawn():
     assert "failed" not in tables.failure_marks_words(pd.DataFrame({"failed": [0], "diverged": [3]}))
     assert tables.failure_marks_words(pd.DataFrame({"failed": [0], "diverged": [0]})) == \
         "No forward solve failed and no training diverged."
+
+
+def test_a_network_that_diverged_is_counted_once_not_once_per_error():
+    from binn_utils.presentation import tables
+    boxes = pd.DataFrame({"quantity": ["err_u_theta", "err_u_p"], "failed": [0, 1], "diverged": [2, 2]})
+    assert tables.failure_marks_words(boxes.set_index("quantity")) == \
+        "Counted beside the boxes: failed forward solves (1) at the top of the axes and diverged trainings (2) at " \
+        "the bottom."

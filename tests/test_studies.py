@@ -273,8 +273,8 @@ def test_more_steps_worse_needs_every_decided_batch_size_and_reads_as_words():
                            "indistinguishable in 0. More optimiser steps thus went with")
     assert some.endswith("in 2 (a description of the medians, not a verdict). Decided on the interval of the difference of the two "
                          "medians, its error is larger in 1, smaller in 0 and indistinguishable "
-                         "in 1. Over-training shows at some batch sizes, not at every one: the larger error is "
-                         "resolved at 1 of the 2 and cannot be told apart at the others.")
+                         "in 1. Over-training shows at 1 of the 2 batch sizes, not at every one: the larger error "
+                         "is resolved there and not elsewhere.")
     neither = tables.steps_words([row(Verdict.INDISTINCT)] * 2, 1, 2, "best-validation")
     assert neither.endswith("These runs therefore do not show more optimiser steps going with a larger error.")
     assert nothing.startswith("No batch size took different numbers of optimiser steps")

@@ -333,7 +333,8 @@ def rank_trend(levels, values, datasets=None):
     and its p-value, which speaks of that dataset only.  On several, the dataset is the unit
     (its replicates at every level share its data, so they are not independent draws): rho is
     the mean of each dataset's Spearman correlation, p the one-sided Student t test of those
-    correlations over the datasets."""
+    correlations over the datasets (on Fisher's z = artanh(rho), whose spread is closer to
+    normal than that of correlations near 1)."""
     from scipy.stats import spearmanr, ttest_1samp
     x, y = np.asarray(levels, float), np.asarray(values, float)
     g = np.zeros(x.size) if datasets is None else np.asarray(datasets)
@@ -350,7 +351,8 @@ def rank_trend(levels, values, datasets=None):
     r = np.array([res.statistic for res in rhos], float)
     if np.ptp(r) == 0:                                   # every dataset the same correlation
         return float(r[0]), 0.0 if r[0] > 0 else 1.0
-    return float(r.mean()), float(ttest_1samp(r, 0.0, alternative="greater").pvalue)
+    z = np.arctanh(np.clip(r, -0.999999, 0.999999))
+    return float(r.mean()), float(ttest_1samp(z, 0.0, alternative="greater").pvalue)
 
 
 def band_errors(res, op, band):

@@ -77,11 +77,12 @@ def check_predict_out(out, fitdir):
     """A one-line ValueError, before any work, if ``binn predict`` would write into a fit's
     folder (its ``operators.csv`` would replace the fit's), the current folder or one above it,
     or a folder holding anything but a previous prediction's files (:data:`PREDICT_FILES`)."""
-    out = Path(out)
-    if str(out).strip() and ((out / "fit.json").exists() or (out.exists() and out.resolve() == Path(fitdir).resolve())):
+    folder = Path(out)
+    if str(out).strip() and ((folder / "fit.json").exists()
+                             or (folder.exists() and folder.resolve() == Path(fitdir).resolve())):
         raise ValueError(f"--out {out} is the folder of a `binn fit` (it holds fit.json): its files would be "
-                         f"replaced; choose another folder, e.g. --out {out.name}-predictions")
-    check_out_folder(out, PREDICT_FILES, "a previous prediction", "predictions")
+                         f"replaced; choose another folder, e.g. --out {folder.name}-predictions")
+    check_out_folder(out, PREDICT_FILES, "a previous prediction", "predictions")   # an empty name as given
 
 #: What ``binn predict`` reads from a fit.json.
 FIT_RECORD_FIELDS = ("networks", "scaling", "u_range", "which")

@@ -267,8 +267,10 @@ def printed_grid_words(printed_vs, levels) -> str:
         out.append(f"On the {grid}-point grid ({t['datasets'].max()} datasets x {t['inits'].max()} initialisations) "
                    f"the printed medians are {fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times our typical "
                    f"dataset's, beyond what datasets and initialisations explain at "
-                   + (f"none of the {n} noise levels" if k == 0 else f"{k} of {n} (noise variance {where})")
-                   + ("" if n == len(levels) else f"; {len(levels) - n} of the {len(levels)} levels are not run") + ".")
+                   + (f"none of the {n} noise levels" if k == 0 else
+                      f"{k} of {n} (noise variance{'s' if k > 1 else ''} {where})")
+                   + ("" if n == len(levels) else f"; {len(levels) - n} of the {len(levels)} levels "
+                      f"{'is' if len(levels) - n == 1 else 'are'} not run") + ".")
     missing = [g for g in GRID_STYLE if g not in set(printed_vs["grid"])]
     if len(missing) == len(GRID_STYLE):
         return "No run of the printed figure's network is stored on either grid."
@@ -276,12 +278,16 @@ def printed_grid_words(printed_vs, levels) -> str:
     if missing:                                     # a grid not run: nothing to conclude between grids
         return " ".join(out)
     common = set.intersection(*(set(t["noise_var"]) for _, t in printed_vs.groupby("grid")))
+    if not common:
+        return " ".join(out + ["No noise level is run on both grids, so they cannot be compared."])
     both = printed_vs[printed_vs["noise_var"].isin(common)]
     fits = [g for g, t in both.groupby("grid") if not t["beyond"].any()]
     where = ("at every noise level" if len(common) == len(levels) else
              f"at the {len(common)} noise levels run on both grids ({', '.join(value_label(v) for v in sorted(common))})")
     if len(fits) == 1:
-        out.append(f"The printed figure is consistent, {where}, with our {fits[0]}-point runs only.")
+        other = next(g for g, _ in both.groupby("grid") if g != fits[0])
+        out.append(f"The printed figure is consistent, {where}, with our {fits[0]}-point runs, and not with our "
+                   f"{other}-point runs.")
     elif fits:
         out.append(f"The printed figure is consistent {where} with our runs on both grids, so these medians cannot "
                    "tell which grid it shows.")

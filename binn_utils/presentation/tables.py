@@ -160,8 +160,8 @@ def steps_words(rows, more_worse: int, decided: int, networks: str) -> str:
                 "comparison after a fixed budget ranks the batch sizes partly by how far each trains past its best.")
     larger, smaller = vs.count(Verdict.AGREES), vs.count(Verdict.DISAGREES)
     if larger and not smaller:
-        return (counted + f" Over-training shows at some batch sizes, not at every one: the larger error is resolved "
-                          f"at {larger} of the {decided} and cannot be told apart at the others.")
+        return (counted + f" Over-training shows at {larger} of the {decided} batch sizes, not at every one: the "
+                          "larger error is resolved there and not elsewhere.")
     if larger and smaller:
         return counted + " The runs with more steps go both ways, so these runs show no single direction."
     return counted + " These runs therefore do not show more optimiser steps going with a larger error."
@@ -169,7 +169,9 @@ def steps_words(rows, more_worse: int, decided: int, networks: str) -> str:
 
 def failure_marks_words(boxes) -> str:
     """The caption's sentence on the counters ``panels.error_boxes`` draws (from ``boxes``), or that none is."""
-    failed, diverged = int(boxes["failed"].sum()), int(boxes["diverged"].sum())
+    b = boxes.reset_index() if "quantity" in (boxes.index.names or []) else boxes
+    b = b[b["quantity"] == "err_u_p"] if "quantity" in b else b        # a network counted once, not per error
+    failed, diverged = int(b["failed"].sum()), int(b["diverged"].sum())
     drawn = ([f"failed forward solves ({failed}) at the top of the axes"] if failed else []) + (
         [f"diverged trainings ({diverged}) at the bottom"] if diverged else [])
     return f"Counted beside the boxes: {' and '.join(drawn)}." if drawn else "No forward solve failed and no training diverged."

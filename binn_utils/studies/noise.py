@@ -22,7 +22,7 @@ NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
 TREND_P = 1 - LEVEL          # "grows with the noise": one-sided Spearman test at the intervals' level
 #: how "grows with the noise" is tested (``reporting.rank_trend``), in words
 TREND_WORDS = ("Spearman's $\\rho$ of each dataset's errors with $\\sigma^2$ over all levels; over several datasets "
-               "their mean, one-sided Student t test of the datasets' $\\rho > 0$ (the dataset the unit)")
+               "their mean, with a one-sided Student t test over the datasets (each dataset one case)")
 
 
 def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=False, epochs=None, seeds=None,
@@ -215,7 +215,8 @@ def claim_noise_grows(ctx):
         for short, sym in (("theta", "$u_\\theta$"), ("up", "$u_\\mathrm{p}$")):
             subs.append(SubClaim(f"{sym} error grows with $\\sigma^2$, {s['arch_' + tag]}", s.verdicts[f"{short}_grows_{tag}"],
                                  rule=f"{TREND_WORDS}, $p <$ {s['trend_p']}; here $\\rho$ = "
-                                      f"{s[f'{short}_rho_{tag}']} over {s[f'{short}_datasets_{tag}']} dataset(s), "
+                                      f"{s[f'{short}_rho_{tag}']} over {s[f'{short}_datasets_{tag}']} "
+                                      f"dataset{'' if s[f'{short}_datasets_{tag}'] == '1' else 's'}, "
                                       f"$p$ {s[f'{short}_prel_{tag}']}"))
     subs.append(SubClaim("gradual degradation, robust for low-to-moderate noise", Verdict.NOT_TESTED,
                          rule="the paper names no error it counts as robust, nor which levels are moderate; any "
