@@ -119,6 +119,7 @@ boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
 fig = figures.learning_rate_figure(results, errors, boxes, shown=meta_value(shown, "lr"))
 plotting.save(fig, output_dir, "fig3_learning_rate", data=ours, curves=results_table.curves(results))
 reporting.glue("fig_learning_rate", fig)
+reporting.glue("lr_marks", tables.failure_marks_words(boxes))
 reporting.glue("lr_shading", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
 reporting.glue("fig_learning_rate_paper", tables.paper_figure_words(studies.learning_rate.STUDY.paper_figure))
 plt.close(fig)
@@ -135,10 +136,9 @@ plt.close(fig)
 # deviation over replicates; dashed black: truth. Bottom left: total validation loss,
 # median and interquartile range over replicates, for every $r$. Bottom right: relative
 # $L^2$ errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) against the noise-free
-# solution, one box per $r$ over all replicates. Failed forward solves are counted at the
-# top of the axes ("failed", left out of the boxes); trainings whose loss became
-# non-finite are counted at the bottom ("div."): they were stopped at their
-# best-validation parameters, which are the ones evaluated and kept in the boxes. Runs,
+# solution, one box per $r$ over all replicates. {glue:text}`lr_marks` A failed forward
+# solve is left out of its box; a training whose loss became non-finite was stopped at its
+# best-validation parameters, which are the ones evaluated and kept in the box. Runs,
 # every $r$: {glue:text}`lr_what`.
 # ```
 #
