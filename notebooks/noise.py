@@ -237,7 +237,7 @@ per_dataset = on_grids.groupby(["grid", "noise_var", "dataset"])["err_u_theta"]
 dataset_medians, inits = per_dataset.median(), per_dataset.size()
 # a prediction range needs two datasets at least: a cell with fewer is left out
 cells = [(key, m) for key, m in dataset_medians.groupby(level=["grid", "noise_var"]) if m.size >= 2]
-each = 1 - (1 - LEVEL) / max(1, len(cells))      # the cells held to the level together
+each = 1 - (1 - LEVEL) / max(1, len(cells))      # Bonferroni over the table's cells
 rows = []
 for (grid, nv), m in cells:
     ratio, lo, hi, p = results_table.one_more_dataset(
@@ -312,8 +312,8 @@ plt.close(fig)
 # of $u_\theta$ {glue:text}`nz_theta_small_wins` and of
 # $u_\mathrm{p}$ {glue:text}`nz_up_small_wins` (at each level decided on the interval of the
 # ratio of the two medians; the paper's "for noisy data" agrees when every nonzero level
-# agrees, and disagrees when one level goes the other way once the levels are held to the
-# {glue:text}`nz_level` % level together, by Holm's procedure: $u_\theta$ {glue:text}`nz_theta_small_wins_verdict`, $u_\mathrm{p}$
+# agrees, and disagrees when one level goes the other way after Holm's correction for the
+# number of levels compared: $u_\theta$ {glue:text}`nz_theta_small_wins_verdict`, $u_\mathrm{p}$
 # {glue:text}`nz_up_small_wins_verdict`). Without noise the paper finds the larger network
 # interpolating best; our median errors of $u_\theta$ at $\sigma^2 = 0$, with their
 # intervals, are {glue:text}`nz_clean_theta_a` for $(h_u, n_u) =$ {glue:text}`nz_arch_a` and

@@ -180,8 +180,8 @@ def test_claim_12_compares_the_papers_warning_signs_with_the_default(monkeypatch
     first = check.subclaims[0]
     assert set(first.numbers) == {f"{k}, {n}" for k in spanning.diagnostics.WARNING_SIGNS
                                   for n in ("$r$ = 5e-7", "default")}
-    assert "one sign's median higher than the default's, the three differences held to the level together " \
-           "(Holm), agrees" in first.rule
+    assert "one sign's median higher than the default's, the three differences corrected together by Holm's " \
+           "procedure, agrees" in first.rule
 
 
 def test_claim_12_disagrees_where_every_sign_is_lower_than_at_the_default(monkeypatch, no_network_table):

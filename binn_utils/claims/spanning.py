@@ -193,7 +193,7 @@ def claim_diagnostics(ctx) -> ClaimCheck:
         return res
 
     rule = ("the paper's three signs, per replicate: one sign's median higher than the default's, the three "
-            "differences held to the level together (Holm), agrees (the paper's 'or'); every sign's lower "
+            "differences corrected together by Holm's procedure, agrees (the paper's 'or'); every sign's lower "
             "disagrees; a sign lower than at the default is named in the evidence")
     missing = False
     for st in studies_:

@@ -294,7 +294,7 @@ def claim_noise_arch(ctx):
           f"{levels_words(st)} ($u_\\theta$), {levels_words(sp)} ($u_\\mathrm{{p}}$); "
           f"at $\\sigma^2 = 0$ median $u_\\theta$ error {s['clean_theta_a']} for {s['arch_a']} against "
           f"{s['clean_theta_b']} for {s['arch_b']}; a sub-claim on noisy data disagrees when the difference at one "
-          f"nonzero noise level goes the other way once the levels are held to the level together (Holm)")
+          f"nonzero noise level goes the other way after Holm's correction for the number of levels")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
