@@ -318,8 +318,12 @@ def _run(ap, args) -> int:
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
     legacy, todo, seen = set(), [], set()
     for study, sets in plan.items():
-        unsealed = [is_unsealed(s.paths(results_dir)[1]) for s in sets]   # damaged until `binn migrate` seals it
-        stored = [None if u else s.stored_record(results_dir) for s, u in zip(sets, unsealed)]
+        stored = [s.stored_record(results_dir, warn=False) for s in sets]
+        # a record that is not read: unsealed (damaged until `binn migrate` seals it), or damaged (said once)
+        unsealed = [r is None and is_unsealed(s.paths(results_dir)[1]) for s, r in zip(sets, stored)]
+        for s, r, u in zip(sets, stored, unsealed):
+            if r is None and not u:
+                s.stored_record(results_dir)              # warns with the file's name where it is damaged
         done = sum(r is not None for r in stored)
         legacy.update(s.key for s, u in zip(sets, unsealed) if u)
         if args.cmd == "status":
