@@ -19,7 +19,7 @@ from binn_utils.claims.context import Context
 from binn_utils.engine.observations import DEFAULT_NOISE_VAR
 from binn_utils.engine.runs import TrainConfig
 from binn_utils.presentation import scorecard_text
-from binn_utils.presentation.diagnostic_tables import paper_points_table
+from binn_utils.presentation.diagnostic_tables import paper_failures_table
 from binn_utils.store.records import committed_scale
 from binn_utils.store.setting import Setting, replicates
 from binn_utils.studies.base import PaperPoint, Shown, Study, count
@@ -90,9 +90,8 @@ def test_a_registered_study_is_swept_counted_planned_and_scored(toy, capsys, tmp
     planned = _stdout(capsys, ["sweep", "--plan", "paper-main", "--studies", "toy", "--dry-run", *store])
     assert "paper-main:toy: 0 of 2 settings to run" in planned   # the toy ignores the scale: stored already
     # the diagnostics chapter's table of the points where the paper locates failure
-    rows = paper_points_table(None, [(st, p, f, None) for st, p, f in studies.paper_points(studies.sweeps())])
+    rows = paper_failures_table(None, [(st, p, None, None, None) for st in studies.sweeps() for p in st.paper_failures])
     assert "| toy diffusion, $r = 0.05$ | toy failure |" in rows
-    assert "| toy diffusion, $r = 5\\times10^{-4}$ (default) | good |" in rows
     # the scorecard: read at the manifest's scale for a study it does not list, from the sweep's store
     assert committed_scale("toy") == "lite"
     ctx = Context(train=False, source=tmp_path)

@@ -1,8 +1,12 @@
 """Ground-truth-free diagnostics on synthetic validation curves, errors, weights and operators."""
+import dataclasses
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from binn_utils.analysis import diagnostic_calibration as calib, diagnostics as dg
+from binn_utils.analysis.reporting import fmt
 from binn_utils.analysis.diagnostics import (DiagnosticReport, diagnose, diagnose_arrays, diagnose_many,
                                             observed_u_range)
 from binn_utils.presentation.plotting import shade_unobserved
@@ -466,6 +470,10 @@ def _scored():
 def test_scored_counts_outcomes_per_study_and_per_diagnostic():
     sc = _scored()
     assert sc.flagged == [False, True, True, False] and sc.failed == [False, True, False, True]
+    # only the flags of ``signs`` count: with the paper's three signs the under-fitting hit is a miss
+    paper = dataclasses.replace(sc, signs=tuple(dg.PAPER_SIGNS))
+    assert paper.flagged == [False, False, True, False] and paper.flags(1) == [] and paper.flags(2) == ["mechanistic_mismatch"]
+    assert paper.outcomes == ["quiet and fine", "miss", "false alarm", "miss"]
     assert sc.outcomes == ["quiet and fine", "hit", "false alarm", "miss"]
     assert sc.counts("a") == {"hit": 1, "miss": 0, "false alarm": 0, "quiet and fine": 1, "n": 2}
     assert sc.counts() == {"hit": 1, "miss": 1, "false alarm": 1, "quiet and fine": 1, "n": 4}
@@ -516,18 +524,25 @@ def test_chapter_tables_of_scored_settings():
     sc = _scored()
     titles = {"a": "study A", "b": "study B"}
     rows = diagnostic_tables.settings_table(sc, titles).splitlines()
-    assert len(rows) == 2 + 4 and sum("**yes**" in r for r in rows) == 2 and "| U |" in rows[3]
+    assert len(rows) == 2 + 4 and sum("**yes**" in r for r in rows) == 2 and "| U | - |" in rows[3]
+    # with the paper's three signs counting, under-fitting moves to the further checks
+    paper = dataclasses.replace(sc, signs=tuple(dg.PAPER_SIGNS))
+    assert "| - | U |" in diagnostic_tables.settings_table(paper, titles).splitlines()[3]
     out = diagnostic_tables.outcome_table(sc, titles).splitlines()
     assert out[-1] == "| **all** | 4 | 2 | 1 | 1 | 1 | 1 |" and out[2].startswith("| study A | 2 | 1 | 1 | 0 |")
     assert diagnostic_tables.outcome_list(sc, titles, "false alarm") == f"study B: {sc.table[2].label} (M)"
     assert diagnostic_tables.outcome_list(sc, titles, "nothing") == "none"
     assert diagnostic_tables.diagnostic_table(sc).splitlines()[2] == "| underfitting (U) | 1 | 1 | 1 |"
-    assert diagnostic_tables.paper_point(sc, None, True) == dict.fromkeys(("flags", "up", "gt", "agree"), "not run")
-    hit = diagnostic_tables.paper_point(sc, 1, True)
-    assert hit["flags"] == "underfitting" and hit["gt"] == "failure" and hit["agree"] == "yes"
-    assert diagnostic_tables.paper_point(sc, 0, True)["agree"] == "no" and diagnostic_tables.paper_point(sc, 0, False)["agree"] == "yes"
-    assert sc.agrees_with_paper(0, True) is False and sc.agrees_with_paper(0, False) is True
-    assert sc.agrees_with_paper(None, True) is None
+    st = SimpleNamespace(problem="P", default={"lr": 0.0}, diagnosed=True)
+    point = SimpleNamespace(label="r = 0.1", says="fails", point={"lr": 0.1})
+    against = SimpleNamespace(words=lambda: "mismatch raised")
+    t = diagnostic_tables.paper_failures_table(sc, [(st, point, 1, 0, against), (st, point, None, 0, None)]).splitlines()
+    assert t[2] == f"| P, r = 0.1 | fails | mismatch raised | U | {fmt(sc.truth[1]['up'])} (5) | failure | fine |"
+    assert t[3] == "| P, r = 0.1 | fails | not run | not run | not run | not run | fine |"
+    noisy = SimpleNamespace(label="s2 = 0.05", says="fails", point={"noise_var": 0.05})
+    st_noise = SimpleNamespace(problem="P", default={"noise_var": 0.001}, diagnosed=False)
+    row = diagnostic_tables.paper_failures_table(sc, [(st_noise, noisy, 2, 0, None)]).splitlines()[2]
+    assert "not compared: the default has another noise level" in row and "| M |" in row
     cal = calib.Calibration({n: 0 for n in dg.CANDIDATES}, {(t, p): calib.Counts(1, 2, 0, 2) for t in ("module", "chosen")
                                                          for p in ("first", "second")}, calib.Counts(0, 0, 0, 0), 0, 0,
                          (0.85, 0.15))

@@ -126,7 +126,7 @@ def signs_at(high):
     """A fake ``warning_signs``: on each setting, per replicate, the sign ``high(setting)``
     names ("mismatch", ... or None) is 2 + a spread, the others 1 + a spread (ten replicates:
     separated medians' intervals), so that sign alone is raised against any other setting."""
-    def signs(res):
+    def signs(res, which=None):
         up = high(res.setting)
         return {k: (2.0 if k == up else 1.0) + np.linspace(0, 0.05, 10) for k in diagnostics.WARNING_SIGNS}
     return signs
@@ -137,7 +137,7 @@ def failure(setting):
     return any(dict(setting.meta) == pytest.approx(dict(p.point)) for p in st.paper_failures)
 
 
-EVERY_NETWORK = (SubClaim("over every stored network, the flags rank failed networks above fine ones", N), "")
+EVERY_NETWORK = (SubClaim("over every stored network, the paper's three signs rank failed networks above fine ones", N), "")
 
 
 @pytest.fixture
@@ -146,16 +146,23 @@ def no_network_table(monkeypatch):
     monkeypatch.setattr(spanning, "every_network", lambda: EVERY_NETWORK)
 
 
-def test_claim_12_over_every_stored_network_states_the_false_alarm_rate():
+def test_claim_12_over_every_stored_network_is_the_paper_s_three_signs_with_held_out_rates():
     sub, words = spanning.every_network()
     s = diagnostic_roc.stored_summary()
-    comb = s["per"][diagnostic_roc.COMBINED]
-    a, lo, hi = comb["auc"]
-    assert sub.numbers == {"AUC of the combined flag": f"{a:.2f} [{lo:.2f}, {hi:.2f}]"}   # rounded, as the page shows
+    paper = s["per"][diagnostic_roc.PAPER]
+    a, lo, hi = paper["auc"]
+    held = paper["held"].pooled
+    assert sub.numbers == {"AUC of the paper's three signs": f"{a:.2f} [{lo:.2f}, {hi:.2f}]",   # rounded, as shown
+                           "held out: failures caught": diagnostic_roc.pct(held.caught_rate),
+                           "held out: false alarms": diagnostic_roc.pct(held.false_alarm_rate)}
     assert sub.verdict is (A if lo > 0.5 else D if hi < 0.5 else Verdict.INDISTINCT)
-    held = comb["held"].pooled
     assert f"{diagnostic_roc.pct(held.false_alarm_rate)} false alarms ({held.false_alarms} of {held.fine})" in words
     assert f"{s['n']} stored networks" in words
+    # one set of flags: the paper's score is the largest of exactly the diagnostics that flag its three signs
+    t = diagnostic_roc.labelled_table()
+    np.testing.assert_array_equal(t.score(diagnostic_roc.PAPER),
+                                  np.max([t.score(n) for n in diagnostics.PAPER_SIGNS], axis=0))
+    assert set(diagnostics.PAPER_SIGNS.values()) == set(diagnostics.WARNING_SIGNS)
 
 
 def test_claim_12_reads_the_studies_marked_diagnosed():
@@ -185,7 +192,7 @@ def test_claim_12_compares_the_papers_warning_signs_with_the_default(monkeypatch
 
 
 def test_claim_12_disagrees_where_every_sign_is_lower_than_at_the_default(monkeypatch, no_network_table):
-    def signs(res):
+    def signs(res, which=None):
         base = 1.0 if failure(res.setting) else 2.0
         return {k: base + np.linspace(0, 0.05, 10) for k in diagnostics.WARNING_SIGNS}
     monkeypatch.setattr(spanning.diagnostics, "warning_signs", signs)
@@ -194,7 +201,7 @@ def test_claim_12_disagrees_where_every_sign_is_lower_than_at_the_default(monkey
 
 
 def test_claim_12_a_failed_replicate_counts_as_the_highest_sign(monkeypatch, no_network_table):
-    def signs(res):
+    def signs(res, which=None):
         bad = failure(res.setting)
         return {k: np.r_[np.full(6, np.inf), np.full(4, 3.0)] if bad and k == "mismatch" else 1.0 + np.linspace(0, 0.05, 10)
                 for k in diagnostics.WARNING_SIGNS}

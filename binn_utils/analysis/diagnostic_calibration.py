@@ -216,11 +216,17 @@ class Scored:
     groups: list           # groups[i]: the study of setting i (settings compared with each other)
     table: DiagnosticTable
     truth: list            # :func:`ground_truth_failures` of each setting
+    #: the diagnostics whose flags count: a setting is flagged when one of them raises its flag
+    signs: tuple = tuple(SHORT_NAMES)
+
+    def flags(self, i: int) -> list[str]:
+        """The flags of setting ``i`` that count (those of :attr:`signs`)."""
+        return [n for n in self.table[i].flags if n in self.signs]
 
     @property
     def flagged(self) -> list[bool]:
-        """Settings where at least one diagnostic raised its flag."""
-        return [bool(rep.flags) for rep in self.table]
+        """Settings where at least one of :attr:`signs` raised its flag."""
+        return [bool(self.flags(i)) for i in range(len(self.table))]
 
     @property
     def failed(self) -> list[bool]:
@@ -258,11 +264,6 @@ class Scored:
         hit = find([self.results[i] for i in idx], **meta)
         return None if hit is None else next(i for i in idx if self.results[i] is hit)
 
-    def agrees_with_paper(self, i: int | None, paper_says_failure: bool) -> bool | None:
-        """Whether the flags at setting ``i`` match the paper: a flag where it reports failure,
-        none where it does not (None: the setting was not run)."""
-        return None if i is None else bool(self.flagged[i] == paper_says_failure)
-
     def mismatch_ratio(self) -> np.ndarray:
         """The mechanistic-mismatch number of each setting."""
         return np.array([rep["mechanistic_mismatch"].value for rep in self.table], float)
@@ -285,7 +286,7 @@ class Scored:
         group and ground truth; ``keys[i]``: the run of setting i), then the same on
         ``splits`` further splits (seeds ``seed + 1 ...``), their held-out counts pooled.
         ``diagnose_fn``: as for :func:`flag_matrix`."""
-        matrix = flag_matrix(self.results, diagnose_fn=diagnose_fn)
+        matrix = {n: m for n, m in flag_matrix(self.results, diagnose_fn=diagnose_fn).items() if n in self.signs}
         failed = np.array(self.failed, bool)
         module = {n: 0 for n in matrix}
         if not np.array_equal(combined_flags(matrix, module), np.array(self.flagged)):
@@ -308,9 +309,10 @@ class Scored:
         return Calibration(choice, counts, Counts(*pool), splits, met, (caught_min, false_max))
 
 
-def score(results, groups, factor: float, labels: Sequence[str] | None = None) -> Scored:
+def score(results, groups, factor: float, labels: Sequence[str] | None = None, signs=None) -> Scored:
     """The diagnostics of ``results`` (``diagnostics.diagnose_many``) and their ground truth
-    (:func:`ground_truth_failures` with ``groups`` and ``factor``)."""
+    (:func:`ground_truth_failures` with ``groups`` and ``factor``); ``signs``: the diagnostics
+    whose flags count (None: all six; ``diagnostics.PAPER_SIGNS``: the paper's three signs)."""
     results = list(results)
     return Scored(results, list(groups), diagnose_many(results, labels=labels),
-                  ground_truth_failures(results, groups, factor))
+                  ground_truth_failures(results, groups, factor), tuple(SHORT_NAMES if signs is None else signs))

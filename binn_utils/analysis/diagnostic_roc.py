@@ -11,8 +11,11 @@ the diagnostic flags exactly when its score exceeds 1 (an all-or-nothing criteri
 diverged replicate, a failed forward solve, a collapsed or blown-up network -- scores
 infinity).  Each network is diagnosed alone (its own curves, its own u_theta and u_p);
 operator spread needs several initialisations on the same data and is the setting's.  The
-combined score is the largest of the six: the combined flag (any diagnostic) is "combined
-score > 1".  A ROC curve follows every threshold c on a score (flagged: score > c).
+paper's score (:data:`PAPER`) is the largest of the three that flag the paper's warning signs
+(``diagnostics.PAPER_SIGNS``: mismatch, rising validation loss, operator spread): the score
+claim 12 and the chapter judge the paper's advice by.  The combined score (:data:`COMBINED`)
+is the largest of all six, with this book's three further checks: its flag (any diagnostic)
+is "combined score > 1".  A ROC curve follows every threshold c on a score (flagged: score > c).
 
 **Failure** (:func:`failure_labels`).  Networks are compared with others trained on the same
 data -- same benchmark, grid, noise variance, reaction and initial condition (a *data
@@ -55,13 +58,18 @@ from ..store.records import default_results_dir, read_pair
 from ..store.sweep_record import SweepRecord
 from ..store.sweep_record import reported
 
-__all__ = ["DIAGNOSTICS", "COMBINED", "CAUGHT_MIN", "FALSE_MAX", "BOOTSTRAP", "SEED", "scores_of",
+__all__ = ["DIAGNOSTICS", "PAPER", "COMBINED", "COMPOSITES", "COMPOSITE_WORDS", "name_of", "CAUGHT_MIN", "FALSE_MAX", "BOOTSTRAP", "SEED", "scores_of",
            "LabelledTable", "labelled_table", "store_digest", "failure_factor", "failure_labels", "roc",
            "auc", "auc_interval", "choose_threshold", "Held", "best_settings", "FAILURE_QUANTILE", "leave_one_out", "setting_table", "log_ratio", "summary", "stored_summary", "rates_markdown",
            "folds_markdown", "rate_pair", "pct", "phrase"]
 
 DIAGNOSTICS = dg.DIAGNOSTIC_NAMES
+PAPER = "the paper's three signs"
 COMBINED = "combined"
+#: the diagnostics each composite score takes the largest of
+COMPOSITES = {PAPER: tuple(dg.PAPER_SIGNS), COMBINED: DIAGNOSTICS}
+#: how tables and figures name each composite score (flag: any of its diagnostics)
+COMPOSITE_WORDS = {PAPER: "the paper's three signs (any)", COMBINED: "all six diagnostics (any)"}
 CAUGHT_MIN = 0.85
 FALSE_MAX = 0.15
 FAILURE_QUANTILE = 0.99
@@ -144,9 +152,9 @@ class LabelledTable:
         return self.cols[k]
 
     def score(self, name: str) -> np.ndarray:
-        """(n,) score of a diagnostic, or of the combined flag (:data:`COMBINED`)."""
-        if name == COMBINED:
-            return np.max(np.stack([self.cols[f"score_{n}"] for n in DIAGNOSTICS]), axis=0)
+        """(n,) score of a diagnostic, or of a composite (:data:`PAPER`, :data:`COMBINED`)."""
+        if name in COMPOSITES:
+            return np.max(np.stack([self.cols[f"score_{n}"] for n in COMPOSITES[name]]), axis=0)
         return self.cols[f"score_{name}"]
 
     def subset(self, mask) -> "LabelledTable":
@@ -280,7 +288,7 @@ def setting_table(table: LabelledTable, failed) -> tuple[np.ndarray, np.ndarray,
     names, idx = np.unique(table["setting"], return_index=True)
     fail = np.array([failed[table["setting"] == s].mean() > 0.5 for s in names])
     sc = {n: table[f"setting_score_{n}"][idx] for n in DIAGNOSTICS}
-    sc[COMBINED] = np.max(np.stack(list(sc.values())), axis=0)
+    sc.update({c: np.max(np.stack([sc[n] for n in parts]), axis=0) for c, parts in COMPOSITES.items()})
     return names, fail, sc
 
 
@@ -372,7 +380,7 @@ def leave_one_out(score, failed, benchmarks, name: str = "", false_max: float = 
 
 def summary(table: LabelledTable, factor: float | None = None, n_boot: int = BOOTSTRAP) -> dict:
     """Everything the chapter, claim 12 and ``binn fit`` quote, per diagnostic and for the
-    combined flag: {"factor", "failed" (n,), "n", "per": {name: {"auc": (a, lo, hi) (``n_boot``
+    composite scores (:data:`COMPOSITES`): {"factor", "failed" (n,), "n", "per": {name: {"auc": (a, lo, hi) (``n_boot``
     = 0: no interval, NaN bounds), "module": Counts at the module's thresholds, "held": Held}},
     "settings": the same at the level of settings, "n_settings", "settings_failed"}."""
     factor = failure_factor(table) if factor is None else float(factor)
@@ -384,7 +392,7 @@ def summary(table: LabelledTable, factor: float | None = None, n_boot: int = BOO
                 "module": calibration.count_flags(np.asarray(scores) > 1.0, fail),
                 "held": leave_one_out(scores, fail, bench)}
 
-    per = {n: block(table.score(n), failed, table["setting"], table["problem"]) for n in (*DIAGNOSTICS, COMBINED)}
+    per = {n: block(table.score(n), failed, table["setting"], table["problem"]) for n in (*DIAGNOSTICS, *COMPOSITES)}
     names, sfail, ssc = setting_table(table, failed)
     bench_of = dict(zip(table["setting"], table["problem"]))
     sb = np.array([bench_of[s] for s in names])
@@ -406,6 +414,11 @@ def stored_summary(n_boot: int = BOOTSTRAP) -> dict:
     return _SUMMARIES[key]
 
 
+def name_of(name: str) -> str:
+    """A diagnostic's or composite score's name for a reader."""
+    return COMPOSITE_WORDS.get(name, name.replace("_", " "))
+
+
 def pct(x: float) -> str:
     return "n/a" if not np.isfinite(x) else f"{100 * x:.0f} %"
 
@@ -417,7 +430,7 @@ def rate_pair(c: calibration.Counts) -> str:
 
 
 def rates_markdown(s: dict, level: str = "per") -> str:
-    """A table per diagnostic and the combined flag: AUC [interval], the module's thresholds'
+    """A table per diagnostic and the composite scores: AUC [interval], the module's thresholds'
     rates on all cases, and the held-out rates of thresholds chosen without the benchmark."""
     lines = ["| diagnostic | AUC [95 % interval] | module thresholds: caught | false alarms "
              "| held out: caught | false alarms | meets 85 % / 15 % held out |", "|---|---|---|---|---|---|---|"]
@@ -425,13 +438,13 @@ def rates_markdown(s: dict, level: str = "per") -> str:
         a, lo, hi = v["auc"]
         m, h = v["module"], v["held"].pooled
         iv = f" [{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) else ""
-        lines.append(f"| {n.replace('_', ' ')} | {a:.2f}{iv} | {pct(m.caught_rate)} | {pct(m.false_alarm_rate)} "
+        lines.append(f"| {name_of(n)} | {a:.2f}{iv} | {pct(m.caught_rate)} | {pct(m.false_alarm_rate)} "
                      f"| {pct(h.caught_rate)} ({h.caught}/{h.failures}) | {pct(h.false_alarm_rate)} "
                      f"({h.false_alarms}/{h.fine}) | {'yes' if v['held'].meets() else 'no'} |")
     return "\n".join(lines)
 
 
-def folds_markdown(s: dict, name: str = COMBINED, level: str = "per") -> str:
+def folds_markdown(s: dict, name: str = PAPER, level: str = "per") -> str:
     """One diagnostic's left-out benchmarks: the threshold chosen without it and its counts on it."""
     h = s[level][name]["held"]
     lines = ["| left-out benchmark | threshold (score) chosen on the others | caught | false alarms |",
@@ -442,7 +455,7 @@ def folds_markdown(s: dict, name: str = COMBINED, level: str = "per") -> str:
     return "\n".join(lines)
 
 
-def phrase(s: dict, name: str = COMBINED) -> str:
+def phrase(s: dict, name: str = PAPER) -> str:
     """What the held-out figures say of a score, in words decided by its numbers: whether its
     AUC interval lies above 0.5 (it carries signal) and whether it meets the target held out."""
     a, lo, hi = s["per"][name]["auc"]

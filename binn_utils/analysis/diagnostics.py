@@ -74,6 +74,7 @@ from .diagnostic_thresholds import (BALANCE_MAX, BALANCE_MIN, BLOWUP_FACTOR, CAN
                                     SPREAD_FLOOR, SPREAD_POINTS, TAIL_FRACTION, THRESHOLD_NAMES, UNDERFIT_TAIL_DECADES,
                                     UNDERFIT_TAIL_FRACTION, WEIGHT_RATIO_MAX, Thresholds, thresholds)
 from .reporting import fmt
+from .verdicts import held_together, median_interval, some
 
 __all__ = [
     "UNDERFIT_TAIL_FRACTION", "UNDERFIT_TAIL_DECADES", "TAIL_FRACTION", "INSTABILITY_ROUGHNESS",
@@ -81,7 +82,8 @@ __all__ = [
     "SPREAD_CV", "SPREAD_FLOOR", "BALANCE_MIN", "BALANCE_MAX", "WEIGHT_RATIO_MAX", "RANGE_QUANTILES", "SPREAD_POINTS",
     "DIAGNOSTIC_NAMES", "THRESHOLD_NAMES", "CANDIDATES", "Thresholds", "DEFAULT_THRESHOLDS", "thresholds",
     "Diagnostic", "DiagnosticReport", "DiagnosticTable", "diagnose", "diagnose_arrays", "diagnose_many",
-    "observed_u_range", "WARNING_SIGNS", "warning_signs", "collapsed",
+    "observed_u_range", "WARNING_SIGNS", "PAPER_SIGNS", "warning_signs", "SignsAgainstDefault",
+    "signs_against_default", "collapsed",
 ]
 
 
@@ -280,6 +282,42 @@ def _from_setting(sr, which: str, label, thresholds: Thresholds) -> DiagnosticRe
 #: The paper's three warning signs, each a number per replicate (``warning_signs``): u_theta
 #: against u_p, the validation loss's rise, the variability between initialisations.
 WARNING_SIGNS = ("mismatch", "validation rise", "operator deviation")
+#: The diagnostics that flag the paper's three warning signs (Discussion), with the sign each
+#: flags: the one set of flags claim 12 and the diagnostics chapter judge the paper's advice by.
+#: The other three (under-fitting, instability, loss balance) are this book's further checks.
+PAPER_SIGNS = {"mechanistic_mismatch": "mismatch", "overfitting": "validation rise",
+               "operator_spread": "operator deviation"}
+
+
+@dataclass(frozen=True)
+class SignsAgainstDefault:
+    """The paper's three warning signs at one setting set against its study's default
+    (:func:`signs_against_default`)."""
+
+    intervals: dict    # {sign: (Interval at the setting, Interval at the default)}
+    verdict: object    # verdicts.Verdict of "one of the signs is higher" (``verdicts.some``)
+    raised: tuple      # signs resolved higher than at the default, held to the level together
+    lower: tuple       # signs resolved lower than at the default
+
+    def words(self) -> str:
+        """e.g. "mismatch raised (operator deviation lower than at the default)"; "none raised"."""
+        return ((", ".join(self.raised) if self.raised else "none") + " raised"
+                + (f" ({', '.join(self.lower)} lower than at the default)" if self.lower else ""))
+
+
+def signs_against_default(res, ref, which: str | None = None) -> SignsAgainstDefault:
+    """Whether one of the paper's warning signs is raised at the stored setting ``res`` against
+    its study's default ``ref``: per sign, the median over replicates with its interval
+    (a failed replicate counts as high), the setting's against the default's (paired where they
+    share datasets and initialisations); raised when the difference is resolved upward once the
+    three are held to the level together (Holm), as ``verdicts.some``."""
+    here, there = warning_signs(res, which), warning_signs(ref, which)
+    pairs = {s: (median_interval(here[s], failures_high=True, of=res),
+                 median_interval(there[s], failures_high=True, of=ref)) for s in WARNING_SIGNS}
+    order_, kept = held_together(pairs.values())
+    resolved = [(s, o) for s, o, ok in zip(WARNING_SIGNS, order_, kept) if ok]
+    return SignsAgainstDefault(pairs, some(pairs.values(), 1), tuple(s for s, o in resolved if o == 1),
+                               tuple(s for s, o in resolved if o == -1))
 
 
 def warning_signs(sr, which: str | None = None) -> dict:

@@ -10,19 +10,26 @@ from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, 
 from ..analysis.reporting import fmt
 
 
-def short_flags(rep) -> str:
-    """The letters of the flags one report raises (e.g. 'U M'), '-' for none."""
-    return " ".join(SHORT_NAMES[n] for n in rep.flags) or "-"
+def short_flags(names) -> str:
+    """The letters of some diagnostics' flags (e.g. 'U M'), '-' for none."""
+    return " ".join(SHORT_NAMES[n] for n in names) or "-"
+
+
+def _further(scored: Scored, i: int) -> list[str]:
+    """The flags of setting ``i`` that do not count (the further checks beyond ``scored.signs``)."""
+    return [n for n in scored.table[i].flags if n not in scored.signs]
 
 
 def settings_table(scored: Scored, titles: dict) -> str:
-    """Every setting: its flags, ground-truth errors, failure and outcome."""
-    rows = ["| study | setting | flags | err $u_\\theta$ | err $u_p$ (x best) | operator errors | "
-            "failure | outcome |", "|---|---|---|---|---|---|---|---|"]
-    for g, rep, v, out in zip(scored.groups, scored.table, scored.truth, scored.outcomes):
+    """Every setting: the flags that count, the further checks' flags, ground-truth errors,
+    failure and outcome."""
+    rows = ["| study | setting | flags | further checks | err $u_\\theta$ | err $u_p$ (x best) | operator errors | "
+            "failure | outcome |", "|---|---|---|---|---|---|---|---|---|"]
+    for i, (g, rep, v, out) in enumerate(zip(scored.groups, scored.table, scored.truth, scored.outcomes)):
         ops = ", ".join(f"{k} {fmt(e)}" for k, e in v["ops"].items())
         extra = f"; {v['bad']}/{v['R']} failed" if v["bad"] else ""
-        rows.append(f"| {titles[g]} | {rep.label} | {short_flags(rep)} | {fmt(v['theta'])} | "
+        rows.append(f"| {titles[g]} | {rep.label} | {short_flags(scored.flags(i))} | {short_flags(_further(scored, i))} "
+                    f"| {fmt(v['theta'])} | "
                     f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')}){extra} | {ops} | {'**yes**' if v['fail'] else 'no'} | "
                     f"{out} |")
     return "\n".join(rows)
@@ -41,31 +48,20 @@ def outcome_table(scored: Scored, titles: dict) -> str:
 def outcome_list(scored: Scored, titles: dict, which: str) -> str:
     """'<study>: <setting>; ...' of the settings with outcome ``which`` (false alarms with
     their flags), 'none' if there are none."""
-    out = [f"{titles[g]}: {rep.label}" + (f" ({short_flags(rep)})" if which == "false alarm" else "")
-           for g, rep, o in zip(scored.groups, scored.table, scored.outcomes) if o == which]
+    out = [f"{titles[g]}: {rep.label}" + (f" ({short_flags(scored.flags(i))})" if which == "false alarm" else "")
+           for i, (g, rep, o) in enumerate(zip(scored.groups, scored.table, scored.outcomes)) if o == which]
     return "; ".join(out) if out else "none"
 
 
 def diagnostic_table(scored: Scored) -> str:
-    """Per diagnostic: settings flagged, failures among them, failures only it flags."""
+    """Per diagnostic: settings flagged, failures among them, failures only it flags (those
+    beyond ``scored.signs`` marked as further checks)."""
     rows = ["| diagnostic | settings flagged | of which failures | failures caught by this flag alone |",
             "|---|---|---|---|"]
     for n, (flagged, failures, alone) in scored.by_diagnostic().items():
-        rows.append(f"| {n.replace('_', ' ')} ({SHORT_NAMES[n]}) | {flagged} | {failures} | {alone} |")
+        further = "" if n in scored.signs else ", a further check"
+        rows.append(f"| {n.replace('_', ' ')} ({SHORT_NAMES[n]}{further}) | {flagged} | {failures} | {alone} |")
     return "\n".join(rows)
-
-
-def paper_point(scored: Scored, i: int | None, paper_says_failure: bool) -> dict:
-    """One row of the table of the settings where the paper locates failure (or success):
-    our flags, the median u_p error, our ground truth and whether the flags match the paper
-    (a flag where it reports failure, none where it does not); 'not run' without setting ``i``."""
-    if i is None:
-        return dict.fromkeys(("flags", "up", "gt", "agree"), "not run")
-    v = scored.truth[i]
-    return {"flags": ", ".join(n.replace("_", " ") for n in scored.table[i].flags) or "none",
-            "up": f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')} x best)",
-            "gt": "failure" if v["fail"] else "fine",
-            "agree": "yes" if scored.agrees_with_paper(i, paper_says_failure) else "no"}
 
 
 def _counts_cells(c: Counts) -> str:
@@ -107,18 +103,26 @@ def rates(c: Counts) -> str:
     return f"{100 * c.caught_rate:.0f}% caught, {100 * c.false_alarm_rate:.0f}% false alarms"
 
 
-#: The table of the points where the paper says how the recovery went (``studies.paper_points``:
-#: every study's failures, then its defaults), with our flags, the median error of u_p and our
-#: ground truth at each: one row per point of the registry.
-HEADER = ("| setting | the paper says | our flags | median err $u_p$ | ground truth (our rule) | flags match the paper |\n"
-          "|---|---|---|---|---|---|")
+def paper_failures_table(scored: Scored, rows) -> str:
+    """The settings where the paper reports a failure: the paper's three signs against the
+    study's default (claim 12's comparison, ``diagnostics.signs_against_default``), the flags
+    at our thresholds, the median u_p error and our ground truth there and at the default.
+    ``rows``: (study, ``studies.PaperPoint``, the point's index in ``scored``, the default's
+    index, its ``SignsAgainstDefault`` or None where it is not compared)."""
+    out = ["| setting | the paper says | the paper's signs against the default | flags (further checks) "
+           "| median err $u_p$ (x best) | ground truth (our rule) | at the default |", "|---|---|---|---|---|---|---|"]
 
-
-def paper_points_table(scored: Scored, at) -> str:
-    """``at``: (study, ``studies.PaperPoint``, whether the paper reports a failure there, the
-    point's index in ``scored`` or None where it was not run), in the table's order."""
-    rows = [HEADER]
-    for st, p, fails, i in at:
-        c = paper_point(scored, i, fails)
-        rows.append(f"| {st.problem}, {p.label} | {p.says} | {c['flags']} | {c['up']} | {c['gt']} | {c['agree']} |")
-    return "\n".join(rows)
+    def truth(i):
+        return "not run" if i is None else "failure" if scored.truth[i]["fail"] else "fine"
+    for st, p, i, ref, against in rows:
+        if i is None:
+            out.append(f"| {st.problem}, {p.label} | {p.says} | not run | not run | not run | not run | {truth(ref)} |")
+            continue
+        v = scored.truth[i]
+        other_noise = dict(p.point).get("noise_var", st.default.get("noise_var")) != st.default.get("noise_var")
+        signs = (against.words() if against is not None else
+                 "not compared: the default has another noise level, so other data" if other_noise else "not compared")
+        flags = short_flags(scored.flags(i)) + (f" ({short_flags(_further(scored, i))})" if _further(scored, i) else "")
+        out.append(f"| {st.problem}, {p.label} | {p.says} | {signs} | {flags} | {fmt(v['up'])} ({fmt(v['rel'], '.2g')}) "
+                   f"| {truth(i)} | {truth(ref)} |")
+    return "\n".join(out)

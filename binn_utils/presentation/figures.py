@@ -24,7 +24,7 @@ from . import panels, plotting
 from .. import studies
 from ..analysis import diagnostics
 from ..analysis.reporting import arch_label, find, meta_value, value_label
-from ..analysis.diagnostic_roc import CAUGHT_MIN, COMBINED, DIAGNOSTICS, FALSE_MAX, roc, setting_table
+from ..analysis.diagnostic_roc import CAUGHT_MIN, COMPOSITES, DIAGNOSTICS, FALSE_MAX, name_of, roc, setting_table
 from .panels import ABOVE
 from .plotting import COLORS
 from ..studies.batch_size import time_fit
@@ -452,22 +452,23 @@ def mismatch_figure(scored, titles: dict, failure_factor):
 
 
 def roc_figure(table, summary):
-    """ROC curves of every diagnostic and the combined flag over every stored network (left)
+    """ROC curves of every diagnostic and of the composite flags (the paper's three signs, black;
+    all six, grey) over every stored network (left)
     and over the settings (right), from :mod:`binn_utils.analysis.diagnostic_roc`: sensitivity against
     false-alarm rate as the threshold on each score moves; a dot marks the module's thresholds
     (score 1), the shaded corner the target (at least 85 % caught at most 15 % false alarms)."""
     failed = summary["failed"]
     names, sfail, ssc = setting_table(table, failed)
-    colors = dict(zip((*DIAGNOSTICS, COMBINED), (*plt.get_cmap("tab10").colors[:len(DIAGNOSTICS)], "k")))
+    colors = dict(zip((*DIAGNOSTICS, *COMPOSITES), (*plt.get_cmap("tab10").colors[:len(DIAGNOSTICS)], "k", "0.5")))
     fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
     for ax, level, title in ((axes[0], "per", f"{summary['n']} networks"),
                              (axes[1], "settings", f"{summary['n_settings']} settings")):
-        for n in (*DIAGNOSTICS, COMBINED):
+        for n in (*DIAGNOSTICS, *COMPOSITES):
             sc, fl = (table.score(n), failed) if level == "per" else (ssc[n], sfail)
             _, sens, fa = roc(sc, fl)
             a = summary[level][n]["auc"][0]
-            ax.plot(fa, sens, color=colors[n], lw=2.0 if n == COMBINED else 1.1,
-                    label=f"{n.replace('_', ' ')} (AUC over networks {a:.2f})" if level == "per" else None)
+            ax.plot(fa, sens, color=colors[n], lw=2.0 if n in COMPOSITES else 1.1,
+                    label=f"{name_of(n)} (AUC over networks {a:.2f})" if level == "per" else None)
             m = summary[level][n]["module"]
             ax.plot([m.false_alarm_rate], [m.caught_rate], "o", color=colors[n], ms=5)
         ax.add_patch(plt.Rectangle((0, CAUGHT_MIN), FALSE_MAX, 1 - CAUGHT_MIN, color="g", alpha=0.15, lw=0))

@@ -53,20 +53,12 @@ def repeated(dense: bool) -> list[Study]:
 SUPPORTING_CONFIGURATIONS = ((0.0, False), (1e-2, False), (0.0, True), (1e-3, True), (1e-2, True))
 
 
-def paper_points(among) -> list[tuple[Study, PaperPoint, bool]]:
-    """Where the paper says how the recovery went, in the studies ``among``: (study, point,
-    whether the paper reports a failure there) for every failure, study by study, then for
-    every default point."""
-    return ([(st, p, True) for st in among for p in st.paper_failures]
-            + [(st, st.default_point, False) for st in among])
-
-
 def reference_configuration(noise_var: float, dense: bool) -> tuple[float, bool]:
     """The configuration a Supporting Material repeat is compared with: the sparse grid at
     the same noise level for a dense repeat, the main text's otherwise."""
     return (noise_var, False) if dense else (DEFAULT_NOISE_VAR, False)
 
 
-__all__ = ["REGISTRY", "Study", "PaperPoint", "paper_points", "SCALES", "PAPER_DEFAULTS", "scale_values", "get", "sweeps", "repeated",
+__all__ = ["REGISTRY", "Study", "PaperPoint", "SCALES", "PAPER_DEFAULTS", "scale_values", "get", "sweeps", "repeated",
            "reference_configuration", "SUPPORTING_CONFIGURATIONS", "OPERATOR_ARCHS", "BATCH_SIZES", "PAPER_BUDGET_STEPS",
            "AUTHORS_BUDGET_EPOCHS", "LEARNING_RATES", "PDE_WEIGHTS", "NOISE_ARCHS"]
