@@ -137,7 +137,7 @@ def failure(setting):
     return any(dict(setting.meta) == pytest.approx(dict(p.point)) for p in st.paper_failures)
 
 
-EVERY_NETWORK = (SubClaim("over every stored network, the paper's three signs rank failed networks above fine ones", N), "")
+EVERY_NETWORK = (SubClaim("over every stored network, the paper's three signs rank failed networks above fine ones", N), "", "")
 
 
 @pytest.fixture
@@ -147,7 +147,7 @@ def no_network_table(monkeypatch):
 
 
 def test_claim_12_over_every_stored_network_is_the_paper_s_three_signs_with_held_out_rates():
-    sub, words = spanning.every_network()
+    sub, words, caveat = spanning.every_network()
     s = diagnostic_roc.stored_summary()
     paper = s["per"][diagnostic_roc.PAPER]
     a, lo, hi = paper["auc"]
@@ -158,6 +158,8 @@ def test_claim_12_over_every_stored_network_is_the_paper_s_three_signs_with_held
     assert sub.verdict is (A if lo > 0.5 else D if hi < 0.5 else Verdict.INDISTINCT)
     assert f"{diagnostic_roc.pct(held.false_alarm_rate)} false alarms ({held.false_alarms} of {held.fine})" in words
     assert f"{s['n']} stored networks" in words
+    assert caveat.endswith(f"catch {diagnostic_roc.pct(held.caught_rate)} of failures, with "
+                           f"{diagnostic_roc.pct(held.false_alarm_rate)} of fine networks flagged (AUC {a:.2f})")
     # one set of flags: the paper's score is the largest of exactly the diagnostics that flag its three signs
     t = diagnostic_roc.labelled_table()
     np.testing.assert_array_equal(t.score(diagnostic_roc.PAPER),
@@ -429,3 +431,12 @@ def test_no_reader_facing_text_decides_by_separated_or_overlapping_intervals():
     found = [f"{f.relative_to(root)}: {m.group(0)}" for f in files
              for m in pattern.finditer(" ".join(f.read_text().split()))]
     assert not found, found
+
+
+def test_a_claims_caveat_goes_with_its_outcome_on_the_landing_page_and_in_the_chapter_box():
+    subs = (SubClaim("sub-claim", A, rule="r"),)
+    j = scorecard.judge(claim(12, lambda ctx: ClaimCheck("runs", "Numbers", subs, ("ch",), caveat="held out, 32 % caught")), None)
+    assert any("(claim 12; held out, 32 % caught)" in line for line in text.plain_answer([j]))
+    assert "; held out, 32 % caught. " in text.chapter_brief_md([j])
+    plain = checked(2, A)
+    assert not any("(claim 2;" in line for line in text.plain_answer([plain]))

@@ -359,6 +359,9 @@ class ClaimCheck:
     missing: bool = False
     #: further numbers a reader acts on (e.g. an operator's error at the recommended setting): name -> Interval
     numbers: Mapping = field(default_factory=dict)
+    #: what a reader should know beside the outcome, generated from the numbers (e.g. how weak a
+    #: signal that agrees is); the landing page's answer and the chapters' boxes repeat it
+    caveat: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "subclaims", adjust_family(self.subclaims))

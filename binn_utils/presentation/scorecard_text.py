@@ -127,8 +127,7 @@ def decision_md() -> str:
 
 def mark_md(outcome: Outcome, text: str = "") -> str:
     """The coloured mark of an outcome, followed by ``text``."""
-    sym, colour = MARKS[outcome]
-    return f'<span style="color:{colour};font-weight:bold">{sym}{" " + text if text else ""}</span>'
+    return f'<span style="color:{MARKS[outcome][1]};font-weight:bold">{MARKS[outcome][0]}{" " + text if text else ""}</span>'
 
 
 def title_tex(claim) -> str:
@@ -285,7 +284,8 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
     by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
 
     def named(js):
-        return "; ".join(f"{title_tex(j.claim)} (claim {j.claim.number}{_not_counted(j)})" for j in js)
+        return "; ".join(f"{title_tex(j.claim)} (claim {j.claim.number}{_not_counted(j)}"
+                         f"{'; ' + j.check.caveat if j.check and j.check.caveat else ''})" for j in js)
 
     def claims(js):
         return ("claims " if len(js) > 1 else "claim ") + and_list(j.claim.number for j in js)
@@ -399,7 +399,7 @@ def chapter_brief_md(judged: list[Judged] | None) -> str:
             continue
         back = holding_back(j.subclaims) if j.outcome is not Outcome.REPRODUCED else ""
         lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: {mark_md(j.outcome, verdict_words(j))}"
-                     + (f"; held back by {back}" if back else "") + ". "
+                     + (f"; held back by {back}" if back else "") + (f"; {j.check.caveat}" if j.check.caveat else "") + ". "
                      f"{{ref}}`On the scorecard <{claim_anchor(j.claim)}>`.")
     lines += ["", "The verdict section below gives each comparison with its numbers.", "```"]
     return "\n".join(lines)
