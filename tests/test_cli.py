@@ -175,6 +175,11 @@ def test_status_names_damaged_files_and_migrate_adds_checksums(monkeypatch, tmp_
     with pytest.raises(SystemExit) as stop:      # a sweep would train it again over itself: refused first
         cli.main(["sweep", "learning_rate", "--results-dir", str(tmp_path)])
     assert stop.value.code == 2 and "have no checksum" in capsys.readouterr().err
+    # a chapter's load_or_run refuses in the same words before it trains anything
+    from binn_utils.store import loading
+    monkeypatch.setattr(loading, "run_settings", lambda *a_, **k: pytest.fail("trained over an unsealed record"))
+    with pytest.raises(RuntimeError, match=r"1 stored record\(s\) have no checksum .*`binn migrate --results-dir"):
+        loading.load_or_run([b], "quick", source=tmp_path)
     assert json.loads(js_b.read_text()) == rec                                # untouched
     assert cli.main(["migrate", "--results-dir", str(tmp_path)]) == 1        # one damaged record
     out, err = capsys.readouterr()

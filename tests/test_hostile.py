@@ -491,7 +491,7 @@ def test_migrate_on_a_read_only_store_is_one_line(copied, capsys, monkeypatch):
 
     def read_only(path, data):
         raise PermissionError(13, "Permission denied", str(path))
-    monkeypatch.setattr(store, "_atomic_write", read_only)        # root may write anywhere: simulate it
+    monkeypatch.setattr(store, "atomic_write", read_only)        # root may write anywhere: simulate it
     assert cli.main(["migrate", "--results-dir", str(root)]) == 1
     said = capsys.readouterr()
     assert "Traceback" not in said.err and len(said.err.strip().splitlines()) == 1
@@ -742,7 +742,7 @@ def test_a_store_lock_held_elsewhere_is_reported_not_waited_on_in_silence(tmp_pa
     threading.Timer(1.0, lambda: os.close(held)).start()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with store._folder_lock(tmp_path):
+        with store.folder_lock(tmp_path):
             pass
     said = [str(w.message) for w in caught if issubclass(w.category, StoreWarning)]
     assert len(said) == 1 and f"waiting for the lock of {tmp_path}" in said[0]

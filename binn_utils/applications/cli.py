@@ -45,7 +45,7 @@ from ..store import provenance, records
 from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_scheduler_answers,
                               check_submit_command, end_worker_processes, load_cluster_config,
                               make_jobqueue_cluster)
-from ..store.migration import is_unsealed, migrate_store
+from ..store.migration import is_unsealed, migrate_store, unsealed_words
 from ..store.runner import CHECKPOINT_EVERY, check_run_request, run_settings
 from ..store.setting import PRIORITIES, group_cost, group_settings, on_data, order_groups, replicate_steps
 from . import arguments, fit_commands, interrupts
@@ -343,9 +343,7 @@ def _run(ap, args) -> int:
         todo += [s for s, r in zip(sets, stored) if r is None and s.key not in seen]
         seen.update(s.key for s in sets)
     if legacy:
-        why = (f"{len(legacy)} stored record(s) have no checksum (written before whole-record checksums, or the "
-               f"field was removed) and are not read: `binn migrate"
-               f"{'' if args.results_dir is None else ' --results-dir ' + str(results_dir)}` verifies and seals them")
+        why = unsealed_words(len(legacy), None if args.results_dir is None else results_dir)
         if args.cmd == "sweep" and not args.dry_run:     # training them again would write over them
             ap.exit(USAGE_ERROR, f"binn sweep: error: {why}; run it first\n")
         print(why)

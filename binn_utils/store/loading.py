@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from . import records
+from .migration import is_unsealed, unsealed_words
 from .runner import run_settings
 from .setting import SETTING_KIND, Setting
 from .sweep_record import SweepRecord, reported
@@ -97,9 +98,14 @@ CHAPTER_FORWARD_METHOD = {False: "RK45", True: "BDF"}
 def load_or_run(settings, scale: str, source=None, progress=None, desc="settings", workers=1):
     """Stored results for ``settings``, training (with a progress bar) what is missing into
     the last of ``records.stores_for(scale, source)`` (where ``records.check_may_train``
-    allows it), its u_p solved by ``CHAPTER_FORWARD_METHOD`` of its grid."""
+    allows it), its u_p solved by ``CHAPTER_FORWARD_METHOD`` of its grid.  A record without its
+    checksum (unsealed) stops it before any training, as it stops ``binn sweep``."""
     stores = records.stores_for(scale, source)
     todo = [s for s in settings if where_stored(s, stores) is None]
+    for d in stores:   # an unsealed record is not read, and training it again would write over it
+        n = sum(is_unsealed(s.paths(d)[1]) for s in todo)
+        if n:
+            raise RuntimeError(unsealed_words(n, d) + "; run it first")
     records.check_may_train([f"{s.study}:{s.label}" for s in todo], stores[0], "settings are",
                           "run `binn sweep <study> --scale <scale>` first")
     if progress is None:

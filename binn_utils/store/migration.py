@@ -3,7 +3,7 @@
 Records stored before the current checksums existed are damaged to every other reader
 (:func:`is_unsealed` finds them); :func:`migrate_store` reads them after the checks they allow
 and adds the checksums (and the fields they predate, with the values they had) to those that
-verify (``records.migrate_pair``).
+verify (``migrate_pair``).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ LEGACY_RECORD_FIELDS = {k: LEGACY[k] for k in ("forward_method", "device", "trai
 def migrate_store(results_dir=None) -> dict:
     """Bring every stored pair under ``results_dir`` (the runs, the cached fits, e.g.
     ``scratch/``, and the checkpoints) to ``records.STORE_FORMAT`` if it verifies
-    (``records.migrate_pair``: its name is the hash of its specification, it has the fields
+    (``migrate_pair``: its name is the hash of its specification, it has the fields
     of its kind, its arrays match their checksum): add the checksums and the fields it
     predates (``LEGACY_RECORD_FIELDS``, ``LEGACY_DEFAULTS``), leaving the arrays, every other
     field and every key as they are; no retraining.  Pairs that do not verify are left
@@ -40,7 +40,7 @@ def migrate_store(results_dir=None) -> dict:
         if js.name.startswith(".") or (js.parent.name not in ("runs", "checkpoints") and not npz.exists()):
             continue  # a temporary file, or a JSON file that is not half of a stored pair
         kind = SETTING_KIND if js.parent.name == "runs" else None  # elsewhere: by its content
-        out[str(js)] = records.migrate_pair(npz, js, _legacy_fields, kind=kind, verify=errors_match_arrays)
+        out[str(js)] = migrate_pair(npz, js, _legacy_fields, kind=kind, verify=errors_match_arrays)
     return out
 
 
@@ -54,6 +54,14 @@ def is_unsealed(js) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(record, dict) and records.RECORD_CHECKSUM_FIELD not in record
+
+
+def unsealed_words(n: int, results_dir=None) -> str:
+    """Why ``n`` unsealed records stop training (``binn sweep``, ``load_or_run``): training them
+    again would write over records ``binn migrate`` could verify and keep."""
+    where = "" if results_dir is None else f" --results-dir {results_dir}"
+    return (f"{n} stored record(s) have no checksum (written before whole-record checksums, or the field was "
+            f"removed) and are not read: `binn migrate{where}` verifies and seals them")
 
 
 #: how closely a record's errors must match those its arrays give (the arrays are float32, and a
@@ -104,3 +112,36 @@ def _legacy_fields(record: dict) -> dict:
     if "benchmark" not in record or "metrics" not in record:
         return {}
     return {**LEGACY_RECORD_FIELDS, **(LEGACY_DEFAULTS if record["benchmark"] in CHOOSES_INITIAL else {})}
+
+
+def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
+    """Bring one pair to ``records.STORE_FORMAT`` without touching its arrays, only if it verifies
+    (``records.read_pair`` with ``kind``: its name is the hash of its specification, it has its kind's
+    fields, its arrays match their checksum or pass the zip's CRC check).  ``fill(record)`` (optional)
+    gives fields with the values records had before the field existed; those the record lacks are
+    added.  ``verify(record, npz bytes)``: why its numbers do not match its arrays (an edit a missing
+    checksum cannot show), or None; such a record is damaged, never sealed.  Returns "current"
+    (already sealed), "migrated" (checksums, store format and missing fields added), "damaged: <why>"
+    (left as it is: it is treated as missing and recomputed by the next run that needs it) or
+    "failed: <why>" (it verifies but could not be rewritten, e.g. a read-only folder)."""
+    npz, js = Path(npz), Path(js)
+    try:
+        record, _ = records.read_pair(npz, js, load_arrays=False, kind=kind, unsealed=True)
+    except (records.DamagedRecordError, FileNotFoundError) as err:
+        return f"damaged: {err}"
+    if records.is_sealed(record):
+        return "current"
+    data = npz.read_bytes()
+    why = verify(record, data) if verify is not None else None
+    if why:
+        return f"damaged: {js}: {why}"
+    new = records.seal({**(fill(record) if fill else {}), **record}, records.sha256_bytes(data))
+    try:
+        with records.folder_lock(js.parent):
+            if npz.read_bytes() != data:  # rewritten meanwhile by a sweep: that one is current
+                return "current"
+            records.atomic_write(js, records.json_bytes(new))
+            records.fsync_folder(js.parent)
+    except OSError as err:
+        return f"failed: cannot rewrite {js}: {err.strerror or err}"
+    return "migrated"

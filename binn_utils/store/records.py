@@ -25,7 +25,7 @@ is not the hash of the specification it holds (a pair copied over another's name
 ``.npz`` is missing, the ``.npz`` bytes do not match ``npz_sha256``, or it has no ``record_sha256``;
 :class:`DamagedRecordError` then names the file and what is wrong.  A record written before
 whole-record checksums (store format 2: ``npz_sha256`` only; format 1: no checksum, the ``.npz`` a zip
-whose members pass their CRC-32 check) is read by :func:`migrate_pair` (``binn migrate``) alone, which
+whose members pass their CRC-32 check) is read by :func:`~binn_utils.store.migration.migrate_pair` (``binn migrate``) alone, which
 adds the checksums without touching the arrays, and never to a record that does not verify.
 
 *Policy.*  Results are read from the committed store (``results/``) and then the working store
@@ -66,6 +66,10 @@ class DamagedRecordError(RuntimeError):
     """A stored pair that cannot be trusted (the message names the file and the reason)."""
 
 
+class UnsealedRecordError(DamagedRecordError):
+    """A record without its checksum: not read until ``binn migrate`` seals it, never trained over."""
+
+
 class StoreWarning(UserWarning):
     """A damaged stored pair was found and is treated as missing (it will be recomputed)."""
 
@@ -88,7 +92,7 @@ def sha256_bytes(data: bytes) -> str:
 
 
 @contextlib.contextmanager
-def _folder_lock(folder: Path):
+def folder_lock(folder: Path):
     """Exclusive lock of ``folder`` while a pair is written (a no-op without ``fcntl``)."""
     try:
         import fcntl
@@ -108,7 +112,7 @@ def _folder_lock(folder: Path):
         os.close(fd)  # releases the lock
 
 
-def _fsync_folder(folder: Path):
+def fsync_folder(folder: Path):
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:  # pragma: no cover - e.g. Windows
@@ -128,7 +132,7 @@ def umask() -> int:
     return mask
 
 
-def _atomic_write(path: Path, data: bytes):
+def atomic_write(path: Path, data: bytes):
     """``path`` gets ``data`` or keeps what it had: unique temporary file, fsync, rename.
     The file gets the permissions the umask gives a new file (``mkstemp`` alone: 0600)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -209,15 +213,15 @@ def write_pair(npz, js, arrays: dict, record: dict) -> dict:
     data = buf.getvalue()
     record = seal(record, sha256_bytes(data))
     text = json_bytes(record)
-    with _folder_lock(npz.parent):
-        _atomic_write(npz, data)
-        _atomic_write(js, text)
-        _fsync_folder(npz.parent)
+    with folder_lock(npz.parent):
+        atomic_write(npz, data)
+        atomic_write(js, text)
+        fsync_folder(npz.parent)
     return record
 
 
-def _damaged(path: Path, why: str) -> DamagedRecordError:
-    return DamagedRecordError(f"damaged stored result {path}: {why}")
+def _damaged(path: Path, why: str, error=DamagedRecordError) -> DamagedRecordError:
+    return error(f"damaged stored result {path}: {why}")
 
 
 def _read_record(js: Path) -> dict:
@@ -279,7 +283,8 @@ def _verify_record(js: Path, record: dict, kind, unsealed: bool = False) -> Reco
         raise _damaged(js, f"it holds the specification of {name}, not of {js.stem} (copied or renamed?)")
     if stored is None and not unsealed:
         raise _damaged(js, f"it has no checksum {RECORD_CHECKSUM_FIELD} (written before whole-record checksums, "
-                           "or the field was removed): `binn migrate` verifies such a record and seals it")
+                           "or the field was removed): `binn migrate` verifies such a record and seals it",
+                       UnsealedRecordError)
     return kind
 
 
@@ -333,46 +338,18 @@ def check_pair(npz, js, *, warn: bool = True, kind=None) -> dict | None:
         return None
     except DamagedRecordError as err:
         if warn:
-            warnings.warn(f"{err}; treated as missing (it will be recomputed)", StoreWarning, stacklevel=2)
+            warnings.warn(f"{err}; {missing_words(err)}", StoreWarning, stacklevel=2)
         return None
+
+
+def missing_words(err: DamagedRecordError) -> str:
+    """What happens to a damaged record: recomputed, or, unsealed, left for ``binn migrate``."""
+    return "not read, nor trained over" if isinstance(err, UnsealedRecordError) else "treated as missing (it will be recomputed)"
 
 
 def is_sealed(record: dict) -> bool:
     """Whether a record carries the current store format's checksums (else: ``binn migrate``)."""
     return record.get(RECORD_CHECKSUM_FIELD) is not None and record.get(FORMAT_FIELD) == STORE_FORMAT
-
-
-def migrate_pair(npz, js, fill=None, kind=None, verify=None) -> str:
-    """Bring one pair to :data:`STORE_FORMAT` without touching its arrays, only if it verifies
-    (:func:`read_pair` with ``kind``: its name is the hash of its specification, it has its kind's
-    fields, its arrays match their checksum or pass the zip's CRC check).  ``fill(record)`` (optional)
-    gives fields with the values records had before the field existed; those the record lacks are
-    added.  ``verify(record, npz bytes)``: why its numbers do not match its arrays (an edit a missing
-    checksum cannot show), or None; such a record is damaged, never sealed.  Returns "current"
-    (already sealed), "migrated" (checksums, store format and missing fields added), "damaged: <why>"
-    (left as it is: it is treated as missing and recomputed by the next run that needs it) or
-    "failed: <why>" (it verifies but could not be rewritten, e.g. a read-only folder)."""
-    npz, js = Path(npz), Path(js)
-    try:
-        record, _ = read_pair(npz, js, load_arrays=False, kind=kind, unsealed=True)
-    except (DamagedRecordError, FileNotFoundError) as err:
-        return f"damaged: {err}"
-    if is_sealed(record):
-        return "current"
-    data = npz.read_bytes()
-    why = verify(record, data) if verify is not None else None
-    if why:
-        return f"damaged: {js}: {why}"
-    new = seal({**(fill(record) if fill else {}), **record}, sha256_bytes(data))
-    try:
-        with _folder_lock(js.parent):
-            if npz.read_bytes() != data:  # rewritten meanwhile by a sweep: that one is current
-                return "current"
-            _atomic_write(js, json_bytes(new))
-            _fsync_folder(js.parent)
-    except OSError as err:
-        return f"failed: cannot rewrite {js}: {err.strerror or err}"
-    return "migrated"
 
 
 def check_writable(folder) -> Path:

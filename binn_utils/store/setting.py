@@ -141,8 +141,7 @@ class Setting:
             return SweepRecord.from_json(record, js)
         except records.DamagedRecordError as err:
             if warn:
-                warnings.warn(f"{err}; treated as missing (it will be recomputed)", records.StoreWarning,
-                              stacklevel=2)
+                warnings.warn(f"{err}; {records.missing_words(err)}", records.StoreWarning, stacklevel=2)
             return None
 
     def is_done(self, results_dir) -> bool:
