@@ -91,10 +91,12 @@ reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))
 # ## Solutions, operators, validation losses and the error over all combinations
 #
 # The results table holds one row per trained network and norm of the errors: its $D$ and
-# $V$ networks, seed, errors and status. The heat maps of the figure (bottom) are the
-# errors of $u_\mathrm{p}$ grouped by norm and pair of networks: ours the mean in the
-# Frobenius norm, the authors' metric the median in the spectral norm. A failed forward
-# solve has no error (NaN): it is left out of its cell's statistic and counted.
+# $V$ networks, seed, errors and status. The heat maps of the figure (bottom) show the
+# error of $u_\mathrm{p}$ for each pair of networks in two ways. The left map measures it as
+# this book does everywhere: the relative error in the Frobenius norm, averaged over the
+# initialisations. The right map measures it as the authors' code does: the relative error
+# in the spectral norm, and the median over the initialisations. A failed forward solve has
+# no error (NaN): it is left out of its cell's statistic and counted.
 
 # %%
 ours = results_table.table(results, norms=("frobenius", "spectral"))   # one row per network and norm
