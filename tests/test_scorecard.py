@@ -380,6 +380,10 @@ def test_claims_table_details_and_choices():
     mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}
     assert text.intervals_words(mixed) == "AUC 0.85 [0.80, 0.90]; u_p (median with its 95 % interval) 0.09 [0.08, 0.1]"
     assert text.intervals_words({"a": Interval(2.0, 1.0, 3.0, 5, 0.95, "a")}) == "a 2 [1, 3]"    # the rule names it
+    # a name that says its statistic is not followed by it again (claim 9's medians and IQRs)
+    named = {"median, (4, 32)": ivs["u_p"], "IQR, (4, 32)": spread["(4, 4)"]}
+    assert text.intervals_words(named) == ("each with its 95 % interval: median, (4, 32) 0.09 [0.08, 0.1]; "
+                                           "IQR, (4, 32) 0.02 [0.01, 0.03]")
     effects = [scorecard.ChoiceEffect("ours", "theirs", ((judged[0], checked(1, D)),)),
                scorecard.ChoiceEffect("mine", "other", ())]
     assert text.choices_table(effects).split("\n")[2:] == [
@@ -440,3 +444,10 @@ def test_a_claims_caveat_goes_with_its_outcome_on_the_landing_page_and_in_the_ch
     assert "; held out, 32 % caught. " in text.chapter_brief_md([j])
     plain = checked(2, A)
     assert not any("(claim 2;" in line for line in text.plain_answer([plain]))
+
+
+def test_one_phrasing_per_outcome_the_sentence_about_the_paper_uses_the_verdicts_own_words():
+    from binn_utils.analysis.verdicts import WITH_PAPER
+    for v, words in WITH_PAPER.items():
+        head = v.value.split(" with this many replicates")[0]
+        assert words.startswith(head) or words.startswith(f"was {head}"), (v, words)

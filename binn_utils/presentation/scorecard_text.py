@@ -48,10 +48,8 @@ def outcome_rule_md() -> str:
 
 
 def intervals_words(numbers) -> str:
-    """The intervals a sub-claim was decided on, saying which intervals they are: 'medians with
-    their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]' (an interval of
-    another estimate, e.g. a fitted slope, or a number given as text, e.g. an AUC, as it is:
-    the sub-claim's rule names it)."""
+    """The intervals a sub-claim was decided on, saying which they are ('medians with their 95 %
+    intervals: u_theta 0.08 [0.07, 0.09]; ...'; each named once; another estimate's as it is)."""
     level = f"{100 * LEVEL:g} %"
     whats = {v.what if isinstance(v, Interval) else None for v in numbers.values()}
     items = "; ".join(f"{k} {v}" for k, v in numbers.items())
@@ -60,8 +58,10 @@ def intervals_words(numbers) -> str:
     if whats == {"IQR"}:
         return f"interquartile ranges with their {level} bootstrap intervals: {items}"
     named = {"median": f"median with its {level} interval", "IQR": f"IQR with its {level} bootstrap interval"}
-    return "; ".join(f"{k} ({named[v.what]}) {v}" if isinstance(v, Interval) and v.what in named else f"{k} {v}"
-                     for k, v in numbers.items())
+    said = [isinstance(v, Interval) and v.what in named and k.lower().startswith(v.what.lower()) for k, v in numbers.items()]
+    body = "; ".join(f"{k} ({named[v.what]}) {v}" if isinstance(v, Interval) and v.what in named and not ok  # a name
+                     else f"{k} {v}" for (k, v), ok in zip(numbers.items(), said))            # that says its statistic
+    return (f"each with its {level} interval: " if all(said) else "") + body
 
 
 def _num(v: float) -> str:
