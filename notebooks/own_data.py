@@ -81,8 +81,11 @@ if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
 plan = fit_example.example_plan(out / "fit", scale, cache_dir=records.folders_for(scale, source, "own_data"))
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 # the report's figures again, with the known answer drawn in (dashed black)
-with_truth = {name: plotting.save(fig, out / "with-truth", Path(name).stem) for name, fig in
-              fit_report.fit_figures(fit, plan.units, truth=fit_example.example_truth(u_true)).items()}
+shown = fit_report.fit_figures(fit, plan.units, truth=fit_example.example_truth(u_true))
+with_truth = {name: plotting.save(fig, out / "with-truth", Path(name).stem) for name, fig in shown.items()}
+if output_dir is None:   # the book: their layout checked with every other figure's (book/figure-data/layout)
+    for name, fig in shown.items():
+        plotting.record_layout(fig, None, f"own_data_{Path(name).stem}")
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
                           f"(the '{scale}' scale of `binn fit`)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "

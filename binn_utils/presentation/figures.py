@@ -94,7 +94,7 @@ def noise_figure(results, errors, boxes, shown_noise=None, shown_arch=None, curv
     panels.clear_legend(ax)
     ax = fig.add_subplot(gs[2, 0])
     panels.solutions_at_end(ax, [(shown, "$u_\\mathrm{p}$", COLORS["u_p"])], "u_p")
-    panels.legend(ax)
+    panels.clear_legend(ax)
     labels = {v: value_label(v) for v in nvs}
     for row, (pick, lab, _) in enumerate(panels.ERR_SERIES):
         ax = fig.add_subplot(gs[row, 1])
@@ -109,9 +109,8 @@ def noise_figure(results, errors, boxes, shown_noise=None, shown_arch=None, curv
             r = find(results, noise_var=v, arch_u=a)
             entries.append((r, f"{arch_label(a)}, $\\sigma^2$ = {value_label(v)}", colors[a], ls))
     panels.loss_curves(ax, entries)
-    panels.legend(ax)
-    fig.tight_layout()
-    return fig
+    panels.clear_legend(ax)
+    return panels.finish(fig)
 
 
 # ----------------------------------------------------------------------------- Fig. 3
@@ -134,11 +133,11 @@ def learning_rate_figure(results, errors, boxes, shown=None):
         vals = np.asarray(res.net(key), float)
         ok = np.all(np.isfinite(vals), axis=(1, 2))
         plotting.ylim_around(ax, [vals[ok].mean(axis=0)] if ok.any() else [], res["u_clean"], max_span=1.0)
-        panels.legend(ax)
+        panels.clear_legend(ax)
     for col, op in enumerate(("D", "V")):
         ax = fig.add_subplot(gs[1, col])
         panels.operators(ax, [(res, f"learned {op}, {lab}", COLORS[op])], op)
-        panels.legend(ax)
+        panels.clear_legend(ax)
     ax = fig.add_subplot(gs[2, 0])
     cols = plotting.value_colors(len(rates), "distinct")
     panels.loss_curves(ax, [(r, f"$r$ = {value_label(v)}", c) for r, v, c in zip(rs, rates, cols)])
@@ -146,8 +145,7 @@ def learning_rate_figure(results, errors, boxes, shown=None):
     panels.legend(ax, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2), columnspacing=1.0, handlelength=1.5)
     ax = fig.add_subplot(gs[2, 1])
     panels.error_boxes(ax, boxes, errors, "lr", {v: value_label(v) for v in rates}, xlabel="learning rate $r$")
-    fig.tight_layout()
-    return fig
+    return panels.finish(fig)
 
 
 def _solutions_at_end_row(entries):
@@ -195,8 +193,7 @@ def loss_weight_figure(results, errors, boxes, shown=None):
     ax = fig.add_subplot(gs[2, :])
     panels.error_boxes(ax, boxes, errors, "w_pde", {w: value_label(w) for w in ws}, xlabel="PDE weight $w_\\mathrm{PDE}$ ($w_\\mathrm{data}$ = 1, "
                 "$w_\\mathrm{BC}$ = 0)")
-    fig.tight_layout()
-    return fig
+    return panels.finish(fig)
 
 
 # ----------------------------------------------------------------------------- Fig. 5
@@ -243,8 +240,7 @@ def architecture_figure(results, heat, shown=None, authors_metric=False):
     for k, (column, norm, title, cbar) in enumerate(maps):
         ax = fig.add_subplot(gs[3, k] if authors_metric else gs[2, 1])
         panels.architecture_heatmap(ax, heat, column, norm, cbar_label=cbar, title=title if authors_metric else None)
-    fig.tight_layout()
-    return fig
+    return panels.finish(fig)
 
 
 # ----------------------------------------------------------------------------- Fig. 6
@@ -290,8 +286,7 @@ def batch_size_figure(fixed, errors, boxes, timing=None):
     ax = fig.add_subplot(gs[2, :])
     panels.error_boxes(ax, boxes, errors, "batch_size", {b: str(int(b)) for b in Bb},
                        xlabel="batch size $B$ (fixed budget of optimiser steps)")
-    fig.tight_layout()
-    return fig
+    return panels.finish(fig)
 
 
 def budgets_figure(errors, boxes, titles: dict):
@@ -307,8 +302,7 @@ def budgets_figure(errors, boxes, titles: dict):
                            series=series, xlabel="batch size $B$ (epochs run)")
         ax.set_title(title)
     axes[0][0].set_ylabel("rel. $L^2$ error")
-    fig.tight_layout()
-    return fig
+    return panels.finish(fig)
 
 
 #: The figure of each study that has one (the study's name -> the function that draws it):

@@ -8,8 +8,11 @@ and a grid of panels.
 """
 from __future__ import annotations
 
+import weakref
+
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.collections import LineCollection, PathCollection
 
 from . import plotting
 from ..analysis.reporting import arch_label
@@ -144,7 +147,7 @@ def error_boxes(ax, boxes, errors, at, labels, series=ERR_SERIES, xlabel="", spr
         plotting.plain_log_ticks(ax)
     ax.set_ylabel("rel. $L^2$ error")
     ax.set_xlabel(xlabel)
-    ax.legend(loc="best")
+    clear_legend(ax)
 
 
 def _rows(df, pick: dict):
@@ -178,35 +181,116 @@ def legend(ax, **kw):
 
 LEGEND_PLACES = ("upper left", "upper right", "lower left", "lower right", "upper center", "lower center",
                  "center left", "center right", "center")
+#: A filled shape (a band, a box) or a note under a legend counts as this many covered points.
+SHAPE = 100
+#: Shapes drawn below this z-order are background (the grey of unobserved u): a legend may lie on them.
+BACKGROUND_ZORDER = 1
+#: How many times :func:`clear_legend` may raise the top of an axis to clear a legend's place.
+RAISES = 3
+#: The axes :func:`clear_legend` placed a legend on: its columns and the y limits before it
+#: raised any (so that :func:`finish` can place it again at the panels' final size).
+_PLACED = weakref.WeakKeyDictionary()
+
+
+def data_under(ax, renderer):
+    """A function of a legend's box (display pixels) -> how much of the panel's data it
+    covers: the points of its lines, markers and bars inside the box, and ``SHAPE`` for each
+    filled shape (a band, a box; not the background) and note it overlaps."""
+    points, shapes = [], []
+    for line in ax.get_lines():
+        if line.get_visible():
+            points.append(line.get_transform().transform(line.get_xydata()))
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        if isinstance(coll, PathCollection):          # markers (scatter): their positions
+            offsets = np.asarray(coll.get_offsets(), float)
+            if offsets.size:
+                points.append(coll.get_offset_transform().transform(offsets))
+        elif isinstance(coll, LineCollection):        # bars: their ends
+            points += [coll.get_transform().transform(p.vertices) for p in coll.get_paths() if len(p.vertices)]
+        elif coll.get_zorder() >= BACKGROUND_ZORDER:  # bands
+            shapes += [coll.get_transform().transform_path(p) for p in coll.get_paths()]
+    shapes += [patch.get_transform().transform_path(patch.get_path()) for patch in ax.patches
+               if patch.get_visible() and patch.get_zorder() >= BACKGROUND_ZORDER]
+    points = np.concatenate(points) if points else np.empty((0, 2))
+    points = points[np.all(np.isfinite(points), axis=1)]
+    notes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible() and t.get_text().strip()]
+
+    def covered(box) -> int:
+        inside = (points[:, 0] > box.x0) & (points[:, 0] < box.x1) & (points[:, 1] > box.y0) & (points[:, 1] < box.y1)
+        return (int(inside.sum()) + SHAPE * sum(bool(path.intersects_bbox(box, filled=True)) for path in shapes)
+                + SHAPE * sum(box.overlaps(note) for note in notes))
+    return covered
+
+
+def _best_place(ax, ncols, renderer):
+    """(legend, what it covers) at the place and number of columns that cover least; a
+    legend wider or taller than the panel, reaching onto its tick labels or a neighbour,
+    counts as covering a shape."""
+    covered, frame = data_under(ax, renderer), ax.bbox
+
+    def cost(box):
+        beyond = box.x0 < frame.x0 - 1 or box.x1 > frame.x1 + 1 or box.y0 < frame.y0 - 1 or box.y1 > frame.y1 + 1
+        return covered(box) + SHAPE * beyond
+    found = {(loc, ncol): cost(ax.legend(loc=loc, ncol=ncol).get_window_extent(renderer))
+             for ncol in ncols for loc in LEGEND_PLACES}
+    loc, ncol = min(found, key=found.get)
+    return ax.legend(loc=loc, ncol=ncol), found[loc, ncol]
 
 
 def clear_legend(ax, ncols=(1, 2)):
-    """The legend where it covers no point of the panel's lines, of the standard places in
-    one or two columns (matplotlib's "best" keeps one column, so a long legend on a full
-    panel lands on the curves); where every place covers some, the legend goes top right
-    and the top of a linear axis is raised until the data sit below it."""
+    """The legend where it covers none of the panel's data (the points of its lines and
+    markers, its bands and boxes, its notes), of the standard places in one or two columns
+    (matplotlib's "best" keeps one column and lets a legend lie on a band); where every place
+    covers some, the top of the axis (linear or logarithmic) is raised until the data sit
+    below the legend.  :func:`finish` places it again once the figure is laid out."""
     if not ax.get_legend_handles_labels()[0]:
         return None
+    if ax in _PLACED:
+        ax.set_ylim(*_PLACED[ax][1])
+    _PLACED[ax] = (ncols, ax.get_ylim())
+    return _place(ax, ncols)
+
+
+def _place(ax, ncols):
+    """:func:`clear_legend`'s search from the axis' present limits, raising its top as needed."""
     renderer = ax.figure.canvas.get_renderer()
-    to_axes = ax.transData + ax.transAxes.inverted()
-    pts = [to_axes.transform(np.column_stack(line.get_data()).astype(float)) for line in ax.get_lines()]
-    pts = np.concatenate(pts) if pts else np.empty((0, 2))
-    pts = pts[np.all(np.isfinite(pts), axis=1)]
-    covered = {}
-    for ncol in ncols:
-        for loc in LEGEND_PLACES:
-            box = ax.legend(loc=loc, ncol=ncol).get_window_extent(renderer).transformed(ax.transAxes.inverted())
-            covered[loc, ncol] = int(np.sum((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
-                                            & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)))
-    loc, ncol = min(covered, key=covered.get)
-    if covered[loc, ncol] == 0 or ax.get_yscale() != "linear":
-        return ax.legend(loc=loc, ncol=ncol)
-    # nowhere clear: raise the top of the axis until the data sit below the legend
-    legend = ax.legend(loc="upper right", ncol=max(ncols))
-    height = legend.get_window_extent(renderer).transformed(ax.transAxes.inverted()).height
-    lo, hi = ax.get_ylim()
-    ax.set_ylim(lo, lo + (hi - lo) / max(1.0 - height - 0.03, 0.3))
-    return legend
+    for _ in range(RAISES):
+        legend, covered = _best_place(ax, ncols, renderer)
+        if covered == 0:
+            return legend
+        # nowhere clear: raise the top of the axis until the data sit below a legend along the
+        # top (again if that brings data above the old top into view)
+        legend = ax.legend(loc="upper right", ncol=max(ncols))
+        height = legend.get_window_extent(renderer).transformed(ax.transAxes.inverted()).height
+        share = max(1.0 - height - 0.03, 0.3)           # of the axis' height left to the data
+        lo, hi = ax.get_ylim()
+        if ax.get_yscale() == "log" and lo > 0 and hi > 0:
+            ax.set_ylim(lo, lo * (hi / lo) ** (1.0 / share))
+        elif ax.get_yscale() == "linear":
+            ax.set_ylim(lo, lo + (hi - lo) / share)
+        else:
+            break
+    return _best_place(ax, ncols, renderer)[0]
+
+
+def finish(fig, rect=None):
+    """Lay the figure out (``tight_layout``), then place every legend :func:`clear_legend`
+    placed on it again, at the panels' final size (a legend clear of the data before the
+    layout may not be after it), and lay it out again.  Each is placed twice, from the
+    limits it had before any raise: a raised axis shared with another moves the other's data
+    too.  Returns the figure."""
+    kw = {} if rect is None else {"rect": rect}
+    fig.tight_layout(**kw)
+    placed = [ax for ax in fig.axes if ax in _PLACED]
+    if placed:
+        for ax in placed:
+            ax.set_ylim(*_PLACED[ax][1])
+        for ax in placed + placed:
+            _place(ax, _PLACED[ax][0])
+        fig.tight_layout(**kw)
+    return fig
 
 
 def grid_axes(n: int, ncol: int = 3, w: float = 3.8, h: float = 3.2, sharey=True):

@@ -6,12 +6,15 @@ for solutions and operators, and the interquartile range for loss curves.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import Formatter
 
 from ..analysis.user_data import MECHANISMS
+from .text_layout import drawn_texts, text_collisions
 
 COLORS = {"u_theta": "tab:blue", "u_p": "tab:orange", "D": "tab:green", "G": "tab:purple", "V": "tab:brown"}
 OP_LABELS = {"D": "$D(u)$", "V": "$V(u)$", "G": "$G(u)$"}
@@ -214,13 +217,39 @@ def heatmap(ax, matrix, row_labels, col_labels, fmt="{:.3f}", cmap="viridis", cb
     ax.set_yticks(range(len(row_labels)))
     ax.set_yticklabels(row_labels)
     if norm is not None and finite.max() < 10 * finite.min():   # under a decade: evenly spaced plain labels
-        from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+        from matplotlib.ticker import MaxNLocator, NullLocator
         cbar.ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
-        cbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
+        # on the logarithmic bar the even steps crowd at the top: only those with room are labelled
+        cbar.ax.yaxis.set_major_formatter(SpacedLabels(cbar.ax))
         cbar.ax.yaxis.set_minor_locator(NullLocator())
     elif norm is not None:
         plain_log_ticks(cbar.ax, "y")
     return cbar
+
+
+class SpacedLabels(Formatter):
+    """Plain labels (``{:.3g}``) on the ticks of an axes' vertical axis, from the bottom up,
+    leaving out each whose centre would come closer than ``LABEL_ROOM`` font sizes to the
+    label below it at the axis' drawn length (evenly spaced values on a logarithmic axis
+    crowd at its top)."""
+
+    def __init__(self, ax):
+        self.ax = ax
+
+    def __call__(self, x, pos=None):
+        return f"{x:.3g}"
+
+    def format_ticks(self, values):
+        size = self.ax.yaxis.get_major_ticks(1)[0].label1.get_fontsize()
+        need = LABEL_ROOM * size * self.ax.figure.dpi / 72.0
+        lo, hi = sorted(self.ax.get_ylim())
+        with np.errstate(all="ignore"):
+            px = self.ax.transData.transform(np.column_stack([np.zeros(len(values)), values]))[:, 1]
+        labels, below = [""] * len(values), -np.inf
+        for i in np.argsort(px):
+            if lo <= values[i] <= hi and np.isfinite(px[i]) and px[i] - below >= need:
+                labels[i], below = self(values[i]), px[i]
+        return labels
 
 
 def value_colors(n: int, cmap="viridis"):
@@ -314,7 +343,10 @@ def plain_log_ticks(ax, axis="y"):
 def save(fig, output_dir, name: str, data=None, curves=None):
     """Save a figure as PNG into output_dir (created), return the path.  ``data``: the
     table the figure draws (a ``pandas.DataFrame``), written beside it by :func:`save_data`;
-    ``curves``: the table of its curves (``results_table.curves``), written as ``NAME_curves``."""
+    ``curves``: the table of its curves (``results_table.curves``), written as ``NAME_curves``.
+    Every figure's texts are checked for collisions, and what is found recorded
+    (:func:`record_layout`), also in the book build (no ``output_dir``, no PNG)."""
+    record_layout(fig, output_dir, name)
     if data is not None:
         save_data(data, output_dir, name)
     if curves is not None:
@@ -340,3 +372,47 @@ def save_data(table, output_dir, name: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(path, index=False, float_format="%.6g")
     return path
+
+
+#: The folder (under a figure's, ``output_dir`` or ``FIGURE_DATA``) of its layout record.
+LAYOUT = "layout"
+
+
+def layout_path(output_dir, name: str) -> Path:
+    """Where :func:`record_layout` writes the record of figure ``name``: ``layout/NAME.json``
+    in ``output_dir``, or without one (the book build) in ``FIGURE_DATA``."""
+    return Path(output_dir if output_dir is not None else FIGURE_DATA) / LAYOUT / f"{name}.json"
+
+
+def record_layout(fig, output_dir, name: str) -> Path:
+    """Check the texts of ``fig`` for collisions (``text_layout.text_collisions``) and write
+    what was found as JSON to :func:`layout_path`: the figure's name, the number of texts
+    checked and the colliding pairs, each two descriptions (empty when none collide).
+    Returns the path."""
+    texts = drawn_texts(fig)
+    found = text_collisions(fig, texts=texts)
+    path = layout_path(output_dir, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {"figure": name, "texts": len(texts),
+              "collisions": [list(c.words()) for c in found]}
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf8")
+    return path
+
+
+def layout_defects(names, folder=None) -> list[str]:
+    """What the layout records in ``folder`` (default: the book build's, ``FIGURE_DATA/layout``)
+    say is wrong, one line each (empty when nothing is): a figure of ``names`` without a
+    record, a record that cannot be read, and every record (of ``names`` or not) that lists
+    colliding texts."""
+    folder = Path(folder) if folder is not None else FIGURE_DATA / LAYOUT
+    found = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    out = [f"{name}: no layout record in {folder}" for name in sorted(set(names))
+           if not (folder / f"{name}.json").is_file()]
+    for path in found:
+        try:
+            collisions = json.loads(path.read_text(encoding="utf8"))["collisions"]
+        except (ValueError, KeyError, TypeError) as e:
+            out.append(f"{path.stem}: unreadable layout record ({e})")
+            continue
+        out += [f"{path.stem}: {' / '.join(pair)}" for pair in collisions]
+    return out

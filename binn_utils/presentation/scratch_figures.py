@@ -57,7 +57,7 @@ def scratch_operators(u_grid, curves: dict, u_range, history: dict, scale=1e3):
         plotting.shade_unobserved(ax, (scale * lo, scale * hi), color="0.85", alpha=0.7, label="u not observed")
         ax.set_xlabel("density $u$ ($10^{-3}$ cells/µm²)")
         ax.set_ylabel(f"{SCRATCH_NAMES[name]} ({scratch.UNITS[name]})")
-        ax.legend()
+        panels.clear_legend(ax)
     ax = axes[-1]
     ep = np.arange(1, np.asarray(history["val_total"]).shape[1] + 1)
     for key, lab, ls in (("val_total", "validation, total", "-"), ("train_total", "training, total", ":")):
@@ -69,6 +69,5 @@ def scratch_operators(u_grid, curves: dict, u_range, history: dict, scale=1e3):
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
     ax.set_ylabel("loss (training units)")
-    ax.legend()
-    fig.tight_layout()
-    return fig
+    panels.clear_legend(ax)
+    return panels.finish(fig)

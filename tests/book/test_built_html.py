@@ -13,7 +13,8 @@ BINN_CHECK_BUILT_HTML=1: then a missing build is a failure, not a skip. In a pla
 * the landing page has the headline box ("does the paper hold up?") with its counts;
 * the text reads as written (tests/prose.py: no number twice in a row, no "lowered by -x",
   no sentence starting in lower case, ...), paragraph by paragraph and cell by cell;
-* every figure caption starts with the paper's figure it repeats, or says it has none.
+* every figure caption starts with the paper's figure it repeats, or says it has none;
+* no figure has texts that collide (the layout record ``plotting.save`` writes for each).
 """
 from __future__ import annotations
 
@@ -151,6 +152,40 @@ def test_figure_data_is_linked_and_served(chapter):
         assert target is not None, f"{chapter}: no link to {name}.csv"
         lines = target.read_text(encoding="utf8").splitlines()
         assert len(lines) > 1 and "source" in lines[0].split(","), target
+
+
+def shown_figures() -> set[str]:
+    """The figures of the built book, by the tables linked under them (``NAME.csv``; a
+    figure's ``NAME_curves.csv`` is its second table)."""
+    names = set()
+    for page in pages():
+        for a in soup(page).find_all("a", href=True):
+            name = Path(unquote(urlparse(a["href"]).path)).name
+            if name.endswith(".csv") and not name.endswith("_curves.csv"):
+                names.add(name[:-len(".csv")])
+    return names
+
+
+def test_no_figure_has_colliding_texts(tmp_path):
+    """Every figure the build saved has its layout record (``plotting.record_layout``, written by
+    ``plotting.save`` into book/figure-data/layout) and no record lists two texts that collide
+    (tick labels, labels, titles, legends, notes); a planted record that lists one is found,
+    and so is a figure without a record."""
+    import json
+    import shutil
+    from binn_utils.presentation import plotting
+    names = shown_figures()
+    assert len(names) > 10, names
+    defects = plotting.layout_defects(names)
+    assert not defects, "figures whose texts collide:\n" + "\n".join(defects)
+    planted = tmp_path / "layout"
+    shutil.copytree(plotting.FIGURE_DATA / plotting.LAYOUT, planted)
+    first = sorted(names)[0]
+    record = json.loads((planted / f"{first}.json").read_text())
+    record["collisions"] = [["x tick label '0.1' (panel 1)", "x tick label '0.2' (panel 1)"]]
+    (planted / f"{first}.json").write_text(json.dumps(record))
+    (planted / f"{sorted(names)[-1]}.json").unlink()
+    assert len(plotting.layout_defects(names, planted)) == 2
 
 
 @pytest.mark.parametrize("chapter", ["learning_rate", "loss_weighting", "architecture", "batch_size"])
