@@ -15,9 +15,9 @@
 * ``status`` (the training: "ok" or why it stopped) and ``up_status`` (the forward solve).
 
 :func:`authors_table` gives the authors' archived runs (:mod:`binn_utils.analysis.authors_archive`)
-in the same columns with ``source = "authors"``, and :func:`compare` puts two sources'
-medians side by side with the ratio and its bootstrap interval; :func:`against_datasets` asks
-whether the authors' runs lie where one more dataset of ours would put them.  pandas is the scientific
+in the same columns with ``source = "authors"``; :func:`against_datasets` asks whether the
+authors' runs lie where one more dataset of ours would put them (their median of a setting:
+:func:`one_more_dataset`; their single run: :func:`one_more_run`).  pandas is the scientific
 Python ecosystem's usual table library; groupby / median is the whole computation a
 chapter shows.
 """
@@ -44,7 +44,7 @@ ERRORS = ("err_u_theta", "err_u_p") + tuple(f"err_{op}" for op in OPERATORS)
 HEAD = ("source", "study", "setting")
 TAIL = ("noise_var", "grid", "data", "dataset", "seed", "replicate", "epochs", "checkpoint", "norm") + ERRORS \
     + ("status", "up_status")
-#: Interval of :func:`compare`: a seeded percentile bootstrap of the ratio of medians.
+#: Interval of :func:`ratio_interval`: a seeded percentile bootstrap of the ratio of medians.
 BOOTSTRAP_SEED = 0
 BOOTSTRAP_DRAWS = 4000
 LEVEL = 0.95
@@ -190,31 +190,6 @@ def long(df: pd.DataFrame, quantities=("err_u_theta", "err_u_p")) -> pd.DataFram
     out = df.melt(id_vars=ids, value_vars=list(quantities), var_name="quantity", value_name="value")
     missing = out["value"].isna() & ~((out["source"] == "ours") & (out["quantity"] == "err_u_p"))
     return out[~missing].reset_index(drop=True)
-
-
-def compare(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_theta", "err_u_p"),
-            level: float = LEVEL) -> pd.DataFrame:
-    """Per value of ``by`` (column names), quantity and norm: our median error, the
-    authors', the ratio ours / theirs with its bootstrap interval (:func:`ratio_interval`),
-    how many of our runs lie above their median (``above_authors``), and the number of runs each (``failed``: our runs without a value, a failed forward
-    solve, left out of the median).  Rows where only one source has runs keep NaNs."""
-    by = [by] if isinstance(by, str) else list(by)
-    both = long(pd.concat([ours, theirs], ignore_index=True), quantities)
-    both["quantity"] = pd.Categorical(both["quantity"], categories=list(quantities), ordered=True)  # in that order
-    rows = []
-    for key, g in both.groupby(by + ["quantity", "norm"], sort=True, dropna=False, observed=True):
-        a = g.loc[g["source"] == "ours", "value"].to_numpy(float)
-        b = g.loc[g["source"] == "authors", "value"].to_numpy(float)
-        ratio, lo, hi = ratio_interval(a, b, level)
-        rows.append({**dict(zip(by + ["quantity", "norm"], (*key[:-2], str(key[-2]), key[-1]))),
-                     "n_ours": int(np.isfinite(a).sum()), "failed": int((~np.isfinite(a)).sum()),
-                     "median_ours": float(np.nanmedian(a)) if np.isfinite(a).any() else np.nan,
-                     "n_authors": int(np.isfinite(b).sum()),
-                     "median_authors": float(np.nanmedian(b)) if np.isfinite(b).any() else np.nan,
-                     "ratio": ratio, "ratio_lo": lo, "ratio_hi": hi,
-                     # how many of our runs lie above their median (their one run, where they have one)
-                     "above_authors": int((a > np.nanmedian(b)).sum()) if np.isfinite(b).any() else 0})
-    return pd.DataFrame(rows)
 
 
 def one_more_dataset(log_medians, log_theirs: float, level: float = LEVEL) -> tuple[float, float, float, float]:

@@ -84,7 +84,9 @@ class Context:
 
     def variant(self, name: str, desc: str, scale: str | None = None, **overrides) -> list:
         """Results of study ``name``'s settings with ``overrides`` (all parts), at ``scale``
-        (default: the study's)."""
+        (default: the study's), on the datasets the manifest lists for it (as :meth:`study`)."""
+        if "datasets" not in overrides and not self.fixed_scale:
+            overrides["datasets"] = records.committed_datasets(name)
         scale = scale or self.scale(name)
         return self.load(get(name).settings(scale, **overrides), scale, desc)
 

@@ -335,16 +335,20 @@ def more_steps_worse(rows) -> Verdict:
 
 def chapter_settings(params) -> dict:
     """The chapter's runs with its parameters ``params``, by part, each (scale, settings):
-    "fixed" epochs, fixed "budget" of steps and "authors" budget, at ``scale`` (None: the
-    committed one), for ``batch_sizes`` (None: all); the first two on the datasets of the committed
+    "fixed" epochs, fixed "budget" of steps and "authors" budget, and that budget on the
+    "authors_data" (their rebuilt data, where stored: ``settings_on_authors_data``), at ``scale`` (None: the
+    committed one), for ``batch_sizes`` (None: all); each on the datasets of the committed
     main text where ``params`` ask for it (``main_text_datasets``), as the scorecard reads them."""
     scale = params["scale"] or committed_scale("batch_size")
     sizes = params["batch_sizes"] or BATCH_SIZES
     kw = dict(noise_var=params["noise_var"], dense=params["dense"], epochs=params["epochs"], seeds=params["seeds"])
     datasets = main_text_datasets("batch_size", params) if params.get("budget_steps") is None else None
     fixed, budget = STUDY.groups(scale, batch_sizes=sizes, budget_steps=params["budget_steps"], datasets=datasets, **kw)
-    authors = [s for s in AUTHORS_BUDGET.settings(scale, **kw) if s.config.batch_size in sizes]
-    return {"fixed": (scale, fixed), "budget": (scale, budget), "authors": (scale, authors)}
+    authors = [s for s in AUTHORS_BUDGET.settings(scale, datasets=main_text_datasets("batch_size_authors", params), **kw)
+               if s.config.batch_size in sizes]
+    on_theirs = [s for s in AUTHORS_BUDGET.settings_on_authors_data(params) if s.config.batch_size in sizes]
+    return {"fixed": (scale, fixed), "budget": (scale, budget), "authors": (scale, authors),
+            "authors_data": (scale, on_theirs)}
 
 
 def bullets(s: dict) -> list[str]:
