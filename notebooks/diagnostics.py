@@ -292,8 +292,8 @@ display(Markdown(diagnostic_tables.calibration_table(cal)))
 # (all benchmarks, scales, noise levels and both grids), and each one's truth is known, so
 # each is a labelled case (`binn_utils.analysis.diagnostic_roc`):
 #
-# * **Failure from the truth.** Networks trained on the same data (benchmark, grid, noise
-#   variance, reaction and initial condition) are compared with the best setting on those
+# * **Failure from the truth.** Networks trained on the same data (benchmark, ours or the
+#   authors' rebuilt data, grid, noise variance, reaction and initial condition) are compared with the best setting on those
 #   data (lowest median $u_p$ error). The best setting's own initialisations scatter about
 #   their median; a network **failed** when its $u_p$ error is further above the best
 #   setting's median than {glue:text}`dg_net_q` of the best settings' own networks reach

@@ -141,3 +141,22 @@ def test_failure_rule_from_the_best_settings_scatter(small_store):
     lr_all = roc_mod.log_ratio(table)
     assert np.array_equal(failed, ~table["ok"].astype(bool) | (lr_all > np.log10(f)))
     assert 0 < failed.sum() < failed.size
+
+
+def test_networks_on_the_authors_data_are_their_own_data_group(tmp_path):
+    """A network trained on the authors' rebuilt data is not judged against the best setting of
+    ours (another clean solution and noise draw): the data group names whose data it is."""
+    import json
+    src = default_results_dir() / "runs"
+    def data_of(p):
+        return json.loads(p.read_text()).get("data")
+    theirs = next(p for p in sorted(src.glob("diffusion-*.json")) if data_of(p) == "authors")
+    ours = next(p for p in sorted(src.glob("diffusion-*.json")) if data_of(p) in (None, "ours"))   # older: ours
+    (tmp_path / "runs").mkdir()
+    for p in (theirs, ours):
+        for q in (p, p.with_suffix(".npz")):
+            shutil.copy(q, tmp_path / "runs" / q.name)
+    table = roc_mod.labelled_table(tmp_path, cache=False)
+    groups = {s: g for s, g in zip(table["setting"], table["group"])}
+    assert groups[theirs.stem] != groups[ours.stem]
+    assert "|authors|" in groups[theirs.stem] and "|ours|" in groups[ours.stem]
