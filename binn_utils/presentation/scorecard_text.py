@@ -196,10 +196,6 @@ def _cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def _link(claim) -> str:
-    return f"{{doc}}`{claim.figure} <{claim.chapter}>`"
-
-
 def claims_table(judged: list[Judged]) -> str:
     """One row per claim: verdict, short title with its chapter, the sub-claims that disagree."""
     table = ["| # | verdict | claim (chapter) | our tests of its sub-claims that disagree |",
@@ -207,8 +203,7 @@ def claims_table(judged: list[Judged]) -> str:
     for j in judged:
         failed = what_failed(j.subclaims) if j.outcome in FAILING else ""
         table.append(f"| [{j.claim.number}](#{claim_anchor(j.claim)}) | {mark_md(j.outcome, verdict_words(j))} | "
-                     f"{_cell(title_tex(j.claim))} "
-                     f"({_link(j.claim)}) | {_cell(failed)} |")
+                     f"{_cell(title_tex(j.claim))} ({{doc}}`{j.claim.figure} <{j.claim.chapter}>`) | {_cell(failed)} |")
     return "\n".join(table)
 
 
@@ -236,8 +231,8 @@ def headline_md(judged: list[Judged], fidelity=None) -> str:
                                                                   for k, c in n.items()) + "."]
     if main:
         lines += ["", "The claims not reproduced in full, and the sub-claims that hold them back:", ""]
-        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} ({_link(j.claim)}; "
-                  f"{_counts_words(j)}): "
+        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} "
+                  f"({{doc}}`{j.claim.figure} <{j.claim.chapter}>`; {_counts_words(j)}): "
                   f"{holding_back(j.subclaims) or 'see the sub-claims'}" for j in main]
     else:
         lines.append("No claim disagrees with our runs.")
@@ -375,12 +370,15 @@ def fidelity_sentence(f) -> str:
 
 
 def plain_answer_md(judged: list[Judged], fidelity=None) -> str:
-    return " ".join(plain_answer(judged, fidelity))
+    """The answer's first sentence, then one bullet per sentence (MyST)."""
+    first, *rest = plain_answer(judged, fidelity)
+    return "\n".join([first, ""] + [f"* {x}" for x in rest])
 
 
 def plain_answer_html(judged: list[Judged], fidelity=None) -> str:
-    return ('<div class="admonition note plain-answer" id="plain-answer"><p class="admonition-title">'
-            "The answer in brief</p><p>" + tex_to_html(plain_answer_md(judged, fidelity)) + "</p></div>")
+    first, *rest = (tex_to_html(x) for x in plain_answer(judged, fidelity))
+    return ('<div class="admonition note plain-answer" id="plain-answer"><p class="admonition-title">The answer in '
+            f"brief</p><p>{first}</p><ul>" + "".join(f"<li>{x}</li>" for x in rest) + "</ul></div>")
 
 
 def chapter_brief_md(judged: list[Judged] | None) -> str:
