@@ -74,7 +74,9 @@ TITLES = {st.name: st.label for st in SWEEPS}                  # e.g. "learning 
 SHORT_TITLES = {st.name: st.heading or st.title for st in SWEEPS}  # e.g. "learning rate"
 # each study at its committed scale, or at `scale`; a study in parts: its first part (batch size: fixed epochs)
 scale_of = {st.name: scale or records.committed_scale(st.name) for st in SWEEPS}
-settings = [s for st in SWEEPS for s in st.groups(scale_of[st.name], epochs=epochs, seeds=seeds)[0]]
+# each on the datasets of its committed main text where these parameters ask for it, as claim 12 reads them
+settings = [s for st in SWEEPS for s in st.groups(scale_of[st.name], epochs=epochs, seeds=seeds, datasets=
+            studies.base.main_text_datasets(st.name, dict(scale=scale, epochs=epochs, seeds=seeds)))[0]]
 loaded = {}  # setting key -> its stored result, each study's read from the stores of its scale
 for st in SWEEPS:
     todo = [s for s in settings if s.study == st.name and s.key not in loaded]

@@ -72,7 +72,7 @@ class Context:
         """Results of study ``name`` at its scale (loaded once)."""
         if name not in self._studies:
             st, scale = get(name), self.scale(name)
-            datasets = None if self.fixed_scale else records.committed_datasets(name)
+            datasets = self.datasets(name)
             try:
                 self._studies[name] = self._parts(st.groups(scale, datasets=datasets), scale, f"{st.title} study",
                                                   st.parts)
@@ -82,11 +82,15 @@ class Context:
             raise self._studies[name]
         return self._studies[name]
 
+    def datasets(self, name: str) -> int | None:
+        """The datasets of study ``name``'s committed main text (the manifest's), read at the
+        committed scales; None (the study's own) with a fixed scale."""
+        return None if self.fixed_scale else records.committed_datasets(name)
+
     def variant(self, name: str, desc: str, scale: str | None = None, **overrides) -> list:
         """Results of study ``name``'s settings with ``overrides`` (all parts), at ``scale``
         (default: the study's), on the datasets the manifest lists for it (as :meth:`study`)."""
-        if "datasets" not in overrides and not self.fixed_scale:
-            overrides["datasets"] = records.committed_datasets(name)
+        overrides.setdefault("datasets", self.datasets(name))
         scale = scale or self.scale(name)
         return self.load(get(name).settings(scale, **overrides), scale, desc)
 

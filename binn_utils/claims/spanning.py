@@ -180,7 +180,7 @@ def claim_diagnostics(ctx) -> ClaimCheck:
     diagnostics chapter's table of the paper's failure settings shows the same), and over every
     stored network they rank failed networks above fine ones (``every_network``)."""
     studies_ = diagnosed()
-    all_settings = {st.name: st.settings(ctx.scale(st.name)) for st in studies_}
+    all_settings = {st.name: st.settings(ctx.scale(st.name), datasets=ctx.datasets(st.name)) for st in studies_}
     runs, subs, parts = {}, [], []
 
     def load(st, meta):
@@ -245,7 +245,7 @@ def every_network() -> tuple[SubClaim, str, str]:
                         "against 0.5")
     more = (f"Over all {s['n']} stored networks ({int(s['failed'].sum())} failed by the truth), the paper's three "
             f"signs: AUC {a:.2f} [{lo:.2f}, {hi:.2f}], so {diagnostic_roc.phrase(s)}. With thresholds chosen on "
-            f"the other benchmarks they caught {diagnostic_roc.rate_pair(held)} on the benchmark held out")
+            f"the other benchmarks, on the benchmark held out: {diagnostic_roc.rate_pair(held)}")
     caveat = (f"with thresholds chosen on other benchmarks, the paper's three signs catch "
               f"{diagnostic_roc.pct(held.caught_rate)} of failures, with {diagnostic_roc.pct(held.false_alarm_rate)} "
               f"of fine networks flagged (AUC {a:.2f})")
