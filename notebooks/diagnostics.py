@@ -174,7 +174,7 @@ reporting.glue("dg_top", top.replace("_", " ") if top else "none (no flag coinci
 reporting.glue("dg_top_n", f"{scored.by_diagnostic()[top][1] if top else 0} of {n_fail}" if n_fail else "n/a")
 
 # %% [markdown]
-# The diagnostic whose flags coincide with the most failures is
+# Of the paper's three signs, the one whose flags coincide with the most failures is
 # **{glue:text}`dg_top`** ({glue:text}`dg_top_n` failures).
 #
 # ## The settings where the paper locates failure
@@ -329,7 +329,7 @@ reporting.glue("dg_net_held", diagnostic_roc.rate_pair(paper["held"].pooled))
 reporting.glue("dg_net_meets", reporting.word(paper["held"].meets(), "reaches", "does not reach"))
 reporting.glue("dg_net_comb_auc", f"{comb['auc'][0]:.2f} [{comb['auc'][1]:.2f}, {comb['auc'][2]:.2f}]")
 reporting.glue("dg_net_comb_held", diagnostic_roc.rate_pair(comb["held"].pooled))
-reporting.glue("dg_net_any_meets", reporting.word(any(v["held"].meets() for v in net["per"].values()),
+reporting.glue("dg_net_any_meets", reporting.word(any(net["per"][n]["held"].meets() for n in diagnostic_roc.DIAGNOSTICS),
                                                  "reaches", "does not reach"))
 best_auc = max(diagnostic_roc.DIAGNOSTICS, key=lambda n: net["per"][n]["auc"][0])
 reporting.glue("dg_net_best", f"{best_auc.replace('_', ' ')} ({net['per'][best_auc]['auc'][0]:.2f})")

@@ -49,7 +49,7 @@ def toy_study(number: int) -> Study:
                   figure="toy", chapter="toy")
     return Study("toy", "toy rate", "diffusion", "toy diffusion", build, default={"lr": RATES[0]}, sweep=True,
                  paper_failures=(PaperPoint({"lr": RATES[1]}, "$r = 0.05$", "toy failure"),),
-                 default_label="$r = 5\\times10^{-4}$", claims=(claim,), shown=(Shown("the toy study"),))
+                 claims=(claim,), shown=(Shown("the toy study"),))
 
 
 @pytest.fixture

@@ -238,3 +238,14 @@ def test_against_datasets_sets_a_single_authors_run_against_one_run_of_one_more_
     L = float(np.log(one[one["setting"] == "a"]["err_u_theta"].iloc[0]))
     assert t["p"].iloc[0] == pytest.approx(rt.one_more_run(logs, L, 1 - 0.05 / 2)[3])
     assert t["median_ours"].iloc[0] == pytest.approx(np.exp(np.mean([x.mean() for x in logs])))
+
+
+def test_the_comparison_words_say_why_nothing_was_tested_on_too_few_datasets():
+    from binn_utils.presentation import authors_figures as af
+    rng = np.random.default_rng(13)
+    ours = _nested(rng, 1, 10, 0.5)
+    one = _nested(rng, 1, 1, 0.5, source="authors")
+    t = {"ours": rt.against_datasets(ours, one, "setting", quantities=("err_u_theta",))}
+    words = af.against_datasets_words(t)
+    assert "our runs are on 1 dataset: too few to say where one run of one more dataset would fall (it takes 3)" in words
+    assert "(1 dataset x 10)" in af.against_datasets_table(t, lambda r: r["setting"])

@@ -243,18 +243,21 @@ class Scored:
         return {**{k: out.count(k) for k in OUTCOMES}, "n": len(out)}
 
     def by_diagnostic(self) -> dict:
-        """{diagnostic: (settings it flags, failures among them, failures it alone flags)}."""
+        """{diagnostic: (settings it flags, failures among them, failures it alone flags)}: alone,
+        no other flag of :attr:`signs` was raised (a further check: none of them was)."""
         out = {}
         for n in SHORT_NAMES:
             fl = [n in rep.flags for rep in self.table]
+            # alone: no other flag that counts was raised (a further check: none that counts was)
+            alone = [self.flags(i) == ([n] if n in self.signs else []) for i in range(len(fl))]
             out[n] = (sum(fl), sum(f and fa for f, fa in zip(fl, self.failed)),
-                      sum(f and fa and rep.flags == [n] for f, fa, rep in zip(fl, self.failed, self.table)))
+                      sum(f and fa and a for f, fa, a in zip(fl, self.failed, alone)))
         return out
 
     def top_diagnostic(self) -> str | None:
-        """The diagnostic whose flags coincide with the most failures (of two, the one that
-        flags fewer settings); None if no flag coincides with a failure."""
-        per = self.by_diagnostic()
+        """The diagnostic of :attr:`signs` whose flags coincide with the most failures (of two,
+        the one that flags fewer settings); None if no such flag coincides with a failure."""
+        per = {n: v for n, v in self.by_diagnostic().items() if n in self.signs}
         top = max(per, key=lambda n: (per[n][1], -per[n][0]))
         return top if per[top][1] else None
 

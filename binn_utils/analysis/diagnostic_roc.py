@@ -282,7 +282,7 @@ def failure_labels(table: LabelledTable, factor: float) -> np.ndarray:
 
 
 def setting_table(table: LabelledTable, failed) -> tuple[np.ndarray, np.ndarray, dict]:
-    """(settings, failed (more than half of its networks), {diagnostic or COMBINED: the setting's
+    """(settings, failed (more than half of its networks), {diagnostic or composite: the setting's
     own score, from all its replicates together})."""
     failed = np.asarray(failed, bool)
     names, idx = np.unique(table["setting"], return_index=True)
@@ -459,10 +459,9 @@ def phrase(s: dict, name: str = PAPER) -> str:
     """What the held-out figures say of a score, in words decided by its numbers: whether its
     AUC interval lies above 0.5 (it carries signal) and whether it meets the target held out."""
     a, lo, hi = s["per"][name]["auc"]
-    signal = ("its ranking of failed above fine networks is better than chance" if lo > 0.5 else
-              "its ranking of failed above fine networks cannot be told from chance" if hi >= 0.5 else
-              "it ranks fine networks above failed ones")
-    target = (f"it meets the target of {pct(CAUGHT_MIN)} caught at {pct(FALSE_MAX)} false alarms held out"
-              if s["per"][name]["held"].meets() else
-              f"it does not meet the target of {pct(CAUGHT_MIN)} caught at {pct(FALSE_MAX)} false alarms held out")
+    signal = ("the ranking of failed above fine networks is better than chance" if lo > 0.5 else
+              "the ranking of failed above fine networks cannot be told from chance" if hi >= 0.5 else
+              "fine networks are ranked above failed ones")
+    target = (f"the target of {pct(CAUGHT_MIN)} caught at {pct(FALSE_MAX)} false alarms is "
+              f"{'met' if s['per'][name]['held'].meets() else 'not met'} held out")
     return f"{signal}, and {target}"

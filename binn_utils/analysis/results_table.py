@@ -212,7 +212,7 @@ def one_more_dataset(log_medians, log_theirs: float, level: float = LEVEL) -> tu
 
 def one_more_run(log_runs, log_theirs: float, level: float = LEVEL) -> tuple[float, float, float, float]:
     """(ratio, range_lo, range_hi, p): is ``log_theirs`` (the log of a single run) one run of one
-    more dataset of ours?  ``log_runs``: per dataset (S >= 2), the logs of its runs.  On the log
+    more dataset of ours?  ``log_runs``: per dataset (S >= 3), the logs of its runs.  On the log
     scale a run is the overall mean + a dataset effect + an initialisation effect, so with ``m``
     the datasets' means, ``s_m^2`` their variance, ``w`` the pooled variance within datasets and
     ``R`` the harmonic mean of their sizes, a new run minus ``mean(m)`` has variance

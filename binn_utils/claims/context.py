@@ -89,8 +89,7 @@ class Context:
 
     def variant(self, name: str, desc: str, scale: str | None = None, **overrides) -> list:
         """Results of study ``name``'s settings with ``overrides`` (all parts), at ``scale``
-        (default: the study's), on the datasets the manifest lists for it (as :meth:`study`)."""
-        overrides.setdefault("datasets", self.datasets(name))
+        (default: the study's)."""
         scale = scale or self.scale(name)
         return self.load(get(name).settings(scale, **overrides), scale, desc)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, value_label
-from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, every, expect, held_together, median_interval, some
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, every, expect, median_interval
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
 from ..studies.supporting import against_reference
 from .context import RunRow, described, run_row

@@ -119,9 +119,9 @@ def against_datasets_table(by_data: dict, label_fn) -> str:
     for d, t in by_data.items():
         if not t[keys].reset_index(drop=True).equals(first[keys].reset_index(drop=True)):
             raise ValueError(f"the table of {d!r} has other settings than the first")
-    heads = [f"ours, {DATA_WORDS[d]} ({t['datasets'].max()} {UNIT_WORDS[d][1]} x {t['inits'].max()}) | "
-             f"authors / ours (range)" for d, t in by_data.items()]
-    theirs = "authors: their one run" if (first["n_authors"] == 1).all() else "authors: median"
+    heads = [f"ours, {DATA_WORDS[d]} ({t['datasets'].max()} {UNIT_WORDS[d][int(t['datasets'].max() != 1)]} x "
+             f"{t['inits'].max()}) | authors / ours (range)" for d, t in by_data.items()]
+    theirs = "authors: their one run" if (first["n_authors"] <= 1).all() else "authors: median"
     out = [f"| setting | error | {theirs} | " + " | ".join(heads) + " |",
            "|---|---|---|" + "---|---|" * len(heads)]
     for i, r in first.iterrows():
@@ -138,10 +138,14 @@ def against_datasets_words(by_data: dict) -> str:
     large a difference had to be to be seen there."""
     out = []
     for d, t in by_data.items():
-        t = t[np.isfinite(t["p"])]
-        if t.empty:
-            continue
         unit, units = UNIT_WORDS[d]
+        if not np.isfinite(t["p"]).any():      # too few datasets of ours to say what one more would give
+            single = (t["n_authors"] <= 1).all()
+            out.append(f"Trained on {DATA_WORDS[d]}, our runs are on {t['datasets'].max()} {unit if t['datasets'].max() == 1 else units}: "
+                       f"too few to say where one {'run' if single else 'median'} of one more {unit} would fall "
+                       f"(it takes {3 if single else 2}), so none of these comparisons is tested.")
+            continue
+        t = t[np.isfinite(t["p"])]
         k, n = int(t["beyond"].sum()), len(t)
         widths = t["range_hi"]
         seen = (f"a difference was visible only where it exceeded its range (95 % for the {n} together), a factor "

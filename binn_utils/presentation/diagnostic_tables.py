@@ -56,7 +56,7 @@ def outcome_list(scored: Scored, titles: dict, which: str) -> str:
 def diagnostic_table(scored: Scored) -> str:
     """Per diagnostic: settings flagged, failures among them, failures only it flags (those
     beyond ``scored.signs`` marked as further checks)."""
-    rows = ["| diagnostic | settings flagged | of which failures | failures caught by this flag alone |",
+    rows = ["| diagnostic | settings flagged | of which failures | failures no other flag that counts caught |",
             "|---|---|---|---|"]
     for n, (flagged, failures, alone) in scored.by_diagnostic().items():
         further = "" if n in scored.signs else ", a further check"

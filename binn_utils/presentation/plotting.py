@@ -401,14 +401,13 @@ def record_layout(fig, output_dir, name: str) -> Path:
 
 def layout_defects(names, folder=None) -> list[str]:
     """What the layout records in ``folder`` (default: the book build's, ``FIGURE_DATA/layout``)
-    say is wrong, one line each (empty when nothing is): a figure of ``names`` without a
-    record, a record that cannot be read, and every record (of ``names`` or not) that lists
-    colliding texts."""
+    of the figures ``names`` say is wrong, one line each (empty when nothing is): a figure
+    without a record, a record that cannot be read, and one that lists colliding texts (the
+    records of figures no longer drawn are not read)."""
     folder = Path(folder) if folder is not None else FIGURE_DATA / LAYOUT
-    found = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    out = [f"{name}: no layout record in {folder}" for name in sorted(set(names))
-           if not (folder / f"{name}.json").is_file()]
-    for path in found:
+    names = sorted(set(names))
+    out = [f"{name}: no layout record in {folder}" for name in names if not (folder / f"{name}.json").is_file()]
+    for path in [folder / f"{name}.json" for name in names if (folder / f"{name}.json").is_file()]:
         try:
             collisions = json.loads(path.read_text(encoding="utf8"))["collisions"]
         except (ValueError, KeyError, TypeError) as e:

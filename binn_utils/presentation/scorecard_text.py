@@ -279,8 +279,7 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
     by = {o: [j for j in judged if j.outcome is o] for o in Outcome}
 
     def named(js):
-        return "; ".join(f"{title_tex(j.claim)} (claim {j.claim.number}{_not_counted(j)}"
-                         f"{'; ' + j.check.caveat if j.check and j.check.caveat else ''})" for j in js)
+        return "; ".join(f"{title_tex(j.claim)} (claim {j.claim.number}{_not_counted(j)})" for j in js)
 
     def claims(js):
         return ("claims " if len(js) > 1 else "claim ") + and_list(j.claim.number for j in js)
@@ -305,6 +304,8 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
         vs = [s.verdict for j in by[Outcome.PARTLY] for s in j.subclaims]
         out.append(f"Supported in part: {claims(by[Outcome.PARTLY])}; "
                    f"of their sub-claims, {tally(vs)}.")
+    out += [f"On claim {j.claim.number}, {title_tex(j.claim)}: {j.check.caveat}." for j in judged
+            if j.check is not None and j.check.caveat]
     against = [f"“{(s.group + ': ') if s.group else ''}{s.label}” (claim {j.claim.number})"
                for j in judged for s in j.subclaims if s.verdict is Verdict.DISAGREES]
     if against:

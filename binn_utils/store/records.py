@@ -71,7 +71,7 @@ class UnsealedRecordError(DamagedRecordError):
 
 
 class StoreWarning(UserWarning):
-    """A damaged stored pair was found and is treated as missing (it will be recomputed)."""
+    """A damaged stored pair was found: treated as missing and recomputed, or, unsealed, left unread."""
 
 
 def key_of(prefix: str, spec: dict) -> str:
@@ -331,7 +331,7 @@ def read_pair(npz, js, *, load_arrays: bool = True, kind=None, unsealed: bool = 
 def check_pair(npz, js, *, warn: bool = True, kind=None) -> dict | None:
     """The record of a sound stored pair (:func:`read_pair`'s check, ``kind`` as there); None if
     nothing is stored or the pair is damaged (then, with ``warn``, a :class:`StoreWarning`
-    names the file: it will be recomputed)."""
+    names the file and what becomes of it: ``missing_words``)."""
     try:
         return read_pair(npz, js, load_arrays=False, kind=kind)[0]
     except FileNotFoundError:

@@ -267,7 +267,6 @@ STUDY = Study(
     chapter="architecture",
     paper_figure=5,
     sweep=True,
-    default_label="$D$, $V$ $(4, 32)$",
     repeated_on=("sparse", "dense"),
     summary=summary,
     bullets=bullets,

@@ -171,7 +171,6 @@ class Study:
     heading: str | None = None       # what it varies, for tables (default: ``title``)
     #: ``PaperPoint``s: the points of its grid where the paper reports a failed recovery
     paper_failures: tuple = ()
-    default_label: str = ""          # its ``default`` point in the book's words, e.g. "$r = 5\\times10^{-4}$"
     #: (verdict key of ``summary``, label): the comparisons a Supporting Material repeat is checked on
     repeat_checks: tuple = ()
     #: the paper's claims this study checks (``verdicts.Claim``; ``check(ctx)`` reads the results
@@ -224,11 +223,6 @@ class Study:
         takes = set(inspect.signature(self.build).parameters) - {"scale", "datasets"}
         kw = {k: v for k, v in params.items() if k in takes}
         return on_data(self.settings(committed_scale(self.name), **kw, datasets=n), "authors")
-
-    @property
-    def default_point(self) -> PaperPoint:
-        """Its default point, where the paper's recovery is good."""
-        return PaperPoint(self.default, f"{self.default_label} (default)", "good")
 
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""

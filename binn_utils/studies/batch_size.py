@@ -384,7 +384,7 @@ def claim_batch_size(ctx, authors_budget=False):
     fixed, budget = ctx.study("batch_size")
     if authors_budget:  # the epochs ten minutes of the authors' trainer gave, per B
         budget = ctx.variant("batch_size_authors", "batch-size study (the authors' budget)",
-                             scale=ctx.scale("batch_size"))
+                             scale=ctx.scale("batch_size"), datasets=ctx.datasets("batch_size_authors"))
     s, best = summary((fixed, budget), ctx.benchmark("batch_size_timing")), value_range(PAPER_BEST)
     rule = ("the best batch size in the range against the best outside it: the difference of the medians resolved "
             "(below: agrees, above: disagrees)")
@@ -447,7 +447,6 @@ STUDY = Study(
     paper_figure=6,
     parts=("fixed epochs", "fixed budget"),
     sweep=True,
-    default_label="$B = 40$",
     repeated_on=("sparse", "dense"),
     summary=summary,
     chapter_settings=chapter_settings,

@@ -267,7 +267,6 @@ STUDY = Study(
     paper_failures=(PaperPoint({"lr": 5e-7}, r"$r = 5\times10^{-7}$", "under-fitting: loss still falling, large errors"),
                     PaperPoint({"lr": 5e-2}, r"$r = 5\times10^{-2}$", "unstable optimisation, larger errors"),
                     PaperPoint({"lr": 5e-1}, r"$r = 5\times10^{-1}$", "unstable optimisation, larger errors")),
-    default_label=r"$r = 5\times10^{-4}$",
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
     authors=authors_summary,

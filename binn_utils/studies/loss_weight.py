@@ -248,7 +248,6 @@ STUDY = Study(
     paper_figures=PAPER_FIGURES,
     paper_failures=(PaperPoint({"w_pde": 1e-4}, "$w_{PDE} = 10^{-4}$", r"$u_\theta$ fine, $u_p$ and $D$ wrong"),
                     PaperPoint({"w_pde": 1e3}, "$w_{PDE} = 10^{3}$", r"$u_\theta$ and $u_p$ both poor")),
-    default_label="$w_{PDE} = 10^{-1}$",
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
     authors=authors_summary,

@@ -453,7 +453,6 @@ STUDY = Study(
     heading="observation noise",
     paper_failures=(PaperPoint({"noise_var": 5e-2, "arch_u": (6, 128)}, r"$\sigma^2 = 0.05$, $(h_u, n_u) = (6, 128)$",
                                "over-fitting: validation loss rises late"),),
-    default_label=r"$\sigma^2 = 10^{-3}$, $(4, 32)$",
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
     shown=(Shown("Fig. 2, noise"),),
