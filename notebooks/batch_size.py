@@ -309,7 +309,7 @@ reporting.glue("bsa_same_networks", tables.same_networks_words(same))
 ours = results_table.table(authors)
 noise, grid = ours[["noise_var", "grid"]].iloc[0]
 theirs = results_table.authors_table("batch_size", noise_var=noise, grid=grid)
-theirs = theirs[theirs["budget"] == "10min"]
+theirs = theirs[theirs["budget"] == studies.batch_size.AUTHORS_ARCHIVED["budget"]]   # their ten-minute runs
 # the same budget trained on the authors' own data (their clean solution and noise draw),
 # one seeded split each, where they are stored
 on_theirs = results_table.table(loading.load_or_run(chapter_runs["authors_data"][1], scale, source,

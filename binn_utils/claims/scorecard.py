@@ -14,7 +14,7 @@ from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store import records
 from ..store.setting import on_data
 from ..store.sweep_record import reporting_checkpoint
-from ..studies import REGISTRY
+from ..studies import REGISTRY, batch_size
 from ..studies.base import asks_main_text
 from .context import Context, RunRow, run_row
 
@@ -148,9 +148,11 @@ def runs(ctx: Context) -> list[RunRow]:
 #: configuration (ten initialisations each, the paper's noise level), and the errors compared:
 #: {study: (swept columns, quantities, norms)} (``results_table.against_datasets``); one norm each,
 #: the book's, so that no networks are counted twice (the architecture chapter adds the spectral)
-ARCHIVE_COMPARED = {"learning_rate": (("lr",), ("err_u_theta", "err_u_p"), ("frobenius",)),
-                    "loss_weight": (("w_pde",), ("err_u_theta", "err_u_p"), ("frobenius",)),
-                    "architecture": (("arch_D", "arch_V"), ("err_u_p",), ("frobenius",))}
+ARCHIVE_COMPARED = {"learning_rate": ("learning_rate", ("lr",), ("err_u_theta", "err_u_p"), ("frobenius",), {}),
+                    "loss_weight": ("loss_weight", ("w_pde",), ("err_u_theta", "err_u_p"), ("frobenius",), {}),
+                    "architecture": ("architecture", ("arch_D", "arch_V"), ("err_u_p",), ("frobenius",), {}),
+                    "batch_size_authors": ("batch_size", ("batch_size",), ("err_u_theta", "err_u_p"), ("frobenius",),
+                                           batch_size.AUTHORS_ARCHIVED)}
 
 
 @dataclass(frozen=True)
@@ -175,13 +177,15 @@ def fidelity(ctx: Context) -> Fidelity | None:
     if ctx.fixed_scale:
         return None
     tables: dict = {}
-    for name, (by, quantities, norms) in ARCHIVE_COMPARED.items():
+    for name, (archive, by, quantities, norms, where) in ARCHIVE_COMPARED.items():
         st = REGISTRY[name]
         try:
             ours = ctx.study(name)
         except RuntimeError:
             continue
-        theirs = pd.concat([results_table.authors_table(name, DEFAULT_NOISE_VAR, norm=n) for n in norms])
+        theirs = pd.concat([results_table.authors_table(archive, DEFAULT_NOISE_VAR, norm=n) for n in norms])
+        for column, value in where.items():
+            theirs = theirs[theirs[column] == value]
         runs = {"ours": ours}
         n = records.committed_datasets(name, "authors")
         if n:
@@ -192,7 +196,7 @@ def fidelity(ctx: Context) -> Fidelity | None:
                                                quantities=quantities)
             t = t[t["p"].notna()]
             if not t.empty:
-                tables.setdefault(data, []).append((st.paper_figure, t))
+                tables.setdefault(data, []).append((REGISTRY[archive].paper_figure, t))
     if not tables:
         return None
     return Fidelity({d: tuple(f for f, _ in ts) for d, ts in tables.items()},

@@ -360,7 +360,7 @@ def fidelity_sentence(f) -> str:
                 f"to be seen")
     parts = []
     if "ours" in f.compared:
-        parts.append(f"our median errors differ from theirs beyond what datasets and initialisations explain in "
+        parts.append(f"our errors differ from theirs beyond what datasets and initialisations explain in "
                      f"{count('ours')} comparisons ({figs('ours')}; at least {f.datasets['ours']} datasets per "
                      f"setting; {seen('ours')})")
     if "authors" in f.compared:

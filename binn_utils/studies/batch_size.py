@@ -27,6 +27,8 @@ PAPER_BUDGET_STEPS = 75_000
 # The published Fig. 6 budget runs (the authors' FIXEDTIME10 folders: ten minutes of wall
 # clock, one initialisation per B): the epochs their own timings give for ten minutes.
 AUTHORS_BUDGET_EPOCHS = {10: 2200, 40: 8100, 160: 23_000, 640: 45_000}
+#: the authors' archived runs of this budget (their archive also holds runs of unknown budget)
+AUTHORS_ARCHIVED = {"budget": "10min"}
 #: The timing benchmark the training-time comparison reads (``benchmarks/batch_size_timing.py
 #: --json``): one network of the plain-autograd trainer, as the paper trains "on the CPU",
 #: every batch size timed in one process on one device, interleaved.
