@@ -565,3 +565,11 @@ def test_every_threshold_has_words_for_the_reader():
     from binn_utils.analysis.diagnostic_thresholds import THRESHOLD_NAMES
     from binn_utils.presentation.diagnostic_tables import THRESHOLD_WORDS
     assert set(THRESHOLD_WORDS) == set(THRESHOLD_NAMES)
+
+
+def test_a_long_outcome_list_is_counted_per_study():
+    from binn_utils.presentation import diagnostic_tables
+    sc = _scored()
+    titles = {"a": "study A", "b": "study B"}
+    assert diagnostic_tables.outcome_list(sc, titles, "false alarm", most=0) == \
+        "study B: 1 (each named in the table above)"

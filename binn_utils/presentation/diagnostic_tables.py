@@ -45,11 +45,16 @@ def outcome_table(scored: Scored, titles: dict) -> str:
     return "\n".join(rows)
 
 
-def outcome_list(scored: Scored, titles: dict, which: str) -> str:
+def outcome_list(scored: Scored, titles: dict, which: str, most: int = 5) -> str:
     """'<study>: <setting>; ...' of the settings with outcome ``which`` (false alarms with
-    their flags), 'none' if there are none."""
-    out = [f"{titles[g]}: {rep.label}" + (f" ({short_flags(scored.flags(i))})" if which == "false alarm" else "")
-           for i, (g, rep, o) in enumerate(zip(scored.groups, scored.table, scored.outcomes)) if o == which]
+    their flags), 'none' if there are none; more than ``most``: how many in each study (the
+    table above names them)."""
+    hits = [i for i, o in enumerate(scored.outcomes) if o == which]
+    if len(hits) > most:
+        per = {g: sum(scored.groups[i] == g for i in hits) for g in dict.fromkeys(scored.groups[i] for i in hits)}
+        return "; ".join(f"{titles[g]}: {n}" for g, n in per.items()) + " (each named in the table above)"
+    out = [f"{titles[scored.groups[i]]}: {scored.table[i].label}"
+           + (f" ({short_flags(scored.flags(i))})" if which == "false alarm" else "") for i in hits]
     return "; ".join(out) if out else "none"
 
 
