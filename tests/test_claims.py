@@ -36,7 +36,7 @@ def verdicts(number, ctx, *args, **kw) -> list:
 
 
 class Ctx:
-    """The four ways a claim's check reads results, over synthetic results (``name=results``);
+    """The ways a claim's check reads results, over synthetic results (``name=results``);
     RuntimeError for a study not given, as the scorecard's loader raises for one not stored.
     ``variants`` records every variant asked for."""
 
@@ -46,6 +46,9 @@ class Ctx:
 
     def scale(self, name):
         return "synthetic"
+
+    def datasets(self, name):
+        return None
 
     def study(self, name):
         if name not in self.results:
@@ -345,7 +348,7 @@ def test_batch_size_claim():
     # the authors' budget: the same fixed-epoch runs, the budget runs of a variant at the study's scale
     ctx = Ctx(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper"), batch_size_authors=disagree[1])
     assert verdicts(10, ctx, authors_budget=True) == [A, D, D, D, D, A, A]   # the curves: the fixed epochs'
-    assert ctx.variants == [("batch_size_authors", "synthetic", {})]
+    assert ctx.variants == [("batch_size_authors", "synthetic", {"datasets": None})]
     assert "faster at first than $B$ = 640" in check(10, ctx, authors_budget=True).subclaims[5][1]
 
 
