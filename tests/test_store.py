@@ -313,3 +313,32 @@ def test_the_numeric_sources_are_the_engine_and_the_store():
 ])
 def test_a_record_names_its_code_by_a_clean_commit_or_a_fingerprint(prov, named):
     assert provenance.names_its_code(prov) is named
+
+
+def test_distinct_seeds_nest_initialisations_in_datasets():
+    from binn_utils.store.setting import SEED_STRIDE, seeds_distinct
+    ds, ss = replicates(10, 10, distinct=True)
+    pairs = set(zip(ds, ss))
+    assert len(pairs) == 100 and len(set(ss)) == 100          # no seed used on two datasets
+    assert ss[:10] == tuple(range(10))                        # dataset 0 keeps seeds 0-9
+    assert ss[10:20] == tuple(range(SEED_STRIDE, SEED_STRIDE + 10))
+    crossed = replicates(10, 10)
+    assert len(set(crossed[1])) == 10                         # the old design crosses them
+    cfg = TrainConfig(epochs=2)
+    assert seeds_distinct(Setting("t", "a", "diffusion", 1e-3, False, ds, ss, cfg))
+    assert not seeds_distinct(Setting("t", "a", "diffusion", 1e-3, False, *crossed, cfg))
+    with pytest.raises(ValueError, match="at most"):
+        replicates(SEED_STRIDE + 1, 2, distinct=True)
+
+
+def test_distinct_seeds_give_new_keys_on_the_authors_data_and_in_the_noise_study():
+    from binn_utils.store.setting import on_data, seeds_distinct
+    from binn_utils import studies
+    lr = studies.get("learning_rate")
+    old = on_data(lr.settings("paper", datasets=10), "authors")
+    new = on_data(lr.settings("paper", datasets=10, distinct_seeds=True), "authors")
+    assert all(seeds_distinct(s) for s in new) and not any(seeds_distinct(s) for s in old)
+    assert not {s.key for s in old} & {s.key for s in new}
+    noise = studies.get("noise").settings("paper", noise_var=0.0, distinct_seeds=True)
+    assert sorted(len(set(s.datasets)) for s in noise) == [6, 10]   # (6, 128) on 6, (4, 32) on 10
+    assert all(seeds_distinct(s) for s in noise)

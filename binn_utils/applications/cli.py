@@ -75,11 +75,12 @@ def plans() -> dict:
 
 
 def settings_for(study: str, scale: str, noise_var=None, dense=False, epochs=None, seeds=None,
-                 datasets=None, data="ours") -> list:
+                 datasets=None, data="ours", distinct_seeds=False) -> list:
     """Every setting of one study (all its parts); ``noise_var`` None: the study's own noise levels;
-    ``datasets`` None: the study's own number of datasets; ``data``: whose data (``--data``)."""
+    ``datasets`` None: the study's own number of datasets; ``data``: whose data (``--data``);
+    ``distinct_seeds``: each dataset its own initialisation seeds (``--distinct-seeds``)."""
     out = studies.get(study).settings(scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
-                                      datasets=datasets)
+                                      datasets=datasets, distinct_seeds=distinct_seeds or None)
     return out if data == "ours" else on_data(out, data)
 
 
@@ -96,14 +97,15 @@ def requested_settings(args) -> dict:
     if args.plan is None:
         names = tuple(studies.REGISTRY) if args.study == "all" else (args.study,)
         return {study: settings_for(study, default_scale(args, study), args.noise_var, args.dense, args.epochs,
-                                    args.seeds, args.datasets, args.data) for study in names}
+                                    args.seeds, args.datasets, args.data, args.distinct_seeds) for study in names}
     out, named = {}, plans()
     for plan in args.plan:
         for study, scale, nv, dense in named[plan]:
             if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
                 continue
             label = f"{plan}:{study}" + ("" if nv is None else f"(noise {nv:g})") + (" dense" if dense else "")
-            out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds, args.datasets, args.data)
+            out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds, args.datasets, args.data,
+                                      args.distinct_seeds)
     return out
 
 
@@ -163,6 +165,10 @@ def _add_sweep_parsers(sub):
         sp.add_argument("--datasets", type=arguments.datasets, default=None,
                         help="datasets (independent splits and noise draws), each with every initialisation "
                              "(default: the study's own: one, or the noise study's)")
+        sp.add_argument("--distinct-seeds", action="store_true",
+                        help="each dataset its own initialisation seeds (dataset d: seeds 1000 d + s), so that "
+                             "initialisations nest in datasets; without it every dataset uses seeds 0, 1, ... "
+                             "(the design of the results stored before)")
         sp.add_argument("--data", choices=DATA_SOURCES, default="ours",
                         help="whose data: ours (our solution, noise draw and split per dataset), or the authors' "
                              "(their clean solution and noise draw, data/authors_archive/DATASETS.md; each dataset "

@@ -159,11 +159,33 @@ SETTING_KIND = records.RecordKind("setting", REQUIRED_FIELDS, _setting_name)
 records.KINDS.append(SETTING_KIND)
 
 
-def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int = 0):
-    """(datasets, seeds) tuples for every combination of datasets and initialisations."""
+#: With distinct seeds, dataset d's initialisations are seeds ``d * SEED_STRIDE + s``: no two
+#: datasets share one (a network's initialisation is drawn from its seed alone, so shared
+#: seeds would cross initialisations with datasets).  Dataset 0 keeps seeds 0, 1, ...
+SEED_STRIDE = 1000
+
+
+def replicates(n_seeds: int, n_datasets: int = 1, seed0: int = 0, dataset0: int = 0, distinct: bool = False):
+    """(datasets, seeds) tuples for every combination of datasets and initialisations.
+
+    ``distinct`` False: the same seeds ``seed0 + s`` on every dataset (the design of the stored
+    results before distinct seeds; initialisations crossed with datasets).  True: each dataset
+    its own seeds (``SEED_STRIDE``), so initialisations nest inside datasets."""
+    if distinct and n_seeds > SEED_STRIDE:
+        raise ValueError(f"distinct seeds allow at most {SEED_STRIDE} initialisations per dataset")
     ds = [dataset0 + d for d in range(n_datasets) for _ in range(n_seeds)]
-    ss = [seed0 + s for _ in range(n_datasets) for s in range(n_seeds)]
+    ss = [seed0 + s + (SEED_STRIDE * (dataset0 + d) if distinct else 0) for d in range(n_datasets)
+          for s in range(n_seeds)]
     return tuple(ds), tuple(ss)
+
+
+def seeds_distinct(setting) -> bool:
+    """Whether no seed of ``setting`` is used on two of its datasets (initialisations nested in
+    datasets, not crossed with them)."""
+    by_seed: dict = {}
+    for d, s in zip(setting.datasets, setting.seeds):
+        by_seed.setdefault(int(s), set()).add(int(d))
+    return all(len(v) == 1 for v in by_seed.values())
 
 
 # hyperparameters that enter the training step only elementwise per replicate: settings

@@ -20,9 +20,9 @@ PUBLISHED_D44_ROW = ((1, 1), (4, 4), (4, 32), (4, 1))
 
 
 def build(scale="book", archs=OPERATOR_ARCHS, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
-          seeds=None, datasets=None) -> list[Setting]:
+          seeds=None, datasets=None, distinct_seeds=False) -> list[Setting]:
     p = scale_values(scale)
-    ds, ss = initialisations(p, seeds, datasets)
+    ds, ss = initialisations(p, seeds, datasets, distinct_seeds)
     out = []
     for aD in archs:
         for aV in archs:

@@ -61,14 +61,14 @@ def budget_epochs(timing_: dict, minutes: float) -> dict:
 
 
 def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
-          seeds=None, budget_steps=None, datasets=None) -> tuple[list[Setting], list[Setting]]:
+          seeds=None, budget_steps=None, datasets=None, distinct_seeds=False) -> tuple[list[Setting], list[Setting]]:
     """(fixed-epoch settings, fixed-budget settings).  A batch larger than the training set
     is clipped to it (full-batch training, recorded).  The fixed training budget is a number
     of optimiser steps: the published trainer's cost per step hardly depends on B (its
     4000-epoch time scales as 1/B), so a fixed wall-clock budget is a fixed number of steps.
     """
     p = scale_values(scale)
-    ds, ss = initialisations(p, seeds, datasets)
+    ds, ss = initialisations(p, seeds, datasets, distinct_seeds)
     budget = count("budget_steps", budget_steps, p["budget_steps"])
     n_train = len(make_observations("diffusion", noise_var, dense=dense).train_idx)
     fixed, budgeted = [], []
@@ -84,12 +84,12 @@ def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, de
 
 
 def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
-                         seeds=None, datasets=None) -> list[Setting]:
+                         seeds=None, datasets=None, distinct_seeds=False) -> list[Setting]:
     """For each B the number of epochs that ten minutes of the authors' trainer gave
     (``AUTHORS_BUDGET_EPOCHS``; scaled by the scale's epochs / 4000, or by ``epochs`` / 4000
     when given), ten initialisations at the paper scale where the authors ran one."""
     p = scale_values(scale)
-    ds, ss = initialisations(p, seeds, datasets)
+    ds, ss = initialisations(p, seeds, datasets, distinct_seeds)
     factor = count("epochs", epochs, p["epochs"]) / 4000
     out = []
     for B, n_ep in AUTHORS_BUDGET_EPOCHS.items():

@@ -25,12 +25,13 @@ NEAR_ZERO = 0.2
 
 
 def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, seeds=None, datasets=None,
-          reaction="supporting", initial="code") -> list[Setting]:
+          distinct_seeds=False, reaction="supporting", initial="code") -> list[Setting]:
     """Ten initialisations.  ``initial`` = "code" (default): the data the authors' code
     generated for the published figure (bumps of height 1 and 0.7); "text": the paper's
     Eq. ic-nl (heights 0.1 and 0.07), the same setting as the nonlinear ADR default run."""
     p = scale_values(scale)
-    ds, ss = replicates(count("seeds", seeds, p["seeds"] if scale == "quick" else 10), count("datasets", datasets, 1))
+    ds, ss = replicates(count("seeds", seeds, p["seeds"] if scale == "quick" else 10), count("datasets", datasets, 1),
+                        distinct=distinct_seeds)
     return [Setting("framework", "default", "nonlinear_adr", noise_var, dense, ds, ss, train_config(p, epochs),
                     reaction=reaction, initial=initial)]
 

@@ -27,9 +27,9 @@ FACTOR = 2.0                 # words only (the learning-rate chapter's "stalled"
 
 
 def build(scale="book", rates=LEARNING_RATES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
-          seeds=None, datasets=None) -> list[Setting]:
+          seeds=None, datasets=None, distinct_seeds=False) -> list[Setting]:
     p = scale_values(scale)
-    ds, ss = initialisations(p, seeds, datasets)
+    ds, ss = initialisations(p, seeds, datasets, distinct_seeds)
     return [Setting("learning_rate", f"r={number_label(r)}", "burgers", noise_var, dense, ds, ss,
                     train_config(p, epochs, lr=float(r)), swept=("lr",)) for r in rates]
 

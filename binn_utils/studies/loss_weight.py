@@ -19,9 +19,9 @@ PAPER_BEST = (1e-1, 1e0)
 
 
 def build(scale="book", weights=PDE_WEIGHTS, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
-          seeds=None, datasets=None) -> list[Setting]:
+          seeds=None, datasets=None, distinct_seeds=False) -> list[Setting]:
     p = scale_values(scale)
-    ds, ss = initialisations(p, seeds, datasets)
+    ds, ss = initialisations(p, seeds, datasets, distinct_seeds)
     return [Setting("loss_weight", f"w_pde={number_label(w)}", "porous_medium", noise_var, dense, ds, ss,
                     train_config(p, epochs, w_pde=float(w), w_bc=0.0), swept=("w_pde",))
             for w in weights]

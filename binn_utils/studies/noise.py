@@ -26,11 +26,14 @@ TREND_WORDS = ("Spearman's $\\rho$ of each dataset's errors with $\\sigma^2$ ove
 
 
 def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=False, epochs=None, seeds=None,
-          datasets=None, noise_var=None) -> list[Setting]:
+          datasets=None, noise_var=None, distinct_seeds=False) -> list[Setting]:
     """u-network (h_u, n_u) in archs, ten datasets x ten seeds (``noise_var``: that level only).
 
     In the ``book`` scale the large (6, 128) network runs fewer epochs and replicates
     (``big_*`` entries of the scale): it costs ~25x more per step than (4, 32).
+    ``distinct_seeds``: each dataset its own seeds (``store.setting.replicates``), and the
+    (6, 128) network on the scale's ``big_datasets_distinct`` datasets where it names them
+    (the like-for-like Fig. 2 retrained on one device: both networks on the same datasets).
     """
     if noise_var is not None:
         noise_vars = (noise_var,)
@@ -39,9 +42,10 @@ def build(scale="book", noise_vars=NOISE_VARIANCES, archs=NOISE_ARCHS, dense=Fal
     for arch in archs:
         big = tuple(arch) != tuple(PAPER_DEFAULTS.arch_u)
         n_ep = count("epochs", epochs, p["big_epochs"] if big else p["epochs"])
-        n_ds = count("datasets", datasets, p["big_datasets"] if big else p["datasets"])
+        big_ds = p.get("big_datasets_distinct", p["big_datasets"]) if distinct_seeds else p["big_datasets"]
+        n_ds = count("datasets", datasets, big_ds if big else p["datasets"])
         n_seeds = count("seeds", seeds, p.get("big_seeds", p["seeds"]) if big else p.get("noise_seeds", p["seeds"]))
-        ds, ss = replicates(n_seeds, n_ds)
+        ds, ss = replicates(n_seeds, n_ds, distinct=bool(distinct_seeds))
         for nv in noise_vars:
             cfg = train_config(p, n_ep, arch_u=tuple(arch))
             out.append(Setting("noise", f"sigma2={number_label(nv)} u{tuple(arch)}", "diffusion", nv, dense, ds, ss,
