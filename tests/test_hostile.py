@@ -1029,3 +1029,62 @@ def test_migrate_on_a_folder_it_cannot_list_says_so(copied, capsys, monkeypatch)
     err = capsys.readouterr().err
     assert err.strip() == (f"binn: cannot use {root / 'runs'}: Permission denied (check that it exists as the kind "
                            "of path asked for and that this user may read and write it)")
+
+
+# ----------------------------------------------------------------------------- issue 51: a way out of every state
+def _strip_checksum(rec):
+    rec.pop(store.RECORD_CHECKSUM_FIELD)           # a current record with the field removed
+    return rec
+
+
+def _legacy_edited(rec):
+    for k in (store.CHECKSUM_FIELD, store.FORMAT_FIELD, store.RECORD_CHECKSUM_FIELD):
+        rec.pop(k)                                 # an unsealed record ...
+    rec["metrics"]["best"]["err_u_theta"][0] *= 1.5  # ... with one edited value
+    return rec
+
+
+@pytest.mark.parametrize("damage", [_strip_checksum, lambda rec: {}, _legacy_edited],
+                         ids=["checksum field removed", "{}", "unsealed with one edited value"])
+def test_every_record_that_cannot_be_sealed_has_one_way_out_and_every_command_names_it(copied, capsys,
+                                                                                        monkeypatch, damage):
+    """Such a record was a dead end: `status` said `binn migrate` seals it, `migrate` called it
+    damaged, `sweep` refused until `migrate` had run.  Now all three call it damaged and name
+    `binn sweep`, which trains it again; afterwards it is stored and sound."""
+    small, _, root = copied
+    npz, js = small.paths(root)
+    js.write_bytes(store.json_bytes(damage(json.loads(js.read_text()))))
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [small])
+    argv = ["learning_rate", "--scale", "quick", "--results-dir", str(root), "--workers", "1"]
+    assert cli.main(["status", *argv[:-2]]) == 0
+    out, err = capsys.readouterr()
+    assert "0/1 settings stored" in out and "binn migrate" not in out + err, out + err
+    assert str(js.name) in err and "`binn sweep`) trains it again" in err, err
+    assert cli.main(["migrate", "--results-dir", str(root)]) == 1
+    out, err = capsys.readouterr()
+    assert "1 damaged" in out and "`binn sweep`, trains them again" in out and str(js) in err, out + err
+    assert cli.main(["sweep", *argv]) == 0                      # the way out: trained again
+    assert "1 of 1 settings run and stored" in capsys.readouterr().out
+    assert cli.main(["status", *argv[:-2]]) == 0
+    assert "1/1 settings stored" in capsys.readouterr().out
+    assert store.is_sealed(json.loads(js.read_text()))
+
+
+def test_an_unsealed_record_whose_arrays_verify_is_sealed_by_the_command_status_and_sweep_name(copied, capsys,
+                                                                                                monkeypatch):
+    small, _, root = copied
+    npz, js = small.paths(root)
+    rec = json.loads(js.read_text())
+    for k in (store.CHECKSUM_FIELD, store.FORMAT_FIELD, store.RECORD_CHECKSUM_FIELD):
+        rec.pop(k)
+    js.write_bytes(store.json_bytes(rec))
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [small])
+    argv = ["learning_rate", "--scale", "quick", "--results-dir", str(root)]
+    assert cli.main(["status", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "1 stored record(s) have no checksum" in out and f"`binn migrate --results-dir {root}` seals" in out
+    assert "binn migrate" in _one_line(capsys, ["sweep", *argv, "--workers", "1"])   # refused: it would train over it
+    assert cli.main(["migrate", "--results-dir", str(root)]) == 0
+    assert "1 record(s) migrated" in capsys.readouterr().out
+    assert cli.main(["status", *argv]) == 0
+    assert "1/1 settings stored" in capsys.readouterr().out

@@ -325,7 +325,7 @@ def _run(ap, args) -> int:
     legacy, todo, seen = set(), [], set()
     for study, sets in plan.items():
         stored = [s.stored_record(results_dir, warn=False) for s in sets]
-        # a record that is not read: unsealed (damaged until `binn migrate` seals it), or damaged (said once)
+        # a record that is not read: unsealed (its arrays verify: `binn migrate` seals it), or damaged (said once)
         unsealed = [r is None and is_unsealed(s.paths(results_dir)[1]) for s, r in zip(sets, stored)]
         for s, r, u in zip(sets, stored, unsealed):
             if r is None and not u:
@@ -425,7 +425,8 @@ def _migrate(results_dir) -> int:
     if failed:
         print(f"  {failed[0]}" + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""), file=sys.stderr)
     print(f"{root}: {kinds['migrated']} record(s) migrated, {kinds['current']} already current, "
-          f"{kinds['damaged']} damaged (left as they are, without checksums: they count as missing and are rerun)"
+          f"{kinds['damaged']} damaged (left as they are, not sealed: they count as missing, and the next run that "
+          "needs them, `binn sweep`, trains them again over them)"
           + (f", {kinds['failed']} not rewritable (make the folder writable and rerun `binn migrate`)"
              if kinds["failed"] else ""))
     return 1 if kinds["damaged"] or kinds["failed"] else 0

@@ -5,16 +5,17 @@ their results as pairs ``<key>.npz`` (arrays) and ``<key>.json`` (a record descr
 them), named by :func:`key_of` (a prefix and a hash of everything that determines the
 numbers).  This module writes and checks them, and holds the store policy (below).
 
-*Writing* (:func:`write_pair`).  The arrays go to a uniquely named temporary file in the same folder,
-which is flushed to disk (``fsync``) and renamed over ``<name>.npz``; then the record, with the SHA-256
-of the ``.npz`` bytes (``npz_sha256``), the store format (``store_format``) and the SHA-256 of the record
-itself (``record_sha256``, over its canonical JSON without that field: the whole record, arrays'
-checksum included), is written the same way to ``<name>.json``, last.  Files get the permissions the
+*Writing* (:func:`write_pair`).  The arrays and then the record, with the SHA-256 of the ``.npz`` bytes
+(``npz_sha256``), the store format (``store_format``) and the SHA-256 of the record itself
+(``record_sha256``, over its canonical JSON without that field: the whole record, arrays' checksum
+included), go to uniquely named temporary files in the same folder, flushed to disk (``fsync``); only
+when both are written are they renamed over ``<name>.npz`` and then ``<name>.json``, so that a full
+disk leaves the pair as it was (never an ``.npz`` without its ``.json``).  Files get the permissions the
 umask gives new files (as every other output).  Temporary names are unique (two sweeps writing into one
 store never take each other's file), and the pair is written under an exclusive lock of the folder
 (where the platform has ``fcntl``), so two writers of the same pair leave one writer's complete pair,
-never a mixture.  A writer killed at any point leaves either the old pair, or a pair whose checksum
-does not match (treated as missing), plus at most a hidden ``.<name>.*.tmp`` file.
+never a mixture.  A writer killed at any point leaves either the old pair, or a damaged one (treated
+as missing), plus at most a hidden ``.<name>.*.tmp`` file.
 
 *Checking* (:func:`read_pair`, :func:`check_pair`: the one check that loading, ``binn
 status``, ``binn sweep`` and ``binn migrate`` apply).  A record is trusted only if it is
@@ -22,11 +23,15 @@ whole and is what its name says.  A pair is *damaged* when its JSON does not par
 not a record, its content does not match ``record_sha256``, it lacks a field its kind
 requires (:class:`RecordKind`, whatever its store format; :func:`require_fields`), its name
 is not the hash of the specification it holds (a pair copied over another's names), its
-``.npz`` is missing, the ``.npz`` bytes do not match ``npz_sha256``, or it has no ``record_sha256``;
-:class:`DamagedRecordError` then names the file and what is wrong.  A record written before
-whole-record checksums (store format 2: ``npz_sha256`` only; format 1: no checksum, the ``.npz`` a zip
-whose members pass their CRC-32 check) is read by :func:`~binn_utils.store.migration.migrate_pair` (``binn migrate``) alone, which
-adds the checksums without touching the arrays, and never to a record that does not verify.
+``.npz`` is missing, the ``.npz`` bytes do not match ``npz_sha256``, its numbers do not match its arrays
+(its kind's ``verify``), or it has no ``record_sha256`` while its store format has one;
+:class:`DamagedRecordError` then names the file and what is wrong, and the pair counts as missing: the
+next run that needs it (``binn sweep``) trains it again over it.  A record written before whole-record
+checksums (store format 2: ``npz_sha256`` only; format 1: no checksum, the ``.npz`` a zip whose members
+pass their CRC-32 check) that passes every other check is *unsealed* (:class:`UnsealedRecordError`):
+it is read by :func:`~binn_utils.store.migration.migrate_pair` (``binn migrate``) alone, which adds
+the checksums without touching the arrays, and never trained over.  So every record is sound, unsealed
+(``binn migrate`` seals it) or damaged (``binn sweep`` trains it again): each state has its one command.
 
 *Policy.*  Results are read from the committed store (``results/``) and then the working store
 (``out/results``); what neither holds is trained into the working store, so a rerun never writes into
@@ -67,7 +72,8 @@ class DamagedRecordError(RuntimeError):
 
 
 class UnsealedRecordError(DamagedRecordError):
-    """A record without its checksum: not read until ``binn migrate`` seals it, never trained over."""
+    """A record of an older store format, without its checksum, that passes every other check (its
+    arrays verify): not read until ``binn migrate`` seals it, never trained over."""
 
 
 class StoreWarning(UserWarning):
@@ -132,9 +138,10 @@ def umask() -> int:
     return mask
 
 
-def atomic_write(path: Path, data: bytes):
-    """``path`` gets ``data`` or keeps what it had: unique temporary file, fsync, rename.
-    The file gets the permissions the umask gives a new file (``mkstemp`` alone: 0600)."""
+def write_temporary(path: Path, data: bytes) -> str:
+    """``data`` in a new uniquely named hidden file beside ``path``, flushed to disk (``fsync``);
+    returns its name (removed again if writing fails, e.g. a full disk).  The file gets the
+    permissions the umask gives a new file (``mkstemp`` alone: 0600)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with contextlib.suppress(AttributeError, NotImplementedError):  # not POSIX
@@ -143,6 +150,17 @@ def atomic_write(path: Path, data: bytes):
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def atomic_write(path: Path, data: bytes):
+    """``path`` gets ``data`` or keeps what it had: unique temporary file, fsync, rename."""
+    tmp = write_temporary(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -174,12 +192,15 @@ class RecordKind:
     since the first was stored, and ``name(record, stem)``, the name it must be stored under
     (computed from the specification it holds; ``stem``: the name it is stored under, for a
     prefix the specification does not determine).  ``marker``: a field that only records of
-    this kind have (None: the kind of records that match no other, see :func:`kind_of`)."""
+    this kind have (None: the kind of records that match no other, see :func:`kind_of`).
+    ``verify(record, npz bytes)``: why the record's numbers do not match its arrays, or None (an
+    edit that a record without its checksum cannot show otherwise; None: nothing to compare)."""
 
     what: str
     fields: tuple
     name: Callable[[dict, str], str]
     marker: str | None = None
+    verify: Callable[[dict, bytes], str | None] | None = None
 
 
 #: Kinds of stored records, tried in order by :func:`kind_of` (modules that store records
@@ -200,7 +221,11 @@ def kind_of(record: dict) -> RecordKind:
 
 
 def write_pair(npz, js, arrays: dict, record: dict) -> dict:
-    """Write ``arrays`` (compressed .npz) and then ``record`` (.json) atomically.
+    """Write ``arrays`` (compressed .npz) and then ``record`` (.json) atomically, all or nothing:
+    both files are written to temporary files first and only then renamed into place, the
+    ``.npz`` first; a failure before the renames (a full disk, Ctrl-C) leaves the pair as it was,
+    and if the record's rename fails after the arrays' (it cannot for lack of space), the new
+    ``.npz`` is removed again, so that no ``.npz`` is left without its ``.json``.
 
     Returns the record as written, with ``npz_sha256``, ``store_format`` and ``record_sha256``
     added (:func:`seal`).
@@ -214,8 +239,27 @@ def write_pair(npz, js, arrays: dict, record: dict) -> dict:
     record = seal(record, sha256_bytes(data))
     text = json_bytes(record)
     with folder_lock(npz.parent):
-        atomic_write(npz, data)
-        atomic_write(js, text)
+        tmp_npz = write_temporary(npz, data)
+        try:
+            tmp_js = write_temporary(js, text)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_npz)
+            raise
+        try:
+            had_npz = npz.exists()
+            os.replace(tmp_npz, npz)
+            try:
+                os.replace(tmp_js, js)
+            except BaseException:
+                if not had_npz or not js.exists():    # never an .npz without its .json
+                    with contextlib.suppress(OSError):
+                        npz.unlink()
+                raise
+        finally:
+            for tmp in (tmp_npz, tmp_js):
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
         fsync_folder(npz.parent)
     return record
 
@@ -259,16 +303,17 @@ def _check_legacy_zip(npz: Path, data: bytes):
         raise _damaged(npz, f"member {bad!r} fails its CRC check")
 
 
-def _verify_record(js: Path, record: dict, kind, unsealed: bool = False) -> RecordKind:
+def _verify_record(js: Path, record: dict, kind) -> RecordKind:
     """Raise :class:`DamagedRecordError` unless ``record`` (the JSON of ``js``) is whole and is
-    what its name says: its own checksum (``unsealed``: or none, below format 3), the fields of its
-    kind, its name."""
+    what its name says: its own checksum (or none, below format 3), the fields of its kind, its
+    name.  Returns its kind."""
     stored = record.get(RECORD_CHECKSUM_FIELD)
     if stored is not None and stored != record_sha256(record):
         raise _damaged(js, f"its content does not match its checksum {RECORD_CHECKSUM_FIELD} (edited or "
                            "overwritten?)")
     if stored is None and isinstance(record.get(FORMAT_FIELD), int) and record[FORMAT_FIELD] >= 3:
-        raise _damaged(js, f"store format {record[FORMAT_FIELD]} without its checksum {RECORD_CHECKSUM_FIELD}")
+        raise _damaged(js, f"store format {record[FORMAT_FIELD]} without its checksum {RECORD_CHECKSUM_FIELD} "
+                           "(the field was removed: what it held cannot be verified)")
     if not isinstance(kind, RecordKind):
         try:
             kind = kind(record) if kind is not None else kind_of(record)
@@ -281,10 +326,6 @@ def _verify_record(js: Path, record: dict, kind, unsealed: bool = False) -> Reco
         raise _damaged(js, f"its specification cannot be read ({type(err).__name__}: {err})") from None
     if name != js.stem:
         raise _damaged(js, f"it holds the specification of {name}, not of {js.stem} (copied or renamed?)")
-    if stored is None and not unsealed:
-        raise _damaged(js, f"it has no checksum {RECORD_CHECKSUM_FIELD} (written before whole-record checksums, "
-                           "or the field was removed): `binn migrate` verifies such a record and seals it",
-                       UnsealedRecordError)
     return kind
 
 
@@ -304,7 +345,7 @@ def read_pair(npz, js, *, load_arrays: bool = True, kind=None, unsealed: bool = 
         if p.exists() and not p.is_file():
             raise _damaged(p, "a folder, not a file" if p.is_dir() else "not a regular file (a named pipe, a socket?)")
     record = _read_record(js)
-    _verify_record(js, record, kind, unsealed)
+    kind = _verify_record(js, record, kind)
     try:
         data = npz.read_bytes()
     except FileNotFoundError:
@@ -318,6 +359,13 @@ def read_pair(npz, js, *, load_arrays: bool = True, kind=None, unsealed: bool = 
                                 "(truncated, overwritten or from another run)")
     else:
         _check_legacy_zip(npz, data)
+    if record.get(RECORD_CHECKSUM_FIELD) is None:     # nothing shows an edit of the record but its arrays
+        why = kind.verify(record, data) if kind.verify is not None else None
+        if why:
+            raise _damaged(js, why)
+        if not unsealed:
+            raise _damaged(js, f"it has no checksum {RECORD_CHECKSUM_FIELD} (written before whole-record "
+                               "checksums), and its arrays verify", UnsealedRecordError)
     if not load_arrays:
         return record, None
     try:
@@ -343,8 +391,12 @@ def check_pair(npz, js, *, warn: bool = True, kind=None) -> dict | None:
 
 
 def missing_words(err: DamagedRecordError) -> str:
-    """What happens to a damaged record: recomputed, or, unsealed, left for ``binn migrate``."""
-    return "not read, nor trained over" if isinstance(err, UnsealedRecordError) else "treated as missing (it will be recomputed)"
+    """What happens to a record that is not read, and the one command that clears it: damaged,
+    it is trained again by the next run that needs it (``binn sweep``); unsealed, ``binn migrate``
+    seals it (never trained over)."""
+    if isinstance(err, UnsealedRecordError):
+        return "not read, nor trained over: `binn migrate` seals it"
+    return "treated as missing: the next run that needs it (`binn sweep`) trains it again over it"
 
 
 def is_sealed(record: dict) -> bool:

@@ -29,7 +29,7 @@ from . import records
 from ..engine.observations import DATA_SOURCES, check_authors_data
 from ..engine.problems import INITIALS
 from ..engine.runs import TrainConfig, TrainingError, build_layout, check_distinct, check_number, check_seeds
-from .sweep_record import CHOOSES_INITIAL, LEGACY, REQUIRED_FIELDS, SweepRecord
+from .sweep_record import CHOOSES_INITIAL, LEGACY, REQUIRED_FIELDS, SweepRecord, errors_match_arrays
 
 RESULTS_FORMAT = 1
 
@@ -154,8 +154,9 @@ def _setting_name(record: dict, stem: str) -> str:
 
 
 #: A setting's stored record: its specification (``Setting.spec``, whose hash is its name)
-#: and what every evaluated setting has stored since the first.
-SETTING_KIND = records.RecordKind("setting", REQUIRED_FIELDS, _setting_name)
+#: and what every evaluated setting has stored since the first; without its checksum, its errors
+#: must be those its arrays give.
+SETTING_KIND = records.RecordKind("setting", REQUIRED_FIELDS, _setting_name, verify=errors_match_arrays)
 records.KINDS.append(SETTING_KIND)
 
 

@@ -16,7 +16,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import io
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..engine.runs import TrainConfig, TrainingError
 from .records import CHECKSUM_FIELD, FORMAT_FIELD, RECORD_CHECKSUM_FIELD, DamagedRecordError, require_fields
@@ -158,3 +161,39 @@ class SweepRecord:
 
 #: The fields every stored setting's record has had since the first (the others: ``LEGACY``).
 REQUIRED_FIELDS = tuple(f.name for f in dataclasses.fields(SweepRecord) if f.name not in LEGACY)
+
+
+#: how closely a record's errors must match those its arrays give (the arrays are float32, and a
+#: small error is the difference of two nearly equal solutions: some 1e-5 relative is rounding)
+REL_TOL = 1e-3
+
+
+def errors_match_arrays(record: dict, data: bytes) -> str | None:
+    """Why a stored setting's errors of u_theta and u_p (relative L2 against the noise-free
+    solution, per replicate, at its best and final networks) differ from those its own arrays
+    (the ``.npz`` bytes ``data``) give, or None: a record without its checksum can have been
+    edited, and sealing it would make the edit look sound.  Records of other kinds (cached
+    fits) have no such errors."""
+    try:
+        with np.load(io.BytesIO(data)) as f:
+            arrays = {k: f[k] for k in f.files}
+    except (ValueError, OSError, EOFError) as err:
+        return f"its arrays cannot be read ({type(err).__name__}: {err})"
+    metrics, clean = record.get("metrics"), arrays.get("u_clean")
+    if not isinstance(metrics, dict) or clean is None:
+        return None
+    norm = float(np.linalg.norm(clean))
+    for which, errors in metrics.items():
+        for name in ("u_theta", "u_p"):
+            try:
+                stored, u = (errors or {}).get(f"err_{name}"), arrays.get(f"{which}_{name}")
+                if stored is None or u is None:
+                    continue
+                given = np.linalg.norm((u - clean).reshape(u.shape[0], -1), axis=1) / norm
+                stored = np.array([np.nan if v is None else v for v in stored], float)
+            except (AttributeError, TypeError, ValueError, IndexError) as err:
+                return f"its {which} errors of {name} cannot be read ({type(err).__name__}: {err})"
+            both = np.isfinite(given) & np.isfinite(stored)
+            if stored.shape != given.shape or not np.allclose(stored[both], given[both], rtol=REL_TOL, atol=0):
+                return f"its {which} errors of {name} do not match its arrays (edited?)"
+    return None
