@@ -249,3 +249,52 @@ def test_the_comparison_words_say_why_nothing_was_tested_on_too_few_datasets():
     words = af.against_datasets_words(t)
     assert "our runs are on 1 dataset: too few to say where one run of one more dataset would fall (it takes 3)" in words
     assert "(1 dataset x 10)" in af.against_datasets_table(t, lambda r: r["setting"])
+
+
+@pytest.mark.parametrize("single", [False, True])
+@pytest.mark.parametrize("datasets", [3, 5, 10])
+def test_figure_ratio_holds_its_error_rates_on_figures_with_correlated_settings(datasets, single):
+    from binn_utils.analysis.figure_ratio_simulation import rates
+    none = rates(datasets, 1.0, draws=1000, single=single)
+    at_margin = rates(datasets, rt.EQUIVALENCE_MARGIN, draws=1000, single=single)
+    assert none["differs"] <= 0.07                 # a false alarm at most about 5 % of the time
+    assert at_margin["equivalent"] <= 0.07         # a ratio at the margin called equivalent at most 5 %
+    twice = rates(datasets, 2.0, draws=300, single=single)
+    assert twice["differs"] > at_margin["differs"] > none["differs"] * 0.8   # power grows with the ratio
+
+
+def test_figure_ratio_pools_each_dataset_over_the_settings_before_comparing():
+    rng = np.random.default_rng(3)
+    rows = []
+    for d in range(4):
+        a = rng.normal(0, 0.1)
+        for k, lr in enumerate((1e-4, 1e-3, 1e-2)):
+            for s in range(5):
+                rows.append({"source": "ours", "lr": lr, "dataset": d, "seed": s, "norm": "frobenius",
+                             "err_u_theta": float(np.exp(k + a + rng.normal(0, 0.3))), "err_u_p": np.nan})
+    for k, lr in enumerate((1e-4, 1e-3, 1e-2)):
+        for s in range(5):
+            rows.append({"source": "authors", "lr": lr, "dataset": pd.NA, "seed": s, "norm": "frobenius",
+                         "err_u_theta": float(np.exp(k - np.log(1.3) + rng.normal(0, 0.3))), "err_u_p": np.nan})
+    df = pd.DataFrame(rows)
+    t = rt.figure_ratio(df[df.source == "ours"], df[df.source == "authors"], "lr", quantities=("err_u_theta",))
+    ours = df[df.source == "ours"]
+    units = [float(np.log(g.groupby("lr")["err_u_theta"].median()).mean()) for _, g in ours.groupby("dataset")]
+    theirs = float(np.log(df[df.source == "authors"].groupby("lr")["err_u_theta"].median()).mean())
+    expected = rt.pooled_ratio(units, theirs)
+    row = t.iloc[0]
+    assert row["settings"] == 3 and row["datasets"] == 4
+    assert row["ratio"] == pytest.approx(expected["ratio"]) and row["lo"] == pytest.approx(expected["lo"])
+    assert row["lo"] < row["lo90"] < row["ratio"] < row["hi90"] < row["hi"]
+    assert row["verdict"] == rt.equivalence(row["lo90"], row["hi90"], row["lo"], row["hi"])
+    assert np.exp(np.mean(units) - theirs) == pytest.approx(row["ratio"])
+
+
+def test_equivalence_decides_in_one_order():
+    m = rt.EQUIVALENCE_MARGIN
+    assert rt.equivalence(0.9, 1.1, 0.85, 1.15) == rt.EQUIVALENT
+    assert rt.equivalence(1.05, 1.2, 1.02, 1.24, m) == rt.EQUIVALENT      # inside the margin though not 1
+    assert rt.equivalence(1.3, 1.6, 1.2, 1.7) == rt.DIFFERS
+    assert rt.equivalence(0.7, 1.4, 0.6, 1.5) == rt.UNRESOLVED
+    assert rt.equivalence(np.nan, 1.0, 0.5, 1.5) == rt.UNRESOLVED
+    assert rt.pooled_ratio([0.0, 0.1], 0.0)["verdict"] == rt.UNRESOLVED     # two datasets: not tested

@@ -2,9 +2,11 @@
 ground-truth-free diagnostics) on small synthetic result sets read through a fake context,
 judging a claim, and the scorecard's words (binn_utils.presentation.scorecard_text)."""
 import dataclasses
+import re
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from binn_utils import studies
@@ -297,32 +299,39 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     assert 'id="plain-answer"' in text.headline_html([few, most])
 
 
-def test_the_answer_says_whether_our_runs_are_the_authors_from_the_counts():
-    f = scorecard.Fidelity({"ours": (3, 4, 5), "authors": (3,)}, {"ours": 0, "authors": 2},
-                           {"ours": 46, "authors": 14}, {"ours": 5, "authors": 3}, {"ours": 9.1, "authors": 20.0},
-                           {"ours": 1.1, "authors": 1.5})
+def _ratio_row(data, figure, quantity, ratio, lo, hi, verdict, datasets=5):
+    return {"data": data, "figure": figure, "quantity": quantity, "norm": "frobenius", "settings": 7,
+            "datasets": datasets, "ratio": ratio, "lo": lo, "hi": hi, "lo90": lo * 1.05, "hi90": hi / 1.05,
+            "p": 0.5, "rule_out": max(hi / 1.05, 1.05 / lo), "verdict": verdict}
+
+
+def test_the_answer_says_whether_our_runs_are_the_authors_per_figure_with_its_ratio():
+    from binn_utils.analysis import results_table as rt
+    f = scorecard.Fidelity(pd.DataFrame([
+        _ratio_row("ours", 3, "err_u_p", 0.98, 0.88, 1.09, rt.EQUIVALENT),
+        _ratio_row("ours", 6, "err_u_p", 1.9, 1.3, 2.6, rt.DIFFERS),
+        _ratio_row("authors", 4, "err_u_theta", 1.0, 0.63, 1.59, rt.UNRESOLVED, datasets=3)]))
     s = text.fidelity_sentence(f)
-    assert "in none of 46 comparisons (Figs. 3, 4 and 5; at least 5 datasets" in s
-    assert "a factor of 1.1 to 9.1 either way to be seen" in s
-    assert "authors' own data, in 2 of 14 (Fig. 3; 3 random splits of them; a difference had to exceed a factor " \
-           "of 1.5 to 20 either way to be seen)" in s
+    assert "on our data: equivalent within 1.25x, Fig. 3 $u_\\mathrm{p}$; different, Fig. 6 $u_\\mathrm{p}$" in s
+    assert "on the authors' data: neither equivalent nor different, Fig. 4 $u_\\theta$" in s
+    assert not re.search(r"\bnone of \d+|\d+ of \d+ comparisons", s)       # no count of rows that could not differ
+    table = text.fidelity_table_md(f)
+    assert "| Fig. 6 | $u_\\mathrm{p}$ | 1.9 [1.3, 2.6] | differs | n/a | not stored |" in table
+    assert "cannot be told within 1.25x; only a difference beyond 1.67x is ruled out" in table
     answer = text.plain_answer([checked(2, A, A)], f)
-    assert s in answer and s in text.headline_md([checked(2, A, A)], f)
-    only = text.fidelity_sentence(scorecard.Fidelity({"ours": (4,)}, {"ours": 1}, {"ours": 16}, {"ours": 5},
-                                                     {"ours": 4.0}, {"ours": 1.2}))
-    assert "(Fig. 4;" in only and "in 1 of 16 comparisons" in only and "authors' own data" not in only
-    theirs = text.fidelity_sentence(scorecard.Fidelity({"authors": (4,)}, {"authors": 0}, {"authors": 16},
-                                                       {"authors": 3}, {"authors": 4.0}, {"authors": 1.2}))
-    assert "authors' own data, in none of 16" in theirs
-    assert not any("archived runs (" in x for x in text.plain_answer([checked(2, A, A)]))
+    assert s in answer and table in text.headline_md([checked(2, A, A)], f)
+    assert "fidelity-table" in text.headline_html([checked(2, A, A)], f)
+    assert not any("archived runs" in x for x in text.plain_answer([checked(2, A, A)]))
 
 
-def test_fidelity_counts_the_stored_comparisons_of_every_archived_figure():
+def test_fidelity_pools_every_archived_figure_with_the_dataset_as_the_unit():
     f = scorecard.fidelity(Context())
     archived = {studies.get(archive).paper_figure for archive, *_ in scorecard.ARCHIVE_COMPARED.values()}
     assert archived == {3, 4, 5, 6}
-    assert f is not None and set(f.figures["ours"]) <= archived and f.compared["ours"] > 0
-    assert 0 <= f.beyond["ours"] <= f.compared["ours"] and f.datasets["ours"] >= 2
+    ours = f.of("ours")
+    assert set(ours["figure"]) == archived and (ours["datasets"] >= 5).all()
+    assert ((ours["lo"] < ours["ratio"]) & (ours["ratio"] < ours["hi"])).all()
+    assert set(ours["verdict"]) <= {"equivalent", "differs", "cannot be told"}
     assert scorecard.fidelity(Context(scale="quick")) is None
 
 

@@ -302,3 +302,115 @@ def against_datasets(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("
                      "ratio": ratio, "range_lo": lo, "range_hi": hi, "p": p,
                      "beyond": bool(np.isfinite(p) and p < 1 - each)})
     return pd.DataFrame(rows)
+
+
+#: The margin of "our errors are the authors'" for one figure's error (ours / theirs, pooled over
+#: the figure's settings), fixed before any ratio was computed: within 1.25x either way.  It is a
+#: quarter of the twofold differences the paper's figures are read for (their error axes span
+#: decades), and about the spread of one dataset's median between initialisation draws.
+EQUIVALENCE_MARGIN = 1.25
+#: The words of a figure's agreement with the authors (:func:`equivalence`), one meaning each.
+EQUIVALENT, DIFFERS, UNRESOLVED = "equivalent", "differs", "cannot be told"
+
+
+def equivalence(lo90: float, hi90: float, lo95: float, hi95: float, margin: float = EQUIVALENCE_MARGIN) -> str:
+    """The one decision of a figure's ratio ours / theirs (:func:`figure_ratio`): *equivalent*
+    within ``margin`` when its 90 % interval lies inside ``[1 / margin, margin]`` (two one-sided
+    tests at 5 %: a ratio at the margin is called equivalent at most 5 % of the time); else
+    *differs* when its 95 % interval excludes 1 (a two-sided test at 5 %); else *cannot be told*
+    (within the margin or beyond it).  NaN bounds: cannot be told."""
+    if not all(np.isfinite(x) for x in (lo90, hi90, lo95, hi95)):
+        return UNRESOLVED
+    if 1 / margin < lo90 and hi90 < margin:
+        return EQUIVALENT
+    if hi95 < 1 or lo95 > 1:
+        return DIFFERS
+    return UNRESOLVED
+
+
+def _figure_units(g: pd.DataFrame, single: bool) -> tuple[list, float, int]:
+    """Per dataset of ours, the figure's log error pooled over the settings both have: the mean
+    over settings of the log of the dataset's median (``single``: of each initialisation's run,
+    one value per seed); and the authors' pooled log error (the mean over settings of the log of
+    their median, or of their single run); and how many settings both have."""
+    ours, theirs = g[g["source"] == "ours"], g[g["source"] == "authors"]
+    ok = np.isfinite(ours["value"].to_numpy(float)) & (ours["value"].to_numpy(float) > 0)
+    ours = ours[ok].assign(log=np.log(ours.loc[ok, "value"].to_numpy(float)))
+    tb = theirs[np.isfinite(theirs["value"].to_numpy(float)) & (theirs["value"].to_numpy(float) > 0)]
+    settings = sorted(set(ours["setting_key"]) & set(tb["setting_key"]))
+    if not settings:
+        return [], np.nan, 0
+    ours, tb = ours[ours["setting_key"].isin(settings)], tb[tb["setting_key"].isin(settings)]
+    L = float(np.mean([np.log(np.median(v.to_numpy(float))) for _, v in tb.groupby("setting_key")["value"]]))
+    units = []
+    for _, d in ours.groupby("dataset"):
+        if d["setting_key"].nunique() < len(settings):      # a dataset without every setting is left out
+            continue
+        if single:
+            per_seed = d.groupby(["seed", "setting_key"])["log"].mean().unstack()
+            units.append(per_seed.dropna().mean(axis=1).to_numpy(float))
+        else:
+            units.append(float(d.groupby("setting_key")["log"].median().mean()))
+    return units, L, len(settings)
+
+
+def pooled_ratio(units, theirs: float, margin: float = EQUIVALENCE_MARGIN, level: float = LEVEL) -> dict:
+    """The ratio ours / theirs of a figure's pooled log error and its decision (:func:`figure_ratio`):
+    ``units`` per dataset of ours, its pooled log error (a number), or each initialisation's
+    (an array: the authors ran each setting once); ``theirs`` the authors' pooled log error.
+    Keys: ``datasets``, ``ratio``, ``lo``, ``hi`` (95 %), ``lo90``, ``hi90``, ``p``, ``rule_out``,
+    ``verdict``; NaN (cannot be told) below 3 datasets."""
+    from scipy import stats
+    S = len(units)
+    if S < 3 or not np.isfinite(theirs):
+        return {"datasets": S, **dict.fromkeys(("ratio", "lo", "hi", "lo90", "hi90", "p", "rule_out"), np.nan),
+                "verdict": UNRESOLVED}
+    if np.ndim(units[0]) > 0:
+        # their pooled run as one run of one more dataset (theirs / ours), inverted to ours / theirs
+        r95, r90 = one_more_run(units, theirs, level), one_more_run(units, theirs, 2 * level - 1)
+        ratio, p = 1 / r95[0], r95[3]
+        lo, hi, lo90, hi90 = ratio * r95[1], ratio * r95[2], ratio * r90[1], ratio * r90[2]
+    else:
+        g = np.asarray(units, float)
+        d = float(np.mean(g) - theirs)
+        se = float(np.std(g, ddof=1) * np.sqrt(1 + 1 / S))
+        ratio = float(np.exp(d))
+        t95, t90 = t_quantile(level, S - 1), t_quantile(2 * level - 1, S - 1)
+        lo, hi = float(np.exp(d - t95 * se)), float(np.exp(d + t95 * se))
+        lo90, hi90 = float(np.exp(d - t90 * se)), float(np.exp(d + t90 * se))
+        p = float(2 * stats.t.sf(abs(d) / se, S - 1)) if se > 0 else float(d == 0)
+    return {"datasets": S, "ratio": ratio, "lo": lo, "hi": hi, "lo90": lo90, "hi90": hi90, "p": p,
+            "rule_out": float(max(hi90, 1 / lo90)), "verdict": equivalence(lo90, hi90, lo, hi, margin)}
+
+
+def figure_ratio(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_theta", "err_u_p"),
+                 margin: float = EQUIVALENCE_MARGIN, level: float = LEVEL) -> pd.DataFrame:
+    """Our errors against the authors' for one figure as one number per error: the ratio ours /
+    theirs pooled over the figure's settings (those both have), with its intervals and the
+    decision of :func:`equivalence` at ``margin``; a quantity the authors did not archive is left out.
+
+    The dataset (split and noise draw) is the unit, and the correlation of a figure's settings
+    within a dataset is kept: for each of our S datasets the figure's log error is the mean
+    over settings of the log of its median (over initialisations); the authors' is the same mean
+    over their runs, which share one split, so it is one more draw of a dataset's figure error.
+    With ``g`` ours and ``G`` theirs, ``mean(g) - G`` has variance ``var(g) (1 + 1/S)``, referred
+    to Student's t with S - 1 degrees of freedom (at least 3 datasets).  Where the authors ran
+    each setting once (Fig. 6's archive) their pooled run is set against one run of one more
+    dataset (:func:`one_more_run` on each initialisation's pooled error).  Validated by simulation
+    on nested data with correlated settings (``tests/test_results_table.py``,
+    ``benchmarks/figure_ratio_power.py``).  Columns: ``quantity``, ``norm``, ``settings`` (compared),
+    and :func:`pooled_ratio`'s: ``datasets``, ``ratio`` (ours / theirs), ``lo``, ``hi`` (its 95 %
+    interval), ``lo90``, ``hi90``, ``p`` (two-sided, of no difference), ``rule_out`` (the ratio
+    either way beyond which the 90 % interval rules a difference out: ``max(hi90, 1 / lo90)``),
+    ``verdict``."""
+    by = [by] if isinstance(by, str) else list(by)
+    both = long(pd.concat([ours, theirs], ignore_index=True), quantities)
+    both["setting_key"] = both[by].astype(str).agg("|".join, axis=1)
+    rows = []
+    for (q, norm), g in both.groupby(["quantity", "norm"], sort=False):
+        if not (g["source"] == "authors").any():
+            continue
+        single = bool((g[g["source"] == "authors"].groupby("setting_key").size() <= 1).all())
+        units, L, k = _figure_units(g, single)
+        rows.append({"quantity": q, "norm": norm, "settings": k, **pooled_ratio(units, L, margin, level)})
+    return pd.DataFrame(rows)

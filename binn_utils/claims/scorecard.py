@@ -146,8 +146,9 @@ def runs(ctx: Context) -> list[RunRow]:
 
 #: The studies whose chapters set every setting beside the authors' archived runs of the same
 #: configuration (ten initialisations each, the paper's noise level), and the errors compared:
-#: {study: (swept columns, quantities, norms)} (``results_table.against_datasets``); one norm each,
-#: the book's, so that no networks are counted twice (the architecture chapter adds the spectral)
+#: {study: (archived study, swept columns, quantities of the per-setting table, norms, the archive's rows)}
+#: (``results_table.against_datasets``, ``figure_ratio``); one norm each, the book's, so that no
+#: networks are counted twice (the architecture chapter adds the spectral)
 ARCHIVE_COMPARED = {"learning_rate": ("learning_rate", ("lr",), ("err_u_theta", "err_u_p"), ("frobenius",), {}),
                     "loss_weight": ("loss_weight", ("w_pde",), ("err_u_theta", "err_u_p"), ("frobenius",), {}),
                     "architecture": ("architecture", ("arch_D", "arch_V"), ("err_u_p",), ("frobenius",), {}),
@@ -157,26 +158,24 @@ ARCHIVE_COMPARED = {"learning_rate": ("learning_rate", ("lr",), ("err_u_theta", 
 
 @dataclass(frozen=True)
 class Fidelity:
-    """Our runs beside the authors' archived ones, summed over the chapters that compare them:
-    per data our runs were trained on ("ours", "authors"), how many comparisons of a median
-    error lie beyond what datasets (splits) and initialisations explain, of how many, and the
-    paper figures and datasets behind them.  Each figure's comparisons are held to 95 %
-    together (``against_datasets``), not the figures' jointly."""
+    """Our runs beside the authors' archived ones, one row per paper figure, error and data our
+    runs were trained on ("ours", "authors"): the ratio ours / theirs pooled over the figure's
+    settings with its intervals and the decision at ``margin`` (``results_table.figure_ratio``,
+    the dataset the unit).  Columns: ``data``, ``figure``, and ``figure_ratio``'s."""
 
-    figures: dict          # data -> tuple of the paper's figure numbers compared
-    beyond: dict           # data -> comparisons beyond
-    compared: dict         # data -> comparisons made
-    datasets: dict         # data -> datasets (splits) per setting, the fewest
-    widest: dict           # data -> the widest range's upper end: a factor a difference may have had to exceed
-    narrowest: dict        # data -> the narrowest range's upper end
+    ratios: pd.DataFrame
+    margin: float = results_table.EQUIVALENCE_MARGIN
+
+    def of(self, data: str) -> pd.DataFrame:
+        return self.ratios[self.ratios["data"] == data]
 
 
 def fidelity(ctx: Context) -> Fidelity | None:
     """:class:`Fidelity` of the committed main text (None at another fixed scale, or where no
-    study has several datasets stored)."""
+    figure of ours is stored beside the authors' archive)."""
     if ctx.fixed_scale:
         return None
-    tables: dict = {}
+    rows = []
     for name, (archive, by, quantities, norms, where) in ARCHIVE_COMPARED.items():
         st = REGISTRY[name]
         try:
@@ -192,16 +191,9 @@ def fidelity(ctx: Context) -> Fidelity | None:
             settings = on_data(st.settings(ctx.scale(name), datasets=n), "authors")
             runs["authors"] = ctx.load(settings, ctx.scale(name), f"{st.title} study (authors' data)")
         for data, results in runs.items():
-            t = results_table.against_datasets(results_table.table(results, norms=norms), theirs, list(by),
-                                               quantities=quantities)
-            t = t[t["p"].notna()]
-            if not t.empty:
-                tables.setdefault(data, []).append((REGISTRY[archive].paper_figure, t))
-    if not tables:
+            t = results_table.figure_ratio(results_table.table(results, norms=norms), theirs, list(by),
+                                           quantities=("err_u_theta", "err_u_p"))
+            rows += [{"data": data, "figure": REGISTRY[archive].paper_figure, **r} for r in t.to_dict("records")]
+    if not rows:
         return None
-    return Fidelity({d: tuple(f for f, _ in ts) for d, ts in tables.items()},
-                    {d: int(sum(t["beyond"].sum() for _, t in ts)) for d, ts in tables.items()},
-                    {d: int(sum(len(t) for _, t in ts)) for d, ts in tables.items()},
-                    {d: int(min(t["datasets"].min() for _, t in ts)) for d, ts in tables.items()},
-                    {d: float(max(t["range_hi"].max() for _, t in ts)) for d, ts in tables.items()},
-                    {d: float(min(t["range_hi"].min() for _, t in ts)) for d, ts in tables.items()})
+    return Fidelity(pd.DataFrame(rows))

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import plotting
+from ..analysis import results_table
 from ..analysis.reporting import fmt, value_label
 from .panels import ABOVE
 from .plotting import COLORS
@@ -263,3 +264,53 @@ def printed_grid_words(printed_vs, levels) -> str:
     else:
         out.append(f"On neither grid are all the printed medians consistent with our runs {where}.")
     return " ".join(out)
+
+
+def ratio_verdict_words(r, margin: float = results_table.EQUIVALENCE_MARGIN) -> str:
+    """A figure's decision (``results_table.figure_ratio``'s row ``r``) in words: equivalent
+    within the margin, differs, or cannot be told, with the ratio beyond which this design
+    rules a difference out; not tested below three datasets."""
+    if not np.isfinite(r["ratio"]):
+        return "not tested (fewer than 3 datasets)"
+    if r["verdict"] == results_table.EQUIVALENT:
+        return f"equivalent within {fmt(margin)}x"
+    if r["verdict"] == results_table.DIFFERS:
+        return "differs"
+    return f"cannot be told within {fmt(margin)}x; only a difference beyond {fmt(r['rule_out'])}x is ruled out"
+
+
+def ratio_cell(r) -> str:
+    """'ratio [lo, hi]' of a ``figure_ratio`` row (ours / theirs, its 95 % interval)."""
+    return "n/a" if not np.isfinite(r["ratio"]) else f"{fmt(r['ratio'])} [{fmt(r['lo'])}, {fmt(r['hi'])}]"
+
+
+def figure_ratio_words(by_data: dict) -> str:
+    """The chapter's sentence on its figure beside the authors' runs, pooled over its settings:
+    per data our runs were trained on (``by_data``: {"ours" | "authors": ``figure_ratio`` table})
+    and error, ours / theirs with its 95 % interval and the decision; one sentence each."""
+    out = []
+    for d, t in by_data.items():
+        for _, r in t.iterrows():
+            units = UNIT_WORDS[d][1]
+            if not np.isfinite(r["ratio"]):
+                out.append(f"On {DATA_WORDS[d]}, our {QUANTITY_WORDS[r['quantity']]} error is not pooled against "
+                           f"the authors': it takes 3 {units}, and {r['datasets']} are stored.")
+                continue
+            out.append(f"Pooled over the figure's {r['settings']} settings, on {DATA_WORDS[d]} ({r['datasets']} "
+                       f"{units}) our {QUANTITY_WORDS[r['quantity']]} error is {ratio_cell(r)} times the authors' "
+                       f"(95 % interval): {ratio_verdict_words(r)}.")
+    return " ".join(out)
+
+
+def figure_ratio_table(by_data: dict) -> str:
+    """Markdown table of a figure's ``figure_ratio`` rows, one row per error, one column pair per data."""
+    first = next(iter(by_data.values()))
+    heads = " | ".join(f"ours / authors, {DATA_WORDS[d]} | decision" for d in by_data)
+    out = [f"| error | {heads} |", "|---|" + "---|---|" * len(by_data)]
+    for q in first["quantity"]:
+        cells = []
+        for t in by_data.values():
+            r = t[t["quantity"] == q]
+            cells.append("n/a | not stored" if r.empty else f"{ratio_cell(r.iloc[0])} | {ratio_verdict_words(r.iloc[0])}")
+        out.append(f"| {QUANTITY_WORDS[q]} | " + " | ".join(cells) + " |")
+    return "\n".join(out)

@@ -8,11 +8,16 @@ import html
 import re
 from collections import Counter
 
+import numpy as np
+
+from ..analysis import results_table
 from ..analysis.reporting import and_list, fmt
 from ..analysis.contrasts import POWER
 from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict, family_size
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
+from . import authors_figures
+from .tables import QUANTITY_WORDS
 
 MARKS = {Outcome.REPRODUCED: ("✔", "#1a7f37"), Outcome.PARTLY: ("◐", "#9a6700"),
          Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.INDISTINCT: ("≈", "#57606a"),
@@ -346,40 +351,73 @@ def _not_counted(j: Judged) -> str:
     return f"; {n} of its {len(vs)} sub-claims {words}"
 
 
-def fidelity_sentence(f) -> str:
-    """Whether our runs are the authors': the comparisons with their archived runs that lie
-    beyond what datasets and initialisations explain, on our data and on theirs."""
-    def figs(d):
-        return "Figs. " + and_list(f.figures[d]) if len(f.figures[d]) > 1 else f"Fig. {f.figures[d][0]}"
+def _figure_errors(t) -> list[str]:
+    return [f"Fig. {r['figure']} {QUANTITY_WORDS[r['quantity']]}" for _, r in t.iterrows()]
 
-    def count(d):
-        k, n = f.beyond[d], f.compared[d]
-        return f"none of {n}" if k == 0 else f"{k} of {n}"
-    def seen(d):
-        return (f"a difference had to exceed a factor of {fmt(f.narrowest[d])} to {fmt(f.widest[d])} either way "
-                f"to be seen")
+
+def fidelity_sentence(f) -> str:
+    """Whether our runs are the authors': for each data our runs were trained on, which figures'
+    errors (pooled over the figure's settings, ours / theirs) are equivalent to the authors'
+    within the margin, which differ and which cannot be told (``scorecard.fidelity``'s rows;
+    the numbers are in :func:`fidelity_table_md`)."""
     parts = []
-    if "ours" in f.compared:
-        parts.append(f"our errors differ from theirs beyond what datasets and initialisations explain in "
-                     f"{count('ours')} comparisons ({figs('ours')}; at least {f.datasets['ours']} datasets per "
-                     f"setting; {seen('ours')})")
-    if "authors" in f.compared:
-        parts.append(f"trained on the authors' own data, in {count('authors')} ({figs('authors')}; "
-                     f"{f.datasets['authors']} random splits of them; {seen('authors')})")
-    return ("Set beside the authors' own archived runs, " + "; ".join(parts)
-            + "; each figure's comparisons held to 95 % together.")
+    for d in ("ours", "authors"):
+        t = f.of(d)
+        t = t[np.isfinite(t["ratio"].to_numpy(float))]
+        if t.empty:
+            continue
+        groups = [(results_table.EQUIVALENT, f"equivalent within {fmt(f.margin)}x"),
+                  (results_table.DIFFERS, "different"), (results_table.UNRESOLVED, "neither equivalent nor different")]
+        said = [f"{words}, {and_list(_figure_errors(t[t['verdict'] == v]))}" for v, words in groups
+                if (t["verdict"] == v).any()]
+        parts.append(f"on {authors_figures.DATA_WORDS[d]}: " + "; ".join(said))
+    if not parts:
+        return ""
+    return ("Set beside the authors' own archived runs, with each figure's errors pooled over its settings (ours "
+            "divided by theirs; the table below gives each ratio), " + "; and ".join(parts) + ".")
+
+
+def fidelity_table_md(f) -> str:
+    """Each archived figure's error, ours / theirs with its 95 % interval and the decision, on
+    our data and on the authors' (MyST table)."""
+    keys = f.ratios[["figure", "quantity"]].drop_duplicates()
+    datas = [d for d in ("ours", "authors") if not f.of(d).empty]
+    out = ["| figure | error | " + " | ".join(f"ours / authors, {authors_figures.DATA_WORDS[d]} | decision"
+                                              for d in datas) + " |",
+           "|---|---|" + "---|---|" * len(datas)]
+    for _, k in keys.iterrows():
+        cells = []
+        for d in datas:
+            r = f.of(d)
+            r = r[(r["figure"] == k["figure"]) & (r["quantity"] == k["quantity"])]
+            cells.append("n/a | not stored" if r.empty else
+                         f"{authors_figures.ratio_cell(r.iloc[0])} | {authors_figures.ratio_verdict_words(r.iloc[0])}")
+        out.append(f"| Fig. {k['figure']} | {QUANTITY_WORDS[k['quantity']]} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def fidelity_table_html(f) -> str:
+    """:func:`fidelity_table_md` as an HTML table for the landing page."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in fidelity_table_md(f).splitlines()]
+    head, body = rows[0], rows[2:]
+    return ('<table class="table fidelity-table"><thead><tr>' + "".join(f"<th>{tex_to_html(c)}</th>" for c in head)
+            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{tex_to_html(c)}</td>" for c in r) + "</tr>"
+                                               for r in body) + "</tbody></table>")
 
 
 def plain_answer_md(judged: list[Judged], fidelity=None) -> str:
-    """The answer's first sentence, then one bullet per sentence (MyST)."""
+    """The answer's first sentence, then one bullet per sentence (MyST); the table of each figure
+    beside the authors' runs after them."""
     first, *rest = plain_answer(judged, fidelity)
-    return "\n".join([first, ""] + [f"* {x}" for x in rest])
+    table = ["", fidelity_table_md(fidelity)] if fidelity is not None else []
+    return "\n".join([first, ""] + [f"* {x}" for x in rest] + table)
 
 
 def plain_answer_html(judged: list[Judged], fidelity=None) -> str:
     first, *rest = (tex_to_html(x) for x in plain_answer(judged, fidelity))
     return ('<div class="admonition note plain-answer" id="plain-answer"><p class="admonition-title">The answer in '
-            f"brief</p><p>{first}</p><ul>" + "".join(f"<li>{x}</li>" for x in rest) + "</ul></div>")
+            f"brief</p><p>{first}</p><ul>" + "".join(f"<li>{x}</li>" for x in rest) + "</ul>"
+            + (fidelity_table_html(fidelity) if fidelity is not None else "") + "</div>")
 
 
 def chapter_brief_md(judged: list[Judged] | None) -> str:
