@@ -284,6 +284,10 @@ def ratio_cell(r) -> str:
     return "n/a" if not np.isfinite(r["ratio"]) else f"{fmt(r['ratio'])} [{fmt(r['lo'])}, {fmt(r['hi'])}]"
 
 
+def _error_words(r) -> str:
+    return QUANTITY_WORDS[r["quantity"]] + ("" if r["norm"] == "frobenius" else f" ({NORM_WORDS[r['norm']]} norm)")
+
+
 def figure_ratio_words(by_data: dict) -> str:
     """The chapter's sentence on its figure beside the authors' runs, pooled over its settings:
     per data our runs were trained on (``by_data``: {"ours" | "authors": ``figure_ratio`` table})
@@ -293,24 +297,27 @@ def figure_ratio_words(by_data: dict) -> str:
         for _, r in t.iterrows():
             units = UNIT_WORDS[d][1]
             if not np.isfinite(r["ratio"]):
-                out.append(f"On {DATA_WORDS[d]}, our {QUANTITY_WORDS[r['quantity']]} error is not pooled against "
-                           f"the authors': it takes 3 {units}, and {r['datasets']} are stored.")
+                out.append(f"On {DATA_WORDS[d]}, our {_error_words(r)} error is not pooled against the authors': "
+                           f"it takes 3 {units}, and {r['datasets']} are stored.")
                 continue
             out.append(f"Pooled over the figure's {r['settings']} settings, on {DATA_WORDS[d]} ({r['datasets']} "
-                       f"{units}) our {QUANTITY_WORDS[r['quantity']]} error is {ratio_cell(r)} times the authors' "
+                       f"{units}) our {_error_words(r)} error is {ratio_cell(r)} times the authors' "
                        f"(95 % interval): {ratio_verdict_words(r)}.")
     return " ".join(out)
 
 
 def figure_ratio_table(by_data: dict) -> str:
     """Markdown table of a figure's ``figure_ratio`` rows, one row per error, one column pair per data."""
-    first = next(iter(by_data.values()))
+    keys = [(r["quantity"], r["norm"]) for t in by_data.values() for _, r in t.iterrows()]
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return "The authors archived none of these errors."
     heads = " | ".join(f"ours / authors, {DATA_WORDS[d]} | decision" for d in by_data)
     out = [f"| error | {heads} |", "|---|" + "---|---|" * len(by_data)]
-    for q in first["quantity"]:
+    for q, norm in keys:
         cells = []
         for t in by_data.values():
-            r = t[t["quantity"] == q]
+            r = t[(t["quantity"] == q) & (t["norm"] == norm)] if not t.empty else t
             cells.append("n/a | not stored" if r.empty else f"{ratio_cell(r.iloc[0])} | {ratio_verdict_words(r.iloc[0])}")
-        out.append(f"| {QUANTITY_WORDS[q]} | " + " | ".join(cells) + " |")
+        out.append(f"| {_error_words({'quantity': q, 'norm': norm})} | " + " | ".join(cells) + " |")
     return "\n".join(out)
