@@ -3,6 +3,7 @@
 Fast: tiny stores (two settings of a few epochs), CLI requests stopped before training
 (``no_training``), copies of committed records in temporary folders.
 """
+import contextlib
 import json
 import os
 import shutil
@@ -1088,3 +1089,44 @@ def test_an_unsealed_record_whose_arrays_verify_is_sealed_by_the_command_status_
     assert "1 record(s) migrated" in capsys.readouterr().out
     assert cli.main(["status", *argv]) == 0
     assert "1/1 settings stored" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_killed_sweep_leaves_no_process_behind(tmp_path, sig):
+    """`binn sweep ... --workers 1` killed (SIGKILL, SIGTERM: nothing of its own runs to end its
+    children) left its forward-solve worker and multiprocessing's resource tracker running,
+    holding its standard output, so that `binn sweep ... | tee log` never returned.  Now every
+    process it started ends within seconds, and its output pipe closes."""
+    argv = ["sweep", "learning_rate", "--scale", "quick", "--epochs", "3000", "--workers", "1",
+            "--solve-workers", "1", "--results-dir", str(tmp_path)]
+    proc = subprocess.Popen([sys.executable, "-c", BINN_ENTRY_POINT, *argv], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    seen = []
+    try:
+        deadline = time.monotonic() + 180
+        while len(seen := _workers_of(proc)) < 2:          # the solve worker and the resource tracker
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.05)
+        time.sleep(1.0)
+        proc.send_signal(sig)
+        try:
+            proc.communicate(timeout=30)                    # its stdout closes: `| tee` returns
+        except subprocess.TimeoutExpired:
+            pytest.fail("the sweep's standard output is still open 30 s after it was killed")
+        deadline = time.monotonic() + 10
+        while (left := [w for w in seen if w.is_running() and w.status() != "zombie"]) \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not left, f"left running: {[' '.join(w.cmdline()) for w in left]}"
+    finally:
+        import psutil
+        for w in seen:                                      # only what this test started
+            with contextlib.suppress(psutil.Error):
+                w.kill()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
