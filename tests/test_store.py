@@ -343,3 +343,37 @@ def test_distinct_seeds_give_new_keys_on_the_authors_data_and_in_the_noise_study
     noise = studies.get("noise").settings("paper", noise_var=0.0, distinct_seeds=True)
     assert sorted(len(set(s.datasets)) for s in noise) == [6, 10]   # (6, 128) on 6, (4, 32) on 10
     assert all(seeds_distinct(s) for s in noise)
+
+
+@pytest.mark.parametrize("fails", ["the record's temporary file", "the record's rename"])
+@pytest.mark.parametrize("before", ["nothing stored", "an older pair"])
+def test_a_full_disk_never_leaves_an_npz_without_its_json(tmp_path, monkeypatch, fails, before):
+    """A full disk while a sweep wrote a pair left the ``.npz`` without its ``.json`` (a half pair).
+    Now both files are written before either is renamed into place: the store keeps what it had
+    (nothing, or the older pair, still sound), and no temporary file."""
+    npz, js = tmp_path / "p.npz", tmp_path / "p.json"
+    if before == "an older pair":
+        records.write_pair(npz, js, {"a": np.zeros(3)}, {"what": "old"})
+    old = {p: p.read_bytes() for p in (npz, js) if p.exists()}
+    full = OSError(28, "No space left on device")
+    if fails == "the record's temporary file":
+        real = records.write_temporary
+
+        def write_temporary(path, data):
+            if path.suffix == ".json":
+                raise full
+            return real(path, data)
+        monkeypatch.setattr(records, "write_temporary", write_temporary)
+    else:
+        real = os.replace
+
+        def replace(src, dst):
+            if str(dst).endswith(".json"):
+                raise full
+            return real(src, dst)
+        monkeypatch.setattr(records.os, "replace", replace)
+    with pytest.raises(OSError, match="No space left"):
+        records.write_pair(npz, js, {"a": np.ones(3)}, {"what": "new"})
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in old), list(tmp_path.iterdir())
+    assert {p: p.read_bytes() for p in old} == old                          # the older pair as it was

@@ -224,8 +224,8 @@ def write_pair(npz, js, arrays: dict, record: dict) -> dict:
     """Write ``arrays`` (compressed .npz) and then ``record`` (.json) atomically, all or nothing:
     both files are written to temporary files first and only then renamed into place, the
     ``.npz`` first; a failure before the renames (a full disk, Ctrl-C) leaves the pair as it was,
-    and if the record's rename fails after the arrays' (it cannot for lack of space), the new
-    ``.npz`` is removed again, so that no ``.npz`` is left without its ``.json``.
+    and if the record's rename fails after the arrays', the arrays it had are put back (none: the
+    new ``.npz`` is removed), so that no ``.npz`` is left without its ``.json``.
 
     Returns the record as written, with ``npz_sha256``, ``store_format`` and ``record_sha256``
     added (:func:`seal`).
@@ -246,19 +246,22 @@ def write_pair(npz, js, arrays: dict, record: dict) -> dict:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_npz)
             raise
+        old = f"{tmp_npz}.old"            # the arrays replaced, kept until the record is in place
         try:
-            had_npz = npz.exists()
+            try:
+                os.link(npz, old)
+            except OSError:
+                old = None
             os.replace(tmp_npz, npz)
             try:
                 os.replace(tmp_js, js)
-            except BaseException:
-                if not had_npz or not js.exists():    # never an .npz without its .json
-                    with contextlib.suppress(OSError):
-                        npz.unlink()
+            except BaseException:                 # the older pair back, or none: never a half pair
+                with contextlib.suppress(OSError):
+                    os.replace(old, npz) if old else npz.unlink()
                 raise
         finally:
-            for tmp in (tmp_npz, tmp_js):
-                with contextlib.suppress(OSError):
+            for tmp in (tmp_npz, tmp_js, old):
+                with contextlib.suppress(OSError, TypeError):
                     os.unlink(tmp)
         fsync_folder(npz.parent)
     return record
