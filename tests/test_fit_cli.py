@@ -95,10 +95,10 @@ def test_fit_writes_every_file(fitted):
     assert f"| {diagnostic_roc.pct(held.caught_rate)} / {diagnostic_roc.pct(held.false_alarm_rate)} |" in md
     assert "How strongly do these data constrain each learned operator?" in md
     # a 3-epoch fit does not fit its data: no operator gets a data-level label, the section says why
-    assert "Not measured: the learned model does not fit the data" in md and "| D |" not in md
+    assert "Not measured: the fit check refused the fit: " in md and "| D |" not in md
     # the report shows that section under its own heading, not inside the diagnostics table
     assert "<h2>How strongly do these data constrain each learned operator?</h2>" in page
-    assert "Not measured: the learned model does not fit the data" in page
+    assert "Not measured: the fit check refused the fit: " in page
 
 
 def test_the_reports_identifiability_section_is_its_own():

@@ -1,89 +1,355 @@
-"""Identifiability of a fit's learned operators (``binn fit``'s report): first, does the
-learned model fit the data (:func:`model_misfit`: the data's chi-square about its forward
-solution against its distribution under the estimated noise)?  Only a model that fits is
-measured, by :func:`identifiability.identifiability` on its median operators, against the
-noise estimated from the data (:func:`noise_estimate`)."""
+"""Identifiability of a fit's learned operators (``binn fit``'s report), in three steps, each
+against the data and a noise estimated from the data alone:
+
+1. **The noise** (:func:`data_noise`): the spread of the replicates at each point where there
+   are several, else the scatter of the data between neighbouring points of the grid (second
+   differences in x and in t, :func:`neighbour_noise`); never the fit's residual, which would
+   make every check below circular.  The fit's own residual is reported beside it.
+2. **The fit check** (:func:`fit_check`): the learned model (median operators over the networks)
+   is solved forward from the data's first observed profile and its chi-square against the
+   data compared with what noise of that size gives.  A fit the diagnostics call diverged,
+   blown up or collapsed, one whose forward solution cannot be computed, one no better than a
+   constant (the data's mean) or one whose misfit noise would exceed only once in a thousand
+   data sets is refused (:class:`FitRefused`): no operator gets a label, and the advice fits the
+   failure.
+3. **Is each operator needed?** (:func:`operator_need`): the data are fitted by the model
+   without it, every other operator allowed a scale factor, and by the whole model with a scale
+   factor per operator (:func:`rescaled_fit`).  The change of chi-square between the two is the
+   likelihood-ratio statistic of that operator's scale; beyond the (1 - LEVEL) quantile of
+   chi-square with one degree of freedom the operator is **needed** (the model without it fits
+   worse than noise explains).  Otherwise it is **absent** where the data also rule out the
+   learned size (holding it at its learned size, the others rescaled, fits worse beyond the same
+   bar: the network invented it), and **indistinguishable from zero** where they can tell
+   neither (with the smallest constant the data would see, ``identifiability.zero_bound``).
+   The learned shape was fitted to these same data, so the one-degree-of-freedom bar is the
+   lenient end for "needed".  Only a needed operator is then measured for its scale and shape
+   (``identifiability.identifiability``: well, weakly or not constrained).
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from scipy import stats
+from scipy import interpolate, optimize, stats
 
-from .identifiability import Identifiability, identifiability, operator_from_curve
+from .diagnostic_thresholds import BLOWUP_FACTOR
+from .identifiability import (LEVEL, Identifiability, identifiability, need_threshold, operator_from_curve,
+                              solve_on_grid, zero_bound)
 
-__all__ = ["FIT_QUANTILE", "noise_estimate", "model_misfit", "learned_identifiability"]
-
-
-def noise_estimate(u_obs, u_fit, replicate_sd: float | None = None,
-                   replicate_how: str = "the measurements' between-replicate standard deviation") -> tuple[float, str]:
-    """(sigma, how it was estimated) for data without a known noise: ``replicate_sd``, the
-    between-replicate standard deviation of the measurements when there are replicates (divided
-    by the root of their number when their mean is what was fitted is the caller's business, and
-    ``replicate_how`` says which), else the root-mean-square residual of the data about the fitted
-    solution ``u_fit`` (ground-truth free; it includes any misfit, so it errs on the side of a
-    larger sigma: fewer operators called constrained)."""
-    if replicate_sd is not None and np.isfinite(replicate_sd) and replicate_sd > 0:
-        return float(replicate_sd), replicate_how
-    r = np.asarray(u_obs, float) - np.asarray(u_fit, float)
-    s = float(np.sqrt(np.nanmean(r ** 2)))
-    if not (np.isfinite(s) and s > 0):
-        raise ValueError("cannot estimate the noise: the fitted solution matches the data exactly")
-    return s, "the root-mean-square residual of the data about the median learned solution"
-
+__all__ = ["FIT_QUANTILE", "need_threshold", "neighbour_noise", "data_noise", "first_profile", "chi_square",
+           "FitCheck", "FitRefused", "fit_bar", "fit_check", "NEIGHBOUR_DOF_PER_DIFFERENCE", "rescaled_fit", "operator_need", "learned_identifiability",
+           "SCALE_BOUNDS", "network_failures"]
 
 #: A learned model "fits" when the data's chi-square about its forward solution is below this
 #: quantile of its distribution under the estimated noise (a misfit this large arises by chance
 #: once in a thousand data sets).
 FIT_QUANTILE = 0.999
+#: the range each operator's scale factor may take when the data are refitted (0: removed)
+SCALE_BOUNDS = (0.0, 20.0)
 
 
-def model_misfit(u_obs, u_p, sigma: float, sigma_words: str | None = None) -> str | None:
-    """Does the learned model fit the data?  None if the data's chi-square about the median
-    forward solution ``u_p`` (R, n_t, n_x) at noise ``sigma``, the first time (the initial
-    condition it starts from) left out, is below :data:`FIT_QUANTILE` of chi-square on as many
-    points; else the sentence that says it does not (no forward solution: does not either).
-    ``u_obs``: the data (n_t, n_x), or each replicate's (n_rep, n_t, n_x) where replicates were
-    fitted separately (every one counts).  ``sigma_words``: sigma as the sentence gives it (its
-    value in the data's units, say); default its value."""
-    med = np.nanmedian(np.asarray(u_p, float), axis=0) if np.isfinite(u_p).any() else None
-    if med is None or not np.isfinite(med).all():
-        return "the learned model's forward solution could not be computed for every network"
+def _as_replicates(u_obs) -> np.ndarray:
     obs = np.asarray(u_obs, float)
-    obs = obs[None] if obs.ndim == 2 else obs
-    r = (obs - med[None])[:, 1:] / sigma
-    n = int(np.isfinite(r).sum())
-    chi2 = float(np.nansum(r ** 2))
-    bar = float(stats.chi2.ppf(FIT_QUANTILE, n))
-    if chi2 <= bar:
-        return None
-    return (f"the learned model does not fit the data: the data's chi-square about its forward solution u_p is "
-            f"{chi2:.4g} on {n} points, where noise of the estimated size "
-            f"(sigma = {sigma_words or format(sigma, '.3g')}) stays below {bar:.4g} in {100 * FIT_QUANTILE:g} % of "
-            "data sets")
+    if obs.ndim == 2:
+        obs = obs[None]
+    if obs.ndim != 3 or obs.shape[1] < 2 or obs.shape[2] < 3:
+        raise ValueError(f"the data must be (n_t >= 2, n_x >= 3) or (n_rep, n_t, n_x), got shape {np.shape(u_obs)}")
+    return obs
 
 
-def learned_identifiability(curves: dict, u_grid, x, t, u_obs, u_theta, *, replicate_sd=None,
+def _robust_sd(d) -> float:
+    """The standard deviation of ``d`` from its median absolute deviation (1.4826 MAD), its
+    root-mean-square where more than half of it is one value."""
+    d = np.asarray(d, float)
+    d = d[np.isfinite(d)]
+    if not d.size:
+        return float("nan")
+    mad = 1.4826 * float(np.median(np.abs(d - np.median(d))))
+    return mad if mad > 0 else float(np.sqrt(np.mean(d ** 2)))
+
+
+#: The effective number of independent squares in a robust spread of second differences, per
+#: difference: the efficiency of the median absolute deviation against the standard deviation
+#: under normal noise (0.3675), times 18/35 (neighbouring second differences of white noise are
+#: correlated: -2/3 at one step, 1/6 at two; 1 + 2 (4/9 + 1/36) = 35/18).
+NEIGHBOUR_DOF_PER_DIFFERENCE = 0.3675 * 18.0 / 35.0
+
+
+def neighbour_noise(u) -> tuple[float, str, float]:
+    """(sigma, how, degrees of freedom) from one data set (n_t, n_x) alone: the second
+    differences of neighbouring points, u[i-1] - 2 u[i] + u[i+1], have variance 6 sigma^2
+    under independent noise; their robust spread (median absolute deviation) along x and, where
+    there are 3 or more times, along t, pooled, over sqrt(6).  A solution that curves between
+    neighbouring points adds to it (the median ignores the few steep places): the estimate errs
+    towards a larger sigma on a coarse grid with little noise."""
+    u = np.asarray(u, float)
+    d = [np.diff(u, 2, axis=1).ravel()] + ([np.diff(u, 2, axis=0).ravel()] if u.shape[0] >= 3 else [])
+    d = np.concatenate(d)
+    d = d[np.isfinite(d)]
+    s = _robust_sd(d) / np.sqrt(6.0)
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError("cannot estimate the noise from the data: neighbouring points do not scatter at all")
+    along = "x and t" if u.shape[0] >= 3 else "x"
+    return float(s), (f"estimated from the data: the scatter of neighbouring points along {along} (robust spread "
+                      "of the second differences / sqrt(6))"), NEIGHBOUR_DOF_PER_DIFFERENCE * d.size
+
+
+def data_noise(u_obs, replicate_sd: float | None = None,
+               replicate_how: str = "the measurements' between-replicate standard deviation"
+               ) -> tuple[float, str, float]:
+    """(sigma, how it was estimated, its degrees of freedom) from the data alone: with several
+    replicates (``u_obs`` (n_rep, n_t, n_x), fitted separately), their pooled standard deviation
+    about their mean at each point; else ``replicate_sd`` where the caller has one (the noise of
+    a mean of replicates, ``replicate_how`` says so; degrees of freedom taken as infinite);
+    else :func:`neighbour_noise` of the data."""
+    obs = _as_replicates(u_obs)
+    if obs.shape[0] >= 2:
+        dev = obs - obs.mean(axis=0, keepdims=True)
+        m = int(np.isfinite(dev[0]).sum()) * (obs.shape[0] - 1)
+        s = float(np.sqrt(np.nansum(dev ** 2) / m))
+        if np.isfinite(s) and s > 0:
+            return s, (f"estimated from the data: the spread of the {obs.shape[0]} replicates at each point "
+                       "(pooled standard deviation)"), float(m)
+    if replicate_sd is not None and np.isfinite(replicate_sd) and replicate_sd > 0:
+        return float(replicate_sd), f"estimated from the data: {replicate_how}", float("inf")
+    return neighbour_noise(obs[0])
+
+
+def first_profile(u_obs, x=None, sigma: float | None = None) -> np.ndarray:
+    """The data's first observed profile (n_x,), the mean of the replicates' where there are
+    several; with the nodes ``x`` and the noise ``sigma``, smoothed to the noise: the cubic
+    smoothing spline whose residual sum of squares is n_x times the noise variance of that mean
+    (the discrepancy principle), so that a model started from it does not carry that row's
+    noise forward (a model without diffusion would otherwise be blamed for keeping it)."""
+    obs = _as_replicates(u_obs)
+    u0 = np.nanmean(obs[:, 0], axis=0)
+    if sigma is None or x is None:
+        return u0
+    var = sigma ** 2 / obs.shape[0]
+    spline = interpolate.UnivariateSpline(np.asarray(x, float), u0, k=3, s=u0.size * var)
+    return np.asarray(spline(np.asarray(x, float)), float)
+
+
+def chi_square(u_obs, u_model, sigma: float) -> tuple[float, int]:
+    """(chi-square, number of points) of the data (every replicate) about ``u_model`` (n_t,
+    n_x) at noise ``sigma``, the first time (the profile the model starts from) left out."""
+    obs = _as_replicates(u_obs)
+    r = (obs - np.asarray(u_model, float)[None])[:, 1:] / sigma
+    return float(np.nansum(r ** 2)), int(np.isfinite(r).sum())
+
+
+@dataclass
+class FitCheck:
+    """Does the learned model fit the data (:func:`fit_check`)?"""
+
+    ok: bool
+    kind: str                      # "fits", "diverged", "blown up", "collapsed", "no forward solution", "constant", "misfit"
+    reason: str                    # one sentence ("" where it fits)
+    advice: str                    # what to try ("" where it fits)
+    chi2: float = float("nan")     # of the data about the model's forward solution
+    n_points: int = 0
+    bar: float = float("nan")      # the FIT_QUANTILE quantile of chi-square on n_points
+    chi2_constant: float = float("nan")   # of the data about their mean
+    sigma: float = float("nan")
+    sigma_fitted: float = float("nan")    # root-mean-square residual of the data about the forward solution
+
+    @property
+    def failed_training(self) -> bool:
+        """A fit whose training diverged or blew up (``binn fit`` exits non-zero)."""
+        return self.kind in ("diverged", "blown up")
+
+
+class FitRefused(ValueError):
+    """The learned model does not fit the data (its :class:`FitCheck` says why)."""
+
+    def __init__(self, check: FitCheck):
+        super().__init__(check.reason)
+        self.check = check
+
+
+ADVICE = {
+    "diverged": "lower the learning rate (--lr), or raise the batch size (--batch-size)",
+    "blown up": "lower the learning rate (--lr), or raise the batch size (--batch-size)",
+    "collapsed": "lower the learning rate (--lr), and check that the data vary in space and time",
+    "no forward solution": "a stiff learned model may solve with --forward-method BDF; else lower the learning rate",
+    "constant": "train longer (--epochs) if the validation loss was still falling, else another learning rate "
+                "(--lr) or other mechanisms (--mechanisms)",
+    "misfit_falling": "train longer (--epochs) or raise the learning rate (--lr): the validation loss was still "
+                      "falling",
+    "misfit": "the mechanisms chosen may not describe these data (another --mechanisms), or the networks stopped in "
+              "a poor fit (other --seeds or --lr); more epochs will not help while the validation loss is flat",
+}
+
+
+def fit_bar(n_points: int, sigma_dof: float = float("inf"), quantile: float = FIT_QUANTILE) -> float:
+    """The chi-square the data about a model that fits them stay below in ``quantile`` of data
+    sets, at a sigma estimated with ``sigma_dof`` degrees of freedom: N times the quantile of
+    F(N, sigma_dof) (the ratio of the mean square residual to the estimated variance), chi-square's
+    quantile on N points where sigma is known (infinite degrees of freedom)."""
+    if not np.isfinite(sigma_dof):
+        return float(stats.chi2.ppf(quantile, n_points))
+    return float(n_points * stats.f.ppf(quantile, n_points, sigma_dof))
+
+
+def fit_check(u_obs, u_model, sigma: float, *, sigma_dof: float = float("inf"), n_networks: int = 1, diverged=(), blown_up=(), collapsed=(),
+              still_falling: bool = False, sigma_words: str | None = None) -> FitCheck:
+    """Does the learned model fit the data?  ``u_model``: its forward solution (n_t, n_x) from
+    the data's first observed profile (None where it could not be computed); ``u_obs``: the
+    data, (n_t, n_x) or (n_rep, n_t, n_x) (every replicate counts); ``sigma``: the noise from
+    the data (:func:`data_noise`), with ``sigma_dof`` degrees of freedom (:func:`fit_bar`).  ``diverged``, ``blown_up``, ``collapsed``: the networks the
+    diagnostics call so (any one refuses the fit: the model is their median);
+    ``still_falling``: the under-fitting diagnostic's flag (for the advice).  ``sigma_words``:
+    sigma as the sentence gives it (default its value)."""
+    sw = sigma_words or format(sigma, ".3g")
+    for kind, which, what in (("diverged", diverged, "diverged (non-finite losses)"),
+                              ("blown up", blown_up, "blew up (the validation loss ended far above its minimum "
+                                                     "and above the data's variance)"),
+                              ("collapsed", collapsed, "collapsed (the learned solution fits the data no better "
+                                                       "than their mean)")):
+        if len(which):
+            return FitCheck(False, kind, f"the fit {kind.upper()}: {len(which)} of {n_networks} networks {what}",
+                            ADVICE[kind], sigma=sigma)
+    if u_model is None or not np.all(np.isfinite(u_model)):
+        return FitCheck(False, "no forward solution", "the learned model's forward solution from the data's first "
+                        "observed profile could not be computed", ADVICE["no forward solution"], sigma=sigma)
+    obs = _as_replicates(u_obs)
+    chi2, n = chi_square(obs, u_model, sigma)
+    later = obs[:, 1:]
+    const = np.full(obs.shape[1:], float(np.nanmean(later)))
+    chi2_c, _ = chi_square(obs, const, sigma)
+    bar = fit_bar(n, sigma_dof)
+    fitted = float(sigma * np.sqrt(chi2 / n))
+    common = dict(chi2=chi2, n_points=n, bar=bar, chi2_constant=chi2_c, sigma=sigma, sigma_fitted=fitted)
+    if chi2 >= chi2_c:
+        return FitCheck(False, "constant", f"the learned model fits the data no better than a constant (their "
+                        f"mean): chi-square {chi2:.4g} against {chi2_c:.4g} on {n} points", ADVICE["constant"], **common)
+    if chi2 > bar:
+        return FitCheck(False, "misfit", f"the learned model does not fit the data: their chi-square about its "
+                        f"forward solution (from the data's first observed profile) is {chi2:.4g} on {n} points, "
+                        f"where noise of the size estimated from the data (sigma = {sw}) stays below {bar:.4g} in "
+                        f"{100 * FIT_QUANTILE:g} % of data sets (sigma's own uncertainty counted)",
+                        ADVICE["misfit_falling" if still_falling else "misfit"], **common)
+    return FitCheck(True, "fits", "", "", **common)
+
+
+def network_failures(diagnostics: dict, u_theta=None, u_obs=None) -> dict:
+    """{"diverged", "blown up", "collapsed": [networks]} from the diagnostics of a fit
+    ({name: Diagnostic}: the instability check's failed and blown-up networks, the under-fitting
+    check's collapsed ones); with the learned solutions ``u_theta`` (R, n_t, n_x) and the data,
+    a network whose learned solution is not finite diverged, and one whose learned solution
+    reaches :data:`diagnostic_thresholds.BLOWUP_FACTOR` times the data's largest magnitude blew
+    up (the same factor as the blow-up of the validation loss)."""
+    extra = {k: getattr(d, "extra", {}) or {} for k, d in (diagnostics or {}).items()}
+    out = {"diverged": set(extra.get("instability", {}).get("failed_replicates", [])),
+           "blown up": set(extra.get("instability", {}).get("blown_up_replicates", [])),
+           "collapsed": set(extra.get("underfitting", {}).get("collapsed_replicates", []))}
+    if u_theta is not None and u_obs is not None:
+        top = BLOWUP_FACTOR * float(np.nanmax(np.abs(np.asarray(u_obs, float))))
+        for r, u in enumerate(np.asarray(u_theta, float)):
+            if not np.all(np.isfinite(u)):
+                out["diverged"].add(r)
+            elif np.max(np.abs(u)) > top:
+                out["blown up"].add(r)
+    out["blown up"] -= out["diverged"]
+    out["collapsed"] -= out["diverged"] | out["blown up"]
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def _scaled(ops: dict, scales: dict) -> dict:
+    return {k: (lambda f, a: lambda u: a * np.asarray(f(u), dtype=float))(f, scales.get(k, 1.0))
+            for k, f in ops.items() if scales.get(k, 1.0) != 0.0}
+
+
+def rescaled_fit(ops: dict, u_obs, x, t, sigma: float, fixed: dict | None = None) -> tuple[float, dict]:
+    """(chi-square, {operator: scale}) of the data about the best model a * op for every operator
+    of ``ops``, each scale a in :data:`SCALE_BOUNDS` fitted by least squares, except those
+    ``fixed`` ({operator: scale}; 0: the operator removed), from the data's first observed
+    profile.  A model that cannot be solved counts as a large misfit."""
+    fixed = dict(fixed or {})
+    obs = _as_replicates(u_obs)
+    u0 = first_profile(obs, x, sigma)
+    free = [k for k in ops if k not in fixed]
+
+    def model(a):
+        return solve_on_grid(_scaled(ops, {**fixed, **dict(zip(free, a))}), u0, x, t)
+
+    def resid(a):
+        try:
+            r = ((obs - model(a)[None])[:, 1:] / sigma).ravel()
+        except Exception:  # noqa: BLE001 - a scale at which the model cannot be solved: far from the data
+            return np.full(obs[:, 1:].size, 1e3)
+        return np.nan_to_num(r, nan=0.0)
+    if free:
+        sol = optimize.least_squares(resid, np.ones(len(free)), bounds=SCALE_BOUNDS, x_scale=1.0, diff_step=1e-3,
+                                     xtol=1e-6, ftol=1e-8, max_nfev=60)
+        a = sol.x
+    else:
+        a = np.zeros(0)
+    scales = {**fixed, **dict(zip(free, map(float, a)))}
+    return float(np.sum(resid(a) ** 2)), scales
+
+
+def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[float, dict] | None = None,
+                  level: float = LEVEL) -> tuple[str, float, float, float | None]:
+    """(label, chi-square change without it, at its learned size, zero bound) of operator
+    ``name`` of the learned model ``ops`` (module docstring, step 3): "needed", "absent" or
+    "indistinguishable".  ``full``: :func:`rescaled_fit` of the whole model, where the caller
+    has it.  The zero bound (the smallest constant the data would see, around the model without
+    it) is given for an operator that is not needed."""
+    obs = _as_replicates(u_obs)
+    chi_full, _ = full or rescaled_fit(ops, obs, x, t, sigma)
+    if len(ops) == 1:
+        chi_without = chi_square(obs, np.broadcast_to(first_profile(obs, x, sigma), obs.shape[1:]), sigma)[0]
+    else:
+        chi_without, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 0.0})
+    d_without = max(0.0, chi_without - chi_full)
+    bar = need_threshold(level)
+    if d_without >= bar:
+        return "needed", d_without, float("nan"), None
+    chi_learned, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 1.0})
+    d_learned = max(0.0, chi_learned - chi_full)
+    rest = {k: f for k, f in ops.items() if k != name}
+    try:
+        bound = zero_bound(rest, name, first_profile(obs, x, sigma), x, t, sigma, copies=obs.shape[0])
+    except Exception:  # noqa: BLE001 - no bound where the model without it cannot be solved
+        bound = None
+    return ("absent" if d_learned >= bar else "indistinguishable"), d_without, d_learned, bound
+
+
+def learned_identifiability(curves: dict, u_grid, x, t, u_obs, *, replicate_sd=None,
                             replicate_how: str = "the measurements' between-replicate standard deviation",
-                            label: str = "learned operators", u_p=None, u_factor: float = 1.0,
-                            u_unit: str = "") -> Identifiability:
-    """:func:`identifiability` of learned operators: ``curves`` {name: (R, n_u) on ``u_grid``},
-    whose median over the networks is the model; initial condition the median learned solution
-    ``u_theta`` (R, n_t, n_x) at the first time; sigma from :func:`noise_estimate` of the data
-    ``u_obs`` (n_t, n_x), or each replicate's (n_rep, n_t, n_x) where replicates were fitted
-    separately (every one counts as an independent measurement of the same solution), all in one
-    set of units (training units); ``u_factor`` and ``u_unit`` give sigma in the data's units in
-    the words (``sigma_source``).  With ``u_p`` (the learned model's forward solutions,
-    R x n_t x n_x), a model that does not fit the data (:func:`model_misfit`) raises ValueError:
-    the labels would describe a poor fit, not what the data hold."""
-    obs = np.asarray(u_obs, float)
-    obs = obs[None] if obs.ndim == 2 else obs
-    med_theta = np.nanmedian(np.asarray(u_theta, float), axis=0)
-    sigma, how = noise_estimate(obs[0], med_theta, replicate_sd, replicate_how)
+                            label: str = "learned operators", u_factor: float = 1.0, u_unit: str = "",
+                            n_networks: int = 1, diverged=(), blown_up=(), collapsed=(),
+                            still_falling: bool = False) -> Identifiability:
+    """The identifiability of learned operators (module docstring): ``curves`` {name: (R, n_u)
+    on ``u_grid``}, whose median over the networks is the model; the data ``u_obs`` (n_t, n_x),
+    or each replicate's (n_rep, n_t, n_x) where replicates were fitted separately (each counts
+    as an independent measurement of the same solution), all in training units; ``u_factor``
+    and ``u_unit`` give sigma in the data's units in the words.  ``diverged``, ``blown_up``,
+    ``collapsed``, ``still_falling``, ``n_networks``: what the diagnostics say of the networks
+    (:func:`fit_check`).  A fit the check refuses raises :class:`FitRefused`: the labels would
+    describe a poor fit, not what the data hold."""
+    obs = _as_replicates(u_obs)
+    x, t = np.asarray(x, float), np.asarray(t, float)
+    sigma, how, dof = data_noise(obs, replicate_sd, replicate_how)
     words = f"{sigma * u_factor:.3g}{' ' + u_unit if u_unit else ''}"
-    if u_p is not None:
-        misfit = model_misfit(obs, u_p, sigma, words)
-        if misfit:
-            raise ValueError(misfit)
     ops = {k: operator_from_curve(u_grid, np.nanmedian(np.atleast_2d(v), axis=0)) for k, v in curves.items()}
+    u0 = first_profile(obs, x, sigma)
+    try:
+        model = solve_on_grid(ops, u0, x, t)
+    except Exception:  # noqa: BLE001 - the check says so
+        model = None
+    check = fit_check(obs, model, sigma, sigma_dof=dof, n_networks=n_networks, diverged=diverged, blown_up=blown_up,
+                      collapsed=collapsed, still_falling=still_falling, sigma_words=words)
+    if not check.ok:
+        raise FitRefused(check)
     lo, hi = np.nanquantile(obs, [0.005, 0.995])
-    return identifiability(ops, med_theta[0], x, t, sigma, label=label, u_range=(lo, hi),
-                           sigma_source=f"{words}, {how}", copies=len(obs))
+    c = identifiability(ops, u0, x, t, sigma, label=label, u_range=(lo, hi), sigma_source=f"{words}, {how}",
+                        copies=len(obs))
+    full = rescaled_fit(ops, obs, x, t, sigma)
+    for k, oc in c.operators.items():
+        oc.need, oc.dchi2_without, oc.dchi2_learned, bound = operator_need(ops, k, obs, x, t, sigma, full)
+        oc.near_zero = bound
+    c.fit = check
+    c.sigma_fitted_words = f"{check.sigma_fitted * u_factor:.3g}{' ' + u_unit if u_unit else ''}"
+    return c

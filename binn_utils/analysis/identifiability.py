@@ -64,7 +64,8 @@ __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
            "MEANING", "IN_SHORT", "FIT_HEADING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown",
            "errors_markdown", "removal_sentence", "warnings_of", "fit_markdown", "unmeasured_markdown", "level_words",
-           "NEAR_ZERO_LADDER", "TERM_SCALE"]
+           "NEAR_ZERO_LADDER", "TERM_SCALE", "NEED_LEVELS", "need_threshold", "need_sentence", "solve_on_grid", "zero_bound", "mean_share",
+           "COLUMNS"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
 #: the changes an operator's level is decided on: its scale (factor two either way) and its shape
@@ -72,9 +73,11 @@ DECIDING = ("half", "double", "tilt")
 LEVEL = 0.05
 """Test level of the rule (the false-alarm rate a detection is allowed)."""
 LEVELS = ("not", "weakly", "well")
+#: whether a fit's data need an operator (``fit_identifiability``): only a needed one gets a level of LEVELS
+NEED_LEVELS = ("needed", "absent", "indistinguishable")
 TERMS = {"D": "diffusion", "V": "advection", "G": "reaction"}
-#: An operator whose removal the data cannot see may be absent (pinned near zero) or
-#: unmeasurable: a constant of each of these sizes, in units of the term's natural scale (D:
+#: An operator whose removal the data cannot see may be indistinguishable from zero (pinned near it)
+#: or unmeasurable: a constant of each of these sizes, in units of the term's natural scale (D:
 #: X^2/T, V: X/T, G: 1/T; X, T the spans of the data), is added in turn; the smallest one the data
 #: see well (its chi-square change above the "well" bar) bounds the operator near zero.
 NEAR_ZERO_LADDER = (1e-4, 1e-3, 1e-2, 1e-1)
@@ -91,6 +94,13 @@ def fit_threshold(n_points: int, level: float = LEVEL) -> float:
     """``q_{1-level}(chi2_N) - N``: above it the perturbation lifts the data's expected
     chi-square past what noise alone reaches at this level."""
     return float(stats.chi2.ppf(1.0 - level, n_points) - n_points)
+
+
+def need_threshold(level: float = LEVEL) -> float:
+    """The (1 - level) quantile of chi-square with one degree of freedom (3.84 at 5 %): a rise of
+    the data's chi-square beyond it, when one scale factor of a fitted model is fixed (an
+    operator removed), rejects that model at this level (the likelihood-ratio test)."""
+    return float(stats.chi2.ppf(1.0 - level, 1))
 
 
 def constraint_level(dchi2: float, n_points: int, level: float = LEVEL) -> str:
@@ -124,6 +134,14 @@ def term_shares(ops: dict, u: np.ndarray, dx: float) -> dict:
         return {k: np.where(total > 0, v / total, np.nan) for k, v in norms.items()}
 
 
+def mean_share(share) -> float:
+    """The mean over the observation times of a term's share, over the times where the
+    dynamics are not at rest (NaN where they are at rest at every time: no share to give)."""
+    s = np.asarray(share, dtype=float)
+    s = s[np.isfinite(s)]
+    return float(s.mean()) if s.size else float("nan")
+
+
 def operator_from_curve(u_grid, values):
     """A callable operator from its values on a grid (linear interpolation, constant beyond)."""
     g, v = np.asarray(u_grid, dtype=float), np.asarray(values, dtype=float)
@@ -144,14 +162,31 @@ class OperatorConstraint:
     #: where no constant of the ladder is seen (or its removal is seen)
     near_zero: float | None = None
 
+    #: whether the data need it (a fit's operators only, ``fit_identifiability``): "needed", "absent"
+    #: or "indistinguishable" (:data:`NEED_LEVELS`); None where it was not asked (a benchmark's truth)
+    need: str | None = None
+    #: the chi-square change of fitting the data without it, the other operators rescaled (its
+    #: removal as the data see it), and of holding it at its learned size (the others rescaled)
+    dchi2_without: float = float("nan")
+    dchi2_learned: float = float("nan")
+
+    @property
+    def shape_level(self) -> str:
+        """The weakest level of its changes of scale and shape (:data:`DECIDING`)."""
+        return min((constraint_level(self.dchi2[p], self.n_points) for p in DECIDING), key=LEVELS.index)
+
     @property
     def level(self) -> str:
-        """The weakest level of its changes of scale and shape (:data:`DECIDING`); ``"absent"`` for an
-        operator the data pin near zero (``near_zero``): its removal and its halving change
-        nothing, but a small added constant would be seen."""
-        if self.near_zero is not None and self.signal == "not":
-            return "absent"
-        return min((constraint_level(self.dchi2[p], self.n_points) for p in DECIDING), key=LEVELS.index)
+        """``"absent"`` or ``"indistinguishable"`` (from zero) for an operator the data do not need
+        (``need``); else its shape level (:attr:`shape_level`).  Without a need decided (a
+        benchmark's true operators): ``"indistinguishable"`` where its removal changes nothing
+        measurable but a small added constant would be seen (``near_zero``: the data cannot tell
+        it from zero, and pin it within that of zero)."""
+        if self.need in ("absent", "indistinguishable"):
+            return self.need
+        if self.need is None and self.near_zero is not None and self.signal == "not":
+            return "indistinguishable"
+        return self.shape_level
 
     @property
     def signal(self) -> str:
@@ -170,6 +205,10 @@ class Identifiability:
     n_points: int
     shares: dict = field(default_factory=dict)   # {name: (n_t,) share over time}
     failed: list = field(default_factory=list)   # (operator, perturbation, message) of failed solves
+    #: a fit's: the check that the learned model fits the data (``fit_identifiability.FitCheck``)
+    #: and the fit's own noise (the root-mean-square residual of the data about it) in words
+    fit: object = None
+    sigma_fitted_words: str = ""
 
     def __getitem__(self, name) -> OperatorConstraint:
         return self.operators[name]
@@ -220,6 +259,59 @@ def _solve(ops: dict, u0_fine, x_fine, t) -> np.ndarray:
     return u
 
 
+def _fine(u0, x):
+    """(refinement, fine grid, the initial condition on it) for the data nodes ``x``."""
+    x = np.asarray(x, float)
+    refine = refinement(x)
+    x_fine = np.linspace(x[0], x[-1], (x.size - 1) * refine + 1)
+    u0_fine = u0(x_fine) if callable(u0) else np.interp(x_fine, x, np.asarray(u0, float))
+    return refine, x_fine, u0_fine
+
+
+def solve_on_grid(ops: dict, u0, x, t) -> np.ndarray:
+    """The forward solution (n_t, n_x) of ``ops`` from ``u0`` (a callable of x, or values on
+    ``x``) at the data nodes ``x`` and times ``t``: the converged solve of the check (the method
+    of lines on the refined grid, :func:`refinement`); raises where it cannot be solved."""
+    refine, x_fine, u0_fine = _fine(u0, x)
+    return _solve(ops, u0_fine, x_fine, np.asarray(t, float))[:, ::refine]
+
+
+def _ladder(ops: dict, k: str, fine, t, base, sigma: float, copies: int, n: int, spans) -> float | None:
+    """The smallest constant of :data:`NEAR_ZERO_LADDER` (times the term's natural scale) that,
+    added to operator ``k`` of ``ops`` (zero where ``ops`` lacks it), moves the solution ``base``
+    (data grid) by a chi-square change above the "well" bar; None where none does."""
+    refine, x_fine, u0_fine = fine
+    f = ops.get(k, _zero)
+    scale = TERM_SCALE[k](*spans)
+    for c in NEAR_ZERO_LADDER:
+        s = c * scale
+        try:
+            du = (_solve({**ops, k: (lambda f, s: lambda u: np.asarray(f(u), dtype=float) + s)(f, s)},
+                         u0_fine, x_fine, t)[:, ::refine] - base) / sigma
+            seen = copies * float(np.sum(du ** 2))
+        except Exception:  # noqa: BLE001 - a model that cannot be solved with it: it would be seen
+            seen = float("inf")
+        if seen >= fit_threshold(n):
+            return float(s)
+    return None
+
+
+def _spans(x, t) -> tuple[float, float]:
+    x, t = np.asarray(x, float), np.asarray(t, float)
+    return float(x[-1] - x[0]), float(t[-1] - t[0]) or 1.0
+
+
+def zero_bound(ops: dict, name: str, u0, x, t, sigma: float, copies: int = 1) -> float | None:
+    """How close to zero the data pin operator ``name``: the smallest constant of
+    :data:`NEAR_ZERO_LADDER` (in the term's natural scale) that, added to ``name`` in the model
+    ``ops`` (without ``name``: added to zero), the data would see well; None where none is."""
+    fine = _fine(u0, x)
+    t = np.asarray(t, float)
+    base = _solve(ops, fine[2], fine[1], t)[:, ::fine[0]]
+    n = int(base[1:].size) * int(copies)
+    return _ladder(ops, name, fine, t, base, sigma, copies, n, _spans(x, t))
+
+
 def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_range=None,
                     sigma_source: str = "noise", copies: int = 1) -> Identifiability:
     """Perturb each operator of ``ops`` ({"D"|"V"|"G": callable}; the mechanisms of the model)
@@ -242,9 +334,7 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
     if unknown or not ops:
         raise ValueError(f"operators must be a non-empty subset of {tuple(TERMS)}, got {sorted(ops)}")
     x, t = np.asarray(x, float), np.asarray(t, float)
-    refine = refinement(x)
-    x_fine = np.linspace(x[0], x[-1], (x.size - 1) * refine + 1)
-    u0_fine = u0(x_fine) if callable(u0) else np.interp(x_fine, x, np.asarray(u0, float))
+    fine = refine, x_fine, u0_fine = _fine(u0, x)
     try:
         base_fine = _solve(ops, u0_fine, x_fine, t)
     except Exception as exc:  # noqa: BLE001 - any failure of the unperturbed model is the caller's error
@@ -263,21 +353,9 @@ def identifiability(ops: dict, u0, x, t, sigma: float, *, label: str = "", u_ran
             except Exception as exc:  # noqa: BLE001 - a perturbed model that cannot be solved is counted
                 d[p] = r[p] = float("nan")
                 failed.append((k, p, f"{type(exc).__name__}: {exc}"))
-        near = None
-        if constraint_level(d["zero"], n) == "not":
-            scale = TERM_SCALE[k](float(x[-1] - x[0]), float(t[-1] - t[0]) or 1.0)
-            for c in NEAR_ZERO_LADDER:
-                s = c * scale
-                try:
-                    du = (_solve({**ops, k: (lambda f, s: lambda u: np.asarray(f(u), dtype=float) + s)(f, s)},
-                                 u0_fine, x_fine, t)[:, ::refine] - base) / sigma
-                    seen = copies * float(np.sum(du ** 2))
-                except Exception:  # noqa: BLE001 - a model that cannot be solved with it: it would be seen
-                    seen = float("inf")
-                if seen >= fit_threshold(n):
-                    near = float(s)
-                    break
-        out[k] = OperatorConstraint(k, d, r, float(np.nanmean(shares[k])), n, near)
+        near = (_ladder(ops, k, fine, t, base, sigma, copies, n, _spans(x, t))
+                if constraint_level(d["zero"], n) == "not" else None)
+        out[k] = OperatorConstraint(k, d, r, mean_share(shares[k]), n, near)
     return Identifiability(label, out, float(sigma), sigma_source, n, shares, failed)
 
 
@@ -320,8 +398,9 @@ MEANING = {"not": "not constrained: the data cannot tell it from half or twice i
            "weakly": "weakly constrained: only a test aimed at this operator could see each change of its scale "
                      "and shape",
            "well": "well constrained: each change of its scale and shape shows as a misfit of the data",
-           "absent": "absent: pinned near zero; removing or halving it changes nothing, but a small added "
-                     "constant would show as a misfit of the data"}
+           "indistinguishable": "indistinguishable from zero: removing it changes nothing measurable, so its "
+                                "error measures little; a small added constant would show as a misfit of the data",
+           "absent": "absent: a model without it fits the data as well, and the data rule out the size learned"}
 
 
 def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
@@ -337,15 +416,22 @@ def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
 
 #: An operator's level in a few words, after its name ("the learned D, which the data ...").
 IN_SHORT = {"not": "which the data do not constrain", "weakly": "which the data constrain only weakly",
-            "well": "which the data constrain well", "absent": "which the data pin near zero"}
+            "well": "which the data constrain well", "indistinguishable": "which the data cannot tell from zero",
+            "absent": "which the data do not need"}
 
 
 def level_words(oc: OperatorConstraint, factor_unit: tuple | None = None) -> str:
-    """An operator's level as a table cell: 'well', or 'absent (within 0.0056 of zero)'
-    (``factor_unit``: (factor, unit) from training units to the data's; default as it is)."""
-    if oc.level != "absent":
+    """An operator's level as a table cell: 'well', 'indistinguishable from zero (|D| <~ 0.0056)'
+    or 'absent (not needed)' (``factor_unit``: (factor, unit) from training units to the data's;
+    default as it is)."""
+    if oc.level == "absent":
+        return "absent (not needed; the learned size ruled out)"
+    if oc.level != "indistinguishable":
         return oc.level
-    return f"absent (within {_in_units(oc.near_zero, factor_unit) if factor_unit else f'{oc.near_zero:.2g}'} of zero)"
+    if oc.near_zero is None:
+        return "indistinguishable from zero (no constant tried would be seen)"
+    return (f"indistinguishable from zero (|{oc.name}| <~ "
+            f"{_in_units(oc.near_zero, factor_unit) if factor_unit else f'{oc.near_zero:.2g}'})")
 
 
 def _g(v: float) -> str:
@@ -358,7 +444,8 @@ def error_words(error: float, level: str) -> str:
     if not np.isfinite(error):
         return "no default run stored"
     return f"{_g(error)}" + (" (not constrained: not a measure of the method)" if level == "not" else
-                             " (absent: a relative error of a near-zero operator measures little)" if level == "absent"
+                             " (indistinguishable from zero: a relative error of it measures little)"
+                             if level == "indistinguishable"
                              else "")
 
 
@@ -420,16 +507,20 @@ def _in_units(value: float, factor_unit: tuple | None) -> str:
 
 def warnings_of(c: Identifiability, units: dict | None = None) -> list[str]:
     """One sentence per operator whose removal leaves no measurable signal, that the data
-    cannot tell from half or twice itself, or whose shape (tilt) they cannot tell; an absent
-    one with the constant the data would see (``units``: {name: (factor, unit)} from training to
-    the data's units; default training units)."""
+    cannot tell from half or twice itself, or whose shape (tilt) they cannot tell; one that is
+    indistinguishable from zero with the constant the data would see (``units``: {name:
+    (factor, unit)} from training to the data's units; default training units).  An operator a
+    fit's data do not need (absent) has its plain sentence (:func:`need_sentence`) instead."""
     out, bar = [], detect_threshold()
     for k, oc in c.operators.items():
         d = oc.dchi2
         if oc.level == "absent":
-            out.append(f"{k}: absent from these data: removing or halving it changes nothing measurable, but a "
-                       f"constant of {_in_units(oc.near_zero, (units or {}).get(k))} added to it would be seen "
-                       "well, so the data pin it within about that of zero")
+            continue
+        if oc.level == "indistinguishable":
+            out.append(f"{k}: indistinguishable from zero in these data: removing it changes nothing measurable"
+                       + (f", but a constant of {_in_units(oc.near_zero, (units or {}).get(k))} added to it would "
+                          "be seen well, so the data pin it within about that of zero" if oc.near_zero is not None
+                          else ", and no constant tried would be seen either"))
         elif oc.signal == "not":
             out.append(f"{k}: the mechanism leaves no measurable signal in these data (removing it changes the "
                        f"chi-square by {_g(d['zero'])}, below {bar:.2g}): its learned curve "
@@ -446,48 +537,108 @@ def warnings_of(c: Identifiability, units: dict | None = None) -> list[str]:
     return out
 
 
-def unmeasured_markdown(reason: str) -> str:
-    """The identifiability section of a fit's report where it could not be measured (the
-    learned model cannot be solved forward, or fits the data exactly): a statement about the
-    fit, not about the data."""
-    return "\n".join([
-        FIT_HEADING, "",
-        f"Not measured: {reason.rstrip('.')}. This is a property of the fit, not of the data: perturbing the "
-        "operators of a model that cannot be solved forward, or that does not fit the data, would describe the "
-        "fit, so no operator gets a label here. What to try depends on the diagnostics above: a validation loss "
-        "still falling at the end asks for more epochs (--epochs) or a larger learning rate (--lr); a loss that rose "
-        "or blew up, a smaller learning rate; a forward solve that failed on a stiff model, --forward-method BDF."]) + "\n"
-
-
 #: The heading of the identifiability section of a fit's report (the report's HTML finds it there).
 FIT_HEADING = "## How strongly do these data constrain each learned operator?"
 
 
+def unmeasured_markdown(reason: str, advice: str = "", failed: bool = False) -> str:
+    """The identifiability section of a fit's report where the fit check refused the fit (or
+    the section could not be computed): ``reason``, a statement about the fit, not about the
+    data, and ``advice`` (what to try for this failure; default: by the diagnostics).
+    ``failed``: the training diverged or blew up (the heading says so too)."""
+    advice = advice or ("what to try depends on the diagnostics above: a validation loss still falling at the end "
+                        "asks for more epochs (--epochs) or a larger learning rate (--lr); a loss that rose or blew "
+                        "up, a smaller learning rate; a forward solve that failed on a stiff model, --forward-method "
+                        "BDF")
+    return "\n".join([
+        FIT_HEADING + (" (not measured: the fit failed)" if failed else ""), "",
+        f"Not measured: {reason.rstrip('.')}. This is a property of the fit, not of the data: the labels of a model "
+        "that does not fit the data would describe the fit, so no operator gets a label here.",
+        f"What to try: {advice.rstrip('.')}."]) + "\n"
+
+
+#: The columns of a fit's identifiability table: (heading, what it measures and its unit).  A
+#: change of chi-square is the sum over the data points (after the first time) of the squared
+#: change of the model's solution in units of the noise sigma: a pure number.
+COLUMNS = (
+    ("operator", "D diffusion, V advection, G reaction (the learned operator, median over the networks)"),
+    ("share of du/dt", "the size of the operator's term in du/dt over the sum of the terms' sizes, mean over the "
+                       "observation times; a fraction from 0 to 1"),
+    ("chi-square change without it", "the rise of the data's chi-square when the model without this operator, "
+                                     "each other operator rescaled by a factor fitted to the data, replaces the "
+                                     "whole model with its factors fitted (a change of chi-square: no unit)"),
+    ("chi-square change at its learned size", "the same with this operator held at its learned size instead of "
+                                              "rescaled (asked only where it is not needed; no unit)"),
+    ("needed?", f"needed where the change without it is beyond the 95 % quantile of chi-square with one degree of "
+                "freedom ({need_threshold():.3g}): noise alone rarely makes the model without it fit so much worse"),
+    ("removed", "the change of the model's solution when the operator is set to zero, the others as learned, "
+                "summed as (change / sigma)^2 over the data points (no unit)"),
+    ("x 1/2", "the same change for the operator halved (no unit)"),
+    ("x 2", "the same change for the operator doubled (no unit)"),
+    ("tilt", "the same change for a change of its shape: x 1/2 at the low end of the observed u, x 3/2 at the "
+             "high end (no unit)"),
+    ("level", "well, weakly or not constrained (its size and shape; only for a needed operator), absent or "
+              "indistinguishable from zero"),
+)
+
+
+def need_sentence(oc: OperatorConstraint, units: dict | None = None) -> str:
+    """One plain sentence on whether the data need the operator (a fit's, with ``need``)."""
+    k, bar = oc.name, need_threshold()
+    d0, d1 = _g(oc.dchi2_without), _g(oc.dchi2_learned)
+    if oc.need == "needed":
+        how = {"well": "they constrain its size and shape well",
+               "weakly": "only a test aimed at it could see a change of its size or shape (weakly constrained)",
+               "not": "they cannot tell its size or its shape (not constrained)"}[oc.shape_level]
+        return (f"{k}: a model without {k} fits these data worse than the noise explains (chi-square up by {d0}, "
+                f"beyond {bar:.3g}): the data need {k}, and {how}.")
+    if oc.need == "absent":
+        return (f"{k}: a model without {k} fits these data as well (chi-square up by only {d0}, below {bar:.3g}), and "
+                f"the {k} learned, at its size, fits them worse (by {d1}): the data do not need {k}; the network "
+                "invented it.")
+    bound = ("" if oc.near_zero is None else
+             f"; a constant {k} of {_in_units(oc.near_zero, (units or {}).get(k))} would be seen, so |{k}| <~ that")
+    return (f"{k}: a model without {k} fits these data as well (chi-square up by only {d0}, below {bar:.3g}), and so "
+            f"does the {k} learned (by {d1}): the data cannot tell {k} from zero{bound}.")
+
+
 def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
     """The identifiability section of a fit's report (``units``: {name: (factor, unit)} from
-    training units to the data's, for the constants of absent operators)."""
+    training units to the data's, for the bounds near zero): the noise and how it was
+    estimated, the fit check, one row per operator (:data:`COLUMNS`), one plain sentence each."""
     lo, hi = c.thresholds
+    fc = c.fit
     lines = [FIT_HEADING, "",
-             f"Each learned operator (median over the networks) is perturbed in the forward model and the change of "
-             f"the solution is compared with the noise (sigma = {c.sigma_source}; {c.n_points} data "
-             f"points after the initial time): chi-square change = sum of (du / sigma)^2. Not constrained below {lo:.2g} (no test detects "
-             f"the change with even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile "
-             "of what noise adds to the chi-square of these points), weakly in between; an operator's level is "
-             "that of the weakest of its changes of scale (x 1/2, x 2) and of shape (tilt: x 1/2 at the low end of the "
-             "observed u, x 3/2 at the high end); absent where removing it changes nothing measurable but a "
-             "small constant added to it would be seen well (the data pin it near zero) "
-             "(binn_utils.analysis.identifiability). The share of the dynamics is the size of the operator's term in "
-             "du/dt (its root-sum-square over x) over the sum of the terms' sizes, its mean over the observation "
-             "times.", "",
-             "| operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |",
-             "|---|---|---|---|---|---|---|"]
+             f"Noise: sigma = {c.sigma_source}"
+             + (f"; the fit's own residual (root-mean-square of the data about the learned model's forward "
+                f"solution) is {c.sigma_fitted_words}." if c.sigma_fitted_words else "."), ""]
+    if fc is not None:
+        lines += [f"Fit check: passed. The learned model, solved forward from the data's first observed profile, "
+                  f"has a chi-square of {fc.chi2:.4g} against the data on {fc.n_points} points (a constant, the "
+                  f"data's mean, has {fc.chi2_constant:.4g}); noise of size sigma stays below {fc.bar:.4g} in "
+                  "99.9 % of data sets. Chi-square: the sum over the data points of (data - model)^2 / sigma^2.", ""]
+    lines += ["Is each operator needed? The data are fitted again by the model without it, each other operator "
+              "allowed a scale factor, and by the whole model with a factor per operator; the rise of chi-square is "
+              f"compared with {need_threshold():.3g} (the 95 % quantile of chi-square with one degree of freedom). Only "
+              f"a needed operator gets a level of its size and shape: each learned operator is changed in the "
+              f"forward model and the change of the solution summed as (change / sigma)^2 over the {c.n_points} "
+              f"data points after the first time: not constrained below {lo:.2g} (no test detects the change with "
+              f"even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile of what noise "
+              "adds to the chi-square of these points), weakly in between; its level is that of the weakest of its "
+              "changes of size (x 1/2, x 2) and of shape (tilt).", ""]
+    lines += ["| " + " | ".join(h for h, _ in COLUMNS) + " |", "|---" * len(COLUMNS) + "|"]
     for k, oc in c.operators.items():
         d = oc.dchi2
-        lines.append(f"| {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | "
-                     f"{_g(d['tilt'])} | **{level_words(oc, (units or {}).get(k))}** |")
-    w = warnings_of(c, units)
-    lines += [""] + ([f"WARNING - {s}." for s in w] if w else
-                     ["Every learned operator leaves a measurable signal in these data."])
+        need = oc.need or "not asked"
+        lines.append(f"| {k} | {_g(oc.share) if np.isfinite(oc.share) else 'n/a (no dynamics)'} | "
+                     f"{_g(oc.dchi2_without)} | {'-' if oc.need == 'needed' else _g(oc.dchi2_learned)} | {need} | "
+                     f"{_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | {_g(d['tilt'])} | "
+                     f"**{level_words(oc, (units or {}).get(k))}** |")
+    lines += ["", "Columns: " + "; ".join(f"{h}: {w}" for h, w in COLUMNS) + ".", ""]
+    lines += [need_sentence(oc, units) for oc in c.operators.values() if oc.need]
+    w = [s for k, oc in c.operators.items() if oc.need in (None, "needed")
+         for s in warnings_of(Identifiability(c.label, {k: oc}, c.sigma, c.sigma_source, c.n_points), units)]
+    lines += [""] + [f"WARNING - {s}." for s in w]
     what = {"half": "halving it", "double": "doubling it", "tilt": "tilting it (its shape)"}
     for k, oc in c.operators.items():     # which change leaves an operator only weakly constrained
         weak = [p for p in DECIDING if oc.level == "weakly" and constraint_level(oc.dchi2[p], oc.n_points) == "weakly"]

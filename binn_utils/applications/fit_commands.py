@@ -124,6 +124,10 @@ def fit(ap, args) -> int:
           f"{len(ev.up_status)} ok; diagnostics: "
           + ("none fired" if fit.report.ok else "flags " + ", ".join(fit.report.flags)) + " (diagnostics.md)")
     print(f"wrote {', '.join(sorted(files))} into {plan.out}; open {plan.out / 'report.html'}")
+    failure = fit_report.training_failure(fit)   # diverged or blew up: the report says so, and so does the status
+    if failure:
+        print(f"binn fit: {failure} (report in {plan.out})", file=sys.stderr)
+        return 1
     return 0
 
 

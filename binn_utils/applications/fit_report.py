@@ -44,7 +44,7 @@ from .fit_plan import OUTPUT_FILES, FitPlan, train_or_load
 from .predict import operator_table, write_operator_table
 
 __all__ = ["OUTPUT_FILES", "run_fit", "write_fit_outputs", "fit_figures", "fit_identifiability", "diagnostics_markdown",
-           "report_html"]
+           "report_html", "network_failures", "training_failure", "tag_failed", "FAILED_TAG"]
 
 
 DIAGNOSTIC_HELP = {
@@ -90,12 +90,31 @@ def _thr(v) -> str:
     return _num(v)
 
 
+def network_failures(fit: UserFit) -> dict:
+    """{"diverged", "blown up", "collapsed": [networks]} of a fit
+    (:func:`fit_identifiability.network_failures` of its diagnostics and learned solutions)."""
+    obs = np.stack([o.u_obs for o in fit.observations])
+    return fit_ident.network_failures(fit.report.diagnostics, fit.evaluation.u_theta, obs)
+
+
+def training_failure(fit: UserFit) -> str | None:
+    """One sentence where training failed (a network diverged or blew up), else None: such a fit
+    says so in every line of its report, and ``binn fit`` exits non-zero."""
+    bad = network_failures(fit)
+    n = fit.result.n_replicates
+    words = [f"{len(bad[k])} of {n} networks {w}" for k, w in (("diverged", "diverged"), ("blown up", "blew up"))
+             if bad[k]]
+    return ("the fit failed: " + " and ".join(words) + "; lower the learning rate (--lr) or raise the batch size "
+            "(--batch-size)") if words else None
+
+
 def fit_identifiability(fit: UserFit, units: dict | None = None):
     """How strongly the user's data constrain each learned operator
     (:func:`fit_identifiability.learned_identifiability`, training units; the noise from the
-    between-replicate spread -- of their mean when the mean was fitted -- or the residual; with
-    replicates fitted separately, every replicate's chi-square counts).  ``units``: the data's
-    units by name ("u"), for sigma in the words."""
+    data: the between-replicate spread -- of their mean when the mean was fitted -- or the
+    scatter of neighbouring points; with replicates fitted separately, every replicate's
+    chi-square counts; the fit check told which networks diverged, blew up or collapsed).
+    ``units``: the data's units by name ("u"), for sigma in the words."""
     obs = fit.observations[0]
     sd, how = fit.data.noise_sd, "the measurements' between-replicate standard deviation"
     if sd is not None:
@@ -106,21 +125,53 @@ def fit_identifiability(fit: UserFit, units: dict | None = None):
         sd = sd / fit.scaling.u_factor
     ev = fit.evaluation
     u_obs = (np.stack([o.u_obs for o in fit.observations]) if fit.replicates_mode == "separate" else obs.u_obs)
-    return fit_ident.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, u_obs, ev.u_theta,
-                                             replicate_sd=sd, replicate_how=how, u_p=ev.u_p,
-                                             u_factor=fit.scaling.u_factor, u_unit=(units or {}).get("u") or "")
+    bad = network_failures(fit)
+    und = fit.report.diagnostics.get("underfitting")
+    return fit_ident.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, u_obs,
+                                             replicate_sd=sd, replicate_how=how, u_factor=fit.scaling.u_factor,
+                                             u_unit=(units or {}).get("u") or "", n_networks=fit.result.n_replicates,
+                                             diverged=bad["diverged"], blown_up=bad["blown up"],
+                                             collapsed=bad["collapsed"], still_falling=bool(und and und.flag))
 
 
 def identifiability_markdown(fit: UserFit, units: dict | None = None) -> str:
-    """The report's identifiability section; where the learned model cannot be solved forward
-    (a blown-up or collapsed fit) or fits the data exactly, a line that says so, never a
-    traceback that takes the rest of the report with it.  ``units``: the data's units by name."""
+    """The report's identifiability section; where the fit check refuses the fit (it diverged,
+    blew up or collapsed, cannot be solved forward, or does not fit the data) or the section
+    cannot be computed, the lines that say so and what to try, never a traceback that takes the
+    rest of the report with it.  ``units``: the data's units by name."""
     try:
         c = fit_identifiability(fit, units)
+    except fit_ident.FitRefused as exc:
+        fc = exc.check
+        return identifiability.unmeasured_markdown(f"the fit check refused the fit: {fc.reason}", fc.advice,
+                                                   fc.failed_training)
     except (ValueError, RuntimeError, FloatingPointError, ArithmeticError) as exc:
         return identifiability.unmeasured_markdown(str(exc))
     factors = {k: fit.scaling.operator_factor(k) for k in c.operators}
     return identifiability.fit_markdown(c, {k: (factors[k], (units or {}).get(k) or "") for k in c.operators})
+
+
+#: the start of every line of the report of a fit whose training failed (diverged or blew up)
+FAILED_TAG = "FIT FAILED - "
+
+
+def tag_failed(md: str, failure: str | None) -> str:
+    """``md`` with every line that has words (headings, paragraphs, table rows' first cells)
+    saying that the fit failed, where ``failure`` (:func:`training_failure`) says it did."""
+    if not failure:
+        return md
+    out = []
+    for ln in md.splitlines():
+        if ln.startswith("#"):
+            ln = f"{ln} ({FAILED_TAG.rstrip(' -')}: {failure})"
+        elif ln.startswith("|---") or not ln.strip():
+            pass
+        elif ln.startswith("| "):
+            ln = f"| {FAILED_TAG}{ln[2:]}"
+        else:
+            ln = FAILED_TAG + ln
+        out.append(ln)
+    return "\n".join(out) + ("\n" if md.endswith("\n") else "")
 
 
 def diagnostics_markdown(fit: UserFit, units: dict | None = None) -> str:
@@ -160,7 +211,7 @@ def diagnostics_markdown(fit: UserFit, units: dict | None = None) -> str:
               "paper's own sweeps, where the truth is known, these checks miss some failures and fire on some "
               "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth).",
               "", identifiability_markdown(fit, units)]
-    return "\n".join(lines) + "\n"
+    return tag_failed("\n".join(lines) + "\n", training_failure(fit))
 
 
 def fit_figures(fit: UserFit, units: dict, truth: dict | None = None) -> dict:
@@ -330,7 +381,7 @@ def report_sections(md: str) -> tuple[list[str], list[str]]:
     """The lines of ``diagnostics.md`` split into the diagnostics (their table and verdict
     lines) and the identifiability section (from its heading), each shown as its own."""
     lines = md.splitlines()
-    cut = lines.index(identifiability.FIT_HEADING) if identifiability.FIT_HEADING in lines else len(lines)
+    cut = next((i for i, ln in enumerate(lines) if ln.startswith(identifiability.FIT_HEADING)), len(lines))
     return lines[:cut], lines[cut:]
 
 
@@ -380,7 +431,9 @@ def report_html(fit: UserFit, plan: FitPlan, rows: list[dict], md: str, record: 
                     + "".join(f"<td>{_num(r[c])}</td>" for c in op_cols)
                     + "</tr>" for r in pick) + "</tbody></table>")
     md_lines, ident_lines = report_sections(md)
-    verdict = [ln for ln in md_lines if ln.startswith(("Diagnostics:", "Forward", "Training", "A flag"))]
+    verdict = [ln for ln in md_lines if ln.removeprefix(FAILED_TAG).startswith(("Diagnostics:", "Forward", "Training",
+                                                                                 "A flag"))]
+    failure = training_failure(fit)
     prov = record["provenance"]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>BINN fit: {esc(fit.data.source)}</title>
@@ -392,6 +445,7 @@ img {{ max-width: 100%; }} figure {{ margin: 1em 0; }} figcaption {{ color: #555
 code {{ background: #f4f4f4; padding: 0 0.2em; }}
 </style></head><body>
 <h1>BINN fit of {esc(fit.data.source)}</h1>
+{f'<p><strong>{esc(FAILED_TAG + failure)}</strong></p>' if failure else ''}
 <p>{'<br>'.join(esc(s) for s in summary)}</p>
 <p>Median relative L2 error against the data: u<sub>&theta;</sub> {med(ev.err_u_theta_obs)},
 u<sub>p</sub> {med(ev.err_u_p_obs)}; forward solves ({esc(fit.forward_method)}): {len(ev.up_status) - ev.n_failed_u_p}

@@ -1,0 +1,222 @@
+"""The identifiability of a fit's learned operators where the truth is known: synthetic data
+drawn from forward solves of known operators, "learned" operators handed in as curves (no
+network is trained), each case asserting the label its truth implies.  Seconds each."""
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from binn_utils.analysis import fit_identifiability as fi
+from binn_utils.analysis import identifiability as ident
+from binn_utils.applications import fit_report
+
+X = np.linspace(0.0, 1.0, 41)
+T = np.linspace(0.0, 1.0, 6)
+GRID = np.linspace(-0.2, 1.2, 71)          # the u grid the learned curves are given on
+
+
+def bump(x):
+    return 0.1 + 0.8 * np.exp(-((np.asarray(x) - 0.5) / 0.2) ** 2)
+
+
+def D(u):
+    return 0.02 + 0.0 * np.asarray(u)
+
+
+def G_weak(u):
+    return 0.3 * (1.0 - np.asarray(u))
+
+
+def data(truth: dict, sigma: float, seed: int = 0, replicates: int = 0) -> np.ndarray:
+    """The noise-free solution of ``truth`` plus independent normal noise (``replicates``
+    independent draws stacked, or one data set)."""
+    u = ident.solve_on_grid(truth, bump, X, T)
+    rng = np.random.default_rng(seed)
+    if replicates:
+        return u[None] + sigma * rng.standard_normal((replicates,) + u.shape)
+    return u + sigma * rng.standard_normal(u.shape)
+
+
+def curves(**ops) -> dict:
+    """Learned curves of two networks that agree, on GRID."""
+    return {k: np.tile(f(GRID), (2, 1)) for k, f in ops.items()}
+
+
+def label(obs, **ops) -> dict:
+    c = fi.learned_identifiability(curves(**ops), GRID, X, T, obs)
+    return {k: oc.level for k, oc in c.operators.items()}, c
+
+
+# ----------------------------------------------------------------------------- the noise, from the data
+def test_sigma_comes_from_the_data_not_from_the_fit():
+    """The neighbouring points' scatter finds the true noise within 10 % on a 41-point grid, and
+    the learned model plays no part: an absurd model gives the same sigma in the report (and is
+    refused), a good one passes."""
+    obs = data({"D": D}, 0.02, seed=3)
+    s, how, dof = fi.data_noise(obs)
+    assert s == pytest.approx(0.02, rel=0.1) and "neighbouring points" in how and dof > 50
+    _, good = label(obs, D=D)
+    assert good.sigma == s and good.fit.ok
+    assert good.fit.sigma_fitted == pytest.approx(0.02, rel=0.2)          # the fit's own, reported beside it
+    with pytest.raises(fi.FitRefused) as exc:
+        label(obs, D=lambda u: 2.0 + 0 * u)
+    assert exc.value.check.sigma == s
+
+
+def test_replicates_kept_separate():
+    """Three replicates fitted separately: sigma is their spread at each point, each counts
+    (three times the points), and the needed diffusion is told about three times as surely
+    as from one replicate."""
+    obs = data({"D": D}, 0.05, seed=4, replicates=3)
+    s, how, dof = fi.data_noise(obs)
+    assert s == pytest.approx(0.05, rel=0.1) and "spread of the 3 replicates" in how and dof == 2 * 6 * 41
+    (l3, c3), (l1, c1) = label(obs, D=D), label(obs[0], D=D)
+    assert c3.n_points == 3 * c1.n_points == 3 * 5 * 41
+    assert c3["D"].need == c1["D"].need == "needed"
+    assert ident.LEVELS.index(l3["D"]) >= ident.LEVELS.index(l1["D"])       # more data: never a weaker label
+    assert 2.0 < c3["D"].dchi2_without / c1["D"].dchi2_without < 4.5
+
+
+# ----------------------------------------------------------------------------- needed, absent, indistinguishable
+def test_an_absent_operator_fitted_is_called_absent():
+    """Diffusion data fitted with D and an invented reaction G = 0.25 (1 - 2u): a model without G
+    (D rescaled) fits as well, and G at its learned size fits worse: G absent, D needed."""
+    levels, c = label(data({"D": D}, 0.02), D=D, G=lambda u: 0.25 * (1 - 2 * np.asarray(u)))
+    assert c.fit.ok
+    assert levels["G"] == "absent" and c["G"].need == "absent"
+    assert c["G"].dchi2_without < ident.need_threshold() <= c["G"].dchi2_learned
+    assert c["D"].need == "needed"
+    md = ident.fit_markdown(c)
+    assert "a model without G fits these data as well" in md and "the data do not need G" in md
+    assert "Every learned operator leaves a measurable signal" not in md
+
+
+def test_an_operator_without_signal_is_indistinguishable_from_zero():
+    """A reaction 1e-6 of the diffusion, in the truth and in the fit: the data cannot tell it
+    from zero, and the constant they would see bounds it."""
+    tiny = lambda u: 1e-6 + 0 * np.asarray(u)  # noqa: E731
+    levels, c = label(data({"D": D, "G": tiny}, 0.02), D=D, G=tiny)
+    assert levels == {"D": "well", "G": "indistinguishable"}
+    assert c["G"].near_zero is not None and c["G"].near_zero > 1e-6
+    assert "indistinguishable from zero (|G| <~" in ident.level_words(c["G"])
+    assert "the data cannot tell G from zero" in ident.need_sentence(c["G"])
+
+
+def test_a_well_measured_operator():
+    levels, c = label(data({"D": D, "G": G_weak}, 0.005), D=D, G=G_weak)
+    assert levels == {"D": "well", "G": "well"} and c["G"].need == "needed"
+    assert "the data need G, and they constrain its size and shape well" in ident.need_sentence(c["G"])
+
+
+def test_a_weak_operator_loses_its_label_as_the_noise_rises():
+    """The same weak reaction under more and more noise: its label only ever moves down (well,
+    weakly, not constrained, then not needed), from well at the least noise to not constrained
+    or indistinguishable from zero at the most."""
+    rank = {"well": 3, "weakly": 2, "not": 1, "indistinguishable": 0, "absent": 0}
+    got = [label(data({"D": D, "G": G_weak}, s, seed=5), D=D, G=G_weak)[0]["G"] for s in (0.005, 0.02, 0.08, 0.4)]
+    assert got[0] == "well" and got[-1] in ("not", "indistinguishable")
+    assert all(rank[a] >= rank[b] for a, b in zip(got, got[1:])), got
+
+
+# ----------------------------------------------------------------------------- the fit check
+def test_pure_noise_gets_no_label():
+    """Data that are noise about a constant: no operator is needed.  A learned model no better
+    than the constant is refused outright; one that passes by chance gets no operator called
+    needed (one draw of each)."""
+    def obs(seed):
+        return 0.5 + 0.05 * np.random.default_rng(seed).standard_normal((T.size, X.size))
+    invented = dict(D=D, G=lambda u: 0.1 * (1 - 2 * np.asarray(u)))
+    with pytest.raises(fi.FitRefused) as exc:
+        label(obs(7), **invented)
+    assert exc.value.check.kind == "constant" and "no better than a constant" in str(exc.value)
+    levels, c = label(obs(6), **invented)
+    assert c.fit.chi2 < c.fit.chi2_constant
+    assert all(oc.need != "needed" for oc in c.operators.values()), levels
+
+
+def test_a_collapsed_fit_is_refused_with_advice_that_fits():
+    obs = data({"D": D}, 0.02)
+    # the diagnostics call a network collapsed: refused, whatever the operators
+    with pytest.raises(fi.FitRefused) as exc:
+        fi.learned_identifiability(curves(D=D), GRID, X, T, obs, n_networks=2, collapsed=[1])
+    fc = exc.value.check
+    assert fc.kind == "collapsed" and "1 of 2 networks collapsed" in fc.reason and "learning rate" in fc.advice
+    assert not fc.failed_training
+    # a learned model that decays to nothing (u_theta = 0 learned as strong death): no better than a constant
+    with pytest.raises(fi.FitRefused) as exc:
+        label(obs, D=lambda u: 0 * np.asarray(u), G=lambda u: -5 + 0 * np.asarray(u))
+    assert exc.value.check.kind == "constant"
+    md = ident.unmeasured_markdown(exc.value.check.reason, exc.value.check.advice)
+    assert "no operator gets a label" in md and "| G |" not in md
+
+
+def test_a_misfit_is_refused_with_advice_by_the_loss():
+    """A learned diffusion ten times too small: the data's chi-square about it is beyond what
+    noise gives; the advice is more epochs only where the loss was still falling."""
+    obs = data({"D": D}, 0.01)
+    small = lambda u: 0.002 + 0 * np.asarray(u)  # noqa: E731
+    for falling, word in ((True, "--epochs"), (False, "--mechanisms")):
+        with pytest.raises(fi.FitRefused) as exc:
+            fi.learned_identifiability(curves(D=small), GRID, X, T, obs, still_falling=falling)
+        assert exc.value.check.kind == "misfit" and word in exc.value.check.advice
+        assert exc.value.check.chi2 > exc.value.check.bar
+
+
+def test_a_blown_up_fit_says_so_in_every_line():
+    """A network whose learned solution runs far beyond the data blew up: the check refuses the
+    fit as a failed training, and every line of the report says so."""
+    obs = data({"D": D}, 0.02)
+    u_theta = np.stack([obs, 1.6e7 * np.ones_like(obs)])
+    bad = fi.network_failures({}, u_theta, obs[None])
+    assert bad == {"diverged": [], "blown up": [1], "collapsed": []}
+    with pytest.raises(fi.FitRefused) as exc:
+        fi.learned_identifiability(curves(D=D), GRID, X, T, obs, n_networks=2, blown_up=bad["blown up"])
+    fc = exc.value.check
+    assert fc.kind == "blown up" and fc.failed_training and "BLOWN UP" in fc.reason
+    md = ident.unmeasured_markdown(fc.reason, fc.advice, fc.failed_training)
+    tagged = fit_report.tag_failed("# Diagnostics\n\n| a | b |\n|---|---|\n| x | 1 |\nForward solves u_p: 2 of 2 ok.\n\n"
+                                   + md, "the fit failed: 1 of 2 networks blew up")
+    lines = [ln for ln in tagged.splitlines() if ln.strip() and not ln.startswith("|---")]
+    assert lines and all("FIT FAILED" in ln for ln in lines), tagged
+    # a diverged network (non-finite learned solution) is a failure too
+    nan_theta = np.stack([obs, np.full_like(obs, np.nan)])
+    assert fi.network_failures({}, nan_theta, obs[None])["diverged"] == [1]
+
+
+def test_binn_fit_exits_non_zero_on_a_blown_up_fit():
+    """training_failure reads the diagnostics and the learned solutions of the fit: a blown-up
+    network is one sentence (binn fit prints it on stderr and exits 1); a sound fit is None."""
+    obs = data({"D": D}, 0.02)
+
+    def fit(u_theta, diagnostics=None):
+        return SimpleNamespace(observations=[SimpleNamespace(u_obs=obs)], result=SimpleNamespace(n_replicates=2),
+                               report=SimpleNamespace(diagnostics=diagnostics or {}),
+                               evaluation=SimpleNamespace(u_theta=u_theta))
+    assert fit_report.training_failure(fit(np.stack([obs, obs]))) is None
+    words = fit_report.training_failure(fit(np.stack([obs, 1e7 * obs])))
+    assert words.startswith("the fit failed: 1 of 2 networks blew up") and "\n" not in words
+    inst = SimpleNamespace(extra={"failed_replicates": [0, 1], "blown_up_replicates": []}, flag=True)
+    assert "2 of 2 networks diverged" in fit_report.training_failure(fit(np.stack([obs, obs]), {"instability": inst}))
+
+
+# ----------------------------------------------------------------------------- words
+def test_every_column_is_named_with_what_it_measures():
+    levels, c = label(data({"D": D, "G": G_weak}, 0.02), D=D, G=G_weak)
+    md = ident.fit_markdown(c)
+    head = next(ln for ln in md.splitlines() if ln.startswith("| operator"))
+    assert [h.strip() for h in head.strip("|").split("|")] == [h for h, _ in ident.COLUMNS]
+    for h, what in ident.COLUMNS:
+        assert f"{h}: {what}" in md
+    assert "chi-square change without it" in head and "a change of chi-square" in md
+    assert "Fit check: passed" in md and "estimated from the data" in md
+    assert sum(ln.startswith(("D: ", "G: ")) for ln in md.splitlines()) == 2        # one plain sentence each
+
+
+def test_no_warning_where_every_term_is_zero():
+    """An operator whose term is zero at every time (and no dynamics at all): its share is not a
+    number, said without a 'Mean of empty slice' warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = ident.identifiability({"G": lambda u: 0 * np.asarray(u)}, np.full(X.size, 0.5), X, T[:3], 0.05)
+    assert np.isnan(r["G"].share)
