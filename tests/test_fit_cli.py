@@ -1,6 +1,7 @@
 """`binn fit` and `binn predict`: validation before work, every output file, the cache, predictions."""
 import csv
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from binn_utils.applications import cli, fit_example, fit_plan, fit_report, pred
 from binn_utils.engine import training
 from binn_utils.engine.forward_solve import forward_solve
 from binn_utils.engine.problems import get_benchmark, reference_solution, spatial_grid
+from binn_utils.presentation import figures
 from binn_utils.store import records
 
 K = fit_example.EXAMPLE_K
@@ -551,3 +553,225 @@ def test_predict_refuses_an_edited_fit_json(edit, fitted, tmp_path, capsys):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and len(err.strip().splitlines()) == 1
     assert ("does not match its checksum" if edit == "x_factor" else "no checksum") in err
+
+
+# ----------------------------------------------------------------------------- issue 51: fit and predict
+def _one_line_exit(capsys, argv, code=2):
+    """Run the CLI: it must end with ``code`` and one line on stderr, no traceback."""
+    try:
+        rc = cli.main(argv)
+    except SystemExit as exc:
+        rc = exc.code
+    err = capsys.readouterr().err
+    lines = [ln.rsplit("\r", 1)[-1].rsplit("\x1b[A", 1)[-1] for ln in err.split("\n")]   # what a terminal shows
+    lines = [ln for ln in lines if ln.strip()]
+    assert rc == code and "Traceback" not in err and len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("binn fit started training")
+    monkeypatch.setattr(fit_report, "run_fit", refuse)
+
+
+def _example_csv(path, x_fmt=None, n_x=31, times=(0.0, 24.0, 48.0)):
+    """The example's data on 31 positions of [0, 1000], the positions written with ``x_fmt``."""
+    fit_example.write_example_csv(path, n_x=n_x, times=times, n_rep=1)
+    if x_fmt is not None:
+        rows = list(csv.reader(open(path, newline="")))
+        j = rows[0].index("x_um")
+        h = 1000 / (n_x - 1)
+        for r in rows[1:]:
+            r[j] = x_fmt(h * round(float(r[j]) / h))      # the exact grid, written as x_fmt writes
+        write_csv(path, rows)
+    return path
+
+
+QUICK = ["--mechanisms", "D,G", "--x", "x_um", "--t", "t_h", "--u", "density", "--scale", "quick", "--epochs", "1",
+         "--seeds", "1", "--batch-size", "20", "--forward-method", "BDF"]
+
+
+@pytest.mark.parametrize("x_fmt, said", [(lambda v: f"{v:.5f}", "x_um is written to 5 decimal(s)"),
+                                         (lambda v: repr(float(np.float32(v))), "rounding, e.g. values written in single")])
+def test_a_grid_the_solver_would_refuse_is_snapped_before_training_and_the_fit_solves(tmp_path, capsys, x_fmt, said):
+    """31 positions on [0, 1000] written to 5 decimals (or in float32) trained, stored their
+    networks, then crashed in the forward solve on every rerun: now snapped, said in the plan, and
+    the fit, its rerun and a prediction on such a grid all solve."""
+    data = _example_csv(tmp_path / "d.csv", x_fmt)
+    argv = ["fit", str(data), *QUICK, "--out", str(tmp_path / "out")]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert said in out and "snapped" in out and out.index("snapped") < out.index("networks: trained")
+    assert cli.main(argv) == 0 and "nothing trained" in capsys.readouterr().out
+    ic = write_csv(tmp_path / "ic.csv", [["x", "u"]] + [[x_fmt(v), f"{K / 2:g}"] for v in np.linspace(0, 1000, 31)])
+    assert cli.main(["predict", str(tmp_path / "out"), "--ic", str(ic), "--t", "0,12", "--out", str(tmp_path / "p")]) \
+        in (0, 1)                                       # 1: the one-epoch network's solve may fail; no traceback
+    said_p = capsys.readouterr()
+    assert "snapped" in said_p.out and "Traceback" not in said_p.err
+    assert np.load(tmp_path / "p" / "predictions.npz")["u_p"].shape == (1, 2, 31)
+
+
+def _special(tmp_path, what):
+    import gzip
+    import zipfile
+    if what in ("/dev/null", "/dev/zero"):
+        if not os.path.exists(what):
+            pytest.skip(f"no {what}")
+        return what
+    path = tmp_path / f"special-{what}"
+    if what == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(path)
+    elif what == "folder":
+        path.mkdir()
+    elif what == "gzip":
+        path.write_bytes(gzip.compress(b"x,t,u\n0,0,1\n"))
+    elif what == "xlsx":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("[Content_Types].xml", "<Types/>")
+            z.writestr("xl/workbook.xml", "<workbook/>")
+    elif what == "png":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    elif what == "npz":
+        np.savez(path, x=np.arange(3))
+        path = path.with_suffix(".npz")
+    elif what == "quote":
+        path.write_text('x_um,t_h,density\n0,0,1\n"500,0,2\n1000,0,3\n')
+    elif what == "empty name":
+        return ""
+    return str(path)
+
+
+SPECIAL = [("/dev/null", "is a device, not a"), ("/dev/zero", "is a device, not a"),
+           ("fifo", "is a pipe (a FIFO, or <(command))"), ("folder", "is a folder, not a"),
+           ("empty name", "named by an empty string (an unset shell variable?)"),
+           ("gzip", "not a CSV text file but a gzip-compressed file: decompress it"),
+           ("xlsx", "not a CSV text file but an Excel workbook (.xlsx): save it as CSV"),
+           ("png", "not a CSV text file but a PNG image"), ("npz", "not a CSV text file but a NumPy .npz archive"),
+           ("quote", "line 3: a quote (\") opens a field that is not closed on that line")]
+
+
+@pytest.mark.parametrize("what, said", SPECIAL)
+def test_data_that_is_not_a_csv_file_is_named_for_what_it_is(tmp_path, capsys, no_training, what, said):
+    err = _one_line_exit(capsys, ["fit", _special(tmp_path, what), *QUICK, "--out", str(tmp_path / "out")])
+    assert said in err and "no such file" not in err and "--encoding" not in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("what, said", SPECIAL)
+def test_an_initial_condition_that_is_not_a_csv_file_is_named_for_what_it_is(fitted, tmp_path, capsys, what, said):
+    _, out = fitted
+    err = _one_line_exit(capsys, ["predict", str(out), "--ic", _special(tmp_path, what), "--t", "0,1",
+                                  "--x", "x_um", "--u", "density", "--out", str(tmp_path / "p")])
+    assert said.replace("not a", "not an") in err or said in err, err
+    assert "no such file" not in err and not (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize("lr", ["1e-320", "1e-40", "nan", "inf", "-1e-3", "0", "1e39"])
+def test_a_learning_rate_that_cannot_train_is_refused_as_noise_var_refuses(tmp_path, capsys, no_training, lr):
+    data = _example_csv(tmp_path / "d.csv", n_x=11)
+    err = _one_line_exit(capsys, ["fit", str(data), *QUICK, f"--lr={lr}", "--out", str(tmp_path / "out")])
+    assert f"argument --lr: " in err and ("cannot train" in err or "must be a finite number > 0" in err), err
+
+
+def test_initial_condition_and_u_grid_sizes_are_bounded_before_any_work(fitted, tmp_path, capsys, monkeypatch):
+    """An initial condition of more than MAX_IC_POSITIONS positions, and a --u-grid of 1e10 values:
+    one line each, before the array is built (1e10 values was a MemoryError; 1e9, 8 GB and 38 s)."""
+    import time
+    _, out = fitted
+
+    def no_linspace(*a, **k):
+        raise AssertionError("the grid was built")
+    monkeypatch.setattr(predict.np, "linspace", no_linspace)
+    t0 = time.perf_counter()
+    err = _one_line_exit(capsys, ["predict", str(out), "--u-grid", "0:1:10000000000", "--out", str(tmp_path / "p")])
+    assert "asks for 10000000000 values of u; at most 100000" in err and time.perf_counter() - t0 < 5
+    monkeypatch.undo()
+    n = predict.MAX_IC_POSITIONS + 1
+    ic = tmp_path / "ic.csv"
+    ic.write_text("x,u\n" + "".join(f"{k},1\n" for k in range(n)))
+    err = _one_line_exit(capsys, ["predict", str(out), "--ic", str(ic), "--t", "0,1", "--out", str(tmp_path / "p")])
+    assert f"{n:,} positions; an initial condition has at most {predict.MAX_IC_POSITIONS:,}" in err
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as f:
+        f.truncate(predict.MAX_IC_BYTES + 1)                       # sparse: never read
+    err = _one_line_exit(capsys, ["predict", str(out), "--ic", str(big), "--t", "0,1", "--out", str(tmp_path / "p")])
+    assert f"{predict.MAX_IC_BYTES + 1:,} bytes; an initial condition has at most" in err
+
+
+def test_predict_chooses_the_integrator_by_the_cost_model_fit_uses():
+    from binn_utils.applications import requests
+    said = []
+    assert predict.choose_method(None, "RK45", 1000, 10, said.append) == "BDF"
+    assert "1000 positions: the fit's RK45 would take ~" in said[0] and "solving with BDF" in said[0]
+    rk45, bdf = requests.solve_seconds(1000, "RK45"), requests.solve_seconds(1000, "BDF")
+    assert rk45 > 100 * bdf and f"~{requests.duration(10 * rk45)}" in said[0]
+    said.clear()
+    assert predict.choose_method("RK45", "BDF", 1000, 10, said.append) == "RK45"       # asked for: kept, with a note
+    assert "--forward-method BDF" in said[0] and f"~{requests.duration(rk45)}" in said[0]
+    said.clear()
+    assert predict.choose_method(None, "RK45", 51, 10, said.append) == "RK45" and said == []
+    # the fit's estimate rests on the same model: ten RK45 solves on 1000 positions dominate it
+    plan = fit_plan.plan_fit(observations_on(1000), "D", None, scale="quick", cache_dir=tempfile.mkdtemp())
+    assert plan.estimated_seconds() >= plan.n_networks * rk45
+
+
+def observations_on(n_x):
+    x = np.linspace(0, 1000, n_x)
+    t = np.array([0.0, 24.0, 48.0])
+    return user_data.observations_from_arrays(x, t, 1 + np.outer(1 + t, np.sin(x / 300) ** 2) / 100)
+
+
+def test_the_fits_solution_figure_draws_at_most_twelve_times_and_the_plan_says_which():
+    from binn_utils.presentation import panels
+    t = np.arange(400.0)
+    x = np.linspace(0, 1, 5)
+    fig = figures.own_data_solutions(x, t, np.ones((1, 400, 5)), np.ones((2, 400, 5)), np.ones((2, 400, 5)))
+    drawn = [ax.get_title() for ax in fig.axes if ax.axison]
+    assert len(drawn) == panels.MAX_PANELS == 12 and drawn[0] == "t = 0" and drawn[-1] == "t = 399"
+    obs = user_data.observations_from_arrays(x, t, 1 + np.outer(1 + t, 1 + x) / 1e3)
+    plan = fit_plan.plan_fit(obs, "D", None, scale="quick", cache_dir=tempfile.mkdtemp(), batch_size=32)
+    said = plan.describe()
+    assert f"solutions.png draws 12 of the 400 times (t = 0, 36, 73," in said and "399)" in said
+
+
+@pytest.mark.parametrize("where", ["storing the networks", "writing the outputs"])
+def test_a_full_disk_says_truly_whether_the_networks_are_stored(tmp_path, capsys, monkeypatch, where):
+    """A full disk during the outputs said "the networks are stored" also when it came while they
+    were stored (none were)."""
+    from binn_utils.store import fits
+    if where == "storing the networks":
+        def full(result, npz, js, spec):
+            Path(npz).parent.mkdir(parents=True, exist_ok=True)
+            Path(npz).write_bytes(b"half")                          # a half-written file, not a stored pair
+            raise OSError(28, "No space left on device", str(npz))
+        monkeypatch.setattr(fits, "save_train_result", full)
+    else:
+        import matplotlib.figure
+
+        def full(self, path, *a, **k):
+            raise OSError(28, "No space left on device", str(path))
+        monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    data = _example_csv(tmp_path / "d.csv", n_x=11)
+    err = _one_line_exit(capsys, ["fit", str(data), *QUICK, "--out", str(tmp_path / "out")], code=1)
+    assert "No space left on device" in err
+    if where == "storing the networks":
+        assert "no networks were stored: the rerun trains all 1 again" in err and "are stored" not in err
+    else:
+        assert f"the networks are stored in {tmp_path / 'out' / 'networks'}: the rerun loads them" in err
+
+
+def test_fit_and_predict_train_and_solve_on_one_thread(fitted, tmp_path, monkeypatch):
+    """Two fits side by side took five times as long each with torch's default threads."""
+    import torch
+    _, out = fitted
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        assert cli.main(["predict", str(out), "--u-grid", "0:0.004:5", "--out", str(tmp_path / "p")]) == 0
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)

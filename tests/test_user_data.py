@@ -403,3 +403,166 @@ def test_the_package_offers_the_fits_without_importing_torch():
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(root)})
     assert proc.returncode == 0, proc.stderr
+
+
+# ----------------------------------------------------------------------------- issue 51: the grid, the file, the scale
+def _grid_csv(x, t=(0.0, 12.0, 24.0), fmt="{}"):
+    lines = ["x,t,u"] + [f"{fmt.format(xv)},{tv},{1 + 0.1 * tv + np.sin(k):.6g}" for tv in t
+                         for k, xv in enumerate(x)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("case", ["5 decimals", "6 decimals", "float32", "float32 printed", "jitter 2e-7"])
+def test_positions_the_forward_solve_would_refuse_are_snapped_and_said(case):
+    """31 positions on [0, 1000] written to 5 decimals (0, 33.33333, ...), in float32, or off a
+    uniform grid by 2e-7 of the spacing passed the data check (1e-6) unsnapped, trained, and then
+    the forward solve (1e-8) refused them with a traceback: one definition now, and such a grid is
+    snapped (the note says how) to one the solver takes, in user and in training units."""
+    from binn_utils.engine.solvers import UNIFORM_RTOL, grid_nonuniformity, uniform_spacing
+    x = np.linspace(0, 1000, 31)
+    written = {"5 decimals": [f"{v:.5f}" for v in x], "6 decimals": [f"{v:.6f}" for v in x],
+               "float32": [repr(float(np.float32(v))) for v in x], "float32 printed": [str(np.float32(v)) for v in x],
+               "jitter 2e-7": [repr(float(v + 2e-7 * 33.3 * (-1) ** k)) for k, v in enumerate(x)]}[case]
+    assert grid_nonuniformity(np.array(written, float)) > UNIFORM_RTOL      # the solver would refuse them
+    obs = load(_grid_csv(written))
+    assert grid_nonuniformity(obs.x) <= UNIFORM_RTOL
+    np.testing.assert_allclose(obs.x, x, rtol=0, atol=1e-5)                   # moved by rounding alone
+    uniform_spacing(obs.to_observations()[0].x)                               # training units: accepted
+    note = "\n".join(obs.notes)
+    assert "snapped" in note and "33.3333" in note
+    assert ("written to 5 decimal(s)" in note) == (case == "5 decimals")
+    sol = forward_solve(lambda u: 0.1 + 0 * u, None, None, obs.u_mean[0], obs.x, [0.0, 1.0], method="BDF")
+    assert sol.ok
+
+
+def test_the_check_and_the_solver_agree_on_every_grid():
+    """Whatever the check accepts, the forward solve takes; whatever it refuses names the
+    spacing: random grids off uniform by 1e-9 .. 1e-2 of their spacing."""
+    from binn_utils.analysis.user_observations import uniform_grid
+    from binn_utils.engine.solvers import uniform_spacing
+    rng = np.random.default_rng(5)
+    accepted = refused = 0
+    for rel in 10.0 ** np.arange(-9, -1.5, 0.5):
+        for n in (5, 31, 200):
+            x = 3.0 + 0.7 * np.arange(n) + rng.normal(0, rel * 0.7, n)
+            try:
+                g, _ = uniform_grid(np.sort(x), "d.csv", "x")
+            except ValueError as err:
+                assert "equally spaced" in str(err) and "spacings range from" in str(err)
+                refused += 1
+                continue
+            uniform_spacing(g)
+            uniform_spacing(-7 + 14 * (g - g[0]) / (g[-1] - g[0]))
+            accepted += 1
+    assert accepted and refused
+
+
+def test_positions_too_far_from_zero_for_double_precision_are_refused_with_the_offset():
+    with pytest.raises(ValueError, match=r"lie near 1e\+09 with spacing 0.1: double precision cannot hold them "
+                                         r"equally spaced .* subtract an offset, e.g. x - 1e\+09"):
+        observations_from_arrays(1e9 + 0.1 * np.arange(21), T, np.ones((3, 21)) + np.arange(21) / 50)
+
+
+def test_the_forward_solve_names_how_far_a_grid_is_from_uniform():
+    x = np.linspace(0, 1, 11)
+    x[4] += 1e-6
+    with pytest.raises(ValueError, match=r"x must be uniform and increasing: its spacings differ from their mean "
+                                         r"0.1 by up to 1e-05 of it \(at most 1e-08\)"):
+        forward_solve(None, None, None, np.ones(11), x, [0.0, 1.0])
+
+
+def test_a_stored_fit_that_cannot_be_solved_says_why_and_how_to_refit():
+    """A fit whose grid the forward solve refuses (one stored before the check and the solver
+    agreed): a one-line ValueError that names the grid and says refit, not the solver's traceback."""
+    from binn_utils.analysis import user_data
+    from binn_utils.engine.runs import TrainConfig
+    from binn_utils.engine.training import train
+    obs = observations_from_arrays(X, T, 1 + np.outer(T, X) / 1e4)
+    prep = user_data.prepare_fit(obs, "D", TrainConfig(epochs=1, batch_size=8, compile=False), [0])
+    result = train(prep["datas"], prep["config"], prep["run_seeds"], mechanisms=prep["mechanisms"])
+    prep["datas"].x[3] += 1e-4                                             # as the old check let through
+    with pytest.raises(ValueError, match=r"arrays: the fit cannot be solved on its positions \(x must be uniform "
+                                         r"and increasing: .*\); refit"):
+        user_data._finish_fit(prep, result)
+
+
+def test_an_unterminated_quote_is_named_with_its_line():
+    text = 'x,t,u\n100,0,1\n"150,0,2\n200,0,3\n'
+    with pytest.raises(ValueError, match=r"line 3: a quote \(\"\) opens a field that is not closed on that line "
+                                         r"\(the field runs to line 4\)"):
+        load(text)
+
+
+def _xlsx(path):
+    import zipfile
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+        z.writestr("xl/worksheets/sheet1.xml", "<worksheet/>")
+
+
+@pytest.mark.parametrize("kind, said", [
+    ("gzip", "a gzip-compressed file: decompress it"), ("xlsx", "an Excel workbook (.xlsx): save it as CSV"),
+    ("png", "a PNG image"), ("npz", "a NumPy .npz archive"), ("zip", "a zip archive: extract the CSV file")])
+@pytest.mark.parametrize("encoding", [None, "latin-1"])
+def test_a_binary_file_is_named_by_its_type_not_by_an_encoding(tmp_path, kind, said, encoding):
+    """latin-1 decodes any bytes, so advising it for a gzip or Excel file led nowhere."""
+    import gzip
+    import zipfile
+    path = tmp_path / f"data.{kind}"
+    if kind == "gzip":
+        path.write_bytes(gzip.compress(csv_text(grid_rows()).encode()))
+    elif kind == "xlsx":
+        _xlsx(path)
+    elif kind == "png":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    elif kind == "npz":
+        np.savez(path, x=X)
+    else:
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("data.csv", csv_text(grid_rows()))
+    with pytest.raises(ValueError) as err:
+        load_observations_csv(path, encoding=encoding)
+    assert f"{path}: not a CSV text file but {said}" in str(err.value) and "--encoding" not in str(err.value)
+
+
+@pytest.mark.parametrize("what, said", [("", "named by an empty string"), ("/dev/null", "is a device"),
+                                        ("fifo", "is a pipe (a FIFO"), ("folder", "is a folder"),
+                                        ("missing", "no such file")])
+def test_a_data_path_that_is_not_a_file_says_what_it_is(tmp_path, what, said):
+    if what == "/dev/null" and not os.path.exists("/dev/null"):
+        pytest.skip("no /dev/null")
+    path = {"fifo": tmp_path / "fifo", "folder": tmp_path, "missing": tmp_path / "none.csv"}.get(what, what)
+    if what == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(path)
+    with pytest.raises(ValueError, match=re.escape(said)):
+        load_observations_csv(path)                            # never opened: a FIFO would block
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 1.5e308])
+def test_densities_near_the_ends_of_double_precision_keep_a_finite_noise_estimate(scale):
+    """Densities of order 1e300 printed a noise estimate of inf (their squares overflow), 1e-300
+    one of 0 (they vanish): computed on u over its largest value, the estimate scales with u."""
+    u = np.stack([1 + np.outer(T, X) / 1e4, 1.1 + np.outer(T, X) / 1e4]) / 3
+    ref = observations_from_arrays(X, T, u)
+    obs = observations_from_arrays(X, T, u * scale)
+    assert obs.noise_sd / scale == pytest.approx(ref.noise_sd, rel=1e-9)
+    assert np.all(np.isfinite(obs.u_mean)) and obs.u_mean / scale == pytest.approx(ref.u_mean, rel=1e-9)
+    assert "noise sd ~ inf" not in obs.describe() and "noise sd ~ 0;" not in obs.describe()
+    sc = obs.scaling()
+    assert np.max(sc.u_to_train(obs.u_mean)) == pytest.approx(np.max(ref.scaling().u_to_train(ref.u_mean)))
+
+
+@pytest.mark.parametrize("lr, dtype, ok", [(1e-320, "float32", False), (1e-40, "float32", False),
+                                           (1e-40, "float64", True), (1e39, "float32", False),
+                                           (float("nan"), "float32", False), (1e-30, "float32", True)])
+def test_a_learning_rate_that_cannot_train_is_refused(lr, dtype, ok):
+    from binn_utils.engine.runs import TrainConfig, TrainingError
+    config = TrainConfig(lr=lr, dtype=dtype)
+    if ok:
+        assert config.validate().lr == lr
+    else:
+        with pytest.raises(TrainingError, match="cannot train|must be finite"):
+            config.validate()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -44,10 +45,46 @@ def _reads_as_utf8(data: bytes) -> bool:
     return True
 
 
+#: What a file that is not text is, by its first bytes, and what to do with it (``{}``: where the
+#: file is a zip archive, what it holds).
+BINARY_SIGNATURES = (
+    (b"\x1f\x8b", "a gzip-compressed file: decompress it (gunzip) and name the CSV file"),
+    (b"BZh", "a bzip2-compressed file: decompress it (bunzip2) and name the CSV file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file: decompress it (unxz) and name the CSV file"),
+    (b"PK\x03\x04", "{}"),
+    (b"\xd0\xcf\x11\xe0", "an Excel 97-2003 (.xls) or other Office file: save it as CSV (File > Save As)"),
+    (b"\x89PNG", "a PNG image, not a table of observations"),
+    (b"\xff\xd8\xff", "a JPEG image, not a table of observations"),
+    (b"%PDF", "a PDF document, not a table of observations"),
+    (b"\x93NUMPY", "a NumPy .npy array: write it as CSV, or pass the arrays to observations_from_arrays"),
+    (b"PAR1", "a Parquet file: write it as CSV (pandas: read_parquet, then to_csv)"),
+    (b"\x89HDF", "an HDF5 file: write the table as CSV"))
+
+
+def binary_kind(data: bytes) -> str | None:
+    """What a file whose bytes are ``data`` is, and what to do, where its first bytes say it is
+    not text (:data:`BINARY_SIGNATURES`); None for anything else."""
+    for magic, what in BINARY_SIGNATURES:
+        if data.startswith(magic) and (magic != b"BZh" or data[3:4].isdigit()):
+            if what != "{}":
+                return what
+            head = data[:1 << 16]
+            if b"xl/" in head or b"[Content_Types].xml" in head and b"sheet" in head:
+                return "an Excel workbook (.xlsx): save it as CSV (File > Save As > CSV)"
+            if b".npy" in head:
+                return "a NumPy .npz archive: write its arrays as CSV, or pass them to observations_from_arrays"
+            return "a zip archive: extract the CSV file from it and name that"
+    return None
+
+
 def decode_csv_bytes(data: bytes, encoding: str | None, source: str) -> tuple[str, str]:
     """(text, the encoding used) of a CSV file's bytes; ``encoding`` None: UTF-8, or UTF-16
     when the file starts with its byte-order mark.  A ValueError naming the file, line and
-    byte, and the option that reads it, otherwise."""
+    byte, and the option that reads it, otherwise; a file that is not text at all (compressed,
+    a spreadsheet, an image: :func:`binary_kind`) is named as what it is, whatever the encoding."""
+    kind = binary_kind(data)
+    if kind is not None:
+        raise ValueError(f"{source}: not a CSV text file but {kind}")
     if encoding is None:
         encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
     try:
@@ -103,11 +140,36 @@ def read_text(path_or_buffer, encoding: str | None) -> tuple[str, str, str | Non
             text, encoding = decode_csv_bytes(text, encoding, source)
         return text, source, encoding
     source = os.fspath(path_or_buffer)
-    if Path(source).is_dir():
-        raise ValueError(f"{source} is a folder, not a data file: name the CSV file inside it")
+    check_data_path(source)
     with open(source, "rb") as f:
         text, encoding = decode_csv_bytes(f.read(), encoding, str(source))
     return text, str(source), encoding
+
+
+def check_data_path(path, what: str = "data file") -> str:
+    """``path`` as a string if it names a regular file to read, else a one-line ValueError that
+    says what it names: nothing (an empty name), a folder, a device (/dev/null), a pipe (a FIFO,
+    or ``<(command)``: it can be read once only, and the data are read twice), or no file."""
+    source = os.fspath(path)
+    if not str(source).strip():
+        raise ValueError(f"the {what} is named by an empty string (an unset shell variable?): name the CSV file")
+    p = Path(source)
+    try:
+        mode = p.stat().st_mode
+    except OSError as err:
+        if not (p.exists() or p.is_symlink()):
+            raise ValueError(f"{source}: no such file") from None
+        raise ValueError(f"{source}: cannot be read ({err.strerror or err})") from None
+    if stat.S_ISDIR(mode):
+        raise ValueError(f"{source} is a folder, not a {what}: name the CSV file inside it")
+    if stat.S_ISFIFO(mode):
+        raise ValueError(f"{source} is a pipe (a FIFO, or <(command)), not a {what}: it can be read only once; "
+                         "write the data to a file and name that")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise ValueError(f"{source} is a device, not a {what}: name the CSV file")
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{source} is not a regular file (a socket?), not a {what}: name the CSV file")
+    return source
 
 
 def _data_line(row) -> bool:
@@ -131,10 +193,25 @@ def garbled(header: list[str]) -> bool:
     return len(text) > 8 and odd > 0.5 * len(text)
 
 
+def csv_rows(text: str, source: str, delimiter: str):
+    """(first line, row) of every row of CSV ``text``; a one-line ValueError for a row that runs
+    over several lines: a quote that opens a field and is not closed where the line ends (in a
+    table of numbers, a stray quote), named with its line."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    last = 0
+    for row in reader:
+        first = last + 1
+        if reader.line_num > first and any("\n" in c or "\r" in c for c in row):
+            raise ValueError(f"{source}: line {first}: a quote (\") opens a field that is not closed on that line "
+                             f"(the field runs to line {reader.line_num}): remove the stray quote or close it")
+        last = reader.line_num
+        yield first, row
+
+
 def read_header(reader, source: str, wanted: dict, delimiter: str) -> dict:
     """{key: field index} of the ``wanted`` columns ({key: name}) in the first data line of
-    ``reader``; a ValueError for a missing, misdelimited or repeated column."""
-    header = next(([c.strip() for c in row] for row in reader if _data_line(row)), None)
+    ``reader`` (:func:`csv_rows`); a ValueError for a missing, misdelimited or repeated column."""
+    header = next(([c.strip() for c in row] for _, row in reader if _data_line(row)), None)
     if header is None:
         raise ValueError(f"{source}: empty file (no header line)")
     missing = [c for c in wanted.values() if c not in header]
@@ -167,11 +244,11 @@ def read_rows(reader, source: str, wanted: dict, cols: dict) -> tuple[list, list
     checked by :func:`to_float`, a replicate label "1" without a replicate column."""
     xs, ts, us, reps, where = [], [], [], [], []
     nrow = 0
-    for row in reader:
+    for line, row in reader:
         if not _data_line(row):
             continue
         nrow += 1
-        short = f"row {nrow} (line {reader.line_num})"
+        short = f"row {nrow} (line {line})"
         w = f"{source}: {short}"
         vals = {}
         for k in wanted:
@@ -225,7 +302,7 @@ def read_long_csv(path_or_buffer, wanted: dict, delimiter: str | None, encoding:
                          f"{delimiter_arg(delimiter)} says so)")
     if encoding not in (None, "utf-8-sig"):
         notes.append(f"read as {encoding} text")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv_rows(text, source, delimiter)
     with csv_cells(source):
         cols = read_header(reader, source, wanted, delimiter)
         return (*read_rows(reader, source, wanted, cols), source, notes)

@@ -29,6 +29,7 @@ from ..engine.evaluation import evaluate
 from ..engine.first_use import import_first_use_modules
 from ..engine.forward_solve import check_method
 from ..engine.runs import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds
+from ..engine.solvers import uniform_spacing
 from ..store import fits, records
 from ..store.clusters import close_dask, connect, local_cluster
 from ..store.sweep_record import CHECKPOINTS, REPORTED
@@ -39,7 +40,7 @@ from .user_observations import (MECHANISMS, TIME_UNITS, TRAIN_T_END, TRAIN_X_RAN
 
 __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "TIME_UNITS", "DataWarning", "Scaling", "UserObservations",
            "UserFit", "load_observations_csv", "observations_from_arrays", "validate_mechanisms", "fit_user_data",
-           "fit_user_data_cached", "fit_spec", "fit_spec_of", "data_digest", "file_sha1", "concat_results",
+           "fit_user_data_cached", "fit_spec", "fit_spec_of", "stored_fit", "data_digest", "file_sha1", "concat_results",
            "prepare_fit", "AGREE", "SHAPES", "curve_shapes", "operator_shape"]
 
 
@@ -134,6 +135,11 @@ def _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_ra
     data.check_batch_size(config.batch_size, replicates, clip=config.clip_batch_to_data)
     sc = data.scaling(x_range=x_range, t_end=t_end, u_scale=u_scale)
     obs = data.to_observations(sc, replicates)
+    try:   # the grid the forward solve will get (training units): the data check's promise, kept
+        uniform_spacing(obs[0].x)
+    except ValueError as err:
+        raise ValueError(f"{data.source}: positions rescaled to training units: {err}; subtract an offset from "
+                         "the positions (or write them with more digits)") from None
     if replicates == "mean":
         datas, run_seeds = obs[0], seeds
     else:
@@ -149,7 +155,12 @@ def _finish_fit(prep: dict, result) -> UserFit:
     """Evaluate (u_theta, forward solve u_p) and diagnose a trained result: the UserFit."""
 
     data, sc, datas, which = prep["data"], prep["scaling"], prep["datas"], prep["which"]
-    ev = evaluate(result, datas, which, solve_kw={"method": prep["forward_method"]})
+    try:
+        ev = evaluate(result, datas, which, solve_kw={"method": prep["forward_method"]})
+    except ValueError as err:   # the grid (forward_solve never raises for bad operators)
+        raise ValueError(f"{data.source}: the fit cannot be solved on its positions ({err}); refit: rerun the "
+                         "fit into a new folder, with the positions written to more decimals or "
+                         "interpolated onto a uniform grid") from None
     report = diagnose(result, ev, datas, which=which, label=data.source, u_scale=sc.u_factor)
     return UserFit(data=data, scaling=sc, mechanisms=prep["mechanisms"], replicates_mode=prep["replicates"],
                    observations=prep["observations"], result=result, evaluation=ev, report=report,
@@ -360,12 +371,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
 
     prep = prepared or _prepare_fit(obs_or_path, mechanisms, config, seeds, which, replicates, x_range, t_end,
                                     u_scale, x, t, u, replicate, forward_method)
-    spec = fit_spec_of(prep, x_range, t_end, u_scale, extra)
-    key = records.key_of(prefix, spec)
-    folders = [cache_dir] if isinstance(cache_dir, (str, Path)) else list(cache_dir)
-    # the first folder holding a sound pair (a damaged one: a StoreWarning names the file), else the last
-    found = next((p for p in (records.pair_paths(f, key) for f in folders)
-                  if records.check_pair(*p, kind=fits.FIT_KIND) is not None), None)
+    key, spec, folders, found = stored_fit(prep, cache_dir, prefix, extra, x_range, t_end, u_scale)
     npz, js = found or records.pair_paths(folders[-1], key)
     trained = 0
     if found is None:
@@ -390,6 +396,19 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     fit.cache_files = (npz, js)
     fit.trained = trained
     return fit
+
+
+def stored_fit(prep: dict, cache_dir, prefix: str = "fit", extra=None, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END,
+               u_scale=None):
+    """(key, spec, folders, the stored (npz, json) pair or None) of a validated request's networks
+    in ``cache_dir`` (as for :func:`fit_user_data_cached`): the first folder holding a sound pair
+    (a damaged one: a StoreWarning names the file)."""
+    spec = fit_spec_of(prep, x_range, t_end, u_scale, extra)
+    key = records.key_of(prefix, spec)
+    folders = [cache_dir] if isinstance(cache_dir, (str, Path)) else list(cache_dir)
+    found = next((p for p in (records.pair_paths(f, key) for f in folders)
+                  if records.check_pair(*p, kind=fits.FIT_KIND) is not None), None)
+    return key, spec, folders, found
 
 
 def fit_spec_of(prep: dict, x_range=TRAIN_X_RANGE, t_end=TRAIN_T_END, u_scale=None, extra=None) -> dict:

@@ -30,9 +30,12 @@ incomplete times/positions or interpolate onto a grid first (we do not interpola
 silently: that would invent data the diagnostics then trust).
 
 *Reading.*  Uniqueness and spacing are judged on the offsets from the smallest value (Unix-second
-times 1 s apart, or positions 1e9 + 0..20, are distinct values).  Positions written to a few
-decimals (a uniform grid rounded when printed) are snapped to the uniform grid when no node moves
-by more than half a unit of the last digit (and by more than ``SNAP_SHARE`` of the spacing);
+times 1 s apart, or positions 1e9 + 0..20, are distinct values).  Equally spaced means what the
+forward solve takes (``solvers.UNIFORM_RTOL``: one definition for the check and the solver).
+Positions written to a few decimals (a uniform grid rounded when printed) are snapped to the
+uniform grid when no node moves by more than half a unit of the last digit (and by more than
+``SNAP_SHARE`` of the spacing), and so are positions within ``ROUNDING_RTOL`` of the spacing or
+two units of single precision of one (values written in float32); the notes say so;
 masked values of a numpy masked array are missing data (dropped in long format, refused in a
 grid); datetime64 / timedelta64 times are expressed in a unit the caller names.  What reading
 did is kept in :attr:`UserObservations.notes` and printed with the data's description.
@@ -73,6 +76,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine.observations import Observations, split_indices
+from ..engine.solvers import UNIFORM_RTOL, grid_nonuniformity
 from .user_arrays import TIME_UNITS, read_arrays
 # what reading a CSV file and the units share with the own-data report, importable from here too
 from .user_csv import csv_cells, decode_csv_bytes, delimiter_hint, detect_delimiter, read_long_csv, to_float
@@ -83,7 +87,6 @@ __all__ = ["TRAIN_X_RANGE", "TRAIN_T_END", "MECHANISMS", "DataWarning", "Scaling
            "csv_cells", "decode_csv_bytes", "delimiter_hint", "detect_delimiter", "to_float", "uniform_grid"]
 
 _GRID_RTOL = 1e-9    # values closer than this (relative to the span) are the same grid node
-UNIFORM_RTOL = 1e-6  # allowed relative variation of the spacing in x
 
 
 # ----------------------------------------------------------------------------- the grid
@@ -107,7 +110,7 @@ def _decimals(values: np.ndarray, most: int = 12) -> int | None:
     """The fewest decimals (0..``most``) to which every value is written (None: more)."""
     for d in range(most + 1):
         scaled = values * 10.0 ** d
-        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled)) + 1e-9):
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
             return d
     return None
 
@@ -117,16 +120,24 @@ SNAP_SHARE = 0.01
 more than half a unit of the last written digit and by more than this share of the spacing."""
 
 
+ROUNDING_RTOL = 1e-6
+"""Positions that differ from a uniform grid by at most this share of its spacing, or by at most
+two units of single precision at their largest magnitude (positions written in float32), differ
+from it by rounding alone: they are snapped to it, and the note says so."""
+
+
 def uniform_grid(nodes: np.ndarray, source: str, column: str):
-    """(the equally spaced nodes, a note or None): ``nodes`` themselves if equally spaced (to
-    ``UNIFORM_RTOL`` of the spacing), or the uniform grid they are rounded from (snapped, and
-    the note says so); a ValueError naming the worst spacing otherwise."""
+    """(the equally spaced nodes, a note or None): ``nodes`` themselves if the forward solve takes
+    them as they are (``solvers.grid_nonuniformity`` at most ``solvers.UNIFORM_RTOL``, the one
+    definition of a uniform grid), or the uniform grid they are rounded from (snapped, and the
+    note says so); a ValueError naming the decimals or the worst spacing otherwise."""
+    if grid_nonuniformity(nodes) <= UNIFORM_RTOL:
+        return nodes, None
     h = (nodes[-1] - nodes[0]) / (nodes.size - 1)
     exact = nodes[0] + h * np.arange(nodes.size)
     exact[-1] = nodes[-1]
     shift = float(np.max(np.abs(nodes - exact)))
-    if shift <= UNIFORM_RTOL * h:
-        return nodes, None
+    need = f"the forward solve needs spacings equal to {UNIFORM_RTOL:g} of the spacing"
     d = _decimals(nodes - nodes[0])
     if d is not None and not (shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h):
         # the last position is rounded too: the spacing of the grid they were rounded from, fitted
@@ -137,8 +148,23 @@ def uniform_grid(nodes: np.ndarray, source: str, column: str):
         if float(np.max(np.abs(nodes - fitted))) < shift:
             exact, h, shift = fitted, float(h_fit), float(np.max(np.abs(nodes - fitted)))
     if d is not None and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h:
-        return exact, (f"{column} is written to {d} decimal(s); its {nodes.size} values were snapped to the "
-                       f"uniform grid of spacing {h:.6g} (largest shift {shift:.2g})")
+        note = (f"{column} is written to {d} decimal(s); its {nodes.size} values were snapped to the uniform grid "
+                f"of spacing {h:.6g} (largest shift {shift:.2g}; {need})")
+    elif shift <= max(ROUNDING_RTOL * h, 2 * float(np.spacing(np.float32(np.max(np.abs(nodes)))))):
+        note = (f"{column}'s {nodes.size} values differ from the uniform grid of spacing {h:.6g} by up to "
+                f"{shift:.2g} ({shift / h:.2g} of the spacing: rounding, e.g. values written in single precision); "
+                f"snapped to it ({need})")
+    else:
+        _refuse_grid(nodes, h, exact, shift, d, source, column)
+    if grid_nonuniformity(exact) > UNIFORM_RTOL:
+        raise ValueError(f"{source}: positions {column!r} lie near {nodes[0]:g} with spacing {h:g}: double "
+                         f"precision cannot hold them equally spaced ({need}); subtract an offset, e.g. "
+                         f"{column} - {nodes[0]:g}")
+    return exact, note
+
+
+def _refuse_grid(nodes, h, exact, shift, d, source, column):
+    """The ValueError of positions that are not a uniform grid, rounded or not (:func:`uniform_grid`)."""
     # rounded from a uniform grid, but too coarsely to snap (a few nodes fit any grid: at least six)
     if (d is not None and nodes.size >= 6 and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6)
             and np.allclose(np.round(exact, d), nodes, rtol=0, atol=0.01 * 10.0 ** -d)):
@@ -148,10 +174,11 @@ def uniform_grid(nodes: np.ndarray, source: str, column: str):
     dx = np.diff(nodes)
     j = int(np.argmax(np.abs(dx - h)))
     raise ValueError(f"{source}: positions {column!r} must be equally spaced (the forward solve uses a uniform "
-                     f"grid), but spacings range from {dx.min():g} to {dx.max():g} ({dx[0]:g} from {nodes[0]:g} to "
-                     f"{nodes[1]:g}, {dx[j]:g} from {nodes[j]:g} to {nodes[j + 1]:g}); interpolate onto a uniform "
-                     f"grid (a grid rounded when printed is snapped when no node moves by more than half a unit of "
-                     f"its last digit and {100 * SNAP_SHARE:g} % of the spacing: these differ by more)")
+                     f"grid), but spacings range from {dx.min():.10g} to {dx.max():.10g} ({dx[0]:.10g} from "
+                     f"{nodes[0]:.10g} to {nodes[1]:.10g}, {dx[j]:.10g} from {nodes[j]:.10g} to {nodes[j + 1]:.10g}); "
+                     f"interpolate onto a uniform grid (a grid rounded when printed is snapped when no node moves by "
+                     f"more than half a unit of its last digit and {100 * SNAP_SHARE:g} % of the spacing, or by more "
+                     f"than {ROUNDING_RTOL:g} of the spacing: these differ by more)")
 
 
 @dataclass
@@ -176,15 +203,25 @@ class UserObservations:
 
     @property
     def u_mean(self) -> np.ndarray:
-        """(n_t, n_x) replicate mean (what ``replicates="mean"`` trains on)."""
-        return self.u.mean(axis=0)
+        """(n_t, n_x) replicate mean (what ``replicates="mean"`` trains on), computed on u over
+        its largest magnitude, so that densities of order 1e308 do not overflow."""
+        c = self._u_top
+        return c * (self.u / c).mean(axis=0)
+
+    @property
+    def _u_top(self) -> float:
+        top = float(np.max(np.abs(self.u)))
+        return top if top > 0 else 1.0
 
     @property
     def noise_sd(self) -> float | None:
-        """Pooled within-replicate standard deviation (None with a single replicate)."""
+        """Pooled within-replicate standard deviation (None with a single replicate), computed on
+        u over its largest magnitude: finite and nonzero for densities of order 1e300 or 1e-300
+        (squares of those overflow or vanish)."""
         if self.n_replicates < 2:
             return None
-        return float(np.sqrt(np.mean(self.u.var(axis=0, ddof=1))))
+        c = self._u_top
+        return c * float(np.sqrt(np.mean((self.u / c).var(axis=0, ddof=1))))
 
     @property
     def u_range(self) -> tuple[float, float]:

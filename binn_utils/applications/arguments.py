@@ -10,7 +10,7 @@ import argparse
 import math
 import sys
 
-from ..engine.runs import EPOCHS_MAX
+from ..engine.runs import EPOCHS_MAX, check_learning_rate
 from ..store.runner import WORKERS_MAX
 
 #: The exit status of a refused request.
@@ -118,6 +118,16 @@ def positive_float(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
     return value
+
+
+def learning_rate(text: str) -> float:
+    """An argparse type: a learning rate the trainer can use (``runs.check_learning_rate``: a
+    finite number > 0, normal in float32; ``--lr 1e-320`` is refused as ``--noise-var`` refuses it)."""
+    value = positive_float(text)
+    try:
+        return check_learning_rate(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def delimiter(text):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from .. import studies
 from ..analysis.reporting import value_label
@@ -53,7 +54,7 @@ def add_parsers(sub):
     paper = studies.PAPER_DEFAULTS
     fp.add_argument("--batch-size", type=arguments.positive_int, default=None,
                     help=f"default: {paper.batch_size} (the paper's)")
-    fp.add_argument("--lr", type=arguments.positive_float, default=None,
+    fp.add_argument("--lr", type=arguments.learning_rate, default=None,
                     help=f"learning rate (default: {value_label(paper.lr)})")
     fp.add_argument("--w-pde", type=arguments.non_negative(), default=None,
                     help=f"PDE loss weight (default: {value_label(paper.w_pde)})")
@@ -108,15 +109,19 @@ def fit(ap, args) -> int:
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn fit: error: {err}\n")
     print(plan.describe(), flush=True)
+    one_thread()
     try:
         fit, files = fit_report.run_fit(plan, workers=args.workers, scheduler=scheduler, progress=True,
                                         require_stored=False, echo=lambda s: print(s, flush=True))
     except RuntimeError as err:  # some training parts failed (the others are stored), or no scheduler
         print(f"binn fit: {err}", file=sys.stderr)
         return 1
-    except OSError as err:  # e.g. a full disk while writing the outputs
+    except ValueError as err:    # a fit that cannot be solved on its positions: why, and how to refit
+        print(f"binn fit: error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # e.g. a full disk while storing the networks or writing the outputs
         print(f"binn fit: cannot write {err.filename or plan.out}: {err.strerror or err}; free space or choose "
-              f"another --out, then rerun (the networks are stored; {plan.out} holds its previous fit, if any, "
+              f"another --out, then rerun ({stored_or_not(plan)}; {plan.out} holds its previous fit, if any, "
               "unchanged)", file=sys.stderr)
         return 1
     ev = fit.evaluation
@@ -131,6 +136,28 @@ def fit(ap, args) -> int:
     return 0
 
 
+def one_thread():
+    """torch on one thread in this process, for the training and solves of ``binn fit`` and
+    ``binn predict``: two fits side by side took five times as long each with torch's default
+    threads, and one thread costs a fit alone little (``benchmarks/fit_threads.py``)."""
+    import torch   # here: `binn --help` does not load torch
+    torch.set_num_threads(1)
+
+
+def stored_or_not(plan) -> str:
+    """What a failed write may truthfully say of the plan's networks: where they are stored, or
+    that none were (then the rerun trains them again)."""
+    with warnings.catch_warnings():    # a half-written pair is not stored; the message says so, once
+        warnings.simplefilter("ignore")
+        try:
+            pair = plan.stored_networks()
+        except OSError:
+            pair = None
+    if pair is None:
+        return f"no networks were stored: the rerun trains all {plan.n_networks} again"
+    return f"the networks are stored in {pair[0].parent}: the rerun loads them"
+
+
 def predict(ap, args) -> int:
     """``binn predict``: the learned PDE from a new initial condition, or the operators on a grid."""
     from . import predict as predicting
@@ -143,14 +170,15 @@ def predict(ap, args) -> int:
             predicting.parse_times(args.t)
         if args.u_grid is not None:
             predicting.parse_u_grid(args.u_grid)
-        predicting.load_fit_dir(args.fitdir)
+        _, _, scaling = predicting.load_fit_dir(args.fitdir)
         if args.ic is not None:
-            predicting.load_initial_condition(args.ic, x=args.x, u=args.u,
-                                              delimiter=arguments.delimiter(args.delimiter), encoding=args.encoding)
+            predicting.load_initial_condition(args.ic, x=args.x, u=args.u, delimiter=arguments.delimiter(args.delimiter),
+                                              encoding=args.encoding, scaling=scaling)
         predicting.check_predict_out(args.out, args.fitdir)
         records.check_writable(args.out)
     except (ValueError, OSError) as err:
         ap.exit(USAGE_ERROR, f"binn predict: error: {err}\n")
+    one_thread()
     try:
         files = predicting.predict(args.fitdir, args.out, ic=args.ic, t=args.t, x=args.x, u=args.u,
                                    u_grid=args.u_grid, method=args.forward_method,
@@ -162,6 +190,9 @@ def predict(ap, args) -> int:
         print(f"binn predict: cannot write {err.filename or args.out}: {err.strerror or err}; free space or "
               "choose another --out", file=sys.stderr)
         return 1
+    except ValueError as err:   # what the checks above could not see (nothing written into --out)
+        print(f"binn predict: error: {err}", file=sys.stderr)
+        return USAGE_ERROR
     status = files.pop("status", [])
     print(f"wrote {', '.join(sorted(files))} into {args.out}")
     return 1 if status and not any(s == "ok" for s in status) else 0

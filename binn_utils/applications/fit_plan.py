@@ -9,17 +9,18 @@ assay's request (``binn fit --example scratch-assay``, its chapter) is :func:`sc
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import studies
 from ..analysis import scratch
-from ..analysis.user_data import UserFit, file_sha1, fit_user_data_cached, prepare_fit
+from ..analysis.user_csv import check_data_path
+from ..analysis.user_data import UserFit, file_sha1, fit_user_data_cached, prepare_fit, stored_fit
 from ..analysis.user_observations import MECHANISMS, validate_mechanisms
 from ..engine.runs import TrainConfig
+from ..presentation import panels
 from ..store import records
-from .requests import check_out_folder, fine_grid_note
+from .requests import check_out_folder, duration, fine_grid_note, solve_seconds
 
 __all__ = ["SCALES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "train_or_load",
            "scratch_plan", "fit_scratch"]
@@ -40,10 +41,6 @@ trained as one batched model takes about SECONDS_PER_STEP + R x SECONDS_PER_REPL
 (uncompiled float32 on one CPU core: a fixed overhead per step, then the arithmetic; the
 scratch-assay fit, 10 networks x 4000 epochs x 4 steps, took about 500 s on one shared
 core).  Other machines and loads differ; it is an order of magnitude, not a promise."""
-
-SECONDS_PER_SOLVE = {"RK45": 2.0, "BDF": 0.5, "Radau": 1.0}
-"""Rough seconds per forward solve of u_p on a grid of up to ~100 points."""
-
 
 @dataclass
 class FitPlan:
@@ -69,10 +66,23 @@ class FitPlan:
         n_train = len(o.train_idx)
         return -(-n_train // min(self.prep["config"].batch_size, n_train))
 
+    def stored_networks(self):
+        """The stored (npz, json) pair of this request's networks, or None where none is stored
+        whole (``user_data.stored_fit``): what a failed write may truthfully say was kept."""
+        return stored_fit(self.prep, self.cache_dir, self.prefix, self.extra)[3]
+
+    def shown_times(self) -> str | None:
+        """Where the solutions' figure draws only some of the times (``panels.shown_times``), which."""
+        t = self.prep["data"].t
+        k = panels.shown_times(t.size)
+        return None if k.size == t.size else (
+            f"figure: solutions.png draws {k.size} of the {t.size} times (t = {', '.join(f'{v:g}' for v in t[k])}); "
+            "solutions.npz holds them all")
+
     def estimated_seconds(self) -> float:
         """Training (cost model) plus the forward solves; see ``SECONDS_PER_STEP``."""
         steps = self.prep["config"].epochs * self.steps_per_epoch
-        solves = self.n_networks * SECONDS_PER_SOLVE.get(self.prep["forward_method"], 1.0)
+        solves = self.n_networks * solve_seconds(self.prep["data"].x.size, self.prep["forward_method"])
         return steps * (SECONDS_PER_STEP + self.n_networks * SECONDS_PER_REPLICATE_STEP) + solves
 
     def describe(self) -> str:
@@ -90,14 +100,11 @@ class FitPlan:
             f"fit: mechanisms {', '.join(MECHANISMS[m] for m in p['mechanisms'])}; {self.n_networks} network(s) "
             f"x {cfg.epochs} epochs x {self.steps_per_epoch} step(s) (batch {cfg.batch_size}, lr {cfg.lr:g}, "
             f"w_PDE {cfg.w_pde:g}); u_p by {p['forward_method']}; reported: {p['which']} networks",
-            f"estimated time if nothing is stored: ~{_duration(self.estimated_seconds())} on one CPU core "
+            f"estimated time if nothing is stored: ~{duration(self.estimated_seconds())} on one CPU core "
             f"(cost model: {SECONDS_PER_STEP * 1e3:g} ms per step + {SECONDS_PER_REPLICATE_STEP * 1e3:g} ms per "
             "network and step)",
-            f"output: {self.out}"] + [n for n in (fine_grid_note(data.x.size, p["forward_method"]),) if n])
-
-
-def _duration(s: float) -> str:
-    return f"{s:.0f} s" if s < 120 else (f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h")
+            f"output: {self.out}"] + [n for n in (fine_grid_note(data.x.size, p["forward_method"], self.n_networks),
+                                                  self.shown_times()) if n])
 
 
 #: What ``binn fit`` writes into its output folder (``fit_report``), and its networks' folder.
@@ -134,16 +141,13 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     kw = {k: v for k, v in (("batch_size", batch_size), ("lr", lr), ("w_pde", w_pde)) if v is not None}
     config = TrainConfig(epochs=int(epochs or s["epochs"]), compile=False, **kw).validate()
     n_seeds = int(seeds or s["seeds"])
-    if out is not None:
-        check_output_folder(out, None if hasattr(data, "u") else os.fspath(data))
-        out = Path(out)
     data_file = sha1 = None
-    if not hasattr(data, "u"):
-        data_file = os.fspath(data)
-        if Path(data_file).is_dir():
-            raise ValueError(f"{data_file} is a folder, not a data file: name the CSV file inside it")
-        if not Path(data_file).is_file():
-            raise ValueError(f"{data_file}: no such file")
+    if not hasattr(data, "u"):   # a regular file, or a line that says what it names
+        data_file = check_data_path(data)
+    if out is not None:
+        check_output_folder(out, data_file)
+        out = Path(out)
+    if data_file is not None:
         sha1 = file_sha1(data_file)
     prep = prepare_fit(data, mechanisms, config, range(n_seeds), which=which, replicates=replicates, x=x, t=t,
                        u=u, replicate=replicate, forward_method=forward_method, delimiter=delimiter,

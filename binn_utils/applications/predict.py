@@ -19,15 +19,18 @@ import matplotlib.pyplot as plt
 import numpy as np
 from tqdm import tqdm
 
+from ..analysis.user_csv import check_data_path, csv_rows
 from ..analysis.user_observations import (Scaling, csv_cells, decode_csv_bytes, delimiter_hint, detect_delimiter, to_float,
                                           uniform_grid)
 from ..engine.forward_solve import check_method, forward_solve
-from ..presentation import figures, plotting
+from ..engine.solvers import uniform_spacing
+from ..presentation import figures, panels, plotting
 from ..store import fits, records
-from .requests import check_out_folder, fine_grid_note
+from .requests import check_out_folder, duration, fine_grid_note, solve_seconds, too_slow
 
 __all__ = ["operator_table", "write_operator_table", "check_predict_out", "load_fit_dir", "parse_times",
-           "parse_u_grid", "load_initial_condition", "predict_solutions", "predict"]
+           "parse_u_grid", "load_initial_condition", "predict_solutions", "choose_method", "predict",
+           "MAX_IC_POSITIONS"]
 
 
 def operator_table(result, scaling: Scaling, which: str, u_grid, u_range) -> list[dict]:
@@ -137,8 +140,10 @@ def parse_times(text: str) -> np.ndarray:
 
 #: the most values of u an operator table may hold
 MAX_U_GRID = 100_000
-#: the most times the figure of a prediction draws (one panel each; the tables hold them all)
-MAX_PANELS = 12
+#: the most positions of an initial condition (each forward solve's cost grows with them:
+#: ``requests.solve_seconds``), and the largest file read for one (1,000 bytes a position)
+MAX_IC_POSITIONS = 10_000
+MAX_IC_BYTES = 1000 * MAX_IC_POSITIONS
 
 
 def parse_u_grid(text: str) -> np.ndarray:
@@ -150,41 +155,51 @@ def parse_u_grid(text: str) -> np.ndarray:
             lo, hi, n = float(lo), float(hi), int(n)
             if n < 1 or not (np.isfinite(lo) and np.isfinite(hi)) or (n > 1 and not hi > lo):
                 raise ValueError
-            g = np.linspace(lo, hi, n)
         else:
-            g = np.array([float(v) for v in s.split(",") if v.strip() != ""])
+            values = [float(v) for v in s.split(",") if v.strip() != ""]
+            n = len(values)
     except ValueError:
         raise ValueError(f"--u-grid must be LO:HI:N (LO < HI, N >= 1) or comma-separated numbers, "
                          f"got {text!r}") from None
+    _check_u_grid_size(n)    # before the grid is built: 1e10 values would not fit in memory
+    g = np.linspace(lo, hi, n) if ":" in s else np.array(values)
     if g.size < 1 or not np.all(np.isfinite(g)):
         raise ValueError(f"--u-grid must hold at least one finite number, got {text!r}")
-    if g.size > MAX_U_GRID:
-        raise ValueError(f"--u-grid asks for {g.size} values of u; at most {MAX_U_GRID} (each network's operators "
-                         "are evaluated at every one, and the table holds a row per value)")
     return g
 
 
-def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8-sig"):
-    """(x, u0) of an initial condition: a CSV file with a header naming columns ``x`` and
-    ``u``, one row per position (other columns ignored; empty and ``#`` lines skipped);
-    at least 3 distinct, equally spaced positions (the forward solve's grid), finite
-    values.  Problems are one-line ValueErrors naming the row, as for the data file."""
+def _check_u_grid_size(n: int):
+    if n > MAX_U_GRID:
+        raise ValueError(f"--u-grid asks for {n} values of u; at most {MAX_U_GRID} (each network's operators "
+                         "are evaluated at every one, and the table holds a row per value)")
+
+
+def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8-sig", scaling=None):
+    """(x, u0, a note or None) of an initial condition: a CSV file with a header naming columns
+    ``x`` and ``u``, one row per position (other columns ignored; empty and ``#`` lines skipped);
+    3 to :data:`MAX_IC_POSITIONS` distinct, equally spaced positions (the forward solve's grid:
+    positions that differ from one by rounding are snapped, and the note says so), finite values.
+    Problems are one-line ValueErrors naming the row, as for the data file.  ``scaling`` (a fit's):
+    the positions are checked in its training units too, where the forward solve gets them."""
     source = str(getattr(path, "name", path))
-    if not hasattr(path, "read") and not Path(path).is_file():
-        raise ValueError(f"{source}: no such file")
-    if not hasattr(path, "read") and Path(path).is_dir():
-        raise ValueError(f"{source} is a folder, not an initial condition file: name the CSV file inside it")
+    if not hasattr(path, "read"):
+        check_data_path(path, "initial condition file")
+        if Path(path).stat().st_size > MAX_IC_BYTES:
+            raise ValueError(f"{source}: {Path(path).stat().st_size:,} bytes; an initial condition has at most "
+                             f"{MAX_IC_POSITIONS:,} positions (each forward solve's cost grows with them)")
     text = path.read() if hasattr(path, "read") else Path(path).read_bytes()
     if isinstance(text, bytes):
         text, encoding = decode_csv_bytes(text, encoding, source)
     if delimiter is None:
         delimiter = detect_delimiter(text, (x, u))
-    reader = csv.reader(text.splitlines(), delimiter=delimiter)
     with csv_cells(source):
-        rows = [(i + 1, r) for i, r in enumerate(reader) if r and any(c.strip() for c in r)
+        rows = [(line, r) for line, r in csv_rows(text, source, delimiter) if r and any(c.strip() for c in r)
                 and not r[0].lstrip().startswith("#")]
     if not rows:
         raise ValueError(f"{source}: empty file (no header line)")
+    if len(rows) - 1 > MAX_IC_POSITIONS:
+        raise ValueError(f"{source}: {len(rows) - 1:,} positions; an initial condition has at most "
+                         f"{MAX_IC_POSITIONS:,} (each forward solve's cost grows with them): use a coarser grid")
     header = [c.strip() for c in rows[0][1]]
     missing = [c for c in (x, u) if c not in header]
     if missing:
@@ -208,8 +223,14 @@ def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8
     if np.any(dx <= 0):
         i = int(np.nonzero(dx <= 0)[0][0])
         raise ValueError(f"{source}: position x={xs[i]:g} appears twice; one value of u per position")
-    xs, _ = uniform_grid(xs, source, x)
-    return xs, us
+    xs, note = uniform_grid(xs, source, x)
+    if scaling is not None:
+        try:
+            uniform_spacing(scaling.x_to_train(xs))
+        except ValueError as err:
+            raise ValueError(f"{source}: positions {x!r} in the fit's training units: {err}; subtract an offset from "
+                             "them, or refit on positions of the same order") from None
+    return xs, us, note
 
 
 def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") -> tuple[np.ndarray, list]:
@@ -232,6 +253,23 @@ def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") 
     return np.stack(sols), status
 
 
+def choose_method(asked, fitted: str, n_x: int, solves: int, echo=print) -> str:
+    """The integrator of a prediction on ``n_x`` positions: the one ``asked`` for (with the cost
+    model's estimate where it is slow: ``requests.fine_grid_note``), else the fit's, or BDF where
+    the fit's would be slow by the same cost model as ``binn fit``'s (``requests.too_slow``), said."""
+    if asked is not None:
+        note = fine_grid_note(n_x, asked, solves)
+        if note:
+            echo(note)
+        return asked
+    if too_slow(n_x, fitted):
+        echo(f"note: {n_x} positions: the fit's {fitted} would take ~{duration(solves * solve_seconds(n_x, fitted))} "
+             f"for the {solves} forward solve(s) (cost model), BDF ~{duration(solves * solve_seconds(n_x, 'BDF'))}: "
+             f"solving with BDF (--forward-method {fitted} insists)")
+        return "BDF"
+    return fitted
+
+
 def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=None, echo=print,
             delimiter=",", encoding="utf-8-sig") -> dict:
     """``binn predict``: from a ``binn fit`` folder, solve the learned PDE from the initial
@@ -245,13 +283,13 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         raise ValueError("a prediction needs both --ic (initial condition) and --t (times)")
     rec, result, scaling = load_fit_dir(fitdir)
     which = rec.get("which", "best")
-    method = method or rec.get("forward_method", "RK45")
     times = parse_times(t) if isinstance(t, str) else (None if t is None else np.asarray(t, float))
     grid = parse_u_grid(u_grid) if isinstance(u_grid, str) else (None if u_grid is None else np.asarray(u_grid, float))
     if ic is not None:
-        if not hasattr(ic, "read") and not Path(ic).is_file():
-            raise ValueError(f"{ic}: no such file")
-        x0, u0 = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding)
+        x0, u0, note = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding, scaling=scaling)
+        if note:
+            echo(f"note: {note}")
+        method = choose_method(method, rec.get("forward_method", "RK45"), x0.size, result.n_replicates, echo)
     final = Path(out)
     check_predict_out(final, fitdir)
     records.check_writable(final)
@@ -278,10 +316,6 @@ def _predict_into(out: Path, rec, result, scaling, which, method, times, grid, i
         rows = operator_table(result, scaling, which, grid, rec["u_range"])
         files["operators.csv"] = write_operator_table(rows, out / "operators.csv")
     if ic is not None:
-
-        note = fine_grid_note(x0.size, method)
-        if note:
-            echo(note)
         sets = [[None if result.operator(n, r, which) is None else scaling.operator_to_user(n, result.operator(n, r, which))
                  for n in "DVG"] for r in range(result.n_replicates)]
         u_all, status = [], []
@@ -305,11 +339,11 @@ def _predict_into(out: Path, rec, result, scaling, which, method, times, grid, i
         files["predictions.csv"] = out / "predictions.csv"
         plotting.style()
         units = rec.get("data", {}).get("units") or {}
-        shown = np.unique(np.linspace(0, times.size - 1, min(times.size, MAX_PANELS)).round().astype(int))
+        shown = panels.shown_times(times.size)
         if shown.size < times.size:
             echo(f"note: the figure shows {shown.size} of the {times.size} times, evenly chosen; predictions.csv and "
                  ".npz hold them all")
-        fig = figures.own_data_predictions(x0, times[shown], (u_all[ok] if ok.any() else u_all)[:, shown],
+        fig = figures.own_data_predictions(x0, times, u_all[ok] if ok.any() else u_all,
                                            x_label="x" + (f" ({units['x']})" if units.get("x") else ""),
                                            u_label="u" + (f" ({units['u']})" if units.get("u") else ""))
         fig.savefig(out / "predictions.png", dpi=110, bbox_inches="tight")

@@ -1,6 +1,6 @@
 """What ``binn fit`` and ``binn predict`` check of a request before any work, in one place:
 where they may write (:func:`check_out_folder`) and what will be slow for a reason the user
-can change (:func:`fine_grid_note`)."""
+can change (:func:`fine_grid_note`, by the cost model of a forward solve, :func:`solve_seconds`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,9 +36,38 @@ def check_out_folder(out, allowed, earlier: str, example: str):
                          f"empty or holds {earlier} is written into)")
 
 
-def fine_grid_note(n_x: int, method: str) -> str | None:
-    """A note where a solve will be slow for a reason the user can change (RK45 on a fine grid:
-    ``forward_solve.EXPLICIT_FINE_GRID``)."""
-    return None if method != "RK45" or n_x <= EXPLICIT_FINE_GRID else (
-        f"note: {n_x} positions with RK45: its steps shrink with the square of the spacing, so each forward "
-        "solve may take many minutes; --forward-method BDF solves fine grids in seconds")
+SECONDS_PER_SOLVE = {"RK45": 2.0, "BDF": 0.5, "Radau": 1.0}
+"""Rough seconds per forward solve of u_p on a grid of up to :data:`SOLVE_GRID` positions (one
+CPU core)."""
+SOLVE_GRID = 100
+
+
+def solve_seconds(n_x: int, method: str) -> float:
+    """The cost model of one forward solve on ``n_x`` positions, shared by ``binn fit``'s estimate
+    and ``binn predict``'s choice of integrator: RK45's steps shrink with the square of the
+    spacing, so its cost grows with the cube of the positions beyond :data:`SOLVE_GRID` (351
+    positions: about 90 s); the implicit methods' about in proportion."""
+    r = max(1.0, n_x / SOLVE_GRID)
+    return SECONDS_PER_SOLVE.get(method, 1.0) * (r ** 3 if method == "RK45" else r)
+
+
+def too_slow(n_x: int, method: str) -> bool:
+    """Whether ``method`` is slow on ``n_x`` positions for a reason the user can change (RK45
+    beyond ``forward_solve.EXPLICIT_FINE_GRID`` positions, by :func:`solve_seconds`)."""
+    return method == "RK45" and solve_seconds(n_x, method) > solve_seconds(EXPLICIT_FINE_GRID, method)
+
+
+def duration(s: float) -> str:
+    """Seconds in words: "40 s", "12 min", "3.5 h"."""
+    return f"{s:.0f} s" if s < 120 else (f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h")
+
+
+def fine_grid_note(n_x: int, method: str, solves: int = 1) -> str | None:
+    """A note where a solve will be slow for a reason the user can change (:func:`too_slow`),
+    with the cost model's estimate for ``solves`` solves."""
+    if not too_slow(n_x, method):
+        return None
+    many = f", ~{duration(solves * solve_seconds(n_x, method))} for the {solves} networks" if solves > 1 else ""
+    return (f"note: {n_x} positions with RK45: its steps shrink with the square of the spacing, so each forward "
+            f"solve takes ~{duration(solve_seconds(n_x, method))} (cost model{many}); --forward-method BDF solves "
+            f"them in ~{duration(solve_seconds(n_x, 'BDF'))} each")

@@ -50,6 +50,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .solvers import uniform_spacing
+
 __all__ = [
     "ForwardSolution",
     "forward_solve",
@@ -176,16 +178,6 @@ def fv_rhs(u: np.ndarray, dx: float, D: Operator = None, V: Operator = None,
     return dudt
 
 
-def _check_grid(x: np.ndarray) -> float:
-    if x.ndim != 1 or x.size < 3:
-        raise ValueError("x must be a 1-D grid with at least 3 nodes")
-    dxs = np.diff(x)
-    dx = float(dxs.mean())
-    if not (dx > 0 and np.allclose(dxs, dx, rtol=1e-8, atol=0.0)):
-        raise ValueError("x must be uniform and increasing")
-    return dx
-
-
 FORWARD_METHODS = ("RK45", "BDF", "Radau")
 #: above this many positions RK45 is stability-limited (351 points: ~90 s per solve, BDF ~1 s)
 EXPLICIT_FINE_GRID = 300
@@ -204,7 +196,7 @@ def _check_inputs(u0, x, t):
     x = np.asarray(x, dtype=float)
     t = np.asarray(t, dtype=float)
     u0 = np.asarray(u0, dtype=float).reshape(-1)
-    dx = _check_grid(x)
+    dx = uniform_spacing(x)   # the one definition of a uniform grid (solvers.UNIFORM_RTOL)
     if u0.shape != x.shape:
         raise ValueError(f"u0 has shape {u0.shape}, expected {x.shape}")
     if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0) or not np.all(np.isfinite(t)):

@@ -43,6 +43,19 @@ def check_number(name: str, v) -> float:
     return float(v)
 
 
+def check_learning_rate(lr, dtype: str = "float32") -> float:
+    """``lr`` if Adam can train with it in ``dtype``'s arithmetic: a finite number > 0 that is a
+    normal number there (a smaller one is 0 or subnormal, its steps lost; a larger one is inf)."""
+    lr = check_number("learning rate", lr)
+    info = np.finfo(np.float64 if dtype == "float64" else np.float32)
+    if not float(info.tiny) <= lr <= float(info.max):
+        raise TrainingError(f"learning rate {lr!r} cannot train: " + (
+            "it must be > 0" if lr <= 0 else f"training runs in {info.dtype}, where it is "
+            + ("0 or subnormal (its steps are lost)" if lr < float(info.tiny) else "infinite")
+            + f"; give one between {float(info.tiny):.3g} and {float(info.max):.3g} (the paper's: 5e-4)"))
+    return lr
+
+
 def check_seeds(seeds) -> tuple:
     """The seeds as a tuple of Python ints; a clear :class:`TrainingError` for a seed that
     is not an integer in [0, SEED_MAX] (floats are not truncated) or for no seeds."""
@@ -114,8 +127,7 @@ class TrainConfig:
         if self.w_data <= 0:
             raise TrainingError(f"loss weight w_data must be > 0 (without the data term the networks never "
                                 f"see the observations), got {self.w_data!r}")
-        if self.lr <= 0:
-            raise TrainingError(f"learning rate must be > 0, got {self.lr!r}")
+        check_learning_rate(self.lr, self.dtype)
         if self.eps <= 0:
             raise TrainingError(f"Adam's eps must be > 0, got {self.eps!r}")
         try:

@@ -40,7 +40,7 @@ from typing import Callable
 import numpy as np
 # scipy is imported where it is used: describing the benchmarks (``problems``) needs no solver
 
-__all__ = ["solve_mol", "solve_spectral", "solve_fem", "uniform_spacing"]
+__all__ = ["solve_mol", "solve_spectral", "solve_fem", "uniform_spacing", "grid_nonuniformity", "UNIFORM_RTOL"]
 
 Func = Callable[[np.ndarray], np.ndarray]
 
@@ -48,16 +48,36 @@ Func = Callable[[np.ndarray], np.ndarray]
 # ----------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------
+UNIFORM_RTOL = 1e-8
+"""The one definition of a uniform grid, shared by every solver here, the forward solve of u_p
+and the check of your own positions (``analysis.user_observations.uniform_grid``): every
+spacing within this share of their mean."""
+
+
+def grid_nonuniformity(x) -> float:
+    """The largest difference of a spacing of ``x`` from their mean, as a share of the mean
+    (inf when ``x`` is not increasing or not finite): ``x`` is a uniform grid when it is at
+    most :data:`UNIFORM_RTOL`."""
+    steps = np.diff(np.asarray(x, dtype=float))
+    with np.errstate(all="ignore"):
+        dx = float(steps.mean()) if steps.size else float("nan")
+        dev = float(np.max(np.abs(steps - dx)) / dx) if dx > 0 and np.all(steps > 0) else float("inf")
+    return dev if np.isfinite(dev) else float("inf")
+
+
 def uniform_spacing(x: np.ndarray) -> float:
-    """Return the spacing of the uniform grid ``x`` (raise if not uniform)."""
+    """Return the spacing of the uniform grid ``x`` (a ValueError naming how far it is from
+    one otherwise: :func:`grid_nonuniformity`)."""
     x = np.asarray(x, dtype=float)
     if x.ndim != 1 or x.size < 3:
         raise ValueError("x must be a 1-D grid with at least 3 nodes")
-    steps = np.diff(x)
-    dx = float(steps.mean())
-    if dx <= 0 or np.max(np.abs(steps - dx)) > 1e-9 * max(1.0, abs(dx)):
-        raise ValueError("the solvers require a uniform, increasing grid x")
-    return dx
+    dev = grid_nonuniformity(x)
+    if not dev <= UNIFORM_RTOL:
+        raise ValueError("x must be uniform and increasing: " + (
+            "it is not increasing" if dev == float("inf") else
+            f"its spacings differ from their mean {float(np.diff(x).mean()):.6g} by up to {dev:.2g} of it "
+            f"(at most {UNIFORM_RTOL:g})"))
+    return float(np.diff(x).mean())
 
 
 def _as_array(f: Func, u: np.ndarray) -> np.ndarray:

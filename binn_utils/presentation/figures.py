@@ -318,8 +318,11 @@ def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_la
     """Data (every replicate, open grey symbols) against u_theta and u_p (mean +- 1 sd over
     networks) at every observation time, one panel each.  ``u_obs`` is (n_rep, n_t, n_x);
     ``u_theta`` / ``u_p`` are (R, n_t, n_x) or None (``binn predict``: u_p only); ``u_true``
-    (n_t, n_x), a known noise-free solution, dashed black."""
-    u_obs = np.asarray(u_obs, float)
+    (n_t, n_x), a known noise-free solution, dashed black.  Many times: :data:`panels.MAX_PANELS`
+    of them (``panels.shown_times``)."""
+    k = panels.shown_times(len(t))
+    t, u_obs = np.asarray(t)[k], np.asarray(u_obs, float)[:, k]
+    u_theta, u_p, u_true = (None if a is None else np.asarray(a)[..., k, :] for a in (u_theta, u_p, u_true))
     fig, grid, axes = panels.grid_axes(len(t))
     markers = ("o", "s", "^", "v", "D")
     for k, ax in enumerate(axes):
@@ -343,7 +346,10 @@ def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_la
 
 def own_data_predictions(x, t, u_p, *, x_label="x", u_label="u", t_label="t"):
     """``binn predict``: the learned PDE solved from a new initial condition (mean +- 1 sd
-    over networks whose solve succeeded), one panel per requested time."""
+    over networks whose solve succeeded), one panel per requested time (at most
+    :data:`panels.MAX_PANELS`: ``panels.shown_times``)."""
+    k = panels.shown_times(len(t))
+    t, u_p = np.asarray(t)[k], np.asarray(u_p)[:, k]
     fig, grid, axes = panels.grid_axes(len(t))
     for k, ax in enumerate(axes):
         plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$")

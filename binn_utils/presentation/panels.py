@@ -293,6 +293,17 @@ def finish(fig, rect=None):
     return fig
 
 
+#: the most panels a figure of one panel per time draws (``binn fit``'s solutions, ``binn predict``'s
+#: predictions); beyond it, :func:`shown_times` chooses them (the tables hold every time)
+MAX_PANELS = 12
+
+
+def shown_times(n: int) -> np.ndarray:
+    """The indices of the times of ``n`` that a figure of one panel per time draws: all of them
+    up to :data:`MAX_PANELS`, else that many evenly chosen, the first and the last among them."""
+    return np.unique(np.linspace(0, n - 1, min(n, MAX_PANELS)).round().astype(int))
+
+
 def grid_axes(n: int, ncol: int = 3, w: float = 3.8, h: float = 3.2, sharey=True):
     """A figure of ``n`` panels in rows of ``ncol`` (the spare ones hidden): (figure, grid, the n axes)."""
     ncol = max(1, min(ncol, n))
