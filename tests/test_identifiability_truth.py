@@ -209,7 +209,7 @@ def test_every_column_is_named_with_what_it_measures():
     for h, what in ident.COLUMNS:
         assert f"{h}: {what}" in md
     assert "chi-square change without it" in head and "a change of chi-square" in md
-    assert "Fit check: passed" in md and "estimated from the data" in md
+    assert "Fit check: passed" in md and "estimated from the data" in md and "{" not in md
     assert sum(ln.startswith(("D: ", "G: ")) for ln in md.splitlines()) == 2        # one plain sentence each
 
 

@@ -6,8 +6,9 @@ against the data and a noise estimated from the data alone:
    differences in x and in t, :func:`neighbour_noise`); never the fit's residual, which would
    make every check below circular.  The fit's own residual is reported beside it.
 2. **The fit check** (:func:`fit_check`): the learned model (median operators over the networks)
-   is solved forward from the data's first observed profile and its chi-square against the
-   data compared with what noise of that size gives.  A fit the diagnostics call diverged,
+   is solved forward from the data's first observed profile (its scatter smoothed away,
+   :func:`first_profile`) and its chi-square against the
+   data compared with what noise of that size gives (sigma's own uncertainty counted, :func:`fit_bar`).  A fit the diagnostics call diverged,
    blown up or collapsed, one whose forward solution cannot be computed, one no better than a
    constant (the data's mean) or one whose misfit noise would exceed only once in a thousand
    data sets is refused (:class:`FitRefused`): no operator gets a label, and the advice fits the
@@ -95,12 +96,12 @@ def neighbour_noise(u) -> tuple[float, str, float]:
 
 
 def data_noise(u_obs, replicate_sd: float | None = None,
-               replicate_how: str = "the measurements' between-replicate standard deviation"
-               ) -> tuple[float, str, float]:
+               replicate_how: str = "the measurements' between-replicate standard deviation",
+               replicate_dof: float = float("inf")) -> tuple[float, str, float]:
     """(sigma, how it was estimated, its degrees of freedom) from the data alone: with several
     replicates (``u_obs`` (n_rep, n_t, n_x), fitted separately), their pooled standard deviation
     about their mean at each point; else ``replicate_sd`` where the caller has one (the noise of
-    a mean of replicates, ``replicate_how`` says so; degrees of freedom taken as infinite);
+    a mean of replicates, ``replicate_how`` says so, with ``replicate_dof`` degrees of freedom);
     else :func:`neighbour_noise` of the data."""
     obs = _as_replicates(u_obs)
     if obs.shape[0] >= 2:
@@ -111,23 +112,22 @@ def data_noise(u_obs, replicate_sd: float | None = None,
             return s, (f"estimated from the data: the spread of the {obs.shape[0]} replicates at each point "
                        "(pooled standard deviation)"), float(m)
     if replicate_sd is not None and np.isfinite(replicate_sd) and replicate_sd > 0:
-        return float(replicate_sd), f"estimated from the data: {replicate_how}", float("inf")
+        return float(replicate_sd), f"estimated from the data: {replicate_how}", float(replicate_dof)
     return neighbour_noise(obs[0])
 
 
-def first_profile(u_obs, x=None, sigma: float | None = None) -> np.ndarray:
+def first_profile(u_obs, x=None) -> np.ndarray:
     """The data's first observed profile (n_x,), the mean of the replicates' where there are
-    several; with the nodes ``x`` and the noise ``sigma``, smoothed to the noise: the cubic
-    smoothing spline whose residual sum of squares is n_x times the noise variance of that mean
-    (the discrepancy principle), so that a model started from it does not carry that row's
-    noise forward (a model without diffusion would otherwise be blamed for keeping it)."""
+    several; with the nodes ``x`` (5 or more), smoothed: the cubic smoothing spline whose
+    smoothness generalised cross-validation chooses (no noise level needed), so that a model
+    started from it does not carry that row's scatter forward (a model without diffusion would
+    otherwise be blamed for keeping it)."""
     obs = _as_replicates(u_obs)
     u0 = np.nanmean(obs[:, 0], axis=0)
-    if sigma is None or x is None:
+    if x is None or u0.size < 5 or not np.all(np.isfinite(u0)):
         return u0
-    var = sigma ** 2 / obs.shape[0]
-    spline = interpolate.UnivariateSpline(np.asarray(x, float), u0, k=3, s=u0.size * var)
-    return np.asarray(spline(np.asarray(x, float)), float)
+    x = np.asarray(x, float)
+    return np.asarray(interpolate.make_smoothing_spline(x, u0)(x), float)
 
 
 def chi_square(u_obs, u_model, sigma: float) -> tuple[float, int]:
@@ -267,7 +267,7 @@ def rescaled_fit(ops: dict, u_obs, x, t, sigma: float, fixed: dict | None = None
     profile.  A model that cannot be solved counts as a large misfit."""
     fixed = dict(fixed or {})
     obs = _as_replicates(u_obs)
-    u0 = first_profile(obs, x, sigma)
+    u0 = first_profile(obs, x)
     free = [k for k in ops if k not in fixed]
 
     def model(a):
@@ -299,7 +299,7 @@ def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[f
     obs = _as_replicates(u_obs)
     chi_full, _ = full or rescaled_fit(ops, obs, x, t, sigma)
     if len(ops) == 1:
-        chi_without = chi_square(obs, np.broadcast_to(first_profile(obs, x, sigma), obs.shape[1:]), sigma)[0]
+        chi_without = chi_square(obs, np.broadcast_to(first_profile(obs, x), obs.shape[1:]), sigma)[0]
     else:
         chi_without, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 0.0})
     d_without = max(0.0, chi_without - chi_full)
@@ -310,7 +310,7 @@ def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[f
     d_learned = max(0.0, chi_learned - chi_full)
     rest = {k: f for k, f in ops.items() if k != name}
     try:
-        bound = zero_bound(rest, name, first_profile(obs, x, sigma), x, t, sigma, copies=obs.shape[0])
+        bound = zero_bound(rest, name, first_profile(obs, x), x, t, sigma, copies=obs.shape[0])
     except Exception:  # noqa: BLE001 - no bound where the model without it cannot be solved
         bound = None
     return ("absent" if d_learned >= bar else "indistinguishable"), d_without, d_learned, bound
@@ -318,7 +318,8 @@ def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[f
 
 def learned_identifiability(curves: dict, u_grid, x, t, u_obs, *, replicate_sd=None,
                             replicate_how: str = "the measurements' between-replicate standard deviation",
-                            label: str = "learned operators", u_factor: float = 1.0, u_unit: str = "",
+                            replicate_dof: float = float("inf"), label: str = "learned operators",
+                            u_factor: float = 1.0, u_unit: str = "",
                             n_networks: int = 1, diverged=(), blown_up=(), collapsed=(),
                             still_falling: bool = False) -> Identifiability:
     """The identifiability of learned operators (module docstring): ``curves`` {name: (R, n_u)
@@ -331,10 +332,10 @@ def learned_identifiability(curves: dict, u_grid, x, t, u_obs, *, replicate_sd=N
     describe a poor fit, not what the data hold."""
     obs = _as_replicates(u_obs)
     x, t = np.asarray(x, float), np.asarray(t, float)
-    sigma, how, dof = data_noise(obs, replicate_sd, replicate_how)
+    sigma, how, dof = data_noise(obs, replicate_sd, replicate_how, replicate_dof)
     words = f"{sigma * u_factor:.3g}{' ' + u_unit if u_unit else ''}"
     ops = {k: operator_from_curve(u_grid, np.nanmedian(np.atleast_2d(v), axis=0)) for k, v in curves.items()}
-    u0 = first_profile(obs, x, sigma)
+    u0 = first_profile(obs, x)
     try:
         model = solve_on_grid(ops, u0, x, t)
     except Exception:  # noqa: BLE001 - the check says so

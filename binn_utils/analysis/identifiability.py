@@ -569,8 +569,8 @@ COLUMNS = (
                                      "whole model with its factors fitted (a change of chi-square: no unit)"),
     ("chi-square change at its learned size", "the same with this operator held at its learned size instead of "
                                               "rescaled (asked only where it is not needed; no unit)"),
-    ("needed?", f"needed where the change without it is beyond the 95 % quantile of chi-square with one degree of "
-                "freedom ({need_threshold():.3g}): noise alone rarely makes the model without it fit so much worse"),
+    ("needed?", "needed where the change without it is beyond the 95 % quantile of chi-square with one degree of "
+                f"freedom ({need_threshold():.3g}): noise alone rarely makes the model without it fit so much worse"),
     ("removed", "the change of the model's solution when the operator is set to zero, the others as learned, "
                 "summed as (change / sigma)^2 over the data points (no unit)"),
     ("x 1/2", "the same change for the operator halved (no unit)"),
@@ -613,7 +613,8 @@ def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
              + (f"; the fit's own residual (root-mean-square of the data about the learned model's forward "
                 f"solution) is {c.sigma_fitted_words}." if c.sigma_fitted_words else "."), ""]
     if fc is not None:
-        lines += [f"Fit check: passed. The learned model, solved forward from the data's first observed profile, "
+        lines += [f"Fit check: passed. The learned model, solved forward from the data's first observed profile "
+                  "(smoothed), "
                   f"has a chi-square of {fc.chi2:.4g} against the data on {fc.n_points} points (a constant, the "
                   f"data's mean, has {fc.chi2_constant:.4g}); noise of size sigma stays below {fc.bar:.4g} in "
                   "99.9 % of data sets. Chi-square: the sum over the data points of (data - model)^2 / sigma^2.", ""]

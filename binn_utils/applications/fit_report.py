@@ -127,8 +127,9 @@ def fit_identifiability(fit: UserFit, units: dict | None = None):
     u_obs = (np.stack([o.u_obs for o in fit.observations]) if fit.replicates_mode == "separate" else obs.u_obs)
     bad = network_failures(fit)
     und = fit.report.diagnostics.get("underfitting")
+    dof = fit.data.u[0].size * (fit.data.n_replicates - 1) if sd is not None else float("inf")
     return fit_ident.learned_identifiability(ev.operators, ev.u_grid, obs.x, obs.t, u_obs,
-                                             replicate_sd=sd, replicate_how=how, u_factor=fit.scaling.u_factor,
+                                             replicate_sd=sd, replicate_how=how, replicate_dof=dof, u_factor=fit.scaling.u_factor,
                                              u_unit=(units or {}).get("u") or "", n_networks=fit.result.n_replicates,
                                              diverged=bad["diverged"], blown_up=bad["blown up"],
                                              collapsed=bad["collapsed"], still_falling=bool(und and und.flag))
