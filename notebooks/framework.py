@@ -208,8 +208,8 @@ else:
 #
 # Whether an operator can be recovered at all is a question about the data, not about the
 # BINN, and it needs no training: perturb the operator in the benchmark's own forward model
-# (removed, halved, doubled, tilted) and ask whether the solution moves by more than the noise
-# (`binn_utils.analysis.identifiability`). The change is measured as
+# (removed, halved, doubled, tilted) and ask whether the solution moves by more than the noise.
+# The change is measured as
 # $\Delta\chi^2 = \sum (\Delta u)^2/\sigma^2$ over the $N$ data points after the initial
 # time (the initial condition is the same for every perturbed model). An operator is **not
 # constrained** when a change of its scale (halved or doubled) or of its shape (tilted: times
@@ -219,7 +219,20 @@ else:
 # alarms, and no method, a BINN included, can do better. It is **well constrained** when
 # $\Delta\chi^2$ exceeds what noise alone adds to the $\chi^2$ of $N$ points at the 95 %
 # level ($q_{0.95}(\chi^2_N) - N$) for each of the three changes: then the misfit shows
-# without knowing which operator is wrong; **weakly** in between.
+# without knowing which operator is wrong; **weakly** in between. An operator whose removal
+# changes nothing measurable, but to which a small added constant would be seen, is
+# **indistinguishable from zero**, with that constant as its bound: the data pin it near
+# zero without telling it from zero.
+#
+# The same rule labels the operators a fit learns from a practitioner's own data
+# ({doc}`own_data`), after two further steps that a benchmark, whose truth is known, does not
+# need: a fit check (the learned operators, solved forward from the data's first observed
+# profile, must fit the data to within a noise estimated from the data themselves; a fit that
+# diverged, blew up, collapsed or misses the data gets no label), and the question whether
+# the data need each operator at all (refitted without it, the others rescaled: **needed**
+# when the fit worsens beyond noise, **absent** when it does not and the learned size is
+# ruled out, **indistinguishable from zero** when neither can be told). Only a needed
+# operator is labelled well, weakly or not constrained.
 #
 # For the chapter's data ({glue:text}`fw_id_what`): {glue:text}`fw_id_code`. With the
 # paper's initial condition: {glue:text}`fw_id_text`. The share of the diffusion term in

@@ -187,3 +187,41 @@ display(Markdown("\n".join(md.splitlines()[4:])))
 # A fit without flags is not proof of correct operators (agreement across
 # initialisations is consistency, not correctness), and a flag is a reason to look, not a
 # verdict. Operators are only ever meaningful over the observed range of $u$.
+#
+# ## Which operators do the data need, and how well do they pin them down?
+#
+# The last section of `diagnostics.md`, shown above, asks of each learned operator what the
+# data themselves can say, in three steps.
+#
+# * **The noise.** Its size $\sigma$ is estimated from the data alone, never from the fit:
+#   from the spread of the replicates at each point where there are several (divided by the
+#   root of their number where their mean was fitted), otherwise from the scatter between
+#   neighbouring points in space and time. The fit's own residual is printed beside it: much
+#   larger than $\sigma$ means the model misses the data.
+# * **The fit check.** The learned operators are solved forward from the data's first
+#   observed profile (its point-to-point scatter smoothed away) and compared with every later
+#   measurement: $\chi^2$ is the sum over the data points of (data $-$ model)$^2/\sigma^2$.
+#   The fit is refused, and no operator gets a label, when a network diverged, blew up or
+#   collapsed (the diagnostics above), when the forward solve fails, when the model fits no
+#   better than a constant, or when $\chi^2$ exceeds what noise of size $\sigma$ reaches in
+#   99.9 % of data sets (allowing for the uncertainty of $\sigma$ itself). The report then
+#   says why and what to try for that failure; a refused label describes the fit, not the
+#   data. A fit whose training diverged or blew up says so on every line of the report, and
+#   the command ends with an error.
+# * **Is each operator needed?** The data are fitted again without the operator, each other
+#   operator allowed to change its size by a fitted factor, and with all of them, each with
+#   its factor. If leaving the operator out raises $\chi^2$ by more than 3.84 (what noise
+#   exceeds once in twenty data sets, one fitted factor less), the data **need** it. If not,
+#   the operator is **absent** when the data also reject it at the size the networks learned
+#   (the networks invented it), and **indistinguishable from zero** when they can tell neither;
+#   the report then gives the smallest constant value of the operator the data would have seen.
+#
+# Only a needed operator gets a level for its size and shape: each is halved, doubled and
+# tilted (half at the low end of the observed $u$, one and a half times at the high end) in
+# the forward model, and the change of the solution, summed as (change$/\sigma)^2$ over the
+# data points, is compared with two bars. **Well** constrained: every change would show as a
+# misfit of the data on its own (above the 95 % quantile of what noise adds to $\chi^2$ on
+# these points); **weakly**: only a test aimed at that change could see it; **not**
+# constrained: some change is below what any test can detect with even odds. Every column of
+# the table is named in the report with what it measures, and each operator gets one plain
+# sentence, such as "a model without G fits these data as well: the data do not need G".

@@ -5,6 +5,7 @@ import warnings
 from types import SimpleNamespace
 
 import numpy as np
+import prose
 import pytest
 
 from binn_utils.analysis import fit_identifiability as fi
@@ -89,6 +90,7 @@ def test_an_absent_operator_fitted_is_called_absent():
     assert c["D"].need == "needed"
     md = ident.fit_markdown(c)
     assert "a model without G fits these data as well" in md and "the data do not need G" in md
+    assert not prose.defects(ident.need_sentence(c["G"]))
     assert "Every learned operator leaves a measurable signal" not in md
 
 
@@ -101,6 +103,7 @@ def test_an_operator_without_signal_is_indistinguishable_from_zero():
     assert c["G"].near_zero is not None and c["G"].near_zero > 1e-6
     assert "indistinguishable from zero (|G| <~" in ident.level_words(c["G"])
     assert "the data cannot tell G from zero" in ident.need_sentence(c["G"])
+    assert not prose.defects(ident.need_sentence(c["G"]))
 
 
 def test_a_well_measured_operator():
@@ -211,6 +214,7 @@ def test_every_column_is_named_with_what_it_measures():
     assert "chi-square change without it" in head and "a change of chi-square" in md
     assert "Fit check: passed" in md and "estimated from the data" in md and "{" not in md
     assert sum(ln.startswith(("D: ", "G: ")) for ln in md.splitlines()) == 2        # one plain sentence each
+    assert not prose.defects(md), prose.defects(md)
 
 
 def test_no_warning_where_every_term_is_zero():

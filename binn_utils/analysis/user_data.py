@@ -109,7 +109,9 @@ class UserFit:
         sc = self.scaling
         lines = [self.data.describe(),
                  f"mechanisms learned: {', '.join(MECHANISMS[m] for m in self.mechanisms)}; "
-                 f"{self.result.n_replicates} networks ({self.replicates_mode} of replicates)",
+                 f"{self.result.n_replicates} networks ("
+                 + ("each replicate fitted separately" if self.replicates_mode == "separate"
+                    else "fitted to the mean of the replicates") + ")",
                  f"training variables: x' = {sc.x0_train:g} + {sc.x_factor:.4g} (x - {sc.x_min:g}), "
                  f"t' = {sc.t_factor:.4g} (t - {sc.t_min:g}), u' = u / {sc.u_factor:.4g}; "
                  f"operators converted by D x {sc.operator_factor('D'):.4g}, V x "
