@@ -486,10 +486,12 @@ def test_a_stored_fit_that_cannot_be_solved_says_why_and_how_to_refit():
         user_data._finish_fit(prep, result)
 
 
-def test_an_unterminated_quote_is_named_with_its_line():
-    text = 'x,t,u\n100,0,1\n"150,0,2\n200,0,3\n'
+@pytest.mark.parametrize("text, runs", [('x,t,u\n100,0,1\n"150,0,2\n200,0,3\n', "to line 4"),
+                                        ('x,t,u\n100,0,1\n150,0,"2\n', "to the end of the file")])
+def test_an_unterminated_quote_is_named_with_its_line(text, runs):
+    """It was reported as a missing column at the last line (or, on the last line, read silently)."""
     with pytest.raises(ValueError, match=r"line 3: a quote \(\"\) opens a field that is not closed on that line "
-                                         r"\(the field runs to line 4\)"):
+                                         rf"\(the field runs {runs}\)"):
         load(text)
 
 
@@ -528,11 +530,14 @@ def test_a_binary_file_is_named_by_its_type_not_by_an_encoding(tmp_path, kind, s
 
 @pytest.mark.parametrize("what, said", [("", "named by an empty string"), ("/dev/null", "is a device"),
                                         ("fifo", "is a pipe (a FIFO"), ("folder", "is a folder"),
-                                        ("missing", "no such file")])
+                                        ("missing", "no such file"), ("dangling", "a symbolic link to ")])
 def test_a_data_path_that_is_not_a_file_says_what_it_is(tmp_path, what, said):
     if what == "/dev/null" and not os.path.exists("/dev/null"):
         pytest.skip("no /dev/null")
-    path = {"fifo": tmp_path / "fifo", "folder": tmp_path, "missing": tmp_path / "none.csv"}.get(what, what)
+    path = {"fifo": tmp_path / "fifo", "folder": tmp_path, "missing": tmp_path / "none.csv",
+            "dangling": tmp_path / "link.csv"}.get(what, what)
+    if what == "dangling":
+        os.symlink(tmp_path / "gone.csv", path)
     if what == "fifo":
         if not hasattr(os, "mkfifo"):
             pytest.skip("no FIFOs here")

@@ -4,6 +4,7 @@ that fixes it.  ``user_observations.load_observations_csv`` checks what is read.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import stat
@@ -159,6 +160,10 @@ def check_data_path(path, what: str = "data file") -> str:
     except OSError as err:
         if not (p.exists() or p.is_symlink()):
             raise ValueError(f"{source}: no such file") from None
+        if err.errno == errno.ELOOP:
+            raise ValueError(f"{source}: a symbolic link that loops (it leads back to itself)") from None
+        if p.is_symlink() and not os.path.exists(os.path.realpath(p)):
+            raise ValueError(f"{source}: a symbolic link to {os.readlink(p)}, which does not exist") from None
         raise ValueError(f"{source}: cannot be read ({err.strerror or err})") from None
     if stat.S_ISDIR(mode):
         raise ValueError(f"{source} is a folder, not a {what}: name the CSV file inside it")
@@ -201,9 +206,10 @@ def csv_rows(text: str, source: str, delimiter: str):
     last = 0
     for row in reader:
         first = last + 1
-        if reader.line_num > first and any("\n" in c or "\r" in c for c in row):
+        if any("\n" in c or "\r" in c for c in row):     # read in newline="" mode: only a quoted field has one
+            runs = f"to line {reader.line_num}" if reader.line_num > first else "to the end of the file"
             raise ValueError(f"{source}: line {first}: a quote (\") opens a field that is not closed on that line "
-                             f"(the field runs to line {reader.line_num}): remove the stray quote or close it")
+                             f"(the field runs {runs}): remove the stray quote or close it")
         last = reader.line_num
         yield first, row
 

@@ -106,13 +106,19 @@ def _cluster(values: np.ndarray):
     return lo + nodes, np.clip(idx, 0, nodes.size - 1)
 
 
-def _decimals(values: np.ndarray, most: int = 12) -> int | None:
-    """The fewest decimals (0..``most``) to which every value is written (None: more)."""
-    for d in range(most + 1):
-        scaled = values * 10.0 ** d
-        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
-            return d
-    return None
+def _decimals(values: np.ndarray, most: int = 12) -> np.ndarray | None:
+    """The fewest decimals (0..``most``) to which each value is written (None: one has more):
+    a grid printed to six significant digits (33.3333, 533.333) has 4 and 3."""
+    d = np.full(np.shape(values), -1)
+    for k in range(most + 1):
+        scaled = values * 10.0 ** k
+        d[(d < 0) & (np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled)))] = k
+    return None if np.any(d < 0) else d
+
+
+def _in_rounding(nodes, exact, d) -> bool:
+    """Whether every node is within half a unit of its last written digit (``d``) of ``exact``."""
+    return d is not None and bool(np.all(np.abs(nodes - exact) <= 0.5 * 10.0 ** -d * (1 + 1e-6)))
 
 
 SNAP_SHARE = 0.01
@@ -138,8 +144,8 @@ def uniform_grid(nodes: np.ndarray, source: str, column: str):
     exact[-1] = nodes[-1]
     shift = float(np.max(np.abs(nodes - exact)))
     need = f"the forward solve needs spacings equal to {UNIFORM_RTOL:g} of the spacing"
-    d = _decimals(nodes - nodes[0])
-    if d is not None and not (shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h):
+    d = _decimals(nodes)
+    if d is not None and not (_in_rounding(nodes, exact, d) and shift <= SNAP_SHARE * h):
         # the last position is rounded too: the spacing of the grid they were rounded from, fitted
         # to them all (least squares, from the first position)
         k = np.arange(nodes.size)
@@ -147,9 +153,9 @@ def uniform_grid(nodes: np.ndarray, source: str, column: str):
         fitted = nodes[0] + h_fit * k
         if float(np.max(np.abs(nodes - fitted))) < shift:
             exact, h, shift = fitted, float(h_fit), float(np.max(np.abs(nodes - fitted)))
-    if d is not None and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6) and shift <= SNAP_SHARE * h:
-        note = (f"{column} is written to {d} decimal(s); its {nodes.size} values were snapped to the uniform grid "
-                f"of spacing {h:.6g} (largest shift {shift:.2g}; {need})")
+    if _in_rounding(nodes, exact, d) and shift <= SNAP_SHARE * h:
+        note = (f"{column} is written to {_decimals_said(d)}; its {nodes.size} values were snapped to the uniform "
+                f"grid of spacing {h:.6g} (largest shift {shift:.2g}; {need})")
     elif shift <= max(ROUNDING_RTOL * h, 2 * float(np.spacing(np.float32(np.max(np.abs(nodes)))))):
         note = (f"{column}'s {nodes.size} values differ from the uniform grid of spacing {h:.6g} by up to "
                 f"{shift:.2g} ({shift / h:.2g} of the spacing: rounding, e.g. values written in single precision); "
@@ -163,12 +169,19 @@ def uniform_grid(nodes: np.ndarray, source: str, column: str):
     return exact, note
 
 
+def _decimals_said(d) -> str:
+    """"3 decimal(s)" (most values have the most: 1.0 among 0.3, 0.7 is one written to 1), or
+    "3 to 4 decimals" (a grid printed to significant digits: 33.3333, 533.333)."""
+    low = d[d > 0].min() if np.any(d > 0) else 0        # 500 among 533.333 is not written to 0 decimals
+    return f"{d.max()} decimal(s)" if np.mean(d == d.max()) >= 0.5 else f"{low} to {d.max()} decimals"
+
+
 def _refuse_grid(nodes, h, exact, shift, d, source, column):
     """The ValueError of positions that are not a uniform grid, rounded or not (:func:`uniform_grid`)."""
     # rounded from a uniform grid, but too coarsely to snap (a few nodes fit any grid: at least six)
-    if (d is not None and nodes.size >= 6 and shift <= 0.5 * 10.0 ** -d * (1 + 1e-6)
-            and np.allclose(np.round(exact, d), nodes, rtol=0, atol=0.01 * 10.0 ** -d)):
-        raise ValueError(f"{source}: positions {column!r} are written to {d} decimal(s), too few for their spacing "
+    if (nodes.size >= 6 and _in_rounding(nodes, exact, d)
+            and np.allclose(np.round(exact * 10.0 ** d) / 10.0 ** d, nodes, rtol=0, atol=0.01 * 10.0 ** -d.max())):
+        raise ValueError(f"{source}: positions {column!r} are written to {_decimals_said(d)}, too few for their spacing "
                          f"{h:.6g}: snapping them to a uniform grid would move a node by {shift:.2g}, more than "
                          f"{100 * SNAP_SHARE:g} % of the spacing; write them with more decimals")
     dx = np.diff(nodes)
@@ -176,9 +189,9 @@ def _refuse_grid(nodes, h, exact, shift, d, source, column):
     raise ValueError(f"{source}: positions {column!r} must be equally spaced (the forward solve uses a uniform "
                      f"grid), but spacings range from {dx.min():.10g} to {dx.max():.10g} ({dx[0]:.10g} from "
                      f"{nodes[0]:.10g} to {nodes[1]:.10g}, {dx[j]:.10g} from {nodes[j]:.10g} to {nodes[j + 1]:.10g}); "
-                     f"interpolate onto a uniform grid (a grid rounded when printed is snapped when no node moves by "
-                     f"more than half a unit of its last digit and {100 * SNAP_SHARE:g} % of the spacing, or by more "
-                     f"than {ROUNDING_RTOL:g} of the spacing: these differ by more)")
+                     f"interpolate onto a uniform grid (a grid rounded when printed is snapped when each node lies "
+                     f"within half a unit of its last digit and {100 * SNAP_SHARE:g} % of the spacing of it, or within "
+                     f"{ROUNDING_RTOL:g} of the spacing: these differ by more)")
 
 
 @dataclass
