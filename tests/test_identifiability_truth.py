@@ -224,3 +224,24 @@ def test_no_warning_where_every_term_is_zero():
         warnings.simplefilter("error")
         r = ident.identifiability({"G": lambda u: 0 * np.asarray(u)}, np.full(X.size, 0.5), X, T[:3], 0.05)
     assert np.isnan(r["G"].share)
+
+
+def test_binn_fit_command_exits_1_with_one_line_on_a_blown_up_fit(tmp_path, monkeypatch, capsys):
+    """`binn fit` whose networks blew up writes its report, prints one line on stderr and exits 1
+    (the training itself replaced by a fit whose second network's solution runs to 1e7)."""
+    from binn_utils.applications import cli, fit_example
+    data_csv = tmp_path / "d.csv"
+    fit_example.write_example_csv(data_csv, n_x=11, times=(0.0, 12.0, 24.0, 36.0, 48.0), n_rep=2)
+    obs = data({"D": D}, 0.02)
+
+    def fake_run_fit(plan, **kw):
+        ok = SimpleNamespace(up_status=["ok", "ok"], n_failed_u_p=0, u_theta=np.stack([obs, 1e7 * obs]))
+        fit = SimpleNamespace(observations=[SimpleNamespace(u_obs=obs)], result=SimpleNamespace(n_replicates=2),
+                              report=SimpleNamespace(diagnostics={}, ok=True, flags=[]), evaluation=ok,
+                              forward_method="RK45")
+        return fit, {"report.html": plan.out / "report.html"}
+    monkeypatch.setattr(fit_report, "run_fit", fake_run_fit)
+    rc = cli.main(["fit", str(data_csv), "--mechanisms", "D,G", "--x", "x_um", "--t", "t_h", "--u", "density",
+                   "--replicate", "well", "--scale", "quick", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and "1 of 2 networks blew up" in err[0], err

@@ -453,7 +453,8 @@ def table_markdown(cases, errors: dict | None = None) -> str:
     """One row per (model, operator): share of the dynamics, the chi-square changes, the level;
     with ``errors`` ({case label: {operator: median error of the learned operator}}), that error
     beside its level (:func:`error_words`)."""
-    head = "| data | operator | share of the dynamics | removed | x 1/2 | x 2 | tilt | constrained |"
+    head = ("| data | operator | share of du/dt (fraction) | chi-square change: removed | chi-square change: x 1/2 "
+            "| chi-square change: x 2 | chi-square change: tilt | constrained |")
     if errors is not None:
         head += " median error of the learned operator (default runs) |"
     lines = [head, "|---" * head.count(" |") + "|"]
