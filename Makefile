@@ -150,7 +150,7 @@ book: venv $(SUPPORTING_PAGES)
 rerun: venv
 	@test -n "$(NB)" || { echo 'usage: make rerun NB=<name> [PARAMS="-p key value ... | -y YAML"] [OUT=out/rerun]'; \
 	  echo 'notebooks: $(NB_NAMES)'; exit 2; }
-	@$(BIN)/python scripts/rerun.py $(NB) $(OUT) $(PARAMS)
+	@$(BIN)/python scripts/rerun.py $(NB) '$(OUT)' $(PARAMS)
 
 # --- housekeeping ------------------------------------------------------------------
 clean:

@@ -11,13 +11,16 @@ Before anything runs, each name must be one of the notebook's parameters (its ce
 (``notebooks/NB.py``) is converted, executed by papermill with the folder ``notebooks/``
 as working directory into ``OUT/NB.ipynb``, its figures into ``OUT`` (its ``output_dir``
 parameter).  A failing cell: one line naming it, exit status 1 (2 when it is the
-notebook's own parameter check).  ``--dry-run``: check and say what would run, run nothing.
+notebook's own parameter check).  ``--dry-run``: check and say what would run, run nothing and
+write nothing.  OUT must name a folder outside the committed results (``results/``: a rerun
+never writes there) that can be written; Ctrl-C ends it with one line, exit status 130.
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +29,7 @@ from binn_utils.applications.notebook_parameters import ParameterError, check_pa
 from binn_utils.store import records  # noqa: E402
 
 OUTPUT_PARAM = "output_dir"
+SOURCE_PARAM = "source"
 PROG = "make rerun"
 
 
@@ -80,19 +84,70 @@ def notebook_parameters(source: Path, ipynb: Path) -> list[str]:
     return list(inspect_notebook(str(ipynb)))
 
 
+def check_out(text: str) -> Path:
+    """OUT as an absolute folder a rerun may write into: named (an empty OUT, an unset shell
+    variable, must not fall back to the working folder), outside the committed results, and not
+    a file or under one.  ValueError (one line) otherwise."""
+    if not text.strip():
+        raise ValueError("OUT is empty (an unset shell variable?): name the output folder, e.g. OUT=out/rerun")
+    out = Path(text).resolve()
+    committed = records.default_results_dir().resolve()
+    if out == committed or committed in out.parents:
+        raise ValueError(f"OUT={text} lies in the committed results ({committed}), which a rerun never writes "
+                         "into: name another folder, e.g. OUT=out/rerun")
+    return out
+
+
+def check_source(source):
+    """A ParameterError where the ``source`` parameter names the committed results: a notebook
+    trains what its source lacks into that source, and a rerun never writes into them (they are
+    read without it: leave it out).  A relative source is read from ``notebooks/``, the notebook's
+    working folder."""
+    if source is None:
+        return
+    committed = records.default_results_dir().resolve()
+    where = (ROOT / "notebooks" / str(source)).resolve()
+    if where == committed or committed in where.parents:
+        raise ParameterError(f"parameter {SOURCE_PARAM} names the committed results ({where}), into which the "
+                             f"notebook would train what they lack; leave {SOURCE_PARAM} out to read them (what "
+                             "they lack is then trained into out/results)")
+
+
 def main(argv=None) -> int:
+    """``make rerun`` (see the module's docstring); Ctrl-C: one line, exit status 130."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted: the notebook did not finish (what it wrote into OUT is partial)",
+              file=sys.stderr)
+        return 130
+
+
+def _main(argv=None) -> int:
     args = parse(argv)
     names = sorted(p.stem for p in (ROOT / "notebooks").glob("*.py"))
     if args.nb not in names:
         print(f"{PROG}: no notebook notebooks/{args.nb}.py (have: {', '.join(names)})", file=sys.stderr)
         return 2
-    out = Path(args.out).resolve()
-    src = out / ".src" / f"{args.nb}.ipynb"
     try:
-        records.check_writable(out)          # a file, under a file, or not writable: before anything runs
+        out = check_out(args.out)
+        # a file, under a file, or not writable: before anything runs (a dry run creates nothing)
+        records.check_writable(out, create=not args.dry_run)
     except ValueError as err:
-        print(f"{PROG}: OUT={args.out}: {err}", file=sys.stderr)
+        print(f"{PROG}: OUT={args.out}: {err}" if str(err).startswith("cannot") else f"{PROG}: {err}",
+              file=sys.stderr)
         return 2
+    # the notebook converted outside OUT: a refused request (or a dry run) leaves nothing there
+    with tempfile.TemporaryDirectory(prefix="binn-rerun-") as scratch:
+        try:
+            return _run(args, out, Path(scratch) / f"{args.nb}.ipynb")
+        except OSError as err:     # OUT writable a moment ago: gone, full, read-only
+            where = f" {err.filename}" if err.filename else ""
+            print(f"{PROG}: cannot write{where}: {err.strerror or err}", file=sys.stderr)
+            return 2
+
+
+def _run(args, out: Path, src: Path) -> int:
     try:
         values = requested(args)
         known = notebook_parameters(ROOT / "notebooks" / f"{args.nb}.py", src)
@@ -103,6 +158,7 @@ def main(argv=None) -> int:
         if OUTPUT_PARAM in values:
             raise ParameterError(f"{OUTPUT_PARAM} is set by OUT=...")
         check_parameters(values)
+        check_source(values.get(SOURCE_PARAM))
     except ParameterError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return 2

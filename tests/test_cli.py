@@ -124,9 +124,9 @@ def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_
     afile = tmp_path / "results.txt"
     afile.write_text("")
     for cmd in ("sweep", "status"):
-        assert "is a file, not a folder" in _usage_error(capsys, [cmd, "learning_rate", "--results-dir", str(afile)])
-    err = _usage_error(capsys, ["sweep", "learning_rate", "--results-dir", str(afile / "below")])
-    assert f"lies under {afile}, which is a file" in err
+        assert f"{afile}: it is a file" in _usage_error(capsys, [cmd, "learning_rate", "--results-dir", str(afile)])
+        err = _usage_error(capsys, [cmd, "learning_rate", "--results-dir", str(afile / "below")])
+        assert f"lies under {afile}, which is a file" in err
 
 
 def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, capsys):

@@ -899,7 +899,9 @@ def _listening(reply: bytes | None):
 
 @pytest.mark.parametrize("reply, said", [(None, "sent no Dask handshake within 1 s"),
                                          (b"HTTP/1.1 400 Bad Request\r\n\r\n", "it answers HTTP"),
-                                         (b"\xff" * 16, "not a Dask handshake")])
+                                         (b"\xff" * 16, "not a Dask handshake"),
+                                         (b"\x00" * 8, "not a Dask handshake"),     # was struct.error
+                                         (b"\x00" * 16, "not a Dask handshake")])
 def test_a_scheduler_address_where_something_else_listens_is_one_line_in_time(capsys, tmp_path, monkeypatch,
                                                                               reply, said):
     """An HTTP server (the dashboard's port), a service that accepts and never answers, or a
@@ -1130,3 +1132,161 @@ def test_a_killed_sweep_leaves_no_process_behind(tmp_path, sig):
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+
+# ----------------------------------------------------------------------------- issue 51: no silent fall-back
+@pytest.mark.parametrize("address, said", [
+    ("", "must name a Dask scheduler (tcp://HOST:PORT), got an empty string"),
+    ("tls://127.0.0.1:8786", "over tcp:// only, not tls://"),
+    ("ws://127.0.0.1:8787", "over tcp:// only, not ws://"),
+    ("wss://127.0.0.1:8787", "over tcp:// only, not wss://"),
+    ("ucx://127.0.0.1:8786", "over tcp:// only, not ucx://"),
+    ("inproc://127.0.0.1/1/2", "over tcp:// only, not inproc://"),
+])
+def test_a_scheduler_address_binn_cannot_use_is_refused_before_any_work(capsys, no_training, tmp_path, address,
+                                                                         said):
+    """`--scheduler ''` (an unset shell variable) ran a local cluster; tls:// and ws:// reached the
+    Dask client and ended in a traceback.  Now one line naming the scheme binn connects with, exit 2."""
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
+                             "--scheduler", address])
+    assert said in err and "--scheduler" in err
+
+
+def test_a_scheduler_of_another_scheme_in_the_environment_is_refused_too(capsys, no_training, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("BINN_SCHEDULER", "tls://127.0.0.1:8786")
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path)])
+    assert "over tcp:// only, not tls://" in err
+
+
+def test_status_refuses_a_results_folder_under_a_file_as_sweep_does(capsys, no_training, tmp_path):
+    """`binn status --results-dir afile/sub` said "0/7 settings stored" where `sweep` refuses it."""
+    (tmp_path / "afile").write_text("x")
+    for cmd, verb in (("status", "read results in"), ("sweep", "store results in")):
+        err = _one_line(capsys, [cmd, "learning_rate", "--scale", "quick", "--results-dir",
+                                 str(tmp_path / "afile" / "sub")])
+        assert f"cannot {verb} {tmp_path / 'afile' / 'sub'}: it lies under {tmp_path / 'afile'}, which is a file" \
+            in err, err
+
+
+def test_a_dry_run_writes_nothing(capsys, no_training, tmp_path):
+    """`binn sweep --dry-run` created the results folder and its runs/ (at / too)."""
+    where = tmp_path / "new" / "results"
+    assert cli.main(["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(where), "--dry-run"]) == 0
+    assert "groups" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["status", "learning_rate", "--scale", "quick"],
+                                  ["sweep", "learning_rate", "--scale", "quick", "--dry-run"],
+                                  ["--version"]])
+def test_a_closed_stdout_is_one_line_and_nothing_runs(argv, tmp_path):
+    """`binn status >&-` ended in a traceback (AttributeError: sys.stdout is None)."""
+    if argv[0] != "--version":
+        argv = [*argv, "--results-dir", str(tmp_path / "results")]
+    res = subprocess.run(["sh", "-c", '"$0" "$@" >&-', sys.executable, "-c", BINN_ENTRY_POINT, *argv],
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.strip().splitlines() == ["binn: standard output is closed (>&-): nothing was run; give it a "
+                                               "file, or > /dev/null to discard what binn says"], res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("manifest", ["{}", "[]", '{"scales": [], "default": "lite"}', "{not json"])
+def test_a_damaged_manifest_is_one_line_naming_it(capsys, no_training, tmp_path, monkeypatch, manifest):
+    """`results/manifest.json` as {} or []: a traceback (KeyError, TypeError).  Now one line naming it."""
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "manifest.json").write_text(manifest)
+    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
+    err = _one_line(capsys, ["status", "learning_rate"])      # the scale: the manifest's
+    assert str(Path("results") / "manifest.json") in err and "restore it from git" in err, err
+
+
+def _rerun():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rerun", ROOT / "scripts" / "rerun.py")
+    rerun = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rerun)
+    return rerun
+
+
+def _results_files():
+    return sorted(str(p) for p in (ROOT / "results").rglob("*"))
+
+
+@pytest.mark.parametrize("out, params, said", [
+    ("", [], "OUT is empty (an unset shell variable?)"),
+    ("results", [], "lies in the committed results"),
+    ("results/runs", [], "lies in the committed results"),
+    ("OUT", ["-p", "source", ""], "parameter source must name a folder, got an empty string"),
+    ("OUT", ["-p", "source", "../results"], "parameter source names the committed results"),
+], ids=["OUT empty", "OUT=results", "OUT=results/runs", "source empty", "source=results"])
+@pytest.mark.parametrize("dry", [True, False], ids=["dry run", "run"])
+def test_make_rerun_refuses_an_empty_place_and_the_committed_store(tmp_path, capsys, monkeypatch, out, params,
+                                                                   said, dry):
+    """An empty OUT or source fell back to a default; OUT=results wrote a notebook and a .src/ folder
+    into the committed store.  Now one line, exit 2, nothing written (neither there nor in OUT)."""
+    monkeypatch.chdir(ROOT)
+    before = _results_files()
+    out = str(tmp_path / "out") if out == "OUT" else out
+    rc = _rerun().main((["--dry-run"] if dry else []) + ["noise", out, "-p", "scale", "quick", *params])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and said in err, err
+    assert _results_files() == before
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.ipynb"))
+
+
+def test_make_rerun_dry_run_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "a" / "b"
+    assert _rerun().main(["--dry-run", "noise", str(out), "-p", "scale", "quick"]) == 0
+    assert "would run notebooks/noise.py" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_during_make_rerun_is_one_line_and_status_130(tmp_path, capsys, monkeypatch):
+    rerun = _rerun()
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(rerun, "notebook_parameters", interrupted)
+    assert rerun.main(["noise", str(tmp_path / "out"), "-p", "scale", "quick"]) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("make rerun: interrupted") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_make_rerun_into_an_out_it_cannot_write_is_one_line(tmp_path, capsys, monkeypatch):
+    """OUT that cannot be made (under /proc), or that cannot be written once the notebook runs
+    (papermill's write refused): a traceback; now one line naming it, exit 2."""
+    rerun = _rerun()
+    if Path("/proc/self").exists():
+        assert rerun.main(["noise", "/proc/binn-rerun", "-p", "scale", "quick"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("make rerun: OUT=/proc/binn-rerun: cannot store results in") and err.count("\n") == 1
+    import papermill
+
+    def refused(src, dst, **k):
+        raise PermissionError(13, "Permission denied", dst)
+    monkeypatch.setattr(papermill, "execute_notebook", refused)
+    assert rerun.main(["noise", str(tmp_path), "-p", "scale", "quick"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"make rerun: cannot write {tmp_path / 'noise.ipynb'}: Permission denied"], err
+
+
+# ----------------------------------------------------------------------------- issue 51: one thread per process
+def test_tests_and_in_process_sweeps_train_on_one_thread(tmp_path):
+    """Two trainings side by side with torch's default threads (one per core) ran five times slower
+    each.  The test session runs torch on one thread, and an in-process sweep (a notebook's
+    load_or_run, `binn sweep --workers 1`) sets one thread however the process started."""
+    import torch
+    assert torch.get_num_threads() == 1
+    code = ("import torch, sys; from pathlib import Path; sys.path.insert(0, 'tests');"
+            "from test_hostile import _setting; from binn_utils.store.runner import run_settings;"
+            "torch.set_num_threads(2); run_settings([_setting(5e-4)], Path(sys.argv[1]), workers=1, progress=False);"
+            "print(torch.get_num_threads())")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    res = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                         env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["1"], res.stdout

@@ -46,7 +46,13 @@ def _output_failed(err: OSError) -> int:
 def main() -> int:
     """The ``binn`` command (``cli.main``), loaded here so that a Ctrl-C in the fraction of a
     second Python spends loading it ends the command as a Ctrl-C does later (one line, exit
-    status 130), not with a traceback of the import under way."""
+    status 130), not with a traceback of the import under way.  A closed standard output (``>&-``)
+    is refused before anything runs: what the command says would be lost (and the first file
+    it opened would take the place of its output)."""
+    if sys.stdout is None:
+        print("binn: standard output is closed (>&-): nothing was run; give it a file, or > /dev/null to "
+              "discard what binn says", file=sys.stderr)
+        return 2
     try:
         from .cli import main as command
     except KeyboardInterrupt:

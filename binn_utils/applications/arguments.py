@@ -11,6 +11,7 @@ import math
 import sys
 
 from ..engine.runs import EPOCHS_MAX, check_learning_rate
+from ..store.clusters import check_scheduler_address
 from ..store.runner import WORKERS_MAX
 
 #: The exit status of a refused request.
@@ -98,11 +99,27 @@ class Version(argparse.Action):
         parser.exit()
 
 
-def folder(text: str) -> str:
-    """An argparse type: a folder's path, not empty (an unset shell variable must not fall back
-    to the default folder)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must name a folder, got an empty string (an unset shell variable?)")
+def named(what: str):
+    """An argparse type: the name of ``what`` (a folder, a file), not empty: an unset shell
+    variable must not fall back to the default in silence."""
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"must name {what}, got an empty string (an unset shell variable?)")
+        return text
+    return parse
+
+
+folder = named("a folder")
+
+
+def scheduler_address(text: str) -> str:
+    """An argparse type: a Dask scheduler's address of a scheme binn connects with
+    (``clusters.check_scheduler_address``), not empty."""
+    named("a Dask scheduler (tcp://HOST:PORT)")(text)
+    try:
+        check_scheduler_address(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
     return text
 
 

@@ -199,11 +199,11 @@ def _add_sweep_options(sp):
                     help="start no group after this many seconds (running ones finish)")
     sp.add_argument("--hard-stop-after", type=arguments.seconds, default=None, metavar="SECONDS",
                     help="abandon running groups after this many seconds (nothing half-written is stored)")
-    sp.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+    sp.add_argument("--scheduler", type=arguments.scheduler_address, default=None, metavar="tcp://HOST:PORT",
                     help="an existing Dask scheduler (default: $BINN_SCHEDULER, else a LocalCluster)")
     sp.add_argument("--cluster", choices=("local",) + tuple(JOBQUEUE_CLUSTERS), default="local",
                     help="where workers come from: a LocalCluster here, or batch jobs (dask-jobqueue)")
-    sp.add_argument("--cluster-config", default=None, metavar="FILE.toml",
+    sp.add_argument("--cluster-config", type=arguments.named("a TOML file"), default=None, metavar="FILE.toml",
                     help="TOML file whose [slurm] / [pbs] / [sge] section configures the batch jobs")
     sp.add_argument("--dry-run", action="store_true",
                     help="print the groups (and the batch job script) and run nothing")
@@ -304,13 +304,13 @@ def _run(ap, args) -> int:
         _check_request_shape(args)
         scales = {e[1] for p in args.plan for e in plans()[p]} if args.plan else {args.scale or "book"}
         results_dir = records.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
-        if results_dir.exists() and not results_dir.is_dir():
-            raise ValueError(f"--results-dir {results_dir} is a file, not a folder")
+        records.check_folder_path(results_dir, "store results in" if args.cmd == "sweep" else "read results in")
         plan = requested_settings(args)
         cluster_config = None
         if args.cmd == "sweep":
             remote = bool(args.scheduler or os.environ.get(SCHEDULER_ENV)) or args.cluster in JOBQUEUE_CLUSTERS
-            check_run_request(results_dir, args.workers, args.device, args.forward_method, remote=remote)
+            check_run_request(results_dir, args.workers, args.device, args.forward_method, remote=remote,
+                              create=not args.dry_run)
             if "paper" in scales and not args.allow_dirty and not args.dry_run:
                 check_clean_tree()
             if args.cluster in JOBQUEUE_CLUSTERS:

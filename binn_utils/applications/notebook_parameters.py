@@ -137,6 +137,8 @@ def problem(name: str, value, spec: Mapping[str, Param] | None = None) -> str | 
     if p.kind in ("text", "path"):
         if not isinstance(value, str) and not (p.kind == "path" and hasattr(value, "__fspath__")):
             return f"must be {'a folder' if p.kind == 'path' else 'text'}, got {value!r}"
+        if p.kind == "path" and not str(value).strip():   # an unset shell variable: no fall-back to the default
+            return "must name a folder, got an empty string (an unset shell variable?); leave it out for the default"
         return p.check(value) if p.check else None
     if p.kind == "pair":
         return _pair_problem(p, value)

@@ -112,23 +112,36 @@ def check_submit_command(kind: str):
                          f"the cluster's login node, or use --cluster local or --scheduler tcp://HOST:PORT")
 
 
+#: The schemes of a scheduler's address binn connects with: plain TCP only (tls:// needs
+#: certificates, ws:// and wss:// a websocket server, ucx:// UCX: binn passes none of their settings).
+SCHEDULER_SCHEMES = ("tcp",)
+
+
 def check_scheduler_address(address: str):
-    """A one-line ValueError unless ``address`` looks like a Dask scheduler's (``tcp://HOST:PORT``)."""
+    """A one-line ValueError unless ``address`` looks like a Dask scheduler's address of a scheme
+    binn connects with (``SCHEDULER_SCHEMES``: ``tcp://HOST:PORT``); an empty one (an unset shell
+    variable) included."""
     from urllib.parse import urlsplit
+    example = "tcp://HOST:PORT (as printed by `dask scheduler`), e.g. tcp://127.0.0.1:8786"
     try:
         parts = urlsplit(str(address))
         port = parts.port
     except ValueError:
         port = None
         parts = None
-    if parts is None or parts.scheme not in ("tcp", "tls", "ucx", "inproc", "ws", "wss") or not parts.hostname \
-            or port is None:
-        raise ValueError(f"scheduler address {address!r} is not of the form tcp://HOST:PORT "
-                         f"(as printed by `dask scheduler`), e.g. tcp://127.0.0.1:8786")
+    if parts is not None and parts.scheme and parts.scheme not in SCHEDULER_SCHEMES and "://" in str(address):
+        raise ValueError(f"scheduler address {address!r}: binn connects to a Dask scheduler over "
+                         f"{', '.join(s + '://' for s in SCHEDULER_SCHEMES)} only, not {parts.scheme}://; "
+                         f"give {example}")
+    if parts is None or parts.scheme not in SCHEDULER_SCHEMES or not parts.hostname or port is None:
+        raise ValueError(f"scheduler address {address!r} is not of the form {example}")
 
 
 #: the largest number of frames a Dask message's header may announce before we call it not Dask
 _MAX_FRAMES = 1 << 20
+#: the fewest bytes a Dask message announces in its first 8 (its count of frames, then at least one
+#: frame's length): fewer (e.g. eight zero bytes) is not Dask, and its client fails on it (struct.error)
+_HANDSHAKE_MIN = 16
 
 
 def probe_scheduler(address: str, timeout: float) -> str | None:
@@ -156,7 +169,9 @@ def probe_scheduler(address: str, timeout: float) -> str | None:
         return "something accepted the connection and closed it without a Dask handshake"
     if first.startswith(b"HTTP/"):
         return "it answers HTTP (a web server or proxy, e.g. the Dask dashboard's port), not the Dask protocol"
-    if len(first) >= 8 and int.from_bytes(first[:8], "little") > _MAX_FRAMES:
+    if len(first) >= 8 and not _HANDSHAKE_MIN <= int.from_bytes(first[:8], "little") <= _MAX_FRAMES:
+        return "what it sent is not a Dask handshake"
+    if len(first) >= 16 and not 1 <= int.from_bytes(first[8:16], "little") <= _MAX_FRAMES:
         return "what it sent is not a Dask handshake"
     return None
 
@@ -177,9 +192,10 @@ def connect(address: str):
     from distributed import Client
     check_scheduler_address(address)
     check_scheduler_answers(address)
+    import struct
     try:
         return Client(address, timeout=CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError, EOFError, ValueError, MemoryError) as err:
+    except (OSError, TimeoutError, EOFError, ValueError, MemoryError, struct.error) as err:
         raise RuntimeError(f"no Dask scheduler answers at {address} within {CONNECT_TIMEOUT_S} s "
                            f"({type(err).__name__}): start one (`dask scheduler`) or check the address") from None
 

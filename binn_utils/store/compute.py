@@ -40,6 +40,15 @@ class TrainedGroup:
     bench: object
 
 
+def one_thread():
+    """torch on one thread in this process, wherever a group trains: in a Dask worker (one
+    worker process per core is the parallelism), in-process in ``binn sweep --workers 1``, or in
+    a notebook's ``load_or_run`` beside other work (a book build, another sweep): torch's default,
+    a thread per core, made two processes side by side five times slower each (issue 51)."""
+    import torch
+    torch.set_num_threads(1)
+
+
 def compute_group(settings: Sequence[Setting], progress=False, device=None,
                   forward_method="RK45", solve_map=None, state=None, stop_at_epoch=None, evaluate=True):
     """Train settings of one merge group as one batched model and evaluate each: returns
@@ -50,11 +59,14 @@ def compute_group(settings: Sequence[Setting], progress=False, device=None,
     With ``stop_at_epoch`` the training stops at that checkpoint (a chunk boundary) and the
     group's ``training.TrainState`` is returned instead (nothing evaluated); ``state`` resumes
     from one.  With ``evaluate=False`` a finished group is returned as a
-    :class:`TrainedGroup`, for :func:`evaluate_group` to evaluate (elsewhere, later)."""
+    :class:`TrainedGroup`, for :func:`evaluate_group` to evaluate (elsewhere, later).
+
+    torch runs on one thread in this process from then on (:func:`one_thread`)."""
     from ..engine.problems import get_benchmark
     from ..engine.observations import make_observations
     from ..engine.training import train
 
+    one_thread()
     settings = list(settings)
     keys = {merge_key(s) for s in settings}
     if len(keys) != 1:
@@ -153,8 +165,6 @@ def group_task(group, device=None, forward_method="RK45", solve_map=None, state=
     :class:`TrainedGroup`; :func:`compute_group`) and the seconds it took.  It writes nothing,
     so it runs the same in-process or in a Dask worker on another machine; a worker that dies
     costs at most one segment."""
-    import torch
-    torch.set_num_threads(1)
     t0 = time.perf_counter()
     stop = None if segment_epochs is None else (0 if state is None else state.epoch) + segment_epochs
     return (compute_group(group, device=device, forward_method=forward_method, solve_map=solve_map,

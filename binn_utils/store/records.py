@@ -407,14 +407,28 @@ def is_sealed(record: dict) -> bool:
     return record.get(RECORD_CHECKSUM_FIELD) is not None and record.get(FORMAT_FIELD) == STORE_FORMAT
 
 
-def check_writable(folder) -> Path:
-    """Create ``folder`` (and parents) if needed and make sure files can be written there: a cheap
-    ValueError naming it where it is a file, lies under a file, or is not writable."""
+def check_folder_path(folder, what: str = "store results in") -> Path:
+    """``folder`` as a Path; a ValueError naming it where it is a file or lies under one (no
+    folder can be made there), checked without creating anything."""
     folder = Path(folder)
     for p in [folder, *folder.parents]:
         if p.exists() and not p.is_dir():
             where = "is a file" if p == folder else f"lies under {p}, which is a file"
-            raise ValueError(f"cannot store results in {folder}: it {where}")
+            raise ValueError(f"cannot {what} {folder}: it {where}")
+    return folder
+
+
+def check_writable(folder, create: bool = True) -> Path:
+    """Create ``folder`` (and parents) if needed and make sure files can be written there: a cheap
+    ValueError naming it where it is a file, lies under a file, or is not writable.  Without
+    ``create`` (a dry run) nothing is created: the folder, or the nearest of its parents that
+    exists, must be writable."""
+    folder = check_folder_path(folder)
+    if not create:
+        existing = next(p for p in [folder, *folder.parents] if p.exists())
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot store results in {folder}: {existing} is not writable")
+        return folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".write-test.", suffix=".tmp")
@@ -438,12 +452,39 @@ def require_stored() -> bool:
     return os.environ.get(REQUIRE_STORED_ENV) == "1"
 
 
+#: What a manifest must hold (its "about" says what each means): a key and the type of its value;
+#: the keys marked False may be absent.
+MANIFEST_FIELDS = {"scales": (dict, True), "default": (str, True), "variants": (dict, False),
+                   "supporting": (list, False), "datasets": (dict, False), "authors_data": (dict, False),
+                   "dense_datasets": (dict, False)}
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be read, or does not hold what a manifest holds (the message names it)."""
+
+
 def read_manifest(folder) -> dict:
-    """The manifest of the store in ``folder`` (its keys: its own "about")."""
+    """The manifest of the store in ``folder`` (its keys: its own "about"); a
+    :class:`ManifestError` naming the file where it is not JSON or not a manifest
+    (``MANIFEST_FIELDS``), e.g. ``{}`` or ``[]``."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise FileNotFoundError(f"{path}: no manifest of the committed results")
-    return json.loads(path.read_text())
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ManifestError(f"{path}, the manifest of the committed results, cannot be read "
+                            f"({type(err).__name__}: {err}); restore it from git") from None
+    if not isinstance(m, dict):
+        raise ManifestError(f"{path}, the manifest of the committed results, holds a {type(m).__name__}, not the "
+                            "mapping of a manifest; restore it from git")
+    for key, (kind, required) in MANIFEST_FIELDS.items():
+        if (required and key not in m) or (key in m and not isinstance(m[key], kind)):
+            raise ManifestError(f"{path}, the manifest of the committed results, "
+                                + (f"lacks {key!r}" if key not in m else
+                                   f"has a {type(m[key]).__name__} as {key!r}, not a {kind.__name__}")
+                                + "; restore it from git")
+    return m
 
 
 def default_results_dir() -> Path:

@@ -83,10 +83,11 @@ def segment_epochs(group, every: int | None = CHECKPOINT_EVERY) -> int | None:
 WORKERS_MAX = 1024
 
 
-def check_run_request(results_dir, workers=None, device=None, forward_method="RK45", remote=False):
+def check_run_request(results_dir, workers=None, device=None, forward_method="RK45", remote=False, create=True):
     """Everything about a sweep request that can be checked before any work: the integrator,
     the device, the number of workers and (unless ``results_dir`` is None) a writable
-    results folder.  Raises ValueError (``TrainingError`` is one) with a one-line message.
+    results folder (created, unless not ``create``: a dry run writes nothing).  Raises
+    ValueError (``TrainingError`` is one) with a one-line message.
     With ``remote`` workers (a scheduler or a batch cluster) the device must be a valid
     name, but this machine need not have it (a login node has no GPU)."""
     import torch
@@ -108,8 +109,8 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
         raise ValueError(f"workers must be a positive integer, at most {WORKERS_MAX} (or None: one per CPU "
                          f"core), got {workers!r}")
     if results_dir is not None:
-        records.check_writable(results_dir)
-        records.check_writable(Path(results_dir) / "runs")
+        records.check_writable(results_dir, create)
+        records.check_writable(Path(results_dir) / "runs", create)
 
 
 @dataclass(frozen=True)
