@@ -97,6 +97,12 @@ def network_failures(fit: UserFit) -> dict:
     return fit_ident.network_failures(fit.report.diagnostics, fit.evaluation.u_theta, obs)
 
 
+def failed_networks(fit: UserFit) -> set:
+    """The networks whose training failed: a status other than ok, diverged or blown up."""
+    bad = network_failures(fit)
+    return {i for i, s in enumerate(fit.result.status) if s != "ok"} | set(bad["diverged"]) | set(bad["blown up"])
+
+
 def training_failure(fit: UserFit) -> str | None:
     """One sentence where training failed (a network diverged or blew up), else None: such a fit
     says so in every line of its report, and ``binn fit`` exits non-zero."""
@@ -164,7 +170,7 @@ def tag_failed(md: str, failure: str | None) -> str:
     out = []
     for ln in md.splitlines():
         if ln.startswith("#"):
-            ln = f"{ln} ({FAILED_TAG.rstrip(' -')}: {failure})"
+            ln = f"{ln} ({FAILED_TAG}{failure.removeprefix('the fit failed: ')})"
         elif ln.startswith("|---") or not ln.strip():
             pass
         elif ln.startswith("| "):
@@ -206,8 +212,8 @@ def diagnostics_markdown(fit: UserFit, units: dict | None = None) -> str:
               f"Forward solves u_p: {len(ev.up_status) - n_fail} of {len(ev.up_status)} ok"
               + ("" if not n_fail else "; failed: " + "; ".join(
                   f"network {r}: {s}" for r, s in enumerate(ev.up_status) if s != "ok")) + ".",
-              f"Training: {sum(s == 'ok' for s in fit.result.status)} of {fit.result.n_replicates} networks "
-              "trained without diverging.", "",
+              f"Training: {fit.result.n_replicates - len(failed_networks(fit))} of {fit.result.n_replicates} "
+              "networks trained without diverging or blowing up.", "",
               "A flag is a reason to look, not a verdict, and no flag is not proof of correct operators: on the "
               "paper's own sweeps, where the truth is known, these checks miss some failures and fire on some "
               "settings that are fine (counts in the book's chapter on diagnosing failure without ground truth).",
