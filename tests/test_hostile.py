@@ -238,8 +238,8 @@ def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(clusters, "CONNECT_TIMEOUT_S", 1)
     monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
     err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
-                             "--scheduler", "tcp://127.0.0.1:9"], code=1)
-    assert "no Dask scheduler answers at tcp://127.0.0.1:9 within 1 s" in err and "dask scheduler" in err
+                             "--scheduler", "tcp://127.0.0.1:9"])
+    assert "no Dask scheduler answers at tcp://127.0.0.1:9: nothing listens there" in err and "dask scheduler" in err
 
 
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(capsys, tmp_path, monkeypatch):
@@ -913,7 +913,7 @@ def test_a_scheduler_address_where_something_else_listens_is_one_line_in_time(ca
     try:
         start = time.monotonic()
         err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path),
-                                 "--scheduler", f"tcp://127.0.0.1:{port}"], code=1)
+                                 "--scheduler", f"tcp://127.0.0.1:{port}"])
         assert time.monotonic() - start < 10
     finally:
         close()

@@ -24,8 +24,8 @@ prints the groups it would run and the job script it would submit, and runs noth
 
 Results go to results/ (quick scale: out/results-quick) unless --results-dir says
 otherwise.  A request that cannot be honoured (a bad number, a missing GPU, a results
-folder that cannot be written) is refused with one line on stderr and exit status 2
-before any training; Ctrl-C stops a sweep within seconds, keeping what was finished.
+folder that cannot be written, a scheduler address where no Dask scheduler answers) is
+refused with one line on stderr and exit status 2 before any training; Ctrl-C stops a sweep within seconds, keeping what was finished.
 """
 from __future__ import annotations
 
@@ -320,6 +320,11 @@ def _run(ap, args) -> int:
             scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV)
             if scheduler:
                 check_scheduler_address(scheduler)
+                if not args.dry_run:      # no scheduler answers there: refused before any work
+                    try:
+                        check_scheduler_answers(scheduler)
+                    except RuntimeError as err:
+                        raise ValueError(str(err)) from None
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
     legacy, todo, seen = set(), [], set()
@@ -360,8 +365,6 @@ def _run(ap, args) -> int:
     if not todo:
         return 0
     try:
-        if args.scheduler or os.environ.get(SCHEDULER_ENV):   # before the progress bar: one line if it is not one
-            check_scheduler_answers(args.scheduler or os.environ.get(SCHEDULER_ENV))
         done = run_settings(todo, results_dir, workers=args.workers, desc="sweep", merge=args.merge,
                             device=args.device, forward_method=args.forward_method,
                             max_group_replicates=args.max_group, priority=args.priority,

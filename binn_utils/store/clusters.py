@@ -145,26 +145,36 @@ _HANDSHAKE_MIN = 16
 
 
 def probe_scheduler(address: str, timeout: float) -> str | None:
-    """Why whatever listens at a ``tcp://`` address is not a Dask scheduler, or None (it sent
-    the start of a Dask handshake, or the address is not tcp://, or nothing accepted the
-    connection: the client says that).  A Dask scheduler writes its handshake as soon as it
-    accepts a connection; a web server, a proxy or another service waits for a request, so
-    it sends nothing (or HTTP) and the Dask client would wait on it, or read its answer as a
-    message of absurd length."""
+    """Why no Dask scheduler answers at a ``tcp://`` address, or None (it sent the start of a Dask
+    handshake, or the address is not tcp://): nothing listens there, the host cannot be found or
+    does not answer, or what listens is something else.  A Dask scheduler writes its handshake
+    as soon as it accepts a connection; a web server, a proxy or another service waits for a
+    request, so it sends nothing (or HTTP) and the Dask client would wait on it, or read its
+    answer as a message of absurd length, or of none (struct.error)."""
     import socket
     from urllib.parse import urlsplit
     parts = urlsplit(address)
     if parts.scheme != "tcp":
         return None
     try:
-        with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
+        sock = socket.create_connection((parts.hostname, parts.port), timeout=timeout)
+    except socket.gaierror:
+        return f"the host {parts.hostname!r} cannot be found"
+    except socket.timeout:
+        return f"nothing accepted a connection within {timeout:g} s (the wrong host, or a firewall?)"
+    except ConnectionRefusedError:
+        return "nothing listens there (connection refused)"
+    except OSError as err:
+        return f"cannot connect ({err.strerror or err})"
+    try:
+        with sock:
             sock.settimeout(timeout)
             first = sock.recv(16)
     except socket.timeout:
         return (f"something accepted the connection but sent no Dask handshake within {timeout:g} s "
                 "(a web server, a proxy or another service?)")
-    except OSError:
-        return None
+    except OSError as err:
+        return f"something accepted the connection and then failed it ({err.strerror or err})"
     if not first:
         return "something accepted the connection and closed it without a Dask handshake"
     if first.startswith(b"HTTP/"):
@@ -177,8 +187,8 @@ def probe_scheduler(address: str, timeout: float) -> str | None:
 
 
 def check_scheduler_answers(address: str):
-    """A one-line RuntimeError naming ``address`` where something other than a Dask scheduler
-    listens there (:func:`probe_scheduler`, within ``CONNECT_TIMEOUT_S`` seconds)."""
+    """A one-line RuntimeError naming ``address`` where no Dask scheduler answers
+    (:func:`probe_scheduler`, within ``CONNECT_TIMEOUT_S`` seconds)."""
     why = probe_scheduler(address, CONNECT_TIMEOUT_S)
     if why:
         raise RuntimeError(f"no Dask scheduler answers at {address}: {why}; start one (`dask scheduler`) or "
