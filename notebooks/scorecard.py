@@ -21,11 +21,11 @@
 # ```
 #
 # Every claim of the Results and Discussion of {cite:t}`crossley_binn_principles` is
-# quoted, tested against this edition's runs, and gets one of five verdicts:
-# <span style="color:#1a7f37;font-weight:bold">✔ reproduced</span>,
-# <span style="color:#9a6700;font-weight:bold">◐ partly reproduced</span>,
-# <span style="color:#cf222e;font-weight:bold">✘ not reproduced</span>,
-# <span style="color:#57606a;font-weight:bold">≈ cannot be distinguished with this many replicates</span> or
+# quoted, tested against this edition's runs on its primary statement, and gets one of five verdicts:
+# <span style="color:#1a7f37;font-weight:bold">✔ holds</span>,
+# <span style="color:#9a6700;font-weight:bold">◐ holds, with exceptions</span>,
+# <span style="color:#cf222e;font-weight:bold">✘ does not hold</span>,
+# <span style="color:#57606a;font-weight:bold">≈ not resolved</span> or
 # <span style="color:#57606a;font-weight:bold">○ not tested</span>. Each verdict is
 # computed from the stored results; the chapter linked after each claim shows the evidence.
 
@@ -54,7 +54,7 @@ from IPython.display import HTML, Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import diagnostic_roc, reporting
 from binn_utils.analysis.reporting import fmt
-from binn_utils.claims import scorecard
+from binn_utils.claims import recommendations, scorecard
 from binn_utils.claims.context import Context
 from binn_utils.presentation import scorecard_text as text
 from binn_utils.presentation.tables import folded_html
@@ -81,8 +81,10 @@ reporting.glue("sc_decision", Markdown(text.decision_md()))
 # The headline box of this page (MyST, pasted at the top with glue:md) and, as HTML, of the landing page.
 # whether our runs are the authors': their archived runs against the spread of our datasets
 fidelity = scorecard.fidelity(ctx)
-reporting.glue("hl_box", Markdown(text.headline_md(judged, fidelity)))
-reporting.glue("hl_box_html", HTML(text.headline_html(judged, fidelity)))
+# the paper's recommendations, each answered from the sub-claims that test it (binn_utils.claims.recommendations)
+advice = recommendations.table(ctx, judged)
+reporting.glue("hl_box", Markdown(text.headline_md(judged, fidelity, advice)))
+reporting.glue("hl_box_html", HTML(text.headline_html(judged, fidelity, advice)))
 
 # %% tags=["remove-cell"]
 # What was run: one row per study and configuration the book reads, from the stored records.

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from binn_utils import studies
-from binn_utils.analysis.verdicts import Outcome, Verdict, aggregate
+from binn_utils.analysis.verdicts import Outcome, Verdict
 from binn_utils.engine.observations import NOISE_VARIANCES
 from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep, timing_of
 
@@ -355,38 +355,39 @@ def test_batch_size_claim():
 # ----------------------------------------------------------------------------- outcomes
 # (claim, its results, check's extra arguments, the outcome by verdicts.aggregate)
 OUTCOMES = [
-    (1, dict(framework=framework()), {}, Outcome.REPRODUCED),
-    (1, dict(framework=framework(up_near=0.005)), {}, Outcome.PARTLY),
-    (2, dict(noise=noise()), {}, Outcome.PARTLY),                          # "robust" not tested
-    (2, dict(noise=noise(lambda arch, nv, m: 0.1 - nv)), {}, Outcome.NOT_REPRODUCED),
-    (3, dict(noise=noise()), {}, Outcome.REPRODUCED),
-    (4, dict(noise=noise(D_in_band=0.75)), {}, Outcome.PARTLY),
-    (4, dict(noise=noise(D_in_band=0.8, D_out=0.6)), {}, Outcome.NOT_REPRODUCED),
-    (5, dict(noise=noise()), {}, Outcome.PARTLY),                          # "relatively stable" not tested
-    (5, dict(noise=noise(rises=lambda arch, nv: False)), {}, Outcome.INDISTINCT),
-    (5, dict(noise=noise(rises=lambda arch, nv: nv == 1e-3)), {}, Outcome.NOT_REPRODUCED),
-    (6, dict(learning_rate=learning_rate()), {}, Outcome.PARTLY),              # a part not tested
-    (6, dict(learning_rate=learning_rate(best_up=5e-3)), {}, Outcome.PARTLY),
-    (6, dict(learning_rate=sweep("lr", RATES, lambda r: 1.0 / r, lambda r: FLAT)), {}, Outcome.PARTLY),  # 5e-7 worst
-    (7, dict(loss_weight=loss_weight()), {}, Outcome.REPRODUCED),
-    (7, dict(loss_weight=loss_weight(D_low=0.01)), {}, Outcome.PARTLY),
-    (8, dict(loss_weight=loss_weight()), {}, Outcome.PARTLY),                  # w_BC not tested
-    (8, dict(loss_weight=loss_weight(best_up_at=100.0)), {}, Outcome.PARTLY),
-    (9, dict(architecture=architecture()), {}, Outcome.PARTLY),            # "marginal" not tested
+    (1, dict(framework=framework()), {}, Outcome.HOLDS),
+    (1, dict(framework=framework(up_near=0.005)), {}, Outcome.HOLDS_EXCEPT),
+    (2, dict(noise=noise()), {}, Outcome.HOLDS),                                 # "robust" not tested: never decides
+    (2, dict(noise=noise(lambda arch, nv, m: 0.1 - nv)), {}, Outcome.FAILS),
+    (3, dict(noise=noise()), {}, Outcome.HOLDS),
+    (4, dict(noise=noise(D_in_band=0.75)), {}, Outcome.HOLDS),                   # "centred close" not tested
+    (4, dict(noise=noise(D_in_band=0.8, D_out=0.6)), {}, Outcome.FAILS),
+    (5, dict(noise=noise()), {}, Outcome.HOLDS),                                 # "relatively stable" not tested
+    (5, dict(noise=noise(rises=lambda arch, nv: False)), {}, Outcome.UNRESOLVED),
+    (5, dict(noise=noise(rises=lambda arch, nv: nv == 1e-3)), {}, Outcome.FAILS),
+    (6, dict(learning_rate=learning_rate()), {}, Outcome.HOLDS),                     # a part not tested
+    (6, dict(learning_rate=learning_rate(best_up=5e-3)), {}, Outcome.FAILS),         # the primary statement
+    (6, dict(learning_rate=sweep("lr", RATES, lambda r: 1.0 / r, lambda r: FLAT)), {}, Outcome.FAILS),  # 5e-7 worst
+    (7, dict(loss_weight=loss_weight()), {}, Outcome.HOLDS),
+    (7, dict(loss_weight=loss_weight(D_low=0.01)), {}, Outcome.HOLDS_EXCEPT),
+    (8, dict(loss_weight=loss_weight()), {}, Outcome.HOLDS),                         # w_BC not tested
+    (8, dict(loss_weight=loss_weight(best_up_at=100.0)), {}, Outcome.FAILS),
+    (9, dict(architecture=architecture()), {}, Outcome.HOLDS),                   # "marginal" not tested
     (9, dict(architecture=architecture(spectral_1x1=(0.1, 0.11, 0.12))), {"up_metric": "err_u_p_spectral"},
-     Outcome.PARTLY),
-    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper")), {}, Outcome.REPRODUCED),
-    (10, dict(batch_size=batch_results(GROWING, CONTRARY, "contrary")), {}, Outcome.NOT_REPRODUCED),
+     Outcome.FAILS),                                                             # (1, 1) not the worst
+    (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper")), {}, Outcome.HOLDS),
+    (10, dict(batch_size=batch_results(GROWING, CONTRARY, "contrary")), {}, Outcome.FAILS),
     (10, dict(batch_size=batch_results(INVERSE, PAPER_LIKE, "paper"),
               batch_size_authors=batch_results(INVERSE, CONTRARY)[1]),
-     {"authors_budget": True}, Outcome.PARTLY),
+     {"authors_budget": True}, Outcome.FAILS),
 ]
 
 
 @pytest.mark.parametrize("number, results, kw, expected", OUTCOMES,
                          ids=[f"claim{n}-{o.name}" for n, _, _, o in OUTCOMES])
-def test_outcome_of_a_claim_is_the_aggregate_of_its_subclaims(number, results, kw, expected):
-    assert aggregate(verdicts(number, Ctx(**results), **kw)) is expected
+def test_outcome_of_a_claim_follows_its_primary_statement(number, results, kw, expected):
+    got = claim(number).check(Ctx(**results), **kw).with_primary(claim(number).primary)
+    assert got.outcome is expected, [(s.label, s.verdict.value, s.primary) for s in got.subclaims]
 
 
 # ----------------------------------------------------------------------------- not stored
@@ -418,3 +419,14 @@ def test_the_authors_archived_runs_go_through_the_same_rules():
     assert out.subclaims[2].authors is None                  # no archived validation curves
     assert studies.loss_weight.authors_summary(0.0).verdicts.keys() >= {"best_up_verdict", "low_verdict", "high_verdict"}
     assert studies.learning_rate.authors_summary(0.5) is None  # no archived runs at that noise level
+
+
+def test_every_part_of_a_primary_statement_names_a_subclaim_of_its_claim():
+    """A primary statement whose text matched no sub-claim would leave its claim decided by
+    nothing: each text of ``Claim.primary`` must name a sub-claim wherever the claim is checked."""
+    for number, results, kw, _ in OUTCOMES:
+        c = claim(number)
+        got = c.check(Ctx(**results), **kw).with_primary(c.primary)
+        assert any(s.primary for s in got.subclaims)
+        for part in c.primary:
+            assert any(part in s.label for s in got.subclaims), (number, part)

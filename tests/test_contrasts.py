@@ -12,7 +12,7 @@ from scipy import stats
 
 from binn_utils.analysis.contrasts import (Sample, _mann_whitney_null, _rank_index, _signed_rank_null, contrast,
                                            holm, median_rank, rank_contrast, spread_contrast)
-from binn_utils.analysis.verdicts import Verdict, every, expect, lowest_at, median_interval, some
+from binn_utils.analysis.verdicts import Verdict, all_hold, every, expect, lowest_at, median_interval, some
 
 SIMS = 600
 
@@ -319,6 +319,23 @@ def test_every_holds_a_disagreement_to_the_level_of_its_comparisons():
     assert every([(lo[0], hi), (lo[1], hi)], -1) is Verdict.AGREES
 
 
+
+def test_all_hold_holds_a_disagreement_to_the_level_of_its_comparisons_whatever_their_directions():
+    """A sentence of two parts with opposite directions ("small u_theta but large u_p error",
+    claims 6 and 7) with no difference anywhere disagrees at most 5 % of the time, where
+    taking either part's disagreement alone does more often."""
+    rng = np.random.default_rng(77)
+    sims = SIMS // 2
+    disagree = alone = 0
+    for _ in range(sims):
+        a, b, c = (median_interval(np.exp(rng.normal(0, 1, 10)), source=k) for k in "abc")
+        disagree += all_hold([(a, b, -1), (b, c, 1)]) is Verdict.DISAGREES
+        alone += expect(a, b, -1) is Verdict.DISAGREES or expect(b, c, 1) is Verdict.DISAGREES
+    bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / sims)
+    assert disagree / sims <= bound and alone >= disagree
+    lo, mid, hi = (median_interval(np.exp(rng.normal(m, 0.2, 10)), source=str(m)) for m in (0, 3, 6))
+    assert all_hold([(lo, mid, -1), (hi, mid, 1)]) is Verdict.AGREES
+    assert all_hold([(lo, mid, -1), (mid, hi, 1)]) is Verdict.DISAGREES
 
 def test_some_holds_an_agreement_to_the_level_of_its_comparisons():
     """"One of three warning signs is raised" (claim 12) with no sign raised: it agrees at most 5 %

@@ -94,7 +94,7 @@ def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_error
     assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {A}
     assert {s.verdict for s in check.subclaims if "less variable" in s.label} == {A}
     assert {s.verdict for s in check.subclaims} == {A}
-    assert check.outcome is Outcome.REPRODUCED and not check.missing
+    assert check.outcome is Outcome.HOLDS and not check.missing
     groups = {s.group for s in check.subclaims}
     assert "$\\sigma^2$ = 1e-2, 351 points against 71 points" in groups and "noise study, 351 points" in groups
     # every repeated study's comparisons, in every configuration
@@ -106,7 +106,7 @@ def test_claim_11_agrees_when_every_repeat_agrees_and_dense_data_lower_the_error
 def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help(summaries):
     summaries.verdict = D
     check = spanning.claim_supporting(FakeContext(every_repeat(sparse_err=0.1, dense_err=0.2)))
-    assert check.outcome is Outcome.NOT_REPRODUCED
+    assert check.outcome is Outcome.FAILS
     # the medians separate the other way, and the dense grid's operators vary twice as much
     assert {s.verdict for s in check.subclaims if "lower median" in s.label} == {D}
     assert {s.verdict for s in check.subclaims} == {D}
@@ -174,11 +174,11 @@ def test_claim_12_reads_the_studies_marked_diagnosed():
 
 
 @pytest.mark.parametrize("high, expected", [
-    (lambda s: "validation rise" if failure(s) else None, Outcome.PARTLY),          # one sign raised is enough
-    (lambda s: "operator deviation" if failure(s) else None, Outcome.PARTLY),       # (the network table not tested)
-    (lambda s: None if failure(s) else "mismatch", Outcome.INDISTINCT),             # the default higher on one sign only
-    (lambda s: None, Outcome.INDISTINCT),                                           # no sign separates
-    (lambda s: "mismatch" if (failure(s) and s.study == "learning_rate") else None, Outcome.PARTLY)])
+    (lambda s: "validation rise" if failure(s) else None, Outcome.HOLDS),                 # one sign raised is enough
+    (lambda s: "operator deviation" if failure(s) else None, Outcome.HOLDS),              # (the network table not tested)
+    (lambda s: None if failure(s) else "mismatch", Outcome.UNRESOLVED),             # the default higher on one sign only
+    (lambda s: None, Outcome.UNRESOLVED),                                           # no sign separates
+    (lambda s: "mismatch" if (failure(s) and s.study == "learning_rate") else None, Outcome.UNRESOLVED)])
 def test_claim_12_compares_the_papers_warning_signs_with_the_default(monkeypatch, no_network_table, high, expected):
     monkeypatch.setattr(spanning.diagnostics, "warning_signs", signs_at(high))
     check = spanning.claim_diagnostics(FakeContext(stored=lambda s: True))
@@ -201,7 +201,7 @@ def test_claim_12_disagrees_where_every_sign_is_lower_than_at_the_default(monkey
         return {k: base + np.linspace(0, 0.05, 10) for k in diagnostics.WARNING_SIGNS}
     monkeypatch.setattr(spanning.diagnostics, "warning_signs", signs)
     check = spanning.claim_diagnostics(FakeContext(stored=lambda s: True))
-    assert {s.verdict for s in check.subclaims[:-1]} == {D} and check.outcome is Outcome.NOT_REPRODUCED
+    assert {s.verdict for s in check.subclaims[:-1]} == {D} and check.outcome is Outcome.FAILS
 
 
 def test_claim_12_a_failed_replicate_counts_as_the_highest_sign(monkeypatch, no_network_table):
@@ -220,18 +220,22 @@ def test_claim_12_not_tested_where_not_stored(monkeypatch, no_network_table):
     none = spanning.claim_diagnostics(FakeContext())
     assert none.outcome is Outcome.NOT_TESTED and none.missing and "(planned)" in none.runs
     lr_only = spanning.claim_diagnostics(FakeContext(stored=lambda s: s.study == "learning_rate"))
-    assert lr_only.outcome is Outcome.PARTLY and lr_only.missing
+    assert lr_only.outcome is Outcome.HOLDS and lr_only.missing          # what is not stored never decides
     assert [s.verdict for s in lr_only.subclaims] == [A, A, A, N, N, N]
 
 
 # ----------------------------------------------------------------------------- judging and words
-def claim(number, check, title="u_theta matches", chapter="framework"):
-    return Claim(number, "text", "evidence", check, title=title, figure=f"Fig. {number}", chapter=chapter)
+def claim(number, check, title="u_theta matches", chapter="framework", primary=()):
+    return Claim(number, "text", "evidence", check, title=title, figure=f"Fig. {number}", chapter=chapter,
+                 primary=primary)
 
 
-def checked(number, *verdicts, group=None):
+def checked(number, *verdicts, group=None, primary=()):
+    """A judged claim of sub-claims ``verdicts`` (labels "sub-claim 0", ...); ``primary``: the
+    indices of its primary statement (empty: every sub-claim)."""
     subs = tuple(SubClaim(f"sub-claim {k}", v, group, rule="criterion at most 0.1") for k, v in enumerate(verdicts))
-    return scorecard.judge(claim(number, lambda ctx: ClaimCheck("runs", f"Numbers {number}", subs, ("ch",))), None)
+    return scorecard.judge(claim(number, lambda ctx: ClaimCheck("runs", f"Numbers {number}", subs, ("ch",)),
+                                 primary=tuple(f"sub-claim {k}" for k in primary)), None)
 
 
 def test_judge_a_claim_whose_results_are_not_stored():
@@ -256,44 +260,44 @@ def test_labels_rules_and_what_failed():
 
 
 def test_headline_box_counts_and_lists_the_failing_claims():
-    judged = [checked(1, A), checked(2, A, D), checked(3, D), checked(4, N), checked(5, A, A)]
-    assert text.counts(judged) == {Outcome.REPRODUCED: 2, Outcome.PARTLY: 1, Outcome.NOT_REPRODUCED: 1,
-                                   Outcome.INDISTINCT: 0, Outcome.NOT_TESTED: 1}
+    judged = [checked(1, A), checked(2, A, D, primary=(0,)), checked(3, D), checked(4, N), checked(5, A, A)]
+    assert text.counts(judged) == {Outcome.HOLDS: 2, Outcome.HOLDS_EXCEPT: 1, Outcome.FAILS: 1,
+                                   Outcome.UNRESOLVED: 0, Outcome.NOT_TESTED: 1}
     md = text.headline_md(judged)
-    assert "Of the paper's 5 claims:" in md and "**2** reproduced" in md and "**1** not tested" in md
-    # the not reproduced first, each with the sub-claims that disagree, without its rule
+    assert "Of the paper's 5 claims:" in md and "**2** holds" in md and "**1** not tested" in md
+    # the claims that do not hold first, each with the sub-claims that disagree, without its rule
     assert md.index("claim 3,") < md.index("claim 2,") and "claim 1," not in md
     assert ("$u_\\theta$ matches ({doc}`Fig. 2 <framework>`; 1 of 2 sub-claims agree, 1 disagree, 0 cannot be "
             "distinguished): “sub-claim 1”") in md
     assert md.index("The answer in brief") < md.index("Our tests of the paper's claims")
     html = text.headline_html(judged)
-    assert "<strong>2</strong> reproduced" in html and '<a href="../notebooks/framework.html">Fig. 3</a>' in html
+    assert "<strong>2</strong> holds" in html and '<a href="../notebooks/framework.html">Fig. 3</a>' in html
     assert "No claim disagrees" in text.headline_md([checked(1, A)])
 
 
 def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     from binn_utils.analysis.verdicts import Interval
-    few = checked(10, A, D, D, D, D)                 # 1 of 5 agree
-    most = checked(12, A, A, A, A, A, A, D)          # 6 of 7 agree
+    few = checked(10, A, D, D, D, D)                 # its primary statement disagrees
+    most = checked(12, A, A, A, A, A, A, D, primary=(0, 1))          # primary agrees, another disagrees
     ours = dataclasses.replace(most.check.subclaims[0], authors=D)
     most = scorecard.Judged(most.claim, dataclasses.replace(
         most.check, subclaims=(ours,) + most.check.subclaims[1:], numbers={"$D$ here": Interval(0.3, 0.2, 0.4, 10, 0.98)}))
     answer = text.plain_answer([few, most])
-    assert 5 <= len(answer) <= 8
-    assert answer[0] == "Of the paper's 2 claims, our runs support 0 in full, 2 in part and 0 not at all."
-    partly = next(s for s in answer if s.startswith("Supported in part"))
-    # the sub-claims of both partly reproduced claims counted together: 1 + 6 agree, 4 + 1 disagree
-    assert partly == "Supported in part: claims 10 and 12; of their sub-claims, 7 agree, 5 disagree and 0 cannot be distinguished."
-    assert not any(s.startswith(("Supported in full", "Not supported")) for s in answer)   # no empty lists
+    assert 5 <= len(answer) <= 9
+    assert answer[0] == ("Of the paper's 2 claims, tested on their primary statements, 1 holds, with exceptions "
+                         "and 1 does not hold.")
+    assert "Hold, with exceptions: $u_\\theta$ matches (claim 12)." in answer
+    assert "Do not hold: $u_\\theta$ matches (claim 10)." in answer
+    assert not any(s.startswith(("Hold:", "Not resolved")) for s in answer)   # no empty lists
     # the sub-claims contradicted, by name (at most four, then how many more)
     assert ("The sub-claims our runs contradict: “sub-claim 1” (claim 10); “sub-claim 2” (claim 10); “sub-claim 3” "
             "(claim 10); “sub-claim 4” (claim 10); and 1 more.") in answer
     assert any(s.startswith("The authors' own archived runs") and "bear on claim 12:" in s
                and "0 agree with the paper, 1 disagree" in s for s in answer)
     full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])
-    assert any(s.startswith("Supported in full:") and s.endswith("(claim 2).") for s in full)   # all compared
-    assert any(s.startswith("Not supported:") and "(claim 4)" in s for s in full)
-    assert full[0].endswith("; 1 (claim 9) can be neither supported nor contradicted with this many initialisations.")
+    assert "Hold: $u_\\theta$ matches (claim 2)." in full
+    assert full[0].endswith("1 holds, 1 does not hold and 1 is not resolved.")
+    assert "Not resolved with these runs: $u_\\theta$ matches (claim 9)." in full
     assert any("[its 95 % interval] of $D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
     assert text.plain_answer_md([few, most]) in text.headline_md([few, most])
     assert 'id="plain-answer"' in text.headline_html([few, most])
@@ -335,17 +339,18 @@ def test_fidelity_pools_every_archived_figure_with_the_dataset_as_the_unit():
     assert scorecard.fidelity(Context(scale="quick")) is None
 
 
-def test_no_claim_is_supported_in_full_over_an_untested_part():
-    """A claim is reproduced only when every sub-claim was tested and agrees; one with a
-    sub-claim not tested or not decided is supported in part, and its counts say why."""
+def test_an_untested_part_never_decides_and_its_counts_say_why():
+    """A claim's outcome follows the tested parts of its primary statement; a sub-claim not
+    tested is listed with its count and never decides."""
     U = Verdict.UNDECIDED
     answer = text.plain_answer([checked(8, A, A, N), checked(2, A, A), checked(5, A, U, N, N), checked(4, D, N)])
-    full = next(s for s in answer if s.startswith("Supported in full:"))
-    assert full.endswith("(claim 2).") and "claim 8" not in full and "claim 5" not in full
-    assert "(claim 4; 1 of its 2 sub-claims not tested)" in next(s for s in answer if s.startswith("Not supported"))
-    assert "claims 8 and 5" in next(s for s in answer if s.startswith("Supported in part"))
-    assert text.verdict_words(checked(8, A, A, N)) == "partly reproduced (2 agree of 3; 1 not tested)"
-    assert text.verdict_words(checked(2, A, A)) == "reproduced (2 agree of 2)"
+    held = next(s for s in answer if s.startswith("Hold:"))
+    assert "(claim 8; 1 of its 3 sub-claims not tested)" in held and "(claim 2)" in held
+    assert "(claim 4; 1 of its 2 sub-claims not tested)" in next(s for s in answer if s.startswith("Do not hold"))
+    assert "claim 5" in next(s for s in answer if s.startswith("Not resolved"))
+    assert text.verdict_words(checked(8, A, A, N)) == "holds (2 agree of 3; 1 not tested)"
+    assert text.verdict_words(checked(2, A, A)) == "holds (2 agree of 2)"
+    assert text.verdict_words(checked(3, A, D, primary=(0,))) == "holds, with exceptions (1 agree, 1 disagree of 2)"
 
 
 def test_the_scorecard_prints_the_outcome_rule_of_the_code():
@@ -356,8 +361,7 @@ def test_the_scorecard_prints_the_outcome_rule_of_the_code():
     bullets = [line for line in rule.split("\n") if line.startswith("* ")]
     assert [b.split("**")[1] for b in bullets] == [o.value for o, _, _ in OUTCOME_RULE]
     assert all(words in rule for _, _, words in OUTCOME_RULE)
-    assert ("**partly reproduced** when some agree and the others disagree, cannot be distinguished or were not "
-            "tested") in rule
+    assert "**holds, with exceptions** when every tested part of its primary statement agrees but another" in rule
     page = (Path(__file__).parents[1] / "notebooks" / "scorecard.py").read_text()
     assert 'reporting.glue("sc_outcome_rule", Markdown(text.outcome_rule_md()))' in page
     assert "# ```{glue:md} sc_outcome_rule" in page
@@ -367,7 +371,7 @@ def test_the_scorecard_prints_the_outcome_rule_of_the_code():
 def test_claims_table_details_and_choices():
     judged = [checked(1, A), checked(2, A, D, group="g")]
     table = text.claims_table(judged).split("\n")
-    assert len(table) == 4 and "✔ reproduced" in table[2] and table[2].endswith("|  |")
+    assert len(table) == 4 and "✔ holds" in table[2] and table[2].endswith("|  |")
     assert table[3].endswith("| g: “sub-claim 1” |")
     details = text.details_md(judged)
     assert "*Ours:* Numbers 2; sub-claims: 1 agrees, 1 disagrees ({doc}`ch`)." in details
@@ -385,7 +389,7 @@ def test_claims_table_details_and_choices():
     sub = SubClaim("u_theta matches", F, numbers=ivs)
     details = text.details_md([scorecard.judge(claim(3, lambda ctx: ClaimCheck("runs", "n", (sub,), ("ch",))), None)])
     assert ("* u_theta matches (medians with their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]): "
-            "*cannot be distinguished with this many replicates*") in details
+            "*cannot be distinguished*") in details
     spread = {"(4, 4)": Interval(0.02, 0.01, 0.03, 10, 0.95, "IQR")}
     assert text.intervals_words(spread) == "interquartile ranges with their 95 % bootstrap intervals: (4, 4) 0.02 [0.01, 0.03]"
     mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}
@@ -398,7 +402,7 @@ def test_claims_table_details_and_choices():
     effects = [scorecard.ChoiceEffect("ours", "theirs", ((judged[0], checked(1, D)),)),
                scorecard.ChoiceEffect("mine", "other", ())]
     assert text.choices_table(effects).split("\n")[2:] == [
-        "| ours | theirs | claim 1: reproduced → not reproduced |", "| mine | other | none |"]
+        "| ours | theirs | claim 1: holds → does not hold |", "| mine | other | none |"]
 
 
 def test_provenance_cells():
@@ -417,7 +421,7 @@ def test_a_chapter_box_gives_the_scorecards_verdict_only_for_the_committed_confi
     it back, a link to it), read only where the chapter's parameters are the committed main-text
     configuration; any other run of the chapter says the verdicts are not its own."""
     seen = []
-    monkeypatch.setattr(scorecard, "judge_chapter", lambda ctx, ch: seen.append(ch) or [checked(6, A, D)])
+    monkeypatch.setattr(scorecard, "judge_chapter", lambda ctx, ch: seen.append(ch) or [checked(6, A, D, primary=(0,))])
     base = dict(scale=None, noise_var=None, dense=False, epochs=None, seeds=None)
     assert scorecard.chapter_verdicts("learning_rate", {**base, "rates": None}) is not None
     assert seen == ["learning_rate"]
@@ -426,9 +430,9 @@ def test_a_chapter_box_gives_the_scorecards_verdict_only_for_the_committed_confi
     assert seen == ["learning_rate"]
     with pytest.raises(ValueError, match="no study has the chapter"):
         scorecard.chapter_verdicts("nowhere", base)
-    box = text.chapter_brief_md([checked(6, A, D)])
+    box = text.chapter_brief_md([checked(6, A, D, primary=(0,))])
     assert box.startswith("```{admonition} In brief") and box.endswith("```")
-    assert "Claim 6, $u_\\theta$ matches:" in box and "partly reproduced (1 agree, 1 disagree of 2)" in box
+    assert "Claim 6, $u_\\theta$ matches:" in box and "holds, with exceptions (1 agree, 1 disagree of 2)" in box
     assert "held back by “sub-claim 1”" in box and "{ref}`On the scorecard <sc-claim-6>`" in box
     assert "not the committed main-text configuration" in text.chapter_brief_md(None)
 

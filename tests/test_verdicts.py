@@ -11,18 +11,31 @@ from synthetic import RATES, WEIGHTS, Fake, batch_results, sweep, timing_of
 A, D, U, N, F = (Verdict.AGREES, Verdict.DISAGREES, Verdict.UNDECIDED, Verdict.NOT_TESTED, Verdict.INDISTINCT)
 
 
-def test_aggregate_counts_compared_subclaims():
-    assert aggregate([A, A]) is Outcome.REPRODUCED
-    assert aggregate([A, A, N]) is Outcome.PARTLY              # never reproduced in full over an untested part
-    assert aggregate([A, A, U]) is Outcome.PARTLY              # nor over one that cannot be decided
-    assert aggregate([A, U, F]) is Outcome.PARTLY              # compared but not confirmed: not reproduced in full
-    assert aggregate([D, F]) is Outcome.NOT_REPRODUCED
-    assert aggregate([A, D, N]) is Outcome.PARTLY
-    assert aggregate([D, D, U]) is Outcome.NOT_REPRODUCED
-    assert aggregate([N, U]) is aggregate([]) is Outcome.NOT_TESTED
-    assert aggregate([N, U, F]) is Outcome.INDISTINCT
-    assert aggregate([A, F, F]) is Outcome.PARTLY              # 1 agree, 0 disagree, some indistinct
+def test_aggregate_follows_the_tested_parts_of_the_primary_statement():
+    assert aggregate([A, A]) is Outcome.HOLDS
+    assert aggregate([A, A, N]) is Outcome.HOLDS                     # an untested part never decides
+    assert aggregate([A, A, U]) is Outcome.UNRESOLVED                # one that cannot be decided is not resolved
+    assert aggregate([A, U, F]) is Outcome.UNRESOLVED
+    assert aggregate([D, F]) is Outcome.FAILS
+    assert aggregate([A, D, N]) is Outcome.FAILS
+    assert aggregate([N, U]) is Outcome.UNRESOLVED
+    assert aggregate([N, N]) is aggregate([]) is Outcome.NOT_TESTED
+    assert aggregate([N, F]) is Outcome.UNRESOLVED
+    # the parts that are not primary never make the claim hold or fail; a disagreement among them qualifies it
+    assert aggregate([A, D], [True, False]) is Outcome.HOLDS_EXCEPT
+    assert aggregate([A, F, N], [True, False, False]) is Outcome.HOLDS
+    assert aggregate([F, A, A], [True, False, False]) is Outcome.UNRESOLVED
+    assert aggregate([N, A], [True, False]) is Outcome.NOT_TESTED
     assert [o.value for o in Outcome] == list(reporting.VERDICTS)
+
+
+def test_an_untested_subclaim_never_decides_an_outcome():
+    """Adding an untested sub-claim to any combination, primary or not, leaves the outcome as it was."""
+    import itertools
+    for vs in itertools.product([A, D, F, U, N], repeat=3):
+        for flags in itertools.product([True, False], repeat=3):
+            for extra in (True, False):
+                assert aggregate(list(vs) + [N], list(flags) + [extra]) is aggregate(vs, flags), (vs, flags)
 
 
 def test_each_line_of_the_outcome_rule_stands_alone():
@@ -32,9 +45,9 @@ def test_each_line_of_the_outcome_rule_stands_alone():
     for a in range(4):
         for d in range(4):
             for i in range(4):
-                for u in range(3):
-                    holding = [o for o, holds, _ in OUTCOME_RULE if holds(a, d, i, u)]
-                    assert len(holding) == 1, (a, d, i, u, holding)
+                for x in range(3):
+                    holding = [o for o, holds, _ in OUTCOME_RULE if holds(a, d, i, x)]
+                    assert len(holding) == 1, (a, d, i, x, holding)
 
 
 def test_verdict_of_a_flag_and_the_wording_is_not_the_verdict():

@@ -61,7 +61,7 @@ class Verdict(enum.Enum):
 
     AGREES = "agrees"
     DISAGREES = "disagrees"
-    INDISTINCT = "cannot be distinguished with this many replicates"   # the difference is not resolved
+    INDISTINCT = "cannot be distinguished"      # the difference is not resolved with these runs
     UNDECIDED = "cannot be decided"             # nothing to compare: e.g. every replicate failed
     NOT_TESTED = "not tested"                   # we did not run what it needs
 
@@ -85,56 +85,63 @@ WITH_PAPER = {Verdict.AGREES: "agrees with the paper", Verdict.DISAGREES: "disag
 
 
 class Outcome(enum.Enum):
-    """A claim's verdict."""
+    """A claim's verdict: what its tested evidence says of its primary statement."""
 
-    REPRODUCED = "reproduced"
-    PARTLY = "partly reproduced"
-    NOT_REPRODUCED = "not reproduced"
-    INDISTINCT = "cannot be distinguished with this many replicates"
+    HOLDS = "holds"
+    HOLDS_EXCEPT = "holds, with exceptions"
+    FAILS = "does not hold"
+    UNRESOLVED = "not resolved"
     NOT_TESTED = "not tested"
 
 
 #: How the sub-claims count towards a claim's verdict, in the words the scorecard prints.
-COUNTED = ("A sub-claim that cannot be distinguished with this many replicates counts as compared and not "
-           "confirmed; one that was not tested, or that cannot be decided (e.g. every run failed), as a part of the "
-           "claim that is not confirmed either, so that a claim is never reproduced in full over an untested part. "
-           "The verdict of a claim is then:")
+COUNTED = ("Each claim names its primary statement: the part of the paper's sentence a reader acts on (where "
+           "the errors are lowest, which choice is better, what fails), written down from the paper's words; "
+           "without one, every part is primary. Only tested sub-claims count: one that was not tested is listed "
+           "with why, and never decides. The verdict of a claim is then:")
 
-#: The rule of :func:`aggregate`: for each outcome, its condition on the numbers of sub-claims
-#: that agree (``a``), disagree (``d``), cannot be distinguished (``i``) and were not tested or
-#: cannot be decided (``u``), and that condition in
-#: the words the scorecard prints.  The conditions exclude one another, so each line is the whole
-#: rule for its outcome (tests/test_verdicts.py checks it on every count).
+#: The rule of :func:`aggregate`, on the tested sub-claims: of its primary statement, the numbers
+#: that agree (``a``), disagree (``d``) and are not resolved (``i``: cannot be distinguished, or cannot
+#: be decided); of the others, the number that disagree (``x``); and each condition in the words the
+#: scorecard prints.  The conditions exclude one another, so each line is the whole rule for its
+#: outcome (tests/test_verdicts.py checks it on every count).
 OUTCOME_RULE = (
-    (Outcome.REPRODUCED, lambda a, d, i, u: a > 0 and d + i + u == 0,
-     "when every sub-claim was tested and agrees"),
-    (Outcome.PARTLY, lambda a, d, i, u: a > 0 and d + i + u > 0,
-     "when some agree and the others disagree, cannot be distinguished or were not tested (the counts are given)"),
-    (Outcome.NOT_REPRODUCED, lambda a, d, i, u: a == 0 and d > 0,
-     "when some disagree and none agrees"),
-    (Outcome.INDISTINCT, lambda a, d, i, u: a + d == 0 and i > 0,
-     "when none agrees or disagrees but some were compared"),
-    (Outcome.NOT_TESTED, lambda a, d, i, u: a + d + i == 0,
-     "when no sub-claim could be compared, in particular when the claim's results are not in the results "
-     "store yet"),
+    (Outcome.HOLDS, lambda a, d, i, x: a > 0 and d + i == 0 and x == 0,
+     "when every tested part of its primary statement agrees and no other sub-claim disagrees"),
+    (Outcome.HOLDS_EXCEPT, lambda a, d, i, x: a > 0 and d + i == 0 and x > 0,
+     "when every tested part of its primary statement agrees but another sub-claim disagrees"),
+    (Outcome.FAILS, lambda a, d, i, x: d > 0,
+     "when a tested part of its primary statement disagrees"),
+    (Outcome.UNRESOLVED, lambda a, d, i, x: d == 0 and i > 0,
+     "when none disagrees but a tested part of its primary statement cannot be distinguished (or decided) "
+     "with these runs"),
+    (Outcome.NOT_TESTED, lambda a, d, i, x: a + d + i == 0,
+     "when no part of its primary statement was tested, in particular when the claim's results are not in "
+     "the results store yet"),
 )
 
 
-def aggregate(verdicts: Iterable[Verdict]) -> Outcome:
-    """A claim's outcome from its sub-claims' verdicts, by ``OUTCOME_RULE`` (``COUNTED`` says
-    which sub-claims count).
-
-    A sub-claim whose comparison was made but not resolved ("cannot be distinguished")
-    counts as compared and not confirmed, one that was not tested or cannot be decided as a
-    part not confirmed: a claim is *reproduced* only when every sub-claim was tested and
-    agrees; *partly reproduced* when some agree and others disagree, cannot be
-    distinguished or were not tested; *not reproduced* when some disagree and none
-    agrees; *cannot be distinguished* when nothing was decided but something was compared;
-    *not tested* when nothing was compared.  (The scorecard gives the counts beside each
-    outcome.)"""
+def outcome_counts(verdicts: Iterable[Verdict], primary: Iterable[bool] | None = None) -> tuple[int, int, int, int]:
+    """(a, d, i, x) of :data:`OUTCOME_RULE`: ``primary`` flags each verdict as a part of the
+    claim's primary statement (None: every one is); untested verdicts are not counted."""
     verdicts = [Verdict(v) for v in verdicts]
-    counts = (verdicts.count(Verdict.AGREES), verdicts.count(Verdict.DISAGREES), verdicts.count(Verdict.INDISTINCT),
-              verdicts.count(Verdict.NOT_TESTED) + verdicts.count(Verdict.UNDECIDED))
+    flags = [True] * len(verdicts) if primary is None else list(primary)
+    if len(flags) != len(verdicts):
+        raise ValueError("one primary flag per verdict")
+    prim = [v for v, f in zip(verdicts, flags) if f]
+    other = [v for v, f in zip(verdicts, flags) if not f]
+    return (prim.count(Verdict.AGREES), prim.count(Verdict.DISAGREES),
+            prim.count(Verdict.INDISTINCT) + prim.count(Verdict.UNDECIDED), other.count(Verdict.DISAGREES))
+
+
+def aggregate(verdicts: Iterable[Verdict], primary: Iterable[bool] | None = None) -> Outcome:
+    """A claim's outcome from its sub-claims' verdicts (``primary``: which are parts of its
+    primary statement; None: all), by ``OUTCOME_RULE``: *holds* when every tested part of the
+    primary statement agrees (and *holds, with exceptions* when another sub-claim disagrees);
+    *does not hold* when a tested part of it disagrees; *not resolved* when none disagrees but
+    one cannot be distinguished; *not tested* when no part of it was tested.  An untested
+    sub-claim never decides.  (The scorecard gives the counts beside each outcome.)"""
+    counts = outcome_counts(verdicts, primary)
     return next(outcome for outcome, holds, _ in OUTCOME_RULE if holds(*counts))
 
 
@@ -168,6 +175,25 @@ def expect(a: Interval, b: Interval, direction: int) -> Verdict:
     return Verdict.AGREES if o == direction else Verdict.DISAGREES
 
 
+def all_hold(comparisons: Iterable[tuple[Interval, Interval, int]]) -> Verdict:
+    """The verdict on a sentence made of several comparisons of two intervals, each with its own
+    direction ((``a``, ``b``, -1): ``a`` lower than ``b``; +1: higher), all of which must hold:
+    agrees when every one is resolved its way at the level; disagrees when one goes the other
+    way once they are held to the level together (Holm over the p-values of their differences,
+    as :func:`every`); cannot be decided when one has no finite replicate (and none
+    disagrees); otherwise cannot be distinguished."""
+    comparisons = list(comparisons)
+    if not comparisons:
+        return Verdict.UNDECIDED
+    signs, kept = held_together([(a, b) for a, b, _ in comparisons])
+    wanted = [d for _, _, d in comparisons]
+    if all(o == d for o, d in zip(signs, wanted)):
+        return Verdict.AGREES
+    if any(o == -d and ok for o, d, ok in zip(signs, wanted, kept)):
+        return Verdict.DISAGREES
+    return Verdict.UNDECIDED if None in signs else Verdict.INDISTINCT
+
+
 def every(pairs: Iterable[tuple[Interval, Interval]], direction: int) -> Verdict:
     """The verdict on a sentence that holds only if each of several comparisons does ("``a``
     lower than ``b`` at every noise level": ``direction`` -1; higher: +1): agrees when every
@@ -176,15 +202,7 @@ def every(pairs: Iterable[tuple[Interval, Interval]], direction: int) -> Verdict
     level together (Holm over their p-values: one of several reversed by chance is not a
     disagreement); cannot be decided when one has no finite replicate (and none disagrees);
     otherwise cannot be distinguished."""
-    pairs = list(pairs)
-    if not pairs:
-        return Verdict.UNDECIDED
-    signs, kept = held_together(pairs)
-    if all(o == direction for o in signs):
-        return Verdict.AGREES
-    if any(o == -direction and ok for o, ok in zip(signs, kept)):
-        return Verdict.DISAGREES
-    return Verdict.UNDECIDED if None in signs else Verdict.INDISTINCT
+    return all_hold((a, b, direction) for a, b in pairs)
 
 
 def held_together(pairs: Iterable[tuple[Interval, Interval]]) -> tuple[list, list[bool]]:
@@ -232,10 +250,10 @@ def no_worse(a: Interval, b: Interval, margin: float) -> Verdict:
 
 def all_of(verdicts: Iterable[Verdict]) -> Verdict:
     """One verdict for a sentence made of several parts that are not each a comparison of
-    two intervals (a non-inferiority at every level, two sub-sentences): disagrees if one
-    disagrees, agrees if all agree, cannot be decided if one cannot (and none disagrees),
-    otherwise cannot be distinguished.  Several comparisons of intervals: :func:`every`,
-    which holds a disagreement to the level."""
+    two intervals (a non-inferiority at every level): disagrees if one disagrees, agrees if all
+    agree, cannot be decided if one cannot (and none disagrees), otherwise cannot be
+    distinguished.  Several comparisons of intervals: :func:`all_hold` or :func:`every`, which hold
+    a disagreement to the level (Holm); a part that is a comparison must go there."""
     vs = list(verdicts)
     if not vs:
         return Verdict.UNDECIDED
@@ -313,6 +331,8 @@ class SubClaim:
     #: whether its verdict is the test of no difference between its two numbers (False for a
     #: non-inferiority or threshold test: its p is not that difference's, and Holm leaves it out)
     tests_difference: bool = True
+    #: whether it is a part of its claim's primary statement (``Claim.primary``; set when judged)
+    primary: bool = True
 
     @cached_property
     def difference(self) -> Contrast | None:
@@ -368,7 +388,22 @@ class ClaimCheck:
 
     @property
     def outcome(self) -> Outcome:
-        return aggregate(s.verdict for s in self.subclaims)
+        """:func:`aggregate` of its sub-claims, a disagreement of its primary statement held to the
+        level over the whole primary statement (Holm over the p-values of its parts' differences:
+        the claim fails on one disagreement, so each is one more chance of failing by chance)."""
+        subs = self.subclaims
+        vs = [s.verdict for s in subs]
+        idx = [i for i, s in enumerate(subs) if s.primary and s.difference is not None]
+        for i, ok in zip(idx, holm([subs[i].difference.p for i in idx])):
+            if vs[i] is Verdict.DISAGREES and not ok:
+                vs[i] = Verdict.INDISTINCT
+        return aggregate(vs, [s.primary for s in subs])
+
+    def with_primary(self, parts: tuple) -> "ClaimCheck":
+        """The same check with each sub-claim's ``primary`` flag from ``parts`` (``Claim.primary``:
+        texts one of which a primary sub-claim's label contains; empty: every one is primary)."""
+        subs = tuple(replace(s, primary=not parts or any(p in s.label for p in parts)) for s in self.subclaims)
+        return replace(self, subclaims=subs)
 
 
 @dataclass(frozen=True)
@@ -388,6 +423,9 @@ class Claim:
     #: markup removed, math kept; several joined by " […] "), and where they stand (section, figure)
     quote: str = ""
     where: str = ""
+    #: its primary statement: texts of the labels of the sub-claims that make it (the part of the
+    #: paper's sentence a reader acts on); empty: every sub-claim
+    primary: tuple = ()
 
 
 class Summary(dict):

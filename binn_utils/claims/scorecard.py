@@ -57,7 +57,7 @@ class Judged:
 def judge(claim: Claim, ctx: Context, **choices) -> Judged:
     """Check one claim (with ``choices``: keyword arguments of its check)."""
     try:
-        return Judged(claim, claim.check(ctx, **choices))
+        return Judged(claim, claim.check(ctx, **choices).with_primary(claim.primary))
     except RuntimeError as err:  # results not stored (and not to be trained here, or BINN_REQUIRE_STORED=1)
         return Judged(claim, None, str(err))
 

@@ -19,10 +19,11 @@ from ..claims.scorecard import ChoiceEffect, Judged
 from . import authors_figures
 from .tables import QUANTITY_WORDS
 
-MARKS = {Outcome.REPRODUCED: ("✔", "#1a7f37"), Outcome.PARTLY: ("◐", "#9a6700"),
-         Outcome.NOT_REPRODUCED: ("✘", "#cf222e"), Outcome.INDISTINCT: ("≈", "#57606a"),
+MARKS = {Outcome.HOLDS: ("✔", "#1a7f37"), Outcome.HOLDS_EXCEPT: ("◐", "#9a6700"),
+         Outcome.FAILS: ("✘", "#cf222e"), Outcome.UNRESOLVED: ("≈", "#57606a"),
          Outcome.NOT_TESTED: ("○", "#57606a")}
-FAILING = (Outcome.PARTLY, Outcome.NOT_REPRODUCED)
+#: the outcomes of claims that do not simply hold: the box under the answer names what holds each back
+FAILING = (Outcome.FAILS, Outcome.HOLDS_EXCEPT, Outcome.UNRESOLVED)
 SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
                "T ∝ 1/B": "$T \\propto 1/B$", "B = 40-160": "$B$ = 40-160", "u = 0": "$u = 0$", "D ": "$D$ ",
                "V and G": "$V$ and $G$"}
@@ -32,7 +33,7 @@ PROVENANCE_HEAD = ["results", "data", "scale", "settings", "epochs",
 
 
 def verdict_words(j: Judged, counts: bool = True) -> str:
-    """'partly reproduced (2 agree, 3 disagree of 5)', or 'not tested (results not stored yet)'."""
+    """'holds, with exceptions (2 agree, 3 disagree of 5)', or 'not tested (results not stored yet)'."""
     if j.unstored or not counts:
         return j.outcome.value + (" (results not stored yet)" if j.unstored else "")
     vs = [s.verdict for s in j.subclaims]
@@ -158,12 +159,14 @@ def what_failed(subclaims, most: int = 4) -> str:
 
 
 def holding_back(subclaims, most: int = 2) -> str:
-    """What keeps a claim from being reproduced in full, in words: the sub-claims that disagree;
-    where none does, those that cannot be distinguished or were not tested, each with its verdict."""
+    """What keeps a claim from simply holding, in words: the sub-claims that disagree; where none
+    does, the parts of its primary statement that are not resolved, then the others, each with
+    its verdict (untested ones last: they never decide)."""
     if any(s.verdict is Verdict.DISAGREES for s in subclaims):
         return what_failed(subclaims, most)
-    out = [(f"{s.group}: " if s.group else "") + f"“{s.label}” ({s.verdict.value})"
-           for s in subclaims if s.verdict is not Verdict.AGREES]
+    rank = sorted((s for s in subclaims if s.verdict is not Verdict.AGREES),
+                  key=lambda s: (s.verdict is Verdict.NOT_TESTED, not s.primary))
+    out = [(f"{s.group}: " if s.group else "") + f"“{s.label}” ({s.verdict.value})" for s in rank]
     if len(out) > most:
         out = out[:most] + [f"and {len(out) - most} more"]
     return "; ".join(out)
@@ -222,20 +225,41 @@ def choices_table(effects: list[ChoiceEffect]) -> str:
 
 
 def _failing(judged: list[Judged]) -> list[Judged]:
-    """The claims not (fully) reproduced, the not reproduced first."""
+    """The claims that do not simply hold, in the order of ``FAILING``."""
     return sorted([j for j in judged if j.outcome in FAILING],
-                  key=lambda j: (j.outcome is not Outcome.NOT_REPRODUCED, j.claim.number))
+                  key=lambda j: (FAILING.index(j.outcome), j.claim.number))
 
 
-def headline_md(judged: list[Judged], fidelity=None) -> str:
-    """The headline box of the scorecard (MyST); ``fidelity``: ``scorecard.fidelity``'s."""
+def recommendations_box_md(rows) -> str:
+    """The box that opens the scorecard: the paper's recommendations, each with its answer (MyST)."""
+    return "\n".join(["```{admonition} The paper's recommendations, tested", ":class: important", "",
+                      recommendations_sentence(rows), "", recommendations_md(rows), "", RECOMMENDATIONS_KEY, "```"])
+
+
+#: How to read the recommendations table, once.
+RECOMMENDATIONS_KEY = ("Each recommendation is quoted from the paper's Discussion and rests on the sub-claims of the "
+                       "scorecard below that test it; it holds when every one agrees, does not hold when one "
+                       "disagrees once they are held to 95 % together, and is not resolved otherwise. The same rules "
+                       "are applied to our runs on the authors' own data and to the authors' archived runs.")
+
+
+def recommendations_box_html(rows) -> str:
+    return ('<div class="admonition important recommendations" id="recommendations"><p class="admonition-title">'
+            f"The paper's recommendations, tested</p><p>{tex_to_html(recommendations_sentence(rows))}</p>"
+            + recommendations_html(rows) + f"<p>{html.escape(RECOMMENDATIONS_KEY)}</p></div>")
+
+
+def headline_md(judged: list[Judged], fidelity=None, recommendations=None) -> str:
+    """The headline box of the scorecard (MyST); ``fidelity``: ``scorecard.fidelity``'s;
+    ``recommendations``: ``recommendations.table``'s rows, in a box before it."""
     main, n = _failing(judged), counts(judged)
-    lines = ["```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged, fidelity), "```", "",
+    lines = ([recommendations_box_md(recommendations), ""] if recommendations else []) + [
+             "```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged, fidelity), "```", "",
              "```{admonition} Our tests of the paper's claims", ":class: tip", "",
              f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
                                                                   for k, c in n.items()) + "."]
     if main:
-        lines += ["", "The claims not reproduced in full, and the sub-claims that hold them back:", ""]
+        lines += ["", "The claims that do not simply hold, and the sub-claims that hold them back:", ""]
         lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} "
                   f"({{doc}}`{j.claim.figure} <{j.claim.chapter}>`; {_counts_words(j)}): "
                   f"{holding_back(j.subclaims) or 'see the sub-claims'}" for j in main]
@@ -251,19 +275,20 @@ def _mark_html(outcome: Outcome) -> str:
     return f'<span style="color:{colour};font-weight:bold">{sym}</span>'
 
 
-def headline_html(judged: list[Judged], fidelity=None) -> str:
-    """The headline box as HTML for the landing page (links relative to book/intro.html)."""
+def headline_html(judged: list[Judged], fidelity=None, recommendations=None) -> str:
+    """The headline box as HTML for the landing page (links relative to book/intro.html), the
+    recommendations first."""
     main = _failing(judged)
     items = "".join(
         f"<li>{_mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
         f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>; {_counts_words(j)}): '
         f"{tex_to_html(holding_back(j.subclaims) or 'see the sub-claims')}</li>" for j in main)
     counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
-    return (plain_answer_html(judged, fidelity) +
+    return ((recommendations_box_html(recommendations) if recommendations else "") + plain_answer_html(judged, fidelity) +
             f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
             f"Our tests of the paper's claims</p><p>Of the paper's {len(judged)} claims, checked against this "
             f"edition's runs: {counts_html}.</p>"
-            + (f"<p>The claims not reproduced in full, and the sub-claims that hold them back:</p><ul>{items}</ul>"
+            + (f"<p>The claims that do not simply hold, and the sub-claims that hold them back:</p><ul>{items}</ul>"
                if main else "<p>No claim disagrees with our runs.</p>")
             + '<p>Every verdict, with its evidence and sub-claims: <a href="../notebooks/scorecard.html">the '
             "reproduction scorecard</a>.</p></div>")
@@ -273,6 +298,13 @@ def _counts_words(j: Judged) -> str:
     vs = [s.verdict for s in j.subclaims]
     return (f"{vs.count(Verdict.AGREES)} of {len(vs)} sub-claims agree, {vs.count(Verdict.DISAGREES)} disagree, "
             f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished" + _uncounted(vs))
+
+
+#: an outcome's words after a count: one ("1 is not resolved"), or more ("3 hold")
+SINGULAR_OUTCOMES = {Outcome.HOLDS: "holds", Outcome.HOLDS_EXCEPT: "holds, with exceptions", Outcome.FAILS: "does not hold",
+                     Outcome.UNRESOLVED: "is not resolved", Outcome.NOT_TESTED: "is not tested"}
+PLURAL_OUTCOMES = {Outcome.HOLDS: "hold", Outcome.HOLDS_EXCEPT: "hold, with exceptions", Outcome.FAILS: "do not hold",
+                   Outcome.UNRESOLVED: "are not resolved", Outcome.NOT_TESTED: "are not tested"}
 
 
 def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
@@ -293,22 +325,15 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
         return (f"{verdicts.count(Verdict.AGREES)} {agree}, {verdicts.count(Verdict.DISAGREES)} disagree and "
                 f"{verdicts.count(Verdict.INDISTINCT)} cannot be distinguished")
 
-    rest = [f"{len(by[Outcome.INDISTINCT])} ({claims(by[Outcome.INDISTINCT])}) can be neither supported nor "
-            "contradicted with this many initialisations"] if by[Outcome.INDISTINCT] else []
-    rest += [f"{len(by[Outcome.NOT_TESTED])} not tested"] if by[Outcome.NOT_TESTED] else []
-    out = [f"Of the paper's {len(judged)} claims, our runs support {len(by[Outcome.REPRODUCED])} in full, "
-           f"{len(by[Outcome.PARTLY])} in part and {len(by[Outcome.NOT_REPRODUCED])} not at all"
-           + "".join(f"; {r}" for r in rest) + ".",
+    said = [f"{len(by[o])} {SINGULAR_OUTCOMES[o] if len(by[o]) == 1 else PLURAL_OUTCOMES[o]}" for o in Outcome if by[o]]
+    out = [f"Of the paper's {len(judged)} claims, tested on their primary statements, " + and_list(said) + ".",
            f"A comparison agrees or disagrees with the paper only where the {100 * LEVEL:g} % interval of the "
-           "difference it makes excludes no difference, the comparisons of a claim held to that level together."]
-    if by[Outcome.REPRODUCED]:
-        out.append(f"Supported in full: {named(by[Outcome.REPRODUCED])}.")
-    if by[Outcome.NOT_REPRODUCED]:
-        out.append(f"Not supported: {named(by[Outcome.NOT_REPRODUCED])}.")
-    if by[Outcome.PARTLY]:
-        vs = [s.verdict for j in by[Outcome.PARTLY] for s in j.subclaims]
-        out.append(f"Supported in part: {claims(by[Outcome.PARTLY])}; "
-                   f"of their sub-claims, {tally(vs)}.")
+           "difference it makes excludes no difference, the comparisons of a claim held to that level together; "
+           "a sub-claim that was not tested never decides."]
+    for o, head in ((Outcome.HOLDS, "Hold"), (Outcome.HOLDS_EXCEPT, "Hold, with exceptions"),
+                    (Outcome.FAILS, "Do not hold"), (Outcome.UNRESOLVED, "Not resolved with these runs")):
+        if by[o]:
+            out.append(f"{head}: {named(by[o])}.")
     out += [f"On claim {j.claim.number}, {title_tex(j.claim)}: {j.check.caveat}." for j in judged
             if j.check is not None and j.check.caveat]
     against = [f"“{(s.group + ': ') if s.group else ''}{s.label}” (claim {j.claim.number})"
@@ -434,7 +459,7 @@ def chapter_brief_md(judged: list[Judged] | None) -> str:
         if j.check is None:
             lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: results not stored yet.")
             continue
-        back = holding_back(j.subclaims) if j.outcome is not Outcome.REPRODUCED else ""
+        back = holding_back(j.subclaims) if j.outcome is not Outcome.HOLDS else ""
         lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: {mark_md(j.outcome, verdict_words(j))}"
                      + (f"; held back by {back}" if back else "") + (f"; {j.check.caveat}" if j.check.caveat else "") + ". "
                      f"{{ref}}`On the scorecard <{claim_anchor(j.claim)}>`.")
@@ -535,3 +560,82 @@ def provenance_html(rows: list[RunRow]) -> str:
             + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in provenance_cells(r)) + "</tr>"
                       for r in rows)
             + "</tbody></table>")
+
+
+# ----------------------------------------------------------------------------- recommendations
+#: The mark of each answer of ``claims.recommendations``, as the outcomes' marks.
+ANSWER_MARKS = {"holds": MARKS[Outcome.HOLDS], "does not hold": MARKS[Outcome.FAILS],
+                "not resolved": MARKS[Outcome.UNRESOLVED], "not tested": MARKS[Outcome.NOT_TESTED]}
+
+
+def _answer_cell(a, html_: bool = False) -> str:
+    sym, colour = ANSWER_MARKS[a.word]
+    return (f'<span style="color:{colour};font-weight:bold">{sym} {a.word}</span>' if html_
+            else f'<span style="color:{colour};font-weight:bold">{sym} {a.word}</span>')
+
+
+def _effect_words(a) -> str:
+    """'0.8 [0.74, 0.86] (u_theta / u_p)', and for a recommendation not resolved the smallest
+    ratio these runs would have found 80 % of the time."""
+    out = ""
+    if a.effect is not None and all(np.isfinite(x) for x in a.effect):
+        est, lo, hi = a.effect
+        out = f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]" + (f" ({a.effect_of})" if a.effect_of else "")
+    if a.word == "not resolved" and a.detectable is not None and np.isfinite(a.detectable):
+        out += ("; " if out else "") + f"these runs would have seen {fmt(a.detectable)}x"
+    out = out or a.note
+    for plain, tex in (("u_theta", "$u_\\theta$"), ("u_p", "$u_\\mathrm{p}$")):
+        out = re.sub(rf"(?<![\\$\w]){plain}(?![\w$])", tex.replace("\\", "\\\\"), out)
+    return out or "–"
+
+
+def recommendation_rows(rows) -> list[list[str]]:
+    """The table of the paper's recommendations as rows of cells (text with math): the
+    recommendation, the answer on our data, on the authors' data, in their archived runs, the
+    effect on our data and what would settle what is not tested."""
+    out = []
+    for r in rows:
+        rec = r.recommendation
+        out.append([rec.what, r.ours.word, r.authors_data.word, r.archive.word, _effect_words(r.ours),
+                    rec.untested or "–"])
+    return out
+
+
+RECOMMENDATION_HEAD = ["the paper recommends", "our data", "the authors' data", "the authors' archived runs",
+                       f"effect on our data (ratio [{100 * LEVEL:g} % interval])", "not tested yet"]
+
+
+def recommendations_md(rows) -> str:
+    """The recommendations table (MyST), each answer with its mark."""
+    lines = ["| " + " | ".join(RECOMMENDATION_HEAD) + " |", "|" + "---|" * len(RECOMMENDATION_HEAD)]
+    for r, cells in zip(rows, recommendation_rows(rows)):
+        marked = [_answer_cell(a) for a in (r.ours, r.authors_data, r.archive)]
+        lines.append("| " + " | ".join([cells[0], *marked, cells[4], cells[5]]) + " |")
+    return "\n".join(lines)
+
+
+def recommendations_html(rows) -> str:
+    """The recommendations table as HTML for the landing page."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in RECOMMENDATION_HEAD)
+    body = ""
+    for r, cells in zip(rows, recommendation_rows(rows)):
+        marked = [_answer_cell(a, True) for a in (r.ours, r.authors_data, r.archive)]
+        body += ("<tr>" + f"<td>{tex_to_html(cells[0])}</td>" + "".join(f"<td>{m}</td>" for m in marked)
+                 + f"<td>{tex_to_html(cells[4])}</td><td>{tex_to_html(cells[5])}</td></tr>")
+    return f'<table class="table recommendations-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def recommendations_sentence(rows) -> str:
+    """One plain sentence a scientist can quote: which of the paper's recommendations hold on our
+    runs, which do not, and which these runs cannot settle."""
+    by = {w: [r.recommendation.what for r in rows if r.ours.word == w] for w in ANSWER_MARKS}
+    parts = []
+    if by["holds"]:
+        parts.append(f"the paper's advice holds on {and_list(by['holds'])}")
+    if by["does not hold"]:
+        parts.append(f"it does not hold on {and_list(by['does not hold'])}")
+    if by["not resolved"]:
+        parts.append(f"these runs cannot yet tell on {and_list(by['not resolved'])}")
+    if by["not tested"]:
+        parts.append(f"{and_list(by['not tested'])} {'is' if len(by['not tested']) == 1 else 'are'} not tested")
+    return ("On our runs, " + "; ".join(parts) + ".") if parts else ""
