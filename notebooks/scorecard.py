@@ -96,7 +96,7 @@ reporting.glue("sc_provenance", HTML(prov_html))
 #
 # Each row is one claim of the Results and Discussion of
 # {cite:t}`crossley_binn_principles`, in short; the verdict comes first, and for a claim
-# that is not fully reproduced, the sub-claims that disagree with the paper. The claims in
+# that does not simply hold, the sub-claims that disagree with the paper. The claims in
 # the paper's words, the evidence and every sub-claim follow in {ref}`sc-details`.
 
 # %% tags=["remove-input"]
