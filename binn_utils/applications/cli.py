@@ -428,8 +428,9 @@ def _migrate(results_dir) -> int:
     if failed:
         print(f"  {failed[0]}" + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""), file=sys.stderr)
     print(f"{root}: {kinds['migrated']} record(s) migrated, {kinds['current']} already current, "
-          f"{kinds['damaged']} damaged (left as they are, not sealed: they count as missing, and the next run that "
-          "needs them, `binn sweep`, trains them again over them)"
+          f"{kinds['damaged']} damaged"
+          + (" (left as they are, not sealed: they count as missing, and the next run that needs them, "
+             "`binn sweep`, trains them again over them)" if kinds["damaged"] else "")
           + (f", {kinds['failed']} not rewritable (make the folder writable and rerun `binn migrate`)"
              if kinds["failed"] else ""))
     return 1 if kinds["damaged"] or kinds["failed"] else 0
