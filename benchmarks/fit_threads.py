@@ -6,7 +6,7 @@ threads; prints the wall times.
 Writes the example's data (``fit_example.write_example_csv``: D and G, one replicate) and runs
 ``binn fit`` on it in fresh processes, each into its own output folder (nothing stored is
 reused): first one alone, then two started together, in two modes: "one thread" is ``binn
-fit`` as it is (``fit_commands.one_thread``), "default threads" the same with torch's
+fit`` as it is (``store.compute.one_thread``), "default threads" the same with torch's
 ``set_num_threads`` made a no-op and OMP_NUM_THREADS unset (torch then takes a thread per
 core, as ``binn fit`` did before issue 51).  Prints each fit's seconds, the pair's slow-down
 against the lone fit, the number of cores and the load average before each run (figures from

@@ -16,6 +16,7 @@ from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
 from ..store import records
 from ..store.clusters import SCHEDULER_ENV, check_scheduler_address
+from ..store.compute import one_thread   # torch on one thread: two fits side by side (benchmarks/fit_threads.py)
 from . import OUTPUT_ERRORS, arguments
 from .arguments import USAGE_ERROR
 
@@ -134,14 +135,6 @@ def fit(ap, args) -> int:
         print(f"binn fit: {failure} (report in {plan.out})", file=sys.stderr)
         return 1
     return 0
-
-
-def one_thread():
-    """torch on one thread in this process, for the training and solves of ``binn fit`` and
-    ``binn predict``: two fits side by side took five times as long each with torch's default
-    threads, and one thread costs a fit alone little (``benchmarks/fit_threads.py``)."""
-    import torch   # here: `binn --help` does not load torch
-    torch.set_num_threads(1)
 
 
 def stored_or_not(plan) -> str:
