@@ -216,13 +216,15 @@ class UserObservations:
 
     @property
     def u_mean(self) -> np.ndarray:
-        """(n_t, n_x) replicate mean (what ``replicates="mean"`` trains on), computed on u over
-        its largest magnitude, so that densities of order 1e308 do not overflow."""
-        c = self._u_top
-        return c * (self.u / c).mean(axis=0)
+        """(n_t, n_x) replicate mean (what ``replicates="mean"`` trains on); where the sum of
+        densities of order 1e308 overflows, computed on u over its largest magnitude."""
+        with np.errstate(over="ignore"):
+            mean = self.u.mean(axis=0)
+        return mean if np.all(np.isfinite(mean)) else self._u_top * (self.u / self._u_top).mean(axis=0)
 
     @property
     def _u_top(self) -> float:
+        """The largest magnitude of u (1 where u is all zero): the scale sums and squares are taken on."""
         top = float(np.max(np.abs(self.u)))
         return top if top > 0 else 1.0
 
@@ -233,6 +235,10 @@ class UserObservations:
         (squares of those overflow or vanish)."""
         if self.n_replicates < 2:
             return None
+        with np.errstate(over="ignore", under="ignore"):
+            sd = float(np.sqrt(np.mean(self.u.var(axis=0, ddof=1))))
+        if np.isfinite(sd) and sd > 0:
+            return sd
         c = self._u_top
         return c * float(np.sqrt(np.mean((self.u / c).var(axis=0, ddof=1))))
 
