@@ -901,6 +901,7 @@ def _listening(reply: bytes | None):
                                          (b"HTTP/1.1 400 Bad Request\r\n\r\n", "it answers HTTP"),
                                          (b"\xff" * 16, "not a Dask handshake"),
                                          (b"\x00" * 8, "not a Dask handshake"),     # was struct.error
+                                         (b"abc", "it sent 3 byte(s) and then nothing within 1 s"),
                                          (b"\x00" * 16, "not a Dask handshake")])
 def test_a_scheduler_address_where_something_else_listens_is_one_line_in_time(capsys, tmp_path, monkeypatch,
                                                                               reply, said):

@@ -166,15 +166,24 @@ def probe_scheduler(address: str, timeout: float) -> str | None:
         return "nothing listens there (connection refused)"
     except OSError as err:
         return f"cannot connect ({err.strerror or err})"
+    first = b""
     try:
         with sock:
             sock.settimeout(timeout)
-            first = sock.recv(16)
+            while len(first) < 16:       # a handshake's first 16 bytes (they may come in parts)
+                part = sock.recv(16 - len(first))
+                if not part:
+                    break
+                first += part
     except socket.timeout:
+        if first:
+            return f"it sent {len(first)} byte(s) and then nothing within {timeout:g} s: not a Dask handshake"
         return (f"something accepted the connection but sent no Dask handshake within {timeout:g} s "
                 "(a web server, a proxy or another service?)")
     except OSError as err:
         return f"something accepted the connection and then failed it ({err.strerror or err})"
+    if first and len(first) < 16 and not first.startswith(b"HTTP/"):
+        return f"it sent {len(first)} byte(s) and closed the connection: not a Dask handshake"
     if not first:
         return "something accepted the connection and closed it without a Dask handshake"
     if first.startswith(b"HTTP/"):
