@@ -57,12 +57,13 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 from IPython.display import Markdown
 
 from binn_utils.analysis import reporting
-from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.claims.scorecard import chapter_verdicts, held_summary
 from binn_utils.presentation.scorecard_text import chapter_brief_md
 
-reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+judged = chapter_verdicts(
     "architecture", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, archs=archs),
-    source))))
+    source)
+reporting.glue("brief", Markdown(chapter_brief_md(judged)))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -84,7 +85,7 @@ results = loading.load_or_run(settings, scale, source, desc="architecture")
 ar_devices = reporting.devices_note(results, lambda r: r.setting.label)
 reporting.glue("ar_what", reporting.run_description(results[0], device=not ar_devices, scale=scale))
 reporting.glue("ar_devices", ar_devices)
-reporting.glue_summary("ar", studies.architecture.summary(results))
+reporting.glue_summary("ar", held_summary(studies.architecture.summary(results), judged))
 reporting.glue("ar_archs", ", ".join(arch_label(a) for a in archs))
 
 # %% [markdown]

@@ -58,13 +58,14 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 from IPython.display import Markdown
 
 from binn_utils.analysis import reporting
-from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.claims.scorecard import chapter_verdicts, held_summary
 from binn_utils.presentation.scorecard_text import chapter_brief_md
 
-reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+judged = chapter_verdicts(
     "batch_size", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds,
                  batch_sizes=batch_sizes, budget_steps=budget_steps),
-    source))))
+    source)
+reporting.glue("brief", Markdown(chapter_brief_md(judged)))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -95,7 +96,7 @@ reporting.glue("bs_what_budget", reporting.run_description(budget[0], epochs=Fal
 reporting.glue("bs_devices", bs_devices)
 timing = studies.batch_size.timing()  # the timing benchmark: one trainer, one process, one device
 bs_summary = studies.batch_size.summary((fixed, budget), timing)
-reporting.glue_summary("bs", bs_summary)
+reporting.glue_summary("bs", held_summary(bs_summary, judged))
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
 reporting.glue("bs_authors_epochs", " / ".join(f"{e:,}" for e in studies.AUTHORS_BUDGET_EPOCHS.values())
                + " epochs for B = " + " / ".join(str(b) for b in studies.AUTHORS_BUDGET_EPOCHS))

@@ -66,13 +66,14 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 from IPython.display import Markdown
 
 from binn_utils.analysis import reporting
-from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.claims.scorecard import chapter_verdicts, held_summary
 from binn_utils.presentation.scorecard_text import chapter_brief_md
 
-reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+judged = chapter_verdicts(
     "framework", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, reaction=reaction,
                  initial=None if initial == "code" else initial),
-    source))))
+    source)
+reporting.glue("brief", Markdown(chapter_brief_md(judged)))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -92,7 +93,7 @@ chapter_runs = studies.framework.chapter_settings(dict(
 scale, shown_settings = chapter_runs["shown"]
 (res,) = loading.load_or_run(shown_settings, scale, source, desc="framework")
 summary = studies.framework.summary(res)
-reporting.glue_summary("fw", summary)
+reporting.glue_summary("fw", held_summary(summary, judged))
 reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 
 # %% [markdown]

@@ -57,12 +57,13 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 from IPython.display import Markdown
 
 from binn_utils.analysis import reporting
-from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.claims.scorecard import chapter_verdicts, held_summary
 from binn_utils.presentation.scorecard_text import chapter_brief_md
 
-reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+judged = chapter_verdicts(
     "learning_rate", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, rates=rates),
-    source))))
+    source)
+reporting.glue("brief", Markdown(chapter_brief_md(judged)))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -85,7 +86,7 @@ shown_rate = studies.get("learning_rate").default["lr"] if shown_rate is None el
 shown = find(results, lr=shown_rate) or results[len(results) // 2]
 reporting.glue("lr_what", reporting.run_description(shown, scale=scale))
 summary = studies.learning_rate.summary(results, shown=meta_value(shown, "lr"))
-reporting.glue_summary("lr", summary)
+reporting.glue_summary("lr", held_summary(summary, judged))
 reporting.glue("lr_rates", ", ".join(value_label(r) for r in sorted(rates)))
 
 # How the validation loss behaves at the large rates (erratic, flat, stalled: see

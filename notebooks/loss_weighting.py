@@ -58,12 +58,13 @@ check_parameters(dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epoc
 from IPython.display import Markdown
 
 from binn_utils.analysis import reporting
-from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.claims.scorecard import chapter_verdicts, held_summary
 from binn_utils.presentation.scorecard_text import chapter_brief_md
 
-reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+judged = chapter_verdicts(
     "loss_weighting", dict(scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, weights=weights),
-    source))))
+    source)
+reporting.glue("brief", Markdown(chapter_brief_md(judged)))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -84,7 +85,8 @@ params = dict(scale=scale, weights=weights, noise_var=noise_var, dense=dense, ep
 settings = studies.get("loss_weight").settings_for_chapter(params)
 results = loading.load_or_run(settings, scale, source, desc="loss weight")
 reporting.glue("lw_what", reporting.run_description(results[0], scale=scale))
-reporting.glue_summary("lw", studies.loss_weight.summary(results, low=min(shown_weights), high=max(shown_weights)))
+reporting.glue_summary("lw", held_summary(studies.loss_weight.summary(results, low=min(shown_weights),
+                                                                  high=max(shown_weights)), judged))
 reporting.glue("lw_weights", ", ".join(value_label(w) for w in sorted(weights)))
 reporting.glue("lw_shown", ", ".join(value_label(w) for w in shown_weights))
 

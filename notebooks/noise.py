@@ -64,13 +64,14 @@ check_parameters(dict(scale=scale, noise_vars=noise_vars, archs=archs, dense=den
 from IPython.display import Markdown
 
 from binn_utils.analysis import reporting
-from binn_utils.claims.scorecard import chapter_verdicts
+from binn_utils.claims.scorecard import chapter_verdicts, held_summary
 from binn_utils.presentation.scorecard_text import chapter_brief_md
 
-reporting.glue("brief", Markdown(chapter_brief_md(chapter_verdicts(
+judged = chapter_verdicts(
     "noise", dict(scale=scale, dense=dense, epochs=epochs, seeds=seeds, noise_vars=noise_vars, archs=archs,
                  datasets=datasets),
-    source))))
+    source)
+reporting.glue("brief", Markdown(chapter_brief_md(judged)))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -97,7 +98,7 @@ settings = studies.get("noise").settings_for_chapter(dict(
     scale=scale, noise_vars=noise_vars, archs=archs, dense=dense, epochs=epochs, seeds=seeds, datasets=datasets))
 results = loading.load_or_run(settings, scale, source, desc="noise")
 summary = studies.noise.summary(results, shown_noise, shown_arch)
-reporting.glue_summary("nz", summary)
+reporting.glue_summary("nz", held_summary(summary, judged))
 for tag, arch in zip("ab", archs):
     rep = find(results, noise_var=shown_noise, arch_u=arch) or find(results, arch_u=arch)
     reporting.glue(f"nz_what_{tag}", reporting.run_description(rep, noise=False, scale=scale))

@@ -90,6 +90,29 @@ def chapter_verdicts(chapter: str, params: Mapping, source=None) -> list[Judged]
     return judge_chapter(Context(source=source), chapter)
 
 
+def held_summary(summary, judged: list[Judged] | None):
+    """A chapter's study summary with the scorecard's verdicts where they differ from its own:
+    each comparison whose decision Holm's correction over its claim took away (``SubClaim.alone``)
+    is re-judged as the scorecard has it, its words saying what it gave alone; the summary given
+    is not changed (a copy).  ``judged``: ``chapter_verdicts``'s (None: the chapter was run with
+    other parameters, and its verdicts speak of that run alone: the summary as it is)."""
+    import copy
+    if not judged:
+        return summary
+    out = copy.deepcopy(summary)
+    for j in judged:
+        n = sum(1 for s in j.subclaims if s.difference is not None)
+        for sub in j.subclaims:
+            if sub.alone is None:
+                continue
+            for key, ivs in summary.intervals.items():
+                if summary.verdicts.get(key) is sub.alone and ivs == dict(sub.numbers):
+                    out.judge(key, sub.verdict)
+                    out[key] += (f" (alone it {sub.alone.value}, but not once claim {j.claim.number}'s {n} comparisons "
+                                 "are held to 5 % together, as the scorecard holds them)")
+    return out
+
+
 @dataclass(frozen=True)
 class ChoiceEffect:
     """One of our choices, its alternative, and the claims whose verdict the alternative

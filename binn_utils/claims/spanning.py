@@ -12,7 +12,7 @@ import numpy as np
 
 from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, value_label
-from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, every, expect, median_interval
+from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, adjust_family, every, expect, median_interval
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
 from ..studies.supporting import against_reference
 from .context import RunRow, described, run_row
@@ -95,12 +95,10 @@ def claim_supporting(ctx) -> ClaimCheck:
             summ = st.summary(res)
             # the same comparisons on the authors' archived runs (the 71-point grid only)
             they = st.authors(nv) if st.authors and nv is not None and not dense else None
-            for key, label in st.repeat_checks:   # the verdict the repeat's page prints (the study's summary)
-                w = summ.verdicts[key]
-                subs.append(SubClaim(f"{st.title}: {label}", w, group, numbers=summ.intervals.get(key, {}),
-                                     authors=they.verdicts.get(key) if they else None))
-                total += 1
-                agree += w is Verdict.AGREES
+            subs += repeat_subclaims(st, summ, group, they)
+            total += len(st.repeat_checks)
+        held = adjust_family(s for s in subs if s.group == group)
+        agree = sum(s.verdict is Verdict.AGREES for s in held)
         txt = f"{group}: {agree} of {total} comparisons agree" if total else f"{group}: not stored"
         if total and missing:
             txt += f" ({', '.join(missing)} not stored)"
@@ -148,6 +146,36 @@ def claim_supporting(ctx) -> ClaimCheck:
           "(both read at the dense repeat's scale): "
           + ("; ".join(lower) if lower else "no dense repeat stored"))
     return ClaimCheck(run, ev, tuple(subs), ("supplementary",), any(s.verdict is Verdict.NOT_TESTED for s in subs))
+
+
+def repeat_subclaims(st, summ, group, they=None) -> list:
+    """Claim 11's sub-claims of one study in one repeat: its ``repeat_checks``, each the verdict
+    of its summary ``summ`` (``they``: the summary of the authors' archived runs, or None)."""
+    return [SubClaim(f"{st.title}: {label}", summ.verdicts[key], group, numbers=summ.intervals.get(key, {}),
+                     authors=they.verdicts.get(key) if they else None) for key, label in st.repeat_checks]
+
+
+def held_summaries(summaries: dict) -> dict:
+    """The summaries of one Supporting Material repeat ({study name: Summary}) with each repeat
+    check held to the level as claim 11 holds it: the checks of every study of the repeat
+    together (Holm, ``verdicts.adjust_family``).  A check whose decision Holm takes away is
+    re-judged *cannot be distinguished*, its words saying what it gave alone, so that a page
+    prints the scorecard's verdict.  The summaries given are not changed (copies)."""
+    import copy
+    out = {name: copy.deepcopy(s) for name, s in summaries.items()}
+    subs, keys = [], []
+    for name, s in out.items():
+        st = get(name)
+        subs += repeat_subclaims(st, s, "repeat")
+        keys += [(name, key) for key, _ in st.repeat_checks]
+    held = adjust_family(subs)
+    n = sum(1 for h in held if h.difference is not None)
+    for (name, key), h in zip(keys, held):
+        if h.alone is not None:
+            out[name].judge(key, h.verdict)
+            out[name][key] += (f" (alone it {h.alone.value}, but not once this configuration's {n} comparisons are "
+                               "held to 5 % together, as the scorecard holds them)")
+    return out
 
 
 def operators_steadier(st, dense, sparse, group) -> SubClaim:

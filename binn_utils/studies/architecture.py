@@ -219,7 +219,12 @@ def claim_architecture(ctx, up_metric="err_u_p"):
                              numbers=s.intervals.get(f"recovers_{op}", {}),
                              rule=f"the paper's contrast, the biased operators of the smallest networks: median rel. "
                                   f"error of {op}, (4, 4)'s lower than (1, 1)'s agrees, higher disagrees"))
-    subs += [SubClaim("(4, 32) only marginal improvements in the validation loss", Verdict.NOT_TESTED,
+    subs += [SubClaim("(4, 32) no better than (4, 4) ($u_\\mathrm{p}$)", s.verdicts.get("saturates_verdict", Verdict.UNDECIDED),
+                      numbers=s.intervals.get("saturates_verdict", {}), authors=they.verdicts.get("saturates_verdict"),
+                      rule="the median $u_\\mathrm{p}$ error of (4, 32) resolved higher than (4, 4)'s agrees, lower "
+                           "disagrees; the paper names no margin within which the two would count as the same, so "
+                           "sameness itself is not affirmed"),
+             SubClaim("(4, 32) only marginal improvements in the validation loss", Verdict.NOT_TESTED,
                       rule="the paper gives no scale for 'marginal'; the $u_\\mathrm{p}$ errors of (4, 32) and (4, 4) "
                            "are in the evidence"),
              SubClaim("(4, 32): $D$ error higher and more variable than with (4, 4)", s.verdicts["D_worse_verdict"],
