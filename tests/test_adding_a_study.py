@@ -98,7 +98,7 @@ def test_a_registered_study_is_swept_counted_planned_and_scored(toy, capsys, tmp
     claim, = toy.claims
     assert claim in scorecard.claims()
     judged = scorecard.judge(claim, ctx)
-    assert judged.check is not None and judged.outcome is Outcome.REPRODUCED, judged.error
+    assert judged.check is not None and judged.outcome is Outcome.HOLDS, judged.error
     assert judged.check.runs.startswith("*lite* scale: ")
     assert f"| [{claim.number}](#sc-claim-{claim.number}) | " in scorecard_text.claims_table([judged])
     row, = [r for r in scorecard.runs(ctx) if r.what == "the toy study"]

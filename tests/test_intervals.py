@@ -88,7 +88,7 @@ def test_failed_replicates_count_above_every_finite_one_when_asked():
 
 def test_all_of_and_the_outcome_of_undistinguished_claims():
     assert all_of([A, A]) is A and all_of([A, D, I]) is D and all_of([A, I]) is I and all_of([A, U]) is U
-    assert aggregate([I, I, Verdict.NOT_TESTED]) is Outcome.INDISTINCT
+    assert aggregate([I, I, Verdict.NOT_TESTED]) is Outcome.UNRESOLVED
     assert aggregate([Verdict.NOT_TESTED]) is Outcome.NOT_TESTED
 
 
