@@ -377,3 +377,24 @@ def test_a_full_disk_never_leaves_an_npz_without_its_json(tmp_path, monkeypatch,
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in old), list(tmp_path.iterdir())
     assert {p: p.read_bytes() for p in old} == old                          # the older pair as it was
+
+
+def test_the_manifest_tells_the_chapters_and_the_scorecard_which_results_have_distinct_seeds(monkeypatch):
+    """A study listed in the manifest's ``distinct_seeds`` is read with each dataset's own seeds by
+    its chapter and on the authors' data; unlisted, with the seeds shared (the stored records)."""
+    from binn_utils import studies
+    from binn_utils.store import records as recs
+    from binn_utils.store.setting import seeds_distinct
+    params = dict(scale=None, noise_vars=None, dense=False, epochs=None, seeds=None)
+    noise = studies.get("noise")
+    assert not any(seeds_distinct(s) for s in noise.settings_for_chapter(params) if len(set(s.datasets)) > 1)
+    listed = {("noise", "ours"), ("learning_rate", "authors")}
+    monkeypatch.setattr(studies.base, "committed_distinct_seeds", lambda name, data="ours": (name, data) in listed)
+    got = noise.settings_for_chapter(params)
+    assert got and all(seeds_distinct(s) for s in got)
+    assert sorted({len(set(s.datasets)) for s in got}) == [6, 10]
+    lr = studies.get("learning_rate")
+    n = recs.committed_datasets("learning_rate", "authors")
+    on_theirs = lr.authors_data_settings("paper")
+    assert len(on_theirs) == 7 and all(s.data == "authors" and len(set(s.datasets)) == n for s in on_theirs)
+    assert all(seeds_distinct(s) for s in on_theirs) == (n > 1)

@@ -73,9 +73,10 @@ class Context:
         if name not in self._studies:
             st, scale = get(name), self.scale(name)
             datasets = self.datasets(name)
+            distinct = None if self.fixed_scale else (records.committed_distinct_seeds(name) or None)
             try:
-                self._studies[name] = self._parts(st.groups(scale, datasets=datasets), scale, f"{st.title} study",
-                                                  st.parts)
+                self._studies[name] = self._parts(st.groups(scale, datasets=datasets, distinct_seeds=distinct), scale,
+                                                  f"{st.title} study", st.parts)
             except RuntimeError as err:
                 self._studies[name] = err
         if isinstance(self._studies[name], RuntimeError):

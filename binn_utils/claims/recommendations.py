@@ -25,7 +25,6 @@ from ..analysis.contrasts import holm
 from ..analysis.intervals import Interval, difference
 from ..analysis.verdicts import Verdict
 from ..store import records
-from ..store.setting import on_data
 from ..studies import REGISTRY
 from .context import Context
 
@@ -195,8 +194,7 @@ def on_authors_data(rec: Recommendation, ctx: Context) -> Answer:
             continue
         if p.study not in summaries:
             st = REGISTRY[p.study]
-            n = records.committed_datasets(p.study, "authors")
-            settings = on_data(st.settings(ctx.scale(p.study), datasets=n), "authors")
+            settings = st.authors_data_settings(ctx.scale(p.study))
             try:
                 summaries[p.study] = st.summary(ctx.load(settings, ctx.scale(p.study), f"{st.title} (authors' data)"))
             except RuntimeError:

@@ -11,8 +11,6 @@ from . import spanning
 from ..analysis import results_table
 from ..analysis.verdicts import Claim, ClaimCheck, Outcome
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store import records
-from ..store.setting import on_data
 from ..store.sweep_record import reporting_checkpoint
 from ..studies import REGISTRY, batch_size
 from ..studies.base import asks_main_text
@@ -209,9 +207,8 @@ def fidelity(ctx: Context) -> Fidelity | None:
         for column, value in where.items():
             theirs = theirs[theirs[column] == value]
         runs = {"ours": ours}
-        n = records.committed_datasets(name, "authors")
-        if n:
-            settings = on_data(st.settings(ctx.scale(name), datasets=n), "authors")
+        settings = st.authors_data_settings(ctx.scale(name))
+        if settings:
             runs["authors"] = ctx.load(settings, ctx.scale(name), f"{st.title} study (authors' data)")
         for data, results in runs.items():
             t = results_table.figure_ratio(results_table.table(results, norms=norms), theirs, list(by),

@@ -554,6 +554,14 @@ def committed_datasets(name: str, data: str = "ours") -> int | None:
     return read_manifest(default_results_dir()).get(key, {}).get(name)
 
 
+def committed_distinct_seeds(name: str, data: str = "ours") -> bool:
+    """Whether the committed results of study ``name`` on ``data`` ("ours": its main text;
+    "authors": its runs on the authors' data; "dense": on the 351-point grid) give each dataset
+    its own initialisation seeds (``setting.replicates(distinct=True)``), from the manifest's
+    ``distinct_seeds``: {data: [study, ...]}."""
+    return name in read_manifest(default_results_dir()).get("distinct_seeds", {}).get(data, [])
+
+
 def committed_supporting_scales() -> tuple:
     """The scales of the committed Supporting Material repeats, largest first."""
     return tuple(read_manifest(default_results_dir())["supporting"])

@@ -27,7 +27,7 @@ from ..analysis.reporting import find, value_label
 from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.records import committed_datasets, committed_scale
+from ..store.records import committed_datasets, committed_distinct_seeds, committed_scale
 from ..store.setting import Setting, on_data, replicates
 
 SCALES = {
@@ -213,18 +213,28 @@ class Study:
         kw = {k: v for k, v in params.items() if k in takes}
         if "datasets" in takes and kw.get("datasets") is None:
             kw["datasets"] = main_text_datasets(self.name, params)
+        if "distinct_seeds" in takes and kw.get("distinct_seeds") is None and asks_main_text(self.name, params):
+            kw["distinct_seeds"] = committed_distinct_seeds(self.name) or None
         return self.settings(params["scale"] or committed_scale(self.name), **kw)
 
     def settings_on_authors_data(self, params: Mapping) -> list[Setting]:
         """The chapter's main-text settings trained on the authors' rebuilt data, one per
         stored split (``committed_datasets(name, "authors")``), where the parameters ``params`` ask for
         the committed main text (as :func:`main_text_datasets`); [] otherwise."""
-        n = committed_datasets(self.name, "authors")
-        if not n or not asks_main_text(self.name, params):
+        if not committed_datasets(self.name, "authors") or not asks_main_text(self.name, params):
             return []
-        takes = set(inspect.signature(self.build).parameters) - {"scale", "datasets"}
-        kw = {k: v for k, v in params.items() if k in takes}
-        return on_data(self.settings(committed_scale(self.name), **kw, datasets=n), "authors")
+        takes = set(inspect.signature(self.build).parameters) - {"scale", "datasets", "distinct_seeds"}
+        return self.authors_data_settings(committed_scale(self.name), **{k: v for k, v in params.items() if k in takes})
+
+    def authors_data_settings(self, scale: str, **overrides) -> list[Setting]:
+        """The study's main-text settings on the authors' rebuilt data as committed: on the
+        manifest's splits (``committed_datasets(name, "authors")``), with each split's own seeds
+        where the manifest says so (``committed_distinct_seeds``); [] where none is committed."""
+        n = committed_datasets(self.name, "authors")
+        if not n:
+            return []
+        return on_data(self.settings(scale, **overrides, datasets=n,
+                                     distinct_seeds=committed_distinct_seeds(self.name, "authors") or None), "authors")
 
     def default_setting(self, results):
         """The result at the paper's default point (None if not among ``results``)."""
