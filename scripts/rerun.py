@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,14 +115,37 @@ def check_source(source):
                              "they lack is then trained into out/results)")
 
 
+def _end_kernel_then_interrupt(signum, frame):
+    """Ctrl-C: the notebook's kernel (a process of this one, in a session of its own) is ended
+    first, so that it cannot answer papermill's closing with tracebacks of its own; then the
+    KeyboardInterrupt (a further Ctrl-C meanwhile is ignored: the rerun is ending anyway)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import psutil
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+    except ImportError:  # pragma: no cover - psutil is a requirement
+        pass
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
     """``make rerun`` (see the module's docstring); Ctrl-C: one line, exit status 130."""
+    import signal
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGINT, _end_kernel_then_interrupt) if main_thread else None
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted: the notebook did not finish (what it wrote into OUT is partial)",
-              file=sys.stderr)
+        with contextlib.suppress(OSError):
+            print(f"{PROG}: interrupted: the notebook did not finish (what it wrote into OUT is partial)",
+                  file=sys.stderr)
         return 130
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, before)
 
 
 def _main(argv=None) -> int:

@@ -1257,6 +1257,33 @@ def test_ctrl_c_during_make_rerun_is_one_line_and_status_130(tmp_path, capsys, m
     assert err.startswith("make rerun: interrupted") and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("after", [1.0, 6.0], ids=["starting", "kernel running"])
+def test_a_real_ctrl_c_during_make_rerun_is_one_line_and_ends_the_kernel(tmp_path, after):
+    """Ctrl-C while papermill starts the notebook's kernel: the kernel's own ZMQ traceback came
+    through; now the kernel is ended first, and one line, status 130."""
+    import psutil
+    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "rerun.py"), "noise", str(tmp_path / "out"),
+                             "-p", "scale", "quick"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    kids = []
+    try:
+        time.sleep(after)
+        with contextlib.suppress(psutil.Error):
+            kids = psutil.Process(proc.pid).children(recursive=True)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    lines = [ln for ln in err.splitlines() if ln.strip() and "Kernel is running over TCP" not in ln]
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert lines == ["make rerun: interrupted: the notebook did not finish (what it wrote into OUT is partial)"], err
+    time.sleep(1.0)
+    assert not [k for k in kids if k.is_running() and k.status() != "zombie"], "the kernel is left running"
+
+
 def test_make_rerun_into_an_out_it_cannot_write_is_one_line(tmp_path, capsys, monkeypatch):
     """OUT that cannot be made (under /proc), or that cannot be written once the notebook runs
     (papermill's write refused): a traceback; now one line naming it, exit 2."""
