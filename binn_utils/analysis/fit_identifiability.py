@@ -260,33 +260,29 @@ def _scaled(ops: dict, scales: dict) -> dict:
             for k, f in ops.items() if scales.get(k, 1.0) != 0.0}
 
 
-def rescaled_fit(ops: dict, u_obs, x, t, sigma: float, fixed: dict | None = None) -> tuple[float, dict]:
+def rescaled_fit(ops: dict, u_obs, x, t, sigma: float, fixed: dict | None = None,
+                 start: dict | None = None) -> tuple[float, dict]:
     """(chi-square, {operator: scale}) of the data about the best model a * op for every operator
-    of ``ops``, each scale a in :data:`SCALE_BOUNDS` fitted by least squares, except those
-    ``fixed`` ({operator: scale}; 0: the operator removed), from the data's first observed
-    profile.  A model that cannot be solved counts as a large misfit."""
+    of ``ops``, each scale a in :data:`SCALE_BOUNDS` fitted by least squares (from ``start``,
+    default 1), except those ``fixed`` ({operator: scale}; 0: the operator removed), from the
+    data's first observed profile.  A model that cannot be solved counts as a large misfit."""
     fixed = dict(fixed or {})
     obs = _as_replicates(u_obs)
     u0 = first_profile(obs, x)
     free = [k for k in ops if k not in fixed]
 
-    def model(a):
-        return solve_on_grid(_scaled(ops, {**fixed, **dict(zip(free, a))}), u0, x, t)
-
     def resid(a):
         try:
-            r = ((obs - model(a)[None])[:, 1:] / sigma).ravel()
+            model = solve_on_grid(_scaled(ops, {**fixed, **dict(zip(free, a))}), u0, x, t)
+            r = ((obs - model[None])[:, 1:] / sigma).ravel()
         except Exception:  # noqa: BLE001 - a scale at which the model cannot be solved: far from the data
             return np.full(obs[:, 1:].size, 1e3)
         return np.nan_to_num(r, nan=0.0)
-    if free:
-        sol = optimize.least_squares(resid, np.ones(len(free)), bounds=SCALE_BOUNDS, x_scale=1.0, diff_step=1e-3,
-                                     xtol=1e-6, ftol=1e-8, max_nfev=60)
-        a = sol.x
-    else:
-        a = np.zeros(0)
-    scales = {**fixed, **dict(zip(free, map(float, a)))}
-    return float(np.sum(resid(a) ** 2)), scales
+    if not free:
+        return float(np.sum(resid(np.zeros(0)) ** 2)), fixed
+    a0 = np.clip([float((start or {}).get(k, 1.0)) for k in free], *SCALE_BOUNDS)
+    sol = optimize.least_squares(resid, a0, bounds=SCALE_BOUNDS, diff_step=1e-3, xtol=1e-3, ftol=1e-5, max_nfev=40)
+    return float(np.sum(sol.fun ** 2)), {**fixed, **dict(zip(free, map(float, sol.x)))}
 
 
 def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[float, dict] | None = None,
@@ -295,19 +291,21 @@ def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[f
     ``name`` of the learned model ``ops`` (module docstring, step 3): "needed", "absent" or
     "indistinguishable".  ``full``: :func:`rescaled_fit` of the whole model, where the caller
     has it.  The zero bound (the smallest constant the data would see, around the model without
-    it) is given for an operator that is not needed."""
+    it) is given for an operator that is not needed.  The models compared are nested (the one
+    without it, or at its learned size, is the whole model with one scale fixed), so the whole
+    model's chi-square is taken as the least of the three (a fit that stopped short of one of
+    them cannot make a change of chi-square negative)."""
     obs = _as_replicates(u_obs)
-    chi_full, _ = full or rescaled_fit(ops, obs, x, t, sigma)
-    if len(ops) == 1:
-        chi_without = chi_square(obs, np.broadcast_to(first_profile(obs, x), obs.shape[1:]), sigma)[0]
-    else:
-        chi_without, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 0.0})
-    d_without = max(0.0, chi_without - chi_full)
+    chi_full, scales = full or rescaled_fit(ops, obs, x, t, sigma)
+    chi_without, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 0.0}, start=scales)
     bar = need_threshold(level)
+    if chi_without - chi_full >= bar:
+        return "needed", chi_without - chi_full, float("nan"), None
+    chi_learned, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 1.0}, start=scales)
+    best = min(chi_full, chi_without, chi_learned)
+    d_without, d_learned = chi_without - best, chi_learned - best
     if d_without >= bar:
         return "needed", d_without, float("nan"), None
-    chi_learned, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 1.0})
-    d_learned = max(0.0, chi_learned - chi_full)
     rest = {k: f for k, f in ops.items() if k != name}
     try:
         bound = zero_bound(rest, name, first_profile(obs, x), x, t, sigma, copies=obs.shape[0])
