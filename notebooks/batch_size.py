@@ -356,8 +356,8 @@ plt.close(fig)
 # draw). With the same code and protocol it would be one run of one more dataset of ours, so
 # it is set against what our datasets and initialisations together give a single run: on the
 # log scale, the spread between our datasets' means and the spread between initialisations
-# within a dataset add up to the range a single run falls in (Student's $t$; see
-# `results_table.one_more_run`, validated on simulated nested data). A ratio beyond that range
+# within a dataset add up to the range a single run falls in (Student's $t$, a rule we
+# validated on simulated nested data). A ratio beyond that range
 # (95 % for the table's rows together, by Bonferroni) is a difference of code or protocol, or
 # of data. On the authors' own data (their clean solution and noise draw; their split is lost,
 # so each of our "datasets" there is one random split of them), only the split and the

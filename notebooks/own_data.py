@@ -94,8 +94,8 @@ reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_tru
 # %% [markdown]
 # ## A problem with a known answer
 #
-# The example data (`data/own_data_example.csv`, written by
-# `binn_utils.applications.fit_example.write_example_csv`) follow a
+# The example data (`data/own_data_example.csv`, written by the book's package from the
+# model below) follow a
 # reaction-diffusion equation $u_t = (D(u)u_x)_x + uG(u)$ with a diffusivity that rises
 # with density, $D(u) = 200 + 1800\,u/K$ µm²/h, and a logistic growth rate
 # $G(u) = 0.04\,(1 - u/K)$ 1/h with $K = 2\times10^{-3}$ cells/µm², started from a
@@ -159,7 +159,7 @@ display(Image(filename=str(with_truth["losses.png"]), width=500))
 
 # %% tags=["remove-input"]
 md = Path(files["diagnostics.md"]).read_text(encoding="utf-8")
-display(Markdown("\n".join(md.splitlines()[4:])))
+display(Markdown(tables.flags_as_code("\n".join(md.splitlines()[4:]))))
 
 # %% [markdown]
 # {glue:text}`od_fired`

@@ -28,9 +28,9 @@
 # errors are larger, the operators vary more and the losses fluctuate more; denser data
 # reduce the errors and the variability.
 #
-# **Scale.** Each study of each repeat is read at the paper's scale (`paper` scale:
-# {glue:text}`sm_scale_paper`) where those runs are stored, and otherwise at the
-# `lite` scale ({glue:text}`sm_scale_lite`), which reduces epochs as well as
+# **Scale.** Each study of each repeat is read at the paper's scale
+# ({glue:text}`sm_scale_paper`) where those runs are stored, and otherwise at our
+# reduced scale ({glue:text}`sm_scale_lite`), which reduces epochs as well as
 # replicates (the {doc}`/book/errata`, item 31, says why). Every caption ends with the
 # scale, epochs and replicates of its runs; a comparison with the reference configuration
 # reads the reference at the same scale, and the list under its table says which runs each
@@ -38,8 +38,8 @@
 # Every verdict on this page is computed by the same functions as the scorecard's: a
 # comparison of intervals over the initialisations, which with two or three replicates
 # usually cannot distinguish the settings. The scorecard's claim 11 counts only some of
-# them (each study's `repeat_checks`, and on the dense grid the comparison with the
-# 71-point grid); a sentence under each list and under the comparison table names those
+# them (the comparisons each study names for its repeats, and on the dense grid the comparison
+# with the 71-point grid); a sentence under each list and under the comparison table names those
 # it counts. The table of what was run, at the
 # end of the {doc}`/notebooks/scorecard`, lists every configuration with its scale and
 # hardware.
@@ -50,8 +50,8 @@
 # ({doc}`/book/supporting/noise_1e-2` and the dense
 # grid {doc}`/book/supporting/dense_0`, {doc}`/book/supporting/dense_1e-3`,
 # {doc}`/book/supporting/dense_1e-2`) are the same
-# notebook executed with other parameters by papermill when the book is built
-# (`scripts/render_supporting.py`); {doc}`/book/supporting/dense` says what the dense
+# notebook executed with other parameters by papermill when the book is built;
+# {doc}`/book/supporting/dense` says what the dense
 # grid changes and what a repeat costs. Each figure names the figure of the paper it
 # repeats (the Supporting Material's figures are the paper's Figs. 7-27). Any repeat is
 # one command away, e.g.

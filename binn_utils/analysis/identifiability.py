@@ -368,10 +368,18 @@ def solver_sigma(bench, dense: bool) -> float:
     return float(np.sqrt(np.mean((sol.u - reference_solution(bench, dense=dense)) ** 2)))
 
 
+#: A benchmark in words (the tables' labels): the paper's names of the models.
+BENCHMARK_WORDS = {"diffusion": "diffusion", "porous_medium": "porous medium", "burgers": "Burgers'",
+                   "diffusion_advection": "diffusion-advection", "nonlinear_adr": "nonlinear ADR"}
+#: The nonlinear ADR's initial conditions in words: the paper's Eq. ic-nl, or the authors' Fig. 1 data.
+INITIAL_WORDS = {"text": "initial condition of Eq. ic-nl", "code": "initial condition of the authors' Fig. 1 data"}
+
+
 def case_label(name: str, dense: bool, initial: str = "text") -> str:
-    """The label of a benchmark's case in the tables, e.g. "nonlinear_adr (71 points, initial code)"."""
-    init = f", initial {initial}" if name == "nonlinear_adr" else ""
-    return f"{name} ({spatial_grid(dense).size} points{init})"
+    """The label of a benchmark's case in the tables, in words, e.g. "nonlinear ADR (71 points,
+    initial condition of the authors' Fig. 1 data)"."""
+    init = f", {INITIAL_WORDS.get(initial, initial)}" if name == "nonlinear_adr" else ""
+    return f"{BENCHMARK_WORDS.get(name, name.replace('_', ' '))} ({spatial_grid(dense).size} points{init})"
 
 
 @functools.lru_cache(maxsize=64)
@@ -412,6 +420,11 @@ def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
             for dense in (False, True):
                 out.append(benchmark_identifiability(name, dense, noise_var, initial=initial))
     return out
+
+
+#: An operator's level as the complement of "is" ("D is weakly constrained", "D is not needed").
+LEVEL_PHRASE = {"not": "not constrained", "weakly": "weakly constrained", "well": "well constrained",
+                "indistinguishable": "indistinguishable from zero", "absent": "not needed"}
 
 
 #: An operator's level in a few words, after its name ("the learned D, which the data ...").
@@ -486,8 +499,8 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
     """How far removing ``op`` moves the forward solution on the two grids, in words decided by
     the numbers and the rule."""
     a, b = sparse[op], dense[op]
-    where = (f"{a.level} constrained on both grids" if a.level == b.level else
-             f"{a.level} constrained on the sparse grid and {b.level} constrained on the dense one")
+    where = (f"{LEVEL_PHRASE[a.level]} on both grids" if a.level == b.level else
+             f"{LEVEL_PHRASE[a.level]} on the sparse grid and {LEVEL_PHRASE[b.level]} on the dense one")
     return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on {sparse.n_points} data "
             f"points ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} detectable) and by "
             f"{_g(b.dchi2['zero'])} on {dense.n_points} ({b.signal} detectable); halving, doubling and tilting "

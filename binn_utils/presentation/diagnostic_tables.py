@@ -6,8 +6,28 @@ judges by: that is the analysis layer's job.
 """
 from __future__ import annotations
 
+import re
+
 from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, Scored
 from ..analysis.reporting import fmt
+
+
+#: The parts of a stored setting's label (``Setting.label``) in words, for the tables.
+_LABEL_WORDS = ((re.compile(r"^w_pde=(\S+)"), r"PDE weight \1"), (re.compile(r"^r=(\S+)"), r"learning rate \1"),
+                (re.compile(r"^sigma2=(\S+) u(\(.*\))"), r"noise variance \1, solution network \2"),
+                (re.compile(r"^B=(\d+) budget=(\d+)"), r"B = \1, budget of \2 steps"),
+                (re.compile(r"^B=(\d+) authors' budget"), r"B = \1, the authors' budget"),
+                (re.compile(r"^B=(\d+)"), r"B = \1"),
+                (re.compile(r"^D(\(.*?\)) V(\(.*?\))"), r"D network \1, V network \2"))
+
+
+def setting_words(label: str) -> str:
+    """A stored setting's label in words ("w_pde=0.0001": "PDE weight 0.0001"; "sigma2=0.001
+    u(4, 32)": "noise variance 0.001, solution network (4, 32)"), as the tables show it."""
+    for pattern, words in _LABEL_WORDS:
+        if pattern.match(label):
+            return pattern.sub(words, label, count=1)
+    return label.replace("_", " ")
 
 
 def short_flags(names) -> str:
@@ -28,7 +48,7 @@ def settings_table(scored: Scored, titles: dict) -> str:
     for i, (g, rep, v, out) in enumerate(zip(scored.groups, scored.table, scored.truth, scored.outcomes)):
         ops = ", ".join(f"{k} {fmt(e)}" for k, e in v["ops"].items())
         extra = f"; {v['bad']}/{v['R']} failed" if v["bad"] else ""
-        rows.append(f"| {titles[g]} | {rep.label} | {short_flags(scored.flags(i))} | {short_flags(_further(scored, i))} "
+        rows.append(f"| {titles[g]} | {setting_words(rep.label)} | {short_flags(scored.flags(i))} | {short_flags(_further(scored, i))} "
                     f"| {fmt(v['theta'])} | "
                     f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')}){extra} | {ops} | {'**yes**' if v['fail'] else 'no'} | "
                     f"{out} |")
@@ -53,7 +73,7 @@ def outcome_list(scored: Scored, titles: dict, which: str, most: int = 5) -> str
     if len(hits) > most:
         per = {g: sum(scored.groups[i] == g for i in hits) for g in dict.fromkeys(scored.groups[i] for i in hits)}
         return "; ".join(f"{titles[g]}: {n}" for g, n in per.items()) + " (each named in the table above)"
-    out = [f"{titles[scored.groups[i]]}: {scored.table[i].label}"
+    out = [f"{titles[scored.groups[i]]}: {setting_words(scored.table[i].label)}"
            + (f" ({short_flags(scored.flags(i))})" if which == "false alarm" else "") for i in hits]
     return "; ".join(out) if out else "none"
 

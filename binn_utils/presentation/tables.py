@@ -8,6 +8,7 @@ the chapters judge by: that is the analysis layer's and the studies' job.
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 
@@ -337,6 +338,19 @@ def fired_against_truth(flags, errors: dict) -> str:
     return (f"No diagnostic fired on this fit, yet the operators' median relative errors against the truth are "
             f"{errs}: the checks look at training and at consistency between the data, the learned solution and "
             "the forward solve, and a quiet report does not say how close the operators are to the truth.")
+
+
+#: A command-line option in running text, with its value where one follows in capitals or digits
+#: ("--epochs", "--forward-method BDF", "--lr 1e-3").
+_FLAG = re.compile(r"(?<![\w`-])--[a-z][a-z-]*[a-z](?: (?:[A-Z][A-Z0-9]*|\d[\w.+-]*)\b)?")
+
+
+def flags_as_code(md: str) -> str:
+    """``md`` (Markdown) with each command-line option outside code set in code formatting, so
+    that it reads and copies as typed ("--epochs", not the en dash a typesetter makes of "--")."""
+    parts = md.split("`")
+    return "`".join(_FLAG.sub(lambda m: f"`{m.group(0)}`", part) if i % 2 == 0 else part
+                    for i, part in enumerate(parts))
 
 
 def paper_figure_words(number: int | None, extends: int | None = None, absent: str = "") -> str:

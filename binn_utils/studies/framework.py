@@ -202,7 +202,7 @@ CLAIMS = (
     Claim(1, r"On the nonlinear ADR benchmark ($\sigma^2=10^{-3}$, defaults) $u_\theta$ matches the latent solution throughout the domain, whereas $u_\mathrm{p}$ fails where the true solution is near zero; the learned $V$ and $G$ deviate most around $u=0$.",
           r"Fig. 1 (bottom), one BINN initialisation.", claim_framework,
           primary=("$u_\\theta$ matches the latent solution, whereas",),
-          quote='For the model in Fig. we find that, whilst the latent solution $u(x,t)$ is inferred well by $u_\\theta(x,t)$ throughout the domain, the predicted solution $u_\\mathrm{p}(x,t)$ does not match the data well for regions of space where the true solution was in fact zero. The cause for this can be seen in the plots of the learned operators, where the largest deviations in both the advection and growth functions are found around $u=0$.',
+          quote='For the model in Fig. 1 we find that, whilst the latent solution $u(x,t)$ is inferred well by $u_\\theta(x,t)$ throughout the domain, the predicted solution $u_\\mathrm{p}(x,t)$ does not match the data well for regions of space where the true solution was in fact zero. The cause for this can be seen in the plots of the learned operators, where the largest deviations in both the advection and growth functions are found around $u=0$.',
           where='The BINN framework, Mechanistic prediction (Fig. 1)',
           title='u_theta matches, u_p fails near u = 0, V and G deviate there', figure='Fig. 1', chapter='framework'),
 )

@@ -407,7 +407,7 @@ CLAIMS = (
     Claim(2, r"BINN performance degrades gradually with the noise variance but is robust for low-to-moderate noise: relative errors of $u_\theta$ and $u_\mathrm{p}$ grow with $\sigma^2$ on the diffusion equation.",
           r"Fig. 2 (right), boxplots over 10 initialisations × 10 data sets, $(h_u,n_u)\in\{(4,32),(6,128)\}$.",
           claim_noise_grows,
-          quote='Figure shows that BINN performance degrades gradually as the variance, $\\sigma^2$, of the additive noise increases, but remains robust for low-to-moderate noise levels.',
+          quote='Figure 2 shows that BINN performance degrades gradually as the variance, $\\sigma^2$, of the additive noise increases, but remains robust for low-to-moderate noise levels.',
           where='Results, BINNs are robust to moderate observation noise (Fig. 2)',
           title='errors grow with the noise', figure='Fig. 2', chapter='noise'),
     Claim(3, r"For noisy data the smaller solution network $(4,32)$ gives slightly lower and less variable errors in $u_\theta$ and $u_\mathrm{p}$ than $(6,128)$; without noise the larger network interpolates best.",
