@@ -10,10 +10,11 @@ import numpy as np
 
 from . import plotting
 from ..analysis import results_table
-from ..analysis.reporting import fmt, value_label
+from ..analysis.reporting import and_list, fmt, value_label
 from .panels import ABOVE
 from .plotting import COLORS
 from .tables import NORM_WORDS, QUANTITY_WORDS
+from .verdict_marks import tex_to_html
 
 
 #: (source, data) -> how its runs are drawn: ours on our data, ours on the authors' data, the authors' own
@@ -321,3 +322,58 @@ def figure_ratio_table(by_data: dict) -> str:
             cells.append("n/a | not stored" if r.empty else f"{ratio_cell(r.iloc[0])} | {ratio_verdict_words(r.iloc[0])}")
         out.append(f"| {_error_words({'quantity': q, 'norm': norm})} | " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- the answer's agreement
+def _figure_errors(t) -> list[str]:
+    return [f"Fig. {r['figure']} {QUANTITY_WORDS[r['quantity']]}" for _, r in t.iterrows()]
+
+
+def fidelity_sentence(f) -> str:
+    """Whether our runs are the authors': for each data our runs were trained on, which figures'
+    errors (pooled over the figure's settings, ours / theirs) are equivalent to the authors'
+    within the margin, which differ and which cannot be told (``scorecard.fidelity``'s rows;
+    the numbers are in :func:`fidelity_table_md`)."""
+    parts = []
+    for d in ("ours", "authors"):
+        t = f.of(d)
+        t = t[np.isfinite(t["ratio"].to_numpy(float))]
+        if t.empty:
+            continue
+        groups = [(results_table.EQUIVALENT, f"equivalent within {fmt(f.margin)}x"),
+                  (results_table.DIFFERS, "different"), (results_table.UNRESOLVED, "neither equivalent nor different")]
+        said = [f"{words}, {and_list(_figure_errors(t[t['verdict'] == v]))}" for v, words in groups
+                if (t["verdict"] == v).any()]
+        parts.append(f"on {DATA_WORDS[d]}: " + "; ".join(said))
+    if not parts:
+        return ""
+    return ("Set beside the authors' own archived runs, with each figure's errors pooled over its settings (ours "
+            "divided by theirs; the table below gives each ratio), " + "; and ".join(parts) + ".")
+
+
+def fidelity_table_md(f) -> str:
+    """Each archived figure's error, ours / theirs with its 95 % interval and the decision, on
+    our data and on the authors' (MyST table)."""
+    keys = f.ratios[["figure", "quantity"]].drop_duplicates()
+    datas = [d for d in ("ours", "authors") if not f.of(d).empty]
+    out = ["| figure | error | " + " | ".join(f"ours / authors, {DATA_WORDS[d]} | decision"
+                                              for d in datas) + " |",
+           "|---|---|" + "---|---|" * len(datas)]
+    for _, k in keys.iterrows():
+        cells = []
+        for d in datas:
+            r = f.of(d)
+            r = r[(r["figure"] == k["figure"]) & (r["quantity"] == k["quantity"])]
+            cells.append("n/a | not stored" if r.empty else
+                         f"{ratio_cell(r.iloc[0])} | {ratio_verdict_words(r.iloc[0])}")
+        out.append(f"| Fig. {k['figure']} | {QUANTITY_WORDS[k['quantity']]} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def fidelity_table_html(f) -> str:
+    """:func:`fidelity_table_md` as an HTML table for the landing page."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in fidelity_table_md(f).splitlines()]
+    head, body = rows[0], rows[2:]
+    return ('<table class="table fidelity-table"><thead><tr>' + "".join(f"<th>{tex_to_html(c)}</th>" for c in head)
+            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{tex_to_html(c)}</td>" for c in r) + "</tr>"
+                                               for r in body) + "</tbody></table>")

@@ -5,23 +5,17 @@ Nothing here changes a verdict."""
 from __future__ import annotations
 
 import html
-import re
 from collections import Counter
 
-import numpy as np
-
-from ..analysis import results_table
-from ..analysis.reporting import and_list, fmt
+from ..analysis.reporting import and_list
 from ..analysis.contrasts import POWER
 from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict, family_size
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
-from . import authors_figures
-from .tables import QUANTITY_WORDS
+from .authors_figures import fidelity_sentence, fidelity_table_html, fidelity_table_md  # noqa: F401 (the answer's)
+from .recommendations_text import recommendations_box_html, recommendations_box_md
+from .verdict_marks import mark_html, mark_md, tex_to_html
 
-MARKS = {Outcome.HOLDS: ("✔", "#1a7f37"), Outcome.HOLDS_EXCEPT: ("◐", "#9a6700"),
-         Outcome.FAILS: ("✘", "#cf222e"), Outcome.UNRESOLVED: ("≈", "#57606a"),
-         Outcome.NOT_TESTED: ("○", "#57606a")}
 #: the outcomes of claims that do not simply hold: the box under the answer names what holds each back
 FAILING = (Outcome.FAILS, Outcome.HOLDS_EXCEPT, Outcome.UNRESOLVED)
 SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data": "$w_\\mathrm{PDE}/w_\\mathrm{data}$",
@@ -131,11 +125,6 @@ def decision_md() -> str:
             "`tests/test_contrasts.py` and `benchmarks/contrast_power.py`.")
 
 
-def mark_md(outcome: Outcome, text: str = "") -> str:
-    """The coloured mark of an outcome, followed by ``text``."""
-    return f'<span style="color:{MARKS[outcome][1]};font-weight:bold">{MARKS[outcome][0]}{" " + text if text else ""}</span>'
-
-
 def title_tex(claim) -> str:
     """The short title of a claim with its symbols as math."""
     t = claim.title
@@ -188,13 +177,6 @@ def evidence(j: Judged) -> str:
     return f"{j.check.evidence}; {tally(j.subclaims)} ({links})."
 
 
-def tex_to_html(text: str) -> str:
-    """HTML for the landing page: inline $...$ as MathJax spans (as Sphinx writes them)."""
-    parts = re.split(r"(\$[^$]+\$)", text)
-    return "".join(f'<span class="math notranslate nohighlight">\\({html.escape(p[1:-1])}\\)</span>'
-                   if p.startswith("$") and p.endswith("$") and len(p) > 1 else html.escape(p) for p in parts)
-
-
 def counts(judged: list[Judged]) -> dict[Outcome, int]:
     """How many claims have each outcome, in the order the scorecard counts them."""
     return {o: sum(j.outcome is o for j in judged) for o in Outcome}
@@ -230,25 +212,6 @@ def _failing(judged: list[Judged]) -> list[Judged]:
                   key=lambda j: (FAILING.index(j.outcome), j.claim.number))
 
 
-def recommendations_box_md(rows) -> str:
-    """The box that opens the scorecard: the paper's recommendations, each with its answer (MyST)."""
-    return "\n".join(["```{admonition} The paper's recommendations, tested", ":class: important", "",
-                      recommendations_sentence(rows), "", recommendations_md(rows), "", RECOMMENDATIONS_KEY, "```"])
-
-
-#: How to read the recommendations table, once.
-RECOMMENDATIONS_KEY = ("Each recommendation is quoted from the paper's Discussion and rests on the sub-claims of the "
-                       "scorecard below that test it; it holds when every one agrees, does not hold when one "
-                       "disagrees once they are held to 95 % together, and is not resolved otherwise. The same rules "
-                       "are applied to our runs on the authors' own data and to the authors' archived runs.")
-
-
-def recommendations_box_html(rows) -> str:
-    return ('<div class="admonition important recommendations" id="recommendations"><p class="admonition-title">'
-            f"The paper's recommendations, tested</p><p>{tex_to_html(recommendations_sentence(rows))}</p>"
-            + recommendations_html(rows) + f"<p>{html.escape(RECOMMENDATIONS_KEY)}</p></div>")
-
-
 def headline_md(judged: list[Judged], fidelity=None, recommendations=None) -> str:
     """The headline box of the scorecard (MyST); ``fidelity``: ``scorecard.fidelity``'s;
     ``recommendations``: ``recommendations.table``'s rows, in a box before it."""
@@ -270,20 +233,15 @@ def headline_md(judged: list[Judged], fidelity=None, recommendations=None) -> st
     return "\n".join(lines)
 
 
-def _mark_html(outcome: Outcome) -> str:
-    sym, colour = MARKS[outcome]
-    return f'<span style="color:{colour};font-weight:bold">{sym}</span>'
-
-
 def headline_html(judged: list[Judged], fidelity=None, recommendations=None) -> str:
     """The headline box as HTML for the landing page (links relative to book/intro.html), the
     recommendations first."""
     main = _failing(judged)
     items = "".join(
-        f"<li>{_mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
+        f"<li>{mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
         f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>; {_counts_words(j)}): '
         f"{tex_to_html(holding_back(j.subclaims) or 'see the sub-claims')}</li>" for j in main)
-    counts_html = ", ".join(f"{_mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
+    counts_html = ", ".join(f"{mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
     return ((recommendations_box_html(recommendations) if recommendations else "") + plain_answer_html(judged, fidelity) +
             f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
             f"Our tests of the paper's claims</p><p>Of the paper's {len(judged)} claims, checked against this "
@@ -374,60 +332,6 @@ def _not_counted(j: Judged) -> str:
         return ""
     n, words = rest.split(" ", 1)
     return f"; {n} of its {len(vs)} sub-claims {words}"
-
-
-def _figure_errors(t) -> list[str]:
-    return [f"Fig. {r['figure']} {QUANTITY_WORDS[r['quantity']]}" for _, r in t.iterrows()]
-
-
-def fidelity_sentence(f) -> str:
-    """Whether our runs are the authors': for each data our runs were trained on, which figures'
-    errors (pooled over the figure's settings, ours / theirs) are equivalent to the authors'
-    within the margin, which differ and which cannot be told (``scorecard.fidelity``'s rows;
-    the numbers are in :func:`fidelity_table_md`)."""
-    parts = []
-    for d in ("ours", "authors"):
-        t = f.of(d)
-        t = t[np.isfinite(t["ratio"].to_numpy(float))]
-        if t.empty:
-            continue
-        groups = [(results_table.EQUIVALENT, f"equivalent within {fmt(f.margin)}x"),
-                  (results_table.DIFFERS, "different"), (results_table.UNRESOLVED, "neither equivalent nor different")]
-        said = [f"{words}, {and_list(_figure_errors(t[t['verdict'] == v]))}" for v, words in groups
-                if (t["verdict"] == v).any()]
-        parts.append(f"on {authors_figures.DATA_WORDS[d]}: " + "; ".join(said))
-    if not parts:
-        return ""
-    return ("Set beside the authors' own archived runs, with each figure's errors pooled over its settings (ours "
-            "divided by theirs; the table below gives each ratio), " + "; and ".join(parts) + ".")
-
-
-def fidelity_table_md(f) -> str:
-    """Each archived figure's error, ours / theirs with its 95 % interval and the decision, on
-    our data and on the authors' (MyST table)."""
-    keys = f.ratios[["figure", "quantity"]].drop_duplicates()
-    datas = [d for d in ("ours", "authors") if not f.of(d).empty]
-    out = ["| figure | error | " + " | ".join(f"ours / authors, {authors_figures.DATA_WORDS[d]} | decision"
-                                              for d in datas) + " |",
-           "|---|---|" + "---|---|" * len(datas)]
-    for _, k in keys.iterrows():
-        cells = []
-        for d in datas:
-            r = f.of(d)
-            r = r[(r["figure"] == k["figure"]) & (r["quantity"] == k["quantity"])]
-            cells.append("n/a | not stored" if r.empty else
-                         f"{authors_figures.ratio_cell(r.iloc[0])} | {authors_figures.ratio_verdict_words(r.iloc[0])}")
-        out.append(f"| Fig. {k['figure']} | {QUANTITY_WORDS[k['quantity']]} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
-def fidelity_table_html(f) -> str:
-    """:func:`fidelity_table_md` as an HTML table for the landing page."""
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in fidelity_table_md(f).splitlines()]
-    head, body = rows[0], rows[2:]
-    return ('<table class="table fidelity-table"><thead><tr>' + "".join(f"<th>{tex_to_html(c)}</th>" for c in head)
-            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{tex_to_html(c)}</td>" for c in r) + "</tr>"
-                                               for r in body) + "</tbody></table>")
 
 
 def plain_answer_md(judged: list[Judged], fidelity=None) -> str:
@@ -560,82 +464,3 @@ def provenance_html(rows: list[RunRow]) -> str:
             + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in provenance_cells(r)) + "</tr>"
                       for r in rows)
             + "</tbody></table>")
-
-
-# ----------------------------------------------------------------------------- recommendations
-#: The mark of each answer of ``claims.recommendations``, as the outcomes' marks.
-ANSWER_MARKS = {"holds": MARKS[Outcome.HOLDS], "does not hold": MARKS[Outcome.FAILS],
-                "not resolved": MARKS[Outcome.UNRESOLVED], "not tested": MARKS[Outcome.NOT_TESTED]}
-
-
-def _answer_cell(a, html_: bool = False) -> str:
-    sym, colour = ANSWER_MARKS[a.word]
-    return (f'<span style="color:{colour};font-weight:bold">{sym} {a.word}</span>' if html_
-            else f'<span style="color:{colour};font-weight:bold">{sym} {a.word}</span>')
-
-
-def _effect_words(a) -> str:
-    """'0.8 [0.74, 0.86] (u_theta / u_p)', and for a recommendation not resolved the smallest
-    ratio these runs would have found 80 % of the time."""
-    out = ""
-    if a.effect is not None and all(np.isfinite(x) for x in a.effect):
-        est, lo, hi = a.effect
-        out = f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]" + (f" ({a.effect_of})" if a.effect_of else "")
-    if a.word == "not resolved" and a.detectable is not None and np.isfinite(a.detectable):
-        out += ("; " if out else "") + f"these runs would have seen {fmt(a.detectable)}x"
-    out = out or a.note
-    for plain, tex in (("u_theta", "$u_\\theta$"), ("u_p", "$u_\\mathrm{p}$")):
-        out = re.sub(rf"(?<![\\$\w]){plain}(?![\w$])", tex.replace("\\", "\\\\"), out)
-    return out or "–"
-
-
-def recommendation_rows(rows) -> list[list[str]]:
-    """The table of the paper's recommendations as rows of cells (text with math): the
-    recommendation, the answer on our data, on the authors' data, in their archived runs, the
-    effect on our data and what would settle what is not tested."""
-    out = []
-    for r in rows:
-        rec = r.recommendation
-        out.append([rec.what, r.ours.word, r.authors_data.word, r.archive.word, _effect_words(r.ours),
-                    rec.untested or "–"])
-    return out
-
-
-RECOMMENDATION_HEAD = ["the paper recommends", "our data", "the authors' data", "the authors' archived runs",
-                       f"effect on our data (ratio [{100 * LEVEL:g} % interval])", "not tested yet"]
-
-
-def recommendations_md(rows) -> str:
-    """The recommendations table (MyST), each answer with its mark."""
-    lines = ["| " + " | ".join(RECOMMENDATION_HEAD) + " |", "|" + "---|" * len(RECOMMENDATION_HEAD)]
-    for r, cells in zip(rows, recommendation_rows(rows)):
-        marked = [_answer_cell(a) for a in (r.ours, r.authors_data, r.archive)]
-        lines.append("| " + " | ".join([cells[0], *marked, cells[4], cells[5]]) + " |")
-    return "\n".join(lines)
-
-
-def recommendations_html(rows) -> str:
-    """The recommendations table as HTML for the landing page."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in RECOMMENDATION_HEAD)
-    body = ""
-    for r, cells in zip(rows, recommendation_rows(rows)):
-        marked = [_answer_cell(a, True) for a in (r.ours, r.authors_data, r.archive)]
-        body += ("<tr>" + f"<td>{tex_to_html(cells[0])}</td>" + "".join(f"<td>{m}</td>" for m in marked)
-                 + f"<td>{tex_to_html(cells[4])}</td><td>{tex_to_html(cells[5])}</td></tr>")
-    return f'<table class="table recommendations-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def recommendations_sentence(rows) -> str:
-    """One plain sentence a scientist can quote: which of the paper's recommendations hold on our
-    runs, which do not, and which these runs cannot settle."""
-    by = {w: [r.recommendation.what for r in rows if r.ours.word == w] for w in ANSWER_MARKS}
-    parts = []
-    if by["holds"]:
-        parts.append(f"the paper's advice holds on {and_list(by['holds'])}")
-    if by["does not hold"]:
-        parts.append(f"it does not hold on {and_list(by['does not hold'])}")
-    if by["not resolved"]:
-        parts.append(f"these runs cannot yet tell on {and_list(by['not resolved'])}")
-    if by["not tested"]:
-        parts.append(f"{and_list(by['not tested'])} {'is' if len(by['not tested']) == 1 else 'are'} not tested")
-    return ("On our runs, " + "; ".join(parts) + ".") if parts else ""
