@@ -171,7 +171,7 @@ plt.close(fig)
 # black the truth. Middle left: total validation loss of the fixed-epoch runs, median and
 # interquartile range over replicates. Middle right: the time of 4000 epochs of one network
 # from the book's timing benchmark (the plain-autograd trainer,
-# medians over interleaved rounds in one process; {glue:text}`bs_timing_machine`) against
+# medians over interleaved rounds in one process, on the machine named in the section above) against
 # the batch size actually used, with the least-squares fit $T = a/B + c$ (dashed). Bottom: relative $L^2$
 # errors of $u_\theta$ (blue) and $u_\mathrm{p}$ (orange) after the fixed budget of
 # optimiser steps, one box per $B$ over all replicates. {glue:text}`bs_marks`

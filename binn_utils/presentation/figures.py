@@ -268,9 +268,14 @@ def batch_size_figure(fixed, errors, boxes, timing=None):
     fit = time_fit(timing)
     ax.plot(fit["B"], fit["T"], "o", color="k", ms=4,
             label=f"timing benchmark, {studies.batch_size.timing_grid_words()}")
+    # a batch the benchmark's training set could not fill ran smaller: said in the legend's words ("ran
+    # as"), and where the runs drawn above are on another grid (their B was not clipped), whose it is
+    other_grid = {bool(r.record.dense) for r in rf} != {bool(studies.batch_size.TIMING_DENSE)}
     for b, breq, t in zip(fit["B"], fit["B_requested"], fit["T"]):
         if b != breq:
-            ax.annotate(f"$B$ = {int(breq)}, clipped to {int(b)}", (b, t), textcoords="offset points",
+            whose = (f"benchmark's $B$ = {int(breq)} ran as {int(b)}\n(its {351 if studies.batch_size.TIMING_DENSE else 71}"
+                     "-point grid)" if other_grid else f"$B$ = {int(breq)} ran as {int(b)}")
+            ax.annotate(whose, (b, t), textcoords="offset points",
                         xytext=(-10, 0), ha="right", va="center", fontsize=plotting.NOTE_SIZE)
     if np.isfinite(fit["a"]):
         bb = np.geomspace(fit["B"].min(), fit["B"].max(), 100)
