@@ -36,6 +36,10 @@
 # loss** (our over-fitting diagnostic) and **operator spread** across initialisations. The
 # other three diagnostics (under-fitting, instability, loss balance) are this book's further
 # checks; they are shown beside the paper's but do not decide.
+#
+# ```{glue:md} rerun
+# :format: myst
+# ```
 
 # %% tags=["parameters", "hide-input"]
 # None: each study at the scale of its committed results (results/manifest.json); or one scale for
@@ -67,6 +71,10 @@ from binn_utils.analysis import diagnostic_calibration, diagnostics, reporting
 from binn_utils.presentation import diagnostic_tables, figures, plotting, tables
 from binn_utils.store import loading, records
 from binn_utils.store.loading import SettingResult
+from binn_utils.presentation.rerun_box import committed_runs, rerun_box_md
+
+# the box that says how to rerun this chapter and what it costs: the sweeps' main-text runs on our data
+reporting.glue("rerun", Markdown(rerun_box_md("diagnostics", [committed_runs(st.name)[0] for st in studies.sweeps()])))
 
 plotting.style()
 SWEEPS = studies.sweeps()

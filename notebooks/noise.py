@@ -35,6 +35,10 @@
 # ```{glue:md} brief
 # :format: myst
 # ```
+#
+# ```{glue:md} rerun
+# :format: myst
+# ```
 
 # %% tags=["parameters", "hide-input"]
 # None: the scale of the committed results (results/manifest.json); or "quick" (CI smoke run), "lite", "book", "paper"
@@ -66,12 +70,15 @@ from IPython.display import Markdown
 from binn_utils.analysis import reporting
 from binn_utils.claims.scorecard import chapter_verdicts, held_summary
 from binn_utils.presentation.scorecard_text import chapter_brief_md
+from binn_utils.presentation.rerun_box import chapter_rerun_md
 
 judged = chapter_verdicts(
     "noise", dict(scale=scale, dense=dense, epochs=epochs, seeds=seeds, noise_vars=noise_vars, archs=archs,
                  datasets=datasets),
     source)
 reporting.glue("brief", Markdown(chapter_brief_md(judged)))
+# the box that says how to rerun this chapter and what it costs (binn_utils.presentation.rerun_box)
+reporting.glue("rerun", Markdown(chapter_rerun_md("noise", ('noise',))))
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt

@@ -59,6 +59,10 @@
 # the same as in the main-text chapters ({doc}`/notebooks/learning_rate`,
 # {doc}`/notebooks/loss_weighting`, {doc}`/notebooks/architecture`,
 # {doc}`/notebooks/batch_size`, {doc}`/notebooks/noise`), drawn by the same functions.
+#
+# ```{glue:md} rerun
+# :format: myst
+# ```
 
 # %% tags=["parameters", "hide-input"]
 # None: the scales of the committed repeats (results/manifest.json), the largest stored first;
@@ -90,7 +94,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
-from binn_utils.presentation import figures, plotting, tables
+from binn_utils.presentation import figures, plotting, rerun_box, tables
 from binn_utils.claims.spanning import counted_words, held_summaries, reference_counted_words
 from binn_utils.studies.supporting import Page, compare_configurations, scale_definition
 
@@ -127,6 +131,18 @@ def not_run_reason(st):
     return (f"this page draws study = {study}; rerun it with study = \"{st.name}\" to draw the "
             f"{st.name.replace('_', ' ')} study")
 
+
+# the box that says how to rerun this page and what its runs cost
+# (this configuration's runs, then those of the configuration it is compared with)
+rerun_runs = [rerun_box.Runs(st.name, scale_of[st.name], noise_var=float(nv), dense=bool(dn))
+              for nv, dn, of in ((noise_var, dense, drawn), *(((*page.reference_of(st), [st]) for st in drawn
+                                                               if page.reference_of(st))))
+              for st in of]
+reporting.glue("rerun", Markdown(rerun_box.rerun_box_md(
+    "supplementary", rerun_runs,
+    tuple(f for f in (st.paper_figures.get((float(noise_var), bool(dense))) for st in drawn) if f),
+    ("supplementary", "dense"), f"-p noise_var {float(noise_var):g}" + (" -p dense True" if dense else "")
+    + (f" -p study {study}" if study != "all" else ""))))
 
 for name, st in SWEEPS.items():
     num = st.paper_figures.get((float(noise_var), bool(dense)))

@@ -94,3 +94,63 @@ def test_command_line_options_are_set_in_code():
     assert "`--w-pde`" in out and "``" not in out and "|---|---|" in out
     # no option is left outside code
     assert not re.search(r"(?<![`\w-])--[a-z]", re.sub(r"`[^`]*`", "", out))
+
+
+# ----------------------------------------------------------------------------- the rerun box
+from pathlib import Path  # noqa: E402
+import shlex  # noqa: E402
+
+from binn_utils import studies  # noqa: E402
+from binn_utils.applications import cli  # noqa: E402
+from binn_utils.presentation import rerun_box  # noqa: E402
+from binn_utils.store.setting import replicate_steps  # noqa: E402
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+CHAPTERS = ("learning_rate", "loss_weighting", "architecture", "batch_size", "noise", "framework", "diagnostics",
+            "supplementary")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_shows_its_rerun_box(chapter):
+    src = (NOTEBOOKS / f"{chapter}.py").read_text(encoding="utf-8")
+    assert "# ```{glue:md} rerun\n# :format: myst\n# ```" in src, f"{chapter}: no rerun box in its text"
+    assert re.search(r'reporting\.glue\("rerun", Markdown\((chapter_rerun_md|rerun_box\.rerun_box_md|rerun_box_md)\(',
+                     src), f"{chapter}: the rerun box is not glued from binn_utils.presentation.rerun_box"
+
+
+def test_the_rerun_box_commands_run_and_its_cost_is_the_cost_models():
+    md = rerun_box.chapter_rerun_md("batch_size", ("batch_size", "batch_size_authors"))
+    commands = re.findall(r"^(binn sweep .*|make rerun .*)$", md, flags=re.M)
+    assert "make rerun NB=batch_size OUT=out/rerun" in commands
+    sweeps = [c for c in commands if c.startswith("binn sweep")]
+    assert sweeps and all("--scale paper" in c or "--scale" in c for c in sweeps)
+    for c in sweeps:   # each parses as the command line parses it
+        args = cli.parser().parse_args(shlex.split(c)[1:])
+        assert args.study in ("batch_size", "batch_size_authors")
+    runs = rerun_box.committed_runs("batch_size") + rerun_box.committed_runs("batch_size_authors")
+    steps = sum({(s.key, r.data): replicate_steps(s) for r in runs for s in r.settings()}.values())
+    assert steps > 0 and f"{steps / 1e6:,.1f} million replicate-steps" in md
+    c = rerun_box.cost(runs)   # the (4, 32) networks only: the CPU rate times the steps, on two cores
+    assert c["steps"] == steps
+    assert c["core_hours"] == pytest.approx(steps * rerun_box.CPU_SECONDS * 2 / 3600)
+    assert f"about {c['core_hours']:,.1f} core-hours on two CPU cores" in md
+    assert "item 16 </book/errata>" in md            # "Fig. 6: ten minutes, one initialisation per batch size"
+    assert not defects(re.sub(r"```.*?```", "", md, flags=re.S))
+
+
+def test_errata_items_bear_on_the_figure_they_name():
+    items = dict(rerun_box.errata_items(figures=(6,)))
+    assert 16 in items and items[16].startswith("Fig. 6")
+    assert dict(rerun_box.errata_items(chapters=("no_such_chapter",))) == {}
+
+
+def test_a_wide_solution_network_costs_more_per_step():
+    wide = [r for r in rerun_box.committed_runs("noise") if not r.dense]
+    c = rerun_box.cost(wide)
+    assert c["core_hours"] > c["steps"] * rerun_box.CPU_SECONDS * 2 / 3600   # the (6, 128) networks
+
+
+@pytest.mark.parametrize("hours, words", [(0.01, "under a minute"), (1 / 60, "about 1 minute"),
+                                          (0.5, "about 30 minutes"), (1.34, "about 1.3 hours"), (18.2, "about 18 hours")])
+def test_durations_in_words(hours, words):
+    assert rerun_box.duration_words(hours) == words
