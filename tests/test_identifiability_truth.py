@@ -245,3 +245,26 @@ def test_binn_fit_command_exits_1_with_one_line_on_a_blown_up_fit(tmp_path, monk
                    "--replicate", "well", "--scale", "quick", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and len(err) == 1 and "1 of 2 networks blew up" in err[0], err
+
+
+def logistic_data(seed: int = 8) -> np.ndarray:
+    """Uniform logistic growth, G = 2 (1 - u) from u = 0.1 everywhere: no gradient in x at all."""
+    u = ident.solve_on_grid({"G": lambda v: 2.0 * (1 - np.asarray(v))}, lambda x: 0.1 + 0 * x, X, T)
+    return u + 0.02 * np.random.default_rng(seed).standard_normal(u.shape)
+
+
+def test_uniform_growth_learned_within_5_percent_passes_the_fit_check():
+    """The issue's case: a learned G within 5 % of the truth on uniform growth was refused while
+    the check started from the learned solution's first row; from the data's first observed
+    profile it fits, and G is needed and well constrained."""
+    levels, c = label(logistic_data(), D=D, G=lambda v: 1.05 * 2.0 * (1 - np.asarray(v)))
+    assert c.fit.ok and c.fit.chi2 < c.fit.bar
+    assert c["G"].need == "needed" and levels["G"] == "well"
+
+
+@pytest.mark.xfail(strict=True, reason="known limitation: the first observed profile's noise, which a model without "
+                   "diffusion carries forward (amplified by growth), makes diffusion look needed on data without any "
+                   "gradient; a fix fits the initial profile with the scales")
+def test_uniform_growth_does_not_need_diffusion():
+    levels, c = label(logistic_data(), D=D, G=lambda v: 2.0 * (1 - np.asarray(v)))
+    assert c["D"].need != "needed"
