@@ -282,6 +282,40 @@ def _detectable(half_width: float, level: float, df: int | None) -> float:
     return float(half_width / za * (za + zb))
 
 
+def detectable_at(sigma: float, datasets: int, level: float = LEVEL, power: float = POWER) -> float:
+    """The design's smallest detectable effect: the difference a two-sided t test over
+    ``datasets`` datasets (``datasets - 1`` degrees of freedom) resolves ``power`` of the time
+    when the per-dataset effects have standard deviation ``sigma`` (the noncentral t: the
+    noncentrality ``lam`` with ``P(|T'| > t) = power``, times ``sigma / sqrt(datasets)``)."""
+    if datasets < 2 or not np.isfinite(sigma):
+        return np.inf
+    from scipy.optimize import brentq
+    stats, df = _stats(), datasets - 1
+    q = stats.t.ppf((1 + level) / 2, df)
+    def short(x):                    # power at noncentrality x, less the target (scipy's nct is NaN far out: 1)
+        p = stats.nct.sf(q, df, x) + stats.nct.cdf(-q, df, x)
+        return (p if np.isfinite(p) else 1.0) - power
+    lam = brentq(short, 0.0, 40.0)
+    return float(lam * sigma / math.sqrt(datasets))
+
+
+def effect_sd(c: "Contrast") -> float | None:
+    """The standard deviation of the per-dataset effects behind a contrast decided by the t
+    interval over datasets (from its interval: ``(hi - lo) / 2 / t * sqrt(D)``); None otherwise."""
+    if c is None or c.method != "t interval over datasets" or c.datasets < 2 or not np.isfinite(c.hi - c.lo):
+        return None
+    return float((c.hi - c.lo) / 2 / t_quantile(c.level, c.datasets - 1) * math.sqrt(c.datasets))
+
+
+def pooled_effect_sd(contrasts) -> float | None:
+    """The per-dataset effects' standard deviation pooled over several contrasts of one design
+    (each on the same scale, decided over datasets; weighted by their degrees of freedom): the
+    variance component a single comparison of three datasets estimates badly; None without any."""
+    parts = [(c.datasets - 1, s) for c in contrasts if (s := effect_sd(c)) is not None]
+    dof = sum(d for d, _ in parts)
+    return float(math.sqrt(sum(d * s * s for d, s in parts) / dof)) if dof else None
+
+
 def same_networks(a: Sample, b: Sample) -> bool:
     """Whether ``a`` and ``b`` were measured on the same networks (the same source and shared
     replicates), so that their replicates pair one to one on the replicates both have (a value

@@ -51,7 +51,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from .contrasts import holm
+from .contrasts import detectable_at, effect_sd, holm, pooled_effect_sd
 from .intervals import (BOOTSTRAP, LEVEL, SEED, Interval, difference, labels_of, median_interval,  # noqa: F401
                         median_rank, spread_interval)
 
@@ -333,6 +333,10 @@ class SubClaim:
     tests_difference: bool = True
     #: whether it is a part of its claim's primary statement (``Claim.primary``; set when judged)
     primary: bool = True
+    #: the smallest effect (a ratio, or a difference) its design finds 80 % of the time, from the
+    #: per-dataset spread pooled over its family's comparisons over datasets (``design_detectable``);
+    #: None where it was not decided over several datasets
+    design_detectable: float | None = None
 
     @cached_property
     def difference(self) -> Contrast | None:
@@ -361,6 +365,26 @@ def adjust_family(subclaims: Iterable[SubClaim]) -> tuple[SubClaim, ...]:
     return tuple(subs)
 
 
+def design_detectable(subclaims: Iterable[SubClaim]) -> tuple[SubClaim, ...]:
+    """Each sub-claim decided over several datasets with the smallest effect its design finds
+    80 % of the time (``contrasts.detectable_at``), from the standard deviation of the per-dataset
+    effects pooled over the comparisons of its family on the same scale
+    (``contrasts.pooled_effect_sd``) rather than from its own few datasets' spread."""
+    subs = list(subclaims)
+    pools: dict = {}
+    for s in subs:
+        c = s.difference
+        if c is not None and effect_sd(c) is not None:
+            pools.setdefault((s.group, c.scale), []).append(c)
+    sd = {k: pooled_effect_sd(cs) for k, cs in pools.items()}
+    for i, s in enumerate(subs):
+        c = s.difference
+        if c is not None and effect_sd(c) is not None and sd[(s.group, c.scale)] is not None:
+            det = detectable_at(sd[(s.group, c.scale)], c.datasets, c.level)
+            subs[i] = replace(s, design_detectable=c.as_ratio(det))
+    return tuple(subs)
+
+
 def family_size(subclaims: Iterable[SubClaim], group) -> int:
     """How many sub-claims of ``group`` Holm's procedure holds to the level together."""
     return sum(1 for s in subclaims if s.group == group and s.difference is not None)
@@ -384,7 +408,7 @@ class ClaimCheck:
     caveat: str = ""
 
     def __post_init__(self):
-        object.__setattr__(self, "subclaims", adjust_family(self.subclaims))
+        object.__setattr__(self, "subclaims", design_detectable(adjust_family(self.subclaims)))
 
     @property
     def outcome(self) -> Outcome:

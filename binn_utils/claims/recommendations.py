@@ -120,12 +120,14 @@ class Answer:
     note: str = ""
 
 
-def answer(verdicts, contrasts, names=None) -> Answer:
+def answer(verdicts, contrasts, names=None, detectables=None) -> Answer:
     """The answer on a recommendation's parts (``verdicts``, ``contrasts``: the difference each
     was decided on, or None, and ``names``: what each difference compares), by the rule of the
     module docstring."""
     names = list(names) if names is not None else [""] * len(verdicts)
+    detectables = list(detectables) if detectables is not None else [None] * len(verdicts)
     keep = [v is not None and v is not Verdict.NOT_TESTED for v in verdicts]
+    dets = [d for d, k in zip(detectables, keep) if k]
     vs = [v for v, k in zip(verdicts, keep) if k]
     cs = [c for c, k in zip(contrasts, keep) if k]
     ns = [n for n, k in zip(names, keep) if k]
@@ -140,7 +142,7 @@ def answer(verdicts, contrasts, names=None) -> Answer:
         return Answer(FAILS, effect, effect_of=effect_of)
     if all(v is Verdict.AGREES for v in vs):
         return Answer(HOLDS, effect, effect_of=effect_of)
-    det = [c.detectable_ratio for v, c in zip(vs, cs) if c is not None and not v.decided]
+    det = [d if d is not None else c.detectable_ratio for v, c, d in zip(vs, cs, dets) if c is not None and not v.decided]
     return Answer(UNRESOLVED, effect, min(det) if det else None, effect_of)
 
 
@@ -156,14 +158,14 @@ def _difference(numbers) -> tuple:
 def on_ours(rec: Recommendation, judged) -> Answer:
     """The answer on our data: the scorecard's sub-claims (after Holm)."""
     by_claim = {j.claim.number: j for j in judged}
-    vs, cs, ns = [], [], []
+    vs, cs, ns, ds = [], [], [], []
     for p in rec.parts:
         j = by_claim.get(p.claim)
         s = next((s for s in j.subclaims if p.label in s.label), None) if j is not None else None
         vs.append(s.verdict if s is not None else None)
         c, name = _difference(s.numbers) if s is not None and s.difference is not None else (None, "")
-        cs.append(c), ns.append(name)
-    out = answer(vs, cs, ns)
+        cs.append(c), ns.append(name), ds.append(s.design_detectable if s is not None else None)
+    out = answer(vs, cs, ns, ds)
     if out.effect is None:          # numbers that are not a ratio of two intervals, as the sub-claim states them
         first = next((s for p in rec.parts for j in [by_claim.get(p.claim)] if j is not None
                       for s in j.subclaims if p.label in s.label), None)

@@ -71,7 +71,8 @@ def _num(v: float) -> str:
 def difference_words(s, subclaims=()) -> str:
     """The difference a sub-claim was decided on, for a reader: 'u_p near zero / u_theta near
     zero: ratio 2.1 [1.6, 2.9], 1 dataset × 10 initialisations, the same networks paired';
-    where it cannot be distinguished, the smallest effect this design finds 80 % of the time;
+    where it cannot be distinguished, the smallest effect this design finds 80 % of the time (over
+    several datasets: from the per-dataset spread pooled over its family, ``verdicts.design_detectable``);
     where Holm took a decision away, what it gave alone; with several datasets, on how many
     one dataset alone would have decided otherwise.  Empty where it was not decided on one
     difference (``subclaims``: its claim's, for the size of its family)."""
@@ -86,7 +87,7 @@ def difference_words(s, subclaims=()) -> str:
             + (", the datasets paired" if c.datasets > 1 and not c.paired else ""))
     out = f"{a} against {b}: {what} {_num(est)} [{_num(lo)}, {_num(hi)}] ({runs})"
     if s.verdict is Verdict.INDISTINCT and s.alone is None:
-        det = c.detectable_ratio
+        det = s.design_detectable if s.design_detectable is not None else c.detectable_ratio
         out += ("; this design would find " + (f"a ratio of {_num(det)} (or 1/{_num(det)})" if c.scale == "log"
                                                else f"a difference of ±{_num(det)}")
                 + f" {100 * POWER:g} % of the time" if det < float("inf") else "; too few runs to find any difference")
@@ -112,7 +113,9 @@ def decision_md() -> str:
             "dataset), so correlated initialisations are never counted as independent; on one dataset, the "
             "exact distribution-free rank interval of its initialisations, which speaks of that dataset "
             "only. Where the difference cannot be distinguished the smallest effect the design would have "
-            f"found {100 * POWER:g} % of the time is given, so that 'the same within a few per cent' and "
+            f"found {100 * POWER:g} % of the time is given (over several datasets from the spread of the "
+            "per-dataset effects pooled over the claim's comparisons, not one comparison's few datasets), so "
+            "that 'the same within a few per cent' and "
             "'too few runs' read differently. The comparisons of one claim (of one configuration, for the "
             f"Supporting Material repeats) are held to {100 * (1 - LEVEL):g} % together by Holm's procedure; "
             "a sub-claim made of several comparisons (one setting against every other, every noise level) "
@@ -187,13 +190,15 @@ def _cell(s: str) -> str:
 
 
 def claims_table(judged: list[Judged]) -> str:
-    """One row per claim: verdict, short title with its chapter, the sub-claims that disagree."""
-    table = ["| # | verdict | claim (chapter) | our tests of its sub-claims that disagree |",
-             "| --- | --- | --- | --- |"]
+    """One row per claim: verdict, and for a claim that does not simply hold the sub-claims that
+    disagree in the same cell (a column of its own would stand empty in most rows), then the short
+    title with its chapter."""
+    table = ["| # | verdict | claim (chapter) |", "| --- | --- | --- |"]
     for j in judged:
         failed = what_failed(j.subclaims) if j.outcome in FAILING else ""
-        table.append(f"| [{j.claim.number}](#{claim_anchor(j.claim)}) | {mark_md(j.outcome, verdict_words(j))} | "
-                     f"{_cell(title_tex(j.claim))} ({{doc}}`{j.claim.figure} <{j.claim.chapter}>`) | {_cell(failed)} |")
+        table.append(f"| [{j.claim.number}](#{claim_anchor(j.claim)}) | {mark_md(j.outcome, verdict_words(j))}"
+                     + (f"; disagreeing: {_cell(failed)}" if failed else "") + " | "
+                     f"{_cell(title_tex(j.claim))} ({{doc}}`{j.claim.figure} <{j.claim.chapter}>`) |")
     return "\n".join(table)
 
 
@@ -221,15 +226,13 @@ def headline_md(judged: list[Judged], fidelity=None, recommendations=None) -> st
              "```{admonition} Our tests of the paper's claims", ":class: tip", "",
              f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
                                                                   for k, c in n.items()) + "."]
-    if main:
-        lines += ["", "The claims that do not simply hold, and the sub-claims that hold them back:", ""]
-        lines += [f"* {mark_md(j.outcome)} claim {j.claim.number}, {title_tex(j.claim)} "
-                  f"({{doc}}`{j.claim.figure} <{j.claim.chapter}>`; {_counts_words(j)}): "
-                  f"{holding_back(j.subclaims) or 'see the sub-claims'}" for j in main]
-    else:
+    if not main:
         lines.append("No claim disagrees with our runs.")
-    lines += ["", "Each claim, its evidence and its sub-claims are below; the table of what was run "
-              "(scales, epochs, replicates, hardware) closes the page.", "```"]
+    # the claims that do not simply hold are named once, in the table of the claims below (the
+    # landing page's box, which has no such table, lists them: headline_html)
+    lines += ["", "The table below gives each claim's verdict and, where it does not simply hold, the sub-claims "
+              "that disagree; each claim, its evidence and its sub-claims follow it, and the table of what was "
+              "run (scales, epochs, replicates, hardware) closes the page.", "```"]
     return "\n".join(lines)
 
 
