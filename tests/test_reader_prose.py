@@ -154,3 +154,29 @@ def test_a_wide_solution_network_costs_more_per_step():
                                           (0.5, "about 30 minutes"), (1.34, "about 1.3 hours"), (18.2, "about 18 hours")])
 def test_durations_in_words(hours, words):
     assert rerun_box.duration_words(hours) == words
+
+
+# ----------------------------------------------------------------------------- the build's extension
+def test_images_get_alt_text_in_words():
+    import importlib.util
+    from docutils import nodes
+    spec = importlib.util.spec_from_file_location("reader_pages", Path(__file__).resolve().parents[1] / "_ext" /
+                                                  "reader_pages.py")
+    rp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rp)
+    section = nodes.section()
+    section += nodes.title(text="Solutions")
+    fig = nodes.figure()
+    in_figure = nodes.image(uri="../_build/jupyter_execute/abc.png")
+    fig += in_figure
+    fig += nodes.caption(text="Paper's Fig. 3. Burgers' equation, learning rates 5e-7 to 0.5. " + "Top: panels. " * 40)
+    section += fig
+    alone = nodes.image(uri="../_build/jupyter_execute/def.png")
+    section += nodes.paragraph("", "", alone)
+    given = nodes.image(uri="x.png", alt="the data")
+    section += nodes.paragraph("", "", given)
+    rp.set_alt_texts(None, section, "page")
+    assert in_figure["alt"].startswith("Burgers' equation, learning rates") and len(in_figure["alt"]) <= 252
+    assert in_figure["alt"].endswith(" …")
+    assert alone["alt"] == "Figure of the section “Solutions”"
+    assert given["alt"] == "the data"

@@ -273,3 +273,138 @@ def test_the_scorecards_numbers_are_those_the_stored_results_give_now():
     planted = list(shown)
     planted[len(planted) // 2] = planted[len(planted) // 2] + "1"
     assert differing_numbers(expected, planted)
+
+
+# ----------------------------------------------------------------------------- issue #50: a reader's pages
+#: CSS values that let a line break inside a word or a number
+BREAKS_INSIDE_WORDS = re.compile(r"(overflow-wrap|word-wrap)\s*:\s*(anywhere|break-word)|word-break\s*:\s*"
+                                 r"(break-all|break-word)", re.I)
+
+
+def _css_rules(css: str):
+    """(selector, declarations) of a style sheet's plain rules (media queries opened up)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    for m in re.finditer(r"([^{}@]+)\{([^{}]*)\}", css):
+        yield " ".join(m.group(1).split()), m.group(2)
+
+
+def test_no_table_cell_breaks_inside_a_word():
+    """No style sheet a page loads lets a table cell (or what is in it) break inside a word or a
+    number, and the book's own sheet holds every element of a cell to whole words (a theme's
+    `a {overflow-wrap: break-word}` would otherwise reach the links inside cells)."""
+    sheets = set()
+    for page in pages():
+        for link in soup(page).find_all("link", rel="stylesheet"):
+            target = local_target(page, link.get("href", "").split("?")[0])
+            if target is not None and target.is_file():
+                sheets.add(target)
+    assert any(s.name == "figures.css" for s in sheets), "the book's figures.css is not loaded"
+    bad, ours = [], {}
+    for sheet in sorted(sheets):
+        for selector, decls in _css_rules(sheet.read_text(encoding="utf8", errors="replace")):
+            in_cells = re.search(r"(^|[\s,>+~(])(table|td|th|tr|tbody|thead)\b", selector)
+            if in_cells and BREAKS_INSIDE_WORDS.search(decls):
+                bad.append(f"{sheet.name}: {selector} {{{decls.strip()}}}")
+            if sheet.name == "figures.css":
+                ours[selector] = decls
+    assert not bad, "rules that break table cells inside words:\n" + "\n".join(bad)
+    whole = [s for s, d in ours.items() if "td *" in s and "th *" in s
+             and re.search(r"overflow-wrap\s*:\s*normal", d) and re.search(r"word-break\s*:\s*normal", d)]
+    assert whole, "figures.css does not hold what is inside a table cell to whole words"
+
+
+def _package_names() -> tuple[set, set]:
+    """(the package's module names, its snake_case names: functions, classes' attributes,
+    module constants and identifier-like string constants) from binn_utils' source."""
+    import ast
+    modules, names = set(), set()
+    for path in (ROOT / "binn_utils").rglob("*.py"):
+        modules.add(path.stem)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+            found = []
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                found.append(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                found.append(node.id)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                found.append(node.target.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append(node.value)
+            names.update(n for n in found if re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)+", n))
+    return modules - {"__init__"}, names
+
+
+#: file suffixes: "diagnostics.md" or "own_data_example.csv" name a file, not code
+FILE_SUFFIX = r"(?:py|csv|json|md|png|html|npz|ipynb|toml|txt|yml|yaml|tex|sh|log|cfg|db)"
+
+
+def test_no_package_code_names_in_prose():
+    """Sentences name things in words: no dotted name of the package's code (`diagnostics.CANDIDATES`,
+    a function by its module) in a paragraph, list item or table cell, and no snake_case name of the
+    package (`repeat_checks`, `u_theta`) in a paragraph or list item. A command a reader types
+    (code with a space in it, `binn sweep learning_rate ...`), a file name, math and a module's
+    full path (`binn_utils.analysis.diagnostics`, where a definition lives) are not prose."""
+    modules, names = _package_names()
+    dotted = re.compile(rf"(?<![\w./-])((?:binn_utils\.)?(?:\w+\.)*({'|'.join(sorted(modules))})\.([A-Za-z_]\w*))"
+                        rf"(?![\w/-])(?!\.{FILE_SUFFIX}\b)")
+    snake = re.compile(r"(?<![\w./\\-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w/-])(?!\.\w)")
+    bad = []
+    for page in pages():
+        s = soup(page)
+        for node in s.select("div.highlight, pre, script, style, .math, span.math, .MathJax, mjx-container"):
+            node.decompose()
+        for code in s.find_all("code"):
+            text = code.get_text(" ", strip=True)
+            if " " in text or "=" in text or re.search(rf"\.{FILE_SUFFIX}$|/", text):
+                code.replace_with("X")         # a command, an assignment or a file: what a reader types
+        for el in s.select("p, li, td, th"):
+            if el.find(["p", "li", "td"]):       # an enclosing element: its children are checked
+                continue
+            text = el.get_text(" ", strip=True)
+            text = re.sub(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$", " ", text)      # math left as TeX
+            where = f"{page.relative_to(HTML)}: "
+            for m in dotted.finditer(text):
+                full = m.group(1)
+                if full.startswith("binn_utils.") and (ROOT / (full.replace(".", "/") + ".py")).is_file():
+                    continue                    # a module's full path: where a definition lives
+                if full.startswith("binn_utils.") and (ROOT / full.replace(".", "/")).is_dir():
+                    continue
+                bad.append(where + f"code name {full!r} in {text[max(0, m.start() - 40): m.end() + 20]!r}")
+            if el.name in ("p", "li"):
+                for m in snake.finditer(text):
+                    if m.group(1) in names:
+                        bad.append(where + f"code name {m.group(1)!r} in "
+                                           f"{text[max(0, m.start() - 40): m.end() + 20]!r}")
+    assert not bad, f"code names in prose ({len(bad)}):\n" + "\n".join(sorted(set(bad))[:80])
+
+
+def test_images_have_alt_text_in_words():
+    bad = []
+    for page in pages():
+        for img in soup(page).find_all("img"):
+            alt = (img.get("alt") or "").strip()
+            src = img.get("src", "")
+            if src.startswith("data:") or "logo" in " ".join(img.get("class", [])):
+                continue
+            if not alt or alt == src or re.search(r"\.(png|jpe?g|svg|gif)$", alt) or "/" in alt.split(" ")[0]:
+                bad.append(f"{page.relative_to(HTML)}: {src} alt={alt!r}")
+    assert not bad, "images whose alt text is empty or a file path:\n" + "\n".join(bad[:40])
+
+
+def test_the_landing_pages_title_names_the_book_once():
+    page = landing_page()
+    title = " ".join(soup(page).title.get_text().split())
+    book = re.search(r'^title:\s*"?(.*?)"?\s*$', (ROOT / "_config.yml").read_text(encoding="utf8"), re.M).group(1)
+    assert title.count(book) == 1, title
+
+
+@pytest.mark.parametrize("chapter", ["learning_rate", "loss_weighting", "architecture", "batch_size", "noise",
+                                     "framework", "diagnostics", "supplementary"])
+def test_every_chapter_has_its_rerun_box(chapter):
+    page = HTML / "notebooks" / f"{chapter}.html"
+    box = [a for a in soup(page).select("div.admonition")
+           if a.select_one(".admonition-title") and "Rerun this chapter" in a.select_one(".admonition-title").get_text()]
+    assert len(box) == 1, f"{chapter}: {len(box)} rerun boxes"
+    text = box[0].get_text(" ", strip=True)
+    assert f"make rerun NB={chapter}" in text and "binn sweep" in text
+    assert re.search(r"[\d.,]+ million replicate-steps", text) and "core-hours on two CPU cores" in text

@@ -1,0 +1,61 @@
+"""A Sphinx extension of the book's build (``_config.yml``: ``sphinx.local_extensions``): what a
+reader's browser gets beyond the text.
+
+* Every image has alt text in words: a figure's is its caption (without the "Paper's Fig. N."
+  that opens it), an image outside a figure names the section it is in. Without it the HTML
+  writer uses the image's file path, which a screen reader reads out.
+* The landing page's ``<title>`` is the book's title once: its heading is that title, to which
+  every page's title adds " - <book title>".
+"""
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+
+#: the most characters of a caption that an image's alt text takes (cut at a word)
+ALT_LENGTH = 250
+
+
+def _words(node) -> str:
+    return " ".join(node.astext().split())
+
+
+def _short(text: str) -> str:
+    text = re.sub(r"^(Paper's Figs?\. [\d–-]+\.|Not in the paper(?: \([^)]*\))?\.)\s*", "", text)
+    if len(text) <= ALT_LENGTH:
+        return text
+    return text[:ALT_LENGTH].rsplit(" ", 1)[0] + " …"
+
+
+def alt_text(image) -> str:
+    """What an image shows, in words: its figure's caption, or the section it is in."""
+    parent = image.parent
+    while parent is not None and not isinstance(parent, (nodes.figure, nodes.section, nodes.document)):
+        parent = parent.parent
+    if isinstance(parent, nodes.figure):
+        caption = next(iter(parent.findall(nodes.caption)), None)
+        if caption is not None and _words(caption):
+            return _short(_words(caption))
+    section = image.parent
+    while section is not None and not isinstance(section, nodes.section):
+        section = section.parent
+    title = next(iter(section.findall(nodes.title)), None) if section is not None else None
+    return f"Figure of the section “{_words(title)}”" if title is not None else "Figure"
+
+
+def set_alt_texts(app, doctree, docname):
+    for image in doctree.findall(nodes.image):
+        if not image.get("alt") or image["alt"] == image.get("uri"):
+            image["alt"] = alt_text(image)
+
+
+def landing_page_title(app, pagename, templatename, context, doctree):
+    if pagename == app.config.root_doc and context.get("title") == context.get("docstitle"):
+        context["titlesuffix"] = ""
+
+
+def setup(app):
+    app.connect("doctree-resolved", set_alt_texts)
+    app.connect("html-page-context", landing_page_title)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
