@@ -432,7 +432,7 @@ def rate_pair(c: calibration.Counts) -> str:
 def rates_markdown(s: dict, level: str = "per") -> str:
     """A table per diagnostic and the composite scores: AUC [interval], the module's thresholds'
     rates on all cases, and the held-out rates of thresholds chosen without the benchmark."""
-    lines = ["| diagnostic | AUC [95 % interval] | module thresholds: caught | false alarms "
+    lines = ["| diagnostic | AUC [95 % interval] | our default thresholds: caught | false alarms "
              "| held out: caught | false alarms | meets 85 % / 15 % held out |", "|---|---|---|---|---|---|---|"]
     for n, v in s[level].items():
         a, lo, hi = v["auc"]

@@ -96,9 +96,9 @@ def _counts_cells(c: Counts) -> str:
 
 
 def calibration_table(cal: Calibration) -> str:
-    """The module's and the chosen thresholds, each on the part they were chosen on and the held-out part."""
+    """Our default thresholds and the chosen ones, each on the part they were chosen on and the held-out part."""
     rows = ["| thresholds | settings | caught / failures | false alarms / fine |", "|---|---|---|---|"]
-    for key, lab in (("module", "the module's"), ("chosen", "chosen on the first part")):
+    for key, lab in (("module", "our defaults"), ("chosen", "chosen on the first part")):
         for part, plab in (("first", "first part (choice)"), ("second", "second part (held out)")):
             rows.append(f"| {lab} | {plab} | {_counts_cells(cal.counts[(key, part)])} |")
     return "\n".join(rows)
@@ -118,7 +118,7 @@ THRESHOLD_WORDS = {"UNDERFIT_TAIL_FRACTION": "under-fitting: share of the decrea
 def changed_thresholds(cal: Calibration) -> str:
     """'<threshold in words> old → new; ...' of the thresholds the choice changes."""
     out = [f"{THRESHOLD_WORDS.get(k, k)} {fmt(old, 'g')} → {fmt(new, 'g')}" for k, old, new in cal.changed()]
-    return "; ".join(out) if out else "none (the module's values)"
+    return "; ".join(out) if out else "none (our default values)"
 
 
 def rates(c: Counts) -> str:
