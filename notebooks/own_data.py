@@ -210,7 +210,8 @@ display(Markdown(tables.flags_as_code("\n".join(md.splitlines()[4:]))))
 #   the command ends with an error.
 # * **Is each operator needed?** The data are fitted again without the operator, each other
 #   operator allowed to change its size by a fitted factor, and with all of them, each with
-#   its factor. If leaving the operator out raises $\chi^2$ by more than 3.84 (what noise
+#   its factor (both also adjusting the level and tilt of the profile they start from, so that
+#   neither is judged on that profile's noise). If leaving the operator out raises $\chi^2$ by more than 3.84 (what noise
 #   exceeds once in twenty data sets, one fitted factor less), the data **need** it. If not,
 #   the operator is **absent** when the data also reject it at the size the networks learned
 #   (the networks invented it), and **indistinguishable from zero** when they can tell neither;

@@ -580,7 +580,8 @@ COLUMNS = (
                        "observation times; a fraction from 0 to 1"),
     ("chi-square change without it", "the rise of the data's chi-square when the model without this operator, "
                                      "each other operator rescaled by a factor fitted to the data, replaces the "
-                                     "whole model with its factors fitted (a change of chi-square: no unit)"),
+                                     "whole model with its factors fitted, each model also fitting the level and "
+                                     "tilt of the profile it starts from (a change of chi-square: no unit)"),
     ("chi-square change at its learned size", "the same with this operator held at its learned size instead of "
                                               "rescaled (asked only where it is not needed; no unit)"),
     ("needed?", "needed where the change without it is beyond the 95 % quantile of chi-square with one degree of "
