@@ -54,7 +54,7 @@ from IPython.display import HTML, Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import diagnostic_roc, reporting
 from binn_utils.analysis.reporting import fmt
-from binn_utils.claims import recommendations, scorecard
+from binn_utils.claims import readings, recommendations, scorecard
 from binn_utils.claims.context import Context
 from binn_utils.presentation import scorecard_text as text
 from binn_utils.presentation.tables import folded_html
@@ -101,6 +101,17 @@ reporting.glue("sc_provenance", HTML(prov_html))
 
 # %% tags=["remove-input"]
 display(Markdown(text.claims_table(judged)))
+
+# %% [markdown]
+# ## Our readings of the paper's words
+#
+# Where the paper's words need a number, a reference or an estimand that it does not give, the
+# verdict rests on a reading of ours. Each is listed with where it comes from, and each number
+# is tried at its two neighbours (half and twice a fraction; for a factor, half and twice its
+# logarithm), the claims it decides judged again there.
+
+# %% tags=["remove-input"]
+display(Markdown(text.readings_md(readings.table(ctx, judged))))
 
 # %% [markdown]
 # ## Which of our choices moves a verdict

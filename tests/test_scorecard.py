@@ -315,7 +315,7 @@ def test_the_answer_says_whether_our_runs_are_the_authors_per_figure_with_its_ra
     f = scorecard.Fidelity(pd.DataFrame([
         _ratio_row("ours", 3, "err_u_p", 0.98, 0.88, 1.09, rt.EQUIVALENT),
         _ratio_row("ours", 6, "err_u_p", 1.9, 1.3, 2.6, rt.DIFFERS),
-        _ratio_row("authors", 4, "err_u_theta", 1.0, 0.63, 1.59, rt.UNRESOLVED, datasets=3)]))
+        _ratio_row("authors", 4, "err_u_theta", 1.0, 0.63, 1.59, rt.UNRESOLVED, datasets=3)]), 1.25)
     s = text.fidelity_sentence(f)
     assert "on our data: equivalent within 1.25x, Fig. 3 $u_\\mathrm{p}$; different, Fig. 6 $u_\\mathrm{p}$" in s
     assert "on the authors' data: neither equivalent nor different, Fig. 4 $u_\\theta$" in s

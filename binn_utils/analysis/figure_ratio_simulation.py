@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .results_table import DIFFERS, EQUIVALENCE_MARGIN, EQUIVALENT, pooled_ratio
+from .results_table import DIFFERS, EQUIVALENT, pooled_ratio
 
 #: (dataset, dataset x setting, initialisation) standard deviations of the log errors: the dataset
 #: part about that of the stored main-text runs (the spread of a figure's pooled error over our datasets:
@@ -39,7 +39,7 @@ def simulated_units(rng, S: int, K: int, R: int, ratio: float, single: bool = Fa
 
 
 def rates(S: int, ratio: float, draws: int = 2000, K: int = 8, R: int = 10, single: bool = False, seed: int = 0,
-          margin: float = EQUIVALENCE_MARGIN) -> dict:
+          margin: float | None = None) -> dict:
     """How often each decision is taken on ``draws`` simulated figures: {"differs": ...,
     "equivalent": ...} (fractions)."""
     rng = np.random.default_rng([seed, S, int(round(1000 * ratio)), int(single)])

@@ -313,12 +313,14 @@ EQUIVALENCE_MARGIN = 1.25
 EQUIVALENT, DIFFERS, UNRESOLVED = "equivalent", "differs", "cannot be told"
 
 
-def equivalence(lo90: float, hi90: float, lo95: float, hi95: float, margin: float = EQUIVALENCE_MARGIN) -> str:
+def equivalence(lo90: float, hi90: float, lo95: float, hi95: float, margin: float | None = None) -> str:
     """The one decision of a figure's ratio ours / theirs (:func:`figure_ratio`): *equivalent*
     within ``margin`` when its 90 % interval lies inside ``[1 / margin, margin]`` (two one-sided
     tests at 5 %: a ratio at the margin is called equivalent at most 5 % of the time); else
     *differs* when its 95 % interval excludes 1 (a two-sided test at 5 %); else *cannot be told*
-    (within the margin or beyond it).  NaN bounds: cannot be told."""
+    (within the margin or beyond it).  NaN bounds: cannot be told.  ``margin`` None:
+    ``EQUIVALENCE_MARGIN`` (read when called)."""
+    margin = EQUIVALENCE_MARGIN if margin is None else margin
     if not all(np.isfinite(x) for x in (lo90, hi90, lo95, hi95)):
         return UNRESOLVED
     if 1 / margin < lo90 and hi90 < margin:
@@ -354,7 +356,7 @@ def _figure_units(g: pd.DataFrame, single: bool) -> tuple[list, float, int]:
     return units, L, len(settings)
 
 
-def pooled_ratio(units, theirs: float, margin: float = EQUIVALENCE_MARGIN, level: float = LEVEL) -> dict:
+def pooled_ratio(units, theirs: float, margin: float | None = None, level: float = LEVEL) -> dict:
     """The ratio ours / theirs of a figure's pooled log error and its decision (:func:`figure_ratio`):
     ``units`` per dataset of ours, its pooled log error (a number), or each initialisation's
     (an array: the authors ran each setting once); ``theirs`` the authors' pooled log error.
@@ -384,7 +386,7 @@ def pooled_ratio(units, theirs: float, margin: float = EQUIVALENCE_MARGIN, level
 
 
 def figure_ratio(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_theta", "err_u_p"),
-                 margin: float = EQUIVALENCE_MARGIN, level: float = LEVEL) -> pd.DataFrame:
+                 margin: float | None = None, level: float = LEVEL) -> pd.DataFrame:
     """Our errors against the authors' for one figure as one number per error: the ratio ours /
     theirs pooled over the figure's settings (those both have), with its intervals and the
     decision of :func:`equivalence` at ``margin``; a quantity the authors did not archive is left out.

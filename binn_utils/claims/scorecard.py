@@ -185,7 +185,7 @@ class Fidelity:
     the dataset the unit).  Columns: ``data``, ``figure``, and ``figure_ratio``'s."""
 
     ratios: pd.DataFrame
-    margin: float = results_table.EQUIVALENCE_MARGIN
+    margin: float
 
     def of(self, data: str) -> pd.DataFrame:
         return self.ratios[self.ratios["data"] == data]
@@ -216,4 +216,4 @@ def fidelity(ctx: Context) -> Fidelity | None:
             rows += [{"data": data, "figure": REGISTRY[archive].paper_figure, **r} for r in t.to_dict("records")]
     if not rows:
         return None
-    return Fidelity(pd.DataFrame(rows))
+    return Fidelity(pd.DataFrame(rows), results_table.EQUIVALENCE_MARGIN)

@@ -267,10 +267,11 @@ def printed_grid_words(printed_vs, levels) -> str:
     return " ".join(out)
 
 
-def ratio_verdict_words(r, margin: float = results_table.EQUIVALENCE_MARGIN) -> str:
+def ratio_verdict_words(r, margin: float | None = None) -> str:
     """A figure's decision (``results_table.figure_ratio``'s row ``r``) in words: equivalent
     within the margin, differs, or cannot be told, with the ratio beyond which this design
-    rules a difference out; not tested below three datasets."""
+    rules a difference out; not tested below three datasets (``margin`` None: the package's)."""
+    margin = results_table.EQUIVALENCE_MARGIN if margin is None else margin
     if not np.isfinite(r["ratio"]):
         return "not tested (fewer than 3 datasets)"
     if r["verdict"] == results_table.EQUIVALENT:

@@ -12,7 +12,8 @@ from ..analysis.contrasts import POWER
 from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict, family_size
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
-from .authors_figures import fidelity_sentence, fidelity_table_html, fidelity_table_md  # noqa: F401 (the answer's)
+from .authors_figures import DATA_WORDS, fidelity_sentence, fidelity_table_html, fidelity_table_md  # noqa: F401 (the answer's)
+from .tables import QUANTITY_WORDS
 from .recommendations_text import recommendations_box_html, recommendations_box_md
 from .verdict_marks import mark_html, mark_md, tex_to_html
 
@@ -467,3 +468,29 @@ def provenance_html(rows: list[RunRow]) -> str:
             + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in provenance_cells(r)) + "</tr>"
                       for r in rows)
             + "</tbody></table>")
+
+
+def readings_md(sensitivities) -> str:
+    """The table of our readings of the paper's words (``claims.readings.table``): each reading,
+    where it comes from, the verdicts it decides, and whether they stand at its two neighbours."""
+    lines = ["| the paper's words: our reading | from | decides | tried at | the verdicts |", "|---|---|---|---|---|"]
+    for s in sensitivities:
+        r = s.reading
+        decides = and_list(f"claim {n}" for n in r.claims) if r.claims else "the agreement with the authors' runs"
+        if s.value is None:
+            tried, stands = "–", r.otherwise
+        else:
+            tried = " and ".join(_num(v) for v in s.tried)
+            changed = [f"{_moved_what(what)}: {a} → {b}" for ms in s.moved for what, a, b in ms]
+            stands = ("stand at both" if s.stands else
+                      f"{len(changed)} move: " + "; ".join(changed[:3]) + ("; …" if len(changed) > 3 else ""))
+        lines.append(f"| {r.words} | {r.source} | {decides} | {tried} | {stands} |")
+    return "\n".join(lines)
+
+
+def _moved_what(what) -> str:
+    """A verdict a reading moved, in words: "claim n, its sub-claim" or "Fig. n, error on whose data"."""
+    if len(what) == 2:
+        return f"claim {what[0]}, {what[1]}"
+    figure, data, quantity = what
+    return f"Fig. {figure}, {QUANTITY_WORDS[quantity]} on {DATA_WORDS[data]}"

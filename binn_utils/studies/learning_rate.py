@@ -50,12 +50,17 @@ def large_rate_curves(results, shown, unstable_from=UNSTABLE_FROM) -> dict:
             "stalled": [k for k in flat if stats[k]["final"] > FACTOR * shown_stats["final"]]}
 
 
+#: "Not converged" read as a validation loss still falling over the last ``LATE_WINDOW`` of training
+#: (our reading: the paper says "not converged after 4000 epochs" without a window)
+LATE_WINDOW = 0.25
+
+
 def late_drop_replicates(res, key="hist_val_total") -> np.ndarray:
-    """Per replicate, the relative fall of the validation loss over the last quarter of
+    """Per replicate, the relative fall of the validation loss over the last ``LATE_WINDOW`` of
     training (positive: still falling; NaN for a failed replicate)."""
     c = np.asarray(res[key], float)
     n = c.shape[1]
-    q = min(n - 1, int(round(0.75 * (n - 1))))
+    q = min(n - 1, int(round((1 - LATE_WINDOW) * (n - 1))))
     with np.errstate(all="ignore"):
         return np.where(c[:, q] > 0, (c[:, q] - c[:, -1]) / c[:, q], np.nan)
 
