@@ -127,9 +127,33 @@ def test_landing_page_has_the_headline_box():
     assert box is not None, f"no headline box on {page.relative_to(HTML)}"
     text = box.get_text(" ", strip=True)
     assert "Our tests of the paper's claims" in text
-    for verdict in ("reproduced", "partly reproduced", "not reproduced", "not tested"):
+    for verdict in ("holds", "holds, with exceptions", "does not hold", "not resolved", "not tested"):
         assert re.search(rf"\d+\s+{verdict}", text), f"headline box lacks the count of '{verdict}': {text[:200]}"
     assert box.find("a", href=re.compile(r"scorecard\.html")), "headline box does not link the scorecard"
+
+
+def test_the_answer_opens_with_the_papers_recommendations_and_the_agreement_with_the_authors():
+    """Issues 46 and 47: the landing page and the scorecard open with the table of the paper's
+    recommendations (each answered on our data, the authors' data and their archive) and one
+    sentence; the answer gives each archived figure's ratio ours / theirs with its interval and
+    decision, and names no count of comparisons that could not differ."""
+    for page in (landing_page(), HTML / "notebooks" / "scorecard.html"):
+        doc = soup(page)
+        text = doc.get_text(" ", strip=True)
+        assert "The paper's recommendations, tested" in text and "On our runs, the paper's advice" in text
+        table = next(t for t in doc.find_all("table") if "the paper recommends" in t.get_text())
+        assert len(table.find_all("tr")) >= 8                      # the head and seven recommendations
+        fid = next(t for t in doc.find_all("table") if "ours / authors" in t.get_text())
+        assert re.search(r"Fig\. 3 .*\d\.\d+ \[\d\.\d+, \d\.?\d*\]", fid.get_text(" ", strip=True))
+        assert re.search(r"equivalent within 1\.25x|cannot be told within 1\.25x|differs", fid.get_text(" "))
+        assert not re.search(r"in (none|\d+) of \d+ comparisons", text)
+
+
+@pytest.mark.parametrize("chapter", ["learning_rate", "loss_weighting", "architecture", "batch_size"])
+def test_each_chapter_pools_its_figure_against_the_authors(chapter):
+    text = soup(HTML / "notebooks" / f"{chapter}.html").get_text(" ", strip=True)
+    assert re.search(r"Pooled over the figure's \d+ settings, on our data \(\d+ datasets\)", text)
+    assert re.search(r"times the authors' \(95 % interval\): (equivalent within|differs|cannot be told within)", text)
 
 
 #: The chapters whose figures carry "data behind this figure" links, and the figures' files.
@@ -406,5 +430,6 @@ def test_every_chapter_has_its_rerun_box(chapter):
            if a.select_one(".admonition-title") and "Rerun this chapter" in a.select_one(".admonition-title").get_text()]
     assert len(box) == 1, f"{chapter}: {len(box)} rerun boxes"
     text = box[0].get_text(" ", strip=True)
-    assert f"make rerun NB={chapter}" in text and "binn sweep" in text
+    code = " ".join(pre.get_text("") for pre in box[0].select("pre"))   # (highlighting splits it in spans)
+    assert f"make rerun NB={chapter}" in code and "binn sweep" in code
     assert re.search(r"[\d.,]+ million replicate-steps", text) and "core-hours on two CPU cores" in text
