@@ -76,8 +76,10 @@ def recommendations_html(rows) -> str:
 
 def recommendations_sentence(rows) -> str:
     """One plain sentence a scientist can quote: which of the paper's recommendations hold on our
-    runs, which do not, and which these runs cannot settle."""
-    by = {w: [r.recommendation.what for r in rows if r.ours.word == w] for w in ANSWER_MARKS}
+    runs, which do not, and which these runs cannot settle; one whose evidence is a rate rather
+    than a ratio (the warning signs) sends the reader to its numbers."""
+    by = {w: [r.recommendation.what + (" (how strongly: the table)" if r.ours.note else "")
+              for r in rows if r.ours.word == w] for w in ANSWER_MARKS}
     parts = []
     if by["holds"]:
         parts.append(f"the paper's advice holds on {and_list(by['holds'])}")
