@@ -21,8 +21,23 @@ def _words(node) -> str:
     return " ".join(node.astext().split())
 
 
+#: TeX a caption's math leaves in its plain text, as a screen reader should say it
+_TEX_WORDS = {r"\theta": "θ", r"\sigma": "σ", r"\phi": "φ", r"\zeta": "ζ", r"\psi": "ψ", r"\pm": "±",
+              r"\times": "×", r"\propto": "∝", r"\lceil": "", r"\rceil": ""}
+
+
+def _plain(text: str) -> str:
+    """A caption's text without its TeX: u_\\theta as u_θ, \\mathrm{p} as p, no braces or dollars."""
+    text = re.sub(r"\\(?:mathrm|text|mathit|mathbf)\{([^{}]*)\}", r"\1", text)
+    for tex, word in _TEX_WORDS.items():
+        text = text.replace(tex, word)
+    text = re.sub(r"\\[()\[\]]|\$", "", text)
+    return re.sub(r"\\([A-Za-z]+)", r"\1", text).replace("{", "").replace("}", "")
+
+
 def _short(text: str) -> str:
-    text = re.sub(r"^(Paper's Figs?\. [\d–-]+\.|Not in the paper(?: \([^)]*\))?\.)\s*", "", text)
+    text = _plain(text)
+    text = re.sub(r"^(Paper['’]s Figs?\. [\d–-]+\.|Not in the paper(?: \([^)]*\))?\.)\s*", "", text)
     if len(text) <= ALT_LENGTH:
         return text
     return text[:ALT_LENGTH].rsplit(" ", 1)[0] + " …"
@@ -51,7 +66,10 @@ def set_alt_texts(app, doctree, docname):
 
 
 def landing_page_title(app, pagename, templatename, context, doctree):
-    if pagename == app.config.root_doc and context.get("title") == context.get("docstitle"):
+    # (sphinx-external-toc makes the table of contents' root the master_doc)
+    root = {app.config.root_doc, app.config.master_doc}
+    title, book = context.get("title") or "", context.get("docstitle") or ""
+    if pagename in root and book and book in title:
         context["titlesuffix"] = ""
 
 

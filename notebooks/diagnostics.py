@@ -140,9 +140,9 @@ display(Markdown(diagnostic_tables.settings_table(scored, SHORT_TITLES)))
 # all, even by a rounding-level amount, and to 0 otherwise.
 
 # %% tags=["remove-input", "hide-output"]
-display(Markdown(scored.table.to_markdown(columns=["setting", "err_u_theta_obs", "err_u_p_obs", "underfitting",
-                                                   "tail_decades", "instability", "overfitting", "mismatch",
-                                                   "spread", "loss_balance", "w_pde/w_data"])))
+display(Markdown(diagnostic_tables.numbers_table(scored, ["setting", "err_u_theta_obs", "err_u_p_obs", "underfitting",
+                                                          "tail_decades", "instability", "overfitting", "mismatch",
+                                                          "spread", "loss_balance", "w_pde/w_data"])))
 
 # %% [markdown]
 # ## How often do the flags match the ground truth?

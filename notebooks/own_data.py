@@ -159,7 +159,7 @@ display(Image(filename=str(with_truth["losses.png"]), width=500))
 
 # %% tags=["remove-input"]
 md = Path(files["diagnostics.md"]).read_text(encoding="utf-8")
-display(Markdown(tables.flags_as_code("\n".join(md.splitlines()[4:]))))
+display(Markdown(tables.in_words(tables.flags_as_code("\n".join(md.splitlines()[4:])))))
 
 # %% [markdown]
 # {glue:text}`od_fired`

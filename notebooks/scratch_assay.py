@@ -273,7 +273,8 @@ reporting.glue("sc_spread_thr", fmt(diagnostics.SPREAD_CV, "g"))
 #   synthetic benchmarks), and between-experiment variability is not propagated: we fit
 #   the replicate mean once per initialisation.
 # * **Generality.** One initial density; other densities can be fitted by changing the
-#   `initial_cells` parameter (each fit is stored separately). Whether the learned
+#   chapter's parameters (`make rerun NB=scratch_assay PARAMS="-p initial_cells 20000"`; each fit
+#   is stored separately). Whether the learned
 #   operators agree between densities, the crux of Jin et al.'s argument, is not tested
 #   here.
 #

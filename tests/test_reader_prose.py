@@ -180,3 +180,23 @@ def test_images_get_alt_text_in_words():
     assert in_figure["alt"].endswith(" …")
     assert alone["alt"] == "Figure of the section “Solutions”"
     assert given["alt"] == "the data"
+
+
+def test_the_packages_names_of_quantities_in_words():
+    md = ("Forward solves u_p: 3 of 3 ok; u_p misses 1.2x as much as u_theta (median err(u_p, obs) = 0.03); "
+          "w_PDE L_PDE / (w_data L_data) = 0.02; `u_p` in code, $u_p$ in math; file out/u_p.csv")
+    out = tables.in_words(md)
+    assert "Forward solves $u_\\mathrm{p}$: 3 of 3 ok" in out and "as much as $u_\\theta$" in out
+    assert "err($u_\\mathrm{p}$, obs)" in out and "($w_\\mathrm{data}$ $L_\\mathrm{data}$)" in out
+    assert "`u_p` in code, $u_p$ in math" in out and "out/u_p.csv" in out
+
+
+def test_the_numbers_table_in_words():
+    table = SimpleNamespace(to_markdown=lambda columns: "\n".join([
+        "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+        "| w_pde=0.0001 | 0.1 | **2.5** | 0.3 |", "| r=5e-05 | 0.1 | 0.2 | inf |"]))
+    md = diagnostic_tables.numbers_table(SimpleNamespace(table=table),
+                                         ["setting", "err_u_theta_obs", "w_pde/w_data", "tail_decades"])
+    head, _, *rows = md.split("\n")
+    assert head == "| setting | err($u_\\theta$, obs) | $w_\\mathrm{PDE}/w_\\mathrm{data}$ | decades fallen late |"
+    assert rows == ["| PDE weight 0.0001 | 0.1 | **2.5** | 0.3 |", "| learning rate 5e-05 | 0.1 | 0.2 | inf |"]

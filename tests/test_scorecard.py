@@ -393,8 +393,9 @@ def test_claims_table_details_and_choices():
     ivs = {"u_theta": Interval(0.08, 0.07, 0.09, 10, 0.98), "u_p": Interval(0.09, 0.08, 0.1, 10, 0.98)}
     sub = SubClaim("u_theta matches", F, numbers=ivs)
     details = text.details_md([scorecard.judge(claim(3, lambda ctx: ClaimCheck("runs", "n", (sub,), ("ch",))), None)])
-    assert ("* u_theta matches (medians with their 95 % intervals: u_theta 0.08 [0.07, 0.09]; u_p 0.09 [0.08, 0.1]): "
-            "*cannot be distinguished*") in details
+    # (the package's names of quantities in the book's words: tables.in_words)
+    assert ("* $u_\\theta$ matches (medians with their 95 % intervals: $u_\\theta$ 0.08 [0.07, 0.09]; "
+            "$u_\\mathrm{p}$ 0.09 [0.08, 0.1]): *cannot be distinguished*") in details
     spread = {"(4, 4)": Interval(0.02, 0.01, 0.03, 10, 0.95, "IQR")}
     assert text.intervals_words(spread) == "interquartile ranges with their 95 % bootstrap intervals: (4, 4) 0.02 [0.01, 0.03]"
     mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}

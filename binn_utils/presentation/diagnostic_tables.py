@@ -10,6 +10,7 @@ import re
 
 from ..analysis.diagnostic_calibration import SHORT_NAMES, Calibration, Counts, Scored
 from ..analysis.reporting import fmt
+from .tables import in_words
 
 
 #: The parts of a stored setting's label (``Setting.label``) in words, for the tables.
@@ -53,6 +54,21 @@ def settings_table(scored: Scored, titles: dict) -> str:
                     f"{fmt(v['up'])} ({fmt(v['rel'], '.2g')}){extra} | {ops} | {'**yes**' if v['fail'] else 'no'} | "
                     f"{out} |")
     return "\n".join(rows)
+
+
+def numbers_table(scored: Scored, columns) -> str:
+    """The numbers behind the flags (``scored.table.to_markdown``: flagged values in bold), its
+    heads and settings in words."""
+    lines = scored.table.to_markdown(columns=list(columns)).split("\n")
+    head, rule, body = lines[0], lines[1], lines[2:]
+    head = in_words(head.replace("underfitting", "under-fitting").replace("overfitting", "over-fitting"))
+    rows = []
+    for row in body:
+        cells = row.split(" | ")
+        if columns and columns[0] == "setting" and cells:
+            cells[0] = "| " + setting_words(cells[0].removeprefix("| ").strip())
+        rows.append(" | ".join(cells))
+    return "\n".join([head, rule, *rows])
 
 
 def outcome_table(scored: Scored, titles: dict) -> str:

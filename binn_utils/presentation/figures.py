@@ -266,17 +266,11 @@ def batch_size_figure(fixed, errors, boxes, timing=None):
     panels.loss_curves(ax, entries)
     ax = fig.add_subplot(gs[1, 1])
     fit = time_fit(timing)
+    # a batch the benchmark's training set could not fill ran smaller: said in the legend, in the
+    # runs' legend's words ("ran as"), as the benchmark's (its grid need not be that of the runs above)
+    ran = [f"$B$ = {int(breq)} ran as {int(b)}" for b, breq in zip(fit["B"], fit["B_requested"]) if b != breq]
     ax.plot(fit["B"], fit["T"], "o", color="k", ms=4,
-            label=f"timing benchmark, {studies.batch_size.timing_grid_words()}")
-    # a batch the benchmark's training set could not fill ran smaller: said in the legend's words ("ran
-    # as"), and where the runs drawn above are on another grid (their B was not clipped), whose it is
-    other_grid = {bool(r.record.dense) for r in rf} != {bool(studies.batch_size.TIMING_DENSE)}
-    for b, breq, t in zip(fit["B"], fit["B_requested"], fit["T"]):
-        if b != breq:
-            whose = (f"benchmark's $B$ = {int(breq)} ran as {int(b)}\n(its {351 if studies.batch_size.TIMING_DENSE else 71}"
-                     "-point grid)" if other_grid else f"$B$ = {int(breq)} ran as {int(b)}")
-            ax.annotate(whose, (b, t), textcoords="offset points",
-                        xytext=(-10, 0), ha="right", va="center", fontsize=plotting.NOTE_SIZE)
+            label=f"timing benchmark, {studies.batch_size.timing_grid_words()}" + (f"\n(its {', '.join(ran)})" if ran else ""))
     if np.isfinite(fit["a"]):
         bb = np.geomspace(fit["B"].min(), fit["B"].max(), 100)
         ax.plot(bb, fit["a"] / bb + fit["c"], "k--", lw=0.9,

@@ -13,7 +13,7 @@ from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome,
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
 from .authors_figures import DATA_WORDS, fidelity_sentence, fidelity_table_html, fidelity_table_md  # noqa: F401 (the answer's)
-from .tables import QUANTITY_WORDS
+from .tables import QUANTITY_WORDS, in_words
 from .recommendations_text import recommendations_box_html, recommendations_box_md
 from .verdict_marks import mark_html, mark_md, tex_to_html
 
@@ -209,7 +209,7 @@ def choices_table(effects: list[ChoiceEffect]) -> str:
         changed = [f"claim {o.claim.number}: {verdict_words(o, False)} → {verdict_words(t, False)}"
                    for o, t in e.changed]
         rows.append(f"| {e.ours} | {e.alternative} | {'; '.join(changed) or 'none'} |")
-    return "\n".join(rows)
+    return in_words("\n".join(rows))   # (the package's names of quantities in the book's words)
 
 
 def _failing(judged: list[Judged]) -> list[Judged]:
@@ -429,7 +429,7 @@ def details_md(judged: list[Judged]) -> str:
         lines.append("")
         for group, items in groups.items():
             lines += _dropdown(_folded_title(f"{group or 'all'},", [s for s, _ in items]), [w for _, w in items])
-    return "\n".join(lines)
+    return in_words("\n".join(lines))   # (the package's names of quantities in the book's words)
 
 
 def _hardware(device: str) -> str:

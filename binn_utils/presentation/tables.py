@@ -64,7 +64,7 @@ def report_table(report) -> str:
         val = fmt(d.value, ".3g", plain_from=PLAIN_FROM)
         rows.append(f"| {d.name.replace('_', ' ')} | {'**' + val + '**' if d.flag else val} | "
                     f"{threshold(d.threshold)} | {'**yes**' if d.flag else 'no'} | {d.message.replace('|', '/')} |")
-    return "\n".join(rows)
+    return in_words("\n".join(rows))
 
 
 def runs_description(study, results, scale: str) -> str:
@@ -351,6 +351,25 @@ def flags_as_code(md: str) -> str:
     parts = md.split("`")
     return "`".join(_FLAG.sub(lambda m: f"`{m.group(0)}`", part) if i % 2 == 0 else part
                     for i, part in enumerate(parts))
+
+
+#: The package's names of quantities as a reader reads them (Markdown; math where the book writes math).
+CODE_WORDS = {"err_u_theta_obs": r"err($u_\theta$, obs)", "err_u_p_obs": r"err($u_\mathrm{p}$, obs)",
+              "err_u_theta": r"error of $u_\theta$", "err_u_p": r"error of $u_\mathrm{p}$",
+              "u_theta": r"$u_\theta$", "u_p": r"$u_\mathrm{p}$", "w_pde/w_data": r"$w_\mathrm{PDE}/w_\mathrm{data}$",
+              "w_data": r"$w_\mathrm{data}$", "w_PDE": r"$w_\mathrm{PDE}$", "w_pde": r"$w_\mathrm{PDE}$",
+              "L_PDE": r"$L_\mathrm{PDE}$", "L_data": r"$L_\mathrm{data}$", "tail_decades": "decades fallen late",
+              "loss_balance": "loss balance"}
+_CODE_NAME = re.compile(r"(?<![\w/.$\\-])(" + "|".join(re.escape(k) for k in sorted(CODE_WORDS, key=len, reverse=True))
+                        + r")(?![\w/-])")
+
+
+def in_words(md: str) -> str:
+    """``md`` (Markdown) with the package's names of quantities ("u_theta", "err_u_p", "w_data")
+    written as the book writes them ($u_\\theta$, "error of $u_\\mathrm{p}$"), outside code and math."""
+    parts = re.split(r"(`[^`]*`|\$[^$]*\$)", md)
+    return "".join(_CODE_NAME.sub(lambda m: CODE_WORDS[m.group(1)], part) if i % 2 == 0 else part
+                   for i, part in enumerate(parts))
 
 
 def paper_figure_words(number: int | None, extends: int | None = None, absent: str = "") -> str:
