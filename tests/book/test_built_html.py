@@ -433,3 +433,13 @@ def test_every_chapter_has_its_rerun_box(chapter):
     code = " ".join(pre.get_text("") for pre in box[0].select("pre"))   # (highlighting splits it in spans)
     assert f"make rerun NB={chapter}" in code and "binn sweep" in code
     assert re.search(r"[\d.,]+ million replicate-steps", text) and "core-hours on two CPU cores" in text
+
+
+def test_glued_text_takes_the_weight_of_its_text():
+    """myst-nb sets glued phrases in bold (span.pasted-text): the book's sheet sets them back, with a
+    selector that outranks myst-nb's, and captions in one weight."""
+    css = (HTML / "_static" / "figures.css").read_text(encoding="utf8")
+    rules = dict(_css_rules(css))
+    pasted = [s for s, d in rules.items() if "span.pasted-text" in s and re.search(r"font-weight\s*:\s*inherit", d)]
+    assert pasted and all(s.split()[0] == "html" for s in pasted), "glued text is left bold"
+    assert any("figcaption *" in s and re.search(r"font-weight\s*:\s*400", d) for s, d in rules.items())
