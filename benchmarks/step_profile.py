@@ -3,6 +3,7 @@ arithmetic; prints its figures (no assertions).
 
     python benchmarks/step_profile.py              # R = 50, the default configuration
     python benchmarks/step_profile.py --R 10 --rounds 5
+    python benchmarks/step_profile.py --arch-u 6 128 --R 10   # the noise study's larger u-network
 
 The default configuration (the paper's hyperparameter table: u and D networks (4, 32),
 B = 40, N_PDE = 40, N_BC = 40) on the diffusion benchmark (71 x 7 data, noise 1e-3), R
@@ -184,10 +185,12 @@ def main(argv=None):
     ap.add_argument("--R", type=int, default=50)
     ap.add_argument("--steps", type=int, default=200, help="calls per round")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--arch-u", type=int, nargs=2, default=None, metavar=("H", "N"),
+                    help="the solution network (default: the paper's (4, 32); the noise study's larger: 6 128)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     R = args.R
-    cfg = TrainConfig()
+    cfg = TrainConfig() if args.arch_u is None else TrainConfig(arch_u=tuple(args.arch_u))
     print(f"step profile: torch {torch.__version__}, one thread, R = {R}, u and D networks {cfg.arch_u}, "
           f"B = {cfg.batch_size}, N_PDE = {cfg.n_pde}, N_BC = {cfg.n_bc}, float32; {load()}")
     inp = Inputs(R, cfg)
@@ -199,9 +202,9 @@ def main(argv=None):
     total = sum(got.values()) / R
     print(f"  {'sum':<15s} {total:8.1f} us per replicate-step   ({load()})")
     obs = make_observations("diffusion", 1e-3)
-    train(obs, TrainConfig(epochs=1), seeds=range(R))          # the kernels loaded in this process
+    train(obs, cfg.replace(epochs=1), seeds=range(R))          # the kernels loaded in this process
     t0 = time.thread_time()
-    res = train(obs, TrainConfig(epochs=20), seeds=range(R))
+    res = train(obs, cfg.replace(epochs=20), seeds=range(R))
     pace = 1e6 * (time.thread_time() - t0) / (res.epochs_run * res.steps_per_epoch * R)
     print(f"  the trainer's own pace (train, 20 epochs, CPU time, random draws included): {pace:.1f} us "
           f"per replicate-step")
