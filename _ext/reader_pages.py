@@ -10,6 +10,7 @@ reader's browser gets beyond the text.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
 
@@ -65,15 +66,25 @@ def set_alt_texts(app, doctree, docname):
             image["alt"] = alt_text(image)
 
 
-def landing_page_title(app, pagename, templatename, context, doctree):
-    # (sphinx-external-toc makes the table of contents' root the master_doc)
-    root = {app.config.root_doc, app.config.master_doc}
-    title, book = context.get("title") or "", context.get("docstitle") or ""
-    if pagename in root and book and book in title:
-        context["titlesuffix"] = ""
+def landing_page_title(app, exception):
+    """The landing page's <title> names the book once: the basic theme's template adds " - <book
+    title>" to every page's title, and the landing page's title is the book's (the template sets
+    that suffix itself, so the written page is corrected)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    book = app.config.html_title
+    for name in {app.config.root_doc, app.config.master_doc}:   # (sphinx-external-toc sets master_doc)
+        page = Path(app.outdir) / f"{name}.html"
+        if not book or not page.is_file():
+            continue
+        text = page.read_text(encoding="utf-8")
+        twice = re.compile(r"<title>\s*(.*?)\s*(?:&#8212;|—|&mdash;)\s*(.*?)\s*</title>", re.S)
+        m = twice.search(text)
+        if m and m.group(1) == m.group(2):
+            page.write_text(text[:m.start()] + f"<title>{m.group(1)}</title>" + text[m.end():], encoding="utf-8")
 
 
 def setup(app):
     app.connect("doctree-resolved", set_alt_texts)
-    app.connect("html-page-context", landing_page_title)
+    app.connect("build-finished", landing_page_title)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from binn_utils.analysis import identifiability
+from binn_utils.analysis import identifiability_words
 from binn_utils.analysis.verdicts import figure_numbers, quote_clean
 from binn_utils.claims import scorecard
 from binn_utils.presentation import diagnostic_tables, tables
@@ -58,15 +59,15 @@ def test_the_removal_sentence_reads_for_every_level(a, b):
         def __getitem__(self, name):
             return self.operators[name]
     cases = [Case(n_points=n, operators={"D": _operator(level)}) for n, level in ((355, a), (1755, b))]
-    text = identifiability.removal_sentence(cases[0], cases[1], "D")
+    text = identifiability_words.removal_sentence(cases[0], cases[1], "D")
     assert " constrained constrained" not in text and "absent constrained" not in text
     assert "indistinguishable constrained" not in text
-    assert f"D, as weak as the least visible of these, is {identifiability.LEVEL_PHRASE[a]}" in text
+    assert f"D, as weak as the least visible of these, is {identifiability_words.LEVEL_PHRASE[a]}" in text
     assert not defects(text)
 
 
 def test_every_level_has_its_phrase():
-    assert set(identifiability.LEVELS) | {"absent", "indistinguishable"} <= set(identifiability.LEVEL_PHRASE)
+    assert set(identifiability.LEVELS) | {"absent", "indistinguishable"} <= set(identifiability_words.LEVEL_PHRASE)
 
 
 def test_benchmark_cases_are_labelled_in_words():
@@ -200,3 +201,21 @@ def test_the_numbers_table_in_words():
     head, _, *rows = md.split("\n")
     assert head == "| setting | err($u_\\theta$, obs) | $w_\\mathrm{PDE}/w_\\mathrm{data}$ | decades fallen late |"
     assert rows == ["| PDE weight 0.0001 | 0.1 | **2.5** | 0.3 |", "| learning rate 5e-05 | 0.1 | 0.2 | inf |"]
+
+
+def test_the_landing_pages_title_names_the_book_once(tmp_path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("reader_pages", Path(__file__).resolve().parents[1] / "_ext" /
+                                                  "reader_pages.py")
+    rp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rp)
+    book = "A book: its title"
+    (tmp_path / "book").mkdir()
+    page, other = tmp_path / "book" / "intro.html", tmp_path / "book" / "methods.html"
+    page.write_text(f"<head><title>{book} &#8212; {book}</title></head>", encoding="utf-8")
+    other.write_text(f"<head><title>Methods &#8212; {book}</title></head>", encoding="utf-8")
+    app = SimpleNamespace(builder=SimpleNamespace(format="html"), outdir=str(tmp_path),
+                          config=SimpleNamespace(html_title=book, root_doc="index", master_doc="book/intro"))
+    rp.landing_page_title(app, None)
+    assert page.read_text(encoding="utf-8") == f"<head><title>{book}</title></head>"
+    assert other.read_text(encoding="utf-8") == f"<head><title>Methods &#8212; {book}</title></head>"
