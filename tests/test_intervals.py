@@ -11,7 +11,8 @@ import pytest
 
 from binn_utils.claims import scorecard
 from binn_utils.analysis.verdicts import (Outcome, Verdict, aggregate, above_best_other, all_of, best_in, expect, highest_at,
-                                 lowest_at, median_interval, median_rank, quote_clean, spread_interval)
+                                 lowest_at, median_interval, median_rank, spread_interval)
+from binn_utils.analysis.paper_text import quote_clean
 
 A, D, I, U = Verdict.AGREES, Verdict.DISAGREES, Verdict.INDISTINCT, Verdict.UNDECIDED
 ROOT = Path(__file__).resolve().parents[1]

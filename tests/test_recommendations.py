@@ -37,7 +37,7 @@ def test_the_answer_follows_the_parts_and_holds_a_disagreement_to_the_level():
 
 
 def test_every_recommendation_quotes_the_paper_and_names_sub_claims_of_its_claims():
-    from binn_utils.analysis.verdicts import quote_clean
+    from binn_utils.analysis.paper_text import quote_clean
     from pathlib import Path
     paper = quote_clean((Path(__file__).resolve().parents[2] / "shared" / "paper" / "binn-principles.tex").read_text()) \
         if (Path(__file__).resolve().parents[2] / "shared" / "paper").exists() else None
