@@ -5,7 +5,7 @@
 Trains R replicates briefly (150 epochs, seeds 0..R-1) on the diffusion data, noise 1e-3,
 on the 71-point and the 351-point grid, then times the R forward solves of the learned PDEs
 (``forward_solve_many``) one after the other and in a pool of N processes
-(``forward_solve.solve_pool``, as an in-process ``binn sweep`` runs them), with BDF and
+(``solve_workers.solve_pool``, as an in-process ``binn sweep`` runs them), with BDF and
 with the paper's RK45 (on the 351-point grid RK45 is stability-limited, about a minute
 per solve: only with ``--rk45-dense``).  Prints solves per second and checks that the
 pool returns the same solutions.
@@ -19,7 +19,8 @@ import time
 import numpy as np
 
 from binn_utils import studies
-from binn_utils.engine.forward_solve import forward_solve_many, solve_pool
+from binn_utils.engine.forward_solve import forward_solve_many
+from binn_utils.engine.solve_workers import solve_pool
 from binn_utils.engine.observations import make_observations
 from binn_utils.engine.training import train
 

@@ -7,8 +7,10 @@ The folders are the layers; each imports only from its own layer or those below 
 - ``engine`` (the PDEs and the BINN): ``problems`` (the five benchmark PDEs and their
   reference solutions), ``solvers`` (the data-generating numerical methods),
   ``observations`` (noise, grids, splits), ``networks`` (the four MLPs), ``losses``,
-  ``training`` (the batched trainer), ``forward_solve`` (u_p), ``metrics``, ``evaluation``;
-- ``store`` (the results store): ``records`` (its checksummed file pairs and folders),
+  ``training`` (the batched trainer), ``forward_solve`` (u_p; ``solve_workers``, its processes),
+  ``metrics``, ``evaluation``;
+- ``store`` (the results store): ``records`` (its checksummed file pairs), ``stores``
+  (where they lie, the manifest, whether a missing one may be trained),
   ``provenance``, ``sweep_record`` (what a stored setting's record holds, typed),
   ``setting`` (a setting and its merge group), ``compute`` and ``runner`` (running settings,
   on ``clusters``), ``loading`` (loading them), ``migration`` and ``fits`` (stored fits);

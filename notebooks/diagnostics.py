@@ -69,7 +69,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import diagnostic_calibration, diagnostics, reporting
 from binn_utils.presentation import diagnostic_tables, figures, plotting, tables
-from binn_utils.store import loading, records
+from binn_utils.store import loading, stores
 from binn_utils.store.loading import SettingResult
 from binn_utils.presentation.rerun_box import committed_runs, rerun_box_md
 
@@ -81,7 +81,7 @@ SWEEPS = studies.sweeps()
 TITLES = {st.name: st.label for st in SWEEPS}                  # e.g. "learning rate (Burgers)"
 SHORT_TITLES = {st.name: st.heading or st.title for st in SWEEPS}  # e.g. "learning rate"
 # each study at its committed scale, or at `scale`; a study in parts: its first part (batch size: fixed epochs)
-scale_of = {st.name: scale or records.committed_scale(st.name) for st in SWEEPS}
+scale_of = {st.name: scale or stores.committed_scale(st.name) for st in SWEEPS}
 # each on the datasets of its committed main text where these parameters ask for it, as claim 12 reads them
 settings = [s for st in SWEEPS for s in st.groups(scale_of[st.name], epochs=epochs, seeds=seeds, datasets=
             studies.base.main_text_datasets(st.name, dict(scale=scale, epochs=epochs, seeds=seeds)))[0]]

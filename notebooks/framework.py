@@ -252,6 +252,7 @@ else:
 
 # %% tags=["remove-input"]
 from binn_utils.analysis import identifiability
+from binn_utils.analysis import identifiability_words
 from binn_utils.engine.metrics import median_iqr
 
 id_nv = float(res.setting.noise_var)
@@ -261,7 +262,7 @@ id_cases = {init: {dn: identifiability.benchmark_identifiability("nonlinear_adr"
 reporting.glue("fw_id_what", f"noise variance {reporting.fmt(id_nv, 'g')}" + (
     ", sigma from the solver's own error" if id_nv == 0 else ""))
 for init, key in (("code", "fw_id_code"), ("text", "fw_id_text")):
-    reporting.glue(key, identifiability.removal_sentence(id_cases[init][False], id_cases[init][True], "D"))
+    reporting.glue(key, identifiability_words.removal_sentence(id_cases[init][False], id_cases[init][True], "D"))
     reporting.glue(f"fw_id_share_{init}", reporting.fmt(id_cases[init][False]["D"].share, ".2g"))
 id_runs = list(runs.values()) if compare_initial else [res]
 id_runs += [res_other] if compare_grid else []
@@ -270,7 +271,7 @@ id_entries = [(f"{id_names[rr.setting.initial]}, {351 if rr.setting.dense else 7
                id_cases[rr.setting.initial][bool(rr.setting.dense)],
                {k: median_iqr(rr.operator_error(k))["median"] for k in id_cases[rr.setting.initial][False].operators})
               for rr in id_runs]
-display(Markdown(identifiability.errors_markdown(id_entries)))
+display(Markdown(identifiability_words.errors_markdown(id_entries)))
 
 # %% [markdown]
 # Every benchmark on both grids, at the paper's default noise variance $10^{-3}$: the share
@@ -297,7 +298,7 @@ reporting.glue("fw_id_defaults", f"the default-hyperparameter runs at the {id_sc
                "chapter's runs")
 for label, case, errs in id_entries:  # this chapter's runs (the authors' Fig. 1 data among them)
     id_errors.setdefault(case.label, errs)
-display(Markdown(identifiability.table_markdown(identifiability.benchmark_cases(1e-3), id_errors)))
+display(Markdown(identifiability_words.table_markdown(identifiability.benchmark_cases(1e-3), id_errors)))
 
 # %% [markdown]
 # ## Which reaction term?

@@ -92,10 +92,10 @@ from binn_utils.analysis.reporting import arch_label, find, meta_value, value_la
 from binn_utils.analysis.verdicts import LEVEL
 from binn_utils.engine.observations import NOISE_VARIANCES
 from binn_utils.presentation import authors_figures, figures, plotting, tables
-from binn_utils.store import loading, records
+from binn_utils.store import loading, stores
 
 plotting.style()
-scale = scale or records.committed_scale("noise")
+scale = scale or stores.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
 default = studies.get("noise").default

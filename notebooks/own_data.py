@@ -67,9 +67,9 @@ from IPython.display import Markdown, display
 from binn_utils.analysis import reporting
 from binn_utils.applications import fit_example, fit_report
 from binn_utils.presentation import plotting, tables
-from binn_utils.store import records
+from binn_utils.store import stores
 
-scale = scale or records.committed_scale("own_data")
+scale = scale or stores.committed_scale("own_data")
 out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="binn-fit-"))
 out.mkdir(parents=True, exist_ok=True)
 # the committed copy of fit_example.write_example_csv()'s data (data/README.md)
@@ -78,7 +78,7 @@ x_true, t_true, u_true = fit_example.write_example_csv(out / "regenerated.csv")
 if (out / "regenerated.csv").read_bytes() != data_csv.read_bytes():
     print("note: regenerating the example data here gives a file that differs in the last digits "
           "from the committed one (another floating-point environment); the committed file is used")
-plan = fit_example.example_plan(out / "fit", scale, cache_dir=records.folders_for(scale, source, "own_data"))
+plan = fit_example.example_plan(out / "fit", scale, cache_dir=stores.folders_for(scale, source, "own_data"))
 fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 # the report's figures again, with the known answer drawn in (dashed black)
 shown = fit_report.fit_figures(fit, plan.units, truth=fit_example.example_truth(u_true))

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from binn_utils.applications.notebook_parameters import ParameterError, check_parameters  # noqa: E402
-from binn_utils.store import records  # noqa: E402
+from binn_utils.store import stores  # noqa: E402
 
 OUTPUT_PARAM = "output_dir"
 SOURCE_PARAM = "source"
@@ -93,7 +93,7 @@ def check_out(text: str) -> Path:
     if not text.strip():
         raise ValueError("OUT is empty (an unset shell variable?): name the output folder, e.g. OUT=out/rerun")
     out = Path(text).resolve()
-    committed = records.default_results_dir().resolve()
+    committed = stores.default_results_dir().resolve()
     if out == committed or committed in out.parents:
         raise ValueError(f"OUT={text} lies in the committed results ({committed}), which a rerun never writes "
                          "into: name another folder, e.g. OUT=out/rerun")
@@ -107,7 +107,7 @@ def check_source(source):
     working folder."""
     if source is None:
         return
-    committed = records.default_results_dir().resolve()
+    committed = stores.default_results_dir().resolve()
     where = (ROOT / "notebooks" / str(source)).resolve()
     if where == committed or committed in where.parents:
         raise ParameterError(f"parameter {SOURCE_PARAM} names the committed results ({where}), into which the "
@@ -157,7 +157,7 @@ def _main(argv=None) -> int:
     try:
         out = check_out(args.out)
         # a file, under a file, or not writable: before anything runs (a dry run creates nothing)
-        records.check_writable(out, create=not args.dry_run)
+        stores.check_writable(out, create=not args.dry_run)
     except ValueError as err:
         print(f"{PROG}: OUT={args.out}: {err}" if str(err).startswith("cannot") else f"{PROG}: {err}",
               file=sys.stderr)

@@ -20,7 +20,7 @@ from binn_utils.engine.observations import DEFAULT_NOISE_VAR
 from binn_utils.engine.runs import TrainConfig
 from binn_utils.presentation import scorecard_text
 from binn_utils.presentation.diagnostic_tables import paper_failures_table
-from binn_utils.store.records import committed_scale
+from binn_utils.store.stores import committed_scale
 from binn_utils.store.setting import Setting, replicates
 from binn_utils.studies.base import PaperPoint, Shown, Study, count
 

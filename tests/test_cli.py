@@ -15,7 +15,7 @@ import torch
 from binn_utils import studies
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
-from binn_utils.store import provenance, records
+from binn_utils.store import provenance, records, stores
 from binn_utils.store.records import StoreWarning
 from binn_utils.store.runner import run_settings
 from binn_utils.store.setting import Setting, replicates
@@ -131,7 +131,7 @@ def test_an_unusable_results_folder_is_a_usage_error_before_any_work(capsys, no_
 
 def test_quick_results_never_go_to_the_committed_store(monkeypatch, tmp_path, capsys):
     """Without --results-dir the quick scale writes to out/results-quick, the others to results/."""
-    monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(stores, "default_results_dir", lambda: tmp_path / "results")
     used = []
     monkeypatch.setattr(cli, "run_settings", lambda sets, results_dir, **kw: used.append(Path(results_dir)) or [])
     assert cli.main(["sweep", "learning_rate", "--scale", "quick"]) == 0
@@ -446,6 +446,6 @@ def test_status_reads_the_committed_scale_and_says_which(capsys):
     chapters do) and prints it; `binn sweep` keeps the book scale as its default."""
     assert cli.main(["status", "loss_weight"]) == 0
     out = capsys.readouterr().out
-    assert f"(scale {records.committed_scale('loss_weight')})" in out
+    assert f"(scale {stores.committed_scale('loss_weight')})" in out
     args = cli.parser().parse_args(["sweep", "loss_weight"])
     assert cli.default_scale(args, "loss_weight") == "book"

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from binn_utils import studies
-from binn_utils.store.records import (committed_scale, committed_supporting_scales, default_results_dir,
-                                      read_manifest)
+from binn_utils.store.stores import committed_scale, committed_supporting_scales, default_results_dir, read_manifest
 from binn_utils.studies.supporting import Page
 
 ROOT = Path(__file__).resolve().parents[1]

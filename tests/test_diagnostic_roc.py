@@ -7,7 +7,8 @@ import pytest
 
 from binn_utils.analysis import diagnostic_roc as roc_mod
 from binn_utils.analysis import diagnostics as dg
-from binn_utils.store.records import default_results_dir, read_pair
+from binn_utils.store.records import read_pair
+from binn_utils.store.stores import default_results_dir
 
 
 def synthetic(seed=0, n_per=60, benchmarks=("a", "b", "c")):

@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 from binn_utils import studies  # noqa: E402
 from binn_utils.analysis import results_table  # noqa: E402
 from binn_utils.presentation import authors_figures, figures, plotting, tables, text_layout  # noqa: E402
-from binn_utils.store import loading, records  # noqa: E402
+from binn_utils.store import loading, stores  # noqa: E402
 from synthetic import figure_boxes, figure_heat  # noqa: E402
 
 
@@ -94,7 +94,7 @@ def _covered_points(ax, legend, renderer):
 
 
 def _stored(name, **kw):
-    scale = records.committed_scale(name)
+    scale = stores.committed_scale(name)
     settings = studies.get(name).settings_for_chapter(dict(scale=scale, noise_var=None, dense=False, epochs=None,
                                                            seeds=None, **kw))
     return loading.load_or_run(settings, scale, None)

@@ -108,13 +108,14 @@ def test_the_reports_identifiability_section_is_its_own():
     heading, its paragraph (sigma, thresholds, chi-square change) and its own table, with the
     warnings (it was merged into the diagnostics table: D under "diagnostic")."""
     from binn_utils.analysis import identifiability as ident
+    from binn_utils.analysis import identifiability_words as ident_words
     oc = ident.OperatorConstraint("D", {"zero": 900.0, "half": 80.0, "double": 300.0, "tilt": 1.2},
                                   {}, 0.8, 140)
     c = ident.Identifiability("learned operators", {"D": oc}, 0.05, "0.0001 cells/um^2, the rms residual", 140)
     md = ("| diagnostic | value |\n|---|---|\n| underfitting | 0.1 |\n\nDiagnostics: none fired.\n\n"
-          + ident.fit_markdown(c, {"D": (2.0, "um^2/h")}))
+          + ident_words.fit_markdown(c, {"D": (2.0, "um^2/h")}))
     diag, section = fit_report.report_sections(md)
-    assert not any(ln.startswith("| D ") for ln in diag) and section[0] == ident.FIT_HEADING
+    assert not any(ln.startswith("| D ") for ln in diag) and section[0] == ident_words.FIT_HEADING
     page = fit_report._md_section_html(section)
     assert page.startswith("<h2>How strongly do these data constrain each learned operator?</h2>")
     assert "sigma = 0.0001 cells/um^2, the rms residual" in page and "chi-square change" in page

@@ -20,7 +20,7 @@ import pytest
 
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
-from binn_utils.store import records as store
+from binn_utils.store import records as store, stores
 from binn_utils.store.records import DamagedRecordError, StoreWarning
 from binn_utils.store.loading import load_setting
 from binn_utils.store.migration import migrate_store
@@ -1200,7 +1200,7 @@ def test_a_damaged_manifest_is_one_line_naming_it(capsys, no_training, tmp_path,
     """`results/manifest.json` as {} or []: a traceback (KeyError, TypeError).  Now one line naming it."""
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "manifest.json").write_text(manifest)
-    monkeypatch.setattr(store, "default_results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(stores, "default_results_dir", lambda: tmp_path / "results")
     err = _one_line(capsys, ["status", "learning_rate"])      # the scale: the manifest's
     assert str(Path("results") / "manifest.json") in err and "restore it from git" in err, err
 

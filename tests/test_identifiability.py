@@ -5,6 +5,7 @@ from scipy import stats
 
 from binn_utils.analysis import fit_identifiability as fit_ident
 from binn_utils.analysis import identifiability as ident
+from binn_utils.analysis import identifiability_words as ident_words
 from binn_utils.engine.problems import spatial_grid
 
 
@@ -114,18 +115,18 @@ def test_learned_operators_on_a_users_data():
     c = fit_ident.learned_identifiability(curves, grid, x, t, u_obs)
     assert c.sigma == pytest.approx(0.03, rel=0.15) and "neighbouring points" in c.sigma_source
     assert c["D"].level == "well" and c["D"].need == "needed" and c["G"].level == "indistinguishable"
-    words = ident.warnings_of(c)
+    words = ident_words.warnings_of(c)
     assert len(words) == 1 and words[0].startswith("G: indistinguishable from zero")
-    assert "the data cannot tell G from zero" in ident.fit_markdown(c)
+    assert "the data cannot tell G from zero" in ident_words.fit_markdown(c)
     # a between-replicate estimate is used when there is one
     c2 = fit_ident.learned_identifiability(curves, grid, x, t, u_obs, replicate_sd=0.04)
     assert c2.sigma == 0.04 and "between-replicate" in c2.sigma_source
 
 
 def test_the_table_says_when_no_default_run_is_stored_and_when_an_error_measures_nothing():
-    assert ident.error_words(float("nan"), "well") == "no default run stored"
-    assert ident.error_words(0.0123, "well") == "0.0123"
-    assert ident.error_words(0.5, "not") == "0.5 (not constrained: not a measure of the method)"
+    assert ident_words.error_words(float("nan"), "well") == "no default run stored"
+    assert ident_words.error_words(0.0123, "well") == "0.0123"
+    assert ident_words.error_words(0.5, "not") == "0.5 (not constrained: not a measure of the method)"
 
 
 def test_separate_replicates_each_add_their_chi_square():
@@ -187,6 +188,6 @@ def test_the_report_says_which_change_leaves_an_operator_weakly_constrained():
     oc = ident.OperatorConstraint("D", {"zero": 217.0, "half": 36.1, "double": 85.4, "tilt": 6.54}, {}, 0.19, 148)
     c = ident.Identifiability("learned operators", {"D": oc}, 0.05, "0.05", 148)
     assert oc.level == "weakly"
-    md = ident.fit_markdown(c)
+    md = ident_words.fit_markdown(c)
     assert "D is weakly constrained: tilting it (its shape) changes the chi-square by 6.54, between 2.7 and 29.4." in md
     assert "halving it" not in md

@@ -10,6 +10,7 @@ import pytest
 
 from binn_utils.analysis import fit_identifiability as fi
 from binn_utils.analysis import identifiability as ident
+from binn_utils.analysis import identifiability_words as ident_words
 from binn_utils.applications import fit_report
 
 X = np.linspace(0.0, 1.0, 41)
@@ -88,9 +89,9 @@ def test_an_absent_operator_fitted_is_called_absent():
     assert levels["G"] == "absent" and c["G"].need == "absent"
     assert c["G"].dchi2_without < ident.need_threshold() <= c["G"].dchi2_learned
     assert c["D"].need == "needed"
-    md = ident.fit_markdown(c)
+    md = ident_words.fit_markdown(c)
     assert "a model without G fits these data as well" in md and "the data do not need G" in md
-    assert not prose.defects(ident.need_sentence(c["G"]))
+    assert not prose.defects(ident_words.need_sentence(c["G"]))
     assert "Every learned operator leaves a measurable signal" not in md
 
 
@@ -101,15 +102,15 @@ def test_an_operator_without_signal_is_indistinguishable_from_zero():
     levels, c = label(data({"D": D, "G": tiny}, 0.02), D=D, G=tiny)
     assert levels == {"D": "well", "G": "indistinguishable"}
     assert c["G"].near_zero is not None and c["G"].near_zero > 1e-6
-    assert "indistinguishable from zero (|G| <~" in ident.level_words(c["G"])
-    assert "the data cannot tell G from zero" in ident.need_sentence(c["G"])
-    assert not prose.defects(ident.need_sentence(c["G"]))
+    assert "indistinguishable from zero (|G| <~" in ident_words.level_words(c["G"])
+    assert "the data cannot tell G from zero" in ident_words.need_sentence(c["G"])
+    assert not prose.defects(ident_words.need_sentence(c["G"]))
 
 
 def test_a_well_measured_operator():
     levels, c = label(data({"D": D, "G": G_weak}, 0.005), D=D, G=G_weak)
     assert levels == {"D": "well", "G": "well"} and c["G"].need == "needed"
-    assert "the data need G, and they constrain its size and shape well" in ident.need_sentence(c["G"])
+    assert "the data need G, and they constrain its size and shape well" in ident_words.need_sentence(c["G"])
 
 
 def test_a_weak_operator_loses_its_label_as_the_noise_rises():
@@ -150,7 +151,7 @@ def test_a_collapsed_fit_is_refused_with_advice_that_fits():
     with pytest.raises(fi.FitRefused) as exc:
         label(obs, D=lambda u: 0 * np.asarray(u), G=lambda u: -5 + 0 * np.asarray(u))
     assert exc.value.check.kind == "constant"
-    md = ident.unmeasured_markdown(exc.value.check.reason, exc.value.check.advice)
+    md = ident_words.unmeasured_markdown(exc.value.check.reason, exc.value.check.advice)
     assert "no operator gets a label" in md and "| G |" not in md
 
 
@@ -177,7 +178,7 @@ def test_a_blown_up_fit_says_so_in_every_line():
         fi.learned_identifiability(curves(D=D), GRID, X, T, obs, n_networks=2, blown_up=bad["blown up"])
     fc = exc.value.check
     assert fc.kind == "blown up" and fc.failed_training and "BLOWN UP" in fc.reason
-    md = ident.unmeasured_markdown(fc.reason, fc.advice, fc.failed_training)
+    md = ident_words.unmeasured_markdown(fc.reason, fc.advice, fc.failed_training)
     tagged = fit_report.tag_failed("# Diagnostics\n\n| a | b |\n|---|---|\n| x | 1 |\nForward solves u_p: 2 of 2 ok.\n\n"
                                    + md, "the fit failed: 1 of 2 networks blew up")
     lines = [ln for ln in tagged.splitlines() if ln.strip() and not ln.startswith("|---")]
@@ -206,10 +207,10 @@ def test_binn_fit_exits_non_zero_on_a_blown_up_fit():
 # ----------------------------------------------------------------------------- words
 def test_every_column_is_named_with_what_it_measures():
     levels, c = label(data({"D": D, "G": G_weak}, 0.02), D=D, G=G_weak)
-    md = ident.fit_markdown(c)
+    md = ident_words.fit_markdown(c)
     head = next(ln for ln in md.splitlines() if ln.startswith("| operator"))
-    assert [h.strip() for h in head.strip("|").split("|")] == [h for h, _ in ident.COLUMNS]
-    for h, what in ident.COLUMNS:
+    assert [h.strip() for h in head.strip("|").split("|")] == [h for h, _ in ident_words.COLUMNS]
+    for h, what in ident_words.COLUMNS:
         assert f"{h}: {what}" in md
     assert "chi-square change without it" in head and "a change of chi-square" in md
     assert "Fit check: passed" in md and "estimated from the data" in md and "{" not in md

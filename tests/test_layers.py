@@ -156,8 +156,9 @@ def test_nothing_below_the_presentation_layer_draws(module):
 #: stored fit (the book's chapters) needs no torch.  The `binn` entry point imports the
 #: command inside its Ctrl-C handling, so that a Ctrl-C while it loads is one line.  The
 #: registry of studies, which `binn status` loads, needs no scipy: claim 1's check loads the
-#: identifiability module (how well the data constrain D) when it runs.
-LATE_IMPORTS = {"binn_utils.studies.framework": {"binn_utils.analysis.identifiability"},
+#: identifiability modules (how well the data constrain D, and its words) when it runs.
+LATE_IMPORTS = {"binn_utils.studies.framework": {"binn_utils.analysis.identifiability",
+                                                  "binn_utils.analysis.identifiability_words"},
                 "binn_utils.applications": {"binn_utils.applications.cli"},
                 "binn_utils.applications.fit_commands": {"binn_utils.applications.fit_plan",
                                                          "binn_utils.applications.fit_report",

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from binn_utils.analysis import identifiability
-from binn_utils.analysis.verdicts import figure_numbers, quote_clean
+from binn_utils.analysis import identifiability_words
+from binn_utils.analysis.paper_text import figure_numbers, quote_clean
 from binn_utils.claims import scorecard
 from binn_utils.presentation import diagnostic_tables, tables
 
@@ -58,15 +59,15 @@ def test_the_removal_sentence_reads_for_every_level(a, b):
         def __getitem__(self, name):
             return self.operators[name]
     cases = [Case(n_points=n, operators={"D": _operator(level)}) for n, level in ((355, a), (1755, b))]
-    text = identifiability.removal_sentence(cases[0], cases[1], "D")
+    text = identifiability_words.removal_sentence(cases[0], cases[1], "D")
     assert " constrained constrained" not in text and "absent constrained" not in text
     assert "indistinguishable constrained" not in text
-    assert f"D, as weak as the least visible of these, is {identifiability.LEVEL_PHRASE[a]}" in text
+    assert f"D, as weak as the least visible of these, is {identifiability_words.LEVEL_PHRASE[a]}" in text
     assert not defects(text)
 
 
 def test_every_level_has_its_phrase():
-    assert set(identifiability.LEVELS) | {"absent", "indistinguishable"} <= set(identifiability.LEVEL_PHRASE)
+    assert set(identifiability.LEVELS) | {"absent", "indistinguishable"} <= set(identifiability_words.LEVEL_PHRASE)
 
 
 def test_benchmark_cases_are_labelled_in_words():

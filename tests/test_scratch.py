@@ -8,7 +8,7 @@ from binn_utils.analysis import reporting, scratch
 from binn_utils.analysis.user_data import fit_spec, fit_user_data, fit_user_data_cached
 from binn_utils.applications import fit_plan
 from binn_utils.engine.training import TrainConfig
-from binn_utils.store import records
+from binn_utils.store import stores
 
 CFG = TrainConfig(epochs=3, compile=False)
 
@@ -66,7 +66,7 @@ def test_cache_key_covers_data_and_training():
 
 
 def test_the_scratch_fit_at_a_scale(tmp_path, monkeypatch):
-    monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(stores, "default_results_dir", lambda: tmp_path / "results")
     with pytest.raises(ValueError, match="unknown scale"):
         fit_plan.scratch_plan(scale="huge")
     plan = fit_plan.scratch_plan(scale="quick", epochs=5, seeds=3)
@@ -79,7 +79,7 @@ def test_the_scratch_fit_at_a_scale(tmp_path, monkeypatch):
 def test_a_rerun_reads_the_committed_fits_and_trains_into_the_working_store(tmp_path, monkeypatch):
     """Folders are read in order; a fit none of them holds is trained into the last only."""
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
-    monkeypatch.setattr(records, "default_results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(stores, "default_results_dir", lambda: tmp_path / "results")
     committed, working = fit_plan.scratch_plan().cache_dir
     assert (committed, working) == (tmp_path / "results" / "scratch", tmp_path / "out" / "results" / "scratch")
     obs = scratch.load_scratch(10000)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from binn_utils.engine.training import TrainConfig
-from binn_utils.store import provenance, records
+from binn_utils.store import provenance, records, stores
 from binn_utils.store.records import DamagedRecordError, StoreWarning
 from binn_utils.store.loading import load_setting
 from binn_utils.store.migration import migrate_store
@@ -250,15 +250,15 @@ def test_cached_fit_is_verified_and_a_damaged_one_retrained(tmp_path, monkeypatc
 
 def test_one_rule_decides_whether_a_missing_result_may_be_trained(monkeypatch):
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
-    records.check_may_train(["a"], "results", "settings are", "run it")              # may train
-    records.check_may_train([], "results", "settings are", "run it", require=True)   # nothing missing
+    stores.check_may_train(["a"], "results", "settings are", "run it")              # may train
+    stores.check_may_train([], "results", "settings are", "run it", require=True)   # nothing missing
     with pytest.raises(RuntimeError, match=r"2 settings are not .* \(missing or damaged: a, b\) and "
                                            r"require_stored=True forbids training here; run it"):
-        records.check_may_train(["a", "b"], "results", "settings are", "run it", require=True)
+        stores.check_may_train(["a", "b"], "results", "settings are", "run it", require=True)
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
     with pytest.raises(RuntimeError, match="BINN_REQUIRE_STORED=1 forbids training"):
-        records.check_may_train(["a"], "results", "fit is", "run it")
-    records.check_may_train(["a"], "results", "fit is", "run it", require=False)     # `binn fit` asks to train
+        stores.check_may_train(["a"], "results", "fit is", "run it")
+    stores.check_may_train(["a"], "results", "fit is", "run it", require=False)     # `binn fit` asks to train
 
 
 def test_a_user_fit_is_a_pair_of_the_store_and_a_damaged_one_is_not_retrained_in_a_book_build(tmp_path, monkeypatch):
@@ -383,7 +383,6 @@ def test_the_manifest_tells_the_chapters_and_the_scorecard_which_results_have_di
     """A study listed in the manifest's ``distinct_seeds`` is read with each dataset's own seeds by
     its chapter and on the authors' data; unlisted, with the seeds shared (the stored records)."""
     from binn_utils import studies
-    from binn_utils.store import records as recs
     from binn_utils.store.setting import seeds_distinct
     params = dict(scale=None, noise_vars=None, dense=False, epochs=None, seeds=None)
     noise = studies.get("noise")
@@ -394,7 +393,7 @@ def test_the_manifest_tells_the_chapters_and_the_scorecard_which_results_have_di
     assert got and all(seeds_distinct(s) for s in got)
     assert sorted({len(set(s.datasets)) for s in got}) == [6, 10]
     lr = studies.get("learning_rate")
-    n = recs.committed_datasets("learning_rate", "authors")
+    n = stores.committed_datasets("learning_rate", "authors")
     on_theirs = lr.authors_data_settings("paper")
     assert len(on_theirs) == 7 and all(s.data == "authors" and len(set(s.datasets)) == n for s in on_theirs)
     assert all(seeds_distinct(s) for s in on_theirs) == (n > 1)

@@ -205,26 +205,26 @@ def test_no_document_claims_bitwise_independence_in_float32():
 
 
 def test_a_rerun_reads_the_committed_store_and_trains_into_the_working_store(tmp_path, monkeypatch):
-    from binn_utils.store import loading, records
+    from binn_utils.store import loading, stores
     committed = tmp_path / "results"
-    monkeypatch.setattr(records, "default_results_dir", lambda: committed)
+    monkeypatch.setattr(stores, "default_results_dir", lambda: committed)
     monkeypatch.delenv("BINN_REQUIRE_STORED", raising=False)
     old, new = _setting("old"), _setting("new", lr=1e-3)
     run_settings([old], committed, workers=1, progress=False)
-    assert records.stores_for("lite") == [committed, tmp_path / "out" / "results"]
+    assert stores.stores_for("lite") == [committed, tmp_path / "out" / "results"]
     got = loading.load_or_run([old, new], "lite", progress=False)
     assert [r.setting.key for r in got] == [old.key, new.key]
     assert new.is_done(tmp_path / "out" / "results") and not new.is_done(committed)   # committed store untouched
     assert loading.missing([old, new], "lite") == []
     # the book reads the committed store only: what a rerun trained does not count there
     monkeypatch.setenv("BINN_REQUIRE_STORED", "1")
-    assert records.stores_for("lite") == [committed]
+    assert stores.stores_for("lite") == [committed]
     with pytest.raises(RuntimeError, match="1 settings are not in the results store .*"
                                            "BINN_REQUIRE_STORED=1 forbids training"):
         loading.load_or_run([old, new], "lite")
     # asked explicitly: a source folder is read and written, and nothing else
-    assert records.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
-    assert records.stores_for("quick") == [tmp_path / "out" / "results-quick"]
+    assert stores.stores_for("lite", tmp_path / "mine") == [tmp_path / "mine"]
+    assert stores.stores_for("quick") == [tmp_path / "out" / "results-quick"]
 
 
 def test_a_chapter_solves_u_p_of_what_it_trains_on_the_dense_grid_with_bdf(tmp_path, monkeypatch):

@@ -54,7 +54,8 @@ import numpy as np
 from . import diagnostic_calibration as calibration, diagnostics as dg
 from .diagnostic_thresholds import DEFAULT_THRESHOLDS, Thresholds
 from ..engine.metrics import median_iqr
-from ..store.records import default_results_dir, read_pair
+from ..store.records import read_pair
+from ..store.stores import default_results_dir
 from ..store.sweep_record import SweepRecord
 from ..store.sweep_record import reported
 

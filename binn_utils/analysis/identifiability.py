@@ -45,6 +45,9 @@ the discretisation error of a u_p computed on that grid.  (Only benchmarks have 
 The share of each term in the dynamics: at each observation time, the L2 norm over x of the
 diffusion term d/dx(D u_x), the advection term -d/dx(u V) and the reaction term u G (each
 ``forward_solve.fv_rhs`` with that operator alone), divided by their sum.
+
+This module computes the rule and its cases; their tables and sentences, for the book and for a
+fit's report, are :mod:`binn_utils.analysis.identifiability_words`'.
 """
 from __future__ import annotations
 
@@ -62,10 +65,9 @@ from ..engine.problems import BENCHMARK_NAMES, INITIALS, get_benchmark, referenc
 __all__ = ["PERTURBATIONS", "LEVEL", "LEVELS", "TERMS", "detect_threshold", "fit_threshold",
            "constraint_level", "OperatorConstraint", "Identifiability", "identifiability",
            "benchmark_identifiability", "solver_sigma", "term_shares", "operator_from_curve",
-           "MEANING", "IN_SHORT", "FIT_HEADING", "FINE_DX", "case_label", "error_words", "refinement", "benchmark_cases", "table_markdown",
-           "errors_markdown", "removal_sentence", "warnings_of", "fit_markdown", "unmeasured_markdown", "level_words",
-           "NEAR_ZERO_LADDER", "TERM_SCALE", "NEED_LEVELS", "need_threshold", "need_sentence", "solve_on_grid", "zero_bound", "mean_share",
-           "COLUMNS"]
+           "FINE_DX", "case_label", "refinement", "benchmark_cases",
+           "NEAR_ZERO_LADDER", "TERM_SCALE", "NEED_LEVELS", "need_threshold", "solve_on_grid", "zero_bound",
+           "mean_share"]
 
 PERTURBATIONS = ("zero", "half", "double", "tilt")
 #: the changes an operator's level is decided on: its scale (factor two either way) and its shape
@@ -399,18 +401,6 @@ def benchmark_identifiability(name: str, dense: bool = False, noise_var: float =
                            sigma_source=source)
 
 
-# ----------------------------------------------------------------------------- tables
-#: What an operator's level means for its recovered error (the words of the tables).
-MEANING = {"not": "not constrained: the data cannot tell it from half or twice itself or from a change of its "
-                  "shape (at least one of these is invisible), so its error measures more than the data hold",
-           "weakly": "weakly constrained: only a test aimed at this operator could see each change of its scale "
-                     "and shape",
-           "well": "well constrained: each change of its scale and shape shows as a misfit of the data",
-           "indistinguishable": "indistinguishable from zero: removing it changes nothing measurable, so its "
-                                "error measures little; a small added constant would show as a misfit of the data",
-           "absent": "absent: a model without it fits the data as well, and the data rule out the size learned"}
-
-
 def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
     """Every benchmark on both grids (71, 351 points); the nonlinear ADR with both initial
     conditions (the paper's Eq. ic-nl, "text", and the authors' Fig. 1 data, "code")."""
@@ -421,247 +411,3 @@ def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
                 out.append(benchmark_identifiability(name, dense, noise_var, initial=initial))
     return out
 
-
-#: An operator's level as the complement of "is" ("D is weakly constrained", "D is not needed").
-LEVEL_PHRASE = {"not": "not constrained", "weakly": "weakly constrained", "well": "well constrained",
-                "indistinguishable": "indistinguishable from zero", "absent": "not needed"}
-
-
-#: An operator's level in a few words, after its name ("the learned D, which the data ...").
-IN_SHORT = {"not": "which the data do not constrain", "weakly": "which the data constrain only weakly",
-            "well": "which the data constrain well", "indistinguishable": "which the data cannot tell from zero",
-            "absent": "which the data do not need"}
-
-
-def level_words(oc: OperatorConstraint, factor_unit: tuple | None = None) -> str:
-    """An operator's level as a table cell: 'well', 'indistinguishable from zero (|D| <~ 0.0056)'
-    or 'absent (not needed)' (``factor_unit``: (factor, unit) from training units to the data's;
-    default as it is)."""
-    if oc.level == "absent":
-        return "absent (not needed; the learned size ruled out)"
-    if oc.level != "indistinguishable":
-        return oc.level
-    if oc.near_zero is None:
-        return "indistinguishable from zero (no constant tried would be seen)"
-    return (f"indistinguishable from zero (|{oc.name}| <~ "
-            f"{_in_units(oc.near_zero, factor_unit) if factor_unit else f'{oc.near_zero:.2g}'})")
-
-
-def _g(v: float) -> str:
-    return "failed" if not np.isfinite(v) else f"{v:.3g}"
-
-
-def error_words(error: float, level: str) -> str:
-    """A learned operator's error as the table shows it: beside its level, and flagged as
-    measuring nothing where the data do not constrain the operator."""
-    if not np.isfinite(error):
-        return "no default run stored"
-    return f"{_g(error)}" + (" (not constrained: not a measure of the method)" if level == "not" else
-                             " (indistinguishable from zero: a relative error of it measures little)"
-                             if level == "indistinguishable"
-                             else "")
-
-
-def table_markdown(cases, errors: dict | None = None) -> str:
-    """One row per (model, operator): share of the dynamics, the chi-square changes, the level;
-    with ``errors`` ({case label: {operator: median error of the learned operator}}), that error
-    beside its level (:func:`error_words`)."""
-    head = ("| data | operator | share of du/dt (fraction) | chi-square change: removed | chi-square change: x 1/2 "
-            "| chi-square change: x 2 | chi-square change: tilt | constrained |")
-    if errors is not None:
-        head += " median error of the learned operator (default runs) |"
-    lines = [head, "|---" * head.count(" |") + "|"]
-    for c in cases:
-        for k, oc in c.operators.items():
-            d = oc.dchi2
-            row = (f"| {c.label} | {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | "
-                   f"{_g(d['double'])} | {_g(d['tilt'])} | {level_words(oc)} |")
-            if errors is not None:
-                row += f" {error_words(errors.get(c.label, {}).get(k, np.nan), oc.level)} |"
-            lines.append(row)
-    return "\n".join(lines)
-
-
-def errors_markdown(entries) -> str:
-    """Recovered operator errors beside how well the data constrain each operator.
-    ``entries``: (label, Identifiability, {operator: median error}) tuples."""
-    lines = ["| data | operator | median relative error of the learned operator | chi-square change at x 1/2 / x 2 "
-             "| what the error means |", "|---|---|---|---|---|"]
-    for label, c, errs in entries:
-        for k, oc in c.operators.items():
-            e = errs.get(k, np.nan)
-            lines.append(f"| {label} | {k} | {_g(e)} | {_g(oc.dchi2['half'])} / {_g(oc.dchi2['double'])} "
-                         f"| {MEANING[oc.level]} |")
-    return "\n".join(lines)
-
-
-def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -> str:
-    """How far removing ``op`` moves the forward solution on the two grids, in words decided by
-    the numbers and the rule."""
-    a, b = sparse[op], dense[op]
-    where = (f"{LEVEL_PHRASE[a.level]} on both grids" if a.level == b.level else
-             f"{LEVEL_PHRASE[a.level]} on the sparse grid and {LEVEL_PHRASE[b.level]} on the dense one")
-    return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on {sparse.n_points} data "
-            f"points ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} detectable) and by "
-            f"{_g(b.dchi2['zero'])} on {dense.n_points} ({b.signal} detectable); halving, doubling and tilting "
-            f"{op} change it by {_g(a.dchi2['half'])}, {_g(a.dchi2['double'])} and {_g(a.dchi2['tilt'])} on the "
-            f"sparse grid and by {_g(b.dchi2['half'])}, {_g(b.dchi2['double'])} and {_g(b.dchi2['tilt'])} on the "
-            f"dense one, so {op}, as weak as the least visible of these, is {where} (a change above "
-            f"{detect_threshold():.2g} is detectable by a test aimed at it; above {fit_threshold(sparse.n_points):.3g} "
-            f"on the sparse and {fit_threshold(dense.n_points):.3g} on the dense grid it shows as a misfit of the data)")
-
-
-def _in_units(value: float, factor_unit: tuple | None) -> str:
-    """An operator's value in the data's units ("0.0056 µm²/h"), or in training units."""
-    if factor_unit is None:
-        return f"{value:.2g} (training units)"
-    factor, unit = factor_unit
-    return f"{value * factor:.2g}" + (f" {unit}" if unit else " (the data's units)")
-
-
-def warnings_of(c: Identifiability, units: dict | None = None) -> list[str]:
-    """One sentence per operator whose removal leaves no measurable signal, that the data
-    cannot tell from half or twice itself, or whose shape (tilt) they cannot tell; one that is
-    indistinguishable from zero with the constant the data would see (``units``: {name:
-    (factor, unit)} from training to the data's units; default training units).  An operator a
-    fit's data do not need (absent) has its plain sentence (:func:`need_sentence`) instead."""
-    out, bar = [], detect_threshold()
-    for k, oc in c.operators.items():
-        d = oc.dchi2
-        if oc.level == "absent":
-            continue
-        if oc.level == "indistinguishable":
-            out.append(f"{k}: indistinguishable from zero in these data: removing it changes nothing measurable"
-                       + (f", but a constant of {_in_units(oc.near_zero, (units or {}).get(k))} added to it would "
-                          "be seen well, so the data pin it within about that of zero" if oc.near_zero is not None
-                          else ", and no constant tried would be seen either"))
-        elif oc.signal == "not":
-            out.append(f"{k}: the mechanism leaves no measurable signal in these data (removing it changes the "
-                       f"chi-square by {_g(d['zero'])}, below {bar:.2g}): its learned curve "
-                       "is not determined by the data, whatever its shape")
-        elif oc.level == "not":
-            size = [p for p in ("half", "double") if not d[p] >= bar]
-            if size:
-                out.append(f"{k}: present, but the data cannot tell it from half or twice itself (chi-square changes "
-                           f"{_g(d['half'])} and {_g(d['double'])}): its size is not determined")
-            if not d["tilt"] >= bar:
-                out.append(f"{k}: present, but the data cannot tell its shape over the observed range (tilting it, x 1/2 "
-                           f"at the low end of u and x 3/2 at the high end, changes the chi-square by "
-                           f"{_g(d['tilt'])}, below {bar:.2g}): how it varies with u is not determined")
-    return out
-
-
-#: The heading of the identifiability section of a fit's report (the report's HTML finds it there).
-FIT_HEADING = "## How strongly do these data constrain each learned operator?"
-
-
-def unmeasured_markdown(reason: str, advice: str = "", failed: bool = False) -> str:
-    """The identifiability section of a fit's report where the fit check refused the fit (or
-    the section could not be computed): ``reason``, a statement about the fit, not about the
-    data, and ``advice`` (what to try for this failure; default: by the diagnostics).
-    ``failed``: the training diverged or blew up (the heading says so too)."""
-    advice = advice or ("what to try depends on the diagnostics above: a validation loss still falling at the end "
-                        "asks for more epochs (--epochs) or a larger learning rate (--lr); a loss that rose or blew "
-                        "up, a smaller learning rate; a forward solve that failed on a stiff model, --forward-method "
-                        "BDF")
-    return "\n".join([
-        FIT_HEADING + (" (not measured: the fit failed)" if failed else ""), "",
-        f"Not measured: {reason.rstrip('.')}. This is a property of the fit, not of the data: the labels of a model "
-        "that does not fit the data would describe the fit, so no operator gets a label here.",
-        f"What to try: {advice.rstrip('.')}."]) + "\n"
-
-
-#: The columns of a fit's identifiability table: (heading, what it measures and its unit).  A
-#: change of chi-square is the sum over the data points (after the first time) of the squared
-#: change of the model's solution in units of the noise sigma: a pure number.
-COLUMNS = (
-    ("operator", "D diffusion, V advection, G reaction (the learned operator, median over the networks)"),
-    ("share of du/dt", "the size of the operator's term in du/dt over the sum of the terms' sizes, mean over the "
-                       "observation times; a fraction from 0 to 1"),
-    ("chi-square change without it", "the rise of the data's chi-square when the model without this operator, "
-                                     "each other operator rescaled by a factor fitted to the data, replaces the "
-                                     "whole model with its factors fitted, each model also fitting the level and "
-                                     "tilt of the profile it starts from (a change of chi-square: no unit)"),
-    ("chi-square change at its learned size", "the same with this operator held at its learned size instead of "
-                                              "rescaled (asked only where it is not needed; no unit)"),
-    ("needed?", "needed where the change without it is beyond the 95 % quantile of chi-square with one degree of "
-                f"freedom ({need_threshold():.3g}): noise alone rarely makes the model without it fit so much worse"),
-    ("removed", "the change of the model's solution when the operator is set to zero, the others as learned, "
-                "summed as (change / sigma)^2 over the data points (no unit)"),
-    ("x 1/2", "the same change for the operator halved (no unit)"),
-    ("x 2", "the same change for the operator doubled (no unit)"),
-    ("tilt", "the same change for a change of its shape: x 1/2 at the low end of the observed u, x 3/2 at the "
-             "high end (no unit)"),
-    ("level", "well, weakly or not constrained (its size and shape; only for a needed operator), absent or "
-              "indistinguishable from zero"),
-)
-
-
-def need_sentence(oc: OperatorConstraint, units: dict | None = None) -> str:
-    """One plain sentence on whether the data need the operator (a fit's, with ``need``)."""
-    k, bar = oc.name, need_threshold()
-    d0, d1 = _g(oc.dchi2_without), _g(oc.dchi2_learned)
-    if oc.need == "needed":
-        how = {"well": "they constrain its size and shape well",
-               "weakly": "only a test aimed at it could see a change of its size or shape (weakly constrained)",
-               "not": "they cannot tell its size or its shape (not constrained)"}[oc.shape_level]
-        return (f"{k}: a model without {k} fits these data worse than the noise explains (chi-square up by {d0}, "
-                f"beyond {bar:.3g}): the data need {k}, and {how}.")
-    if oc.need == "absent":
-        return (f"{k}: a model without {k} fits these data as well (chi-square up by only {d0}, below {bar:.3g}), and "
-                f"the {k} learned, at its size, fits them worse (by {d1}): the data do not need {k}; the network "
-                "invented it.")
-    bound = ("" if oc.near_zero is None else
-             f"; a constant {k} of {_in_units(oc.near_zero, (units or {}).get(k))} would be seen, so |{k}| <~ that")
-    return (f"{k}: a model without {k} fits these data as well (chi-square up by only {d0}, below {bar:.3g}), and so "
-            f"does the {k} learned (by {d1}): the data cannot tell {k} from zero{bound}.")
-
-
-def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
-    """The identifiability section of a fit's report (``units``: {name: (factor, unit)} from
-    training units to the data's, for the bounds near zero): the noise and how it was
-    estimated, the fit check, one row per operator (:data:`COLUMNS`), one plain sentence each."""
-    lo, hi = c.thresholds
-    fc = c.fit
-    lines = [FIT_HEADING, "",
-             f"Noise: sigma = {c.sigma_source}"
-             + (f"; the fit's own residual (root-mean-square of the data about the learned model's forward "
-                f"solution) is {c.sigma_fitted_words}." if c.sigma_fitted_words else "."), ""]
-    if fc is not None:
-        lines += [f"Fit check: passed. The learned model, solved forward from the data's first observed profile "
-                  "(smoothed), "
-                  f"has a chi-square of {fc.chi2:.4g} against the data on {fc.n_points} points (a constant, the "
-                  f"data's mean, has {fc.chi2_constant:.4g}); noise of size sigma stays below {fc.bar:.4g} in "
-                  "99.9 % of data sets. Chi-square: the sum over the data points of (data - model)^2 / sigma^2.", ""]
-    lines += ["Is each operator needed? The data are fitted again by the model without it, each other operator "
-              "allowed a scale factor, and by the whole model with a factor per operator; the rise of chi-square is "
-              f"compared with {need_threshold():.3g} (the 95 % quantile of chi-square with one degree of freedom). Only "
-              f"a needed operator gets a level of its size and shape: each learned operator is changed in the "
-              f"forward model and the change of the solution summed as (change / sigma)^2 over the {c.n_points} "
-              f"data points after the first time: not constrained below {lo:.2g} (no test detects the change with "
-              f"even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile of what noise "
-              "adds to the chi-square of these points), weakly in between; its level is that of the weakest of its "
-              "changes of size (x 1/2, x 2) and of shape (tilt).", ""]
-    lines += ["| " + " | ".join(h for h, _ in COLUMNS) + " |", "|---" * len(COLUMNS) + "|"]
-    for k, oc in c.operators.items():
-        d = oc.dchi2
-        need = oc.need or "not asked"
-        lines.append(f"| {k} | {_g(oc.share) if np.isfinite(oc.share) else 'n/a (no dynamics)'} | "
-                     f"{_g(oc.dchi2_without)} | {'-' if oc.need == 'needed' else _g(oc.dchi2_learned)} | {need} | "
-                     f"{_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | {_g(d['tilt'])} | "
-                     f"**{level_words(oc, (units or {}).get(k))}** |")
-    lines += ["", "Columns: " + "; ".join(f"{h}: {w}" for h, w in COLUMNS) + ".", ""]
-    lines += [need_sentence(oc, units) for oc in c.operators.values() if oc.need]
-    w = [s for k, oc in c.operators.items() if oc.need in (None, "needed")
-         for s in warnings_of(Identifiability(c.label, {k: oc}, c.sigma, c.sigma_source, c.n_points), units)]
-    lines += [""] + [f"WARNING - {s}." for s in w]
-    what = {"half": "halving it", "double": "doubling it", "tilt": "tilting it (its shape)"}
-    for k, oc in c.operators.items():     # which change leaves an operator only weakly constrained
-        weak = [p for p in DECIDING if oc.level == "weakly" and constraint_level(oc.dchi2[p], oc.n_points) == "weakly"]
-        if weak:
-            lines.append(f"{k} is weakly constrained: " + " and ".join(
-                f"{what[p]} changes the chi-square by {_g(oc.dchi2[p])}" for p in weak) + f", between {lo:.2g} and {hi:.3g}.")
-    if c.failed:
-        lines.append("Perturbed solves that failed (counted as large changes): "
-                     + "; ".join(f"{k} {p}: {m}" for k, p, m in c.failed) + ".")
-    return "\n".join(lines) + "\n"

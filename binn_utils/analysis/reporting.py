@@ -2,7 +2,7 @@
 
 Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never
 typed by hand.  Where results are read from and whether a missing one may be trained is
-the store's policy (``records.stores_for``, ``loading.load_or_run``).
+the store's policy (``stores.stores_for``, ``loading.load_or_run``).
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from ..engine.first_use import import_first_use_modules
 from ..engine.forward_solve import check_method
 from ..engine.runs import HISTORY_KEYS, TrainConfig, TrainResult, check_distinct, check_seeds
 from ..engine.solvers import uniform_spacing
-from ..store import fits, records
+from ..store import fits, records, stores
 from ..store.clusters import close_dask, connect, local_cluster
 from ..store.sweep_record import CHECKPOINTS, REPORTED
 from .diagnostics import diagnose
@@ -346,7 +346,7 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
                          workers: int | None = None, scheduler: str | None = None, prepared: dict | None = None) -> UserFit:
     """:func:`fit_user_data`, with the trained networks stored in ``cache_dir``: a folder, or
     folders read in order whose last is where a missing fit is trained (e.g. the committed
-    store, then the working store: ``records.folders_for``).
+    store, then the working store: ``stores.folders_for``).
 
     The files are the store's pair ``<folder>/<key>.npz`` and ``.json``, named
     ``records.key_of(prefix, spec)`` (:attr:`UserFit.cache_key`), where the spec is
@@ -357,9 +357,9 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     u_theta, the forward solve u_p (integrator ``forward_method``, which therefore is not
     part of the key) and the diagnostics are always recomputed from the stored networks
     (seconds), so a fresh fit and a loaded one give identical numbers.
-    ``require_stored`` (default: ``records.require_stored()``, the environment variable
+    ``require_stored`` (default: ``stores.require_stored()``, the environment variable
     ``BINN_REQUIRE_STORED`` is "1") turns a missing or damaged cache into a RuntimeError
-    instead of a training run (``records.check_may_train``).
+    instead of a training run (``stores.check_may_train``).
 
     ``workers`` > 1 or a Dask ``scheduler`` ("tcp://HOST:PORT") trains the networks in
     parts, one per worker, as Dask tasks (a LocalCluster of ``workers`` processes, or the
@@ -377,10 +377,10 @@ def fit_user_data_cached(obs_or_path, mechanisms, config=None, seeds: Sequence[i
     npz, js = found or records.pair_paths(folders[-1], key)
     trained = 0
     if found is None:
-        records.check_may_train([key], Path(folders[0]), "fit is",
-                              f"run it first (e.g. with the same parameters outside the book build) and "
-                              f"commit {npz.name} and {js.name}", require=require_stored)
-        records.check_writable(npz.parent)
+        stores.check_may_train([key], Path(folders[0]), "fit is",
+                               f"run it first (e.g. with the same parameters outside the book build) and "
+                               f"commit {npz.name} and {js.name}", require=require_stored)
+        stores.check_writable(npz.parent)
         if (workers or 1) > 1 or scheduler:
             result, parts, trained = _train_parts(prep, npz, spec, key, progress, workers, scheduler)
             fits.save_train_result(result, npz, js, spec)

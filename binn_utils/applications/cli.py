@@ -41,7 +41,7 @@ from pathlib import Path
 from .. import studies
 from ..engine.forward_solve import FORWARD_METHODS
 from ..engine.observations import DATA_SOURCES
-from ..store import provenance, records
+from ..store import provenance, stores
 from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_scheduler_answers,
                               check_submit_command, end_worker_processes, load_cluster_config,
                               make_jobqueue_cluster)
@@ -89,7 +89,7 @@ def default_scale(args, study: str) -> str:
     scale (``results/manifest.json``, as the chapters do), ``binn sweep`` trains the book scale."""
     if args.scale:
         return args.scale
-    return records.committed_scale(study) if args.cmd == "status" else "book"
+    return stores.committed_scale(study) if args.cmd == "status" else "book"
 
 
 def requested_settings(args) -> dict:
@@ -303,8 +303,8 @@ def _run(ap, args) -> int:
     try:
         _check_request_shape(args)
         scales = {e[1] for p in args.plan for e in plans()[p]} if args.plan else {args.scale or "book"}
-        results_dir = records.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
-        records.check_folder_path(results_dir, "store results in" if args.cmd == "sweep" else "read results in")
+        results_dir = stores.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
+        stores.check_folder_path(results_dir, "store results in" if args.cmd == "sweep" else "read results in")
         plan = requested_settings(args)
         cluster_config = None
         if args.cmd == "sweep":
@@ -414,7 +414,7 @@ def _dry_run(args, todo, cluster_config) -> int:
 def _migrate(results_dir) -> int:
     """``binn migrate``: every stored pair that verifies to the current store format (no
     retraining); the others are named and left as they are."""
-    root = Path(results_dir or records.default_results_dir())
+    root = Path(results_dir or stores.default_results_dir())
     if not root.is_dir():
         print(f"binn migrate: error: {root} is not a folder (name the results folder with --results-dir)",
               file=sys.stderr)

@@ -14,7 +14,7 @@ import warnings
 from .. import studies
 from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
-from ..store import records
+from ..store import stores
 from ..store.clusters import SCHEDULER_ENV, check_scheduler_address
 from ..store.compute import one_thread   # torch on one thread: two fits side by side (benchmarks/fit_threads.py)
 from . import OUTPUT_ERRORS, arguments
@@ -168,7 +168,7 @@ def predict(ap, args) -> int:
             predicting.load_initial_condition(args.ic, x=args.x, u=args.u, delimiter=arguments.delimiter(args.delimiter),
                                               encoding=args.encoding, scaling=scaling)
         predicting.check_predict_out(args.out, args.fitdir)
-        records.check_writable(args.out)
+        stores.check_writable(args.out)
     except (ValueError, OSError) as err:
         ap.exit(USAGE_ERROR, f"binn predict: error: {err}\n")
     one_thread()

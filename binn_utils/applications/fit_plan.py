@@ -19,7 +19,7 @@ from ..analysis.user_data import UserFit, file_sha1, fit_user_data_cached, prepa
 from ..analysis.user_observations import MECHANISMS, validate_mechanisms
 from ..engine.runs import TrainConfig
 from ..presentation import panels
-from ..store import records
+from ..store import stores
 from .requests import check_out_folder, duration, fine_grid_note, solve_seconds
 
 __all__ = ["SCALES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "train_or_load",
@@ -153,10 +153,10 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
                        u=u, replicate=replicate, forward_method=forward_method, delimiter=delimiter,
                        encoding=encoding)
     if out is not None:
-        records.check_writable(out)
+        stores.check_writable(out)
     cache_dir = (out / "networks",) if cache_dir is None else (
         (Path(cache_dir),) if isinstance(cache_dir, (str, Path)) else tuple(map(Path, cache_dir)))
-    records.check_writable(cache_dir[-1])
+    stores.check_writable(cache_dir[-1])
     options = dict(scale=scale, seeds=n_seeds, epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
                    w_pde=config.w_pde, replicates=replicates, which=which, forward_method=forward_method,
                    columns={"x": x, "t": t, "u": u, "replicate": replicate},
@@ -181,12 +181,12 @@ def scratch_plan(out=None, initial_cells=16000, mechanisms="DG", scale="book", *
                  source=None, **kw) -> FitPlan:
     """The ``binn fit`` request of the scratch assay (``binn fit --example scratch-assay``, the
     chapter's fit): the replicate mean of one initial density (``scratch.load_scratch``),
-    networks read from and trained into ``<store>/scratch`` (``records.folders_for(scale,
+    networks read from and trained into ``<store>/scratch`` (``stores.folders_for(scale,
     source)``) under ``scratch.fit_prefix``; ``kw``: as for :func:`plan_fit`."""
     cells = scratch.check_initial_cells(initial_cells)
     mech = "".join(validate_mechanisms(mechanisms))
     plan = plan_fit(scratch.load_scratch(cells, drop_first_column), mech, out, scale=scale,
-                    cache_dir=records.folders_for(scale, source, "scratch"), prefix=scratch.fit_prefix(cells, mech),
+                    cache_dir=stores.folders_for(scale, source, "scratch"), prefix=scratch.fit_prefix(cells, mech),
                     extra=scratch.fit_extra(cells, drop_first_column), units=scratch.UNITS, **kw)
     plan.data_file, plan.data_file_sha1 = scratch.DATA_FILE.name, plan.extra["data_file_sha1"]
     return plan

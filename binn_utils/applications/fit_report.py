@@ -34,7 +34,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..analysis import diagnostic_roc, identifiability
+from ..analysis import diagnostic_roc, identifiability_words
 from ..analysis import fit_identifiability as fit_ident
 from ..analysis.reporting import fmt
 from ..analysis.user_data import UserFit
@@ -150,12 +150,12 @@ def identifiability_markdown(fit: UserFit, units: dict | None = None) -> str:
         c = fit_identifiability(fit, units)
     except fit_ident.FitRefused as exc:
         fc = exc.check
-        return identifiability.unmeasured_markdown(f"the fit check refused the fit: {fc.reason}", fc.advice,
+        return identifiability_words.unmeasured_markdown(f"the fit check refused the fit: {fc.reason}", fc.advice,
                                                    fc.failed_training)
     except (ValueError, RuntimeError, FloatingPointError, ArithmeticError) as exc:
-        return identifiability.unmeasured_markdown(str(exc))
+        return identifiability_words.unmeasured_markdown(str(exc))
     factors = {k: fit.scaling.operator_factor(k) for k in c.operators}
-    return identifiability.fit_markdown(c, {k: (factors[k], (units or {}).get(k) or "") for k in c.operators})
+    return identifiability_words.fit_markdown(c, {k: (factors[k], (units or {}).get(k) or "") for k in c.operators})
 
 
 #: the start of every line of the report of a fit whose training failed (diverged or blew up)
@@ -388,7 +388,7 @@ def report_sections(md: str) -> tuple[list[str], list[str]]:
     """The lines of ``diagnostics.md`` split into the diagnostics (their table and verdict
     lines) and the identifiability section (from its heading), each shown as its own."""
     lines = md.splitlines()
-    cut = next((i for i, ln in enumerate(lines) if ln.startswith(identifiability.FIT_HEADING)), len(lines))
+    cut = next((i for i, ln in enumerate(lines) if ln.startswith(identifiability_words.FIT_HEADING)), len(lines))
     return lines[:cut], lines[cut:]
 
 

@@ -25,7 +25,7 @@ from ..analysis.user_observations import (Scaling, csv_cells, decode_csv_bytes, 
 from ..engine.forward_solve import check_method, forward_solve
 from ..engine.solvers import uniform_spacing
 from ..presentation import figures, panels, plotting
-from ..store import fits, records
+from ..store import fits, records, stores
 from .requests import check_out_folder, duration, fine_grid_note, solve_seconds, too_slow
 
 __all__ = ["operator_table", "write_operator_table", "check_predict_out", "load_fit_dir", "parse_times",
@@ -292,7 +292,7 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
         method = choose_method(method, rec.get("forward_method", "RK45"), x0.size, result.n_replicates, echo)
     final = Path(out)
     check_predict_out(final, fitdir)
-    records.check_writable(final)
+    stores.check_writable(final)
     # every file is written into a temporary folder beside --out, then moved into it: an
     # interrupted or failed prediction (Ctrl-C, a full disk) leaves the previous files whole
     final.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..engine.forward_solve import EXPLICIT_FINE_GRID
-from ..store import records
+from ..store import stores
 
 
 def check_out_folder(out, allowed, earlier: str, example: str):
@@ -26,7 +26,7 @@ def check_out_folder(out, allowed, earlier: str, example: str):
         raise ValueError(f"--out {out} is a file, not a folder")
     if not target.is_dir():
         return
-    if (target / records.MANIFEST).exists() or (target / "runs").is_dir():
+    if (target / stores.MANIFEST).exists() or (target / "runs").is_dir():
         raise ValueError(f"--out {out} is a results store: its records could be replaced; choose an empty or "
                          "new folder")
     others = sorted(p.name for p in target.iterdir() if p.name not in allowed)

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis import reporting
-from ..store import loading, records
-from ..store.records import require_stored
+from ..store import loading, stores
+from ..store.stores import require_stored
 from ..studies import batch_size, get
 
 
@@ -44,11 +44,11 @@ class Context:
         self._studies: dict = {}
 
     def scale(self, name: str) -> str:
-        return self.fixed_scale or records.committed_scale(name)
+        return self.fixed_scale or stores.committed_scale(name)
 
     def supporting_scales(self) -> tuple:
         """Scales to read the Supporting Material repeats at, the largest stored first."""
-        return (self.fixed_scale,) if self.fixed_scale else records.committed_supporting_scales()
+        return (self.fixed_scale,) if self.fixed_scale else stores.committed_supporting_scales()
 
     def may_train(self, chapter_default: bool = True) -> bool:
         if self.train is None:
@@ -73,7 +73,7 @@ class Context:
         if name not in self._studies:
             st, scale = get(name), self.scale(name)
             datasets = self.datasets(name)
-            distinct = None if self.fixed_scale else (records.committed_distinct_seeds(name) or None)
+            distinct = None if self.fixed_scale else (stores.committed_distinct_seeds(name) or None)
             try:
                 self._studies[name] = self._parts(st.groups(scale, datasets=datasets, distinct_seeds=distinct), scale,
                                                   f"{st.title} study", st.parts)
@@ -86,7 +86,7 @@ class Context:
     def datasets(self, name: str) -> int | None:
         """The datasets of study ``name``'s committed main text (the manifest's), read at the
         committed scales; None (the study's own) with a fixed scale."""
-        return None if self.fixed_scale else records.committed_datasets(name)
+        return None if self.fixed_scale else stores.committed_datasets(name)
 
     def variant(self, name: str, desc: str, scale: str | None = None, **overrides) -> list:
         """Results of study ``name``'s settings with ``overrides`` (all parts), at ``scale``

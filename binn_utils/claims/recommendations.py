@@ -24,7 +24,7 @@ import numpy as np
 from ..analysis.contrasts import holm
 from ..analysis.intervals import Interval, difference
 from ..analysis.verdicts import Verdict
-from ..store import records
+from ..store import stores
 from ..studies import REGISTRY
 from .context import Context
 
@@ -191,7 +191,7 @@ def on_authors_data(rec: Recommendation, ctx: Context) -> Answer:
     vs, cs, ns = [], [], []
     summaries: dict = {}
     for p in rec.parts:
-        if p.study is None or p.key is None or not records.committed_datasets(p.study, "authors"):
+        if p.study is None or p.key is None or not stores.committed_datasets(p.study, "authors"):
             vs.append(None), cs.append(None), ns.append("")
             continue
         if p.study not in summaries:

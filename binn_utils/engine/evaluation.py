@@ -91,7 +91,7 @@ def evaluate(result: TrainResult, data: Observations | list, which: str = "final
     """Evaluate every replicate of ``result`` on its dataset(s).
 
     ``solve_map``: a ``map``-like callable that runs the replicates' forward solves, e.g. a
-    process pool's ``map`` (``forward_solve.solve_pool``); default: one after the other here.
+    process pool's ``map`` (``solve_workers.solve_pool``); default: one after the other here.
     """
     R = result.n_replicates
     datas = [data] * R if isinstance(data, Observations) else list(data)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import records
+from . import records, stores
 from .migration import is_unsealed, unsealed_words
 from .runner import run_settings
 from .setting import SETTING_KIND, Setting
@@ -70,7 +70,7 @@ DERIVED_METRICS = {"err_u_p_spectral": _spectral_error("u_p"), "err_u_theta_spec
 def load_setting(setting: Setting, results_dir=None) -> SettingResult:
     """The stored setting; FileNotFoundError if it is not stored, ``records.DamagedRecordError``
     (naming the file) if its stored pair is damaged (rerun it: a sweep recomputes it)."""
-    npz, js = setting.paths(results_dir or records.default_results_dir())
+    npz, js = setting.paths(results_dir or stores.default_results_dir())
     try:
         record, arrays = records.read_pair(npz, js, kind=SETTING_KIND)
     except FileNotFoundError:
@@ -84,9 +84,9 @@ def where_stored(setting: Setting, stores) -> Path | None:
 
 
 def missing(settings, scale: str, source=None) -> list:
-    """The settings stored in none of the stores ``records.stores_for(scale, source)``."""
-    stores = records.stores_for(scale, source)
-    return [s for s in settings if where_stored(s, stores) is None]
+    """The settings stored in none of the stores ``stores.stores_for(scale, source)``."""
+    folders = stores.stores_for(scale, source)
+    return [s for s in settings if where_stored(s, folders) is None]
 
 
 #: The integrator of u_p when a chapter trains what the store lacks (``load_or_run``), by
@@ -97,24 +97,24 @@ CHAPTER_FORWARD_METHOD = {False: "RK45", True: "BDF"}
 
 def load_or_run(settings, scale: str, source=None, progress=None, desc="settings", workers=1):
     """Stored results for ``settings``, training (with a progress bar) what is missing into
-    the last of ``records.stores_for(scale, source)`` (where ``records.check_may_train``
+    the last of ``stores.stores_for(scale, source)`` (where ``stores.check_may_train``
     allows it), its u_p solved by ``CHAPTER_FORWARD_METHOD`` of its grid.  A record without its
     checksum (unsealed) stops it before any training, as it stops ``binn sweep``."""
-    stores = records.stores_for(scale, source)
-    todo = [s for s in settings if where_stored(s, stores) is None]
-    for d in stores:   # an unsealed record is not read, and training it again would write over it
+    folders = stores.stores_for(scale, source)
+    todo = [s for s in settings if where_stored(s, folders) is None]
+    for d in folders:   # an unsealed record is not read, and training it again would write over it
         n = sum(is_unsealed(s.paths(d)[1]) for s in todo)
         if n:
             raise RuntimeError(unsealed_words(n, d) + "; run it first")
-    records.check_may_train([f"{s.study}:{s.label}" for s in todo], stores[0], "settings are",
-                          "run `binn sweep <study> --scale <scale>` first")
+    stores.check_may_train([f"{s.study}:{s.label}" for s in todo], folders[0], "settings are",
+                           "run `binn sweep <study> --scale <scale>` first")
     if progress is None:
         progress = scale != "quick"
     for dense, method in CHAPTER_FORWARD_METHOD.items():
         part = [s for s in todo if bool(s.dense) == dense]
         if part:
-            run_settings(part, stores[-1], workers=workers, progress=progress, desc=desc, forward_method=method)
-    return [load_setting(s, where_stored(s, stores)) for s in settings]
+            run_settings(part, folders[-1], workers=workers, progress=progress, desc=desc, forward_method=method)
+    return [load_setting(s, where_stored(s, folders)) for s in settings]
 
 
 def largest_stored(make_settings, scales, source=None) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import records
+from . import records, stores
 from .setting import LEGACY_DEFAULTS, SETTING_KIND
 from .sweep_record import CHOOSES_INITIAL, LEGACY
 
@@ -31,7 +31,7 @@ def migrate_store(results_dir=None) -> dict:
     field and every key as they are; no retraining.  Pairs that do not verify are left
     alone, unstamped (they count as missing: ``binn sweep`` trains them again).  Returns {path of the .json:
     outcome}, the outcome "current", "migrated", "damaged: <why>" or "failed: <why>"."""
-    root = Path(results_dir or records.default_results_dir())
+    root = Path(results_dir or stores.default_results_dir())
     out = {}
     for js in _json_files(root):
         npz = js.with_suffix(".npz")

@@ -21,10 +21,10 @@ from .records import sha256_bytes
 NUMERIC_SOURCES = ("engine/layout.py", "engine/networks.py", "engine/losses.py", "engine/runs.py",
                    "engine/kernels.py", "engine/sampling.py", "engine/training.py", "engine/forward_solve.py",
                    "engine/solvers.py", "engine/problems.py", "engine/observations.py", "engine/metrics.py",
-                   "engine/evaluation.py", "engine/first_use.py",
+                   "engine/evaluation.py", "engine/first_use.py", "engine/solve_workers.py",
                    "store/records.py", "store/provenance.py", "store/fits.py", "store/sweep_record.py",
                    "store/setting.py", "store/compute.py", "store/clusters.py", "store/runner.py", "store/loading.py",
-                   "store/migration.py")
+                   "store/migration.py", "store/stores.py")
 
 
 def _package_root() -> Path:

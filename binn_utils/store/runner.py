@@ -22,9 +22,9 @@ from typing import Sequence
 
 import numpy as np
 
-from . import records
+from . import records, stores
 from ..engine.first_use import import_first_use_modules
-from ..engine.forward_solve import close_pool, solve_pool
+from ..engine.solve_workers import close_pool, solve_pool
 from ..engine.runs import TrainingError, TrainState
 from .clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command, close_dask,
                        connect, dashboard_line, local_cluster, make_jobqueue_cluster)
@@ -109,8 +109,8 @@ def check_run_request(results_dir, workers=None, device=None, forward_method="RK
         raise ValueError(f"workers must be a positive integer, at most {WORKERS_MAX} (or None: one per CPU "
                          f"core), got {workers!r}")
     if results_dir is not None:
-        records.check_writable(results_dir, create)
-        records.check_writable(Path(results_dir) / "runs", create)
+        stores.check_writable(results_dir, create)
+        stores.check_writable(Path(results_dir) / "runs", create)
 
 
 @dataclass(frozen=True)
@@ -436,7 +436,7 @@ def run_settings(settings: Sequence[Setting], results_dir=None, *, progress: boo
     t0 = time.perf_counter()
     opts = SweepOptions(**options)
     opts = dataclasses.replace(opts, scheduler=opts.scheduler or os.environ.get(SCHEDULER_ENV) or None)
-    results_dir = Path(results_dir or records.default_results_dir())
+    results_dir = Path(results_dir or stores.default_results_dir())
     todo = _not_stored(settings, results_dir)
     check_run_request(results_dir if todo else None, opts.workers, opts.device, opts.forward_method, opts.remote)
     if opts.scheduler:

@@ -27,7 +27,7 @@ from ..analysis.reporting import find, value_label
 from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
 from ..engine.observations import DEFAULT_NOISE_VAR
-from ..store.records import committed_datasets, committed_distinct_seeds, committed_scale
+from ..store.stores import committed_datasets, committed_distinct_seeds, committed_scale
 from ..store.setting import Setting, on_data, replicates
 
 SCALES = {

@@ -14,7 +14,8 @@ from ..analysis.reporting import (failures_sentence, fmt, intervals_of, iqr, low
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, best_of,
                                  expect, highest_at, median_interval, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
-from ..store.records import DamagedRecordError, committed_scale, default_results_dir
+from ..store.records import DamagedRecordError
+from ..store.stores import committed_scale, default_results_dir
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, main_text_datasets, scale_values,
                    train_config, best_in_range, value_range)

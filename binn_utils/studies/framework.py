@@ -8,7 +8,7 @@ from ..analysis.reporting import band_error_replicates, fmt, med_iqr, median
 from ..analysis.verdicts import LEVEL, Claim, ClaimCheck, SubClaim, Summary, expect, median_interval
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..engine.problems import INITIALS
-from ..store.records import committed_scale
+from ..store.stores import committed_scale
 from ..store.setting import Setting, replicates
 from .base import Choice, Shown, Study, count, main_text_datasets, scale_values, train_config
 
@@ -193,7 +193,8 @@ def claim_framework(ctx, initial="code"):
           f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
     # how well these data constrain D at all (the truth perturbed in the forward model, no training;
     # imported here: it needs scipy, which `binn status` does not load)
-    from ..analysis.identifiability import IN_SHORT, benchmark_identifiability
+    from ..analysis.identifiability import benchmark_identifiability
+    from ..analysis.identifiability_words import IN_SHORT
     rec = res.record
     d_level = benchmark_identifiability(rec.benchmark, bool(rec.dense), float(rec.noise_var), initial=res.setting.initial,
                                         reaction=rec.reaction)["D"].level

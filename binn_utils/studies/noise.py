@@ -11,7 +11,7 @@ from ..analysis.reporting import (arch_label, curve_stats, find, fmt, fmt_p, med
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, every, expect,
                                  median_interval, no_worse, order, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
-from ..store.records import committed_datasets, committed_scale
+from ..store.stores import committed_datasets, committed_scale
 from ..store.setting import Setting, replicates
 from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, asks_main_text, count, number_label, scale_values,
                    train_config)

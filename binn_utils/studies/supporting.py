@@ -10,7 +10,7 @@ from . import reference_configuration, repeated, sweeps
 from ..analysis.reporting import find, fmt, iqr, median, value_label
 from ..analysis.verdicts import Verdict, expect, median_interval, spread_interval
 from ..store.loading import largest_stored, load_or_run, missing
-from ..store.records import committed_supporting_scales
+from ..store.stores import committed_supporting_scales
 from .base import PARAMETER_WORDS, Study
 
 
