@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.reporting import and_list
-from ..store.records import committed_datasets, committed_scale
+from ..store.stores import committed_datasets, committed_scale
 from ..store.setting import replicate_steps
 from ..studies import get as get_study
 

@@ -52,7 +52,6 @@ import numpy as np
 
 # Their home is ``stores``; ``presentation.rerun_box`` still imports them from here (its import
 # moves to ``stores`` with that module's next change, and these two lines go).
-from .stores import committed_datasets, committed_scale  # noqa: F401
 
 STORE_FORMAT = 3
 """Version of the stored pair (not of what the numbers mean, so not part of any key):
