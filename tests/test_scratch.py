@@ -150,5 +150,5 @@ def test_scratch_chapter_phrases():
         "a": Diagnostic("mechanistic_mismatch", 3.0, 2.0, True, "u_p | off"),
         "b": Diagnostic("loss_balance", 0.5, {"low": 1e-3, "high": 1e4}, False, "ok")})
     rows = tables.report_table(report).splitlines()
-    assert rows[2] == "| mechanistic mismatch | **3** | 2 | **yes** | u_p / off |"
+    assert rows[2] == "| mechanistic mismatch | **3** | 2 | **yes** | $u_\\mathrm{p}$ / off |"
     assert rows[3] == "| loss balance | 0.5 | low 0.001, high 10,000 | no | ok |"
