@@ -108,7 +108,7 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 #
 # The results table holds one row per trained network: its seed, errors and status. The
 # figure draws one of them, the initialisation the chapter's parameters choose
-# (`make rerun NB=framework PARAMS="-p replicate_shown 3"` shows another):
+# (`make rerun NB=framework PARAMS="-p replicate_shown 1"` shows another):
 
 # %%
 ours = results_table.table([res])                         # one row per network

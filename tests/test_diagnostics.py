@@ -548,7 +548,7 @@ def test_chapter_tables_of_scored_settings():
                          (0.85, 0.15))
     assert len(diagnostic_tables.calibration_table(cal).splitlines()) == 6
     assert "1 / 2 (50%) | 0 / 2 (0%)" in diagnostic_tables.calibration_table(cal)
-    assert diagnostic_tables.changed_thresholds(cal) == "none (the module's values)" and diagnostic_tables.rates(cal.pooled) == "n/a"
+    assert diagnostic_tables.changed_thresholds(cal) == "none (our default values)" and diagnostic_tables.rates(cal.pooled) == "n/a"
     assert cal.held_meets() is False
 
 
