@@ -55,3 +55,13 @@ def test_the_table_marks_each_answer_and_says_what_is_not_resolved():
     assert "✔ holds" in md and "≈ not resolved" in md and "○ not tested" in md
     assert "0.8 [0.7, 0.9] ($u_\\theta$ / $u_\\mathrm{p}$)" in md
     assert words.recommendations_sentence([row]) == "On our runs, the paper's advice holds on intermediate learning rates."
+
+
+def test_the_landing_pages_html_shows_math_and_commands_as_the_chapters_do():
+    """Inline math becomes MathJax and a command in backticks inline code (it copies as typed),
+    never a raw backtick or dollar sign on the landing page."""
+    from binn_utils.presentation.verdict_marks import tex_to_html
+    out = tex_to_html("run `binn sweep noise --scale paper` for $u_\\theta$ < 1")
+    assert "`" not in out and "$" not in out
+    assert '<code class="docutils literal notranslate"><span class="pre">binn sweep noise --scale paper</span></code>' in out
+    assert "\\(u_\\theta\\)" in out and "&lt; 1" in out

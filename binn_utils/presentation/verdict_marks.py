@@ -25,7 +25,12 @@ def mark_html(outcome: Outcome) -> str:
 
 
 def tex_to_html(text: str) -> str:
-    """HTML for the landing page: inline $...$ as MathJax spans (as Sphinx writes them)."""
-    parts = re.split(r"(\$[^$]+\$)", text)
-    return "".join(f'<span class="math notranslate nohighlight">\\({html.escape(p[1:-1])}\\)</span>'
-                   if p.startswith("$") and p.endswith("$") and len(p) > 1 else html.escape(p) for p in parts)
+    """HTML for the landing page: inline $...$ as MathJax spans (as Sphinx writes them) and
+    `command` as inline code (as MyST writes it, so that a command copies as typed)."""
+    def piece(p: str) -> str:
+        if len(p) > 1 and p[0] == p[-1] == "$":
+            return f'<span class="math notranslate nohighlight">\\({html.escape(p[1:-1])}\\)</span>'
+        if len(p) > 1 and p[0] == p[-1] == "`":
+            return f'<code class="docutils literal notranslate"><span class="pre">{html.escape(p[1:-1])}</span></code>'
+        return html.escape(p)
+    return "".join(piece(p) for p in re.split(r"(\$[^$]+\$|`[^`]+`)", text))
