@@ -25,6 +25,7 @@ from .. import studies
 from ..analysis import diagnostics
 from ..analysis.reporting import arch_label, find, meta_value, value_label
 from ..analysis.diagnostic_roc import CAUGHT_MIN, COMPOSITES, DIAGNOSTICS, FALSE_MAX, name_of, roc, setting_table
+from .drawn_data import tag
 from .panels import ABOVE
 from .plotting import COLORS
 from ..studies.batch_size import time_fit
@@ -50,9 +51,10 @@ def framework_figure(res, network):
                                                                         for k in range(3)]
     for ax, key in ((axes[0], "u_theta"), (axes[1], "u_p")):
         for i in range(len(t)):
-            ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[key], lw=1.2,
-                    label=("$u_\\theta$" if key == "u_theta" else "$u_p$") if i == 0 else None)
-            ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)
+            at = f"t = {t[i]:.4g}"                 # each time's curves, in the figure's table
+            tag(ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[key], lw=1.2,
+                        label=("$u_\\theta$" if key == "u_theta" else "$u_p$") if i == 0 else None)[0], at)
+            tag(ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)[0], at)
         ax.set_xlabel("$x$")
         ax.set_ylabel("$u$")
         ax.legend(loc="upper right")

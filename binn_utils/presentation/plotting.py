@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.ticker import Formatter
 
 from ..analysis.user_data import MECHANISMS
+from .drawn_data import drawn_table, tag
 from .text_layout import drawn_texts, text_collisions
 
 COLORS = {"u_theta": "tab:blue", "u_p": "tab:orange", "D": "tab:green", "G": "tab:purple", "V": "tab:brown"}
@@ -37,16 +38,18 @@ def style():
                          "axes.spines.right": False, "legend.frameon": False, **FONT_SIZES})
 
 
-def band(ax, x, vals, color, label, lw=1.4, alpha=0.25, ls="-"):
-    """Mean +- 1 std over replicates (axis 0) of vals; replicates with any NaN are left out."""
+def band(ax, x, vals, color, label, lw=1.4, alpha=0.25, ls="-", part=""):
+    """Mean +- 1 std over replicates (axis 0) of vals; replicates with any NaN are left out.
+    ``part``: what the curve is of its series (e.g. its time), in its figure's table."""
     vals = np.asarray(vals, dtype=float)
     ok = np.all(np.isfinite(vals), axis=tuple(range(1, vals.ndim)))
     if not ok.any():
         return
     v = vals[ok]
     mean, std = v.mean(axis=0), v.std(axis=0)
-    ax.plot(x, mean, color=color, lw=lw, label=label, ls=ls)
-    ax.fill_between(x, mean - std, mean + std, color=color, alpha=alpha, lw=0)
+    after = f", {part}" if part else ""
+    tag(ax.plot(x, mean, color=color, lw=lw, label=label, ls=ls)[0], f"mean{after}")
+    tag(ax.fill_between(x, mean - std, mean + std, color=color, alpha=alpha, lw=0), f"mean ± 1 sd{after}")
 
 
 _band = band
@@ -57,11 +60,12 @@ def solution_panel(ax, x, t, pred, true=None, which_times="all", color="tab:blue
     """Mean +- std over replicates of pred (R, n_t, n_x) at the chosen times, truth dashed."""
     idx = range(len(t)) if which_times == "all" else ([len(t) - 1] if which_times == "end" else which_times)
     for k, i in enumerate(idx):
-        band(ax, x, np.asarray(pred)[:, i], color, label if k == 0 else None)
+        at = f"t = {t[i]:.4g}"
+        band(ax, x, np.asarray(pred)[:, i], color, label if k == 0 else None, part=at)
         if true is not None:
-            ax.plot(x, true[i], "k--", lw=0.9, label="truth" if k == 0 else None)
+            tag(ax.plot(x, true[i], "k--", lw=0.9, label="truth" if k == 0 else None)[0], at)
         if obs is not None:
-            ax.plot(x, obs[i], ".", color="0.6", ms=2, label="observations" if k == 0 else None)
+            tag(ax.plot(x, obs[i], ".", color="0.6", ms=2, label="observations" if k == 0 else None)[0], at)
     ax.set_xlabel("$x$")
     ax.set_ylabel("$u$")
 
@@ -77,7 +81,8 @@ def shade_unobserved(ax, u_range, u_grid=None, *, color="0.9", alpha=1.0, label=
     lim = ax.get_xlim()
     patches = []
     for x0, x1 in unobserved_spans(u_range, lim if u_grid is None else u_grid):
-        patches.append(ax.axvspan(x0, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw))
+        patches.append(tag(ax.axvspan(x0, x1, color=color, alpha=alpha, lw=0, zorder=0, label=label, **kw),
+                           "u not observed"))
         label = None
     ax.set_xlim(*lim)
     return patches
@@ -128,8 +133,8 @@ def loss_curve_panel(ax, epochs, curves, color=None, label=None, ls="-"):
         return
     med = np.nanmedian(c, axis=0)
     q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
-    line, = ax.plot(epochs, med, color=color, ls=ls, label=label, lw=1.2)
-    ax.fill_between(epochs, q1, q3, color=line.get_color(), alpha=0.2, lw=0)
+    line = tag(ax.plot(epochs, med, color=color, ls=ls, label=label, lw=1.2)[0], "median")
+    tag(ax.fill_between(epochs, q1, q3, color=line.get_color(), alpha=0.2, lw=0), "interquartile range")
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
 
@@ -148,6 +153,11 @@ def box_stats(values, q1, median, q3, whis=1.5) -> dict:
             "fliers": np.concatenate([values[values < low], values[values > high]])}
 
 
+#: The parts of a box plot in its figure's table.
+BOX_PARTS = {"whiskers": "whisker", "caps": "whisker end", "medians": "median",
+             "fliers": "beyond the whiskers"}
+
+
 def error_boxes(ax, stats, positions, color, width=None, label=None):
     """Box plots of per-replicate errors from their statistics (:func:`box_stats`, one per
     position), in ``color``; ``label``: a legend entry."""
@@ -158,10 +168,12 @@ def error_boxes(ax, stats, positions, color, width=None, label=None):
                     flierprops=dict(ms=2, mec=color), boxprops={"linestyle": "solid"}, whiskerprops={},
                     capprops={}, medianprops={}, meanprops={})
         for b in bp["boxes"]:
-            b.set(facecolor=color, alpha=0.5, edgecolor=color)
+            tag(b, "box: quartiles").set(facecolor=color, alpha=0.5, edgecolor=color)
         for part in ("whiskers", "caps", "medians"):
             for line in bp[part]:
-                line.set(color=color)
+                tag(line, BOX_PARTS[part]).set(color=color)
+        for line in bp["fliers"]:
+            tag(line, BOX_PARTS["fliers"])
     if label:
         ax.plot([], [], "s", color=color, alpha=0.5, label=label)
     return pos
@@ -345,8 +357,11 @@ def save(fig, output_dir, name: str, data=None, curves=None):
     table the figure draws (a ``pandas.DataFrame``), written beside it by :func:`save_data`;
     ``curves``: the table of its curves (``results_table.curves``), written as ``NAME_curves``.
     Every figure's texts are checked for collisions, and what is found recorded
-    (:func:`record_layout`), also in the book build (no ``output_dir``, no PNG)."""
-    record_layout(fig, output_dir, name)
+    (:func:`record_layout`), and everything it draws written as ``NAME_drawn``
+    (``drawn_data.drawn_table``), also in the book build (no ``output_dir``, no PNG)."""
+    drawn = drawn_table(fig)
+    save_data(drawn, output_dir, f"{name}_drawn")
+    record_layout(fig, output_dir, name, drawn=drawn)
     if data is not None:
         save_data(data, output_dir, name)
     if curves is not None:
@@ -384,17 +399,21 @@ def layout_path(output_dir, name: str) -> Path:
     return Path(output_dir if output_dir is not None else FIGURE_DATA) / LAYOUT / f"{name}.json"
 
 
-def record_layout(fig, output_dir, name: str) -> Path:
+def record_layout(fig, output_dir, name: str, drawn=None) -> Path:
     """Check the texts of ``fig`` for collisions (``text_layout.text_collisions``) and write
     what was found as JSON to :func:`layout_path`: the figure's name, the number of texts
-    checked and the colliding pairs, each two descriptions (empty when none collide).
-    Returns the path."""
+    checked and the colliding pairs, each two descriptions (empty when none collide); with
+    ``drawn`` (its ``drawn_data.drawn_table``), how many rows that table has and the series it
+    draws.  Returns the path."""
     texts = drawn_texts(fig)
     found = text_collisions(fig, texts=texts)
     path = layout_path(output_dir, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     record = {"figure": name, "texts": len(texts),
               "collisions": [list(c.words()) for c in found]}
+    if drawn is not None:
+        record["drawn"] = {"rows": len(drawn), "panels": int(drawn["panel"].nunique()),
+                           "series": sorted(set(drawn["series"].dropna()) - {""})}
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf8")
     return path
 
