@@ -80,10 +80,11 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, meta_value
-from binn_utils.presentation import authors_figures, figures, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, plotting, tables
 from binn_utils.store import loading, stores
 
 plotting.style()
+reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 scale = scale or stores.committed_scale("architecture")
 archs = tuple(tuple(a) for a in (archs or studies.OPERATOR_ARCHS))
 params = dict(scale=scale, archs=archs, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds)
@@ -145,8 +146,9 @@ plt.close(fig)
 # {glue:text}`ar_what`. {glue:text}`ar_devices`
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig5_architecture.csv>`: the
-# errors of every network in both norms, one row per network and norm (CSV). {download}`Its curves <../book/figure-data/fig5_architecture_curves.csv>`: the validation loss at every recorded
+# {download}`Everything this figure draws <../book/figure-data/fig5_architecture_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every network's errors <../book/figure-data/fig5_architecture.csv>`: one row per
+# network and norm (CSV). {download}`Every setting's curves <../book/figure-data/fig5_architecture_curves.csv>`: the validation loss at every recorded
 # epoch and each learned operator over $u$, median and quartiles over the networks of each
 # setting (CSV).
 #
@@ -261,8 +263,9 @@ plt.close(fig)
 # not by the published heat map's mislabelled cells.
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig5_authors.csv>`: one row per
-# run and norm, ours and the authors' (CSV).
+# {download}`Everything this figure draws <../book/figure-data/fig5_authors_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every run's errors <../book/figure-data/fig5_authors.csv>`: one row per run and
+# norm, ours and the authors' (CSV).
 #
 # ### Could the difference be the dataset?
 #

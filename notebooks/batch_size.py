@@ -82,11 +82,12 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value
-from binn_utils.presentation import authors_figures, figures, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, plotting, tables
 from binn_utils.store import loading
 from binn_utils.store.sweep_record import reported
 
 plotting.style()
+reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 batch_sizes = tuple(batch_sizes or studies.BATCH_SIZES)
 chapter_runs = studies.batch_size.chapter_settings(dict(
     scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, batch_sizes=batch_sizes,
@@ -187,8 +188,10 @@ plt.close(fig)
 # {glue:text}`bs_what_budget`. {glue:text}`bs_devices`
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig6_batch_size.csv>`: the
-# errors of every network of the fixed-epoch and the fixed-budget runs, one row each (CSV). {download}`Its curves <../book/figure-data/fig6_batch_size_curves.csv>`: the validation loss at every recorded
+# {download}`Everything this figure draws <../book/figure-data/fig6_batch_size_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every network's errors <../book/figure-data/fig6_batch_size.csv>`: one row per
+# network of the fixed-epoch and the fixed-budget runs (CSV).
+# {download}`Every setting's curves <../book/figure-data/fig6_batch_size_curves.csv>`: the validation loss at every recorded
 # epoch and each learned operator over $u$, median and quartiles over the networks of each
 # setting (CSV).
 #
@@ -294,8 +297,9 @@ reporting.glue("bsa_same_networks", tables.same_networks_words(same))
 # epochs under each label. Runs (the authors' budget): {glue:text}`bsa_what`.
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig6_budgets.csv>`: the errors of
-# every network of both budgets, one row each (CSV).
+# {download}`Everything this figure draws <../book/figure-data/fig6_budgets_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every network's errors <../book/figure-data/fig6_budgets.csv>`: one row per network
+# of both budgets (CSV).
 #
 # After the authors' budget the lowest median error of $u_\theta$ is at $B =$
 # {glue:text}`bsa_best_theta` (against the paper's 40-160: {glue:text}`bsa_best_theta_verdict`),
@@ -354,8 +358,9 @@ plt.close(fig)
 # {glue:text}`bs_on_theirs`
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig6_authors.csv>`: one row per
-# run and error, ours and the authors' (CSV).
+# {download}`Everything this figure draws <../book/figure-data/fig6_authors_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every run's errors <../book/figure-data/fig6_authors.csv>`: one row per run and
+# error, ours and the authors' (CSV).
 #
 # ### Could the difference be the dataset?
 #

@@ -68,7 +68,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import studies
 from binn_utils.analysis import diagnostic_calibration, diagnostics, reporting
-from binn_utils.presentation import diagnostic_tables, figures, plotting, tables
+from binn_utils.presentation import diagnostic_figures, diagnostic_tables, drawn_data, plotting, tables
 from binn_utils.store import loading, stores
 from binn_utils.store.loading import SettingResult
 from binn_utils.presentation.rerun_box import committed_runs, rerun_box_md
@@ -77,6 +77,7 @@ from binn_utils.presentation.rerun_box import committed_runs, rerun_box_md
 reporting.glue("rerun", Markdown(rerun_box_md("diagnostics", [committed_runs(st.name)[0] for st in studies.sweeps()])))
 
 plotting.style()
+reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 SWEEPS = studies.sweeps()
 TITLES = {st.name: st.label for st in SWEEPS}                  # e.g. "learning rate (Burgers)"
 SHORT_TITLES = {st.name: st.heading or st.title for st in SWEEPS}  # e.g. "learning rate"
@@ -214,7 +215,7 @@ reporting.glue("dg_pl_raised", f"{sum(raised)} of {len(raised)}")
 # ## Forward-solve mismatch against the ground truth
 
 # %% tags=["hide-input"]
-fig = figures.mismatch_figure(scored, TITLES, failure_factor)
+fig = diagnostic_figures.mismatch_figure(scored, TITLES, failure_factor)
 # what the figure draws, one row per setting: its mismatch ratio against its truth
 mismatch_data = pd.DataFrame({"study": scored.groups, "mismatch_ratio": scored.mismatch_ratio(),
                               "median_err_u_p": [v["up"] for v in scored.truth],
@@ -242,15 +243,16 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 #
 # {glue:text}`fig_diag_mismatch_paper` Every setting of the five studies: the ground-truth-free mismatch ratio
 # err($u_p$, obs) / err($u_\theta$, obs) (median over replicates) against the median
-# error of $u_p$ against the noise-free solution (left) and that error relative to the
-# best setting of the same study and noise level (right). Filled: at least one of the
+# error of $u_p$ against the noise-free solution (top) and that error relative to the
+# best setting of the same study and noise level (bottom). Filled: at least one of the
 # paper's three signs flagged; open: none; black cross: ground-truth failure by our rule. Dashed black:
 # the mismatch threshold; dashed red: the failure threshold of our rule.
 # {glue:text}`diag_mismatch_failed`
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/diagnostics_mismatch.csv>`: one
-# row per setting, its mismatch ratio, its errors against the truth, flagged and failed (CSV).
+# {download}`Everything this figure draws <../book/figure-data/diagnostics_mismatch_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every setting's numbers <../book/figure-data/diagnostics_mismatch.csv>`: one row per
+# setting, its mismatch ratio, its errors against the truth, flagged and failed (CSV).
 #
 # The mismatch flag alone catches {glue:text}`dg_mm_hits` failures and fires on
 # {glue:text}`dg_mm_false` settings that did not fail; the rank correlation between the
@@ -345,7 +347,7 @@ reporting.glue("dg_net_best", f"{best_auc.replace('_', ' ')} ({net['per'][best_a
 weak = [n.replace("_", " ") for n in diagnostic_roc.DIAGNOSTICS if net["per"][n]["auc"][1] <= 0.5]
 reporting.glue("dg_net_phrase", diagnostic_roc.phrase(net))
 reporting.glue("dg_net_weak", ", ".join(weak) if weak else "none")
-fig = figures.roc_figure(net_table, net)
+fig = diagnostic_figures.roc_figure(net_table, net)
 plotting.save(fig, output_dir, "diagnostics_roc", data=pd.DataFrame(net_table.cols))   # one row per network
 reporting.glue("fig_diag_roc", fig)
 reporting.glue("fig_diag_roc_paper", tables.paper_figure_words(None))
@@ -360,13 +362,15 @@ plt.close(fig)
 #
 # {glue:text}`fig_diag_roc_paper` ROC curves of each ground-truth-free diagnostic, of the paper's three signs together
 # (black: flagged when one of them is) and of all six together (grey) over
-# every stored network (left) and every stored setting (right): the share of failures
-# flagged against the share of fine cases flagged as the threshold on each score moves. Dots:
-# our default thresholds. Shaded corner: the target, at least 85 % of failures caught with
+# every stored network (top) and every stored setting (bottom): the share of failures
+# flagged against the share of fine cases flagged as the threshold on each score moves; each
+# panel's legend names the score of each curve with its area under the curve (AUC) at that
+# panel's level. Dots: our default thresholds. Shaded corner: the target, at least 85 % of failures caught with
 # at most 15 % false alarms. Dotted: a flag that knows nothing (AUC 0.5).
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/diagnostics_roc.csv>`: one row per
+# {download}`Everything this figure draws <../book/figure-data/diagnostics_roc_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every network's scores <../book/figure-data/diagnostics_roc.csv>`: one row per
 # stored network, its setting, its error against the truth and every diagnostic's score (CSV).
 #
 # Per diagnostic, over every network: the area under the curve (the probability that a

@@ -89,10 +89,11 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.engine.problems import INITIALS
-from binn_utils.presentation import figures, framework_tables, plotting, tables
+from binn_utils.presentation import drawn_data, figures, framework_tables, plotting, tables
 from binn_utils.store import loading, sweep_record
 
 plotting.style()
+reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 chapter_runs = studies.framework.chapter_settings(dict(
     scale=scale, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds, reaction=reaction, initial=initial,
     compare_initial=compare_initial, compare_grid=compare_grid, compare_reactions=compare_reactions,
@@ -135,10 +136,13 @@ plt.close(fig)
 # Run: {glue:text}`fw_what`, {glue:text}`fw_data`; networks at their lowest validation loss.
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig1_framework.csv>`: the errors
-# of every initialisation's networks (the figure shows one), one row each (CSV). {download}`Its curves <../book/figure-data/fig1_framework_curves.csv>`: the validation loss at every recorded
-# epoch and each learned operator over $u$, median and quartiles over the networks of each
-# setting (CSV).
+# {download}`Everything this figure draws <../book/figure-data/fig1_framework_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every network's errors <../book/figure-data/fig1_framework.csv>`: one row per
+# network trained, of every dataset and initialisation (the figure draws one), with its
+# errors (CSV).
+# {download}`Every network's curves, summarised <../book/figure-data/fig1_framework_curves.csv>`:
+# the validation loss at every recorded epoch and each learned operator over $u$, median and
+# quartiles over all the networks, not only the one drawn (CSV).
 #
 # ## All initialisations
 #

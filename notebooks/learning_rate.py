@@ -80,10 +80,11 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import find, meta_value, value_label
-from binn_utils.presentation import authors_figures, figures, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, plotting, tables
 from binn_utils.store import loading, stores
 
 plotting.style()
+reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 scale = scale or stores.committed_scale("learning_rate")
 rates = tuple(rates or studies.LEARNING_RATES)
 params = dict(scale=scale, rates=rates, noise_var=noise_var, dense=dense, epochs=epochs, seeds=seeds)
@@ -150,8 +151,9 @@ plt.close(fig)
 # every $r$: {glue:text}`lr_what`.
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig3_learning_rate.csv>`: the
-# errors of every network, one row each (CSV). {download}`Its curves <../book/figure-data/fig3_learning_rate_curves.csv>`: the validation loss at every recorded
+# {download}`Everything this figure draws <../book/figure-data/fig3_learning_rate_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every network's errors <../book/figure-data/fig3_learning_rate.csv>`: one row per network, with
+# its errors (CSV). {download}`Every setting's curves <../book/figure-data/fig3_learning_rate_curves.csv>`: the validation loss at every recorded
 # epoch and each learned operator over $u$, median and quartiles over the networks of each
 # setting (CSV).
 #
@@ -205,8 +207,9 @@ plt.close(fig)
 # are left out (counted in the table below).
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig3_authors.csv>`: one row per
-# run and error, ours and the authors' (CSV).
+# {download}`Everything this figure draws <../book/figure-data/fig3_authors_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every run's errors <../book/figure-data/fig3_authors.csv>`: one row per run and error,
+# ours and the authors' (CSV).
 #
 # ### Could the difference be the dataset?
 #

@@ -91,10 +91,11 @@ from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
 from binn_utils.analysis.verdicts import LEVEL
 from binn_utils.engine.observations import NOISE_VARIANCES
-from binn_utils.presentation import authors_figures, figures, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, plotting, tables
 from binn_utils.store import loading, stores
 
 plotting.style()
+reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 scale = scale or stores.committed_scale("noise")
 noise_vars = tuple(noise_vars or NOISE_VARIANCES)
 archs = tuple(tuple(a) for a in (archs or studies.NOISE_ARCHS))
@@ -185,8 +186,9 @@ plt.close(fig)
 # {glue:text}`nz_what_b`. {glue:text}`nz_fairness`
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig2_noise.csv>`: the errors of
-# every network, one row each (CSV). {download}`Its curves <../book/figure-data/fig2_noise_curves.csv>`: the validation loss at every recorded
+# {download}`Everything this figure draws <../book/figure-data/fig2_noise_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`Every network's errors <../book/figure-data/fig2_noise.csv>`: one row per network,
+# with its errors (CSV). {download}`Every setting's curves <../book/figure-data/fig2_noise_curves.csv>`: the validation loss at every recorded
 # epoch and each learned operator over $u$, median and quartiles over the networks of each
 # setting (CSV).
 #
@@ -282,7 +284,9 @@ plt.close(fig)
 # box plots.
 # ```
 #
-# {download}`Data behind this figure <../book/figure-data/fig2_printed_grid.csv>` (CSV).
+# {download}`Everything this figure draws <../book/figure-data/fig2_printed_grid_drawn.csv>` (CSV): {glue:text}`drawn_words`.
+# {download}`The table beside it <../book/figure-data/fig2_printed_grid.csv>`: one row per grid and
+# noise level (CSV).
 #
 # ```{glue:md} nz_printed_table
 # :format: myst

@@ -66,7 +66,7 @@ from IPython.display import Markdown, display
 
 from binn_utils.analysis import reporting
 from binn_utils.applications import fit_example, fit_report
-from binn_utils.presentation import plotting, tables
+from binn_utils.presentation import drawn_data, plotting, tables
 from binn_utils.store import stores
 
 scale = scale or stores.committed_scale("own_data")
@@ -83,9 +83,9 @@ fit, files = fit_report.run_fit(plan, progress=False, echo=lambda s: None)
 # the report's figures again, with the known answer drawn in (dashed black)
 shown = fit_report.fit_figures(fit, plan.units, truth=fit_example.example_truth(u_true))
 with_truth = {name: plotting.save(fig, out / "with-truth", Path(name).stem) for name, fig in shown.items()}
-if output_dir is None:   # the book: their layout checked with every other figure's (book/figure-data/layout)
+if output_dir is None:   # the book: their layout checked with every other figure's, what they draw linked
     for name, fig in shown.items():
-        plotting.record_layout(fig, None, f"own_data_{Path(name).stem}")
+        plotting.save(fig, None, f"own_data_{Path(name).stem}")
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
                           f"(the '{scale}' scale of `binn fit`)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "
@@ -115,6 +115,7 @@ print(plan.describe().replace(str(out), "<out>").replace(str(data_csv.parent), "
 from IPython.display import Image
 
 display(Image(filename=str(with_truth["solutions.png"]), width=800))
+display(Markdown(drawn_data.link_md("own_data_solutions")))
 
 # %% [markdown]
 # `solutions.png`: the data (grey symbols, each replicate), the learned solution $u_\theta$
@@ -126,6 +127,7 @@ display(Image(filename=str(with_truth["solutions.png"]), width=800))
 
 # %% tags=["remove-input"]
 display(Image(filename=str(with_truth["operators.png"]), width=700))
+display(Markdown(drawn_data.link_md("own_data_operators")))
 
 # %% tags=["remove-cell"]
 lo, hi = fit.u_range
@@ -148,6 +150,7 @@ reporting.glue("od_fired", tables.fired_against_truth(fit.report.flags, {k: e fo
 
 # %% tags=["remove-input"]
 display(Image(filename=str(with_truth["losses.png"]), width=500))
+display(Markdown(drawn_data.link_md("own_data_losses")))
 
 # %% [markdown]
 # `losses.png`: validation losses (total, data and PDE-residual terms) and the training

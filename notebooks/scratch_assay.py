@@ -58,7 +58,7 @@ from IPython.display import Markdown, display
 
 from binn_utils.analysis import diagnostics, reporting, scratch, user_data
 from binn_utils.applications import fit_plan
-from binn_utils.presentation import plotting, scratch_figures, tables
+from binn_utils.presentation import drawn_data, plotting, scratch_figures, tables
 from binn_utils.analysis.reporting import fmt
 
 plotting.style()
@@ -106,7 +106,8 @@ plt.close(fig)
 # ```
 
 # %% tags=["remove-input"]
-display(Markdown(f"{{download}}`Data behind this figure </book/figure-data/scratch_{initial_cells}_solutions.csv>`: "
+display(Markdown(drawn_data.link_md(f"scratch_{initial_cells}_solutions") + " "
+                 f"{{download}}`Every network's solutions </book/figure-data/scratch_{initial_cells}_solutions.csv>`: "
                  "one row per time and position: each experiment's data and each network's $u_\\theta$ and $u_\\mathrm{p}$, in cells/µm² (CSV)."))
 
 # %% tags=["remove-cell"]
@@ -171,8 +172,9 @@ plt.close(fig)
 # ```
 
 # %% tags=["remove-input"]
-display(Markdown(f"{{download}}`Data behind this figure </book/figure-data/scratch_{initial_cells}_operators.csv>`: "
-                 "one row per density $u$: each network's learned operators in the data's units (CSV); the losses are in the fit's stored record."))
+display(Markdown(drawn_data.link_md(f"scratch_{initial_cells}_operators") + " "
+                 f"{{download}}`Every network's operators </book/figure-data/scratch_{initial_cells}_operators.csv>`: "
+                 "one row per density $u$: each network's learned operators in the data's units (CSV)."))
 
 # %% tags=["remove-cell"]
 # Qualitative shape of the learned operators over the observed range (user_data.operator_shape)

@@ -94,7 +94,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
-from binn_utils.presentation import figures, plotting, rerun_box, tables
+from binn_utils.presentation import drawn_data, figures, plotting, rerun_box, tables
 from binn_utils.claims.spanning import counted_words, held_summaries, reference_counted_words
 from binn_utils.studies.supporting import Page, compare_configurations, scale_definition
 
@@ -218,8 +218,9 @@ def bullets(name):
     if name not in results:
         return
     st, s = SWEEPS[name], summaries[name]
-    display(Markdown(f"{{download}}`Data behind this figure </book/figure-data/{data_name(name)}.csv>`: one row "
-                     "per run and error (CSV).\n\n"
+    display(Markdown(drawn_data.link_md(data_name(name))
+                     + f" {{download}}`Every network's errors </book/figure-data/{data_name(name)}.csv>`: one row "
+                     "per network, with its errors (CSV).\n\n"
                      + "\n".join(f"* {line}" for line in st.bullets(s))
                      + "\n\n" + counted_words(st, s, noise_var, dense)))
 

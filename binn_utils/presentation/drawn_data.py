@@ -49,6 +49,13 @@ TEX = {r"\theta": "θ", r"\phi": "φ", r"\zeta": "ζ", r"\sigma": "σ", r"\pm": 
        r"\gtrsim": "≳", r"\times": "×", r"\mu": "µ", r"\,": " ", r"\ ": " "}
 
 
+def link_md(name: str) -> str:
+    """The Markdown under a figure written by a notebook's output (a page's Markdown cell writes
+    the same with ``{glue:text}`drawn_words```): the link to ``NAME_drawn.csv`` in the book's
+    figure data, then :data:`WORDS`."""
+    return f"{{download}}`Everything this figure draws </book/figure-data/{name}_drawn.csv>` (CSV): {WORDS}."
+
+
 def tag(artist, part: str, series: str | None = None):
     """Name what ``artist`` is in its figure's table: ``part`` (e.g. "mean", "t = 0.5"), and
     its ``series`` where it has no legend entry and none can be told by its colour and

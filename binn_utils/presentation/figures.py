@@ -1,7 +1,7 @@
 """The paper's result figures (Figs. 1-6), one function each, shared by the section
 notebooks and the Supporting Material notebook (which repeats them for other noise levels
-and the dense grid); the diagnostics chapter's figures; the figures of a fit to one's own
-data (``binn fit`` / ``binn predict``).
+and the dense grid); the figures of a fit to one's own data (``binn fit`` / ``binn predict``).
+The diagnostics chapter's are in :mod:`binn_utils.presentation.diagnostic_figures`.
 
 Each figure only draws: the numbers a panel plots from the results table (the quartiles of
 a box, a heat map's cells) are computed by the chapter, in view, from
@@ -18,13 +18,10 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FuncFormatter
 
 from . import panels, plotting
 from .. import studies
-from ..analysis import diagnostics
 from ..analysis.reporting import arch_label, find, meta_value, value_label
-from ..analysis.diagnostic_roc import CAUGHT_MIN, COMPOSITES, DIAGNOSTICS, FALSE_MAX, name_of, roc, setting_table
 from .drawn_data import tag
 from .panels import ABOVE
 from .plotting import COLORS
@@ -370,7 +367,7 @@ def own_data_operators(u_grid, curves: dict, u_range, *, u_label="u", labels=Non
     for ax, (name, c) in zip(axes[0], curves.items()):
         c = np.asarray(c, float)
         for r in range(c.shape[0]):
-            ax.plot(u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)
+            tag(ax.plot(u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)[0], f"network {r + 1}", "each network")
         plotting.band(ax, u_grid, c, COLORS[name], "mean $\\pm$ 1 sd")
         if name in (truth or {}):
             ax.plot(u_grid, truth[name], "k--", lw=1.0, label="truth")
@@ -400,82 +397,4 @@ def own_data_losses(history: dict, best_epoch=None):
     ax.set_ylabel("loss (training units)")
     ax.legend(fontsize=plotting.NOTE_SIZE)
     fig.tight_layout()
-    return fig
-
-
-def mismatch_figure(scored, titles: dict, failure_factor):
-    """The diagnostics chapter's figure (``scored``: a :class:`~binn_utils.analysis.diagnostic_calibration.Scored`):
-    per setting, the ground-truth-free mismatch ratio against the median u_p error (left)
-    and against that error over the best comparable setting's (right); filled: a
-    diagnostic flag raised, x: a ground-truth failure, dashed: the mismatch flag's ratio
-    and ``failure_factor``. ``titles``: study -> legend label; a failed forward solve
-    (ratio inf/NaN) is drawn at a dotted line beyond the largest ratio."""
-    ratio = scored.mismatch_ratio()
-    up, rel = (np.array([v[k] for v in scored.truth], float) for k in ("up", "rel"))
-    study_of, flagged, threshold = scored.groups, scored.flagged, diagnostics.MISMATCH_RATIO
-    finite = np.isfinite(ratio)
-    r_max = np.nanmax(ratio[finite]) if finite.any() else threshold
-    r_edge = max(r_max, threshold) * 2.0
-    ratio_plot = np.where(finite, ratio, r_edge)
-    colors = dict(zip(titles, plt.get_cmap("tab10").colors))
-    fail_a = np.asarray(scored.failed, bool)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-    for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$ (ground truth)"),
-                        (axes[1], rel, "$u_p$ error / best comparable setting's")):
-        for st, title in titles.items():
-            for want_flag in (True, False):
-                sel = np.array([study_of[i] == st and flagged[i] == want_flag for i in range(len(ratio))])
-                sel &= np.isfinite(y) & (ratio_plot > 0)
-                ax.scatter(ratio_plot[sel], y[sel], s=24, marker="o", lw=1.0,
-                           facecolors=colors[st] if want_flag else "none", edgecolors=colors[st],
-                           label=title if want_flag else None)
-        sel = fail_a & np.isfinite(y)
-        ax.scatter(ratio_plot[sel], y[sel], s=50, marker="x", color="k", lw=0.9, label="ground-truth failure")
-        ax.axvline(threshold, color="k", ls="--", lw=0.8)
-        if not finite.all():
-            ax.axvline(r_edge, color="0.6", ls=":", lw=0.8)
-            ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"),
-                        fontsize=plotting.NOTE_SIZE, ha="right", va="top", color="0.4", rotation=90)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for axis in (ax.xaxis, ax.yaxis):
-            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
-        ax.set_xlabel("mismatch ratio (no ground truth)")
-        ax.set_ylabel(ylab)
-    axes[1].axhline(failure_factor, color="tab:red", ls="--", lw=0.8)
-    axes[1].scatter([], [], s=24, facecolors="none", edgecolors="0.3", label="no flag raised (open)")
-    handles, labels = axes[1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.tight_layout(rect=(0, 0.16, 1, 1))
-    return fig
-
-
-
-def roc_figure(table, summary):
-    """ROC curves of every diagnostic and of the composite flags (the paper's three signs, black;
-    all six, grey) over every stored network (left)
-    and over the settings (right), from :mod:`binn_utils.analysis.diagnostic_roc`: sensitivity against
-    false-alarm rate as the threshold on each score moves; a dot marks the module's thresholds
-    (score 1), the shaded corner the target (at least 85 % caught at most 15 % false alarms)."""
-    failed = summary["failed"]
-    names, sfail, ssc = setting_table(table, failed)
-    colors = dict(zip((*DIAGNOSTICS, *COMPOSITES), (*plt.get_cmap("tab10").colors[:len(DIAGNOSTICS)], "k", "0.5")))
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
-    for ax, level, title in ((axes[0], "per", f"{summary['n']} networks"),
-                             (axes[1], "settings", f"{summary['n_settings']} settings")):
-        for n in (*DIAGNOSTICS, *COMPOSITES):
-            sc, fl = (table.score(n), failed) if level == "per" else (ssc[n], sfail)
-            _, sens, fa = roc(sc, fl)
-            a = summary[level][n]["auc"][0]
-            ax.plot(fa, sens, color=colors[n], lw=2.0 if n in COMPOSITES else 1.1,
-                    label=f"{name_of(n)} (AUC over networks {a:.2f})" if level == "per" else None)
-            m = summary[level][n]["module"]
-            ax.plot([m.false_alarm_rate], [m.caught_rate], "o", color=colors[n], ms=5)
-        ax.add_patch(plt.Rectangle((0, CAUGHT_MIN), FALSE_MAX, 1 - CAUGHT_MIN, color="g", alpha=0.15, lw=0))
-        ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=0.8)
-        ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="false-alarm rate (fine cases flagged)",
-               ylabel="sensitivity (failures flagged)", title=title, aspect="equal")
-    fig.legend(loc="lower center", ncol=3, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import panels, plotting
+from .drawn_data import tag
 from ..analysis import scratch
 from .plotting import COLORS
 
@@ -49,7 +50,8 @@ def scratch_operators(u_grid, curves: dict, u_range, history: dict, scale=1e3):
     fig, axes = plt.subplots(1, len(curves) + 1, figsize=(3.8 * (len(curves) + 1), 3.8))
     for ax, (name, c) in zip(axes, curves.items()):
         for r in range(c.shape[0]):
-            ax.plot(scale * u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)
+            tag(ax.plot(scale * u_grid, c[r], color=COLORS[name], lw=0.5, alpha=0.35)[0], f"network {r + 1}",
+                "each network")
         plotting.band(ax, scale * u_grid, c, COLORS[name], "mean $\\pm$ 1 sd")
         if name == "G":
             ax.axhline(0.0, color="k", lw=0.6)

@@ -14,7 +14,8 @@ BINN_CHECK_BUILT_HTML=1: then a missing build is a failure, not a skip. In a pla
 * the text reads as written (tests/prose.py: no number twice in a row, no "lowered by -x",
   no sentence starting in lower case, ...), paragraph by paragraph and cell by cell;
 * every figure caption starts with the paper's figure it repeats, or says it has none;
-* no figure has texts that collide (the layout record ``plotting.save`` writes for each).
+* no figure has texts that collide (the layout record ``plotting.save`` writes for each);
+* every figure links a table of everything it draws, served with the book, holding the series drawn.
 """
 from __future__ import annotations
 
@@ -178,14 +179,66 @@ def test_figure_data_is_linked_and_served(chapter):
         assert len(lines) > 1 and "source" in lines[0].split(","), target
 
 
+def _images_and_data_links(page: Path) -> list[tuple[str, list[str]]]:
+    """The page's figures in reading order, each (its image's source, the links to a table of
+    everything drawn, ``NAME_drawn.csv``, between it and the next image)."""
+    main = soup(page).select_one("main") or soup(page)
+    found = []
+    for el in main.find_all(["img", "a"]):
+        if el.name == "img" and not el.get("src", "").startswith("data:") and "logo" not in " ".join(el.get("class", [])):
+            found.append((el["src"], []))
+        elif el.name == "a" and found and el.get("href", "").endswith("_drawn.csv"):
+            found[-1][1].append(el["href"])
+    return found
+
+
+def test_every_figure_links_a_table_of_everything_it_draws():
+    """Under every image of every page (the chapters, the Supporting Material, the own-data and
+    scratch-assay pages) a link to ``NAME_drawn.csv``: the file is served with the build, opens
+    as a CSV with the columns ``drawn_data.COLUMNS``, has as many rows as the figure's layout
+    record says were drawn, and rows with coordinates for every series the record names."""
+    import csv
+    import json
+    import math
+    from binn_utils.presentation import drawn_data, plotting
+    bad, figures_seen = [], 0
+    for page in pages():
+        where = str(page.relative_to(HTML))
+        for src, links in _images_and_data_links(page):
+            figures_seen += 1
+            if not links:
+                bad.append(f"{where}: no link to what {src} draws")
+                continue
+            target = local_target(page, links[0])
+            if target is None or not target.is_file() or HTML.resolve() not in target.parents:
+                bad.append(f"{where}: {links[0]} is not served with the book")
+                continue
+            with target.open(encoding="utf8", newline="") as f:
+                rows = list(csv.DictReader(f))
+            name = target.name[:-len("_drawn.csv")]
+            record = json.loads((plotting.FIGURE_DATA / plotting.LAYOUT / f"{name}.json").read_text())["drawn"]
+            if not rows or list(rows[0]) != list(drawn_data.COLUMNS) or len(rows) != record["rows"]:
+                bad.append(f"{where}: {target.name} has {len(rows)} rows of {record['rows']} drawn")
+                continue
+
+            def placed(row):
+                return any(row[k] and math.isfinite(float(row[k])) for k in ("y", "ymin", "ymax", "value"))
+            held = {row["series"] for row in rows if row["x"] and math.isfinite(float(row["x"])) and placed(row)}
+            bad += [f"{where}: {target.name} has no drawn point of {s!r}" for s in record["series"] if s not in held]
+    assert figures_seen >= 40, figures_seen
+    assert not bad, "figures without the data they draw:\n" + "\n".join(bad[:60])
+
+
 def shown_figures() -> set[str]:
-    """The figures of the built book, by the tables linked under them (``NAME.csv``; a
-    figure's ``NAME_curves.csv`` is its second table)."""
+    """The figures of the built book, by the tables linked under them (``NAME.csv`` and
+    ``NAME_drawn.csv``; a figure's ``NAME_curves.csv`` is its third table)."""
     names = set()
     for page in pages():
         for a in soup(page).find_all("a", href=True):
             name = Path(unquote(urlparse(a["href"]).path)).name
-            if name.endswith(".csv") and not name.endswith("_curves.csv"):
+            if name.endswith("_drawn.csv"):
+                names.add(name[:-len("_drawn.csv")])
+            elif name.endswith(".csv") and not name.endswith("_curves.csv"):
                 names.add(name[:-len(".csv")])
     return names
 
@@ -200,7 +253,7 @@ def test_no_figure_has_colliding_texts(tmp_path):
     from binn_utils.presentation import plotting
     names = shown_figures()
     assert len(names) > 10, names
-    names |= {p.stem for p in (plotting.FIGURE_DATA / plotting.LAYOUT).glob("own_data_*.json")}  # no table linked
+    names |= {p.stem for p in (plotting.FIGURE_DATA / plotting.LAYOUT).glob("own_data_*.json")}  # the own-data page's
     defects = plotting.layout_defects(names)
     assert not defects, "figures whose texts collide:\n" + "\n".join(defects)
     planted = tmp_path / "layout"
