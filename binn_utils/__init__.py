@@ -22,7 +22,8 @@ The folders are the layers; each imports only from its own layer or those below 
   ``authors_archive`` (the authors' archived runs);
 - ``studies`` (the paper's experiments, one module per study, in a registry) and
   ``claims`` (the paper's claims checked across the registry);
-- ``presentation``: ``plotting`` and ``figures`` (the only modules that draw),
+- ``presentation``: ``plotting``, ``figures`` and the figure modules beside them (the only modules
+  that draw; ``drawn_data``: everything a drawn figure draws, as the table linked under it),
   ``tables``, ``scorecard_text`` (the scorecard in words);
 - ``applications``: ``cli`` (the ``binn`` command; ``arguments``, its argument types;
   ``fit_commands``, ``binn fit`` and ``binn predict``; ``interrupts``, Ctrl-C), ``fit_plan``,

@@ -174,3 +174,13 @@ def test_fig1_draws_one_initialisation_and_its_file_holds_it(tmp_path):
     for i, t in enumerate(res["t"]):
         at = u_theta[u_theta["part"] == f"t = {t:.4g}"]
         assert np.allclose(at["y"], res.net("u_theta")[1][i], rtol=1e-5)
+
+
+def test_panels_sharing_an_axis_share_its_label(tmp_path):
+    """Panels one above the other label their common x axis once: each panel's rows carry it."""
+    fig, axes = plt.subplots(2, 1, sharex=True)
+    axes[0].plot([1, 2], [1, 2], label="a")
+    axes[1].plot([1, 2], [2, 3], label="b")
+    axes[1].set_xlabel("mismatch ratio")
+    table, _ = _saved(fig, tmp_path)
+    assert set(table["xlabel"]) == {"mismatch ratio"} and list(table["panel"]) == [1, 1, 2, 2]

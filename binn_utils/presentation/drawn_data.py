@@ -80,7 +80,7 @@ def drawn_table(fig) -> pd.DataFrame:
     rows = []
     for number, ax in enumerate(data_axes(fig), start=1):
         head = {"panel": number, "title": plain(ax.get_title() or ax.get_title("left")),
-                "xlabel": plain(ax.get_xlabel()), "ylabel": plain(ax.get_ylabel())}
+                "xlabel": plain(_shared_label(ax, "x")), "ylabel": plain(_shared_label(ax, "y"))}
         panel_rows, before = [], {}
         for artist in drawn_artists(ax):
             who = _who(ax, artist, before)
@@ -97,6 +97,17 @@ def data_axes(fig) -> list:
     left to right, top to bottom."""
     axes = [ax for ax in fig.axes if not hasattr(ax, "_colorbar") and ax.axison and ax.get_visible()]
     return sorted(axes, key=lambda ax: (-round(ax.get_position().y1, 2), round(ax.get_position().x0, 2)))
+
+
+def _shared_label(ax, axis: str) -> str:
+    """The panel's label of ``axis``, or, where it has none, that of a panel sharing the axis
+    (panels one above the other label their common x axis once)."""
+    own = ax.get_xlabel() if axis == "x" else ax.get_ylabel()
+    if own:
+        return own
+    shared = ax.get_shared_x_axes() if axis == "x" else ax.get_shared_y_axes()
+    labels = [a.get_xlabel() if axis == "x" else a.get_ylabel() for a in shared.get_siblings(ax)]
+    return next((label for label in labels if label), "")
 
 
 def drawn_artists(ax) -> list:
