@@ -11,6 +11,7 @@ import numpy as np
 from . import plotting
 from ..analysis import results_table
 from ..analysis.reporting import and_list, fmt, value_label
+from .drawn_data import tag
 from .panels import ABOVE
 from .plotting import COLORS
 from .tables import NORM_WORDS, QUANTITY_WORDS
@@ -55,9 +56,9 @@ def authors_comparison_figure(runs, stats, by, panels, label_fn=value_label, xla
             if sel.empty and st.empty:
                 continue
             x = np.array([pos[k] for k in keys(sel)], float) + style["offset"]
-            ax.plot(x, sel["value"], ".", color=color, alpha=0.35, ms=4, zorder=2)
             xs = np.array([pos[k] for k in keys(st)], float) + style["offset"]
             label = labels[source, data]
+            tag(ax.plot(x, sel["value"], ".", color=color, alpha=0.35, ms=4, zorder=2)[0], "each run", label)
             ax.errorbar(xs, st["50%"], yerr=[st["50%"] - st["25%"], st["75%"] - st["50%"]], fmt=style["marker"],
                         color=color, mfc=color if style["filled"] else "white", mec=color, ms=7, capsize=3,
                         lw=1.3, zorder=3, label=label)
@@ -186,8 +187,9 @@ def printed_grid_figure(dataset_medians, printed_vs, width=7.0, height=3.6):
         if rows.empty:
             continue
         dots = dataset_medians.xs(grid, level="grid")
-        ax.plot([pos[nv] + style["offset"] - 0.09 for nv in dots.index.get_level_values("noise_var")],
-                dots.to_numpy(), ".", color=COLORS["u_theta"], alpha=0.5, ms=4, zorder=2)   # beside the marker
+        tag(ax.plot([pos[nv] + style["offset"] - 0.09 for nv in dots.index.get_level_values("noise_var")],
+                    dots.to_numpy(), ".", color=COLORS["u_theta"], alpha=0.5, ms=4, zorder=2)[0],   # beside the marker
+            "each dataset's median", f"ours, {grid} points")
         x = rows["noise_var"].map(pos) + style["offset"]
         m = rows["median_ours"]
         ax.errorbar(x, m, yerr=[m - m * rows["range_lo"], m * rows["range_hi"] - m], fmt=style["marker"],
