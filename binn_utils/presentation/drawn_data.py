@@ -95,7 +95,9 @@ def drawn_table(fig) -> pd.DataFrame:
 def data_axes(fig) -> list:
     """The panels of ``fig`` that draw data (not colour bars, not panels switched off),
     left to right, top to bottom."""
-    axes = [ax for ax in fig.axes if not hasattr(ax, "_colorbar") and ax.axison and ax.get_visible()]
+    bars = {m.colorbar.ax for ax in fig.axes for m in (*ax.images, *ax.collections)
+            if getattr(m, "colorbar", None) is not None}
+    axes = [ax for ax in fig.axes if ax not in bars and ax.axison and ax.get_visible()]
     return sorted(axes, key=lambda ax: (-round(ax.get_position().y1, 2), round(ax.get_position().x0, 2)))
 
 
