@@ -33,13 +33,11 @@ from matplotlib.ticker import FixedLocator, ScalarFormatter
 COLUMNS = ("panel", "title", "xlabel", "ylabel", "series", "part", "kind", "style", "colour",
            "x", "y", "xtick", "ytick", "xmin", "xmax", "ymin", "ymax", "value")
 #: The sentence under every figure of the book, after the link to its table.
-WORDS = ("one row per drawn point of each curve and marker set, per abscissa of a band, per box, bar, "
-         "error bar, shaded range, heat-map cell and note, in the columns panel (numbered left to right, "
-         "top to bottom), title, xlabel and ylabel (the panel's title and axis labels, which carry the "
-         "units; the benchmarks' quantities have none), series (the legend's entry), part (mean, band, "
-         "observation time, whisker...), kind, style and colour, x and y in the axes' units, xtick and "
-         "ytick (the tick label of a categorical axis), xmin, xmax, ymin and ymax (the extent of a band, "
-         "box, bar or error bar) and value (a heat-map cell's)")
+WORDS = ("one row per point drawn (a band: one per abscissa; a box, bar, shaded range, heat-map cell or "
+         "note: one), in the columns panel (left to right, top to bottom), title, xlabel and ylabel (with "
+         "the axes' units, where they have any), series (the legend's entry), part, kind, style, colour, "
+         "x and y, xtick and ytick (a categorical axis' label), xmin, xmax, ymin and ymax (a band's, box's "
+         "or bar's extent) and value (a heat-map cell's)")
 #: Between a series and its part in an artist's gid (:func:`tag`).
 SEP = " | "
 #: Line styles in words.
