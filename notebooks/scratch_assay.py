@@ -230,6 +230,30 @@ reporting.glue("sc_spread_thr", fmt(diagnostics.SPREAD_CV, "g"))
 # {glue:text}`sc_mismatch_thr`), and the coefficients of variation of the operators across
 # initialisations are {glue:text}`sc_spread` (flagged above {glue:text}`sc_spread_thr`).
 #
+# ## Which mechanisms do these data need?
+#
+# The report of `binn fit` ends by asking the data themselves about each learned operator
+# (the rules are those of {doc}`own_data`, section "Which operators do the data need"). The noise
+# $\sigma$ is estimated from the data alone, here from the spread of the three experiments
+# (divided by $\sqrt{3}$: their mean is fitted). The **fit check** solves the learned model
+# forward from the first observed profile and compares it with every later measurement; a fit
+# that diverged, blew up or collapsed, or whose $\chi^2$ (the sum over the data points of
+# (data $-$ model)$^2/\sigma^2$) is beyond what noise of size $\sigma$ reaches in 99.9 % of data
+# sets, is refused and no operator gets a label. Each operator is then fitted away: the data
+# **need** it when the model without it (the other operators rescaled) fits them worse than
+# noise explains; otherwise it is **absent** (the data also reject it at its learned size) or
+# **indistinguishable from zero**. Only a needed operator is labelled **well**, **weakly** or
+# **not** constrained, by how visibly halving, doubling and tilting it would change the
+# solution. For this fit:
+
+# %% tags=["remove-input"]
+from binn_utils.applications import fit_report
+
+id_md = fit_report.identifiability_markdown(fit, scratch.UNITS)
+# the report's section without its own heading (this section's heading asks the same)
+display(Markdown(tables.in_words(id_md.split("\n", 2)[2])))
+
+# %% [markdown]
 # ## What can and cannot be concluded
 #
 # *What the fit supports.* The numbers above say how well a reaction-diffusion model with
@@ -237,7 +261,9 @@ reporting.glue("sc_spread_thr", fmt(diagnostics.SPREAD_CV, "g"))
 # uses nothing but the learned operators and the learned initial condition), and how
 # consistently independent initialisations recover the same operators. Only where both
 # hold, i.e. no mechanistic-mismatch or spread flag, should the operator shapes be read as
-# properties of the data rather than of one optimisation run.
+# properties of the data rather than of one optimisation run. Whether the data need each
+# operator at all, and how tightly they pin down its size and shape, is the section above's
+# question, answered only where the fit check passes.
 # The two measures of fit above answer different questions: the mismatch ratio compares
 # $u_p$ with $u_\theta$ on the same (replicate-mean) data, so it can exceed its threshold
 # even when the misfit of $u_p$ is comparable to the differences between experiments,

@@ -25,8 +25,11 @@ against the data and a noise estimated from the data alone:
    neither (with the smallest constant the data would see, ``identifiability.zero_bound``).
    The learned shape was fitted to these same data, so the one-degree-of-freedom bar is the
    lenient end for "needed"; and the start profile's noise beyond its level and tilt still
-   travels forward, which can make diffusion look needed where growth amplifies it (the
-   known-truth suite's uniform growth).  Only a needed operator is then measured for its scale and shape
+   travels forward, which can make diffusion look needed where growth amplifies it: on the
+   known-truth suite's uniform growth (no gradient at all) D is called needed in 5 of 20 noise
+   draws, not 1.  Fitting the start profile freely does not cure it (D then fits one row's noise
+   and diffuses it away); a calibrated test would simulate the change's null distribution (a
+   parametric bootstrap of the model without the operator).  Only a needed operator is then measured for its scale and shape
    (``identifiability.identifiability``: well, weakly or not constrained).
 """
 from __future__ import annotations

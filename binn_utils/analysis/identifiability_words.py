@@ -180,8 +180,8 @@ def unmeasured_markdown(reason: str, advice: str = "", failed: bool = False) -> 
 #: change of the model's solution in units of the noise sigma: a pure number.
 COLUMNS = (
     ("operator", "D diffusion, V advection, G reaction (the learned operator, median over the networks)"),
-    ("share of du/dt", "the size of the operator's term in du/dt over the sum of the terms' sizes, mean over the "
-                       "observation times; a fraction from 0 to 1"),
+    ("share of du/dt", "the size of the operator's term in du/dt (the rate of change of the density) over the sum "
+                       "of the terms' sizes, mean over the observation times; a fraction from 0 to 1"),
     ("chi-square change without it", "the rise of the data's chi-square when the model without this operator, "
                                      "each other operator rescaled by a factor fitted to the data, replaces the "
                                      "whole model with its factors fitted, each model also fitting the level and "
@@ -189,15 +189,16 @@ COLUMNS = (
     ("chi-square change at its learned size", "the same with this operator held at its learned size instead of "
                                               "rescaled (asked only where it is not needed; no unit)"),
     ("needed?", "needed where the change without it is beyond the 95 % quantile of chi-square with one degree of "
-                f"freedom ({need_threshold():.3g}): noise alone rarely makes the model without it fit so much worse"),
-    ("removed", "the change of the model's solution when the operator is set to zero, the others as learned, "
-                "summed as (change / sigma)^2 over the data points (no unit)"),
-    ("x 1/2", "the same change for the operator halved (no unit)"),
-    ("x 2", "the same change for the operator doubled (no unit)"),
-    ("tilt", "the same change for a change of its shape: x 1/2 at the low end of the observed u, x 3/2 at the "
-             "high end (no unit)"),
+                f"freedom ({need_threshold():.3g}, a rise that noise alone exceeds in 1 of 20 data sets); else absent "
+                "or indistinguishable from zero (a word, no unit)"),
+    ("chi-square change, removed", "the change of the model's solution when the operator is set to zero, the "
+                                   "others as learned, summed as (change / sigma)^2 over the data points (no unit)"),
+    ("chi-square change, x 1/2", "the same change for the operator halved (no unit)"),
+    ("chi-square change, x 2", "the same change for the operator doubled (no unit)"),
+    ("chi-square change, tilted", "the same change for a change of its shape: x 1/2 at the low end of the observed "
+                                "u, x 3/2 at the high end (no unit)"),
     ("level", "well, weakly or not constrained (its size and shape; only for a needed operator), absent or "
-              "indistinguishable from zero"),
+              "indistinguishable from zero (a word, no unit)"),
 )
 
 
@@ -239,7 +240,10 @@ def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
                   "99.9 % of data sets. Chi-square: the sum over the data points of (data - model)^2 / sigma^2.", ""]
     lines += ["Is each operator needed? The data are fitted again by the model without it, each other operator "
               "allowed a scale factor, and by the whole model with a factor per operator; the rise of chi-square is "
-              f"compared with {need_threshold():.3g} (the 95 % quantile of chi-square with one degree of freedom). Only "
+              f"compared with {need_threshold():.3g} (the 95 % quantile of chi-square with one degree of freedom: a rise "
+              "that noise alone exceeds in 1 of 20 data sets; the scatter of the first profile that its smoothing "
+              "keeps is carried forward by every model and only diffusion smooths it away, so on data with little "
+              "spatial structure a needed D may be that scatter). Only "
               f"a needed operator gets a level of its size and shape: each learned operator is changed in the "
               f"forward model and the change of the solution summed as (change / sigma)^2 over the {c.n_points} "
               f"data points after the first time: not constrained below {lo:.2g} (no test detects the change with "
