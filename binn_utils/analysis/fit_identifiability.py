@@ -29,7 +29,8 @@ against the data and a noise estimated from the data alone:
    known-truth suite's uniform growth (no gradient at all) D is called needed in 5 of 20 noise
    draws, not 1.  Fitting the start profile freely does not cure it (D then fits one row's noise
    and diffuses it away); a calibrated test would simulate the change's null distribution (a
-   parametric bootstrap of the model without the operator).  Only a needed operator is then measured for its scale and shape
+   parametric bootstrap of the model without the operator: 19 simulated data sets put that
+   case's largest change, 159, below four of theirs), at two refits per simulated set.  Only a needed operator is then measured for its scale and shape
    (``identifiability.identifiability``: well, weakly or not constrained).
 """
 from __future__ import annotations
