@@ -276,8 +276,9 @@ def test_uniform_growth_learned_within_5_percent_passes_the_fit_check():
     "20-70 s a fit). What does calibrate it is the change's null distribution simulated: data drawn from "
     "the fitted model without D plus noise of the estimated sigma, 19 sets, each fitted with and without D as "
     "here, gave changes up to 241, four of them above this draw's 159 (a Monte Carlo test at 5 % would not "
-    "call D needed; seed 3's 7.4 lies below two of its 19), at two refits per set and about 30 s per operator on "
-    "this 41-point grid for every operator the one-degree test calls needed: not built"))
+    "call D needed; another draw's 7.4 lies below two of its own 19), at two refits per set: about 30 s per operator on "
+    "this 41-point grid, some 25 min per operator on the scratch assay's stored fit (a refit of the whole model "
+    "there takes 80 s), for every operator the one-degree test calls needed: not built"))
 def test_uniform_growth_does_not_need_diffusion():
     levels, c = label(logistic_data(), D=D, G=lambda v: 2.0 * (1 - np.asarray(v)))
     assert c["D"].need != "needed"

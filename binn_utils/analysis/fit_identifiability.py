@@ -30,7 +30,8 @@ against the data and a noise estimated from the data alone:
    draws, not 1.  Fitting the start profile freely does not cure it (D then fits one row's noise
    and diffuses it away); a calibrated test would simulate the change's null distribution (a
    parametric bootstrap of the model without the operator: 19 simulated data sets put that
-   case's largest change, 159, below four of theirs), at two refits per simulated set.  Only a needed operator is then measured for its scale and shape
+   case's largest change, 159, below four of theirs), at two refits per simulated set (some
+   25 minutes per needed operator on the scratch assay's stored fit: not built).  Only a needed operator is then measured for its scale and shape
    (``identifiability.identifiability``: well, weakly or not constrained).
 """
 from __future__ import annotations
