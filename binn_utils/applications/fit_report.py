@@ -186,10 +186,11 @@ def diagnostics_markdown(fit: UserFit, units: dict | None = None) -> str:
     by name, for the numbers of that section)."""
     rep = fit.report
     held = diagnostic_roc.stored_summary(n_boot=0)
+    u_unit = f" {(units or {}).get('u')}" if (units or {}).get("u") else ""
     lines = [f"# Diagnostics of the fit ({rep.n_replicates} networks, {rep.n_epochs} epochs)", "",
              "Ground-truth-free checks (`binn_utils.analysis.diagnostics`): each has a number, the threshold it is "
              "compared with, and a flag. Observed range of u (where the operators are identifiable): "
-             f"[{_num(rep.u_range[0])}, {_num(rep.u_range[1])}]. How far to trust a flag: on the "
+             f"[{_num(rep.u_range[0])}, {_num(rep.u_range[1])}]{u_unit}. How far to trust a flag: on the "
              f"{held['n']} networks trained for the book, whose truth is known, the share of failures each "
              "diagnostic catches and of fine networks it flags (false alarms), at the threshold used here and "
              "held out (a threshold chosen on four benchmarks, counted on the fifth; the book's chapter on "
@@ -205,7 +206,11 @@ def diagnostics_markdown(fit: UserFit, units: dict | None = None) -> str:
                      f"{'**FLAG**' if d.flag else 'ok'} | {rates(v['module'])} | {rates(v['held'].pooled)} | "
                      f"{DIAGNOSTIC_HELP.get(d.name, '')} | {d.message.replace('|', '/')} |")
     h = held["per"][diagnostic_roc.COMBINED]["held"].pooled
-    lines += ["", f"Any flag (combined), held out: {diagnostic_roc.rate_pair(h)}."]
+    lines += ["", "Columns: value, the check's number (a ratio, a share or a coefficient of variation, without unit; "
+              "instability's is the spread of the validation loss's jumps in decades, powers of ten); threshold, "
+              "what it is compared with, in the same unit; flag, FLAG where the value crosses it; caught / false "
+              "alarms, percentages of the failed and of the fine networks it flags.",
+              "", f"Any flag (combined), held out: {diagnostic_roc.rate_pair(h)}."]
     ev = fit.evaluation
     n_fail = ev.n_failed_u_p
     lines += ["", f"Diagnostics: {'none fired' if rep.ok else 'check ' + ', '.join(rep.flags)}.",
