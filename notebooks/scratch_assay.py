@@ -251,7 +251,7 @@ from binn_utils.applications import fit_report
 
 id_md = fit_report.identifiability_markdown(fit, scratch.UNITS)
 # the report's section without its own heading (this section's heading asks the same)
-display(Markdown(tables.in_words(id_md.split("\n", 2)[2])))
+display(Markdown(tables.in_words(tables.flags_as_code(id_md.split("\n", 2)[2]))))
 
 # %% [markdown]
 # ## What can and cannot be concluded
