@@ -82,7 +82,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value
-from binn_utils.presentation import authors_figures, drawn_data, figures, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading
 from binn_utils.store.sweep_record import reported
 
@@ -155,7 +155,7 @@ groups = errors.groupby(["batch_size", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
 
 # %% tags=["hide-input"]
 # the solution and loss panels draw fields and validation-loss histories of the fixed-epoch
@@ -270,7 +270,7 @@ groups = errors.groupby(["study", "batch_size", "epochs", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
 
 # %% tags=["remove-input"]
 fig = figures.budgets_figure(errors, boxes, {
@@ -329,7 +329,7 @@ on_theirs = results_table.table(loading.load_or_run(chapter_runs["authors_data"]
 runs = results_table.long(pd.concat([ours, on_theirs, theirs]))
 stats = (runs.groupby(["batch_size", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-stats[["batch_size", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4)
+frame_tables.table(stats[["batch_size", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4))
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_theta", "frobenius"),

@@ -89,7 +89,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.engine.problems import INITIALS
-from binn_utils.presentation import drawn_data, figures, framework_tables, plotting, tables
+from binn_utils.presentation import drawn_data, figures, frame_tables, framework_tables, plotting, tables
 from binn_utils.store import loading, sweep_record
 
 plotting.style()
@@ -114,7 +114,7 @@ reporting.glue("fw_what", reporting.run_description(res, scale=scale))
 # %%
 ours = results_table.table([res])                         # one row per network
 network = ours[ours["replicate"] == replicate_shown].iloc[0]
-network[["seed", "replicate", "err_u_theta", "err_u_p", "err_D", "err_G", "err_V"]]
+frame_tables.table(network[["seed", "replicate", "err_u_theta", "err_u_p", "err_D", "err_G", "err_V"]])
 
 # %% tags=["hide-input"]
 # the panels draw that network's fields (u_theta, u_p and the operators on their grids),

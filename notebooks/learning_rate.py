@@ -80,7 +80,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import find, meta_value, value_label
-from binn_utils.presentation import authors_figures, drawn_data, figures, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading, stores
 
 plotting.style()
@@ -120,7 +120,7 @@ groups = errors.groupby(["lr", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
 
 # %% tags=["hide-input"]
 # the solution, operator and loss panels draw fields and validation-loss histories, which are
@@ -182,7 +182,7 @@ on_theirs = results_table.table(loading.load_or_run(
 runs = results_table.long(pd.concat([ours, on_theirs, theirs]))
 stats = (runs.groupby(["lr", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-stats[["lr", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4)
+frame_tables.table(stats[["lr", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4))
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],

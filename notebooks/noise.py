@@ -91,7 +91,7 @@ from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
 from binn_utils.analysis.verdicts import LEVEL
 from binn_utils.engine.observations import NOISE_VARIANCES
-from binn_utils.presentation import authors_figures, drawn_data, figures, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading, stores
 
 plotting.style()
@@ -154,7 +154,7 @@ groups = errors.groupby(["noise_var", "arch_u", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4)
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
 
 # %% tags=["hide-input"]
 # the solution, diffusivity and loss panels draw fields and validation-loss histories, which
@@ -258,7 +258,7 @@ for (grid, nv), m in cells:
                      printed=printed[nv][0], ratio=ratio, range_lo=lo, range_hi=hi,
                      beyond=bool(p < 1 - each)))
 printed_vs = pd.DataFrame(rows, columns=authors_figures.PRINTED_COLUMNS)
-printed_vs[["grid", "noise_var", "datasets", "median_ours", "printed", "ratio", "beyond"]]
+frame_tables.table(printed_vs[["grid", "noise_var", "datasets", "median_ours", "printed", "ratio", "beyond"]])
 
 # %% tags=["hide-input"]
 fig = authors_figures.printed_grid_figure(dataset_medians, printed_vs)

@@ -390,6 +390,25 @@ def test_no_table_cell_breaks_inside_a_word():
     assert whole, "figures.css does not hold what is inside a table cell to whole words"
 
 
+#: pandas as it prints itself: a describe() column, a number in its default float format, a Series' footer
+PANDAS_PRINTED = re.compile(r"\b\d\.\d{6}e[-+]\d\d\b|\bdtype: \w+|^\s*(?:count|25%|50%|75%)\s*$", re.M)
+
+
+def test_no_raw_pandas_output():
+    """What a chapter's code computes with pandas is shown as a table of the book
+    (``frame_tables.table``): no DataFrame as pandas renders it, no Series or describe() printout,
+    no number in pandas' float format ("5.000000e-07")."""
+    bad = []
+    for page in pages():
+        s = soup(page)
+        where = page.relative_to(HTML)
+        bad += [f"{where}: a DataFrame as pandas renders it" for _ in s.select("table.dataframe")]
+        for out in s.select("div.cell_output"):
+            for m in PANDAS_PRINTED.finditer(out.get_text("\n")):
+                bad.append(f"{where}: {m.group(0).strip()!r} in a cell's output")
+    assert not bad, "raw pandas output:\n" + "\n".join(bad)
+
+
 def _package_names() -> tuple[set, set]:
     """(the package's module names, its snake_case names: functions, classes' attributes,
     module constants and identifier-like string constants) from binn_utils' source."""

@@ -1,0 +1,102 @@
+"""A chapter's statistics as a reader reads them.
+
+A chapter computes what it plots from the results table in visible code (pandas:
+``groupby(...).describe()`` and the like) and shows the first rows of what it computed.  Shown
+as pandas prints it, that is code ("count 25% 50% 75%", "err_u_theta", "5.000000e-07");
+:func:`table` shows the same rows as a table of the book: every column and index level named in
+words, every number written by the package's one formatter, a swept value as the figures label
+it, a quantity as the book writes it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..analysis.reporting import fmt, value_label
+from ..studies import REGISTRY
+from ..studies.base import PARAMETER_WORDS
+from .tables import CODE_WORDS, NORM_WORDS, QUANTITY_WORDS, in_words
+
+#: The names of the columns (and index levels) the chapters compute, in words.
+COLUMN_WORDS = {
+    **PARAMETER_WORDS,
+    "count": "finite errors", "mean": "mean", "std": "s.d.", "min": "minimum", "25%": "lower quartile",
+    "50%": "median", "75%": "upper quartile", "max": "maximum", "failed": "failed solves",
+    "diverged": "diverged trainings", "quantity": "error of", "norm": "norm", "source": "runs", "data": "data",
+    "study": "study", "epochs": "epochs", "seed": "seed", "replicate": "initialisation", "dataset": "dataset",
+    "grid": "grid points", "datasets": "datasets", "inits": "initialisations",
+    "median_ours": "our typical median", "printed": "printed median", "ratio": "printed / ours",
+    "range_lo": "range, from", "range_hi": "range, to", "beyond": "beyond our range",
+    "err_D": "error of $D$", "err_G": "error of $G$", "err_V": "error of $V$", "value": "value",
+}
+
+#: Whose runs or data a row holds.
+SOURCE_WORDS = {"ours": "ours", "authors": "the authors'"}
+
+
+def column_words(name) -> str:
+    """A column's (or index level's) name in words."""
+    name = str(name)
+    return COLUMN_WORDS.get(name) or CODE_WORDS.get(name) or in_words(name.replace("_", " "))
+
+
+def cell(column: str, v) -> str:
+    """One value of ``column`` as the book writes it."""
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if column == "quantity":
+        return QUANTITY_WORDS.get(v, in_words(str(v)))
+    if column == "norm":
+        return NORM_WORDS.get(v, str(v))
+    if column in ("source", "data"):
+        return SOURCE_WORDS.get(v, str(v))
+    if column == "study" and v in REGISTRY:
+        return REGISTRY[v].title
+    if column in PARAMETER_WORDS or isinstance(v, (tuple, list)):
+        return value_label(v)
+    if isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and np.isfinite(v)
+                                            and float(v).is_integer() and column not in ("mean", "std")):
+        return f"{int(v):,}" if abs(v) >= 1e4 else str(int(v))
+    return fmt(v)
+
+
+def as_frame(data) -> pd.DataFrame:
+    """``data`` (a DataFrame, or a Series: one row per entry) with its index levels as columns."""
+    if isinstance(data, pd.Series):
+        return pd.DataFrame({"what": [column_words(k) for k in data.index],
+                             "value": [cell(str(k), v) for k, v in data.items()]})
+    named = [n for n in data.index.names if n is not None]
+    return data.reset_index() if named else data.reset_index(drop=True)
+
+
+def markdown(data) -> str:
+    """``data`` (a DataFrame or Series a chapter computed) as a Markdown table in words."""
+    df = as_frame(data)
+    head = [column_words(c) if c != "what" else "" for c in df.columns]
+    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+               and c not in PARAMETER_WORDS for c in df.columns]
+    rows = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    for _, row in df.iterrows():
+        rows.append("| " + " | ".join(v if isinstance(v, str) and c in ("what", "value") else cell(c, v)
+                                      for c, v in row.items()) + " |")
+    return "\n".join(rows)
+
+
+class Table:
+    """What a chapter's code cell shows: the table in words (Markdown, which the book renders);
+    its text form is the same Markdown."""
+
+    def __init__(self, data):
+        self.text = markdown(data)
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def table(data) -> Table:
+    """``data`` (a DataFrame or Series a chapter computed, e.g. ``boxes.head(4)``) shown as a table
+    of the book: columns and index levels in words, numbers formatted."""
+    return Table(data)

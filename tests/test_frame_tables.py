@@ -1,0 +1,55 @@
+"""A chapter's pandas statistics shown as a table of the book (presentation.frame_tables)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from binn_utils.presentation import frame_tables
+from binn_utils.presentation.tables import CODE_WORDS
+from binn_utils.studies.base import PARAMETER_WORDS
+
+
+def boxes_like_a_chapter():
+    """What the learning-rate chapter computes: describe() of the errors per rate and quantity."""
+    errors = pd.DataFrame({"lr": np.repeat([5e-7, 5e-4], 6), "quantity": ["err_u_theta", "err_u_p"] * 6,
+                           "value": np.linspace(0.01, 1.3, 12)})
+    errors.loc[0, "value"] = np.nan
+    groups = errors.groupby(["lr", "quantity"])
+    boxes = groups["value"].describe().astype({"count": int})
+    boxes["failed"] = groups.size() - boxes["count"]
+    return boxes[["count", "25%", "50%", "75%", "failed"]]
+
+
+def cells(md: str) -> list[list[str]]:
+    return [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines()]
+
+
+def test_a_describe_table_reads_in_words():
+    md = frame_tables.table(boxes_like_a_chapter())._repr_markdown_()
+    head, rule, *rows = cells(md)
+    assert head == ["$r$", "error of", "finite errors", "lower quartile", "median", "upper quartile", "failed solves"]
+    assert len(rows) == 4 and all(len(r) == len(head) for r in rows)
+    assert {r[0] for r in rows} == {"5e-7", "5e-4"}                     # the rates as the figures label them
+    assert {r[1] for r in rows} == {r"$u_\theta$", r"$u_\mathrm{p}$"}
+    assert [r[2] for r in rows] == ["3", "2", "3", "3"]                 # counts as whole numbers
+    assert [r[6] for r in rows] == ["0", "1", "0", "0"]
+    text = md.replace(r"$u_\theta$", "").replace(r"$u_\mathrm{p}$", "")
+    assert not re.search(r"\d\.\d{6}|e-0\d|%|\bnan\b", text)
+    assert not any(name in text for name in list(CODE_WORDS) + list(PARAMETER_WORDS) if "_" in name)
+
+
+def test_numbers_take_three_significant_figures_and_the_text_form_is_the_table():
+    t = frame_tables.table(pd.DataFrame({"median_ours": [0.0229581], "beyond": [True], "grid": [351]}))
+    assert repr(t) == t._repr_markdown_()
+    head, rule, row = cells(repr(t))
+    assert row == ["0.023", "yes", "351"]
+    assert rule == ["---:", "---", "---:"]
+
+
+def test_a_series_is_one_row_per_entry():
+    network = pd.Series({"seed": 0, "replicate": 2, "err_u_theta": 0.070846, "err_D": 1.017415}, dtype=object)
+    head, rule, *rows = cells(frame_tables.table(network).text)
+    assert rows == [["seed", "0"], ["initialisation", "2"], [r"error of $u_\theta$", "0.0708"],
+                    ["error of $D$", "1.02"]]
