@@ -215,8 +215,9 @@ display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(res
 # %% [markdown]
 # ## The grid of the printed figure
 #
-# The paper describes Fig. 2 as the study above, on 71 spatial points, but the authors'
-# plotting notebook for it reads their 351-point runs ({doc}`../book/errata`). We trained the
+# The paper describes Fig. 2 as the study above, on 71 spatial points; which runs the
+# authors' plotting notebook draws for it is item 37 of the {doc}`../book/errata`. Here we ask
+# what the printed numbers themselves say. We trained the
 # $(4, 32)$ network on the 351-point grid too, at the paper's scale
 # ({glue:text}`nz_dense_what`), and ask, for each grid and noise level, whether the median
 # error of $u_\theta$ printed in the figure (read off its box plots) could be one more dataset

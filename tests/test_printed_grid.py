@@ -10,6 +10,8 @@ from binn_utils.analysis.results_table import one_more_dataset
 from binn_utils.analysis.verdicts import LEVEL
 from binn_utils.presentation import authors_figures as af
 
+import prose
+
 LEVELS = (0.0, 1e-3, 5e-3, 1e-2, 5e-2)
 
 
@@ -37,9 +39,25 @@ def test_the_words_name_the_grid_whose_runs_give_every_printed_median():
     vs, _ = _rows(rng, {71: 0.0, 351: np.log(0.5)}, printed, sd=0.05)
     words = af.printed_grid_words(vs, LEVELS)
     assert vs.loc[vs["grid"] == 71, "beyond"].all() and not vs.loc[vs["grid"] == 351, "beyond"].any()
-    assert "consistent, at every noise level, with our 351-point runs, and not with our 71-point runs" in words
-    assert "beyond what datasets and initialisations explain at none of the 5 noise levels" in words
-    assert "at 5 of 5 (noise variances 0, 0.001" in words or "at 5 of 5 (noise variances 0, 1e-3" in words
+    assert "So the printed figure is consistent with our 351-point runs at every noise level." in words
+    assert "It is not consistent with our 71-point runs taken together." in words
+    assert "beyond what datasets and initialisations explain at none of its 5 noise levels" in words
+    assert "It departs from them at 5 of the 5 noise levels (noise variances 0, 1e-3, 5e-3, 1e-2, 5e-2)." in words
+
+
+def test_the_words_say_where_a_grid_departs_and_where_it_agrees():
+    """One level beyond on the 71-point grid (as in the book): the finding names that level and the
+    agreement at the others, from the table -- never a bare "not with our 71-point runs"."""
+    rng = np.random.default_rng(0)
+    printed = {nv: 1e-2 + nv for nv in LEVELS}
+    vs, _ = _rows(rng, {71: 0.0, 351: 0.0}, printed, sd=0.05)
+    vs["beyond"] = (vs["grid"] == 71) & (vs["noise_var"] == 0.0)
+    words = af.printed_grid_words(vs, LEVELS)
+    assert "They lie beyond what datasets and initialisations explain at 1 of its 5 noise levels (noise variance 0)." \
+        in words
+    assert words.endswith("It departs from them at 1 of the 5 noise levels (noise variance 0) and agrees with them "
+                          "at the others.")
+    assert not prose.defects(words)
 
 
 def test_a_grid_not_run_at_every_level_is_compared_at_the_levels_run_on_both():
@@ -48,9 +66,9 @@ def test_a_grid_not_run_at_every_level_is_compared_at_the_levels_run_on_both():
     vs, _ = _rows(rng, {71: 0.0, 351: np.log(0.5)}, printed, sd=0.05)
     part = vs[(vs["grid"] == 71) | vs["noise_var"].isin([0.0, 5e-2])]
     words = af.printed_grid_words(part, LEVELS)
-    assert "3 of the 5 levels are not run" in words
-    assert words.endswith("consistent, at the 2 noise levels run on both grids (0, 5e-2), with our 351-point runs, "
-                          "and not with our 71-point runs.")
+    assert "3 of the 5 levels are not run on it" in words
+    assert ("So the printed figure is consistent with our 351-point runs at the 2 noise levels run on both grids "
+            "(0, 5e-2).") in words
     table = af.printed_grid_table(part)
     assert table.count("not run | n/a") == 3
 
