@@ -154,26 +154,9 @@ for name, st in SWEEPS.items():
 # batch-size study's boxes: its fixed-budget runs), and for the operator networks the mean
 # and median error of $u_\mathrm{p}$ per pair of networks for the heat map. A failed
 # forward solve has no error (NaN): it is left out and counted, as is a training whose
-# loss became non-finite (kept, at its best-validation networks).
-
-# %% tags=["hide-input"]
-def figure_numbers(st, res):
-    """What the figure of study ``st`` plots, from its results ``res``."""
-    if st.name == "architecture":
-        ours = results_table.table(res, norms=("frobenius", "spectral"))   # one row per network and norm
-        groups = ours.groupby(["norm", "arch_D", "arch_V"])["err_u_p"]
-        heat = groups.describe()                          # count (finite errors), mean, 50% (median)
-        heat["failed"] = groups.size() - heat["count"]    # failed forward solves: NaN, counted
-        return (heat,)
-    ours = results_table.table(res[-1] if isinstance(res, tuple) else res)   # one row per network
-    errors = results_table.long(ours)                     # one row per network and error
-    errors["diverged"] = errors["status"] != "ok"
-    groups = errors.groupby([*st.default, "quantity"])    # the swept values, e.g. the learning rate
-    boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
-    boxes["failed"] = groups.size() - boxes["count"]      # NaN: failed solves
-    boxes["diverged"] = groups["diverged"].sum()
-    return errors, boxes
-
+# loss became non-finite (kept, at its best-validation networks). Each study computes these
+# numbers, and says what its caption needs, in its own module (`binn_utils/studies/`), so
+# that this page asks every study the same question and draws whatever it answers.
 
 # %% tags=["remove-cell"]
 def draw(name):
@@ -183,24 +166,15 @@ def draw(name):
     if name not in results:
         return
     st, res = SWEEPS[name], results[name]
-    # the solution, operator and loss panels (and the batch-size timing) are not in the
-    # results table: the figure reads them from the loaded results (batch size: its
-    # fixed-epoch runs)
-    numbers = figure_numbers(st, res)
-    fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *numbers)
-    reporting.glue(f"sm_{name}_what", tables.runs_description(SWEEPS[name], results[name], scale_of[name]))
-    if name == "learning_rate":                # what the operator panels shade, at the default rate
-        shown = reporting.find(res, **st.default) or res[0]
-        reporting.glue("sm_learning_rate_grey", tables.unobserved_words(shown.record.u_range, shown["u_grid"]))
-    if name == "noise":                        # whether the two networks had the same budget
-        reporting.glue("sm_noise_fairness", tables.budget_words(studies.noise.budget_differences(
-            [reporting.find(res, arch_u=a) for a in studies.NOISE_ARCHS])))
-    if len(numbers) == 2:                      # error boxes (errors, boxes): the counters they draw
-        reporting.glue(f"sm_{name}_marks", tables.failure_marks_words(numbers[1]))
-    if name == "batch_size":  # whose time the timing panel shows; which batch sizes ran clipped
-        s = summaries[name]
-        reporting.glue("sm_batch_size_timing", f"{s['timing_grid_text']} ({s['timing_whose']})")
-        reporting.glue("sm_batch_size_clipped", s["clipped"] + ".")
+    # the study says what its figure plots (numbers from the results table) and what its caption
+    # says (studies.base.Drawing); the solution, operator and loss panels (and the batch-size
+    # timing) are not in the results table: the figure reads them from the loaded results
+    # (batch size: its fixed-epoch runs)
+    drawing = st.drawing(res, summaries[name])
+    fig = figures.STUDY_FIGURES[name](res[0] if isinstance(res, tuple) else res, *drawing.numbers)
+    reporting.glue(f"sm_{name}_what", tables.runs_description(st, res, scale_of[name]))
+    for slot, says in drawing.says.items():
+        reporting.glue(f"sm_{name}_{slot}", tables.phrase(says))
     runs = [r for part in res for r in part] if isinstance(res, tuple) else res    # batch size: both kinds of run
     plotting.save(fig, output_dir, data_name(name), data=results_table.table(runs))
     reporting.glue(f"sm_fig_{name}", fig)

@@ -444,3 +444,13 @@ def budget_minutes_words(epochs_by_minutes: dict) -> str:
 def folded_html(summary: str, body: str) -> str:
     """HTML folded under a line of ``summary`` (a details element: the reader opens it)."""
     return f'<details class="folded"><summary>{html.escape(summary)}</summary>{body}</details>'
+
+
+#: The words of each kind of ``studies.base.Phrase`` a study's drawing asks its caption for.
+PHRASES = {"unobserved": unobserved_words, "budget": budget_words, "failure_marks": failure_marks_words}
+
+
+def phrase(says) -> str:
+    """What a caption's slot says (``studies.base.Drawing.says``): a sentence as it is, a ``Phrase``
+    in the words of its kind."""
+    return says if isinstance(says, str) else PHRASES[says.kind](*says.args)

@@ -11,6 +11,8 @@ from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, S
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
 from .base import PAPER_DEFAULTS, Choice, Shown, Study, initialisations, scale_values, train_config
+from ..analysis import results_table
+from .base import Drawing
 
 OPERATOR_ARCHS = ((1, 1), (4, 1), (4, 4), (4, 32))
 #: Axis labels of the paper's Fig. 5 heat map (both axes), and the V network whose result fills
@@ -267,6 +269,17 @@ PAPER_FIGURES = {
 #: summary, the sub-claim in the scorecard's words).
 REPEAT_CHECKS = (("smallest_worst", "(1, 1) the worst"), ("saturates_verdict", "(4, 32) no better than (4, 4)"))
 
+
+def drawing(results, s) -> Drawing:
+    """Its Supporting Material figure: the heat map's mean and median error of u_p per pair of
+    operator networks, in both norms (failed forward solves, NaN, left out and counted)."""
+    ours = results_table.table(results, norms=("frobenius", "spectral"))   # one row per network and norm
+    groups = ours.groupby(["norm", "arch_D", "arch_V"])["err_u_p"]
+    heat = groups.describe()
+    heat["failed"] = groups.size() - heat["count"]
+    return Drawing((heat,))
+
+
 STUDY = Study(
     "architecture", "architecture", "diffusion_advection", "diffusion-advection", build,
     default={"arch_D": PAPER_DEFAULTS.arch_D, "arch_V": PAPER_DEFAULTS.arch_V},
@@ -284,4 +297,5 @@ STUDY = Study(
     choices=(Choice("Fig. 5 error: Frobenius norm (as every other figure)", "spectral norm (the published heat map)",
                     {"up_metric": "err_u_p_spectral"}),),
     shown=(Shown("Fig. 5, operator networks"),),
+    drawing=drawing,
 )

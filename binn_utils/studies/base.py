@@ -23,6 +23,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from ..analysis import results_table
 from ..analysis.reporting import find, value_label
 from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
@@ -112,6 +113,46 @@ def number_label(v) -> str:
 
 
 @dataclass(frozen=True)
+class Phrase:
+    """Words a caption needs, as data: ``kind`` names the presentation layer's wording of ``args``
+    (``presentation.tables.PHRASES``; the studies sit below the words)."""
+
+    kind: str                     # "unobserved", "budget", "failure_marks"
+    args: tuple = ()
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What a study's Supporting Material figure draws and what its caption says (``Study.drawing``):
+    ``numbers``, computed from the results table, follow the results into the study's figure
+    function (``presentation.figures.STUDY_FIGURES``); ``says`` maps a caption's slot (the page glues
+    it as ``sm_<study>_<slot>``) to a sentence or a :class:`Phrase`."""
+
+    numbers: tuple
+    says: Mapping = field(default_factory=dict)
+
+
+def error_boxes(res, by) -> tuple:
+    """(errors, boxes) of one setting list ``res``: one row per network and error, and per value of
+    ``by`` (swept columns) and quantity the quartiles, failed forward solves (NaN errors, left out
+    and counted) and diverged trainings -- what a box-plot panel draws."""
+    errors = results_table.long(results_table.table(res))
+    errors["diverged"] = errors["status"] != "ok"
+    groups = errors.groupby([*by, "quantity"])
+    boxes = groups["value"].describe().astype({"count": int})
+    boxes["failed"] = groups.size() - boxes["count"]
+    boxes["diverged"] = groups["diverged"].sum()
+    return errors, boxes
+
+
+def box_drawing(res, by) -> Drawing:
+    """The drawing of a study whose figure ends in error boxes over ``by``, its caption counting the
+    failures drawn beside them."""
+    errors, boxes = error_boxes(res, by)
+    return Drawing((errors, boxes), {"marks": Phrase("failure_marks", (boxes,))})
+
+
+@dataclass(frozen=True)
 class Shown:
     """Results of a study the book shows: one row of the scorecard's table of what was run."""
 
@@ -188,6 +229,8 @@ class Study:
     diagnosed: bool = False
     #: chapter parameters -> the runs the chapter loads, by part: {part: (scale, settings)}
     chapter_settings: Callable | None = None
+    #: (results, summary) -> ``Drawing``: what its Supporting Material figure draws and says
+    drawing: Callable | None = None
 
     @property
     def label(self) -> str:

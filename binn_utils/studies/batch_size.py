@@ -19,6 +19,7 @@ from ..store.stores import committed_scale, default_results_dir
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, main_text_datasets, scale_values,
                    train_config, best_in_range, value_range)
+from .base import Drawing, box_drawing
 
 BATCH_SIZES = (10, 40, 160, 640)
 #: The batch sizes with the lowest errors after the paper's fixed budget (Fig. 6).
@@ -444,6 +445,15 @@ PAPER_FIGURES = {
 REPEAT_CHECKS = (("best_theta_verdict", f"lowest $u_\\theta$ error at $B$ in {value_range(PAPER_BEST)}"),
                  ("best_up_verdict", f"lowest $u_\\mathrm{{p}}$ error at $B$ in {value_range(PAPER_BEST)}"))
 
+
+def drawing(results, s) -> Drawing:
+    """Its Supporting Material figure: the error boxes of the fixed-budget runs (its second part),
+    whose timing panel is the benchmark's, and the batch sizes its runs clipped."""
+    d = box_drawing(results[-1], ("batch_size",))
+    return Drawing(d.numbers, {**d.says, "timing": f"{s['timing_grid_text']} ({s['timing_whose']})",
+                               "clipped": s["clipped"] + "."})
+
+
 STUDY = Study(
     "batch_size", "batch size", "diffusion", "diffusion", build,
     default={"batch_size": PAPER_DEFAULTS.batch_size},
@@ -462,6 +472,7 @@ STUDY = Study(
                     "the epochs ten minutes of the authors' trainer gave for each $B$", {"authors_budget": True}),),
     shown=(Shown("Fig. 6, fixed epochs", part=0), Shown("Fig. 6, fixed budget of steps", part=1),
            Shown("Fig. 6, the authors' budget", variant="batch_size_authors")),
+    drawing=drawing,
 )
 AUTHORS_BUDGET = Study("batch_size_authors", "batch size, the authors' budget", "diffusion", "diffusion",
                        build_authors_budget, default={"batch_size": PAPER_DEFAULTS.batch_size})

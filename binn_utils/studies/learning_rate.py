@@ -13,6 +13,7 @@ from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, PARAMETER_WORDS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
                    scale_values, train_config, value_range)
+from .base import Drawing, Phrase, box_drawing
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
 #: The learning rates with the lowest errors in the paper's Fig. 3.
@@ -262,6 +263,15 @@ REPEAT_CHECKS = (("best_theta_verdict", f"lowest $u_\\theta$ error at $r$ in {va
                  ("small_still_falling", "smallest $r$ not converged"),
                  ("large_worse_verdict", "larger errors at $r \\ge$ 1e-2"))
 
+
+def drawing(results, s) -> Drawing:
+    """Its Supporting Material figure: the error boxes over the rates, the operator panels (at the
+    paper's default rate) shaded where the data do not reach."""
+    d = box_drawing(results, ("lr",))
+    shown = find(results, lr=PAPER_DEFAULTS.lr) or results[0]
+    return Drawing(d.numbers, {**d.says, "grey": Phrase("unobserved", (shown.record.u_range, shown["u_grid"]))})
+
+
 STUDY = Study(
     "learning_rate", "learning rate", "burgers", "Burgers", build,
     default={"lr": PAPER_DEFAULTS.lr},
@@ -281,4 +291,5 @@ STUDY = Study(
     shown=(Shown("Fig. 3, learning rate"),),
     symbol=PARAMETER_WORDS["lr"],
     diagnosed=True,
+    drawing=drawing,
 )

@@ -12,6 +12,7 @@ from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, PARAMETER_WORDS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
                    scale_values, train_config, value_range)
+from .base import Drawing, box_drawing
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
 #: The weights w_PDE / w_data with the lowest errors in the paper's Fig. 4.
@@ -241,6 +242,12 @@ REPEAT_CHECKS = (("best_theta_verdict", f"lowest $u_\\theta$ error at $w_\\mathr
                  ("low_verdict", "good $u_\\theta$, poor $u_\\mathrm{p}$ at $w_\\mathrm{PDE}$ = 1e-4"),
                  ("high_verdict", "both errors large at $w_\\mathrm{PDE}$ = 1e3"))
 
+
+def drawing(results, s) -> Drawing:
+    """Its Supporting Material figure: the error boxes over the PDE weights."""
+    return box_drawing(results, ("w_pde",))
+
+
 STUDY = Study(
     "loss_weight", "loss weighting", "porous_medium", "porous medium", build,
     default={"w_pde": PAPER_DEFAULTS.w_pde},
@@ -259,4 +266,5 @@ STUDY = Study(
     shown=(Shown("Fig. 4, loss weighting"),),
     symbol=PARAMETER_WORDS["w_pde"],
     diagnosed=True,
+    drawing=drawing,
 )

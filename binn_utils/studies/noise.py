@@ -15,6 +15,7 @@ from ..store.stores import committed_datasets, committed_scale
 from ..store.setting import Setting, replicates
 from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, asks_main_text, count, number_label, scale_values,
                    train_config)
+from .base import Drawing, Phrase, box_drawing
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
 # The reading of "grows with the noise" (glued into the prose with the numbers it judges);
@@ -444,6 +445,15 @@ REPEAT_CHECKS = (("theta_grows_a", "$u_\\theta$ error grows with $\\sigma^2$, (4
                  ("theta_grows_b", "$u_\\theta$ error grows with $\\sigma^2$, (6, 128)"),
                  ("up_grows_b", "$u_\\mathrm{p}$ error grows with $\\sigma^2$, (6, 128)"))
 
+
+def drawing(results, s) -> Drawing:
+    """Its Supporting Material figure: the error boxes over the noise levels and both networks, and
+    whether the two networks trained with the same budget."""
+    d = box_drawing(results, ("noise_var", "arch_u"))
+    fair = budget_differences([find(results, arch_u=a) for a in NOISE_ARCHS])
+    return Drawing(d.numbers, {**d.says, "fairness": Phrase("budget", (fair,))})
+
+
 STUDY = Study(
     "noise", "noise", "diffusion", "diffusion", build,
     default={"noise_var": DEFAULT_NOISE_VAR, "arch_u": PAPER_DEFAULTS.arch_u},
@@ -462,4 +472,5 @@ STUDY = Study(
     repeat_checks=REPEAT_CHECKS,
     claims=CLAIMS,
     shown=(Shown("Fig. 2, noise"),),
+    drawing=drawing,
 )
