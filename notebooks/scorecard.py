@@ -54,7 +54,7 @@ from IPython.display import HTML, Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import diagnostic_roc, reporting
 from binn_utils.analysis.reporting import fmt
-from binn_utils.claims import readings, recommendations, scorecard
+from binn_utils.claims import readings, recommendations, runs_read, scorecard
 from binn_utils.claims.context import Context
 from binn_utils.presentation import scorecard_text as text
 from binn_utils.presentation.tables import folded_html
@@ -87,8 +87,12 @@ reporting.glue("hl_box", Markdown(text.headline_md(judged, fidelity, advice)))
 reporting.glue("hl_box_html", HTML(text.headline_html(judged, fidelity, advice)))
 
 # %% tags=["remove-cell"]
-# What was run: one row per study and configuration the book reads, from the stored records.
-prov_html = text.provenance_html(scorecard.runs(ctx))
+# What was run: one row per study and configuration the book reads, from the stored records;
+# and how many stored settings no row names (the book does not read them)
+run_rows = scorecard.runs(ctx)
+prov_html = text.provenance_html(run_rows)
+unread = runs_read.unnamed_words(run_rows)
+prov_html += f"<p>{unread}</p>" if unread else ""
 reporting.glue("sc_provenance", HTML(prov_html))
 
 # %% [markdown]
@@ -214,14 +218,18 @@ display(Markdown(text.details_md(judged)))
 # ## What was run
 #
 # Every study and configuration this book reads, from the records stored with the
-# results: the scale, the number of settings, the epochs (a range for the fixed-budget
+# results: the figures' runs; the further configurations the chapters read (Fig. 1 on one
+# dataset, on the 351-point grid and with the three readings of its reaction term, the
+# printed Fig. 2's network on the 351-point grid, the runs on the authors' data); the
+# Supporting Material repeats; and the fits of the scratch assay and of the own-data page.
+# For each: the scale, the number of settings, the epochs (a range for the fixed-budget
 # runs, whose epochs depend on the batch size), the replicates of each setting, where the
 # settings were trained and which integrator computed $u_\mathrm{p}$. The scales are
-# defined in `binn_utils/studies/base.py`: `paper` is the published grid (4000 epochs, 10
-# initialisations; 10 datasets in the noise study, 3 for its large network), `lite` fewer
+# defined in binn_utils/studies/base.py: "paper" is the published grid (4000 epochs, 10
+# initialisations; 10 datasets in the noise study, 3 for its large network), "lite" fewer
 # epochs and replicates, which differ between studies (the rows give each one's; the
-# {doc}`/notebooks/supplementary` lists them). A Supporting Material configuration is read at `paper`
-# where it is stored, else at `lite`.
+# {doc}`/notebooks/supplementary` lists them). A Supporting Material configuration is read at
+# the paper's scale where it is stored, else at the reduced one.
 
 # %% tags=["remove-input"]
-display(HTML(folded_html(f"The table of what was run ({prov_html.count('<tr>') - 1} rows)", prov_html)))
+display(HTML(folded_html(f"The table of what was run ({len(run_rows)} rows)", prov_html)))

@@ -140,6 +140,8 @@ class RunRow:
     replicates: tuple[tuple[int, int], ...] = ()
     devices: tuple[str, ...] = ()
     solvers: tuple[str, ...] = ()
+    data: str = ""                  # the data in words where they are not the benchmark's (a fit's)
+    keys: tuple[str, ...] = ()      # the stored names of its settings
 
     @property
     def stored(self) -> bool:
@@ -154,4 +156,5 @@ def run_row(what: str, settings: list, results, scales: tuple) -> RunRow:
                   tuple(rec.epochs_run for rec in recs),
                   tuple((d, rec.replicates // max(d, 1)) for d, rec in zip(datasets, recs)),
                   tuple(rec.device or "cpu" for rec in recs),
-                  tuple(rec.forward_method or "RK45" for rec in recs))
+                  tuple(rec.forward_method or "RK45" for rec in recs), keys=tuple(r.setting.key for r in flat(results)) if results is not None
+                  else tuple(s.key for s in settings))

@@ -7,7 +7,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from . import spanning
+from . import runs_read, spanning
 from ..analysis import results_table
 from ..analysis.verdicts import Claim, ClaimCheck, Outcome
 from ..engine.observations import DEFAULT_NOISE_VAR
@@ -145,24 +145,29 @@ def choice_effects(ctx: Context, judged: list[Judged]) -> list[ChoiceEffect]:
 
 def runs(ctx: Context) -> list[RunRow]:
     """The table of what was run: every study and configuration the book reads (the
-    studies' ``shown`` rows, by figure, then the Supporting Material repeats)."""
+    studies' ``shown`` rows, by figure; the further configurations the chapters read; the
+    Supporting Material repeats; the fits), each from the store."""
     out = []
     for st in by_figure(lambda s: s.shown):
         scale = ctx.scale(st.name)
         for sh in st.shown:
             source = REGISTRY[sh.variant or st.name]
-            groups = source.groups(scale, **sh.overrides)
+            # a variant on the datasets its chapter reads (the committed main text's)
+            overrides = {**sh.overrides, **({"datasets": ctx.datasets(source.name)}
+                                            if sh.variant and ctx.datasets(source.name) else {})}
+            groups = source.groups(scale, **overrides)
             settings = groups[sh.part] if sh.part is not None else [s for g in groups for s in g]
             try:
                 if sh.variant or sh.overrides:
-                    res = ctx.variant(source.name, f"{st.title} ({sh.what})", scale=scale, **sh.overrides)
+                    res = ctx.variant(source.name, f"{st.title} ({sh.what})", scale=scale, **overrides)
                 else:
                     res = ctx.study(st.name)
                     res = res[sh.part] if sh.part is not None else res
             except RuntimeError:
                 res = None
             out.append(run_row(sh.what, settings, res, (scale,)))
-    return out + spanning.supporting_rows(ctx)
+    return (out + runs_read.chapter_rows(ctx) + spanning.supporting_rows(ctx) + runs_read.reference_rows(ctx)
+            + runs_read.fit_rows())
 
 
 #: The studies whose chapters set every setting beside the authors' archived runs of the same

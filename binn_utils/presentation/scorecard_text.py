@@ -444,7 +444,9 @@ def _counted(values) -> str:
 
 
 def data_words(row: RunRow) -> str:
-    """'σ² = 0.001, 71 points', or 'σ² = 0 to 0.05, 351 points'."""
+    """'σ² = 0.001, 71 points', or 'σ² = 0 to 0.05, 351 points' (a fit's: its data in words)."""
+    if row.data:
+        return row.data
     nv = row.noise_vars
     levels = f"{nv[0]:g}" if len(nv) == 1 else f"{nv[0]:g} to {nv[-1]:g}"
     return f"σ² = {levels}, {351 if row.dense else 71} points"
@@ -494,3 +496,4 @@ def _moved_what(what) -> str:
         return f"claim {what[0]}, {what[1]}"
     figure, data, quantity = what
     return f"Fig. {figure}, {QUANTITY_WORDS[quantity]} on {DATA_WORDS[data]}"
+
