@@ -221,19 +221,11 @@ def _failing(judged: list[Judged]) -> list[Judged]:
 def headline_md(judged: list[Judged], fidelity=None, recommendations=None) -> str:
     """The headline box of the scorecard (MyST); ``fidelity``: ``scorecard.fidelity``'s;
     ``recommendations``: ``recommendations.table``'s rows, in a box before it."""
-    main, n = _failing(judged), counts(judged)
+    # the summary once: the answer counts the verdicts and names the claims; the table of the
+    # claims below gives each one's (the landing page, which has no such table, adds a box that
+    # counts and lists them: headline_html)
     lines = ([recommendations_box_md(recommendations), ""] if recommendations else []) + [
-             "```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged, fidelity), "```", "",
-             "```{admonition} Our tests of the paper's claims", ":class: tip", "",
-             f"Of the paper's {len(judged)} claims: " + ", ".join(f"{mark_md(k)} **{c}** {k.value}"
-                                                                  for k, c in n.items()) + "."]
-    if not main:
-        lines.append("No claim disagrees with our runs.")
-    # the claims that do not simply hold are named once, in the table of the claims below (the
-    # landing page's box, which has no such table, lists them: headline_html)
-    lines += ["", "The table below gives each claim's verdict and, where it does not simply hold, the sub-claims "
-              "that disagree; each claim, its evidence and its sub-claims follow it, and the table of what was "
-              "run (scales, epochs, replicates, hardware) closes the page.", "```"]
+             "```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged, fidelity), "```"]
     return "\n".join(lines)
 
 
