@@ -24,7 +24,7 @@ SYMBOLS_TEX = {"u_theta": "$u_\\theta$", "u_p": "$u_\\mathrm{p}$", "w_PDE/w_data
                "V and G": "$V$ and $G$"}
 PROVENANCE_HEAD = ["results", "data", "scale", "settings", "epochs",
                    "replicates per setting (datasets × initialisations)", "trained on (settings)",
-                   "u_p solver (settings)"]
+                   "integrator of the forward solution (settings)"]
 
 
 def verdict_words(j: Judged, counts: bool = True) -> str:
