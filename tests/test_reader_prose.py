@@ -79,7 +79,7 @@ def test_benchmark_cases_are_labelled_in_words():
 
 
 @pytest.mark.parametrize("label, words", [
-    ("w_pde=0.0001", "PDE weight 0.0001"), ("r=5e-05", "learning rate 5e-05"),
+    ("w_pde=0.0001", "PDE weight 0.0001"), ("r=5e-05", "learning rate 5e-5"), ("w_pde=1e+03", "PDE weight 1e3"),
     ("sigma2=0.001 u(4, 32)", "noise variance 0.001, solution network (4, 32)"),
     ("B=10 budget=75000", "B = 10, budget of 75000 steps"), ("B=640", "B = 640"),
     ("D(4, 1) V(1, 1)", "D network (4, 1), V network (1, 1)"), ("porous_medium", "porous medium")])
@@ -200,7 +200,7 @@ def test_the_numbers_table_in_words():
                                          ["setting", "err_u_theta_obs", "w_pde/w_data", "tail_decades"])
     head, _, *rows = md.split("\n")
     assert head == "| setting | err($u_\\theta$, obs) | $w_\\mathrm{PDE}/w_\\mathrm{data}$ | decades fallen late |"
-    assert rows == ["| PDE weight 0.0001 | 0.1 | **2.5** | 0.3 |", "| learning rate 5e-05 | 0.1 | 0.2 | inf |"]
+    assert rows == ["| PDE weight 0.0001 | 0.1 | **2.5** | 0.3 |", "| learning rate 5e-5 | 0.1 | 0.2 | inf |"]
 
 
 def test_the_landing_pages_title_names_the_book_once(tmp_path):

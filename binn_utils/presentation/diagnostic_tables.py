@@ -26,8 +26,8 @@ def setting_words(label: str) -> str:
     """A stored setting's label in words ("w_pde=0.0001": "PDE weight 0.0001"; "sigma2=0.001
     u(4, 32)": "noise variance 0.001, solution network (4, 32)"), as the tables show it."""
     for pattern, words in _LABEL_WORDS:
-        if pattern.match(label):
-            return pattern.sub(words, label, count=1)
+        if pattern.match(label):   # an exponent as the figures write it: 5e-7, not 5e-07
+            return re.sub(r"(?<=\de)\+?(-?)0*(?=\d)", r"\1", pattern.sub(words, label, count=1))
     return label.replace("_", " ")
 
 
