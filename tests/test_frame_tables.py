@@ -31,7 +31,7 @@ def test_a_describe_table_reads_in_words():
     head, rule, *rows = cells(md)
     assert head == ["$r$", "error of", "finite errors", "lower quartile", "median", "upper quartile", "failed solves"]
     assert len(rows) == 4 and all(len(r) == len(head) for r in rows)
-    assert {r[0] for r in rows} == {"5e-7", "5e-4"}                     # the rates as the figures label them
+    assert {r[0] for r in rows} == {r"$5\times10^{-7}$", r"$5\times10^{-4}$"}   # the rates as the text writes them
     assert {r[1] for r in rows} == {r"$u_\theta$", r"$u_\mathrm{p}$"}
     assert [r[2] for r in rows] == ["3", "2", "3", "3"]                 # counts as whole numbers
     assert [r[6] for r in rows] == ["0", "1", "0", "0"]

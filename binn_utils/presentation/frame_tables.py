@@ -9,6 +9,8 @@ it, a quantity as the book writes it.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -53,11 +55,20 @@ def cell(column: str, v) -> str:
     if column == "study" and v in REGISTRY:
         return REGISTRY[v].title
     if column in PARAMETER_WORDS or isinstance(v, (tuple, list)):
-        return value_label(v)
+        return power_of_ten(value_label(v))
     if isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and np.isfinite(v)
                                             and float(v).is_integer() and column not in ("mean", "std")):
         return f"{int(v):,}" if abs(v) >= 1e4 else str(int(v))
     return fmt(v)
+
+
+def power_of_ten(label: str) -> str:
+    """A swept value's label ('5e-7', '1e3') as the book's math writes it ($5\\times10^{-7}$,
+    $10^{3}$), which a table cell never breaks; any other label as it is."""
+    m = re.fullmatch(r"(\d+)e(-?\d+)", label)
+    if not m:
+        return label
+    return f"${'' if m.group(1) == '1' else m.group(1) + chr(92) + 'times'}10^{{{m.group(2)}}}$"
 
 
 def as_frame(data) -> pd.DataFrame:
