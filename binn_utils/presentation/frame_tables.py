@@ -24,7 +24,7 @@ COLUMN_WORDS = {
     **PARAMETER_WORDS,
     "count": "finite errors", "mean": "mean", "std": "s.d.", "min": "minimum", "25%": "lower quartile",
     "50%": "median", "75%": "upper quartile", "max": "maximum", "failed": "failed solves",
-    "diverged": "diverged trainings", "quantity": "error of", "norm": "norm", "source": "runs", "data": "data",
+    "diverged": "diverged trainings", "quantity": "error of", "norm": "norm", "source": "whose runs", "data": "whose data",
     "study": "study", "epochs": "epochs", "seed": "seed", "replicate": "initialisation", "dataset": "dataset",
     "grid": "grid points", "datasets": "datasets", "inits": "initialisations",
     "median_ours": "our typical median", "printed": "printed median", "ratio": "printed / ours",
