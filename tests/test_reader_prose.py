@@ -64,6 +64,9 @@ def test_the_removal_sentence_reads_for_every_level(a, b):
     assert "indistinguishable constrained" not in text
     assert f"D, as weak as the least visible of these, is {identifiability_words.LEVEL_PHRASE[a]}" in text
     assert not defects(text)
+    assert "not constrained on both" not in text and "not needed on both" not in text
+    if a == b == "absent":                 # a negative on both grids reads as neither
+        assert "is not needed on either grid" in text
 
 
 def test_every_level_has_its_phrase():

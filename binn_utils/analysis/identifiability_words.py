@@ -103,7 +103,9 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
     """How far removing ``op`` moves the forward solution on the two grids, in words decided by
     the numbers and the rule."""
     a, b = sparse[op], dense[op]
-    where = (f"{LEVEL_PHRASE[a.level]} on both grids" if a.level == b.level else
+    # a negative level holds on neither grid ("not constrained on either grid"), never "not ... on both"
+    both = "on either grid" if a.level in ("not", "absent") else "on both grids"
+    where = (f"{LEVEL_PHRASE[a.level]} {both}" if a.level == b.level else
              f"{LEVEL_PHRASE[a.level]} on the sparse grid and {LEVEL_PHRASE[b.level]} on the dense one")
     return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on {sparse.n_points} data "
             f"points ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} detectable) and by "
