@@ -72,6 +72,18 @@ def mismatch_figure(scored, titles: dict, failure_factor):
     return fig
 
 
+def turns(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """The points where a polyline turns, and its ends: the same line drawn with fewer points
+    (an ROC curve over thousands of networks runs straight between most of its thresholds)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3:
+        return x, y
+    dx, dy = np.diff(x), np.diff(y)
+    turn = (dx[:-1] * dy[1:] - dy[:-1] * dx[1:]) != 0
+    keep = np.concatenate([[True], turn, [True]])
+    return x[keep], y[keep]
+
+
 #: What the marks every ROC panel shares stand for, as its legend's last entries.
 ROC_MARKS = ("dot: our default threshold", "shaded: the target", "dotted: chance (AUC 0.5)")
 
@@ -93,6 +105,7 @@ def roc_figure(table, summary):
         for n in names:
             sc, fl = (table.score(n), failed) if level == "per" else (ssc[n], sfail)
             _, sens, fa = roc(sc, fl)
+            fa, sens = turns(fa, sens)
             ax.plot(fa, sens, color=colors[n], lw=2.2 if n in COMPOSITES else 1.3,
                     label=f"{name_of(n)}, AUC {summary[level][n]['auc'][0]:.2f}")
             m = summary[level][n]["module"]
