@@ -86,6 +86,7 @@ with_truth = {name: plotting.save(fig, out / "with-truth", Path(name).stem) for 
 if output_dir is None:   # the book: their layout checked with every other figure's, what they draw linked
     for name, fig in shown.items():
         plotting.save(fig, None, f"own_data_{Path(name).stem}")
+reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
                           f"(the '{scale}' scale of `binn fit`)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "
@@ -115,7 +116,6 @@ print(plan.describe().replace(str(out), "<out>").replace(str(data_csv.parent), "
 from IPython.display import Image
 
 display(Image(filename=str(with_truth["solutions.png"]), width=800))
-display(Markdown(drawn_data.link_md("own_data_solutions")))
 
 # %% [markdown]
 # `solutions.png`: the data (grey symbols, each replicate), the learned solution $u_\theta$
@@ -124,10 +124,12 @@ display(Markdown(drawn_data.link_md("own_data_solutions")))
 # the noise-free solution the data were drawn from (dashed black), which `binn fit`
 # cannot know. $u_p$ uses nothing but the learned operators and the learned initial
 # condition: where it follows the data, the learned mechanism explains them.
+#
+# {download}`Everything this figure draws <../book/figure-data/own_data_solutions_drawn.csv>` (CSV):
+# {glue:text}`drawn_words`.
 
 # %% tags=["remove-input"]
 display(Image(filename=str(with_truth["operators.png"]), width=700))
-display(Markdown(drawn_data.link_md("own_data_operators")))
 
 # %% tags=["remove-cell"]
 lo, hi = fit.u_range
@@ -147,14 +149,19 @@ reporting.glue("od_fired", tables.fired_against_truth(fit.report.flags, {k: e fo
 # truth over the observed range, the median curve of $D$ is {glue:text}`od_D` and that
 # of $G$ is {glue:text}`od_G` (relative $L^2$ error, median over initialisations). With
 # real data there is no truth to compare with: the diagnostics below are what remains.
+#
+# {download}`Everything this figure draws <../book/figure-data/own_data_operators_drawn.csv>` (CSV):
+# {glue:text}`drawn_words`.
 
 # %% tags=["remove-input"]
 display(Image(filename=str(with_truth["losses.png"]), width=500))
-display(Markdown(drawn_data.link_md("own_data_losses")))
 
 # %% [markdown]
 # `losses.png`: validation losses (total, data and PDE-residual terms) and the training
 # loss, median and interquartile range over initialisations.
+#
+# {download}`Everything this figure draws <../book/figure-data/own_data_losses_drawn.csv>` (CSV):
+# {glue:text}`drawn_words`.
 #
 # ## The diagnostics, and what to do when one fires
 #
