@@ -65,3 +65,30 @@ def test_a_curve_keeps_the_points_where_it_turns():
     y = np.array([0.0, 0.1, 0.2, 0.2, 0.2, 0.5, 0.6, 1.0])
     tx, ty = diagnostic_figures.turns(x, y)
     assert list(zip(tx, ty)) == [(0.0, 0.0), (0.0, 0.2), (0.2, 0.2), (0.2, 0.5), (0.3, 0.6), (1.0, 1.0)]
+
+
+def test_the_mismatch_figure_reads_at_the_page_width_and_draws_every_setting(tmp_path):
+    """One panel above the other at the page's width; every setting a point of both panels (a
+    failed forward solve at the dotted line beyond the largest ratio), and the legend names the
+    studies, the failures and both dashed lines."""
+    from types import SimpleNamespace
+    ratio = np.array([1.1, 1.5, 2.5, np.inf, 1.2])
+    scored = SimpleNamespace(mismatch_ratio=lambda: ratio, groups=["a", "a", "b", "b", "b"],
+                             flagged=[True, False, True, True, False], failed=[False, False, True, True, False],
+                             truth=[{"up": u, "rel": r} for u, r in zip([0.01, 0.02, 0.3, 0.5, 0.015],
+                                                                        [1.0, 2.0, 15.0, 25.0, 1.5])])
+    fig = diagnostic_figures.mismatch_figure(scored, {"a": "study a", "b": "study b"}, failure_factor=3.0)
+    fig.canvas.draw()
+    assert fig.get_tightbbox(fig.canvas.get_renderer()).width * 100 <= 1.1 * PAGE_PX
+    texts = {t.get_text() for legend in fig.legends for t in legend.get_texts()}
+    assert {"study a", "study b", "ground-truth failure", "the mismatch flag's threshold",
+            "failure by our rule"} <= texts
+    plotting.save(fig, tmp_path, "mismatch")
+    import pandas as pd
+    table = pd.read_csv(tmp_path / "mismatch_drawn.csv")
+    studies = table[table["series"].isin(["study a", "study b"])]
+    for panel, y in ((1, "up"), (2, "rel")):
+        drawn = studies[studies["panel"] == panel]
+        assert sorted(drawn["y"]) == sorted(v[y] for v in scored.truth)
+        assert drawn["x"].max() > ratio[np.isfinite(ratio)].max()       # the failed solve, beyond
+    assert set(table.loc[table["kind"] == "vertical line", "xlabel"]) == {"mismatch ratio (no ground truth)"}
