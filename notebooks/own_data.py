@@ -157,8 +157,9 @@ reporting.glue("od_fired", tables.fired_against_truth(fit.report.flags, {k: e fo
 display(Image(filename=str(with_truth["losses.png"]), width=500))
 
 # %% [markdown]
-# `losses.png`: validation losses (total, data and PDE-residual terms) and the training
-# loss, median and interquartile range over initialisations.
+# `losses.png`: validation losses (total, solid; data term, dashed, drawn over the total;
+# PDE residual, dash-dotted) and the training loss (dotted), median and interquartile range
+# over initialisations; the grey vertical line marks the median best-validation epoch.
 #
 # {download}`Everything this figure draws <../book/figure-data/own_data_losses_drawn.csv>` (CSV):
 # {glue:text}`drawn_words`.

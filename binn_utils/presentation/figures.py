@@ -384,16 +384,18 @@ def own_data_operators(u_grid, curves: dict, u_range, *, u_label="u", labels=Non
 
 def own_data_losses(history: dict, best_epoch=None):
     """Validation losses (total, data, PDE; median and interquartile range over networks)
-    and the training loss, against the epoch, in training units."""
+    and the training loss, against the epoch, in training units.  The data term is dashed and
+    drawn over the solid total, so that where the data term is nearly all of the total both
+    lines still show."""
     fig, ax = plt.subplots(figsize=(6, 3.8))
     n = np.asarray(history["val_total"]).shape[1]
     ep = np.arange(1, n + 1)
-    for key, lab, ls in (("val_total", "validation, total", "-"), ("val_data", "validation, data", "-"),
-                         ("val_pde", "validation, PDE residual", "-"), ("train_total", "training, total", ":")):
+    for key, lab, ls in (("val_total", "validation, total", "-"), ("val_data", "validation, data", "--"),
+                         ("val_pde", "validation, PDE residual", "-."), ("train_total", "training, total", ":")):
         if key in history:
             plotting.loss_curve_panel(ax, ep, history[key], label=lab, ls=ls)
     if best_epoch is not None and len(best_epoch):
-        ax.axvline(float(np.median(best_epoch)), color="0.5", lw=0.8, ls="--", label="median best epoch")
+        ax.axvline(float(np.median(best_epoch)), color="0.5", lw=0.8, ls=(0, (1, 3)), label="median best epoch")
     ax.set_ylabel("loss (training units)")
     ax.legend(fontsize=plotting.NOTE_SIZE)
     fig.tight_layout()
