@@ -354,3 +354,9 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # * Fill a heat map from the same list that labels its axes, and count failed runs in their
 #   cell rather than reuse another replicate's value; otherwise a cell can show another
 #   setting's result, or a result that was never computed.
+
+# %% tags=["remove-input"]
+# the verdicts glued on this page, each with the scorecard's test it repeats (invisible; tests/book reads it)
+from IPython.display import HTML  # noqa: E402
+from binn_utils.presentation import verdict_marks  # noqa: E402
+HTML(verdict_marks.record_html(reporting.PRINTED))

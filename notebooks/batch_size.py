@@ -443,3 +443,9 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 #   therefore favours them, and comparing per step or per second does not.
 # * A batch larger than the training set is simply full-batch training; the largest
 #   batch of the paper's grid does not exist on its sparse data.
+
+# %% tags=["remove-input"]
+# the verdicts glued on this page, each with the scorecard's test it repeats (invisible; tests/book reads it)
+from IPython.display import HTML  # noqa: E402
+from binn_utils.presentation import verdict_marks  # noqa: E402
+HTML(verdict_marks.record_html(reporting.PRINTED))

@@ -94,7 +94,7 @@ from IPython.display import Markdown, display
 
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
-from binn_utils.presentation import drawn_data, figures, plotting, rerun_box, tables
+from binn_utils.presentation import drawn_data, figures, plotting, rerun_box, tables, verdict_marks
 from binn_utils.claims.spanning import counted_words, held_summaries, reference_counted_words
 from binn_utils.studies.supporting import Page, compare_configurations, scale_definition
 
@@ -109,7 +109,8 @@ results = {st.name: page.load(st, noise_var, dense, scale_of[st.name]) for st in
 # the noise-free and high-noise repeats with the main text (sigma^2 = 1e-3, sparse).
 reference = {st.name: page.load(st, *page.reference_of(st), scale_of[st.name]) for st in drawn if page.reference_of(st)}
 # numbers and verdicts of each study, the repeat's comparisons held to 95 % together as the scorecard's claim 11 holds them
-summaries = held_summaries({st.name: st.summary(results[st.name]) for st in drawn})
+summaries = {name: verdict_marks.marked_summary(s) for name, s in held_summaries(
+    {st.name: st.summary(results[st.name]) for st in drawn}, noise_var, dense).items()}
 
 ref_noise, _ = page.reference
 reporting.glue("sm_config", f"noise variance {noise_var:g}, {'351' if dense else '71'} spatial points")
@@ -196,7 +197,7 @@ def bullets(name):
                      + f" {{download}}`Every network's errors </book/figure-data/{data_name(name)}.csv>`: one row "
                      "per network, with its errors (CSV).\n\n"
                      + "\n".join(f"* {line}" for line in st.bullets(s))
-                     + "\n\n" + counted_words(st, s, noise_var, dense)))
+                     + "\n\n" + counted_words(st, s, noise_var, dense, verdict_marks.verdict_md)))
 
 
 # %% [markdown]

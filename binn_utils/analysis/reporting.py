@@ -402,10 +402,20 @@ def operator_dispersion(res, op, u_range=None) -> np.ndarray:
     return out
 
 
+#: the verdicts glued on this page so far: glue name -> {"test": the scorecard's test it repeats (None:
+#: none), "part": whether it is one part of that test's sentence}; ``verdict_marks.record_html`` writes
+#: it into the page for the built book's test (the glued words themselves are plain text)
+PRINTED: dict[str, dict] = {}
+
+
 def glue_summary(prefix: str, summary: dict):
-    """Glue every entry of a summary as text under ``prefix_key``."""
+    """Glue every entry of a summary as text under ``prefix_key``, and note its verdicts in
+    :data:`PRINTED` (with the tests a held summary repeats, ``Summary.tests``)."""
     for k, v in summary.items():
         glue(f"{prefix}_{k}", str(v))
+    for k in getattr(summary, "verdicts", {}):
+        for name in (k, f"{k}_with_paper"):
+            PRINTED[f"{prefix}_{name}"] = {"test": summary.tests.get(k), "part": k in summary.parts}
 
 
 # ----------------------------------------------------------------------------- Supporting Material

@@ -336,6 +336,9 @@ class SubClaim:
     #: per-dataset spread pooled over its family's comparisons over datasets (``design_detectable``);
     #: None where it was not decided over several datasets
     design_detectable: float | None = None
+    #: the verdict keys of its study's summary it repeats, where its numbers alone do not name them (a
+    #: verdict decided without intervals; several: a sentence made of those comparisons, each a part)
+    keys: tuple = ()
 
     @cached_property
     def difference(self) -> Contrast | None:
@@ -382,6 +385,13 @@ def design_detectable(subclaims: Iterable[SubClaim]) -> tuple[SubClaim, ...]:
             det = detectable_at(sd[(s.group, c.scale)], c.datasets, c.level)
             subs[i] = replace(s, design_detectable=c.as_ratio(det))
     return tuple(subs)
+
+
+def test_id(number: int, sub: SubClaim) -> str:
+    """The stable name of one test of the scorecard: its claim, its group (a Supporting Material
+    configuration) and its sub-claim's words.  A page that prints a verdict carries it beside the
+    words (``presentation.verdict_marks``); the built book's test reads it back."""
+    return f"claim {number} | {sub.group or ''} | {sub.label}"
 
 
 def family_size(subclaims: Iterable[SubClaim], group) -> int:
@@ -461,6 +471,11 @@ class Summary(dict):
         self.verdicts: dict[str, Verdict] = {}
         #: the intervals a verdict was decided on: key -> {label: Interval}
         self.intervals: dict[str, dict] = {}
+        #: the scorecard's test each verdict repeats (``claims.scorecard.test_id``), where a page holds
+        #: the summary to the scorecard (``held_summary``, ``held_summaries``): key -> id
+        self.tests: dict[str, str] = {}
+        #: the keys that are each a part of the sentence their test judges (the test's verdict is not theirs)
+        self.parts: set[str] = set()
 
     def compare(self, key: str, verdict: Verdict, intervals: Mapping, yes: str = Verdict.AGREES.value,
                 no: str = Verdict.DISAGREES.value, indistinct: str = Verdict.INDISTINCT.value) -> Verdict:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import runs_read, spanning
 from ..analysis import results_table
-from ..analysis.verdicts import Claim, ClaimCheck, Outcome
+from ..analysis.verdicts import Claim, ClaimCheck, Outcome, test_id
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.sweep_record import reporting_checkpoint
 from ..studies import REGISTRY, batch_size
@@ -88,12 +88,19 @@ def chapter_verdicts(chapter: str, params: Mapping, source=None) -> list[Judged]
     return judge_chapter(Context(source=source), chapter)
 
 
+def scorecard_verdicts(judged: list[Judged]) -> dict[str, str]:
+    """{:func:`test_id`: the verdict's word} of every sub-claim the scorecard judges (after Holm)."""
+    return {test_id(j.claim.number, s): s.verdict.value for j in judged for s in j.subclaims}
+
+
 def held_summary(summary, judged: list[Judged] | None):
-    """A chapter's study summary with the scorecard's verdicts where they differ from its own:
-    each comparison whose decision Holm's correction over its claim took away (``SubClaim.alone``)
-    is re-judged as the scorecard has it, its words saying what it gave alone; the summary given
-    is not changed (a copy).  ``judged``: ``chapter_verdicts``'s (None: the chapter was run with
-    other parameters, and its verdicts speak of that run alone: the summary as it is)."""
+    """A chapter's study summary with the scorecard's verdicts: each comparison decided on the
+    intervals of one of the scorecard's sub-claims (the same numbers) takes that sub-claim's verdict
+    and its :func:`test_id` (``summary.tests``; a sub-claim's ``keys`` name the comparisons it repeats
+    where its numbers do not, several of them the parts of its sentence, ``summary.parts``); where Holm's correction over its claim took the
+    decision away (``SubClaim.alone``), its words say what it gave alone.  The summary given is not
+    changed (a copy).  ``judged``: ``chapter_verdicts``'s (None: the chapter was run with other
+    parameters, and its verdicts speak of that run alone: the summary as it is)."""
     import copy
     if not judged:
         return summary
@@ -101,13 +108,16 @@ def held_summary(summary, judged: list[Judged] | None):
     for j in judged:
         n = sum(1 for s in j.subclaims if s.difference is not None)
         for sub in j.subclaims:
-            if sub.alone is None:
-                continue
-            for key, ivs in summary.intervals.items():
-                if summary.verdicts.get(key) is sub.alone and ivs == dict(sub.numbers):
+            keys = sub.keys or tuple(k for k, ivs in summary.intervals.items() if sub.numbers and ivs == dict(sub.numbers))
+            for key in (k for k in keys if k not in out.tests and k in summary.verdicts):
+                out.tests[key] = test_id(j.claim.number, sub)
+                if len(sub.keys) > 1:       # a part of the sentence the sub-claim judges: its own word stands
+                    out.parts.add(key)
+                elif summary.verdicts[key] is not sub.verdict:
                     out.judge(key, sub.verdict)
-                    out[key] += (f" (alone it {sub.alone.value}, but not once claim {j.claim.number}'s {n} comparisons "
-                                 "are held to 5 % together, as the scorecard holds them)")
+                    if sub.alone is not None:
+                        out[key] += (f" (alone it {sub.alone.value}, but not once claim {j.claim.number}'s {n} "
+                                     "comparisons are held to 5 % together, as the scorecard holds them)")
     return out
 
 

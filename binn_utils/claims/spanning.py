@@ -12,7 +12,8 @@ import numpy as np
 
 from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, value_label
-from ..analysis.verdicts import Claim, ClaimCheck, SubClaim, Verdict, adjust_family, every, expect, median_interval
+from ..analysis.verdicts import (Claim, ClaimCheck, SubClaim, Verdict, adjust_family, every, expect, median_interval,
+                                test_id)
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
 from ..studies.supporting import against_reference
 from .context import RunRow, described, run_row
@@ -50,13 +51,15 @@ def counts_repeat_checks(st, noise_var, dense: bool) -> bool:
                for nv, dn, names in repeat_groups())
 
 
-def counted_words(st, summ, noise_var, dense: bool) -> str:
+def counted_words(st, summ, noise_var, dense: bool, mark=lambda text, test: text) -> str:
     """Which of a Supporting Material page's verdicts on ``st`` (its summary ``summ``) the
-    scorecard's claim 11 counts (``Study.repeat_checks``), in one markdown sentence."""
+    scorecard's claim 11 counts (``Study.repeat_checks``), in one markdown sentence (``mark(words,
+    test)``: a verdict's words with the test it repeats, ``summ.tests``)."""
     if not counts_repeat_checks(st, noise_var, dense) or not st.repeat_checks:
         return "The scorecard's claim 11 counts none of these comparisons."
     return (f"The scorecard's claim 11 counts {len(st.repeat_checks)} of these comparisons: "
-            + "; ".join(f"{label} ({summ.verdicts[key].value})" for key, label in st.repeat_checks)
+            + "; ".join(f"{label} ({mark(summ.verdicts[key].value, summ.tests.get(key))})"
+                        for key, label in st.repeat_checks)
             + "; the others are computed the same way and not counted.")
 
 
@@ -155,22 +158,37 @@ def repeat_subclaims(st, summ, group, they=None) -> list:
                      authors=they.verdicts.get(key) if they else None) for key, label in st.repeat_checks]
 
 
-def held_summaries(summaries: dict) -> dict:
+def repeat_group(st, noise_var, dense: bool) -> str | None:
+    """The group (claim 11's family) of the repeat checks of ``st`` in the configuration
+    (``noise_var``, ``dense``), as ``claim_supporting`` names it; None where claim 11 counts none."""
+    for nv, dn, names in repeat_groups():
+        if st.name in names and dn == bool(dense) and (nv is None or float(nv) == float(noise_var)):
+            return config_label(nv, dense) if nv is not None else "noise study, 351 points"
+    return None
+
+
+def held_summaries(summaries: dict, noise_var=None, dense: bool = False) -> dict:
     """The summaries of one Supporting Material repeat ({study name: Summary}) with each repeat
-    check held to the level as claim 11 holds it: the checks of every study of the repeat
-    together (Holm, ``verdicts.adjust_family``).  A check whose decision Holm takes away is
+    check held to the level as claim 11 holds it: with the checks of the other studies of its group
+    (``repeat_group``; Holm, ``verdicts.adjust_family``).  A check whose decision Holm takes away is
     re-judged *cannot be distinguished*, its words saying what it gave alone, so that a page
-    prints the scorecard's verdict.  The summaries given are not changed (copies)."""
+    prints the scorecard's verdict; each counted check names its test (``Summary.tests``).
+    ``noise_var`` None: the repeat checks of every study held together, in no group of claim 11.
+    The summaries given are not changed (copies)."""
     import copy
     out = {name: copy.deepcopy(s) for name, s in summaries.items()}
     subs, keys = [], []
     for name, s in out.items():
         st = get(name)
-        subs += repeat_subclaims(st, s, "repeat")
-        keys += [(name, key) for key, _ in st.repeat_checks]
+        group = repeat_group(st, noise_var, dense) if noise_var is not None else "repeat"
+        if group is not None:
+            subs += repeat_subclaims(st, s, group)
+            keys += [(name, key) for key, _ in st.repeat_checks]
     held = adjust_family(subs)
-    n = sum(1 for h in held if h.difference is not None)
     for (name, key), h in zip(keys, held):
+        n = sum(1 for x in held if x.group == h.group and x.difference is not None)
+        if noise_var is not None:
+            out[name].tests[key] = test_id(11, h)
         if h.alone is not None:
             out[name].judge(key, h.verdict)
             out[name][key] += (f" (alone it {h.alone.value}, but not once this configuration's {n} comparisons are "

@@ -1,9 +1,12 @@
 """How a verdict is marked and how prose math becomes HTML: the coloured mark of each outcome
-(the scorecard's, the chapters' boxes', the recommendations table's) and inline math for the
-landing page's HTML, one home for both."""
+(the scorecard's, the chapters' boxes', the recommendations table's), inline math for the
+landing page's HTML, and the test a printed verdict repeats, carried in the page (read back by
+``tests/book/test_built_verdicts.py``)."""
 from __future__ import annotations
 
+import copy
 import html
+import json
 import re
 
 from ..analysis.verdicts import Outcome
@@ -34,3 +37,32 @@ def tex_to_html(text: str) -> str:
             return f'<code class="docutils literal notranslate"><span class="pre">{html.escape(p[1:-1])}</span></code>'
         return html.escape(p)
     return "".join(piece(p) for p in re.split(r"(\$[^$]+\$|`[^`]+`)", text))
+
+
+#: the class of a printed verdict's span, and of the record of a page's glued verdicts
+VERDICT_CLASS, RECORD_CLASS = "binn-verdict", "binn-verdict-record"
+
+
+def verdict_md(text: str, test: str | None) -> str:
+    """A verdict's words in Markdown, in a span that names the scorecard's test they repeat
+    (``claims.scorecard.test_id``; None or "": a comparison the scorecard does not count)."""
+    return f'<span class="{VERDICT_CLASS}" data-test="{html.escape(test or "", quote=True)}">{text}</span>'
+
+
+def record_html(printed: dict, tests: dict | None = None) -> str:
+    """The page's record, invisible: its glued verdicts ({glue name: {"test", "part"}}, the glued
+    words being plain text that cannot carry it) and, on the scorecard, every test's verdict."""
+    data = json.dumps({"printed": printed, "tests": tests or {}}, ensure_ascii=True).replace("</", "<\\/")
+    return f'<script type="application/json" class="{RECORD_CLASS}">{data}</script>'
+
+
+def marked_summary(summary):
+    """A copy of a (held) study summary whose verdicts' words (each key's and its ``_with_paper``)
+    are in :func:`verdict_md`'s spans, naming the tests they repeat (``Summary.tests``; "": not
+    counted), for a page that prints them in Markdown."""
+    out = copy.deepcopy(summary)
+    for key in summary.verdicts:
+        for k in (key, f"{key}_with_paper"):
+            if k in out:
+                out[k] = verdict_md(out[k], summary.tests.get(key))
+    return out

@@ -211,7 +211,8 @@ def claim_learning_rate(ctx):
                      else Verdict.UNDECIDED,
                      numbers={f"{k}, {q}": iv for q in ("theta", "up")
                               for k, iv in s.intervals[f"small_worse_{q}_verdict"].items()},
-                     rule=f"median $u_\\theta$ and $u_\\mathrm{{p}}$ errors both higher than at $r$ = {s['shown']}"),
+                     rule=f"median $u_\\theta$ and $u_\\mathrm{{p}}$ errors both higher than at $r$ = {s['shown']}",
+                     keys=("small_worse_theta_verdict", "small_worse_up_verdict")),
             SubClaim("larger $u_\\theta$ errors at $r \\ge$ 1e-2 than at the shown rate",
                      s.verdicts["large_worse_theta_verdict"], numbers=s.intervals.get("large_worse_theta_verdict", {}),
                      rule=f"each large rate's median $u_\\theta$ higher than at $r$ = {s['shown']}"),

@@ -222,7 +222,7 @@ def claim_noise_grows(ctx):
                                  rule=f"{TREND_WORDS}, $p <$ {s['trend_p']}; here $\\rho$ = "
                                       f"{s[f'{short}_rho_{tag}']} over {s[f'{short}_datasets_{tag}']} "
                                       f"dataset{'' if s[f'{short}_datasets_{tag}'] == '1' else 's'}, "
-                                      f"$p$ {s[f'{short}_prel_{tag}']}"))
+                                      f"$p$ {s[f'{short}_prel_{tag}']}", keys=(f"{short}_grows_{tag}",)))
     subs.append(SubClaim("gradual degradation, robust for low-to-moderate noise", Verdict.NOT_TESTED,
                          rule="the paper names no error it counts as robust, nor which levels are moderate; any "
                               "tolerance would be ours, so the error tables give the numbers and no verdict"))

@@ -1,0 +1,198 @@
+"""Every verdict a built page prints is the scorecard's verdict for the same test, after Holm.
+
+Run by `make book` after the build (BINN_CHECK_BUILT_HTML=1; skipped otherwise, as
+test_built_html.py).  How a printed verdict is matched to its test:
+
+* the scorecard page carries every test's verdict (``claims.scorecard.scorecard_verdicts``: the
+  name ``verdicts.test_id`` gives it -> the verdict's word) in an invisible record
+  (``presentation.verdict_marks.record_html``);
+* a verdict printed in generated Markdown (the Supporting Material pages' lists) sits in a span
+  that names its test (``verdict_marks.verdict_md``; an empty name: a comparison the scorecard
+  does not count, which the page says);
+* a verdict glued as text into a chapter's prose (``{glue:text}``) cannot carry a name, so the
+  chapter carries a record of its glued verdicts (glue name -> test) and the glued spans are
+  matched to their names in the order the page's source names them;
+* the scorecard's and the landing page's lists quote the sub-claim's words, "“words” (verdict)":
+  matched by those words.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = Path(os.environ.get("BINN_BUILT_HTML_DIR", ROOT / "_build" / "html"))
+if os.environ.get("BINN_CHECK_BUILT_HTML") != "1":
+    pytest.skip("checks the built book; `make book` runs them after the build (BINN_CHECK_BUILT_HTML=1)",
+                allow_module_level=True)
+
+import bs4  # noqa: E402
+
+from binn_utils.analysis.verdicts import WITH_PAPER, Verdict  # noqa: E402
+from binn_utils.presentation.verdict_marks import RECORD_CLASS, VERDICT_CLASS  # noqa: E402
+
+#: the words a page prints for a verdict: its value ("agrees") or the rest of a sentence about the paper
+PHRASES = sorted([(v.value, v) for v in Verdict] + [(w, v) for v, w in WITH_PAPER.items()],
+                 key=lambda p: -len(p[0]))
+ANY_WORD = re.compile(r"\b(" + "|".join(re.escape(v.value) for v in Verdict) + r")\b")
+
+
+def verdict_of(text: str) -> Verdict | None:
+    """The verdict printed words begin with (None: they begin with no verdict)."""
+    text = " ".join(text.split()).replace("’", "'")
+    return next((v for words, v in PHRASES if text.startswith(words)), None)
+
+
+def soup(path: Path):
+    return bs4.BeautifulSoup(path.read_text(encoding="utf8"), "html.parser")
+
+
+def pages() -> list[Path]:
+    return sorted(p for p in HTML.rglob("*.html")
+                  if not {"_static", "_sources", "_images", "_downloads"} & set(p.relative_to(HTML).parts))
+
+
+def record(s) -> dict:
+    """A page's record(s) of its verdicts, merged: {"printed": {...}, "tests": {...}}."""
+    out = {"printed": {}, "tests": {}}
+    for node in s.select(f"script.{RECORD_CLASS}"):
+        data = json.loads(node.string)
+        out["printed"].update(data["printed"])
+        out["tests"].update(data["tests"])
+    return out
+
+
+@pytest.fixture(scope="module")
+def tests() -> dict:
+    """{test name: Verdict} as the scorecard page records them."""
+    got = record(soup(HTML / "notebooks" / "scorecard.html"))["tests"]
+    assert len(got) > 50, "the scorecard page carries no record of its verdicts"
+    return {k: Verdict(v) for k, v in got.items()}
+
+
+def markdown_cells(source: Path) -> list[str]:
+    """The Markdown cells of a page's source (a py:percent notebook, or an executed .ipynb)."""
+    text = source.read_text(encoding="utf8")
+    if source.suffix == ".ipynb":
+        return ["".join(c["source"]) for c in json.loads(text)["cells"] if c["cell_type"] == "markdown"]
+    cells = re.split(r"^# %%", text, flags=re.M)
+    return [c for c in cells if c.split("\n", 1)[0].strip().startswith("[markdown]")]
+
+
+def glued_names(page: Path) -> list[str] | None:
+    """The glue names of the page's ``{glue:text}`` roles in document order, from its source
+    (None: no source)."""
+    rel = page.relative_to(HTML)
+    sources = sorted((HTML / "_sources" / rel.parent).glob(rel.stem + ".*"))
+    if not sources:
+        return None
+    return [m.group(1) for c in markdown_cells(sources[0])
+            for m in re.finditer(r"\{glue:text\}`([^`:]+)(?::[^`]*)?`", c)]
+
+
+def test_every_marked_verdict_is_the_scorecards(tests):
+    bad, seen = [], 0
+    for page in pages():
+        s = soup(page)
+        for span in s.select(f"span.{VERDICT_CLASS}"):
+            name, printed = span.get("data-test", ""), verdict_of(span.get_text(" "))
+            where = f"{page.relative_to(HTML)}: {span.get_text(' ')[:60]!r}"
+            if printed is None:
+                bad.append(f"{where}: a marked span that begins with no verdict")
+            elif not name:
+                if "not counted" not in s.get_text(" "):
+                    bad.append(f"{where}: a verdict the scorecard does not count, on a page that does not say so")
+            elif name not in tests:
+                bad.append(f"{where}: names {name!r}, which the scorecard does not judge")
+            else:
+                seen += 1
+                if printed is not tests[name]:
+                    bad.append(f"{where}: the scorecard's {name!r} {tests[name].value}")
+    assert not bad, "printed verdicts that are not the scorecard's:\n" + "\n".join(bad)
+    assert seen >= 20, f"only {seen} marked verdicts name a test of the scorecard"
+
+
+def test_every_glued_verdict_is_the_scorecards(tests):
+    bad, seen, parts = [], 0, defaultdict(list)
+    for page in pages():
+        s = soup(page)
+        printed = record(s)["printed"]
+        spans = s.select("span.pasted-text")
+        names = glued_names(page)
+        verdict_spans = [(i, sp) for i, sp in enumerate(spans) if verdict_of(sp.get_text(" ")) is not None]
+        if not verdict_spans:
+            continue
+        rel = page.relative_to(HTML)
+        if names is None or len(names) != len(spans):
+            bad.append(f"{rel}: {len(verdict_spans)} glued verdicts that cannot be matched to their glue names")
+            continue
+        for i, sp in verdict_spans:
+            name, word = names[i], verdict_of(sp.get_text(" "))
+            entry = printed.get(name)
+            if entry is None:
+                bad.append(f"{rel}: {name} prints {word.value!r} and names no test (not in the page's record)")
+            elif entry["test"] is None:
+                continue                # a comparison of this run alone (e.g. the chapter run with other parameters)
+            elif entry["test"] not in tests:
+                bad.append(f"{rel}: {name} names {entry['test']!r}, which the scorecard does not judge")
+            elif entry["part"]:
+                parts[(str(rel), entry["test"])].append(word)
+            else:
+                seen += 1
+                if word is not tests[entry["test"]]:
+                    bad.append(f"{rel}: {name} prints {word.value!r}; the scorecard's {entry['test']!r} "
+                               f"{tests[entry['test']].value}")
+    for (rel, name), words in parts.items():
+        want = tests[name]      # a sentence of several comparisons: it agrees only if each part does
+        if (want is Verdict.AGREES and any(w is not Verdict.AGREES for w in words)
+                or want is Verdict.DISAGREES and Verdict.DISAGREES not in words):
+            bad.append(f"{rel}: the parts of {name!r} print {[w.value for w in words]}; the scorecard's {want.value}")
+    assert not bad, "glued verdicts that are not the scorecard's:\n" + "\n".join(bad)
+    assert seen >= 20, f"only {seen} glued verdicts name a test of the scorecard"
+
+
+def _page_words(label: str) -> str:
+    """A sub-claim's words as the built page's text shows them ($x$ -> \\(x\\))."""
+    return " ".join(re.sub(r"\$([^$]+)\$", r"\\(\1\\)", label).split())
+
+
+def test_quoted_sub_claims_print_the_scorecards_verdict(tests):
+    """“words” (verdict) on the scorecard and the landing page: the verdict of the sub-claim
+    with those words (one of them, where several groups share the words)."""
+    by_words = defaultdict(set)
+    for name, v in tests.items():
+        by_words[_page_words(name.split(" | ", 2)[2])].add(v)
+    bad, seen = [], 0
+    quoted = re.compile(r"“([^”]+)” \((" + "|".join(re.escape(v.value) for v in Verdict) + r")\)")
+    for page in (HTML / "notebooks" / "scorecard.html", HTML / "book" / "intro.html"):
+        text = " ".join(soup(page).get_text(" ").split())
+        for m in quoted.finditer(text):
+            words = " ".join(m.group(1).split())
+            if words not in by_words:
+                continue
+            seen += 1
+            if Verdict(m.group(2)) not in by_words[words]:
+                bad.append(f"{page.relative_to(HTML)}: “{words}” ({m.group(2)}); the scorecard: "
+                           f"{sorted(v.value for v in by_words[words])}")
+    assert not bad, "quoted sub-claims with another verdict than the scorecard's:\n" + "\n".join(bad)
+    assert seen >= 5, f"only {seen} quoted sub-claims found on the scorecard and the landing page"
+
+
+def test_supporting_lists_mark_every_verdict():
+    """On the Supporting Material pages every verdict word in the generated lists under the
+    figures sits in a marked span (so that the tests above read it)."""
+    bad = []
+    for page in sorted((HTML / "book" / "supporting").glob("*.html")) + [HTML / "notebooks" / "supplementary.html"]:
+        for ul in soup(page).select("div.cell_output ul"):
+            for span in ul.select(f"span.{VERDICT_CLASS}"):
+                span.decompose()
+            for li in ul.find_all("li"):
+                text = " ".join(li.get_text(" ").split())
+                if ANY_WORD.search(text):
+                    bad.append(f"{page.relative_to(HTML)}: {text[:120]!r}")
+    assert not bad, "verdicts printed without the test they repeat:\n" + "\n".join(bad)
