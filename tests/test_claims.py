@@ -278,11 +278,42 @@ def loss_weight(D_low=0.5, best_up_at=0.3):
 
 
 def test_loss_weight_extremes_claim():
-    assert verdicts(7, Ctx(loss_weight=loss_weight())) == [A] * 4
+    # the median curves' gap (the paper's reading) over one dataset: no interval, not distinguished
+    assert verdicts(7, Ctx(loss_weight=loss_weight())) == [A, A, A, F, A]
     got = check(7, Ctx(loss_weight=loss_weight(D_low=0.01)))           # D_phi better at 1e-4 than elsewhere
-    assert [v for *_, v in got.subclaims] == [A, D, A, A]
+    assert [v for *_, v in got.subclaims] == [A, D, A, F, A]
     assert "$D_\\phi$ wrong" in got.subclaims[1][1]
     assert verdicts(7, Ctx(loss_weight=loss_weight(D_low=0.05)))[1] is F   # as good as elsewhere: overlapping
+
+
+def test_median_curve_gap_is_the_gap_of_each_datasets_median_curves_over_datasets():
+    """Claim 7's estimand as the paper reads it: per dataset, the smallest gap between the median
+    curves of its networks (not the median of each network's smallest gap), then over datasets."""
+    rng = np.random.default_rng(0)
+    epochs, nets = 50, 10
+
+    def histories(gaps):
+        """data loss 1; PDE loss 10^-gap per dataset, each network's curve dipping once to
+        10^-(gap - 1) at a different epoch (so that each network's own smallest gap is a decade
+        less than its median curve's)."""
+        data, pde, ds = [], [], []
+        for d, g in enumerate(gaps):
+            for k in range(nets):
+                p = np.full(epochs, 10.0 ** -g) * np.exp(rng.normal(0, 0.01, epochs))
+                p[3 * k + 5] = 10.0 ** -(g - 1)
+                data.append(np.ones(epochs)), pde.append(p), ds.append(d)
+        return np.array(data), np.array(pde), ds
+
+    data, pde, ds = histories([3.6, 3.5, 3.7, 3.55, 3.65])
+    iv = studies.loss_weight.median_curve_gap(data, pde, ds)
+    assert 3.45 < iv.estimate < 3.75 and iv.lo > 3            # the dips do not move the median curves
+    assert studies.loss_weight.above_three(iv) is True
+    per_net = np.log10(data / pde).min(axis=1)
+    assert np.median(per_net) < 2.8                         # the per-network reading sees every dip
+    low = studies.loss_weight.median_curve_gap(*histories([2.4, 2.5, 2.45, 2.6, 2.5]))
+    assert low.hi < 3 and studies.loss_weight.above_three(low) is False
+    across = studies.loss_weight.median_curve_gap(*histories([2.5, 3.5, 2.7, 3.3, 3.0]))
+    assert studies.loss_weight.above_three(across) is Verdict.INDISTINCT
 
 
 def test_loss_weight_best_claim():
