@@ -226,6 +226,13 @@ def claim_architecture(ctx, up_metric="err_u_p"):
                       rule="the median $u_\\mathrm{p}$ error of (4, 32) resolved higher than (4, 4)'s agrees, lower "
                            "disagrees; the paper names no margin within which the two would count as the same, so "
                            "sameness itself is not affirmed"),
+             SubClaim("(4, 4) and (4, 32): almost indistinguishable convergence behaviour and very similar advection "
+                      "functions", Verdict.NOT_TESTED,
+                      rule="sameness needs a margin, and none can be named from the paper: its text gives no number "
+                           "for \"almost indistinguishable\" or \"very similar\", and its Fig. 5 prints none for the "
+                           "validation-loss curves or the advection functions (its heat map prints the $u_\\mathrm{p}$ "
+                           f"errors, compared above); median final validation loss: (4, 4) {s['val_4x4']}, (4, 32) "
+                           f"{s['val_4x32']}"),
              SubClaim("(4, 32) only marginal improvements in the validation loss", Verdict.NOT_TESTED,
                       rule="the paper gives no scale for 'marginal'; the $u_\\mathrm{p}$ errors of (4, 32) and (4, 4) "
                            "are in the evidence"),
