@@ -57,3 +57,45 @@ def defects(text: str) -> list[str]:
               if m.group(1).lower() not in ALLOWED_DOUBLES]
     found += [f"doubled parentheses {m.group(0)!r}" for m in DOUBLED_PARENTHESES.finditer(flat)]
     return found
+
+
+# ----------------------------------------------------------------------------- numbers per sentence
+#: what does not count as a number of a sentence: math (symbols, a setting such as (4, 32) or
+#: sigma^2 = 1e-3 written in math), a network size written as text "(4, 32)", an estimate's
+#: interval "[0.23, 0.64]" (it belongs to its estimate), a reference ("Fig. 5", "claim 9",
+#: "claims 6, 7 and 8", "errata 26", "Eq. 3", "Section 2", "Table 1") and a file name
+UNCOUNTED = [re.compile(p) for p in (
+    r"\\\(.*?\\\)", r"\$[^$]+\$",
+    r"\(\d+, \d+\)",
+    r"\[[^\[\]]*\d[^\[\]]*\]",
+    r"\b(?:Figs?\.|Figures?|[Cc]laims?|[Ee]rrata|[Ee]rratum|Eqs?\.|Sections?|Tables?|Supplementary|SM)"
+    r"\s+\d+(?:(?:,\s*|\s+and\s+|\s*[-–]\s*)\d+)*",
+    r"\S+\.(?:py|csv|json|ipynb|npz|md|toml|txt|png)\b",
+)]
+NUMBER_TOKEN = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:e[-+−]?\d+)?\s?%?(?![\w])")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"(])")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (a full stop, question or exclamation mark, then a capital),
+    not after an abbreviation such as "Fig." or "e.g."."""
+    flat, out, start = " ".join(text.split()), [], 0
+    for m in SENTENCE_END.finditer(flat):
+        last = flat[start:m.start()].rsplit(" ", 1)[-1]
+        if last in ABBREVIATIONS or last.lower() in ABBREVIATIONS or re.fullmatch(r"[A-Z]\.", last):
+            continue
+        out.append(flat[start:m.start()])
+        start = m.end()
+    return out + [flat[start:]] if flat[start:] else out
+
+
+def numbers_of(sentence: str) -> list[str]:
+    """The numbers a sentence reports (:data:`UNCOUNTED` left out)."""
+    for p in UNCOUNTED:
+        sentence = p.sub(" ", sentence)
+    return [m.group(0).strip() for m in NUMBER_TOKEN.finditer(sentence)]
+
+
+def crowded(text: str, most: int = 3) -> list[str]:
+    """The sentences of ``text`` that report more than ``most`` numbers."""
+    return [s for s in sentences(text) if len(numbers_of(s)) > most]

@@ -361,11 +361,12 @@ def bullets(s: dict) -> list[str]:
     repeats claim the same qualitative conclusions)."""
     lo, hi = PAPER_BEST
     return [timing_bullet(s),
-            f"After {s['budget_steps']} optimiser steps the lowest median error of $u_\\theta$ is at "
-            f"$B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}; the paper's {lo} to {hi}: "
-            f"{s['best_theta_verdict']} ($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-            f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors: {s['budget_up_iqr']}; $B$ = 10 the most "
-            f"variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
+            f"After the fixed budget of {s['budget_steps']} optimiser steps the lowest median error of "
+            f"$u_\\theta$ is at $B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}. In the "
+            f"paper's range, {lo} to {hi}: {s['best_theta_verdict']} ($u_\\theta$), {s['best_up_verdict']} "
+            f"($u_\\mathrm{{p}}$).",
+            f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors, by batch size: {s['budget_up_iqr']}. The "
+            f"smallest batch the most variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
 

@@ -155,15 +155,14 @@ def bullets(s: dict) -> list[str]:
     repeats claim the same qualitative conclusions)."""
     lo, hi = (reporting.value_label(v) for v in PAPER_BEST)
     return [f"Lowest median error of $u_\\theta$ at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at "
-            f"$r$ = {s['best_up']}; the paper's {lo} to {hi}: {s['best_theta_verdict']} "
+            f"$r$ = {s['best_up']}. In the paper's range, {lo} to {hi}: {s['best_theta_verdict']} "
             f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
             f"Smallest rate $r$ = {s['smallest']}: over the last quarter of training each replicate's validation "
-            f"loss fell by a fraction (of its value at three quarters; negative: it rose) whose median, with its "
-            f"interval, is {s['fall_small']}, against {s['fall_shown']} at $r$ = {s['shown']}; still falling "
-            f"at $r$ = {s['smallest']} (higher than at $r$ = {s['shown']}) "
-            f"{s['small_still_falling_with_paper']}.",
-            f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']} against "
-            f"{s['shown_up']} at $r$ = {s['shown']}; larger errors at large rates "
+            f"loss fell by a fraction of its value at three quarters (negative: it rose). Its median is "
+            f"{s['fall_small']}, against {s['fall_shown']} at the default rate. Still falling at the smallest "
+            f"rate (higher than at the default) {s['small_still_falling_with_paper']}.",
+            f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']}. At the "
+            f"default rate, $r$ = {s['shown']}: {s['shown_up']}. Larger errors at large rates "
             f"{s['large_worse_verdict_with_paper']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 

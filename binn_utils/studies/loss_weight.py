@@ -147,11 +147,11 @@ def bullets(s: dict) -> list[str]:
     repeats claim the same qualitative conclusions)."""
     lo, hi = (reporting.value_label(v) for v in PAPER_BEST)
     return [f"Lowest median error of $u_\\theta$ at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of "
-            f"$u_\\mathrm{{p}}$ at {s['best_up']}; the paper's {lo} to {hi}: {s['best_theta_verdict']} "
+            f"$u_\\mathrm{{p}}$ at {s['best_up']}. In the paper's range, {lo} to {hi}: {s['best_theta_verdict']} "
             f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
-            f"$w_\\mathrm{{PDE}}$ = {s['low']}: median errors {s['low_theta']} ($u_\\theta$, "
-            f"{s['low_theta_ratio']} times the lowest) and {s['low_up']} ($u_\\mathrm{{p}}$, "
-            f"{s['low_up_ratio']} times the lowest); good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
+            f"$w_\\mathrm{{PDE}}$ = {s['low']}: median errors {s['low_theta']} ($u_\\theta$) and "
+            f"{s['low_up']} ($u_\\mathrm{{p}}$). They are {s['low_theta_ratio']} and {s['low_up_ratio']} "
+            f"times the lowest. Good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
             f"(each comparison decided on the interval of the ratio of the medians): {s['low_verdict']}.",
             f"The weighted PDE loss more than three orders of magnitude below the data loss throughout training, "
             f"read as the paper reads its figure, on the median curves of each dataset: {s['low_gap_curves']} "
