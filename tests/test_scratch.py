@@ -110,7 +110,7 @@ def test_the_chapter_readings_of_a_fit_and_their_words():
     assert scratch.agrees_with_literature("D", "increasing", 3) is True
     assert scratch.agrees_with_literature("G", "increasing", 3) is False
     assert scratch.agrees_with_literature("G", "decreasing", 0) is None
-    assert [tables.literature_words(a) for a in (True, False)] == ["agrees", "does not agree"]
+    assert [tables.literature_words(a) for a in (True, False)] == ["is consistent", "is not consistent"]
     u = np.linspace(0.0, 2e-3, 5)
     zero = scratch.growth_zero(u, {"G": np.array([8e-4 - u, 1e-3 - u, 1.2e-3 - u])}, u_max=0.9e-3)
     assert zero["u"] == pytest.approx(1e-3) and zero["inside"] is False and zero["top"] == 2e-3

@@ -387,7 +387,7 @@ def design_detectable(subclaims: Iterable[SubClaim]) -> tuple[SubClaim, ...]:
     return tuple(subs)
 
 
-def test_id(number: int, sub: SubClaim) -> str:
+def subclaim_id(number: int, sub: SubClaim) -> str:
     """The stable name of one test of the scorecard: its claim, its group (a Supporting Material
     configuration) and its sub-claim's words.  A page that prints a verdict carries it beside the
     words (``presentation.verdict_marks``); the built book's test reads it back."""
@@ -471,7 +471,7 @@ class Summary(dict):
         self.verdicts: dict[str, Verdict] = {}
         #: the intervals a verdict was decided on: key -> {label: Interval}
         self.intervals: dict[str, dict] = {}
-        #: the scorecard's test each verdict repeats (``claims.scorecard.test_id``), where a page holds
+        #: the scorecard's test each verdict repeats (``claims.scorecard.subclaim_id``), where a page holds
         #: the summary to the scorecard (``held_summary``, ``held_summaries``): key -> id
         self.tests: dict[str, str] = {}
         #: the keys that are each a part of the sentence their test judges (the test's verdict is not theirs)

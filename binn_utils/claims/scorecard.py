@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import runs_read, spanning
 from ..analysis import results_table
-from ..analysis.verdicts import Claim, ClaimCheck, Outcome, test_id
+from ..analysis.verdicts import Claim, ClaimCheck, Outcome, subclaim_id
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.sweep_record import reporting_checkpoint
 from ..studies import REGISTRY, batch_size
@@ -89,14 +89,14 @@ def chapter_verdicts(chapter: str, params: Mapping, source=None) -> list[Judged]
 
 
 def scorecard_verdicts(judged: list[Judged]) -> dict[str, str]:
-    """{:func:`test_id`: the verdict's word} of every sub-claim the scorecard judges (after Holm)."""
-    return {test_id(j.claim.number, s): s.verdict.value for j in judged for s in j.subclaims}
+    """{:func:`subclaim_id`: the verdict's word} of every sub-claim the scorecard judges (after Holm)."""
+    return {subclaim_id(j.claim.number, s): s.verdict.value for j in judged for s in j.subclaims}
 
 
 def held_summary(summary, judged: list[Judged] | None):
     """A chapter's study summary with the scorecard's verdicts: each comparison decided on the
     intervals of one of the scorecard's sub-claims (the same numbers) takes that sub-claim's verdict
-    and its :func:`test_id` (``summary.tests``; a sub-claim's ``keys`` name the comparisons it repeats
+    and its :func:`subclaim_id` (``summary.tests``; a sub-claim's ``keys`` name the comparisons it repeats
     where its numbers do not, several of them the parts of its sentence, ``summary.parts``); where Holm's correction over its claim took the
     decision away (``SubClaim.alone``), its words say what it gave alone.  The summary given is not
     changed (a copy).  ``judged``: ``chapter_verdicts``'s (None: the chapter was run with other
@@ -110,7 +110,7 @@ def held_summary(summary, judged: list[Judged] | None):
         for sub in j.subclaims:
             keys = sub.keys or tuple(k for k, ivs in summary.intervals.items() if sub.numbers and ivs == dict(sub.numbers))
             for key in (k for k in keys if k not in out.tests and k in summary.verdicts):
-                out.tests[key] = test_id(j.claim.number, sub)
+                out.tests[key] = subclaim_id(j.claim.number, sub)
                 if len(sub.keys) > 1:       # a part of the sentence the sub-claim judges: its own word stands
                     out.parts.add(key)
                 elif summary.verdicts[key] is not sub.verdict:

@@ -13,7 +13,7 @@ import numpy as np
 from ..analysis import diagnostic_roc, diagnostics, reporting
 from ..analysis.reporting import find, fmt, value_label
 from ..analysis.verdicts import (Claim, ClaimCheck, SubClaim, Verdict, adjust_family, every, expect, median_interval,
-                                test_id)
+                                subclaim_id)
 from ..studies import REGISTRY, SUPPORTING_CONFIGURATIONS, get, repeated, sweeps
 from ..studies.supporting import against_reference
 from .context import RunRow, described, run_row
@@ -188,7 +188,7 @@ def held_summaries(summaries: dict, noise_var=None, dense: bool = False) -> dict
     for (name, key), h in zip(keys, held):
         n = sum(1 for x in held if x.group == h.group and x.difference is not None)
         if noise_var is not None:
-            out[name].tests[key] = test_id(11, h)
+            out[name].tests[key] = subclaim_id(11, h)
         if h.alone is not None:
             out[name].judge(key, h.verdict)
             out[name][key] += (f" (alone it {h.alone.value}, but not once this configuration's {n} comparisons are "

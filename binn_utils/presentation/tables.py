@@ -206,8 +206,9 @@ def replicates_words(position: int | None) -> str:
 
 
 def literature_words(agrees: bool | None) -> str:
-    """An operator's shape against the literature's (``scratch.agrees_with_literature``)."""
-    return word(agrees, "agrees", "does not agree")
+    """An operator's shape against the literature's (``scratch.agrees_with_literature``), in other
+    words than the verdicts' on the paper ("agrees" is the scorecard's word for a test of it)."""
+    return word(agrees, "is consistent", "is not consistent")
 
 
 def first_bias_words(bias, t, scale=1e3) -> str:

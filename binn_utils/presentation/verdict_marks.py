@@ -43,10 +43,12 @@ def tex_to_html(text: str) -> str:
 VERDICT_CLASS, RECORD_CLASS = "binn-verdict", "binn-verdict-record"
 
 
-def verdict_md(text: str, test: str | None) -> str:
+def verdict_md(text: str, test: str | None, verdict=None) -> str:
     """A verdict's words in Markdown, in a span that names the scorecard's test they repeat
-    (``claims.scorecard.test_id``; None or "": a comparison the scorecard does not count)."""
-    return f'<span class="{VERDICT_CLASS}" data-test="{html.escape(test or "", quote=True)}">{text}</span>'
+    (``verdicts.subclaim_id``; None or "": a comparison the scorecard does not count) and, where its
+    words are a study's own ("cannot be told from that at 1e-3"), the verdict they say."""
+    said = f' data-verdict="{verdict.value}"' if verdict is not None else ""
+    return f'<span class="{VERDICT_CLASS}" data-test="{html.escape(test or "", quote=True)}"{said}>{text}</span>'
 
 
 def record_html(printed: dict, tests: dict | None = None) -> str:
@@ -64,5 +66,5 @@ def marked_summary(summary):
     for key in summary.verdicts:
         for k in (key, f"{key}_with_paper"):
             if k in out:
-                out[k] = verdict_md(out[k], summary.tests.get(key))
+                out[k] = verdict_md(out[k], summary.tests.get(key), summary.verdicts[key])
     return out

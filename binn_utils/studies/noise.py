@@ -364,6 +364,18 @@ def budget_differences(results) -> tuple:
                  if len({value(r) for r in results}) > 1)
 
 
+def diffusivity_summary(r) -> Summary:
+    """Claim 4's two comparisons of one setting's learned diffusivity (``diffusivity_verdicts``)
+    as a summary, on the numbers claim 4's sub-claims name (so that ``held_summary`` gives a
+    chapter the scorecard's verdicts): ``D_centre_verdict`` (the median signed relative
+    deviation and whether its interval contains zero, which the scorecard does not count as
+    closeness) and ``D_outside_verdict``."""
+    d, s = diffusivity_verdicts(r), Summary()
+    s.compare("D_centre_verdict", d["centred"], {"signed relative deviation": d["deviation"]})
+    s.compare("D_outside_verdict", d["unreliable_outside"], d["intervals"])
+    return s
+
+
 def claim_noise_D(ctx):
     res, s = _noise(ctx)
     r = find(res, **STUDY.default)

@@ -4,7 +4,7 @@ Run by `make book` after the build (BINN_CHECK_BUILT_HTML=1; skipped otherwise, 
 test_built_html.py).  How a printed verdict is matched to its test:
 
 * the scorecard page carries every test's verdict (``claims.scorecard.scorecard_verdicts``: the
-  name ``verdicts.test_id`` gives it -> the verdict's word) in an invisible record
+  name ``verdicts.subclaim_id`` gives it -> the verdict's word) in an invisible record
   (``presentation.verdict_marks.record_html``);
 * a verdict printed in generated Markdown (the Supporting Material pages' lists) sits in a span
   that names its test (``verdict_marks.verdict_md``; an empty name: a comparison the scorecard
@@ -101,7 +101,11 @@ def test_every_marked_verdict_is_the_scorecards(tests):
         s = soup(page)
         for span in s.select(f"span.{VERDICT_CLASS}"):
             name, printed = span.get("data-test", ""), verdict_of(span.get_text(" "))
+            said = Verdict(span["data-verdict"]) if span.get("data-verdict") else None
             where = f"{page.relative_to(HTML)}: {span.get_text(' ')[:60]!r}"
+            if printed is not None and said is not None and printed is not said:
+                bad.append(f"{where}: its words say {printed.value}, its mark {said.value}")
+            printed = printed or said       # a study's own words for the verdict ("cannot be told from ...")
             if printed is None:
                 bad.append(f"{where}: a marked span that begins with no verdict")
             elif not name:
@@ -157,8 +161,9 @@ def test_every_glued_verdict_is_the_scorecards(tests):
 
 
 def _page_words(label: str) -> str:
-    """A sub-claim's words as the built page's text shows them ($x$ -> \\(x\\))."""
-    return " ".join(re.sub(r"\$([^$]+)\$", r"\\(\1\\)", label).split())
+    """A sub-claim's words as the built page's text shows them ($x$ -> \\(x\\)), without spaces (a
+    page's text puts them around its math) and with the typographer's apostrophes."""
+    return re.sub(r"\s+", "", re.sub(r"\$([^$]+)\$", r"\\(\1\\)", label)).replace("’", "'")
 
 
 def test_quoted_sub_claims_print_the_scorecards_verdict(tests):
@@ -172,7 +177,7 @@ def test_quoted_sub_claims_print_the_scorecards_verdict(tests):
     for page in (HTML / "notebooks" / "scorecard.html", HTML / "book" / "intro.html"):
         text = " ".join(soup(page).get_text(" ").split())
         for m in quoted.finditer(text):
-            words = " ".join(m.group(1).split())
+            words = _page_words(m.group(1))
             if words not in by_words:
                 continue
             seen += 1
