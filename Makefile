@@ -135,11 +135,12 @@ book: venv $(SUPPORTING_PAGES)
 	  echo "book: results/, binn_utils/ or notebooks/ changed since notebooks last ran; removing _build"; \
 	  rm -rf _build; fi
 	$(BIN)/jupyter-book build . -n -W --keep-going
-	@# Checks on the built HTML (tests/book/test_built_html.py): no placeholder figures, no TeX
-	@# left in glued text, MathJax served from the build, the headline box on the landing page.
+	@# Checks on the built HTML (tests/book): no placeholder figures, no TeX left in glued text, MathJax
+	@# served from the build, the headline box on the landing page (test_built_html.py); every printed
+	@# verdict the scorecard's (test_built_verdicts.py); numbers per sentence (test_built_prose_numbers.py).
 	@# BINN_CHECK_BUILT_HTML=1 turns a missing build into a failure (a plain `pytest tests` skips them).
 	mkdir -p $(CI_DIR)
-	BINN_CHECK_BUILT_HTML=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/book/test_built_html.py \
+	BINN_CHECK_BUILT_HTML=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/book \
 	  --junitxml=$(CI_DIR)/junit-book-html.xml
 	@echo "book: open _build/html/index.html"
 
