@@ -26,7 +26,7 @@
 # paper's hyperparameter table, see {doc}`../book/methods`) and show the same panels.
 # The reaction term is the Supporting Material's $G = -1/2$. The data are those the
 # authors' code generated for the published figure: an initial condition of two bumps
-# of height 1 and 0.7. The paper's Eq. ic-nl writes heights 1/10 and 7/100; with those
+# of height 1 and 0.7. The paper's Eq. (14) writes heights 1/10 and 7/100; with those
 # the signal sinks below the noise, and we show that reading second (see
 # {doc}`../book/errata`).
 #
@@ -46,7 +46,7 @@ dense = False            # True: 351 spatial points instead of 71
 epochs = None            # None: the scale's value
 seeds = None             # number of initialisations; None: the scale's value
 reaction = "supporting"  # G of the nonlinear ADR benchmark: "supporting" (-1/2), "text" (u/2), "equation" (+1/2)
-initial = "code"         # initial condition: "code" (the authors' Fig. 1 data) or "text" (the paper's Eq. ic-nl)
+initial = "code"         # initial condition: "code" (the authors' Fig. 1 data) or "text" (the paper's Eq. (14))
 replicate_shown = 0      # which initialisation the solution panels show (the paper shows one)
 compare_initial = True   # also show the other initial condition (same scale)
 compare_grid = True      # also show the run on the other grid (351 points when dense is False)
@@ -183,7 +183,7 @@ else:
 #
 # ## The paper's initial condition
 #
-# With the heights of Eq. ic-nl (1/10 and 7/100) the maximum of the noise-free solution
+# With the heights of Eq. (14) (1/10 and 7/100) the maximum of the noise-free solution
 # falls from {glue:text}`fw_text_max0` at $t = 0$ to {glue:text}`fw_text_maxend` at
 # $t =$ {glue:text}`fw_text_tend`, {glue:text}`fw_text_vs_noise` the noise standard deviation
 # {glue:text}`fw_sigma`. The same BINN on both data sets ({glue:text}`fw_ic_what`):
@@ -275,7 +275,7 @@ for init, key in (("code", "fw_id_code"), ("text", "fw_id_text")):
     reporting.glue(f"fw_id_share_{init}", reporting.fmt(id_cases[init][False]["D"].share, ".2g"))
 id_runs = list(runs.values()) if compare_initial else [res]
 id_runs += [res_other] if compare_grid else []
-id_names = {"code": "authors' Fig. 1 data", "text": "Eq. ic-nl"}
+id_names = {"code": "authors' Fig. 1 data", "text": "Eq. (14)"}
 id_entries = [(f"{id_names[rr.setting.initial]}, {351 if rr.setting.dense else 71} points",
                id_cases[rr.setting.initial][bool(rr.setting.dense)],
                {k: median_iqr(rr.operator_error(k))["median"] for k in id_cases[rr.setting.initial][False].operators})

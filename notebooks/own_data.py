@@ -88,7 +88,7 @@ if output_dir is None:   # the book: their layout checked with every other figur
         plotting.save(fig, None, f"own_data_{Path(name).stem}")
 reporting.glue("drawn_words", drawn_data.WORDS)   # after each figure's link to everything it draws
 reporting.glue("od_what", f"{fit.result.epochs_run} epochs, {fit.result.n_replicates} initialisations "
-                          f"(the '{scale}' scale of `binn fit`)")
+                          f"(binn fit at its {scale} scale)")
 reporting.glue("od_grid", f"{x_true.size} positions from 0 to 1000 µm at {t_true.size} times "
                           f"({', '.join(f'{v:g}' for v in t_true)} h), two replicates with 2% noise")
 
