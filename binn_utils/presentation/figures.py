@@ -148,14 +148,19 @@ def learning_rate_figure(results, errors, boxes, shown=None):
 
 
 def _solutions_at_end_row(entries):
-    """A 3 x 2 figure whose first row shows u_theta and u_p at t_end for ``entries``."""
+    """A 3 x 2 figure whose first row shows u_theta and u_p at t_end for ``entries``, on one
+    scale of u (their spreads compare at a glance), with the legend in two columns along the
+    top of the u_theta panel and that scale's top raised just enough for it."""
     fig = plt.figure(figsize=(10, 9.5))
     gs = fig.add_gridspec(3, 2)
     ax = fig.add_subplot(gs[0, 0])
     panels.solutions_at_end(ax, entries, "u_theta", title="learned solution $u_\\theta$")
-    panels.clear_legend(ax)
-    ax = fig.add_subplot(gs[0, 1])
-    panels.solutions_at_end(ax, entries, "u_p", title="forward-predicted solution $u_\\mathrm{p}$")
+    panels.solutions_at_end(fig.add_subplot(gs[0, 1], sharey=ax), entries, "u_p",
+                            title="forward-predicted solution $u_\\mathrm{p}$")
+    legend = ax.legend(loc="upper center", ncol=2)
+    height = legend.get_window_extent(fig.canvas.get_renderer()).transformed(ax.transAxes.inverted()).height
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, lo + (hi - lo) / max(1.0 - height - 0.06, 0.3))
     return fig, gs
 
 
