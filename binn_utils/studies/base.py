@@ -289,7 +289,7 @@ def best_in_range(s: Summary, key: str, intervals: dict, paper_best) -> Verdict:
     setting in the range against the best outside it (``verdicts.best_in``)."""
     lo, hi = min(paper_best), max(paper_best)
     v, b_in, b_out = best_in(intervals, lambda x: lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9))
-    return s.compare(key, v, {f"best in {value_label(lo)}-{value_label(hi)} ({value_label(b_in)})"
+    return s.compare(key, v, {f"best in {value_label(lo)} to {value_label(hi)} ({value_label(b_in)})"
                               if b_in is not None else "in range": intervals.get(b_in, Interval(np.nan, np.nan, np.nan, 0, np.nan)),
                               f"best outside ({value_label(b_out)})" if b_out is not None else "outside":
                               intervals.get(b_out, Interval(np.nan, np.nan, np.nan, 0, np.nan))})
