@@ -237,4 +237,4 @@ display(HTML(folded_html(f"The table of what was run ({len(run_rows)} rows)", pr
 # %% tags=["remove-input"]
 # every test's verdict as the scorecard decides it, after Holm (invisible; tests/book holds every page to it)
 from binn_utils.presentation import verdict_marks  # noqa: E402
-HTML(verdict_marks.record_html({}, scorecard.scorecard_verdicts(judged)))
+HTML(verdict_marks.record_html({}, scorecard.scorecard_verdicts(judged), scorecard.scorecard_outcomes(judged)))

@@ -93,6 +93,11 @@ def scorecard_verdicts(judged: list[Judged]) -> dict[str, str]:
     return {subclaim_id(j.claim.number, s): s.verdict.value for j in judged for s in j.subclaims}
 
 
+def scorecard_outcomes(judged: list[Judged]) -> dict[str, str]:
+    """{claim number: its outcome's word} of every claim the scorecard judges."""
+    return {str(j.claim.number): j.outcome.value for j in judged}
+
+
 def held_summary(summary, judged: list[Judged] | None):
     """A chapter's study summary with the scorecard's verdicts: each comparison decided on the
     intervals of one of the scorecard's sub-claims (the same numbers) takes that sub-claim's verdict

@@ -51,10 +51,12 @@ def verdict_md(text: str, test: str | None, verdict=None) -> str:
     return f'<span class="{VERDICT_CLASS}" data-test="{html.escape(test or "", quote=True)}"{said}>{text}</span>'
 
 
-def record_html(printed: dict, tests: dict | None = None) -> str:
+def record_html(printed: dict, tests: dict | None = None, outcomes: dict | None = None) -> str:
     """The page's record, invisible: its glued verdicts ({glue name: {"test", "part"}}, the glued
-    words being plain text that cannot carry it) and, on the scorecard, every test's verdict."""
-    data = json.dumps({"printed": printed, "tests": tests or {}}, ensure_ascii=True).replace("</", "<\\/")
+    words being plain text that cannot carry it) and, on the scorecard, every test's verdict and
+    every claim's outcome ({number: word})."""
+    data = json.dumps({"printed": printed, "tests": tests or {}, "outcomes": outcomes or {}},
+                      ensure_ascii=True).replace("</", "<\\/")
     return f'<script type="application/json" class="{RECORD_CLASS}">{data}</script>'
 
 

@@ -13,7 +13,10 @@ test_built_html.py).  How a printed verdict is matched to its test:
   chapter carries a record of its glued verdicts (glue name -> test) and the glued spans are
   matched to their names in the order the page's source names them;
 * the scorecard's and the landing page's lists quote the sub-claim's words, "“words” (verdict)":
-  matched by those words.
+  matched by those words;
+* a claim's outcome, its mark and word, stands beside its number ("Claim 9, title: ≈ not
+  resolved" in a chapter's box, "Claim 9 ≈ not resolved" on the scorecard, "≈ claim 9," on the
+  landing page): matched by that number.
 """
 from __future__ import annotations
 
@@ -33,8 +36,8 @@ if os.environ.get("BINN_CHECK_BUILT_HTML") != "1":
 
 import bs4  # noqa: E402
 
-from binn_utils.analysis.verdicts import WITH_PAPER, Verdict  # noqa: E402
-from binn_utils.presentation.verdict_marks import RECORD_CLASS, VERDICT_CLASS  # noqa: E402
+from binn_utils.analysis.verdicts import WITH_PAPER, Outcome, Verdict  # noqa: E402
+from binn_utils.presentation.verdict_marks import MARKS, RECORD_CLASS, VERDICT_CLASS  # noqa: E402
 
 #: the words a page prints for a verdict: its value ("agrees") or the rest of a sentence about the paper
 PHRASES = sorted([(v.value, v) for v in Verdict] + [(w, v) for v, w in WITH_PAPER.items()],
@@ -59,11 +62,11 @@ def pages() -> list[Path]:
 
 def record(s) -> dict:
     """A page's record(s) of its verdicts, merged: {"printed": {...}, "tests": {...}}."""
-    out = {"printed": {}, "tests": {}}
+    out = {"printed": {}, "tests": {}, "outcomes": {}}
     for node in s.select(f"script.{RECORD_CLASS}"):
         data = json.loads(node.string)
-        out["printed"].update(data["printed"])
-        out["tests"].update(data["tests"])
+        for k in out:
+            out[k].update(data.get(k, {}))
     return out
 
 
@@ -201,3 +204,29 @@ def test_supporting_lists_mark_every_verdict():
                 if ANY_WORD.search(text):
                     bad.append(f"{page.relative_to(HTML)}: {text[:120]!r}")
     assert not bad, "verdicts printed without the test they repeat:\n" + "\n".join(bad)
+
+
+OUTCOME_WORDS = "|".join(re.escape(o.value) for o in sorted(Outcome, key=lambda o: -len(o.value)))
+MARK = "[" + "".join(sym for sym, _ in MARKS.values()) + "]"
+OUTCOME_PATTERNS = (re.compile(rf"\bClaim (\d+), [^:]{{1,200}}?: ({MARK}) ({OUTCOME_WORDS})"),
+                    re.compile(rf"\bClaim (\d+) ({MARK}) ({OUTCOME_WORDS})"),
+                    re.compile(rf"({MARK}) claim (\d+),"))
+
+
+def test_every_claims_outcome_printed_is_the_scorecards():
+    outcomes = {int(k): Outcome(v) for k, v in record(soup(HTML / "notebooks" / "scorecard.html"))["outcomes"].items()}
+    assert len(outcomes) == 12, "the scorecard page carries no record of its claims' outcomes"
+    by_mark = {sym: o for o, (sym, _) in MARKS.items()}
+    bad, seen = [], 0
+    for page in pages():
+        text = " ".join(soup(page).get_text(" ").split())
+        for i, pattern in enumerate(OUTCOME_PATTERNS):
+            for m in pattern.finditer(text):
+                number, mark = (int(m.group(2)), m.group(1)) if i == 2 else (int(m.group(1)), m.group(2))
+                said = {by_mark[mark]} | ({Outcome(m.group(3))} if i < 2 else set())
+                seen += 1
+                if said != {outcomes.get(number)}:
+                    bad.append(f"{page.relative_to(HTML)}: claim {number} printed {[o.value for o in said]}; "
+                               f"the scorecard: {outcomes.get(number)}")
+    assert not bad, "claims' outcomes that are not the scorecard's:\n" + "\n".join(bad)
+    assert seen >= 24, f"only {seen} claims' outcomes found printed"
