@@ -52,7 +52,8 @@ def run_description(res, epochs: bool = True, noise: bool = True, device: bool =
     """What was run, for figure captions: (scale,) epochs, replicates, datasets, noise, grid, device."""
     rec = res.record
     if scale:
-        return f"scale {scale}, " + run_description(res, epochs, noise, device)
+        return (("the paper's scale" if scale == "paper" else f"the {scale} scale") + ", "
+                + run_description(res, epochs, noise, device))
     n_ds = len(set(rec.datasets))
     grid = "351 x" if rec.dense else "71 x"
     return ((f"{rec.config.epochs} epochs, " if epochs else "") + f"{rec.replicates} replicates "

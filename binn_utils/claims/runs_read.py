@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..engine.problems import BENCHMARK_NAMES
-from ..store import records
-from ..store.fits import FIT_KIND
+from ..store.fits import stored_fit_facts
 from ..store.loading import largest_stored, missing
 from ..store.stores import committed_datasets, default_results_dir
 from ..studies import REGISTRY, SCALES, framework, noise, reference_configuration, repeated
@@ -112,12 +111,12 @@ def fit_rows(store: Path | None = None) -> list[RunRow]:
     store, out = Path(store or default_results_dir()), []
     for folder, (what, data) in FITS.items():
         for js in sorted((store / folder).glob("*.json")):
-            rec = records.check_pair(js.with_suffix(".npz"), js, kind=FIT_KIND)
-            if rec is None:
+            facts = stored_fit_facts(js)
+            if facts is None:
                 continue
-            n = len(rec["spec"]["seeds"])
-            out.append(RunRow(what, (scale_of_fit(rec["epochs_run"], n),), (), False, (rec["epochs_run"],),
-                              ((1, n),), (rec.get("extra", {}).get("device", "cpu"),), ("BDF",), data=data))
+            epochs, n, device = facts
+            out.append(RunRow(what, (scale_of_fit(epochs, n),), (), False, (epochs,), ((1, n),), (device,),
+                              ("BDF",), data=data))
     return out
 
 

@@ -3,6 +3,8 @@
 checked by ``records``."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from . import records
@@ -41,6 +43,17 @@ def save_train_result(result, path_npz, path_json, spec: dict | None = None) -> 
               "steps_per_epoch": int(result.steps_per_epoch), "wall_time_s": float(result.wall_time_s),
               "extra": dict(result.extra), "layout": result.layout.to_dict(), "provenance": provenance()}
     return records.write_pair(path_npz, path_json, arrays, records.clean_json(record))
+
+
+def stored_fit_facts(path_json) -> tuple[int, int, str] | None:
+    """What a stored fit ran, read from its checked record (``records.check_pair``): its epochs,
+    its number of initialisations and its device ('cpu' for fits stored before devices were
+    recorded); None where the pair is missing or damaged."""
+    js = Path(path_json)
+    rec = records.check_pair(js.with_suffix(".npz"), js, kind=FIT_KIND)
+    if rec is None:
+        return None
+    return int(rec["epochs_run"]), len(rec["spec"]["seeds"]), str(rec.get("extra", {}).get("device", "cpu"))
 
 
 def load_train_result(path_npz, path_json) -> TrainResult:
