@@ -112,8 +112,8 @@ OUTCOME_RULE = (
     (Outcome.FAILS, lambda a, d, i, x: d > 0,
      "when a tested part of its primary statement disagrees"),
     (Outcome.UNRESOLVED, lambda a, d, i, x: d == 0 and i > 0,
-     "when none disagrees but a tested part of its primary statement cannot be distinguished (or decided) "
-     "with these runs"),
+     "when no tested part of its primary statement disagrees but one cannot be distinguished (or decided) "
+     "with these runs, whatever its other sub-claims say"),
     (Outcome.NOT_TESTED, lambda a, d, i, x: a + d + i == 0,
      "when no part of its primary statement was tested, in particular when the claim's results are not in "
      "the results store yet"),
@@ -137,7 +137,7 @@ def aggregate(verdicts: Iterable[Verdict], primary: Iterable[bool] | None = None
     """A claim's outcome from its sub-claims' verdicts (``primary``: which are parts of its
     primary statement; None: all), by ``OUTCOME_RULE``: *holds* when every tested part of the
     primary statement agrees (and *holds, with exceptions* when another sub-claim disagrees);
-    *does not hold* when a tested part of it disagrees; *not resolved* when none disagrees but
+    *does not hold* when a tested part of it disagrees; *not resolved* when no part of it disagrees but
     one cannot be distinguished; *not tested* when no part of it was tested.  An untested
     sub-claim never decides.  (The scorecard gives the counts beside each outcome.)"""
     counts = outcome_counts(verdicts, primary)

@@ -31,9 +31,10 @@ from .context import Context
 
 @dataclass(frozen=True)
 class Part:
-    """One sub-claim a recommendation rests on: claim ``claim``'s sub-claim whose label contains
-    ``label``, decided by the key ``key`` of study ``study``'s summary (None: no study summary
-    decides it, e.g. a claim that spans studies)."""
+    """The sub-claims a recommendation rests on: claim ``claim``'s sub-claims whose label contains
+    ``label`` (one, or several where a claim tests the same words at several settings), decided
+    by the key ``key`` of study ``study``'s summary (None: no study summary decides it, e.g. a
+    claim that spans studies)."""
 
     claim: int
     label: str
@@ -96,7 +97,7 @@ RECOMMENDATIONS = (
         "Conversely, discrepancies between $u_\\theta$ and $u_\\mathrm{p}$, increasing validation losses during "
         "training, or substantial variability between repeated optimisations with different initialisations "
         "provide early indications that the recovered operators should be interpreted with caution.",
-        (Part(12, "over every stored network"),),
+        (Part(12, "over every stored network"), Part(12, "a warning sign raised against the default")),
         untested="the diagnostics over networks trained on the authors' data, and the authors' archive holds no "
                  "loss curves"),
 )
@@ -155,20 +156,24 @@ def _difference(numbers) -> tuple:
     return difference(ivs[0][1], ivs[1][1]), f"{ivs[0][0]} / {ivs[1][0]}"
 
 
+def matching(p: Part, judged) -> list:
+    """The scorecard's sub-claims ``p`` names (``judged``: the scorecard's ``judge_all``); [None]
+    where there is none, so that the part counts as not tested."""
+    j = next((j for j in judged if j.claim.number == p.claim), None)
+    found = [s for s in j.subclaims if p.label in s.label] if j is not None else []
+    return found or [None]
+
+
 def on_ours(rec: Recommendation, judged) -> Answer:
     """The answer on our data: the scorecard's sub-claims (after Holm)."""
-    by_claim = {j.claim.number: j for j in judged}
     vs, cs, ns, ds = [], [], [], []
-    for p in rec.parts:
-        j = by_claim.get(p.claim)
-        s = next((s for s in j.subclaims if p.label in s.label), None) if j is not None else None
+    for s in (s for p in rec.parts for s in matching(p, judged)):
         vs.append(s.verdict if s is not None else None)
         c, name = _difference(s.numbers) if s is not None and s.difference is not None else (None, "")
         cs.append(c), ns.append(name), ds.append(s.design_detectable if s is not None else None)
     out = answer(vs, cs, ns, ds)
     if out.effect is None:          # numbers that are not a ratio of two intervals, as the sub-claim states them
-        first = next((s for p in rec.parts for j in [by_claim.get(p.claim)] if j is not None
-                      for s in j.subclaims if p.label in s.label), None)
+        first = next((s for p in rec.parts for s in matching(p, judged) if s is not None), None)
         if first is not None and first.numbers and not any(isinstance(v, Interval) for v in first.numbers.values()):
             out = replace(out, note="; ".join(f"{k} {v}" for k, v in first.numbers.items()))
     return out
@@ -176,12 +181,7 @@ def on_ours(rec: Recommendation, judged) -> Answer:
 
 def on_archive(rec: Recommendation, judged) -> Answer:
     """The answer on the authors' archived runs: each sub-claim's rule on them (``SubClaim.authors``)."""
-    by_claim = {j.claim.number: j for j in judged}
-    vs = []
-    for p in rec.parts:
-        j = by_claim.get(p.claim)
-        s = next((s for s in j.subclaims if p.label in s.label), None) if j is not None else None
-        vs.append(s.authors if s is not None else None)
+    vs = [s.authors if s is not None else None for p in rec.parts for s in matching(p, judged)]
     return answer(vs, [None] * len(vs))
 
 
