@@ -378,16 +378,17 @@ def test_claims_table_details_and_choices():
         cells = row.strip("|").split(" | ")
         assert len(cells) == table[0].count(" | ") + 1 and all(c.strip() for c in cells), row
     details = text.details_md(judged)
-    assert "*Ours:* Numbers 2; sub-claims: 1 agrees, 1 disagrees ({doc}`ch`)." in details
+    assert f"{text.OURS} Numbers 2; sub-claims: 1 agrees, 1 disagrees ({{doc}}`ch`)." in details
+    assert "over all its networks" in text.OURS and "the dataset the unit" in text.OURS   # which median, labelled
     # each claim under its own anchor (the table links it); a claim of several configurations as
     # a table of their tallies, each configuration's sub-claims folded; a plain claim's folded
     assert "(sc-claim-2)=\n**Claim 2**" in details and "[2](#sc-claim-2)" in table[3]
     assert "| g | 1 | 1 |  |  |  |" in details
     assert (":::{dropdown} g, 2 sub-claims: 1 agrees, 1 disagrees\n* sub-claim 0 (criterion at most 0.1): *agrees*\n"
             "* sub-claim 1 (criterion at most 0.1): *disagrees*\n:::") in details
-    assert (":::{dropdown} Our numbers and its 1 sub-claim: agrees\n*Ours:* Numbers 1; sub-claims: 1 agrees "
+    assert (f":::{{dropdown}} Our numbers and its 1 sub-claim: agrees\n{text.OURS} Numbers 1; sub-claims: 1 agrees "
             "({doc}`ch`).\n\n* sub-claim 0 (criterion at most 0.1): *agrees*\n:::") in details
-    assert ":::{dropdown} Our numbers\n*Ours:* Numbers 2" in details
+    assert f":::{{dropdown}} Our numbers\n{text.OURS} Numbers 2" in details
     from binn_utils.analysis.verdicts import Interval
     ivs = {"u_theta": Interval(0.08, 0.07, 0.09, 10, 0.98), "u_p": Interval(0.09, 0.08, 0.1, 10, 0.98)}
     sub = SubClaim("u_theta matches", F, numbers=ivs)

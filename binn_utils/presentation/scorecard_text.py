@@ -173,6 +173,11 @@ def tally(subclaims) -> str:
     return f"sub-claims: {', '.join(parts)}"
 
 
+#: The label of a claim's numbers on the scorecard: which median they are, against the sub-claims'.
+OURS = ("*Ours* (a setting's medians and spreads over all its networks; each sub-claim decides on its own "
+        "interval, the dataset the unit):")
+
+
 def evidence(j: Judged) -> str:
     """Our evidence for a claim: its numbers, the tally of its sub-claims and the chapters."""
     if j.check is None:
@@ -410,9 +415,9 @@ def details_md(judged: list[Judged]) -> str:
                                                    + f": *{s.verdict.value}*{theirs}"))
         if set(groups) == {None}:
             lines += _dropdown(_folded_title("Our numbers and its", j.subclaims),
-                               [w for _, w in groups[None]], f"*Ours:* {numbers}")
+                               [w for _, w in groups[None]], f"{OURS} {numbers}")
             continue
-        lines += _dropdown("Our numbers", [], f"*Ours:* {numbers}")
+        lines += _dropdown("Our numbers", [], f"{OURS} {numbers}")
         lines += ["| configuration | " + " | ".join(_COLUMN[v] for v in Verdict) + " |",
                   "| --- |" + " --- |" * len(Verdict)]
         for group, items in groups.items():
