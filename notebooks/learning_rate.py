@@ -293,8 +293,9 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # it came back up at its worst. A replicate whose loss is flat from the first recorded epoch
 # ({glue:text}`lr_first_epoch`) shows no rise, and the records cannot say whether it jumped to
 # that level before then or never left it; such a replicate counts as 0, as recorded.
-# That the optimisation is less stable at every large rate (each interval above that at
-# $r =$ {glue:text}`lr_shown`) {glue:text}`lr_large_unstable_verdict_with_paper`.
+# The paper reads the large rates as less stable than $r =$ {glue:text}`lr_shown`. Tested as
+# each large rate's interval lying above that at $r =$ {glue:text}`lr_shown`, our result
+# {glue:text}`lr_large_unstable_verdict_with_paper`.
 #
 # The {doc}`scorecard` (claim 6) records the verdict; the noise-free, high-noise
 # and dense-data repeats are in {doc}`supplementary`.
