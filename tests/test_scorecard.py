@@ -267,7 +267,7 @@ def test_headline_box_counts_and_lists_the_failing_claims():
     # the scorecard page says its summary once: the answer counts the verdicts (the claims table
     # below it gives each claim's); no second box repeats the counts
     assert len(re.findall(r"Of the paper's 5 claims", md)) == 1 and "Our tests of the paper's claims" not in md
-    assert "2 hold, 1 holds, with exceptions, 1 does not hold and 1 is not tested" in md
+    assert "2 hold; 1 holds, with exceptions; 1 does not hold; and 1 is not tested" in md
     html = text.headline_html(judged)   # the landing page has no claims table: its box names them
     assert html.index("claim 3,") < html.index("claim 2,") and "claim 1," not in html
     assert "“sub-claim 1”" in html
@@ -284,7 +284,7 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
         most.check, subclaims=(ours,) + most.check.subclaims[1:], numbers={"$D$ here": Interval(0.3, 0.2, 0.4, 10, 0.98)}))
     answer = text.plain_answer([few, most])
     assert 5 <= len(answer) <= 9
-    assert answer[0] == ("Of the paper's 2 claims, tested on their primary statements, 1 holds, with exceptions "
+    assert answer[0] == ("Of the paper's 2 claims, tested on their primary statements: 1 holds, with exceptions; "
                          "and 1 does not hold.")
     assert "Hold, with exceptions: $u_\\theta$ matches (claim 12)." in answer
     assert "Do not hold: $u_\\theta$ matches (claim 10)." in answer
@@ -296,7 +296,7 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
                and "0 agree with the paper, 1 disagree" in s for s in answer)
     full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])
     assert "Hold: $u_\\theta$ matches (claim 2)." in full
-    assert full[0].endswith("1 holds, 1 does not hold and 1 is not resolved.")
+    assert full[0].endswith(": 1 holds; 1 does not hold; and 1 is not resolved.")
     assert "Not resolved with these runs: $u_\\theta$ matches (claim 9)." in full
     assert any("[its 95 % interval] of $D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
     assert text.plain_answer_md([few, most]) in text.headline_md([few, most])

@@ -285,10 +285,12 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
                 f"{verdicts.count(Verdict.INDISTINCT)} cannot be distinguished")
 
     said = [f"{len(by[o])} {SINGULAR_OUTCOMES[o] if len(by[o]) == 1 else PLURAL_OUTCOMES[o]}" for o in Outcome if by[o]]
-    out = [f"Of the paper's {len(judged)} claims, tested on their primary statements, " + and_list(said) + ".",
+    # an outcome's word can hold a comma ("hold, with exceptions"): the counts are set apart by semicolons
+    listed = "; ".join(said[:-1]) + "; and " + said[-1] if len(said) > 1 else and_list(said)
+    out = [f"Of the paper's {len(judged)} claims, tested on their primary statements: " + listed + ".",
            f"A comparison agrees or disagrees with the paper only where the {100 * LEVEL:g} % interval of the "
-           "difference it makes excludes no difference, the comparisons of a claim held to that level together; "
-           "a sub-claim that was not tested never decides."]
+           "difference it makes leaves out zero (a ratio of 1), the comparisons of a claim held to that level "
+           "together; a sub-claim that was not tested never decides."]
     for o, head in ((Outcome.HOLDS, "Hold"), (Outcome.HOLDS_EXCEPT, "Hold, with exceptions"),
                     (Outcome.FAILS, "Do not hold"), (Outcome.UNRESOLVED, "Not resolved with these runs")):
         if by[o]:
