@@ -122,7 +122,7 @@ def held_summary(summary, judged: list[Judged] | None):
                     out.judge(key, sub.verdict)
                     if sub.alone is not None:
                         out[key] += (f" (alone it {sub.alone.value}, but not once claim {j.claim.number}'s {n} "
-                                     "comparisons are held to 5 % together, as the scorecard holds them)")
+                                     "comparisons are held to 95 % together, as the scorecard holds them)")
     return out
 
 

@@ -192,7 +192,7 @@ def held_summaries(summaries: dict, noise_var=None, dense: bool = False) -> dict
         if h.alone is not None:
             out[name].judge(key, h.verdict)
             out[name][key] += (f" (alone it {h.alone.value}, but not once this configuration's {n} comparisons are "
-                               "held to 5 % together, as the scorecard holds them)")
+                               "held to 95 % together, as the scorecard holds them)")
     return out
 
 

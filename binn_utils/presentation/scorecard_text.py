@@ -94,7 +94,7 @@ def difference_words(s, subclaims=()) -> str:
                 + f" {100 * POWER:g} % of the time" if det < float("inf") else "; too few runs to find any difference")
     if s.alone is not None:
         out += (f"; alone it {s.alone.value}, but not once the {family_size(subclaims, s.group)} comparisons of "
-                f"its family are held to {100 * (1 - LEVEL):g} % together (Holm)")
+                f"its family are held to {100 * LEVEL:g} % together (Holm)")
     if c.single_differ:
         out += f"; one dataset alone would have decided otherwise on {c.single_differ} of {c.datasets}"
     return out
@@ -118,7 +118,7 @@ def decision_md() -> str:
             "per-dataset effects pooled over the claim's comparisons, not one comparison's few datasets), so "
             "that 'the same within a few per cent' and "
             "'too few runs' read differently. The comparisons of one claim (of one configuration, for the "
-            f"Supporting Material repeats) are held to {100 * (1 - LEVEL):g} % together by Holm's procedure; "
+            f"Supporting Material repeats) are held to {100 * LEVEL:g} % together by Holm's procedure; "
             "a sub-claim made of several comparisons (one setting against every other, every noise level) "
             "needs every one of them to hold to agree, and disagrees only when one goes the other way after "
             "Holm's correction for their number. Spreads between initialisations (interquartile ranges within "
