@@ -348,9 +348,9 @@ def test_an_untested_part_never_decides_and_its_counts_say_why():
     assert "(claim 8; 1 of its 3 sub-claims not tested)" in held and "(claim 2)" in held
     assert "(claim 4; 1 of its 2 sub-claims not tested)" in next(s for s in answer if s.startswith("Do not hold"))
     assert "claim 5" in next(s for s in answer if s.startswith("Not resolved"))
-    assert text.verdict_words(checked(8, A, A, N)) == "holds (2 agree of 3; 1 not tested)"
-    assert text.verdict_words(checked(2, A, A)) == "holds (2 agree of 2)"
-    assert text.verdict_words(checked(3, A, D, primary=(0,))) == "holds, with exceptions (1 agree, 1 disagree of 2)"
+    assert text.verdict_words(checked(8, A, A, N)) == "holds (of 3 sub-claims: 2 agree; 1 not tested)"
+    assert text.verdict_words(checked(2, A, A)) == "holds (of 2 sub-claims: 2 agree)"
+    assert text.verdict_words(checked(3, A, D, primary=(0,))) == "holds, with exceptions (of 2 sub-claims: 1 agree, 1 disagree)"
 
 
 def test_the_scorecard_prints_the_outcome_rule_of_the_code():
@@ -438,7 +438,7 @@ def test_a_chapter_box_gives_the_scorecards_verdict_only_for_the_committed_confi
         scorecard.chapter_verdicts("nowhere", base)
     box = text.chapter_brief_md([checked(6, A, D, primary=(0,))])
     assert box.startswith("```{admonition} In brief") and box.endswith("```")
-    assert "Claim 6, $u_\\theta$ matches:" in box and "holds, with exceptions (1 agree, 1 disagree of 2)" in box
+    assert "Claim 6, $u_\\theta$ matches:" in box and "holds, with exceptions (of 2 sub-claims: 1 agree, 1 disagree)" in box
     assert "held back by “sub-claim 1”" in box and "{ref}`On the scorecard <sc-claim-6>`" in box
     assert "not the committed main-text configuration" in text.chapter_brief_md(None)
 

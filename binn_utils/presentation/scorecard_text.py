@@ -28,13 +28,13 @@ PROVENANCE_HEAD = ["results", "data", "scale", "settings", "epochs",
 
 
 def verdict_words(j: Judged, counts: bool = True) -> str:
-    """'holds, with exceptions (2 agree, 3 disagree of 5)', or 'not tested (results not stored yet)'."""
+    """'holds, with exceptions (of 5 sub-claims: 2 agree, 3 disagree)', or 'not tested (results not stored yet)'."""
     if j.unstored or not counts:
         return j.outcome.value + (" (results not stored yet)" if j.unstored else "")
     vs = [s.verdict for s in j.subclaims]
     counts = ", ".join(f"{n} {w}" for n, w in ((vs.count(Verdict.AGREES), "agree"), (vs.count(Verdict.DISAGREES), "disagree"),
                                               (vs.count(Verdict.INDISTINCT), "cannot be distinguished")) if n)
-    return j.outcome.value + (f" ({counts} of {len(vs)}{_uncounted(vs, '; ')})" if counts else "")
+    return j.outcome.value + (f" (of {len(vs)} sub-claims: {counts}{_uncounted(vs, '; ')})" if counts else "")
 
 
 def _uncounted(verdicts, lead: str = ", ") -> str:
