@@ -159,10 +159,10 @@ def bullets(s: dict) -> list[str]:
             f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
             f"Smallest rate $r$ = {s['smallest']}: over the last quarter of training each replicate's validation "
             f"loss fell by a fraction of its value at three quarters (negative: it rose). Its median is "
-            f"{s['fall_small']}, against {s['fall_shown']} at the default rate. Still falling at the smallest "
-            f"rate (higher than at the default) {s['small_still_falling_with_paper']}.",
+            f"{s['fall_small']}, against {s['fall_shown']} at the default rate. That the loss is still falling "
+            f"at the smallest rate (a fall higher than at the default) {s['small_still_falling_with_paper']}.",
             f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']}. At the "
-            f"default rate, $r$ = {s['shown']}: {s['shown_up']}. Larger errors at large rates "
+            f"default rate, $r$ = {s['shown']}: {s['shown_up']}. That the errors are larger at the large rates "
             f"{s['large_worse_verdict_with_paper']}.",
             f"Diverged trainings and failed forward solves: {s['failures']}."]
 
