@@ -91,9 +91,10 @@ def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
     final ones, by default) is shown in a column of its own (None: no such column)."""
     which = which or reported()
     beside = None if beside == which else beside
-    extra = f" | median $u_p$ error, {beside} networks" if beside else ""
-    rows = [f"| setting | rel. L2 error $u_\\theta$, median [interquartile range] | rel. L2 error $u_p$, median "
-            f"[interquartile range]{extra} | $u_p$ failures | diverged |",
+    extra = f" | median $u_\\mathrm{{p}}$ error, {beside} networks" if beside else ""
+    rows = [f"| setting | relative $L^2$ error of $u_\\theta$, median [interquartile range] | relative $L^2$ error of "
+            f"$u_\\mathrm{{p}}$, median [interquartile range]{extra} | failed solves of $u_\\mathrm{{p}}$ | "
+            "diverged trainings |",
             "|---|---|---|---|---|" + ("---|" if beside else "")]
     for r in results:
         label = label_fn(r) if label_fn else r.setting.label
