@@ -321,7 +321,7 @@ def test_landing_page_and_scorecard_open_with_the_plain_answer():
             assert heading is not None and text.index("The answer in brief") < heading.start()
         else:
             assert heading is None and len(re.findall(r"Of the paper['’]s \d+ claims", text)) == 1
-        assert re.search(r"\d+ of \d+ sub-claims agree|\d+ agree[^()]* of \d+", text)
+        assert re.search(r"\d+ of \d+ sub-claims agree|of \d+ sub-claims: \d+ agree", text)
 
 
 #: the numbers a verdict sentence is made of: with a decimal point or an exponent (figure and
