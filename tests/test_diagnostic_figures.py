@@ -8,7 +8,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
@@ -20,12 +19,7 @@ from binn_utils.store.stores import default_results_dir  # noqa: E402
 PAGE_PX = 800
 
 
-@pytest.fixture(autouse=True)
-def _style():
-    with plt.rc_context():
-        plotting.style()
-        yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("book_style")
 
 
 @pytest.fixture(scope="module")

@@ -22,12 +22,7 @@ from binn_utils.store import loading, stores  # noqa: E402
 from synthetic import figure_boxes  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _style():
-    with plt.rc_context():
-        plotting.style()
-        yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("book_style")
 
 
 def _saved(fig, tmp_path, name="fig"):
