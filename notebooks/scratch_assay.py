@@ -241,7 +241,10 @@ reporting.glue("sc_spread_thr", fmt(diagnostics.SPREAD_CV, "g"))
 # (data $-$ model)$^2/\sigma^2$) is beyond what noise of size $\sigma$ reaches in 99.9 % of data
 # sets, is refused and no operator gets a label. Each operator is then fitted away: the data
 # **need** it when the model without it (the other operators rescaled) fits them worse than
-# noise explains; otherwise it is **absent** (the data also reject it at its learned size) or
+# noise explains: its $\chi^2$ rises by more than 3.84, and by more than in each of 19 data sets
+# simulated from the model without it, noise of size $\sigma$ added, and fitted the same way
+# (seeded draws; the simulation stops at the first that rises as much). Otherwise it is
+# **absent** (the data also reject it at its learned size) or
 # **indistinguishable from zero**. Only a needed operator is labelled **well**, **weakly** or
 # **not** constrained, by how visibly halving, doubling and tilting it would change the
 # solution. For this fit:

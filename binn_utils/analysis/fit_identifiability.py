@@ -16,22 +16,27 @@ against the data and a noise estimated from the data alone:
 3. **Is each operator needed?** (:func:`operator_need`): the data are fitted by the model
    without it, every other operator allowed a scale factor, and by the whole model with a scale
    factor per operator, each also fitting the level and tilt of the profile it starts from
-   (:func:`rescaled_fit`).  The change of chi-square between the two is the
-   likelihood-ratio statistic of that operator's scale; beyond the (1 - LEVEL) quantile of
-   chi-square with one degree of freedom the operator is **needed** (the model without it fits
-   worse than noise explains).  Otherwise it is **absent** where the data also rule out the
-   learned size (holding it at its learned size, the others rescaled, fits worse beyond the same
-   bar: the network invented it), and **indistinguishable from zero** where they can tell
-   neither (with the smallest constant the data would see, ``identifiability.zero_bound``).
-   The learned shape was fitted to these same data, so the one-degree-of-freedom bar is the
-   lenient end for "needed"; and the start profile's noise beyond its level and tilt still
-   travels forward, which can make diffusion look needed where growth amplifies it: on the
-   known-truth suite's uniform growth (no gradient at all) D is called needed in 5 of 20 noise
-   draws, not 1.  Fitting the start profile freely does not cure it (D then fits one row's noise
-   and diffuses it away); a calibrated test would simulate the change's null distribution (a
-   parametric bootstrap of the model without the operator: 19 simulated data sets put that
-   case's largest change, 159, below four of theirs), at two refits per simulated set (some
-   25 minutes per needed operator on the scratch assay's stored fit: not built).  Only a needed operator is then measured for its scale and shape
+   (:func:`rescaled_fit`).  The change of chi-square between the two is the likelihood-ratio
+   statistic of that operator's scale.  Below the (1 - LEVEL) quantile of chi-square with one
+   degree of freedom (3.84) the operator is not needed, and nothing more is computed.  Beyond
+   it, that quantile is not trusted: every refitted model starts from the first observed
+   profile smoothed, whose remaining scatter growth amplifies and only diffusion smooths away,
+   so on data without spatial structure (the known-truth suite's uniform logistic growth) the
+   change without D passed 3.84 in 5 of 20 noise draws, not 1.  The change is then set against
+   its simulated null (:func:`need_null`, a parametric bootstrap): data sets drawn from the
+   model without the operator (as fitted to the data) plus normal noise of the estimated sigma,
+   each passed through the same pipeline (its first profile smoothed, both models refitted, at
+   coarser tolerances: :data:`REFIT_TOLERANCES`), at most :data:`NULL_SIMULATIONS` (19) of
+   them, drawn one at a time from a generator seeded by :data:`NULL_SEED` and the operator,
+   and stopped at the first whose change reaches the observed one (``monte_carlo``: Besag and
+   Clifford's sequential Monte Carlo p-value).  The operator is **needed** when none of the 19
+   does (p = 1/20 = LEVEL); otherwise, as below the bar, it is **absent** where the data rule
+   out the learned size (holding it at its learned size, the others rescaled, fits worse
+   beyond 3.84: the network invented it), and **indistinguishable from zero** where they can
+   tell neither (with the smallest constant the data would see, ``identifiability.zero_bound``).
+   An operator not needed costs at most a few simulations; a needed one all 19, each a refit
+   without it and, only where that refit's chi-square reaches the observed change (a change
+   is never larger than it), one of the whole model.  Only a needed operator is then measured for its scale and shape
    (``identifiability.identifiability``: well, weakly or not constrained).
 """
 from __future__ import annotations
@@ -42,12 +47,14 @@ import numpy as np
 from scipy import interpolate, optimize, stats
 
 from .diagnostic_thresholds import BLOWUP_FACTOR
+from .monte_carlo import MonteCarloTest, sequential_test, smallest_sims
 from .identifiability import (LEVEL, Identifiability, identifiability, need_threshold, operator_from_curve,
                               solve_on_grid, zero_bound)
 
 __all__ = ["FIT_QUANTILE", "need_threshold", "neighbour_noise", "data_noise", "first_profile", "chi_square",
            "FitCheck", "FitRefused", "fit_bar", "fit_check", "NEIGHBOUR_DOF_PER_DIFFERENCE", "rescaled_fit", "operator_need", "learned_identifiability",
-           "SCALE_BOUNDS", "network_failures"]
+           "SCALE_BOUNDS", "network_failures", "REFIT_TOLERANCES", "need_null",
+           "NULL_SIMULATIONS", "NULL_STOP_AFTER", "NULL_SEED"]
 
 #: A learned model "fits" when the data's chi-square about its forward solution is below this
 #: quantile of its distribution under the estimated noise (a misfit this large arises by chance
@@ -55,6 +62,13 @@ __all__ = ["FIT_QUANTILE", "need_threshold", "neighbour_noise", "data_noise", "f
 FIT_QUANTILE = 0.999
 #: the range each operator's scale factor may take when the data are refitted (0: removed)
 SCALE_BOUNDS = (0.0, 20.0)
+#: The simulated null of "needed" (:func:`need_null`): at most this many data sets simulated
+#: without the operator (the fewest for a test at LEVEL = 5 %: 19), the simulation stopped as
+#: soon as NULL_STOP_AFTER of their changes of chi-square reach the observed one, the draws
+#: seeded by NULL_SEED (and the operator's letter).
+NULL_SIMULATIONS = smallest_sims(LEVEL)
+NULL_STOP_AFTER = 1
+NULL_SEED = 49
 
 
 def _as_replicates(u_obs) -> np.ndarray:
@@ -268,27 +282,27 @@ def _scaled(ops: dict, scales: dict) -> dict:
             for k, f in ops.items() if scales.get(k, 1.0) != 0.0}
 
 
-def rescaled_fit(ops: dict, u_obs, x, t, sigma: float, fixed: dict | None = None,
-                 start: dict | None = None) -> tuple[float, dict]:
-    """(chi-square, {operator: scale}) of the data about the best model a * op for every operator
-    of ``ops``, each scale a in :data:`SCALE_BOUNDS` fitted by least squares (from ``start``,
-    default 1), except those ``fixed`` ({operator: scale}; 0: the operator removed), started from
-    the data's first observed profile (smoothed, :func:`first_profile`) with its level and its
-    tilt fitted too (the two changes of that profile a smoothing of one row estimates worst, and
-    a growing model carries forward): the first row then counts in the chi-square.  A model that
-    cannot be solved counts as a large misfit."""
-    fixed = dict(fixed or {})
-    obs = _as_replicates(u_obs)
+#: the least-squares settings of a refit: the report's (``"report"``) and the cheaper ones of a
+#: refit of simulated data (``"simulated"``: coarser tolerances, fewer evaluations, started from
+#: the model that drew the data)
+REFIT_TOLERANCES = {"report": dict(xtol=1e-4, ftol=1e-6, max_nfev=60),
+                    "simulated": dict(xtol=1e-3, ftol=1e-4, max_nfev=20)}
+
+
+def _refit(ops: dict, obs, x, t, sigma: float, fixed: dict, start: dict | None, tolerance: str):
+    """(chi-square, {operator: scale}, fitted solution (n_t, n_x)) of :func:`rescaled_fit`."""
     x = np.asarray(x, float)
     u0 = first_profile(obs, x)
     tilt = (x - x.mean()) / (x[-1] - x[0])
     free = [k for k in ops if k not in fixed]
 
-    def resid(p):
+    def model_of(p):
         a, (level, slope) = p[:len(free)], p[len(free):]
-        start_profile = u0 + level + slope * tilt
+        return solve_on_grid(_scaled(ops, {**fixed, **dict(zip(free, a))}), u0 + level + slope * tilt, x, t)
+
+    def resid(p):
         try:
-            model = solve_on_grid(_scaled(ops, {**fixed, **dict(zip(free, a))}), start_profile, x, t)
+            model = model_of(p)
         except Exception:  # noqa: BLE001 - a scale at which the model cannot be solved: far from the data
             return np.full(obs.size, 1e3)
         return np.nan_to_num(((obs - model[None]) / sigma).ravel(), nan=0.0)
@@ -296,38 +310,102 @@ def rescaled_fit(ops: dict, u_obs, x, t, sigma: float, fixed: dict | None = None
     lo = [SCALE_BOUNDS[0]] * len(free) + [-np.inf, -np.inf]
     hi = [SCALE_BOUNDS[1]] * len(free) + [np.inf, np.inf]
     sol = optimize.least_squares(resid, np.concatenate([a0, [0.0, 0.0]]), bounds=(lo, hi), diff_step=1e-3,
-                                 x_scale=np.concatenate([np.ones(len(free)), [sigma, sigma]]), xtol=1e-4,
-                                 ftol=1e-6, max_nfev=60)
-    return float(np.sum(sol.fun ** 2)), {**fixed, **dict(zip(free, map(float, sol.x[:len(free)])))}
+                                 x_scale=np.concatenate([np.ones(len(free)), [sigma, sigma]]),
+                                 **REFIT_TOLERANCES[tolerance])
+    scales = {**fixed, **dict(zip(free, map(float, sol.x[:len(free)])))}
+    return float(np.sum(sol.fun ** 2)), scales, (lambda: model_of(sol.x))
+
+
+def rescaled_fit(ops: dict, u_obs, x, t, sigma: float, fixed: dict | None = None,
+                 start: dict | None = None, tolerance: str = "report") -> tuple[float, dict]:
+    """(chi-square, {operator: scale}) of the data about the best model a * op for every operator
+    of ``ops``, each scale a in :data:`SCALE_BOUNDS` fitted by least squares (from ``start``,
+    default 1), except those ``fixed`` ({operator: scale}; 0: the operator removed), started from
+    the data's first observed profile (smoothed, :func:`first_profile`) with its level and its
+    tilt fitted too (the two changes of that profile a smoothing of one row estimates worst, and
+    a growing model carries forward): the first row then counts in the chi-square.  A model that
+    cannot be solved counts as a large misfit.  ``tolerance``: :data:`REFIT_TOLERANCES`."""
+    chi2, scales, _ = _refit(ops, _as_replicates(u_obs), x, t, sigma, dict(fixed or {}), start, tolerance)
+    return chi2, scales
+
+
+def _change(chi_without: float, chi_full: float) -> float:
+    """The change of chi-square without an operator: the whole model's chi-square taken as the
+    lesser of the two (the models are nested, so a fit that stopped short cannot make it negative)."""
+    return chi_without - min(chi_full, chi_without)
+
+
+def need_null(ops: dict, name: str, u_obs, x, t, sigma: float, observed: float, full_scales: dict, *,
+              sims: int = NULL_SIMULATIONS, stop_after: int = NULL_STOP_AFTER,
+              seed: int = NULL_SEED) -> MonteCarloTest:
+    """The simulated null of "is operator ``name`` needed?" (module docstring, step 3): data drawn
+    from the model without it (the other operators at the scales, level and tilt fitted to the
+    data) plus normal noise of size ``sigma`` (every replicate, the data's missing points kept
+    missing), each set passed through the same pipeline as the data (its first profile
+    smoothed, the model without ``name`` and the whole model refitted, at the coarser tolerances
+    of :data:`REFIT_TOLERANCES`; the whole model is not refitted where the chi-square without
+    the operator is already below ``observed``: the change, at most that chi-square, cannot reach
+    it, and that bound is recorded; where the change reaches ``observed``, the model without it
+    is refitted once more from the whole model's fit, as the data's was, so that a refit stuck
+    at its start never counts as a rise), and the change ``observed`` set among theirs
+    (``monte_carlo.sequential_test``: at most ``sims`` sets, stopped once ``stop_after`` of them
+    reach it; seeded by ``seed`` and the operator)."""
+    obs = _as_replicates(u_obs)
+    _, reduced, solution = _refit(ops, obs, x, t, sigma, {name: 0.0}, full_scales, "report")
+    clean = solution()
+    missing = ~np.isfinite(obs)
+
+    def simulate(rng):
+        sim = clean[None] + sigma * rng.standard_normal(obs.shape)
+        sim[missing] = np.nan
+        try:
+            chi_without, scales, _ = _refit(ops, sim, x, t, sigma, {name: 0.0}, reduced, "simulated")
+            if chi_without < observed:      # the change cannot reach the observed one: its upper bound
+                return chi_without
+            chi_full, fitted, _ = _refit(ops, sim, x, t, sigma, {}, {**scales, name: full_scales.get(name, 1.0)},
+                                         "simulated")
+            if chi_without - chi_full >= observed:   # the fit without it again, from the whole model's fit
+                chi_without = min(chi_without, _refit(ops, sim, x, t, sigma, {name: 0.0}, fitted, "simulated")[0])
+        except Exception:  # noqa: BLE001 - counted as reaching the observed change (never a rejection)
+            return float("nan")
+        return _change(chi_without, chi_full)
+    return sequential_test(observed, simulate, sims=sims, stop_after=stop_after,
+                           seed=(int(seed), "DVG".index(name)))
 
 
 def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[float, dict] | None = None,
-                  level: float = LEVEL) -> tuple[str, float, float, float | None]:
-    """(label, chi-square change without it, at its learned size, zero bound) of operator
-    ``name`` of the learned model ``ops`` (module docstring, step 3): "needed", "absent" or
-    "indistinguishable".  ``full``: :func:`rescaled_fit` of the whole model, where the caller
-    has it.  The zero bound (the smallest constant the data would see, around the model without
-    it) is given for an operator that is not needed.  The models compared are nested (the one
-    without it, or at its learned size, is the whole model with one scale fixed), so the whole
-    model's chi-square is taken as the least of the three (a fit that stopped short of one of
-    them cannot make a change of chi-square negative)."""
+                  level: float = LEVEL, seed: int = NULL_SEED) -> tuple[str, float, float, float | None, object]:
+    """(label, chi-square change without it, at its learned size, zero bound, simulated null) of
+    operator ``name`` of the learned model ``ops`` (module docstring, step 3): "needed", "absent"
+    or "indistinguishable".  ``full``: :func:`rescaled_fit` of the whole model, where the caller
+    has it.  The change without it is first compared with the bar of chi-square with one degree
+    of freedom (``identifiability.need_threshold``): below it, the operator is not needed and
+    nothing is simulated; beyond it, the simulated null (:func:`need_null`, seeded by ``seed``)
+    decides (None where none was simulated).  The zero bound (the smallest constant the data
+    would see, around the model without it) is given for an operator that is not needed.  The
+    models compared are nested (the one without it, or at its learned size, is the whole model
+    with one scale fixed), so the whole model's chi-square is taken as the least of the three."""
     obs = _as_replicates(u_obs)
     chi_full, scales = full or rescaled_fit(ops, obs, x, t, sigma)
     chi_without, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 0.0}, start=scales)
-    bar = need_threshold(level)
-    if chi_without - chi_full >= bar:
-        return "needed", chi_without - chi_full, float("nan"), None
-    chi_learned, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 1.0}, start=scales)
-    best = min(chi_full, chi_without, chi_learned)
-    d_without, d_learned = chi_without - best, chi_learned - best
+    bar, null, chi_learned = need_threshold(level), None, float("nan")
+    if _change(chi_without, chi_full) < bar:
+        chi_learned, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 1.0}, start=scales)
+        chi_full = min(chi_full, chi_learned)
+    d_without = _change(chi_without, chi_full)
     if d_without >= bar:
-        return "needed", d_without, float("nan"), None
+        null = need_null(ops, name, obs, x, t, sigma, d_without, scales, seed=seed)
+        if null.rejects(level):
+            return "needed", d_without, float("nan"), None, null
+        if not np.isfinite(chi_learned):
+            chi_learned, _ = rescaled_fit(ops, obs, x, t, sigma, fixed={name: 1.0}, start=scales)
+    d_learned = chi_learned - min(chi_full, chi_without, chi_learned)
     rest = {k: f for k, f in ops.items() if k != name}
     try:
         bound = zero_bound(rest, name, first_profile(obs, x), x, t, sigma, copies=obs.shape[0])
     except Exception:  # noqa: BLE001 - no bound where the model without it cannot be solved
         bound = None
-    return ("absent" if d_learned >= bar else "indistinguishable"), d_without, d_learned, bound
+    return ("absent" if d_learned >= bar else "indistinguishable"), d_without, d_learned, bound, null
 
 
 def learned_identifiability(curves: dict, u_grid, x, t, u_obs, *, replicate_sd=None,
@@ -335,14 +413,14 @@ def learned_identifiability(curves: dict, u_grid, x, t, u_obs, *, replicate_sd=N
                             replicate_dof: float = float("inf"), label: str = "learned operators",
                             u_factor: float = 1.0, u_unit: str = "",
                             n_networks: int = 1, diverged=(), blown_up=(), collapsed=(),
-                            still_falling: bool = False) -> Identifiability:
+                            still_falling: bool = False, seed: int = NULL_SEED) -> Identifiability:
     """The identifiability of learned operators (module docstring): ``curves`` {name: (R, n_u)
     on ``u_grid``}, whose median over the networks is the model; the data ``u_obs`` (n_t, n_x),
     or each replicate's (n_rep, n_t, n_x) where replicates were fitted separately (each counts
     as an independent measurement of the same solution), all in training units; ``u_factor``
     and ``u_unit`` give sigma in the data's units in the words.  ``diverged``, ``blown_up``,
     ``collapsed``, ``still_falling``, ``n_networks``: what the diagnostics say of the networks
-    (:func:`fit_check`).  A fit the check refuses raises :class:`FitRefused`: the labels would
+    (:func:`fit_check`); ``seed``: of the simulated nulls (:func:`need_null`).  A fit the check refuses raises :class:`FitRefused`: the labels would
     describe a poor fit, not what the data hold."""
     obs = _as_replicates(u_obs)
     x, t = np.asarray(x, float), np.asarray(t, float)
@@ -363,8 +441,8 @@ def learned_identifiability(curves: dict, u_grid, x, t, u_obs, *, replicate_sd=N
                         copies=len(obs))
     full = rescaled_fit(ops, obs, x, t, sigma)
     for k, oc in c.operators.items():
-        oc.need, oc.dchi2_without, oc.dchi2_learned, bound = operator_need(ops, k, obs, x, t, sigma, full)
-        oc.near_zero = bound
+        oc.need, oc.dchi2_without, oc.dchi2_learned, oc.near_zero, oc.null = operator_need(ops, k, obs, x, t, sigma,
+                                                                                           full, seed=seed)
     c.fit = check
     c.sigma_fitted_words = f"{check.sigma_fitted * u_factor:.3g}{' ' + u_unit if u_unit else ''}"
     return c

@@ -171,6 +171,9 @@ class OperatorConstraint:
     #: removal as the data see it), and of holding it at its learned size (the others rescaled)
     dchi2_without: float = float("nan")
     dchi2_learned: float = float("nan")
+    #: the simulated null that decided "needed" where the change without it passed the bar of chi-square
+    #: with one degree of freedom (``monte_carlo.MonteCarloTest``), else None
+    null: object = None
 
     @property
     def shape_level(self) -> str:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fit_identifiability import NULL_SEED, NULL_SIMULATIONS
 from .identifiability import (DECIDING, Identifiability, OperatorConstraint, constraint_level, detect_threshold,
                               fit_threshold, need_threshold)
 
 __all__ = ["MEANING", "LEVEL_PHRASE", "IN_SHORT", "FIT_HEADING", "COLUMNS", "level_words", "error_words",
            "table_markdown", "errors_markdown", "removal_sentence", "warnings_of", "unmeasured_markdown",
-           "need_sentence", "fit_markdown"]
+           "need_sentence", "fit_markdown", "null_words"]
 
 #: What an operator's level means for its recovered error (the words of the tables).
 MEANING = {"not": "not constrained: the data cannot tell it from half or twice itself or from a change of its "
@@ -191,8 +192,13 @@ COLUMNS = (
     ("chi-square change at its learned size", "the same with this operator held at its learned size instead of "
                                               "rescaled (asked only where it is not needed; no unit)"),
     ("needed?", "needed where the change without it is beyond the 95 % quantile of chi-square with one degree of "
-                f"freedom ({need_threshold():.3g}, a rise that noise alone exceeds in 1 of 20 data sets); else absent "
-                "or indistinguishable from zero (a word, no unit)"),
+                f"freedom ({need_threshold():.3g}, a rise that noise alone exceeds in 1 of 20 data sets) and no data set "
+                "simulated without it changes as much (next column); else absent or indistinguishable from zero (a "
+                "word, no unit)"),
+    ("simulated without it", "where the change passed that bar: of the data sets simulated from the model without "
+                             "the operator (plus noise of size sigma, each fitted like the data), how many change "
+                             "chi-square as much, of how many drawn (at most 19: the drawing stops at the first that "
+                             "does), and the p-value this gives; '-' where nothing was simulated"),
     ("chi-square change, removed", "the change of the model's solution when the operator is set to zero, the "
                                    "others as learned, summed as (change / sigma)^2 over the data points (no unit)"),
     ("chi-square change, x 1/2", "the same change for the operator halved (no unit)"),
@@ -204,24 +210,42 @@ COLUMNS = (
 )
 
 
+def null_words(oc: OperatorConstraint) -> str:
+    """The simulated null of an operator's need as a table cell: '0 of 19 (p = 0.05)', '-'
+    where nothing was simulated."""
+    n = oc.null
+    return "-" if n is None else f"{n.reached} of {len(n.simulated)} (p = {n.p_value:.2g})"
+
+
+def _beyond(oc: OperatorConstraint) -> str:
+    """How the change without the operator compares with the bar and its simulated null."""
+    bar, n, k = need_threshold(), oc.null, oc.name
+    if n is None:
+        return f"only {_g(oc.dchi2_without)}, below {bar:.3g}"
+    sims = f"{len(n.simulated)} data set{'s' if len(n.simulated) > 1 else ''} simulated without {k}"
+    if n.reached == 0:
+        return f"{_g(oc.dchi2_without)}, beyond {bar:.3g} and beyond each of {sims} (p = {n.p_value:.2g})"
+    return (f"{_g(oc.dchi2_without)}, beyond {bar:.3g}, but {n.reached} of {sims} change it as much (p = "
+            f"{n.p_value:.2g}), so noise explains it")
+
+
 def need_sentence(oc: OperatorConstraint, units: dict | None = None) -> str:
     """One plain sentence on whether the data need the operator (a fit's, with ``need``)."""
-    k, bar = oc.name, need_threshold()
-    d0, d1 = _g(oc.dchi2_without), _g(oc.dchi2_learned)
+    k = oc.name
+    d1 = _g(oc.dchi2_learned)
     if oc.need == "needed":
         how = {"well": "they constrain its size and shape well",
                "weakly": "only a test aimed at it could see a change of its size or shape (weakly constrained)",
                "not": "they cannot tell its size or its shape (not constrained)"}[oc.shape_level]
-        return (f"{k}: a model without {k} fits these data worse than the noise explains (chi-square up by {d0}, "
-                f"beyond {bar:.3g}): the data need {k}, and {how}.")
+        return (f"{k}: a model without {k} fits these data worse than the noise explains (chi-square up by "
+                f"{_beyond(oc)}): the data need {k}, and {how}.")
     if oc.need == "absent":
-        return (f"{k}: a model without {k} fits these data as well (chi-square up by only {d0}, below {bar:.3g}), and "
-                f"the {k} learned, at its size, fits them worse (by {d1}): the data do not need {k}; the network "
-                "invented it.")
+        return (f"{k}: a model without {k} fits these data as well (chi-square up by {_beyond(oc)}), and the {k} "
+                f"learned, at its size, fits them worse (by {d1}): the data do not need {k}; the network invented it.")
     bound = ("" if oc.near_zero is None else
              f"; a constant {k} of {_in_units(oc.near_zero, (units or {}).get(k))} would be seen, so |{k}| <~ that")
-    return (f"{k}: a model without {k} fits these data as well (chi-square up by only {d0}, below {bar:.3g}), and so "
-            f"does the {k} learned (by {d1}): the data cannot tell {k} from zero{bound}.")
+    return (f"{k}: a model without {k} fits these data as well (chi-square up by {_beyond(oc)}), and so does the {k} "
+            f"learned (by {d1}): the data cannot tell {k} from zero{bound}.")
 
 
 def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
@@ -241,12 +265,18 @@ def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
                   f"data's mean, has {fc.chi2_constant:.4g}); noise of size sigma stays below {fc.bar:.4g} in "
                   "99.9 % of data sets. Chi-square: the sum over the data points of (data - model)^2 / sigma^2.", ""]
     lines += ["Is each operator needed? The data are fitted again by the model without it, each other operator "
-              "allowed a scale factor, and by the whole model with a factor per operator; the rise of chi-square is "
-              f"compared with {need_threshold():.3g} (the 95 % quantile of chi-square with one degree of freedom: a rise "
-              "that noise alone exceeds in 1 of 20 data sets; the scatter of the first profile that its smoothing "
-              "keeps is carried forward by every model and only diffusion smooths it away, so on data with little "
-              "spatial structure a needed D may be that scatter). Only "
-              f"a needed operator gets a level of its size and shape: each learned operator is changed in the "
+              "allowed a scale factor, and by the whole model with a factor per operator, and the rise of chi-square "
+              f"is compared with {need_threshold():.3g} (the 95 % quantile of chi-square with one degree of freedom: a "
+              "rise that noise alone exceeds in 1 of 20 data sets). A rise below it means the operator is not needed. "
+              "A rise beyond it is checked against data simulated without the operator, because the first profile, "
+              "from which every refitted model starts, keeps some of its noise after smoothing, and growth amplifies "
+              "that noise where only diffusion smooths it away: the model without the operator (as fitted to these "
+              "data) is solved, noise of size sigma is added, and the simulated data are fitted exactly as these "
+              f"were, up to {NULL_SIMULATIONS} times (random draws seeded with {NULL_SEED}, the same every run). "
+              "The operator is needed only when the rise in these data is larger than in every simulated data set "
+              f"(a chance of 1 in {NULL_SIMULATIONS + 1} if the operator did nothing); the simulation stops at the "
+              "first simulated data set that rises as much, and the operator is then not needed. Only "
+              "a needed operator gets a level of its size and shape: each learned operator is changed in the "
               f"forward model and the change of the solution summed as (change / sigma)^2 over the {c.n_points} "
               f"data points after the first time: not constrained below {lo:.2g} (no test detects the change with "
               f"even odds at 5 % false alarms), well constrained above {hi:.3g} (the 95 % quantile of what noise "
@@ -258,6 +288,7 @@ def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
         need = oc.need or "not asked"
         lines.append(f"| {k} | {_g(oc.share) if np.isfinite(oc.share) else 'n/a (no dynamics)'} | "
                      f"{_g(oc.dchi2_without)} | {'-' if oc.need == 'needed' else _g(oc.dchi2_learned)} | {need} | "
+                     f"{null_words(oc)} | "
                      f"{_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | {_g(d['tilt'])} | "
                      f"**{level_words(oc, (units or {}).get(k))}** |")
     lines += ["", "Columns: " + "; ".join(f"{h}: {w}" for h, w in COLUMNS) + ".", ""]
