@@ -394,7 +394,8 @@ def operator_need(ops: dict, name: str, u_obs, x, t, sigma: float, full: tuple[f
         chi_full = min(chi_full, chi_learned)
     d_without = _change(chi_without, chi_full)
     if d_without >= bar:
-        null = need_null(ops, name, obs, x, t, sigma, d_without, scales, seed=seed)
+        null = need_null(ops, name, obs, x, t, sigma, d_without, scales, seed=seed,
+                         sims=max(NULL_SIMULATIONS, smallest_sims(level)))
         if null.rejects(level):
             return "needed", d_without, float("nan"), None, null
         if not np.isfinite(chi_learned):
