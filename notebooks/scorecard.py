@@ -56,7 +56,7 @@ from binn_utils.analysis import diagnostic_roc, reporting
 from binn_utils.analysis.reporting import fmt
 from binn_utils.claims import readings, recommendations, runs_read, scorecard
 from binn_utils.claims.context import Context
-from binn_utils.presentation import scorecard_text as text
+from binn_utils.presentation import landing_text, scorecard_text as text
 from binn_utils.presentation.tables import folded_html
 from binn_utils.analysis.verdicts import LEVEL
 
@@ -78,13 +78,14 @@ reporting.glue("sc_outcome_rule", Markdown(text.outcome_rule_md()))
 reporting.glue("sc_decision", Markdown(text.decision_md()))
 
 # %% tags=["remove-cell"]
-# The headline box of this page (MyST, pasted at the top with glue:md) and, as HTML, of the landing page.
+# The headline box of this page (MyST, pasted at the top with glue:md) and, briefer and as HTML, the
+# landing page's (binn_utils.presentation.landing_text: the answer once, pointing here for the tables).
 # whether our runs are the authors': their archived runs against the spread of our datasets
 fidelity = scorecard.fidelity(ctx)
 # the paper's recommendations, each answered from the sub-claims that test it (binn_utils.claims.recommendations)
 advice = recommendations.table(ctx, judged)
 reporting.glue("hl_box", Markdown(text.headline_md(judged, fidelity, advice)))
-reporting.glue("hl_box_html", HTML(text.headline_html(judged, fidelity, advice)))
+reporting.glue("hl_box_html", HTML(landing_text.landing_html(judged, advice)))
 
 # %% tags=["remove-cell"]
 # What was run: one row per study and configuration the book reads, from the stored records;

@@ -14,7 +14,7 @@ from binn_utils.analysis import diagnostic_roc, diagnostics
 from binn_utils.analysis.verdicts import Claim, ClaimCheck, Outcome, SubClaim, Verdict
 from binn_utils.claims import scorecard, spanning
 from binn_utils.claims.context import Context, RunRow
-from binn_utils.presentation import scorecard_text as text
+from binn_utils.presentation import landing_text, scorecard_text as text
 
 A, D, N, F = Verdict.AGREES, Verdict.DISAGREES, Verdict.NOT_TESTED, Verdict.INDISTINCT
 
@@ -268,11 +268,23 @@ def test_headline_box_counts_and_lists_the_failing_claims():
     # below it gives each claim's); no second box repeats the counts
     assert len(re.findall(r"Of the paper's 5 claims", md)) == 1 and "Our tests of the paper's claims" not in md
     assert "2 hold; 1 holds, with exceptions; 1 does not hold; and 1 is not tested" in md
-    html = text.headline_html(judged)   # the landing page has no claims table: its box names them
-    assert html.index("claim 3,") < html.index("claim 2,") and "claim 1," not in html
-    assert "“sub-claim 1”" in html
-    assert "<strong>2</strong> holds" in html and '<a href="../notebooks/framework.html">Fig. 3</a>' in html
-    assert "No claim disagrees" in text.headline_html([checked(1, A)])
+    # the landing page says it once and briefly, in other words, and sends the reader to the scorecard
+    html = landing_text.landing_html(judged)
+    assert "Of the paper's 5 claims" not in html and len(re.findall(r"<li>", html)) == 4   # one item per outcome held
+    assert html.index("<strong>2</strong> hold:") < html.index("claim 2,") < html.index("claim 3,")
+    assert '<a href="../notebooks/framework.html">Fig. 3</a>' in html and "sub-claim 1" not in html
+    assert 'href="../notebooks/scorecard.html"' in html and "not resolved" not in html   # no outcome nobody has
+
+
+def test_the_landing_page_counts_the_recommendations_in_its_own_sentence():
+    from binn_utils.claims import recommendations as R
+    rows = [R.Row(R.RECOMMENDATIONS[k], R.Answer(w), R.Answer(R.NOT_TESTED), R.Answer(R.NOT_TESTED))
+            for k, w in ((4, R.HOLDS), (3, R.HOLDS), (5, R.UNRESOLVED))]
+    brief = landing_text.recommendations_brief(rows)
+    assert brief.startswith("Of the paper's 3 recommendations for training a BINN, ")
+    assert "2 hold on our runs (" in brief and "1 is not resolved by these runs (intermediate batch sizes)" in brief
+    assert brief not in text.headline_md([checked(1, A)], None, rows)       # the scorecard says it otherwise
+    assert landing_text.recommendations_brief([]) == ""
 
 
 def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
@@ -300,7 +312,6 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     assert "Not resolved with these runs: $u_\\theta$ matches (claim 9)." in full
     assert any("[its 95 % interval] of $D$ here is 0.3 [0.2, 0.4]" in s for s in answer)
     assert text.plain_answer_md([few, most]) in text.headline_md([few, most])
-    assert 'id="plain-answer"' in text.headline_html([few, most])
 
 
 def _ratio_row(data, figure, quantity, ratio, lo, hi, verdict, datasets=5):
@@ -324,7 +335,6 @@ def test_the_answer_says_whether_our_runs_are_the_authors_per_figure_with_its_ra
     assert "cannot be told within 1.25x; only a difference beyond 1.67x is ruled out" in table
     answer = text.plain_answer([checked(2, A, A)], f)
     assert s in answer and table in text.headline_md([checked(2, A, A)], f)
-    assert "fidelity-table" in text.headline_html([checked(2, A, A)], f)
     assert not any("archived runs" in x for x in text.plain_answer([checked(2, A, A)]))
 
 

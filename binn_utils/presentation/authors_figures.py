@@ -15,7 +15,6 @@ from .drawn_data import tag
 from .panels import ABOVE
 from .plotting import COLORS
 from .tables import NORM_WORDS, QUANTITY_WORDS
-from .verdict_marks import tex_to_html
 
 
 #: (source, data) -> how its runs are drawn: ours on our data, ours on the authors' data, the authors' own
@@ -384,11 +383,3 @@ def fidelity_table_md(f) -> str:
         out.append(f"| Fig. {k['figure']} | {QUANTITY_WORDS[k['quantity']]} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
-
-def fidelity_table_html(f) -> str:
-    """:func:`fidelity_table_md` as an HTML table for the landing page."""
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in fidelity_table_md(f).splitlines()]
-    head, body = rows[0], rows[2:]
-    return ('<table class="table fidelity-table"><thead><tr>' + "".join(f"<th>{tex_to_html(c)}</th>" for c in head)
-            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{tex_to_html(c)}</td>" for c in r) + "</tr>"
-                                               for r in body) + "</tbody></table>")

@@ -1,15 +1,15 @@
-"""The paper's recommendations in words: the table that opens the scorecard and the landing
-page (``binn_utils.claims.recommendations``'s rows), its one sentence and its key."""
+"""The paper's recommendations in words: the table that opens the scorecard
+(``binn_utils.claims.recommendations``'s rows), its one sentence and its key (the landing page
+counts them in a sentence of its own: ``landing_text``)."""
 from __future__ import annotations
 
-import html
 import re
 
 import numpy as np
 
 from ..analysis.reporting import and_list, fmt
 from ..analysis.verdicts import LEVEL, Outcome
-from .verdict_marks import MARKS, tex_to_html
+from .verdict_marks import MARKS
 
 
 #: The mark of each answer of ``claims.recommendations``, as the outcomes' marks.
@@ -63,17 +63,6 @@ def recommendations_md(rows) -> str:
     return "\n".join(lines)
 
 
-def recommendations_html(rows) -> str:
-    """The recommendations table as HTML for the landing page."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in RECOMMENDATION_HEAD)
-    body = ""
-    for r, cells in zip(rows, recommendation_rows(rows)):
-        marked = [_answer_cell(a) for a in (r.ours, r.authors_data, r.archive)]
-        body += ("<tr>" + f"<td>{tex_to_html(cells[0])}</td>" + "".join(f"<td>{m}</td>" for m in marked)
-                 + f"<td>{tex_to_html(cells[4])}</td><td>{tex_to_html(cells[5])}</td></tr>")
-    return f'<table class="table recommendations-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
 def recommendations_sentence(rows) -> str:
     """One plain sentence a scientist can quote: which of the paper's recommendations hold on our
     runs, which do not, and which these runs cannot settle; one whose evidence is a rate rather
@@ -104,8 +93,3 @@ RECOMMENDATIONS_KEY = ("Each recommendation is quoted from the paper's Discussio
                        "disagrees once they are held to 95 % together, and is not resolved otherwise. The same rules "
                        "are applied to our runs on the authors' own data and to the authors' archived runs.")
 
-
-def recommendations_box_html(rows) -> str:
-    return ('<div class="admonition important recommendations" id="recommendations"><p class="admonition-title">'
-            f"The paper's recommendations, tested</p><p>{tex_to_html(recommendations_sentence(rows))}</p>"
-            + recommendations_html(rows) + f"<p>{html.escape(RECOMMENDATIONS_KEY)}</p></div>")

@@ -1,5 +1,5 @@
-"""The scorecard in words: verdict marks, the claims table, the headline box (MyST for the
-scorecard, HTML for the landing page), the details of every claim, the table of our
+"""The scorecard in words: verdict marks, the claims table, the headline box (the landing page's,
+briefer, is ``landing_text``'s), the details of every claim, the table of our
 choices and the table of what was run, from the data of ``binn_utils.claims.scorecard``.
 Nothing here changes a verdict."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ from ..analysis.contrasts import POWER
 from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict, family_size
 from ..claims.context import RunRow
 from ..claims.scorecard import ChoiceEffect, Judged
-from .authors_figures import DATA_WORDS, fidelity_sentence, fidelity_table_html, fidelity_table_md  # noqa: F401 (the answer's)
+from .authors_figures import DATA_WORDS, fidelity_sentence, fidelity_table_md  # noqa: F401 (the answer's)
 from .tables import QUANTITY_WORDS, in_words
-from .recommendations_text import recommendations_box_html, recommendations_box_md
-from .verdict_marks import mark_html, mark_md, tex_to_html
+from .recommendations_text import recommendations_box_md
+from .verdict_marks import mark_md
 
 #: the outcomes of claims that do not simply hold: the box under the answer names what holds each back
 FAILING = (Outcome.FAILS, Outcome.HOLDS_EXCEPT, Outcome.UNRESOLVED)
@@ -227,36 +227,10 @@ def headline_md(judged: list[Judged], fidelity=None, recommendations=None) -> st
     """The headline box of the scorecard (MyST); ``fidelity``: ``scorecard.fidelity``'s;
     ``recommendations``: ``recommendations.table``'s rows, in a box before it."""
     # the summary once: the answer counts the verdicts and names the claims; the table of the
-    # claims below gives each one's (the landing page, which has no such table, adds a box that
-    # counts and lists them: headline_html)
+    # claims below gives each one's (the landing page says it briefly: landing_text)
     lines = ([recommendations_box_md(recommendations), ""] if recommendations else []) + [
              "```{admonition} The answer in brief", ":class: note", "", plain_answer_md(judged, fidelity), "```"]
     return "\n".join(lines)
-
-
-def headline_html(judged: list[Judged], fidelity=None, recommendations=None) -> str:
-    """The headline box as HTML for the landing page (links relative to book/intro.html), the
-    recommendations first."""
-    main = _failing(judged)
-    items = "".join(
-        f"<li>{mark_html(j.outcome)} claim {j.claim.number}, {tex_to_html(title_tex(j.claim))} "
-        f'(<a href="../notebooks/{j.claim.chapter}.html">{html.escape(j.claim.figure)}</a>; {_counts_words(j)}): '
-        f"{tex_to_html(holding_back(j.subclaims) or 'see the sub-claims')}</li>" for j in main)
-    counts_html = ", ".join(f"{mark_html(k)} <strong>{c}</strong> {k.value}" for k, c in counts(judged).items())
-    return ((recommendations_box_html(recommendations) if recommendations else "") + plain_answer_html(judged, fidelity) +
-            f'<div class="admonition tip headline-box" id="headline-box"><p class="admonition-title">'
-            f"Our tests of the paper's claims</p><p>Of the paper's {len(judged)} claims, checked against this "
-            f"edition's runs: {counts_html}.</p>"
-            + (f"<p>The claims that do not simply hold, and the sub-claims that hold them back:</p><ul>{items}</ul>"
-               if main else "<p>No claim disagrees with our runs.</p>")
-            + '<p>Every verdict, with its evidence and sub-claims: <a href="../notebooks/scorecard.html">the '
-            "reproduction scorecard</a>.</p></div>")
-
-
-def _counts_words(j: Judged) -> str:
-    vs = [s.verdict for s in j.subclaims]
-    return (f"{vs.count(Verdict.AGREES)} of {len(vs)} sub-claims agree, {vs.count(Verdict.DISAGREES)} disagree, "
-            f"{vs.count(Verdict.INDISTINCT)} cannot be distinguished" + _uncounted(vs))
 
 
 #: an outcome's words after a count: one ("1 is not resolved"), or more ("3 hold")
@@ -343,13 +317,6 @@ def plain_answer_md(judged: list[Judged], fidelity=None) -> str:
     first, *rest = plain_answer(judged, fidelity)
     table = ["", fidelity_table_md(fidelity)] if fidelity is not None else []
     return "\n".join([first, ""] + [f"* {x}" for x in rest] + table)
-
-
-def plain_answer_html(judged: list[Judged], fidelity=None) -> str:
-    first, *rest = (tex_to_html(x) for x in plain_answer(judged, fidelity))
-    return ('<div class="admonition note plain-answer" id="plain-answer"><p class="admonition-title">The answer in '
-            f"brief</p><p>{first}</p><ul>" + "".join(f"<li>{x}</li>" for x in rest) + "</ul>"
-            + (fidelity_table_html(fidelity) if fidelity is not None else "") + "</div>")
 
 
 def chapter_brief_md(judged: list[Judged] | None) -> str:

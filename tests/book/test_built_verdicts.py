@@ -211,6 +211,8 @@ MARK = "[" + "".join(sym for sym, _ in MARKS.values()) + "]"
 OUTCOME_PATTERNS = (re.compile(rf"\bClaim (\d+), [^:]{{1,200}}?: ({MARK}) ({OUTCOME_WORDS})"),
                     re.compile(rf"\bClaim (\d+) ({MARK}) ({OUTCOME_WORDS})"),
                     re.compile(rf"({MARK}) claim (\d+),"))
+#: the landing page's list: "✔ 4 hold: claim 2, title (Fig. 2); claim 4, ..." (its mark, then the claims it names)
+LANDING_ITEM = re.compile(rf"({MARK}) \d+ [a-z, ]{{2,40}}: ([^{MARK[1:-1]}]*)")
 
 
 def test_every_claims_outcome_printed_is_the_scorecards():
@@ -228,5 +230,12 @@ def test_every_claims_outcome_printed_is_the_scorecards():
                 if said != {outcomes.get(number)}:
                     bad.append(f"{page.relative_to(HTML)}: claim {number} printed {[o.value for o in said]}; "
                                f"the scorecard: {outcomes.get(number)}")
+    box = soup(HTML / "book" / "intro.html").find(id="headline-box")
+    for item in (box.find_all("li") if box is not None else []):
+        m = LANDING_ITEM.match(" ".join(item.get_text(" ").split()))
+        for number in (map(int, re.findall(r"\bclaim (\d+),", m.group(2))) if m else ()):
+            seen += 1
+            if by_mark[m.group(1)] is not outcomes.get(number):
+                bad.append(f"book/intro.html: claim {number} listed under {m.group(1)}; the scorecard: {outcomes.get(number)}")
     assert not bad, "claims' outcomes that are not the scorecard's:\n" + "\n".join(bad)
     assert seen >= 24, f"only {seen} claims' outcomes found printed"
