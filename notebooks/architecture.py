@@ -165,8 +165,6 @@ display(Markdown(tables.architecture_table(results, "mean") + "\n\n" + tables.ar
                                                                   f"$V$ {arch_label(meta_value(r, 'arch_V'))}")))
 
 # %% [markdown]
-# Diverged trainings and failed forward solves: {glue:text}`ar_failures`.
-#
 # ## The published heat map's metric and labels
 #
 # **What the published map shows.** The caption names the relative $L^2$ error, which this

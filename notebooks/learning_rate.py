@@ -163,8 +163,6 @@ plt.close(fig)
 display(Markdown(reporting.metrics_table(results, lambda r: f"$r$ = {value_label(meta_value(r, 'lr'))}")))
 
 # %% [markdown]
-# Diverged trainings and failed forward solves: {glue:text}`lr_failures`.
-#
 # ## Our runs beside the authors'
 #
 # The authors archived the error of every initialisation of their Fig. 3 runs (their

@@ -159,8 +159,6 @@ display(Markdown(reporting.metrics_table(
     results, lambda r: f"$w_\\mathrm{{PDE}}$ = {value_label(meta_value(r, 'w_pde'))}")))
 
 # %% [markdown]
-# Diverged trainings and failed forward solves: {glue:text}`lw_failures`.
-#
 # ## Our runs beside the authors'
 #
 # The authors archived the error of every initialisation of their Fig. 4 runs (their

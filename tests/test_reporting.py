@@ -131,6 +131,30 @@ def test_reported_networks_are_the_best_validation_ones():
     assert "final networks" in table[0] and table[2].split("|")[4].strip() == "0.5"
 
 
+def test_a_count_that_is_zero_in_every_row_is_said_once_not_a_column():
+    """Failures are never hidden: a non-zero count keeps its column in every row; a count zero in
+    every row is dropped and one sentence under the table says so, with the number of networks."""
+    from binn_utils.store.loading import SettingResult
+    from binn_utils.store.setting import Setting
+    from binn_utils.engine.training import TrainConfig
+    s = Setting("lr", "r", "diffusion", 1e-3, False, (0, 0), (0, 1), TrainConfig(epochs=2))
+
+    def result(up, status=("ok", "ok")):
+        m = {"err_u_theta": [0.1, 0.1], "err_u_p": [0.1 if u == "ok" else None for u in up], "up_status": list(up),
+             "operator_errors": {"D": [0.1, 0.1]}}
+        return SettingResult(s, sweep_record(2, status=list(status), metrics={"best": m, "final": m}), {})
+    clean = reporting.metrics_table([result(["ok", "ok"]), result(["ok", "ok"])], lambda x: "r")
+    assert "failed solves" not in clean and "diverged" not in clean.split("\n\n")[0]
+    assert clean.endswith("\n\nNo training diverged and every forward solve succeeded (4 networks).")
+    failed = reporting.metrics_table([result(["ok", "ok"]), result(["ok", "failed: x"])], lambda x: "r").splitlines()
+    assert failed[0].endswith("| failed solves of $u_\\mathrm{p}$ |") and failed[2].endswith("| 0/2 |")
+    assert failed[3].endswith("| 1/2 |") and failed[-1] == "No training diverged (4 networks)."
+    both = reporting.metrics_table([result(["ok", "ok"], ("ok", "diverged at epoch 1")), result(["failed: x", "ok"])],
+                                   lambda x: "r", beside=None).splitlines()
+    assert both[0].endswith("| failed solves of $u_\\mathrm{p}$ | diverged trainings |")
+    assert both[2].endswith("| 0/2 | 1 |") and both[3].endswith("| 1/2 | 0 |") and both[-1].startswith("| r |")
+
+
 def test_rank_trend_is_a_trend_over_all_levels():
     rng = np.random.default_rng(1)
     levels = np.repeat([0, 1e-3, 5e-3, 1e-2, 5e-2], 10)

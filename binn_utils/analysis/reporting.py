@@ -85,28 +85,50 @@ def devices_note(results, label_fn) -> str:
 
 
 def metrics_table(results, label_fn=None, which=None, beside="final") -> str:
-    """Markdown table: median [IQR] errors of u_theta and u_p per setting, u_p failures.
+    """Markdown table: median [IQR] errors of u_theta and u_p per setting, failed solves of u_p
+    and diverged trainings.
 
     ``which`` networks are reported; the median u_p error of the ``beside`` networks (the
-    final ones, by default) is shown in a column of its own (None: no such column)."""
+    final ones, by default) is shown in a column of its own (None: no such column).  A count
+    that is zero in every row is not a column: one sentence under the table says so, with the
+    number of networks (:func:`no_failures_sentence`); any non-zero count keeps its column."""
     which = which or reported()
     beside = None if beside == which else beside
-    extra = f" | median $u_\\mathrm{{p}}$ error, {beside} networks" if beside else ""
-    rows = [f"| setting | relative $L^2$ error of $u_\\theta$, median [interquartile range] | relative $L^2$ error of "
-            f"$u_\\mathrm{{p}}$, median [interquartile range]{extra} | failed solves of $u_\\mathrm{{p}}$ | "
-            "diverged trainings |",
-            "|---|---|---|---|---|" + ("---|" if beside else "")]
+    head = ["setting", "relative $L^2$ error of $u_\\theta$, median [interquartile range]",
+            "relative $L^2$ error of $u_\\mathrm{p}$, median [interquartile range]"]
+    head += [f"median $u_\\mathrm{{p}}$ error, {beside} networks"] if beside else []
+    rows, failed, diverged, networks = [], [], [], 0
     for r in results:
-        label = label_fn(r) if label_fn else r.setting.label
         st = r.up_status(which)
-        div = sum(s != "ok" for s in r.record.status)
-        col = f" | {fmt(median(r.metric('err_u_p', beside)))}" if beside else ""
-        rows.append(f"| {label} | {med_iqr(r.metric('err_u_theta', which))} | "
-                    f"{med_iqr(r.metric('err_u_p', which))}{col} | {sum(s != 'ok' for s in st)}/{len(st)} | {div} |")
+        failed.append(f"{sum(s != 'ok' for s in st)}/{len(st)}")
+        diverged.append(str(sum(s != "ok" for s in r.record.status)))
+        networks += len(st)
+        rows.append([label_fn(r) if label_fn else r.setting.label, med_iqr(r.metric("err_u_theta", which)),
+                     med_iqr(r.metric("err_u_p", which))]
+                    + ([fmt(median(r.metric("err_u_p", beside)))] if beside else []))
+    any_failed = any(not f.startswith("0/") for f in failed)
+    any_diverged = any(d != "0" for d in diverged)
+    for shown, name, counts_ in ((any_failed, "failed solves of $u_\\mathrm{p}$", failed),
+                                 (any_diverged, "diverged trainings", diverged)):
+        if shown:
+            head.append(name)
+            rows = [row + [c] for row, c in zip(rows, counts_)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in rows]
     read = "the networks of the lowest validation loss" if which == "best" else f"the {which} networks"
-    note = (f"\n\nThe {beside} networks are those at the end of training; every other column, every figure and "
-            f"every verdict read {read}." if beside == "final" else "")
-    return "\n".join(rows) + note
+    notes = [f"The {beside} networks are those at the end of training; every other column, every figure and "
+             f"every verdict read {read}." if beside == "final" else "",
+             no_failures_sentence(not any_diverged, not any_failed, networks) if results else ""]
+    return "\n".join(lines) + "".join(f"\n\n{n}" for n in notes if n)
+
+
+def no_failures_sentence(none_diverged: bool, none_failed: bool, networks: int) -> str:
+    """What a table without its columns of counts says once under it: 'No training diverged and
+    every forward solve succeeded (70 networks).' ('' when both columns are shown)."""
+    said = (["no training diverged"] if none_diverged else []) + (["every forward solve succeeded"] if none_failed else [])
+    if not said:
+        return ""
+    text = " and ".join(said)
+    return f"{text[0].upper()}{text[1:]} ({networks} networks)."
 
 
 # ----------------------------------------------------------------------------- numbers in words
