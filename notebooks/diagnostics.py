@@ -18,9 +18,9 @@
 #
 # **The paper's claim.** "In experimental applications, the true governing operators are
 # unknown": practitioners should monitor stable validation-loss trajectories, the
-# agreement between the learned solution $u_\theta$ and the forward simulation $u_p$
+# agreement between the learned solution $u_\theta$ and the forward simulation $u_\mathrm{p}$
 # driven by the learned operators, and the consistency across initialisations;
-# "discrepancies between $u_\theta$ and $u_p$, increasing validation losses during
+# "discrepancies between $u_\theta$ and $u_\mathrm{p}$, increasing validation losses during
 # training, or substantial variability between repeated optimisations ... provide early
 # indications that the recovered operators should be interpreted with caution"
 # (Discussion).
@@ -29,10 +29,10 @@
 # truth *is* known: every setting of the main-text studies (learning rate, loss weighting,
 # operator-network size, batch size, observation noise) is checked with the six
 # ground-truth-free diagnostics of `binn_utils.analysis.diagnostics` (which see only the
-# validation losses, the observations, $u_\theta$, $u_p$ and the learned operators), and
+# validation losses, the observations, $u_\theta$, $u_\mathrm{p}$ and the learned operators), and
 # the flags are compared with the errors against the noise-free solution. The paper names
 # three warning signs, and those three are what we judge its advice by, here and in the
-# scorecard's claim 12: **mismatch** between $u_\theta$ and $u_p$, a **rising validation
+# scorecard's claim 12: **mismatch** between $u_\theta$ and $u_\mathrm{p}$, a **rising validation
 # loss** (our over-fitting diagnostic) and **operator spread** across initialisations. The
 # other three diagnostics (under-fitting, instability, loss balance) are this book's further
 # checks; they are shown beside the paper's but do not decide.
@@ -107,10 +107,10 @@ reporting.glue("dg_scales", tables.scales_sentence(scale_of))
 # ## The ground truth and the rule for "failure"
 #
 # For each setting we take the median over its replicates of the relative $L^2$ errors of
-# $u_\theta$ and $u_p$ against the noise-free solution and of each learned operator over
+# $u_\theta$ and $u_\mathrm{p}$ against the noise-free solution and of each learned operator over
 # the observed range of $u$. We call a setting a **ground-truth failure** when
 #
-# 1. its median $u_p$ error is more than {glue:text}`dg_factor` times that of the best
+# 1. its median $u_\mathrm{p}$ error is more than {glue:text}`dg_factor` times that of the best
 #    setting of the same study with the same noise level (what the same data allow), or
 # 2. more than half of its replicates diverged or had a failed forward solve.
 #
@@ -124,12 +124,12 @@ reporting.glue("dg_factor", reporting.fmt(failure_factor, "g"))
 # %% [markdown]
 # ## Every setting
 #
-# Flags of the paper's signs: **M** mechanistic mismatch ($u_p$ against $u_\theta$), **O**
+# Flags of the paper's signs: **M** mechanistic mismatch ($u_\mathrm{p}$ against $u_\theta$), **O**
 # over-fitting (a rising validation loss), **S** operator spread across initialisations. Our
 # further checks: **U** under-fitting, **I** instability, **B** loss balance (definitions and
 # thresholds in `binn_utils.analysis.diagnostics`). Errors are
 # medians over replicates against the noise-free solution; "x best" is the ratio of the
-# $u_p$ error to the best comparable setting's.
+# $u_\mathrm{p}$ error to the best comparable setting's.
 
 # %% tags=["remove-input"]
 display(Markdown(diagnostic_tables.settings_table(scored, SHORT_TITLES)))
@@ -242,8 +242,8 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 # :name: fig-diag-mismatch
 #
 # {glue:text}`fig_diag_mismatch_paper` Every setting of the five studies: the ground-truth-free mismatch ratio
-# err($u_p$, obs) / err($u_\theta$, obs) (median over replicates) against the median
-# error of $u_p$ against the noise-free solution (top) and that error relative to the
+# err($u_\mathrm{p}$, obs) / err($u_\theta$, obs) (median over replicates) against the median
+# error of $u_\mathrm{p}$ against the noise-free solution (top) and that error relative to the
 # best setting of the same study and noise level (bottom). Filled: at least one of the
 # paper's three signs flagged; open: none; black cross: ground-truth failure by our rule. Dashed black:
 # the mismatch threshold; dashed red: the failure threshold of our rule.
@@ -256,7 +256,7 @@ reporting.glue("dg_rho", reporting.fmt(scored.mismatch_correlation(), ".2f"))
 #
 # The mismatch flag alone catches {glue:text}`dg_mm_hits` failures and fires on
 # {glue:text}`dg_mm_false` settings that did not fail; the rank correlation between the
-# mismatch ratio and the $u_p$ error over all settings is {glue:text}`dg_rho`.
+# mismatch ratio and the $u_\mathrm{p}$ error over all settings is {glue:text}`dg_rho`.
 #
 # %% [markdown]
 # ## Thresholds chosen on one part, counted on the other
@@ -306,13 +306,13 @@ display(Markdown(diagnostic_tables.calibration_table(cal)))
 #
 # * **Failure from the truth.** Networks trained on the same data (benchmark, ours or the
 #   authors' rebuilt data, grid, noise variance, reaction and initial condition) are compared with the best setting on those
-#   data (lowest median $u_p$ error). The best setting's own initialisations scatter about
-#   their median; a network **failed** when its $u_p$ error is further above the best
+#   data (lowest median $u_\mathrm{p}$ error). The best setting's own initialisations scatter about
+#   their median; a network **failed** when its $u_\mathrm{p}$ error is further above the best
 #   setting's median than {glue:text}`dg_net_q` of the best settings' own networks reach
 #   (a factor {glue:text}`dg_net_factor`, read off the runs), or its forward solve failed,
 #   or its training diverged. A **setting** failed when more than half of its networks did.
 # * **The diagnostics, from what is stored.** Each network is diagnosed alone (its own
-#   curves, $u_\theta$ and $u_p$); operator spread needs several initialisations and is its
+#   curves, $u_\theta$ and $u_\mathrm{p}$); operator spread needs several initialisations and is its
 #   setting's. Each diagnostic's number over its threshold is its *score* (the flag fires
 #   when the score exceeds 1). The paper's score is the largest of its three signs' scores
 #   (flagged when one of them is); the combined score, the largest of all six.

@@ -19,7 +19,7 @@
 # **The paper's claim.** An ADR-BINN with the default hyperparameters, trained on the
 # nonlinear advection-diffusion-reaction benchmark with noise variance $10^{-3}$,
 # recovers the latent solution well everywhere ($u_\theta$), but the forward-predicted
-# solution $u_p$ misses the data where the true solution is zero, because the learned
+# solution $u_\mathrm{p}$ misses the data where the true solution is zero, because the learned
 # advection and growth operators deviate most around $u = 0$ (Fig. 1, bottom).
 #
 # Here we train the same BINN (four MLPs, $(h, n) = (4, 32)$ each, defaults of the
@@ -131,7 +131,7 @@ plt.close(fig)
 # :name: fig-framework
 #
 # {glue:text}`fig_framework_paper` Nonlinear ADR benchmark, default ADR-BINN, one initialisation. Top: learned solution
-# $u_\theta$ (left) and forward-predicted solution $u_p$ (right) at every observation
+# $u_\theta$ (left) and forward-predicted solution $u_\mathrm{p}$ (right) at every observation
 # time; bottom: learned $D$, $G$ and $V$; dashed black: truth. {glue:text}`fw_shading`
 # Run: {glue:text}`fw_what`, {glue:text}`fw_data`; networks at their lowest validation loss.
 # ```
@@ -339,8 +339,8 @@ else:
 # matches the latent solution throughout" against our runs: {glue:text}`fw_theta_verdict`
 # (relative error of $u_\theta$ {glue:text}`fw_theta_ci` against the reference,
 # $u_\mathrm{p}$ of the same runs, {glue:text}`fw_up_ci`). Where the true solution is in the
-# lowest {glue:text}`fw_near_pct` % of its range, the mean absolute error of $u_p$ is
-# {glue:text}`fw_up_near_ci` against {glue:text}`fw_theta_near_ci` for $u_\theta$; that $u_p$
+# lowest {glue:text}`fw_near_pct` % of its range, the mean absolute error of $u_\mathrm{p}$ is
+# {glue:text}`fw_up_near_ci` against {glue:text}`fw_theta_near_ci` for $u_\theta$; that $u_\mathrm{p}$
 # fails there (its error higher than that of $u_\theta$): {glue:text}`fw_near_verdict`. That
 # its error is also larger there than elsewhere ({glue:text}`fw_up_rest_ci`), a stronger
 # statement than the paper's and not counted in the scorecard: {glue:text}`fw_local_verdict`.
@@ -353,7 +353,7 @@ else:
 # ## What we learnt
 #
 # * A BINN's output is two different things: an interpolant $u_\theta$ and a mechanism
-#   ($D$, $V$, $G$); only the forward solve $u_p$ tests the mechanism.
+#   ($D$, $V$, $G$); only the forward solve $u_\mathrm{p}$ tests the mechanism.
 # * Operators can only be trusted over the range of $u$ that the data cover.
 # * Whether the data can constrain an operator is decided before any training, by the
 #   forward model and the noise: an error on an operator the data cannot see measures

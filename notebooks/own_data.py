@@ -29,13 +29,13 @@
 # empty cell, an incomplete or unequally spaced grid, too few points for one mini-batch
 # ... each stop it with a one-line message before anything is trained), rescales the data to
 # the paper's training domain, trains one BINN per initialisation with the paper's default
-# hyperparameters, computes the forward-predicted solution $u_p$ from the learned
+# hyperparameters, computes the forward-predicted solution $u_\mathrm{p}$ from the learned
 # operators alone, runs the ground-truth-free checks of {doc}`diagnostics`, and writes
 #
 # | file | contents |
 # |---|---|
 # | `operators.csv` | each learned operator in the data's units: median, quartiles and standard deviation over initialisations on a grid of $u$; `observed = 0` outside the observed range |
-# | `solutions.npz` | the data, $u_\theta$ and $u_p$ on the data grid, and each forward solve's status |
+# | `solutions.npz` | the data, $u_\theta$ and $u_\mathrm{p}$ on the data grid, and each forward solve's status |
 # | `solutions.png`, `operators.png`, `losses.png` | the figures below |
 # | `diagnostics.md` | every check with its value, its threshold and what to do when it fires |
 # | `report.html` | all of the above on one self-contained page |
@@ -119,10 +119,10 @@ display(Image(filename=str(with_truth["solutions.png"]), width=800))
 
 # %% [markdown]
 # `solutions.png`: the data (grey symbols, each replicate), the learned solution $u_\theta$
-# (blue) and the forward-predicted solution $u_p$ (orange, dashed), mean and $\pm 1$
+# (blue) and the forward-predicted solution $u_\mathrm{p}$ (orange, dashed), mean and $\pm 1$
 # standard deviation over initialisations, at every observation time; on this page also
 # the noise-free solution the data were drawn from (dashed black), which `binn fit`
-# cannot know. $u_p$ uses nothing but the learned operators and the learned initial
+# cannot know. $u_\mathrm{p}$ uses nothing but the learned operators and the learned initial
 # condition: where it follows the data, the learned mechanism explains them.
 #
 # {download}`Everything this figure draws <../book/figure-data/own_data_solutions_drawn.csv>` (CSV):
@@ -185,7 +185,7 @@ display(Markdown(tables.in_words(tables.flags_as_code("\n".join(md.splitlines()[
 #   rate, or raise the batch size (`--batch-size`).
 # * **overfitting**: the validation loss came back up after its minimum. Report the
 #   best-validation networks (`--which best`, the default) or train for fewer epochs.
-# * **mechanistic mismatch**: $u_p$ misses the data much more than $u_\theta$, or a
+# * **mechanistic mismatch**: $u_\mathrm{p}$ misses the data much more than $u_\theta$, or a
 #   forward solve failed. The learned operators do not reproduce the data: $u_\theta$
 #   interpolates them without the mechanism. Try another loss weight (`--w-pde`), longer
 #   training, or another model class (`--mechanisms`, e.g. add V).

@@ -45,8 +45,8 @@ def mismatch_figure(scored, titles: dict, failure_factor):
     colors = dict(zip(titles, plt.get_cmap("tab10").colors))
     fail_a = np.asarray(scored.failed, bool)
     fig, axes = plt.subplots(2, 1, figsize=(WIDTH, 8.6), sharex=True)
-    for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_p$\n(against the truth)"),
-                        (axes[1], rel, "$u_p$ error / best comparable\nsetting's")):
+    for ax, y, ylab in ((axes[0], up, "median rel. $L^2$ error of $u_\\mathrm{p}$\n(against the truth)"),
+                        (axes[1], rel, "$u_\\mathrm{p}$ error / best comparable\nsetting's")):
         for st, title in titles.items():
             for want_flag in (True, False):
                 sel = np.array([study_of[i] == st and flagged[i] == want_flag for i in range(len(ratio))])
@@ -59,7 +59,7 @@ def mismatch_figure(scored, titles: dict, failure_factor):
         ax.axvline(threshold, color="k", ls="--", lw=0.9, label="the mismatch flag's threshold")
         if not finite.all():
             ax.axvline(r_edge, color="0.6", ls=":", lw=0.9)
-            ax.annotate("failed $u_p$", (r_edge, 1.0), xycoords=("data", "axes fraction"),
+            ax.annotate("failed $u_\\mathrm{p}$", (r_edge, 1.0), xycoords=("data", "axes fraction"),
                         fontsize=plotting.NOTE_SIZE, ha="right", va="top", color="0.4", rotation=90)
         _log_axes(ax)
         ax.set_ylabel(ylab)

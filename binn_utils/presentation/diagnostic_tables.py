@@ -44,7 +44,7 @@ def _further(scored: Scored, i: int) -> list[str]:
 def settings_table(scored: Scored, titles: dict) -> str:
     """Every setting: the flags that count, the further checks' flags, ground-truth errors,
     failure and outcome."""
-    rows = ["| study | setting | flags | further checks | err $u_\\theta$ | err $u_p$ (x best) | operator errors | "
+    rows = ["| study | setting | flags | further checks | err $u_\\theta$ | err $u_\\mathrm{p}$ (x best) | operator errors | "
             "failure | outcome |", "|---|---|---|---|---|---|---|---|---|"]
     for i, (g, rep, v, out) in enumerate(zip(scored.groups, scored.table, scored.truth, scored.outcomes)):
         ops = ", ".join(f"{k} {fmt(e)}" for k, e in v["ops"].items())
@@ -151,7 +151,7 @@ def paper_failures_table(scored: Scored, rows) -> str:
     ``rows``: (study, ``studies.PaperPoint``, the point's index in ``scored``, the default's
     index, its ``SignsAgainstDefault`` or None where it is not compared)."""
     out = ["| setting | the paper says | the paper's signs against the default | flags (further checks) "
-           "| median err $u_p$ (x best) | ground truth (our rule) | at the default |", "|---|---|---|---|---|---|---|"]
+           "| median err $u_\\mathrm{p}$ (x best) | ground truth (our rule) | at the default |", "|---|---|---|---|---|---|---|"]
 
     def truth(i):
         return "not run" if i is None else "failure" if scored.truth[i]["fail"] else "fine"

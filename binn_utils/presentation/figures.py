@@ -50,7 +50,7 @@ def framework_figure(res, network):
         for i in range(len(t)):
             at = f"t = {t[i]:.4g}"                 # each time's curves, in the figure's table
             tag(ax.plot(x, res.net(key)[r, i], color=plotting.COLORS[key], lw=1.2,
-                        label=("$u_\\theta$" if key == "u_theta" else "$u_p$") if i == 0 else None)[0], at)
+                        label=("$u_\\theta$" if key == "u_theta" else "$u_\\mathrm{p}$") if i == 0 else None)[0], at)
             tag(ax.plot(x, res["u_clean"][i], "k--", lw=0.8, label="truth" if i == 0 else None)[0], at)
         ax.set_xlabel("$x$")
         ax.set_ylabel("$u$")
@@ -335,7 +335,7 @@ def own_data_solutions(x, t, u_obs, u_theta=None, u_p=None, *, x_label="x", u_la
         if u_theta is not None:
             plotting.band(ax, x, np.asarray(u_theta)[:, k], COLORS["u_theta"], "$u_\\theta$")
         if u_p is not None:
-            plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$", ls="--")
+            plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_\\mathrm{p}$", ls="--")
         if u_true is not None:
             ax.plot(x, np.asarray(u_true)[k], "k--", lw=1.0, label="truth")
         ax.set_title(f"{t_label} = {t[k]:g}")
@@ -355,7 +355,7 @@ def own_data_predictions(x, t, u_p, *, x_label="x", u_label="u", t_label="t"):
     t, u_p = np.asarray(t)[k], np.asarray(u_p)[:, k]
     fig, grid, axes = panels.grid_axes(len(t))
     for k, ax in enumerate(axes):
-        plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_p$")
+        plotting.band(ax, x, np.asarray(u_p)[:, k], COLORS["u_p"], "$u_\\mathrm{p}$")
         ax.set_title(f"{t_label} = {t[k]:g}")
         ax.set_xlabel(x_label)
     for row in grid:

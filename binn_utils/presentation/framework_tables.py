@@ -24,11 +24,11 @@ def framework_table(res, summary) -> str:
     elsewhere, and each operator over the observed range (``summary``: ``studies.framework.summary(res)``)."""
     rows = ["| quantity | median [IQR] over initialisations |", "|---|---|",
             f"| rel. $L^2$ error of $u_\\theta$ | {summary['err_theta']} |",
-            f"| rel. $L^2$ error of $u_p$ | {summary['err_up']} (final networks: "
+            f"| rel. $L^2$ error of $u_\\mathrm{{p}}$ | {summary['err_up']} (final networks: "
             f"{fmt(median(res.metric('err_u_p', 'final')))}) |",
-            f"| mean \\|error\\| of $u_\\theta$ / $u_p$ where the true solution is in the lowest "
+            f"| mean \\|error\\| of $u_\\theta$ / $u_\\mathrm{{p}}$ where the true solution is in the lowest "
             f"{summary['near_pct']} % of its range | {summary['theta_near']} / {summary['up_near']} |",
-            f"| mean \\|error\\| of $u_\\theta$ / $u_p$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
+            f"| mean \\|error\\| of $u_\\theta$ / $u_\\mathrm{{p}}$ elsewhere | {summary['theta_rest']} / {summary['up_rest']} |"]
     for op in ("D", "V", "G"):
         rows.append(f"| rel. $L^2$ error of {op} over $u \\in$ [{res.record.u_range[0]:.3f}, "
                     f"{res.record.u_range[1]:.3f}] | {med_iqr(res.operator_error(op))} |")
@@ -63,7 +63,7 @@ def grid_words(rows, quantity: str = "$D$") -> str:
 def initials_table(summaries) -> str:
     """The same BINN on each initial condition's data (``studies.framework.summary`` of each)."""
     rows = ["| data | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$: median [IQR] "
-            "| rel. $L^2$ error $u_p$: median [IQR] | median mean \\|error\\| near zero, $u_\\theta$ / $u_p$ |",
+            "| rel. $L^2$ error $u_\\mathrm{p}$: median [IQR] | median mean \\|error\\| near zero, $u_\\theta$ / $u_\\mathrm{p}$ |",
             "|---|---|---|---|---|"]
     for f in summaries:
         rows.append(f"| {f['data']} | {f['max_u']} | {f['err_theta']} | {f['err_up']} | "
@@ -74,7 +74,7 @@ def initials_table(summaries) -> str:
 def reactions_table(labels, results) -> str:
     """The same BINN on each reading of the reaction term (``labels[i]``: that of ``results[i]``)."""
     rows = ["| reaction | max of the noise-free $u$ | rel. $L^2$ error $u_\\theta$: median [IQR] "
-            "| rel. $L^2$ error $u_p$: median [IQR] | rel. error of $G$: median [IQR] |", "|---|---|---|---|---|"]
+            "| rel. $L^2$ error $u_\\mathrm{p}$: median [IQR] | rel. error of $G$: median [IQR] |", "|---|---|---|---|---|"]
     for label, rr in zip(labels, results):
         rows.append(f"| {label} | {float(rr['u_clean'].max()):.3f} | {med_iqr(rr.metric('err_u_theta'))} | "
                     f"{med_iqr(rr.metric('err_u_p'))} | {med_iqr(rr.operator_error('G'))} |")

@@ -25,7 +25,7 @@ def scratch_solutions(x, t, u_obs, experiments, u_theta, u_p, scale=1e3):
             ax.plot(x, scale * u_obs[r, k], markers[r % len(markers)], ms=2.5, mfc="none", color="0.45", mew=0.6,
                     label=f"experiment {experiments[r]}")
         plotting.band(ax, x, scale * u_theta[:, k], COLORS["u_theta"], "$u_\\theta$")
-        plotting.band(ax, x, scale * u_p[:, k], COLORS["u_p"], "$u_p$", ls="--")
+        plotting.band(ax, x, scale * u_p[:, k], COLORS["u_p"], "$u_\\mathrm{p}$", ls="--")
         ax.set_title(f"t = {t[k]:g} h")
         ax.set_xlabel("x (µm)")
     for row in grid:

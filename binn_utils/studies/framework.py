@@ -80,7 +80,7 @@ def chapter_settings(params) -> dict:
 #: quantity and norm).  u errors: relative Frobenius norm over the (t, x) grid against the
 #: noise-free solution; operators: relative L2 over the observed range of u.
 GRID_QUANTITIES = (("err_u_theta", "$u_\\theta$", "err_u_theta", "frobenius"),
-                   ("err_u_p", "$u_p$", "err_u_p", "frobenius"),
+                   ("err_u_p", "$u_\\mathrm{p}$", "err_u_p", "frobenius"),
                    ("D", "$D$", "err_D", "l2"), ("G", "$G$", "err_G", "l2"), ("V", "$V$", "err_V", "l2"))
 
 
