@@ -394,18 +394,21 @@ def test_claims_table_details_and_choices():
     # a table of their tallies, each configuration's sub-claims folded; a plain claim's folded
     assert "(sc-claim-2)=\n**Claim 2**" in details and "[2](#sc-claim-2)" in table[3]
     assert "| g | 1 | 1 |  |  |  |" in details
-    assert (":::{dropdown} g, 2 sub-claims: 1 agrees, 1 disagrees\n* sub-claim 0 (criterion at most 0.1): *agrees*\n"
-            "* sub-claim 1 (criterion at most 0.1): *disagrees*\n:::") in details
+    # the sub-claims' numbers in a table (a sentence of them would read as a list of numbers)
+    head = "| sub-claim (our rule) | verdict | our numbers | the difference decided on |\n|---|---|---|---|\n"
+    assert (":::{dropdown} g, 2 sub-claims: 1 agrees, 1 disagrees\n" + head
+            + "| sub-claim 0 (criterion at most 0.1) | *agrees* | – | – |\n"
+            "| sub-claim 1 (criterion at most 0.1) | *disagrees* | – | – |\n:::") in details
     assert (f":::{{dropdown}} Our numbers and its 1 sub-claim: agrees\n{text.OURS} Numbers 1; sub-claims: 1 agrees "
-            "({doc}`ch`).\n\n* sub-claim 0 (criterion at most 0.1): *agrees*\n:::") in details
+            "({doc}`ch`).\n\n" + head + "| sub-claim 0 (criterion at most 0.1) | *agrees* | – | – |\n:::") in details
     assert f":::{{dropdown}} Our numbers\n{text.OURS} Numbers 2" in details
     from binn_utils.analysis.verdicts import Interval
     ivs = {"u_theta": Interval(0.08, 0.07, 0.09, 10, 0.98), "u_p": Interval(0.09, 0.08, 0.1, 10, 0.98)}
     sub = SubClaim("u_theta matches", F, numbers=ivs)
     details = text.details_md([scorecard.judge(claim(3, lambda ctx: ClaimCheck("runs", "n", (sub,), ("ch",))), None)])
     # (the package's names of quantities in the book's words: tables.in_words)
-    assert ("* $u_\\theta$ matches (medians with their 95 % intervals: $u_\\theta$ 0.08 [0.07, 0.09]; "
-            "$u_\\mathrm{p}$ 0.09 [0.08, 0.1]): *cannot be distinguished*") in details
+    assert ("| $u_\\theta$ matches | *cannot be distinguished* | medians with their 95 % intervals: $u_\\theta$ 0.08 "
+            "[0.07, 0.09]; $u_\\mathrm{p}$ 0.09 [0.08, 0.1] | – |") in details
     spread = {"(4, 4)": Interval(0.02, 0.01, 0.03, 10, 0.95, "IQR")}
     assert text.intervals_words(spread) == "interquartile ranges with their 95 % bootstrap intervals: (4, 4) 0.02 [0.01, 0.03]"
     mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}

@@ -400,9 +400,11 @@ def test_batch_size_timing_comes_from_the_benchmark(tmp_path):
 
 def test_batch_size_notes_on_its_timings():
     from binn_utils.presentation import tables
-    words = tables.budget_minutes_words({5: {10: 376.2, 640: 9431.0}, 10: {10: 752.0, 640: 18862.0}})
-    assert words == ("376 and 9,431 epochs for B = 10 and 640 (five minutes) and 752 and 18,862 epochs for "
-                     "B = 10 and 640 (ten minutes)")
+    timing = {"batch_sizes": [{"B": 10, "ms_per_step": 3.71}, {"B": 640, "ms_per_step": 3.8}]}
+    table = tables.budget_table({10: 1875, 640: 75000}, timing, {5: {10: 376.2, 640: 9431.0}, 10: {10: 752.0}})
+    assert table.splitlines()[0] == ("| $B$ | epochs of our fixed-step budget | time per step on the timing machine (ms) "
+                                     "| epochs in the paper's five minutes there | epochs in the authors' ten minutes there |")
+    assert table.splitlines()[2:] == ["| 10 | 1,875 | 3.7 | 376 | 752 |", "| 640 | 75,000 | 3.8 | 9,431 | not timed |"]
     assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")
 
 

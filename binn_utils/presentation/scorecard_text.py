@@ -357,10 +357,27 @@ def _folded_title(lead: str, subclaims) -> str:
     return f"{lead} {len(subs)} {tally(subs)}" if len(subs) > 1 else f"{lead} 1 sub-claim: {subs[0].verdict.value}"
 
 
-def _dropdown(title: str, items: list[str], lead: str = "") -> list[str]:
-    """A folded list (MyST dropdown): its title always shown, its items (after ``lead``, a
-    paragraph) on a click."""
-    return [f":::{{dropdown}} {title}", *([lead, ""] if lead else []), *[f"* {it}" for it in items], ":::", ""]
+def _dropdown(title: str, table: list[str], lead: str = "") -> list[str]:
+    """A folded table (MyST dropdown): its title always shown, its table's lines (after ``lead``,
+    a paragraph) on a click."""
+    return [f":::{{dropdown}} {title}", *([lead, ""] if lead else []), *table, ":::", ""]
+
+
+def subclaims_table(subs, subclaims=()) -> list[str]:
+    """Sub-claims ``subs`` as a table (its lines; none without sub-claims): each one's words and rule,
+    its verdict (and the authors' runs' where they bear on it), the numbers it rests on and the
+    difference it was decided on (``subclaims``: all of its claim's, for the size of its family)."""
+    if not subs:
+        return []
+    authors = any(s.authors is not None for s in subs)
+    head = ["sub-claim (our rule)", "verdict"] + (["the authors' runs"] if authors else []) + [
+        "our numbers", "the difference decided on"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for s in subs:
+        cells = [labelled(s), f"*{s.verdict.value}*"] + ([f"*{s.authors.value}*" if s.authors else "–"] if authors else [])
+        cells += [intervals_words(s.numbers) if s.numbers else "–", difference_words(s, subclaims) or "–"]
+        out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return out
 
 
 def details_md(judged: list[Judged]) -> str:
@@ -377,24 +394,20 @@ def details_md(judged: list[Judged]) -> str:
                   f"*Our test of it:* {j.claim.text} *The paper's evidence:* {j.claim.paper_evidence}", ""]
         groups: dict = {}
         for s in j.subclaims:
-            theirs = f"; the authors' runs: *{s.authors.value}*" if s.authors is not None else ""
-            ivs = f" ({intervals_words(s.numbers)})" if s.numbers else ""
-            diff = difference_words(s, j.subclaims)
-            groups.setdefault(s.group, []).append((s, labelled(s) + ivs + (f"; {diff}" if diff else "")
-                                                   + f": *{s.verdict.value}*{theirs}"))
+            groups.setdefault(s.group, []).append(s)
         if set(groups) == {None}:
             lines += _dropdown(_folded_title("Our numbers and its", j.subclaims),
-                               [w for _, w in groups[None]], f"{OURS} {numbers}")
+                               subclaims_table(groups[None], j.subclaims), f"{OURS} {numbers}")
             continue
         lines += _dropdown("Our numbers", [], f"{OURS} {numbers}")
         lines += ["| configuration | " + " | ".join(_COLUMN[v] for v in Verdict) + " |",
                   "| --- |" + " --- |" * len(Verdict)]
         for group, items in groups.items():
-            vs = [s.verdict for s, _ in items]
+            vs = [s.verdict for s in items]
             lines.append(f"| {group or 'all'} | " + " | ".join(str(vs.count(v) or "") for v in Verdict) + " |")
         lines.append("")
         for group, items in groups.items():
-            lines += _dropdown(_folded_title(f"{group or 'all'},", [s for s, _ in items]), [w for _, w in items])
+            lines += _dropdown(_folded_title(f"{group or 'all'},", items), subclaims_table(items, j.subclaims))
     return in_words("\n".join(lines))   # (the package's names of quantities in the book's words)
 
 

@@ -430,16 +430,23 @@ def timing_machine_words(timing: dict) -> str:
             + (f", load average {load:.1f} while it ran" if load is not None else ""))
 
 
-def budget_minutes_words(epochs_by_minutes: dict) -> str:
-    """{minutes: {B: epochs}} as '376, 1,493, 4,631 and 9,431 epochs for B = 10, 40, 160 and 640
-    (five minutes) and ... (ten minutes)'."""
-    names = {5: "five minutes", 10: "ten minutes"}
-    parts = []
-    for minutes, epochs in epochs_by_minutes.items():
-        Bs = sorted(epochs)
-        parts.append(f"{and_list(f'{epochs[b]:,.0f}' for b in Bs)} epochs for B = {and_list(str(b) for b in Bs)} "
-                     f"({names.get(minutes, f'{minutes:g} minutes')})")
-    return " and ".join(parts)
+def budget_table(budget_epochs_run: dict, timing: dict, epochs_by_minutes: dict) -> str:
+    """What the paper's wall-clock budget is in our runs, one row per batch size: the epochs of our
+    fixed-step budget (``budget_epochs_run``: {B: epochs}), the time per step on the timing
+    benchmark's machine (``timing``: ``studies.batch_size.timing()``) and the epochs that
+    ``epochs_by_minutes`` ({minutes: {B: epochs}}) of it would give (Markdown)."""
+    names = {5: "the paper's five minutes", 10: "the authors' ten minutes"}
+    per_step = {r["B"]: r["ms_per_step"] for r in timing["batch_sizes"]}
+    Bs = sorted(set(per_step) | set(budget_epochs_run))
+    head = ["$B$", "epochs of our fixed-step budget", "time per step on the timing machine (ms)"] + [
+        f"epochs in {names.get(m, f'{m:g} minutes')} there" for m in epochs_by_minutes]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    for b in Bs:
+        cells = [str(b), f"{budget_epochs_run[b]:,}" if b in budget_epochs_run else "not run",
+                 fmt(per_step[b], ".2g") if b in per_step else "not timed"]
+        cells += [f"{e[b]:,.0f}" if b in e else "not timed" for e in epochs_by_minutes.values()]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
 
 
 def folded_html(summary: str, body: str) -> str:
