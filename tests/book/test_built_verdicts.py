@@ -12,11 +12,12 @@ test_built_html.py).  How a printed verdict is matched to its test:
 * a verdict glued as text into a chapter's prose (``{glue:text}``) cannot carry a name, so the
   chapter carries a record of its glued verdicts (glue name -> test) and the glued spans are
   matched to their names in the order the page's source names them;
-* the scorecard's and the landing page's lists quote the sub-claim's words, "“words” (verdict)":
-  matched by those words;
+* the chapters' boxes (and any page) quote the sub-claim's words, "“words” (verdict)": matched by
+  those words;
 * a claim's outcome, its mark and word, stands beside its number ("Claim 9, title: ≈ not
-  resolved" in a chapter's box, "Claim 9 ≈ not resolved" on the scorecard, "≈ claim 9," on the
-  landing page): matched by that number.
+  resolved" in a chapter's box, "Claim 9 ≈ not resolved" on the scorecard; on the landing page
+  the claims listed after an outcome's mark, "≈ 5 are not resolved: claim 3, ...; claim 9, ..."):
+  matched by that number.
 """
 from __future__ import annotations
 
@@ -170,14 +171,14 @@ def _page_words(label: str) -> str:
 
 
 def test_quoted_sub_claims_print_the_scorecards_verdict(tests):
-    """“words” (verdict) on the scorecard and the landing page: the verdict of the sub-claim
-    with those words (one of them, where several groups share the words)."""
+    """“words” (verdict) on any page (the chapters' boxes, the scorecard): the verdict of the
+    sub-claim with those words (one of them, where several groups share the words)."""
     by_words = defaultdict(set)
     for name, v in tests.items():
         by_words[_page_words(name.split(" | ", 2)[2])].add(v)
     bad, seen = [], 0
     quoted = re.compile(r"“([^”]+)” \((" + "|".join(re.escape(v.value) for v in Verdict) + r")\)")
-    for page in (HTML / "notebooks" / "scorecard.html", HTML / "book" / "intro.html"):
+    for page in pages():
         text = " ".join(soup(page).get_text(" ").split())
         for m in quoted.finditer(text):
             words = _page_words(m.group(1))
@@ -188,7 +189,7 @@ def test_quoted_sub_claims_print_the_scorecards_verdict(tests):
                 bad.append(f"{page.relative_to(HTML)}: “{words}” ({m.group(2)}); the scorecard: "
                            f"{sorted(v.value for v in by_words[words])}")
     assert not bad, "quoted sub-claims with another verdict than the scorecard's:\n" + "\n".join(bad)
-    assert seen >= 5, f"only {seen} quoted sub-claims found on the scorecard and the landing page"
+    assert seen >= 5, f"only {seen} quoted sub-claims found in the book"
 
 
 def test_supporting_lists_mark_every_verdict():
