@@ -40,6 +40,20 @@ def test_a_describe_table_reads_in_words():
     assert not any(name in text for name in list(CODE_WORDS) + list(PARAMETER_WORDS) if "_" in name)
 
 
+def test_a_count_of_failures_zero_in_every_row_is_said_not_shown():
+    """Failures are never hidden: a non-zero count keeps its column; one zero in every row shown is
+    dropped and said once under the table."""
+    boxes = boxes_like_a_chapter()
+    boxes["diverged"] = 0
+    md = frame_tables.table(boxes).text
+    assert cells(md)[0][-1] == "failed solves" and "diverged trainings" not in md
+    assert md.endswith("\n\nNo training diverged in the rows shown.")
+    clean = frame_tables.table(boxes.iloc[2:]).text
+    assert "failed solves" not in clean and "diverged trainings" not in clean
+    assert clean.endswith("\n\nNo training diverged and every forward solve succeeded in the rows shown.")
+    assert not frame_tables.table(boxes_like_a_chapter()).text.endswith("shown.")
+
+
 def test_numbers_take_three_significant_figures_and_the_text_form_is_the_table():
     t = frame_tables.table(pd.DataFrame({"median_ours": [0.0229581], "beyond": [True], "grid": [351]}))
     assert repr(t) == t._repr_markdown_()

@@ -80,9 +80,23 @@ def as_frame(data) -> pd.DataFrame:
     return data.reset_index() if named else data.reset_index(drop=True)
 
 
+#: the counts of failures a chapter computes, and what a table without them says once under it
+#: (a count that is zero in every row shown is not a column; any non-zero one keeps it)
+ZERO_COUNTS = {"diverged": "no training diverged", "failed": "every forward solve succeeded"}
+
+
+def zero_counts(df: pd.DataFrame) -> list[str]:
+    """The columns of ``ZERO_COUNTS`` that ``df`` holds and that are zero in each of its rows."""
+    return [c for c in ZERO_COUNTS if c in df.columns and len(df) and pd.api.types.is_numeric_dtype(df[c])
+            and bool((df[c] == 0).all())]
+
+
 def markdown(data) -> str:
-    """``data`` (a DataFrame or Series a chapter computed) as a Markdown table in words."""
+    """``data`` (a DataFrame or Series a chapter computed) as a Markdown table in words; a count of
+    failures zero in every row is said once under it, not a column (:data:`ZERO_COUNTS`)."""
     df = as_frame(data)
+    zeros = zero_counts(df)
+    df = df.drop(columns=zeros)
     head = [column_words(c) if c != "what" else "" for c in df.columns]
     numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
                and c not in PARAMETER_WORDS for c in df.columns]
@@ -90,7 +104,8 @@ def markdown(data) -> str:
     for _, row in df.iterrows():
         rows.append("| " + " | ".join(v if isinstance(v, str) and c in ("what", "value") else cell(c, v)
                                       for c, v in row.items()) + " |")
-    return "\n".join(rows)
+    said = " and ".join(ZERO_COUNTS[c] for c in zeros)
+    return "\n".join(rows) + (f"\n\n{said[0].upper()}{said[1:]} in the rows shown." if said else "")
 
 
 class Table:

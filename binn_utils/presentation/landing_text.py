@@ -64,6 +64,6 @@ def landing_html(judged: list[Judged], recommendations=None) -> str:
             "Does the paper hold up?</p>"
             f"<p>We tested the paper's {len(judged)} claims against the runs of this edition:</p><ul>{items}</ul>"
             + (f"<p>{advice}</p>" if advice else "")
-            + "<p>The full tables are on the scorecard: each claim with its verdict, evidence and sub-claims; "
-            "each recommendation also on the authors' data and in their archived runs; and our runs set beside "
-            f'the authors\'. See <a href="{SCORECARD}">the reproduction scorecard</a>.</p></div>')
+            + f'<p><a href="{SCORECARD}">The reproduction scorecard</a> has the full tables: each claim with its '
+            "verdict, evidence and sub-claims; each recommendation on the authors' data and in their archived runs "
+            "too; and our runs set beside the authors'.</p></div>")

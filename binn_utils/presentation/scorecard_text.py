@@ -389,7 +389,8 @@ def details_md(judged: list[Judged]) -> str:
     for j in judged:
         numbers = evidence(j)  # the runs are in the table of what was run
         quote = (f"> “{j.claim.quote}” ({j.claim.where})" if j.claim.quote else "")
-        lines += [f"({claim_anchor(j.claim)})=", f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j))}",
+        # (its sub-claims counted once: in the title of the fold below, and in the claims table)
+        lines += [f"({claim_anchor(j.claim)})=", f"**Claim {j.claim.number}** {mark_md(j.outcome, verdict_words(j, False))}",
                   "", quote, "",
                   f"*Our test of it:* {j.claim.text} *The paper's evidence:* {j.claim.paper_evidence}", ""]
         groups: dict = {}
