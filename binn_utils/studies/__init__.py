@@ -7,18 +7,19 @@ and list it below.
 """
 from __future__ import annotations
 
-from . import architecture, batch_size, defaults, framework, learning_rate, loss_weight, noise
+from . import architecture, authors_budget, batch_size, defaults, framework, learning_rate, loss_weight, noise
 from ..engine.observations import DEFAULT_NOISE_VAR
 from .architecture import OPERATOR_ARCHS
 from .base import PAPER_DEFAULTS, SCALES, PaperPoint, Study, scale_values
-from .batch_size import AUTHORS_BUDGET_EPOCHS, BATCH_SIZES, PAPER_BUDGET_STEPS
+from .authors_budget import AUTHORS_BUDGET_EPOCHS, AUTHORS_BUDGET_EPOCHS_LOW
+from .batch_size import BATCH_SIZES, PAPER_BUDGET_STEPS
 from .learning_rate import LEARNING_RATES
 from .loss_weight import PDE_WEIGHTS
 from .noise import NOISE_ARCHS
 
 REGISTRY: dict[str, Study] = {s.name: s for s in (
     defaults.STUDY, framework.STUDY, learning_rate.STUDY, loss_weight.STUDY, architecture.STUDY,
-    batch_size.STUDY, batch_size.AUTHORS_BUDGET, noise.STUDY)}
+    batch_size.STUDY, authors_budget.AUTHORS_BUDGET, authors_budget.AUTHORS_BUDGET_LOW, noise.STUDY)}
 
 # The builders under the names the chapters call them by.
 default_runs = defaults.build
@@ -28,7 +29,8 @@ learning_rate_study = learning_rate.build
 loss_weight_study = loss_weight.build
 architecture_study = architecture.build
 batch_size_study = batch_size.build
-batch_size_authors_budget = batch_size.build_authors_budget
+batch_size_authors_budget = authors_budget.build_authors_budget
+batch_size_authors_budget_low = authors_budget.build_authors_budget_low
 
 
 def get(name: str) -> Study:
@@ -61,4 +63,4 @@ def reference_configuration(noise_var: float, dense: bool) -> tuple[float, bool]
 
 __all__ = ["REGISTRY", "Study", "PaperPoint", "SCALES", "PAPER_DEFAULTS", "scale_values", "get", "sweeps", "repeated",
            "reference_configuration", "SUPPORTING_CONFIGURATIONS", "OPERATOR_ARCHS", "BATCH_SIZES", "PAPER_BUDGET_STEPS",
-           "AUTHORS_BUDGET_EPOCHS", "LEARNING_RATES", "PDE_WEIGHTS", "NOISE_ARCHS"]
+           "AUTHORS_BUDGET_EPOCHS", "AUTHORS_BUDGET_EPOCHS_LOW", "LEARNING_RATES", "PDE_WEIGHTS", "NOISE_ARCHS"]

@@ -20,17 +20,14 @@ from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, main_text_datasets, scale_values,
                    train_config, best_in_range, value_range)
 from .base import Drawing, box_drawing
+from .authors_budget import (AUTHORS_ARCHIVED, AUTHORS_BUDGET, AUTHORS_BUDGET_EPOCHS, AUTHORS_BUDGET_LOW,  # noqa: F401
+                             AUTHORS_BUDGET_EPOCHS_LOW, build_authors_budget, build_authors_budget_low)
 
 BATCH_SIZES = (10, 40, 160, 640)
 #: The batch sizes with the lowest errors after the paper's fixed budget (Fig. 6).
 PAPER_BEST = (40, 160)
 # the published trainer takes ~4 ms per step here, so five minutes ~ 75,000 steps
 PAPER_BUDGET_STEPS = 75_000
-# The published Fig. 6 budget runs (the authors' FIXEDTIME10 folders: ten minutes of wall
-# clock, one initialisation per B): the epochs their own timings give for ten minutes.
-AUTHORS_BUDGET_EPOCHS = {10: 2200, 40: 8100, 160: 23_000, 640: 45_000}
-#: the authors' archived runs of this budget (their archive also holds runs of unknown budget)
-AUTHORS_ARCHIVED = {"budget": "10min"}
 #: The timing benchmark the training-time comparison reads (``benchmarks/batch_size_timing.py
 #: --json``): one network of the plain-autograd trainer, as the paper trains "on the CPU",
 #: every batch size timed in one process on one device, interleaved.
@@ -83,22 +80,6 @@ def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, de
         budgeted.append(Setting("batch_size_budget", f"B={B} budget={budget}", "diffusion", noise_var, dense,
                                 ds, ss, cfg_b, swept=("batch_size",), described=(("budget_steps", budget),)))
     return fixed, budgeted
-
-
-def build_authors_budget(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
-                         seeds=None, datasets=None, distinct_seeds=False) -> list[Setting]:
-    """For each B the number of epochs that ten minutes of the authors' trainer gave
-    (``AUTHORS_BUDGET_EPOCHS``; scaled by the scale's epochs / 4000, or by ``epochs`` / 4000
-    when given), ten initialisations at the paper scale where the authors ran one."""
-    p = scale_values(scale)
-    ds, ss = initialisations(p, seeds, datasets, distinct_seeds)
-    factor = count("epochs", epochs, p["epochs"]) / 4000
-    out = []
-    for B, n_ep in AUTHORS_BUDGET_EPOCHS.items():
-        cfg = train_config(p, max(1, round(n_ep * factor)), batch_size=int(B), clip_batch_to_data=True)
-        out.append(Setting("batch_size_authors", f"B={B} authors' budget", "diffusion", noise_var, dense, ds, ss,
-                           cfg, swept=("batch_size",)))
-    return out
 
 
 def time_fit(timing: dict) -> dict:
@@ -494,5 +475,3 @@ STUDY = Study(
            Shown("Fig. 6, the authors' budget", variant="batch_size_authors")),
     drawing=drawing,
 )
-AUTHORS_BUDGET = Study("batch_size_authors", "batch size, the authors' budget", "diffusion", "diffusion",
-                       build_authors_budget, default={"batch_size": PAPER_DEFAULTS.batch_size})
