@@ -318,7 +318,8 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
         assert {s.noise_var for s in st.settings_for_chapter(dict(full, noise_var=5e-3))} == {5e-3}
     elif name == "batch_size":
         full = dict(base, batch_sizes=None, budget_steps=None)
-        assert len(st.settings_for_chapter(full)) == 3 * len(studies.BATCH_SIZES)
+        # fixed epochs, fixed budget, the authors' budget; its lower bracket at the batch sizes it trains
+        assert len(st.settings_for_chapter(full)) == 3 * len(studies.BATCH_SIZES) + len(studies.AUTHORS_BUDGET_EPOCHS_LOW)
         assert len(st.settings_for_chapter(dict(full, batch_sizes=(10, 40)))) == 3 * 2
     else:
         full = dict(base, rates=None, shown_rate=None, output_dir=None)  # a parameter build does not take is left out

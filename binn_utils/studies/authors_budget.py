@@ -61,3 +61,6 @@ AUTHORS_BUDGET = Study("batch_size_authors", "batch size, the authors' budget", 
                        build_authors_budget, default={"batch_size": PAPER_DEFAULTS.batch_size})
 AUTHORS_BUDGET_LOW = Study("batch_size_authors_low", "batch size, the authors' budget (lower bracket)", "diffusion",
                            "diffusion", build_authors_budget_low, default={"batch_size": PAPER_DEFAULTS.batch_size})
+#: the module's study (the upper bracket, which the scorecard's claim 10 reads); its lower bracket
+#: is ``AUTHORS_BUDGET_LOW``, registered beside it
+STUDY = AUTHORS_BUDGET

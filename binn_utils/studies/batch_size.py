@@ -15,9 +15,9 @@ from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, S
                                  expect, highest_at, median_interval, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
 from ..store.records import DamagedRecordError
-from ..store.stores import committed_scale, default_results_dir
+from ..store.stores import committed_datasets, committed_scale, default_results_dir
 from ..store.setting import Setting
-from .base import (PAPER_DEFAULTS, Choice, Shown, Study, count, initialisations, main_text_datasets, scale_values,
+from .base import (PAPER_DEFAULTS, Choice, Shown, Study, asks_main_text, count, initialisations, main_text_datasets, scale_values,
                    train_config, best_in_range, value_range)
 from .base import Drawing, box_drawing
 from .authors_budget import (AUTHORS_ARCHIVED, AUTHORS_BUDGET, AUTHORS_BUDGET_EPOCHS, AUTHORS_BUDGET_LOW,  # noqa: F401
@@ -334,7 +334,20 @@ def chapter_settings(params) -> dict:
                if s.config.batch_size in sizes]
     on_theirs = [s for s in AUTHORS_BUDGET.settings_on_authors_data(params) if s.config.batch_size in sizes]
     return {"fixed": (scale, fixed), "budget": (scale, budget), "authors": (scale, authors),
-            "authors_data": (scale, on_theirs)}
+            "authors_data": (scale, on_theirs), **authors_low_settings(scale, sizes, params, kw)}
+
+
+def authors_low_settings(scale, sizes, params, kw) -> dict:
+    """The lower bracket of the authors' budget (``AUTHORS_BUDGET_LOW``) for ``chapter_settings``:
+    "authors_low" on our data (at the committed main text only where the manifest lists its
+    datasets: until it is stored, none) and "authors_low_data" on the authors' data where stored."""
+    name = AUTHORS_BUDGET_LOW.name
+    main = asks_main_text(name, params)
+    ours = ([] if main and not committed_datasets(name) else
+            AUTHORS_BUDGET_LOW.settings(scale, datasets=main_text_datasets(name, params), **kw))
+    return {"authors_low": (scale, [s for s in ours if s.config.batch_size in sizes]),
+            "authors_low_data": (scale, [s for s in AUTHORS_BUDGET_LOW.settings_on_authors_data(params)
+                                         if s.config.batch_size in sizes])}
 
 
 def bullets(s: dict) -> list[str]:

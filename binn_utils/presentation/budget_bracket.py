@@ -1,0 +1,152 @@
+"""Fig. 6's budget bracketed (``studies.authors_budget``): how many epochs the authors' ten
+minutes reached is not archived, so the batch-size chapter sets our runs after the upper and
+the lower bracket of that budget beside the authors' single runs, per batch size where the
+brackets differ and pooled over the figure (``results_table.against_datasets``,
+``results_table.figure_ratio``), on each data our runs were trained on."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..analysis import results_table
+from ..analysis.reporting import and_list, fmt
+from .authors_figures import DATA_WORDS, UNIT_WORDS, ratio_cell, ratio_verdict_words
+from .tables import QUANTITY_WORDS
+
+#: the brackets in the order the chapter shows them
+BRACKETS = ("upper", "lower")
+
+
+def lower_figure(upper: pd.DataFrame, lower: pd.DataFrame) -> pd.DataFrame:
+    """The figure's runs under the lower bracket (results tables): ``lower``'s at its batch sizes,
+    ``upper``'s at the others (where the two budgets are the same or within 10 %); an empty
+    table where ``lower`` is (not stored)."""
+    if lower.empty:
+        return lower
+    return pd.concat([upper[~upper["batch_size"].isin(set(lower["batch_size"]))], lower], ignore_index=True)
+
+
+def compare(upper: dict, lower: dict, theirs: pd.DataFrame) -> dict:
+    """{data: {bracket: (figure_ratio table, against_datasets table, the figure's runs)}} for each
+    data ("ours", "authors") with runs under the upper bracket (``upper``, ``lower``: {data:
+    results table}); a bracket whose runs are not stored is left out."""
+    out = {}
+    for d, up in upper.items():
+        if up.empty:
+            continue
+        figs = {"upper": up, "lower": lower_figure(up, lower.get(d, up.iloc[:0]))}
+        out[d] = {b: (results_table.figure_ratio(f, theirs, "batch_size"),
+                      results_table.against_datasets(f, theirs, "batch_size"), f)
+                  for b, f in figs.items() if not f.empty}
+    return out
+
+
+def bracketed_sizes(by_data: dict) -> list[int]:
+    """The batch sizes where the lower bracket's runs differ from the upper's (those it trains)."""
+    sizes = set()
+    for brackets in by_data.values():
+        if "lower" in brackets:
+            f = brackets["lower"][2]
+            sizes |= set(f.loc[f["study"] != brackets["upper"][2]["study"].iloc[0], "batch_size"].astype(int))
+    return sorted(sizes)
+
+
+def _comparable(r) -> str:
+    """One authors' run against one run of one more dataset of ours (an ``against_datasets`` row),
+    as ours / theirs: 'differs' beyond its range, else 'not comparable beyond N x'."""
+    if not np.isfinite(r["ratio"]):
+        return "n/a"
+    n = fmt(max(r["range_hi"], 1 / r["range_lo"]))
+    return (f"**{fmt(1 / r['ratio'])}: differs** (range {n}x)" if r["beyond"]
+            else f"{fmt(1 / r['ratio'])}: not comparable beyond {n}x")
+
+
+def _row(t: pd.DataFrame, b: int, q: str):
+    hit = t[(t["batch_size"] == b) & (t["quantity"] == q)]
+    return hit.iloc[0] if len(hit) else None
+
+
+def _epochs(f: pd.DataFrame, b: int) -> str:
+    e = f.loc[f["batch_size"] == b, "epochs"]
+    return f"{int(e.iloc[0]):,}" if len(e) else "n/a"
+
+
+def _median(f: pd.DataFrame, b: int, q: str) -> float:
+    v = f.loc[(f["batch_size"] == b) & (f["checkpoint"] == f["checkpoint"].iloc[0]), q].to_numpy(float)
+    return float(np.nanmedian(v)) if np.isfinite(v).any() else np.nan
+
+
+def table_md(by_data: dict) -> str:
+    """Markdown table: per data, bracketed batch size and error, the authors' one run and under
+    each bracket our epochs, our median and ours / theirs against one run of one more dataset."""
+    sizes = bracketed_sizes(by_data)
+    if not sizes:
+        return ""
+    heads = " | ".join(f"{b} bracket: epochs | our median | ours / authors' run" for b in BRACKETS)
+    out = [f"| data | $B$ | error | authors' run | {heads} |", "|---|---|---|---|" + "---|---|---|" * len(BRACKETS)]
+    for d, brackets in by_data.items():
+        for b in sizes:
+            for q in ("err_u_theta", "err_u_p"):
+                first = _row(brackets["upper"][1], b, q)
+                if first is None:
+                    continue
+                cells = []
+                for k in BRACKETS:
+                    if k not in brackets:
+                        cells.append("not stored | | ")
+                        continue
+                    _, against, f = brackets[k]
+                    cells.append(f"{_epochs(f, b)} | {fmt(_median(f, b, q))} | {_comparable(_row(against, b, q))}")
+                out.append(f"| {DATA_WORDS[d]} | {b} | {QUANTITY_WORDS[q]} | {fmt(first['median_authors'])} | "
+                           + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def _per_run_words(by_data: dict, sizes) -> str:
+    rows = [r for brackets in by_data.values() for k in brackets
+            for _, r in brackets[k][1][brackets[k][1]["batch_size"].isin(sizes)].iterrows() if np.isfinite(r["p"])]
+    if not rows:
+        return ""
+    n = [max(r["range_hi"], 1 / r["range_lo"]) for r in rows if not r["beyond"]]
+    k = sum(bool(r["beyond"]) for r in rows)
+    return (f"Each of the authors' runs at $B$ = {and_list(sizes)} is one run, set against one run of one more "
+            f"dataset (or split) of ours: {k} of the {len(rows)} comparisons (each error, bracket and data) find a "
+            "difference" + (f"; each of the other {len(n)} is not comparable beyond {fmt(min(n))} to {fmt(max(n))}x, "
+                            "the range that datasets and initialisations alone give one run." if n else "."))
+
+
+def words(by_data: dict, epochs_upper: dict, epochs_lower: dict) -> str:
+    """The chapter's sentences on the bracket: our median errors under each bracket at the
+    bracketed batch sizes, the figure's pooled ratio ours / theirs with its decision under each,
+    and what the authors' single runs there can be told apart from (``epochs_*``: {B: epochs} of
+    each bracket at the paper scale)."""
+    low = sorted(epochs_lower)
+    span = (f"At $B$ = {' / '.join(map(str, low))} the epochs the authors' ten minutes reached are bracketed by "
+            f"the lower estimate's {' / '.join(f'{epochs_lower[b]:,}' for b in low)} and the upper's "
+            f"{' / '.join(f'{epochs_upper[b]:,}' for b in low)}.")
+    sizes = bracketed_sizes(by_data)
+    if not sizes:
+        return span + " Our runs after the lower bracket are not stored, so only the upper is compared here."
+    out = [span]
+    for d, brackets in by_data.items():
+        if "lower" not in brackets:
+            out.append(f"On {DATA_WORDS[d]} our runs after the lower bracket are not stored.")
+            continue
+        meds = [f"{QUANTITY_WORDS[q]} " + " and ".join(
+            f"{' / '.join(fmt(_median(brackets[k][2], b, q)) for b in sizes)} after the {k}" for k in BRACKETS)
+            for q in ("err_u_p", "err_u_theta")]
+        out.append(f"On {DATA_WORDS[d]} our median errors at $B$ = {' / '.join(map(str, sizes))} are: "
+                   f"{'; '.join(meds)}.")
+        for q in ("err_u_p", "err_u_theta"):
+            parts = []
+            for k in BRACKETS:
+                t = brackets[k][0]
+                r = t[t["quantity"] == q]
+                if len(r):
+                    r = r.iloc[0]
+                    parts.append(f"{ratio_cell(r)} under the {k} bracket ({ratio_verdict_words(r)})")
+            if parts:
+                out.append(f"Pooled over the figure's {int(brackets['upper'][0]['settings'].max())} batch sizes "
+                           f"({brackets['upper'][0]['datasets'].max()} {UNIT_WORDS[d][1]}), our {QUANTITY_WORDS[q]} "
+                           f"error on {DATA_WORDS[d]} is " + " and ".join(parts) + " times the authors'.")
+    return " ".join(out + [_per_run_words(by_data, sizes)]).strip()

@@ -1,0 +1,111 @@
+"""Fig. 6's budget bracketed (issue 47): the lower bracket's settings, and the chapter's
+sentence and table on both brackets generated from the runs."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from binn_utils import studies
+from binn_utils.analysis import results_table as rt
+from binn_utils.presentation import budget_bracket as bb
+from binn_utils.studies import authors_budget
+
+CHAPTER = dict(scale=None, noise_var=None, dense=False, epochs=None, seeds=None, batch_sizes=None, budget_steps=None)
+
+
+def test_the_lower_bracket_runs_the_large_batches_at_the_fixed_time_trainers_epochs():
+    low = studies.get("batch_size_authors_low").settings("paper")
+    assert [s.config.batch_size for s in low] == [160, 640]
+    assert [s.config.epochs for s in low] == [17_000, 25_000]
+    assert {s.study for s in low} == {"batch_size_authors_low"} and all(len(s.seeds) == 10 for s in low)
+    upper = {s.config.batch_size: s for s in studies.get("batch_size_authors").settings("paper")}
+    assert [upper[b].config.epochs for b in (10, 40, 160, 640)] == [2200, 8100, 23_000, 45_000]
+    for s in low:   # only where the brackets differ by more than 10 %; all else the upper's setting
+        assert s.config.epochs < 0.9 * upper[s.config.batch_size].config.epochs
+        assert s.config.replace(epochs=upper[s.config.batch_size].config.epochs) == upper[s.config.batch_size].config
+    # scaled as the upper bracket: by the scale's epochs / 4000
+    quick = studies.get("batch_size_authors_low").settings("quick")
+    factor = studies.scale_values("quick")["epochs"] / 4000
+    assert [s.config.epochs for s in quick] == [round(17_000 * factor), round(25_000 * factor)]
+    assert studies.get("batch_size_authors_low").settings("paper", datasets=5)[0].key != low[0].key
+
+
+def test_the_chapter_reads_the_lower_bracket_only_where_stored_at_the_committed_scale(monkeypatch):
+    from binn_utils.studies import batch_size
+    runs = batch_size.chapter_settings(CHAPTER)
+    listed = batch_size.committed_datasets("batch_size_authors_low")
+    assert bool(runs["authors_low"][1]) == bool(listed)
+    if listed:
+        assert {len(set(s.datasets)) for s in runs["authors_low"][1]} == {listed}
+    monkeypatch.setattr(batch_size, "committed_datasets", lambda name, data="ours": None)
+    assert batch_size.chapter_settings(CHAPTER)["authors_low"][1] == []
+    quick = batch_size.chapter_settings({**CHAPTER, "scale": "quick"})
+    assert [s.config.batch_size for s in quick["authors_low"][1]] == [160, 640]
+    assert batch_size.chapter_settings({**CHAPTER, "scale": "quick", "batch_sizes": (10, 40)})["authors_low"][1] == []
+
+
+def _runs(rng, study, epochs: dict, source="ours", datasets=5, inits=10, shift=None):
+    """A results table of nested log-normal errors per batch size (``shift``: {B: log shift})."""
+    rows = []
+    for b, ep in epochs.items():
+        for d in range(datasets):
+            effect = rng.normal(0, 0.3)
+            for i in range(inits):
+                v = float(np.exp((shift or {}).get(b, 0.0) + effect + rng.normal(0, 0.3)))
+                rows.append({"source": source, "study": study, "setting": f"B={b}", "batch_size": b, "noise_var": 1e-3,
+                             "grid": 71, "data": "ours", "dataset": d, "seed": i, "replicate": i, "epochs": ep,
+                             "checkpoint": "best", "norm": "frobenius", "err_u_theta": v * 0.5, "err_u_p": v})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def bracket():
+    rng = np.random.default_rng(47)
+    up = _runs(rng, "batch_size_authors", authors_budget.AUTHORS_BUDGET_EPOCHS, shift={160: 1.0, 640: 1.2})
+    low = _runs(rng, "batch_size_authors_low", authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)
+    theirs = _runs(rng, "batch_size", authors_budget.AUTHORS_BUDGET_EPOCHS, source="authors", datasets=1, inits=1)
+    return up, low, theirs
+
+
+def test_the_bracket_sentence_is_generated_from_the_runs(bracket):
+    up, low, theirs = bracket
+    by = bb.compare({"ours": up}, {"ours": low}, theirs)
+    assert set(by["ours"]) == {"upper", "lower"} and bb.bracketed_sizes(by) == [160, 640]
+    lower_fig = by["ours"]["lower"][2]
+    assert set(lower_fig.loc[lower_fig["batch_size"] == 10, "study"]) == {"batch_size_authors"}
+    assert set(lower_fig.loc[lower_fig["batch_size"] == 640, "study"]) == {"batch_size_authors_low"}
+    words = bb.words(by, authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)
+    assert "lower estimate's 17,000 / 25,000 and the upper's 23,000 / 45,000" in words
+    med = lambda f, b: np.median(f.loc[f["batch_size"] == b, "err_u_p"])   # noqa: E731
+    assert (f"$u_\\mathrm{{p}}$ {bb.fmt(med(up, 160))} / {bb.fmt(med(up, 640))} after the upper and "
+            f"{bb.fmt(med(low, 160))} / {bb.fmt(med(low, 640))} after the lower") in words
+    for k, fig in (("upper", up), ("lower", lower_fig)):
+        r = rt.figure_ratio(fig, theirs, "batch_size")
+        r = r[r["quantity"] == "err_u_p"].iloc[0]
+        assert f"{bb.ratio_cell(r)} under the {k} bracket" in words
+    # each single run of theirs: 'not comparable beyond N x' with the range of one more dataset's run
+    t = rt.against_datasets(up, theirs, "batch_size")
+    r = t[(t["batch_size"] == 160) & (t["quantity"] == "err_u_p")].iloc[0]
+    md = bb.table_md(by)
+    assert ("differs" if r["beyond"] else f"not comparable beyond {bb.fmt(r['range_hi'])}x") in md
+    assert md.count("| our data | 160 |") == 2 and "| 17,000 |" in md and "| 23,000 |" in md
+    assert re.search(r"\d+ of the 8 comparisons \(each error, bracket and data\) find a difference", words)
+    # other runs, other words
+    other = bb.words(bb.compare({"ours": up}, {"ours": low.assign(err_u_p=low["err_u_p"] * 3)}, theirs),
+                     authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)
+    assert other != words
+
+
+def test_a_bracket_not_stored_is_said_and_not_compared(bracket):
+    up, low, theirs = bracket
+    none = bb.compare({"ours": up, "authors": up.assign(data="authors")}, {}, theirs)
+    assert bb.table_md(none) == ""
+    assert bb.words(none, authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW).endswith(
+        "Our runs after the lower bracket are not stored, so only the upper is compared here.")
+    half = bb.compare({"ours": up, "authors": up.assign(data="authors")}, {"ours": low}, theirs)
+    assert "On the authors' data our runs after the lower bracket are not stored." in bb.words(
+        half, authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)
+    assert "| the authors' data | 640 | $u_\\mathrm{p}$ |" in bb.table_md(half) and "not stored" in bb.table_md(half)
