@@ -77,25 +77,29 @@ def test_the_bracket_sentence_is_generated_from_the_runs(bracket):
     lower_fig = by["ours"]["lower"][2]
     assert set(lower_fig.loc[lower_fig["batch_size"] == 10, "study"]) == {"batch_size_authors"}
     assert set(lower_fig.loc[lower_fig["batch_size"] == 640, "study"]) == {"batch_size_authors_low"}
-    words = bb.words(by, authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)
-    assert "lower estimate's 17,000 / 25,000 and the upper's 23,000 / 45,000" in words
-    med = lambda f, b: np.median(f.loc[f["batch_size"] == b, "err_u_p"])   # noqa: E731
-    assert (f"$u_\\mathrm{{p}}$ {bb.fmt(med(up, 160))} / {bb.fmt(med(up, 640))} after the upper and "
-            f"{bb.fmt(med(low, 160))} / {bb.fmt(med(low, 640))} after the lower") in words
+    words = bb.words(by)
     for k, fig in (("upper", up), ("lower", lower_fig)):
         r = rt.figure_ratio(fig, theirs, "batch_size")
         r = r[r["quantity"] == "err_u_p"].iloc[0]
-        assert f"{bb.ratio_cell(r)} under the {k} bracket" in words
+        assert (f"Under the {k} bracket our $u_\\mathrm{{p}}$ error is {bb.ratio_cell(r)} times the authors' "
+                f"({bb.ratio_verdict_words(r)}).") in words
+    # the table: our medians and epochs under each bracket at the bracketed batch sizes
+    md = bb.table_md(by)
+    med = lambda f, b: np.median(f.loc[f["batch_size"] == b, "err_u_p"])   # noqa: E731
+    for b in (160, 640):
+        assert (f"| our data | {b} | $u_\\mathrm{{p}}$ | {bb.fmt(np.median(theirs.loc[theirs['batch_size'] == b, 'err_u_p']))} "
+                f"| {authors_budget.AUTHORS_BUDGET_EPOCHS[b]:,} | {bb.fmt(med(up, b))} |") in md
+        assert f"| {authors_budget.AUTHORS_BUDGET_EPOCHS_LOW[b]:,} | {bb.fmt(med(low, b))} |" in md
     # each single run of theirs: 'not comparable beyond N x' with the range of one more dataset's run
     t = rt.against_datasets(up, theirs, "batch_size")
     r = t[(t["batch_size"] == 160) & (t["quantity"] == "err_u_p")].iloc[0]
-    md = bb.table_md(by)
     assert ("differs" if r["beyond"] else f"not comparable beyond {bb.fmt(r['range_hi'])}x") in md
     assert md.count("| our data | 160 |") == 2 and "| 17,000 |" in md and "| 23,000 |" in md
-    assert re.search(r"\d+ of the 8 comparisons \(each error, bracket and data\) find a difference", words)
+    assert re.search(r"\d+ of these 8 comparisons \(each error, bracket and data\) find a difference", words)
+    import prose
+    assert not prose.crowded(words, 3), prose.crowded(words, 3)       # at most three numbers a sentence
     # other runs, other words
-    other = bb.words(bb.compare({"ours": up}, {"ours": low.assign(err_u_p=low["err_u_p"] * 3)}, theirs),
-                     authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)
+    other = bb.words(bb.compare({"ours": up}, {"ours": low.assign(err_u_p=low["err_u_p"] * 3)}, theirs))
     assert other != words
 
 
@@ -103,9 +107,7 @@ def test_a_bracket_not_stored_is_said_and_not_compared(bracket):
     up, low, theirs = bracket
     none = bb.compare({"ours": up, "authors": up.assign(data="authors")}, {}, theirs)
     assert bb.table_md(none) == ""
-    assert bb.words(none, authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW).endswith(
-        "Our runs after the lower bracket are not stored, so only the upper is compared here.")
+    assert bb.words(none) == "Our runs after the lower bracket are not stored, so only the upper bracket is compared here."
     half = bb.compare({"ours": up, "authors": up.assign(data="authors")}, {"ours": low}, theirs)
-    assert "On the authors' data our runs after the lower bracket are not stored." in bb.words(
-        half, authors_budget.AUTHORS_BUDGET_EPOCHS, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)
+    assert "On the authors' data our runs after the lower bracket are not stored." in bb.words(half)
     assert "| the authors' data | 640 | $u_\\mathrm{p}$ |" in bb.table_md(half) and "not stored" in bb.table_md(half)

@@ -109,44 +109,32 @@ def _per_run_words(by_data: dict, sizes) -> str:
         return ""
     n = [max(r["range_hi"], 1 / r["range_lo"]) for r in rows if not r["beyond"]]
     k = sum(bool(r["beyond"]) for r in rows)
-    return (f"Each of the authors' runs at $B$ = {and_list(sizes)} is one run, set against one run of one more "
-            f"dataset (or split) of ours: {k} of the {len(rows)} comparisons (each error, bracket and data) find a "
-            "difference" + (f"; each of the other {len(n)} is not comparable beyond {fmt(min(n))} to {fmt(max(n))}x, "
-                            "the range that datasets and initialisations alone give one run." if n else "."))
+    return ("Each of the authors' runs at these batch sizes is one run, set against one run of one "
+            f"more dataset (or split) of ours: {k} of these {len(rows)} comparisons (each error, bracket and data) "
+            "find a difference." + (f" Each of the others is not comparable beyond {fmt(min(n))} to {fmt(max(n))}x, "
+                                    "the range that datasets and initialisations alone give one run." if n else ""))
 
 
-def words(by_data: dict, epochs_upper: dict, epochs_lower: dict) -> str:
-    """The chapter's sentences on the bracket: our median errors under each bracket at the
-    bracketed batch sizes, the figure's pooled ratio ours / theirs with its decision under each,
-    and what the authors' single runs there can be told apart from (``epochs_*``: {B: epochs} of
-    each bracket at the paper scale)."""
-    low = sorted(epochs_lower)
-    span = (f"At $B$ = {' / '.join(map(str, low))} the epochs the authors' ten minutes reached are bracketed by "
-            f"the lower estimate's {' / '.join(f'{epochs_lower[b]:,}' for b in low)} and the upper's "
-            f"{' / '.join(f'{epochs_upper[b]:,}' for b in low)}.")
+def words(by_data: dict) -> str:
+    """The chapter's sentences on the bracket (its numbers in :func:`table_md`): the figure's
+    ratio ours / theirs pooled over its batch sizes with its decision under each bracket, per
+    data and error, and how far the authors' single runs at the bracketed batch sizes can be told
+    apart from ours; at most three numbers a sentence."""
     sizes = bracketed_sizes(by_data)
     if not sizes:
-        return span + " Our runs after the lower bracket are not stored, so only the upper is compared here."
-    out = [span]
+        return "Our runs after the lower bracket are not stored, so only the upper bracket is compared here."
+    out = []
     for d, brackets in by_data.items():
         if "lower" not in brackets:
             out.append(f"On {DATA_WORDS[d]} our runs after the lower bracket are not stored.")
             continue
-        meds = [f"{QUANTITY_WORDS[q]} " + " and ".join(
-            f"{' / '.join(fmt(_median(brackets[k][2], b, q)) for b in sizes)} after the {k}" for k in BRACKETS)
-            for q in ("err_u_p", "err_u_theta")]
-        out.append(f"On {DATA_WORDS[d]} our median errors at $B$ = {' / '.join(map(str, sizes))} are: "
-                   f"{'; '.join(meds)}.")
+        up = brackets["upper"][0]
+        out.append(f"Trained on {DATA_WORDS[d]} ({up['datasets'].max()} {UNIT_WORDS[d][1]}), our errors are pooled "
+                   f"over the figure's {int(up['settings'].max())} batch sizes.")
         for q in ("err_u_p", "err_u_theta"):
-            parts = []
             for k in BRACKETS:
-                t = brackets[k][0]
-                r = t[t["quantity"] == q]
+                r = brackets[k][0][brackets[k][0]["quantity"] == q]
                 if len(r):
-                    r = r.iloc[0]
-                    parts.append(f"{ratio_cell(r)} under the {k} bracket ({ratio_verdict_words(r)})")
-            if parts:
-                out.append(f"Pooled over the figure's {int(brackets['upper'][0]['settings'].max())} batch sizes "
-                           f"({brackets['upper'][0]['datasets'].max()} {UNIT_WORDS[d][1]}), our {QUANTITY_WORDS[q]} "
-                           f"error on {DATA_WORDS[d]} is " + " and ".join(parts) + " times the authors'.")
+                    out.append(f"Under the {k} bracket our {QUANTITY_WORDS[q]} error is {ratio_cell(r.iloc[0])} "
+                               f"times the authors' ({ratio_verdict_words(r.iloc[0])}).")
     return " ".join(out + [_per_run_words(by_data, sizes)]).strip()
