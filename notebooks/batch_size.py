@@ -415,7 +415,7 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # where the two budgets differ by more than 10 % are trained again, with ten initialisations on
 # each dataset as above (read where stored). The table sets,
 # at those batch sizes and under each bracket, the epochs, our median error and the ratio of our
-# errors to the authors' single run; the sentences below it pool the figure as above, with the
+# errors to the authors' single run; the sentences after it pool the figure as above, with the
 # lower bracket's runs in place of the upper's:
 
 # %% tags=["remove-input"]
@@ -424,11 +424,7 @@ low = {d: results_table.table(loading.load_or_run(chapter_runs[part][1], scale, 
                                                   desc=f"batch size, authors' budget, lower bracket ({d})"))
        for d, part in (("ours", "authors_low"), ("authors", "authors_low_data")) if chapter_runs[part][1]}
 bracketed = budget_bracket.compare({"ours": ours, "authors": on_theirs}, low, theirs)
-reporting.glue("bsa_bracket", budget_bracket.words(bracketed))
-display(Markdown(budget_bracket.table_md(bracketed)))
-
-# %% [markdown]
-# {glue:text}`bsa_bracket`
+display(Markdown(budget_bracket.table_md(bracketed) + "\n\n" + budget_bracket.words(bracketed)))
 
 # %% [markdown]
 # ## Verdict
