@@ -485,6 +485,7 @@ STUDY = Study(
     choices=(Choice(f"Fig. 6 budget: {PAPER_BUDGET_STEPS:,} optimiser steps for every $B$ (the paper's five minutes)",
                     "the epochs ten minutes of the authors' trainer gave for each $B$", {"authors_budget": True}),),
     shown=(Shown("Fig. 6, fixed epochs", part=0), Shown("Fig. 6, fixed budget of steps", part=1),
-           Shown("Fig. 6, the authors' budget", variant="batch_size_authors")),
+           Shown("Fig. 6, the authors' budget", variant="batch_size_authors"),
+           Shown("Fig. 6, the authors' budget, lower bracket", variant="batch_size_authors_low")),
     drawing=drawing,
 )
