@@ -19,7 +19,7 @@
 # **Why this chapter.** The paper's benchmarks are all synthetic, and its Discussion names
 # this as a limitation: in experimental applications "the true governing operators are
 # unknown", so one can only monitor the optimisation, the agreement between the learned
-# solution $u_\theta$ and the forward solve $u_p$, and the consistency across
+# solution $u_\theta$ and the forward solve $u_\mathrm{p}$, and the consistency across
 # initialisations. Here we do exactly that on real data: the PC-3 prostate-cancer
 # scratch assays of {cite:t}`jin2016scratch`, the data on which BINNs were first
 # demonstrated {cite}`lagergren2020binns`. Cells are seeded at one of six initial
@@ -100,7 +100,7 @@ plt.close(fig)
 #
 # {glue:text}`fig_scratch_solutions_paper` Scratch assay of {cite:t}`jin2016scratch`, {glue:text}`sc_cells` cells per well.
 # Grey open symbols: the three experiments; blue: learned solution $u_\theta$; orange
-# dashed: forward-predicted solution $u_p$ from the learned $D$ and $G$ and the learned
+# dashed: forward-predicted solution $u_\mathrm{p}$ from the learned $D$ and $G$ and the learned
 # initial condition $u_\theta(x, 0)$; lines and bands are mean $\pm 1$ standard deviation
 # over initialisations ({glue:text}`sc_what`).
 # ```
@@ -137,12 +137,12 @@ reporting.glue("sc_bias_first", tables.first_bias_words(bias, t, scale=U))
 # %% [markdown]
 # Against the replicate mean, the relative $L^2$ error (median [IQR] over
 # initialisations) is {glue:text}`sc_err_theta` for $u_\theta$ and {glue:text}`sc_err_p`
-# for $u_p$; failed forward solves: {glue:text}`sc_up_failed`. For scale, the three
+# for $u_\mathrm{p}$; failed forward solves: {glue:text}`sc_up_failed`. For scale, the three
 # experiments differ from their own mean by {glue:text}`sc_rep_err`: the forward solve's
 # misfit is {glue:text}`sc_p_vs_rep` the between-experiment variability. By observation
-# time, the median relative error of $u_p$ is {glue:text}`sc_per_t` (largest after the
+# time, the median relative error of $u_\mathrm{p}$ is {glue:text}`sc_per_t` (largest after the
 # start at {glue:text}`sc_worst_t`). Inside the scratch ({glue:text}`sc_scratch_x`,
-# where the initial density is below 10% of its maximum) the mean of $u_p$ minus the
+# where the initial density is below 10% of its maximum) the mean of $u_\mathrm{p}$ minus the
 # data is {glue:text}`sc_bias` × 10⁻³ cells/µm² (median over initialisations): at the
 # first observation after scratching the forward solve is {glue:text}`sc_bias_first`.
 #
@@ -260,7 +260,7 @@ display(Markdown(tables.in_words(tables.flags_as_code(id_md.split("\n", 2)[2])))
 # ## What can and cannot be concluded
 #
 # *What the fit supports.* The numbers above say how well a reaction-diffusion model with
-# the learned $D(u)$ and $G(u)$ reproduces these data (the forward solve $u_p$, which
+# the learned $D(u)$ and $G(u)$ reproduces these data (the forward solve $u_\mathrm{p}$, which
 # uses nothing but the learned operators and the learned initial condition), and how
 # consistently independent initialisations recover the same operators. Only where both
 # hold, i.e. no mechanistic-mismatch or spread flag, should the operator shapes be read as
@@ -268,8 +268,8 @@ display(Markdown(tables.in_words(tables.flags_as_code(id_md.split("\n", 2)[2])))
 # operator at all, and how tightly they pin down its size and shape, is the section above's
 # question, answered only where the fit check passes.
 # The two measures of fit above answer different questions: the mismatch ratio compares
-# $u_p$ with $u_\theta$ on the same (replicate-mean) data, so it can exceed its threshold
-# even when the misfit of $u_p$ is comparable to the differences between experiments,
+# $u_\mathrm{p}$ with $u_\theta$ on the same (replicate-mean) data, so it can exceed its threshold
+# even when the misfit of $u_\mathrm{p}$ is comparable to the differences between experiments,
 # if $u_\theta$ follows the mean closely.
 #
 # *Comparison with the literature (qualitative).* {cite:t}`jin2016scratch` found that
@@ -293,7 +293,7 @@ display(Markdown(tables.in_words(tables.flags_as_code(id_md.split("\n", 2)[2])))
 #   reaction-diffusion model whose operators depend on $u$ alone cannot represent a
 #   delay: a time-dependent effect is either missed (a systematic misfit that changes
 #   with time; a delayed onset would make a model without delay run ahead of the data
-#   at early times, so look at the per-time errors and the sign of $u_p$ minus the data
+#   at early times, so look at the per-time errors and the sign of $u_\mathrm{p}$ minus the data
 #   in the scratch above) or absorbed into distorted shapes of $D$ and $G$. Such a
 #   pattern is compatible with a delay but does not prove one; testing it needs a model
 #   with time-dependent (or delayed) operators, which the paper's ADR-BINN does not
@@ -314,7 +314,7 @@ display(Markdown(tables.in_words(tables.flags_as_code(id_md.split("\n", 2)[2])))
 # * The own-data path works on real measurements: the BINN is trained in the paper's
 #   scaled domain and reports $D$ in µm²/h and $G$ in 1/h, over the observed range of
 #   densities only.
-# * On real data the diagnostics are all we have: the agreement of $u_p$ with the data,
+# * On real data the diagnostics are all we have: the agreement of $u_\mathrm{p}$ with the data,
 #   compared with how well the experiments agree with each other, and the spread across
 #   initialisations say how far to trust the learned shapes.
 # * A BINN answers "which $D(u)$ and $G(u)$" within the model class; whether the model

@@ -224,10 +224,6 @@ def test_the_landing_pages_title_names_the_book_once(tmp_path):
     assert other.read_text(encoding="utf-8") == f"<head><title>Methods &#8212; {book}</title></head>"
 
 
-#: a source another change owns for now (its $u_p$ is to become $u_\mathrm{p}$ there)
-NOTATION_PENDING = {"notebooks/scratch_assay.py"}
-
-
 def test_the_sources_write_the_forward_solution_in_the_books_notation():
     """Math in the package, the chapters and the prose pages writes $u_\\mathrm{p}$, never $u_p$
     (the built pages are checked too: tests/book/test_built_html.py)."""
@@ -237,8 +233,6 @@ def test_the_sources_write_the_forward_solution_in_the_books_notation():
     bad = []
     for path in [*root.glob("binn_utils/**/*.py"), *root.glob("notebooks/*.py"), *root.glob("book/**/*.md")]:
         rel = path.relative_to(root).as_posix()
-        if rel in NOTATION_PENDING:
-            continue
         bad += [f"{rel}: {m.group(0)[:60]}" for m in math_u_p.finditer(path.read_text(encoding="utf8"))
                 if "->" not in m.group(0)]
     assert not bad, "math writing u_p:\n" + "\n".join(bad)

@@ -552,18 +552,12 @@ def test_glued_text_takes_the_weight_of_its_text():
     assert any("figcaption *" in s and re.search(r"font-weight\s*:\s*400", d) for s, d in rules.items())
 
 
-#: pages whose source another change owns for now (their $u_p$ is to become $u_\mathrm{p}$ there)
-NOTATION_PENDING = {"notebooks/scratch_assay.html"}
-
-
 def test_one_notation_for_the_forward_solution():
     """The book writes the forward-predicted solution $u_\\mathrm{p}$ (and $u_\\theta$) in its math
     everywhere, tables' heads included: never $u_p$ or $u_{p}$ beside it."""
     bad = []
     for page in pages():
         rel = str(page.relative_to(HTML))
-        if rel in NOTATION_PENDING:
-            continue
         for node in soup(page).select(".math"):
             tex = node.get_text()
             if re.search(r"u_\{?p\b", tex):
