@@ -219,8 +219,6 @@ display(Markdown(reporting.metrics_table(
     budget, lambda r: f"$B$ = {meta_value(r, 'batch_size'):g} ({r.record.epochs_run} epochs)")))
 
 # %% [markdown]
-# Diverged trainings and failed forward solves (fixed budget): {glue:text}`bs_failures`.
-#
 # ## Errors after the fixed epochs: more steps, larger errors?
 #
 # The same batch sizes trained for the fixed number of epochs (the runs of the top panels),

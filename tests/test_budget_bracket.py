@@ -88,8 +88,8 @@ def test_the_bracket_sentence_is_generated_from_the_runs(bracket):
     med = lambda f, b: np.median(f.loc[f["batch_size"] == b, "err_u_p"])   # noqa: E731
     for b in (160, 640):
         assert (f"| our data | {b} | $u_\\mathrm{{p}}$ | {bb.fmt(np.median(theirs.loc[theirs['batch_size'] == b, 'err_u_p']))} "
-                f"| {authors_budget.AUTHORS_BUDGET_EPOCHS[b]:,} | {bb.fmt(med(up, b))} |") in md
-        assert f"| {authors_budget.AUTHORS_BUDGET_EPOCHS_LOW[b]:,} | {bb.fmt(med(low, b))} |" in md
+                f"| upper | {authors_budget.AUTHORS_BUDGET_EPOCHS[b]:,} | {bb.fmt(med(up, b))} |") in md
+        assert f"| lower | {authors_budget.AUTHORS_BUDGET_EPOCHS_LOW[b]:,} | {bb.fmt(med(low, b))} |" in md
     # each single run of theirs: 'not comparable beyond N x' with the range of one more dataset's run
     t = rt.against_datasets(up, theirs, "batch_size")
     r = t[(t["batch_size"] == 160) & (t["quantity"] == "err_u_p")].iloc[0]

@@ -77,28 +77,29 @@ def _median(f: pd.DataFrame, b: int, q: str) -> float:
 
 
 def table_md(by_data: dict) -> str:
-    """Markdown table: per data, bracketed batch size and error, the authors' one run and under
-    each bracket our epochs, our median and ours / theirs against one run of one more dataset."""
+    """Markdown table: per data, bracketed batch size, error and bracket, the authors' one run,
+    our epochs, our median and ours / theirs against one run of one more dataset (a row per
+    bracket, so that the table fits the page)."""
     sizes = bracketed_sizes(by_data)
     if not sizes:
         return ""
-    heads = " | ".join(f"{b} bracket: epochs | our median | ours / authors' run" for b in BRACKETS)
-    out = [f"| data | $B$ | error | authors' run | {heads} |", "|---|---|---|---|" + "---|---|---|" * len(BRACKETS)]
+    out = ["| data | $B$ | error | authors' run | bracket | epochs | our median | ours / authors' run |",
+           "|---|---|---|---|---|---|---|---|"]
     for d, brackets in by_data.items():
         for b in sizes:
             for q in ("err_u_theta", "err_u_p"):
                 first = _row(brackets["upper"][1], b, q)
                 if first is None:
                     continue
-                cells = []
+                lead = f"| {DATA_WORDS[d]} | {b} | {QUANTITY_WORDS[q]} | {fmt(first['median_authors'])} |"
                 for k in BRACKETS:
                     if k not in brackets:
-                        cells.append("not stored | | ")
+                        out.append(f"{lead} {k} | not stored | | |")
                         continue
                     _, against, f = brackets[k]
-                    cells.append(f"{_epochs(f, b)} | {fmt(_median(f, b, q))} | {_comparable(_row(against, b, q))}")
-                out.append(f"| {DATA_WORDS[d]} | {b} | {QUANTITY_WORDS[q]} | {fmt(first['median_authors'])} | "
-                           + " | ".join(cells) + " |")
+                    out.append(f"{lead} {k} | {_epochs(f, b)} | {fmt(_median(f, b, q))} | "
+                               f"{_comparable(_row(against, b, q))} |")
+                    lead = "| | | | |"
     return "\n".join(out)
 
 
