@@ -191,3 +191,9 @@ def test_the_report_says_which_change_leaves_an_operator_weakly_constrained():
     md = ident_words.fit_markdown(c)
     assert "D is weakly constrained: tilting it (its shape) changes the chi-square by 6.54, between 2.7 and 29.4." in md
     assert "halving it" not in md
+
+
+def test_chi_squares_read_as_numbers_a_reader_writes():
+    # three significant figures; from 1,000 up a plain number, never 1.85e+03 in a sentence
+    assert [ident_words._g(v) for v in (3.841, 152.4, 1852.3, 123456.0, float("nan"))] == \
+        ["3.84", "152", "1,850", "123,000", "failed"]

@@ -95,6 +95,10 @@ def test_failures_are_counted_not_dropped():
     assert reporting.counts(r) == {"replicates": 3, "diverged": 1, "up_failed": 1}
     text = reporting.failures_sentence([r], lambda x: "r = 0.5")
     assert "1 of 3 trainings diverged" in text and "1 of 3 forward solves failed" in text
+    assert text.startswith("Diverged trainings and failed forward solves: r = 0.5: ") and text.endswith(".")
+    fine = FakeResult({"lr": 0.1}, sweep_record(3, status=["ok"] * 3, metrics={"best": {"up_status": ["ok"] * 3}}))
+    # none: the sentence a table without its count columns says, with the networks counted
+    assert reporting.failures_sentence([fine, fine], str) == reporting.no_failures_sentence(True, True, 6)
 
 
 def test_captions_say_where_settings_were_trained():

@@ -181,7 +181,12 @@ def test_the_comparison_table_and_its_words_say_what_the_rows_hold():
     assert "| authors: median |" in md
     # the authors' single runs (Fig. 6): said as such
     single = {"ours": rt.against_datasets(ours, theirs[theirs["replicate"] == 0], "setting", quantities=("err_u_theta",))}
-    assert "| authors: their one run |" in af.against_datasets_table(single, lambda r: r["setting"])
+    md = af.against_datasets_table(single, lambda r: r["setting"])
+    assert "| authors: their one run |" in md
+    # a single run inside its range is no agreement: how far it could be told apart is said (issue 47)
+    inside = single["ours"][~single["ours"]["beyond"]]
+    assert len(inside) and md.count(": not comparable beyond ") == len(inside)
+    assert "not comparable" not in af.against_datasets_table(by_data, lambda r: r["setting"])   # medians: ranges only
     assert "the authors' single run is " in af.against_datasets_words(single) and "our typical run" in \
         af.against_datasets_words(single)
     with pytest.raises(ValueError, match="other settings"):

@@ -53,7 +53,11 @@ def level_words(oc: OperatorConstraint, factor_unit: tuple | None = None) -> str
 
 
 def _g(v: float) -> str:
-    return "failed" if not np.isfinite(v) else f"{v:.3g}"
+    """A chi-square or share as the tables and sentences write it: three significant figures,
+    from 1,000 up as a plain number (1,850, not 1.85e+03); 'failed' where not finite."""
+    if not np.isfinite(v):
+        return "failed"
+    return f"{float(f'{v:.3g}'):,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
 def error_words(error: float, level: str) -> str:

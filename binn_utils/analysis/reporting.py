@@ -265,10 +265,13 @@ def counts(res) -> dict:
 
 
 def failures_sentence(results, label_fn) -> str:
-    """'none' or e.g. 'r = 5e-1: 3 of 10 diverged, 2 forward solves failed; ...'."""
-    parts = []
+    """The settings' failures as one sentence: e.g. 'Diverged trainings and failed forward solves:
+    r = 5e-1: 3 of 10 trainings diverged, 2 of 10 forward solves failed.', or where there are none
+    the sentence a table without its columns of counts says (:func:`no_failures_sentence`)."""
+    parts, networks = [], 0
     for r in results:
         c = counts(r)
+        networks += c["replicates"]
         bits = []
         if c["diverged"]:
             bits.append(f"{c['diverged']} of {c['replicates']} trainings diverged")
@@ -276,7 +279,9 @@ def failures_sentence(results, label_fn) -> str:
             bits.append(f"{c['up_failed']} of {c['replicates']} forward solves failed")
         if bits:
             parts.append(f"{label_fn(r)}: {', '.join(bits)}")
-    return "; ".join(parts) if parts else "none"
+    if not parts:
+        return no_failures_sentence(True, True, networks)
+    return f"Diverged trainings and failed forward solves: {'; '.join(parts)}."
 
 
 def curve_stats(res, key="hist_val_total", weight=1.0) -> dict:

@@ -91,11 +91,25 @@ def _failed(r) -> str:
     return f" ({r['failed']} failed)" if r["failed"] else ""
 
 
-def _ratio_cell(r) -> str:
+def resolvable_factor(r) -> float:
+    """The smallest factor either way by which one ``against_datasets`` row could have told the
+    authors' runs from ours: the wider side of the range that datasets and initialisations alone give."""
+    return float(max(r["range_hi"], 1 / r["range_lo"]))
+
+
+def against_cell(r) -> str:
+    """One row of ``results_table.against_datasets`` (or of the printed figure's table) as a table
+    cell: authors / ours with the range that datasets and initialisations alone give, marked where
+    the ratio lies beyond it; where the authors ran the setting once and it does not, "not
+    comparable beyond N x" (issue 47: a single run inside a wide range is no agreement)."""
     if not np.isfinite(r["ratio"]):
         return "n/a"
     cell = f"{fmt(r['ratio'])} ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})"
-    return f"**{cell}: beyond**" if r["beyond"] else cell
+    if r["beyond"]:
+        return f"**{cell}: beyond**"
+    if r.get("n_authors", 0) == 1 and np.isfinite(r.get("p", np.nan)):
+        return f"{cell}: not comparable beyond {fmt(resolvable_factor(r))}x"
+    return cell
 
 
 def on_authors_data_words(on_theirs) -> str:
@@ -127,7 +141,7 @@ def against_datasets_table(by_data: dict, label_fn) -> str:
     out = [f"| setting | error | {theirs} | " + " | ".join(heads) + " |",
            "|---|---|---|" + "---|---|" * len(heads)]
     for i, r in first.iterrows():
-        cells = [f"{fmt(t.iloc[i]['median_ours'])}{_failed(t.iloc[i])} | {_ratio_cell(t.iloc[i])}"
+        cells = [f"{fmt(t.iloc[i]['median_ours'])}{_failed(t.iloc[i])} | {against_cell(t.iloc[i])}"
                  for t in by_data.values()]
         out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} | {fmt(r['median_authors'])} | "
                    + " | ".join(cells) + " |")
@@ -223,7 +237,7 @@ def printed_grid_table(printed_vs) -> str:
             r = rows[rows["grid"] == g]
             cells.append("not run | n/a" if r.empty else
                          f"{fmt(r.iloc[0]['median_ours'])} ({r.iloc[0]['datasets']} x {r.iloc[0]['inits']}) | "
-                         f"{_ratio_cell(r.iloc[0])}")
+                         f"{against_cell(r.iloc[0])}")
         out.append(f"| {value_label(nv)} | {fmt(rows.iloc[0]['printed'])} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 

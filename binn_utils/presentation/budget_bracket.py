@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..analysis import results_table
 from ..analysis.reporting import and_list, fmt
-from .authors_figures import DATA_WORDS, UNIT_WORDS, ratio_cell, ratio_verdict_words
+from .authors_figures import DATA_WORDS, UNIT_WORDS, against_cell, ratio_cell, ratio_verdict_words, resolvable_factor
 from .tables import QUANTITY_WORDS
 
 #: the brackets in the order the chapter shows them
@@ -51,16 +51,6 @@ def bracketed_sizes(by_data: dict) -> list[int]:
     return sorted(sizes)
 
 
-def _comparable(r) -> str:
-    """One authors' run against one run of one more dataset of ours (an ``against_datasets`` row),
-    as ours / theirs: 'differs' beyond its range, else 'not comparable beyond N x'."""
-    if not np.isfinite(r["ratio"]):
-        return "n/a"
-    n = fmt(max(r["range_hi"], 1 / r["range_lo"]))
-    return (f"**{fmt(1 / r['ratio'])}: differs** (range {n}x)" if r["beyond"]
-            else f"{fmt(1 / r['ratio'])}: not comparable beyond {n}x")
-
-
 def _row(t: pd.DataFrame, b: int, q: str):
     hit = t[(t["batch_size"] == b) & (t["quantity"] == q)]
     return hit.iloc[0] if len(hit) else None
@@ -71,19 +61,15 @@ def _epochs(f: pd.DataFrame, b: int) -> str:
     return f"{int(e.iloc[0]):,}" if len(e) else "n/a"
 
 
-def _median(f: pd.DataFrame, b: int, q: str) -> float:
-    v = f.loc[(f["batch_size"] == b) & (f["checkpoint"] == f["checkpoint"].iloc[0]), q].to_numpy(float)
-    return float(np.nanmedian(v)) if np.isfinite(v).any() else np.nan
-
-
 def table_md(by_data: dict) -> str:
     """Markdown table: per data, bracketed batch size, error and bracket, the authors' one run,
-    our epochs, our median and ours / theirs against one run of one more dataset (a row per
-    bracket, so that the table fits the page)."""
+    our epochs, our typical run and authors / ours against one run of one more dataset, the
+    chapter's other comparison tables' cell (``against_datasets``'s estimand and direction;
+    a row per bracket, so that the table fits the page)."""
     sizes = bracketed_sizes(by_data)
     if not sizes:
         return ""
-    out = ["| data | $B$ | error | authors' run | bracket | epochs | our median | ours / authors' run |",
+    out = ["| data | $B$ | error | authors' run | bracket | epochs | our typical run | authors / ours (range) |",
            "|---|---|---|---|---|---|---|---|"]
     for d, brackets in by_data.items():
         for b in sizes:
@@ -97,8 +83,8 @@ def table_md(by_data: dict) -> str:
                         out.append(f"{lead} {k} | not stored | | |")
                         continue
                     _, against, f = brackets[k]
-                    out.append(f"{lead} {k} | {_epochs(f, b)} | {fmt(_median(f, b, q))} | "
-                               f"{_comparable(_row(against, b, q))} |")
+                    r = _row(against, b, q)
+                    out.append(f"{lead} {k} | {_epochs(f, b)} | {fmt(r['median_ours'])} | {against_cell(r)} |")
                     lead = "| | | | |"
     return "\n".join(out)
 
@@ -108,7 +94,7 @@ def _per_run_words(by_data: dict, sizes) -> str:
             for _, r in brackets[k][1][brackets[k][1]["batch_size"].isin(sizes)].iterrows() if np.isfinite(r["p"])]
     if not rows:
         return ""
-    n = [max(r["range_hi"], 1 / r["range_lo"]) for r in rows if not r["beyond"]]
+    n = [resolvable_factor(r) for r in rows if not r["beyond"]]
     k = sum(bool(r["beyond"]) for r in rows)
     return ("Each of the authors' runs at these batch sizes is one run, set against one run of one "
             f"more dataset (or split) of ours: {k} of these {len(rows)} comparisons (each error, bracket and data) "

@@ -361,7 +361,7 @@ def bullets(s: dict) -> list[str]:
             f"($u_\\mathrm{{p}}$).",
             f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors, by batch size: {s['budget_up_iqr']}. The "
             f"smallest batch the most variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
-            f"Diverged trainings and failed forward solves: {s['failures']}."]
+            s["failures"]]
 
 
 def loglog_slope(B, T) -> str:

@@ -164,7 +164,7 @@ def bullets(s: dict) -> list[str]:
             f"Large rates $r$ = {s['large_rates']}: median $u_\\mathrm{{p}}$ errors {s['large_up']}. At the "
             f"default rate, $r$ = {s['shown']}: {s['shown_up']}. That the errors are larger at the large rates "
             f"{s['large_worse_verdict_with_paper']}.",
-            f"Diverged trainings and failed forward solves: {s['failures']}."]
+            s["failures"]]
 
 
 # ----------------------------------------------------------------------------- claims
