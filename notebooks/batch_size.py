@@ -371,7 +371,9 @@ plt.close(fig)
 # within a dataset add up to the range a single run falls in (Student's $t$, a rule we
 # validated on simulated nested data). A ratio beyond that range
 # (95 % for the table's rows together, by Bonferroni) is a difference of code or protocol, or
-# of data. On the authors' own data (their clean solution and noise draw; their split is lost,
+# of data. A ratio inside it is no agreement: such a run could not have been told from ours
+# unless the two differed by more than the wider side of the range, so the table says "not
+# comparable beyond" that factor. On the authors' own data (their clean solution and noise draw; their split is lost,
 # so each of our "datasets" there is one random split of them), only the split and the
 # initialisation are left to differ:
 
@@ -412,9 +414,9 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # bracket estimates that cost from the trainer as written (errata 16). Only the batch sizes
 # where the two budgets differ by more than 10 % are trained again, with ten initialisations on
 # each dataset as above (read where stored). The table sets,
-# at those batch sizes and under each bracket, the epochs, our median error and the ratio of our
-# errors to the authors' single run; the sentences after it pool the figure as above, with the
-# lower bracket's runs in place of the upper's:
+# at those batch sizes and under each bracket, the epochs, our typical run and the authors'
+# single run against it, as in "Could the difference be the dataset?" above; the sentences
+# after it pool the figure as above, with the lower bracket's runs in place of the upper's:
 
 # %% tags=["remove-input"]
 # the lower bracket's runs, on our data and on the authors' (studies.authors_budget), where stored

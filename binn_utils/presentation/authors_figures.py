@@ -107,8 +107,8 @@ def against_cell(r) -> str:
     cell = f"{fmt(r['ratio'])} ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})"
     if r["beyond"]:
         return f"**{cell}: beyond**"
-    if r.get("n_authors", 0) == 1 and np.isfinite(r.get("p", np.nan)):
-        return f"{cell}: not comparable beyond {fmt(resolvable_factor(r))}x"
+    if r.get("n_authors", 0) == 1 and np.isfinite(r.get("p", np.nan)):   # (the range said as its factor)
+        return f"{fmt(r['ratio'])}: not comparable beyond {fmt(resolvable_factor(r))}x"
     return cell
 
 
