@@ -338,20 +338,31 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     u = np.linspace(0, 1, 21)
     band = (u >= 0.4) & (u <= 0.6)
 
-    def fake(inside, outside):
-        """Eight replicates of a learned D (true 1/2): ``inside`` + a replicate's offset over the
-        band the data cover at t_end ([0.4, 0.6]), ``outside`` elsewhere."""
-        D = np.stack([np.where(band, inside + d, outside) for d in np.linspace(-0.01, 0.01, 8)])
-        return Fake({}, {"err_u_p": [0.1] * 8}, record={"u_range": (0.2, 0.9)},
+    def fake(inside, outside, n=40, datasets=None):
+        """``n`` replicates of a learned D (true 1/2): ``inside`` + a replicate's offset (-0.01 to
+        0.01) over the band the data cover at t_end ([0.4, 0.6]), ``outside`` elsewhere."""
+        D = np.stack([np.where(band, inside + d, outside) for d in np.linspace(-0.01, 0.01, n)])
+        return Fake({}, {"err_u_p": [0.1] * n}, record={"u_range": (0.2, 0.9)}, datasets=datasets,
                     arrays={"u_clean": np.array([np.linspace(0.2, 0.9, 5), np.linspace(0.4, 0.6, 5)]), "u_grid": u,
                             "true_op_D": np.full(u.size, 0.5), "best_op_D": D})
+    sd = np.std(np.linspace(-0.01, 0.01, 40)) / 0.5          # the band Fig. 2 draws, relative: 1.2 %
+    # "centred close": the deviation's interval within +- that band agrees, wholly beyond it disagrees
     for r, centred, outside, within in [(fake(0.5, 0.8), Verdict.AGREES, Verdict.AGREES, 1.0),  # centred, worse outside
+                                        (fake(0.5 * (1 + sd), 0.8), Verdict.INDISTINCT, Verdict.AGREES, None),  # at the band
+                                        (fake(0.52, 0.8), Verdict.DISAGREES, Verdict.AGREES, None),  # 4 % off: 3 s.d.
                                         (fake(0.75, 0.6), Verdict.DISAGREES, Verdict.DISAGREES, 0.0),  # biased
                                         (fake(np.nan, np.nan), Verdict.UNDECIDED, Verdict.UNDECIDED, np.nan)]:
         d = noise.diffusivity_verdicts(r)
         assert (d["centred"], d["unreliable_outside"]) == (centred, outside)
-        assert d["within_sd"] == pytest.approx(within, nan_ok=True)
+        if within is not None:
+            assert d["within_sd"] == pytest.approx(within, nan_ok=True)
         assert d["band"] == (pytest.approx(0.4), pytest.approx(0.6))
+    assert noise.diffusivity_verdicts(fake(0.5, 0.8))["margin"] == pytest.approx(sd)
+    # the band is a dataset's initialisations' (the paper's figure): one network per dataset draws none
+    one_each = noise.diffusivity_verdicts(fake(0.5, 0.8, n=8, datasets=tuple(range(8))))
+    assert np.isnan(one_each["margin"]) and one_each["centred"] is Verdict.UNDECIDED
+    monkeypatch.setattr(noise, "CENTRED_SDS", 2.0)          # the reading, varied: twice the band
+    assert noise.diffusivity_verdicts(fake(0.5 * (1 + sd), 0.8))["centred"] is Verdict.AGREES
     run = lambda errs, epochs=4000: SimpleNamespace(operator_error=lambda op: np.array(errs),  # noqa: E731
                                                      record=sweep_record(5, config={"epochs": epochs}))
     c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))

@@ -405,6 +405,26 @@ def band_error_replicates(res, op, band):
         return f(inside), f(outside)
 
 
+def band_spread(res, op, band) -> float:
+    """The half-width of the band the paper's Fig. 2 (left) draws around the mean learned ``op``
+    over ``band`` (a u interval): per dataset, the s.d. of its initialisations' curves relative to
+    the true operator, mean over the band; the median over the datasets (NaN where no dataset has
+    two finite curves there)."""
+    u = np.asarray(res["u_grid"], float)
+    inb = (u >= band[0]) & (u <= band[1])          # the points the deviation from the truth is taken over
+    curves = np.asarray(res.net(f"op_{op}"), float)
+    truth = np.abs(np.broadcast_to(np.asarray(res[f"true_op_{op}"], float), curves.shape[1:]))[inb]
+    ds = getattr(getattr(res, "setting", None), "datasets", None)
+    ds = np.zeros(len(curves), int) if ds is None else np.asarray(ds)
+    spreads = []
+    for d in np.unique(ds):
+        c = curves[ds == d][:, inb]
+        c = c[np.isfinite(c).all(axis=1)]
+        if len(c) > 1 and inb.any():
+            spreads.append(float(np.mean(c.std(axis=0) / truth)))
+    return float(np.median(spreads)) if spreads else float("nan")
+
+
 def operator_dispersion(res, op, u_range=None) -> np.ndarray:
     """Per replicate, how far its learned ``op`` lies from the median curve of its dataset's
     initialisations: the mean |learned - median| over the observed range of u (or over

@@ -32,6 +32,10 @@ class Reading:
 READINGS = (
     Reading("\"where the true solution is near zero\": the lowest 20 % of the range of $u$",
             "ours (the paper names no bound)", (1,), "binn_utils.studies.framework", "NEAR_ZERO"),
+    Reading("\"centred close to the true constant value\" (claim 4): the median signed relative deviation of the "
+            "learned $D$ from the truth within one s.d. of the learned $D$ over a dataset's initialisations",
+            "the paper's Fig. 2 (left): the band it draws, the mean ± 1 s.d. over the initialisations", (4,),
+            "binn_utils.studies.noise", "CENTRED_SDS"),
     Reading("\"performs at least as well\": the $u_\\mathrm{p}$ error ratio below 1.17",
             "the paper's Fig. 2: the smallest ratio of the two networks' printed medians at a nonzero noise level",
             (3,), "binn_utils.studies.noise", "AS_WELL_MARGIN", kind="factor"),
