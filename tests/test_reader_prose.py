@@ -146,6 +146,12 @@ def test_errata_items_bear_on_the_figure_they_name():
     items = dict(rerun_box.errata_items(figures=(6,)))
     assert 16 in items and items[16].startswith("Fig. 6")
     assert dict(rerun_box.errata_items(chapters=("no_such_chapter",))) == {}
+    # the authors' folder names ("Fig6", their numbering of the paper's Fig. 5) name no figure of the paper
+    assert 15 not in items and 15 in dict(rerun_box.errata_items(figures=(5,)))
+    # Fig. 3's benchmark (Burgers) and its validation curves: the items that bear on it
+    assert {9, 17, 25, 34, 38} <= set(dict(rerun_box.errata_items(figures=(3,))))
+    assert 17 in dict(rerun_box.errata_items(figures=(4,)))          # "Figs. 3 and 4": both
+    assert 11 not in dict(rerun_box.errata_items(figures=(6,)))      # a section's text after an item is not the item's
 
 
 def test_a_wide_solution_network_costs_more_per_step():

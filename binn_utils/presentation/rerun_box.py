@@ -99,13 +99,16 @@ def errata_items(figures=(), chapters=()) -> list[tuple[int, str]]:
     items = re.split(r"\n(?=\d+\. \*\*)", text)
     out = []
     for item in items:
+        item = re.split(r"\n(?=## |<!--)", item)[0]      # the item alone, not the section text after it
         head = re.match(r"(\d+)\. \*\*(.+?)\*\*", item, flags=re.S)
         if not head:
             continue
         named = set()
-        for m in re.finditer(r"\bFig(?:ure)?s?\.?\s*(\d+)(?:\s*(?:-|–|--|to)\s*(\d+))?", item):
+        # "Fig. 3", "Figs. 3-5", "Figure 3"; never the authors' folder names ("Fig6": their numbering)
+        for m in re.finditer(r"\bFig(?:ure|s)?(?:\.\s*|\s+)(\d+)(?:\s*(?:-|–|--|to)\s*(\d+))?(?:\s+and\s+(\d+))?",
+                             item):
             lo = int(m.group(1))
-            named.update(range(lo, int(m.group(2) or lo) + 1))
+            named.update(range(lo, int(m.group(2) or lo) + 1), [int(m.group(3))] if m.group(3) else [])
         linked = any(f"/notebooks/{c}" in item or f"/book/supporting/{c}" in item for c in chapters)
         if named & set(figures) or linked:
             out.append((int(head.group(1)), " ".join(head.group(2).split()).rstrip(".")))
