@@ -53,7 +53,11 @@ def test_the_table_marks_each_answer_and_says_what_is_not_resolved():
                 R.Answer(R.UNRESOLVED, (1.0, 0.8, 1.3), 1.6), R.Answer(R.NOT_TESTED))
     md = words.recommendations_md([row])
     assert "✔ holds" in md and "≈ not resolved" in md and "○ not tested" in md
-    assert "0.8 [0.7, 0.9] ($u_\\theta$ / $u_\\mathrm{p}$)" in md
+    assert "0.8 [0.7, 0.9]: $u_\\theta$ / $u_\\mathrm{p}$" in md
+    # not resolved: the ratio these runs would find, either way (never a bare factor beside a ratio below 1)
+    assert words.recommendation_rows([R.Row(R.RECOMMENDATIONS[4], R.Answer(R.UNRESOLVED, (0.5, 0.26, 1.01), 1.75),
+                                            R.Answer(R.NOT_TESTED), R.Answer(R.NOT_TESTED))])[0][4] == \
+        "0.5 [0.26, 1.01]; these runs would find a ratio of 1.75 (or 1/1.75) 80 % of the time"
     assert words.recommendations_sentence([row]) == "On our runs, the paper's advice holds on intermediate learning rates."
 
 

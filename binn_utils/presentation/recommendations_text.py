@@ -24,14 +24,16 @@ def _answer_cell(a) -> str:
 
 
 def _effect_words(a) -> str:
-    """'0.8 [0.74, 0.86] (u_theta / u_p)', and for a recommendation not resolved the smallest
-    ratio these runs would have found 80 % of the time."""
+    """'0.8 [0.74, 0.86]: u_theta / u_p', and for a recommendation not resolved the smallest
+    ratio these runs would find 80 % of the time, either way (the words of every page's
+    'this design would find')."""
     out = ""
     if a.effect is not None and all(np.isfinite(x) for x in a.effect):
         est, lo, hi = a.effect
-        out = f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]" + (f" ({a.effect_of})" if a.effect_of else "")
+        out = f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]" + (f": {a.effect_of}" if a.effect_of else "")
     if a.word == "not resolved" and a.detectable is not None and np.isfinite(a.detectable):
-        out += ("; " if out else "") + f"these runs would have seen {fmt(a.detectable)}x"
+        d = fmt(a.detectable)
+        out += ("; " if out else "") + f"these runs would find a ratio of {d} (or 1/{d}) 80 % of the time"
     out = out or a.note
     for plain, tex in (("u_theta", "$u_\\theta$"), ("u_p", "$u_\\mathrm{p}$")):
         out = re.sub(rf"(?<![\\$\w]){plain}(?![\w$])", tex.replace("\\", "\\\\"), out)
