@@ -112,4 +112,8 @@ def test_a_bracket_not_stored_is_said_and_not_compared(bracket):
     assert bb.words(none) == "Our runs after the lower bracket are not stored, so only the upper bracket is compared here."
     half = bb.compare({"ours": up, "authors": up.assign(data="authors")}, {"ours": low}, theirs)
     assert "On the authors' data our runs after the lower bracket are not stored." in bb.words(half)
-    assert "| the authors' data | 640 | $u_\\mathrm{p}$ |" in bb.table_md(half) and "not stored" in bb.table_md(half)
+    md = bb.table_md(half)
+    # a bracket not stored has no row (its epochs column would read 'not stored'): the sentence above says it
+    assert "| the authors' data | 640 | $u_\\mathrm{p}$ | " in md and "not stored" not in md
+    assert not any(re.search(r"\| lower \|", line) for line in md.splitlines() if "the authors' data" in line)
+    assert md.count("| lower |") == 4 and md.count("| upper |") == 8     # our data: both; the authors': upper only

@@ -147,14 +147,16 @@ def fmt_p(p, relation: bool = False) -> str:
     return ("= " if relation else "") + fmt(p, ".2g")
 
 
-def fmt(v, spec: str = ".3g", *, plain_from: float | None = None, literal: bool = False) -> str:
+def fmt(v, spec: str = ".3g", *, plain_from: float | None = None, figures: int | None = None,
+        literal: bool = False) -> str:
     """A number as text: the package's one number formatter.
 
     For prose (the default): ``spec`` (a format spec; one ending in "d" rounds to an
     integer), 'n/a' for None, NaN or infinity (e.g. every replicate failed), anything that
     is not a number as ``str``.  ``plain_from``: values at least this large as plain rounded
-    numbers (1,234 not 1.23e+03).  ``literal`` (the diagnostics' tables and messages): the
-    value as it is where prose would say 'n/a' or round: yes/no for a bool, an integer in
+    numbers (1,234 not 1.23e+03), rounded first to ``figures`` significant figures where
+    given (``fmt(5867.9, plain_from=1000, figures=3)``: 5,870).  ``literal`` (the diagnostics'
+    tables and messages): the value as it is where prose would say 'n/a' or round: yes/no for a bool, an integer in
     full, 'nan', 'inf' or '-inf', a tuple or list element by element, None as 'None'."""
     if literal:
         if isinstance(v, (bool, np.bool_)):
@@ -176,6 +178,8 @@ def fmt(v, spec: str = ".3g", *, plain_from: float | None = None, literal: bool 
     if not np.isfinite(v):
         return "n/a"
     if plain_from is not None and abs(v) >= plain_from:
+        if figures is not None and v != 0:
+            v = round(v, figures - 1 - int(np.floor(np.log10(abs(v)))))
         return f"{v:,.0f}"
     return format(int(round(v)), spec) if spec.endswith("d") else format(v, spec)
 

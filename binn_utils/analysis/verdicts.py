@@ -77,8 +77,8 @@ class Verdict(enum.Enum):
 #: A verdict as the rest of a sentence about the paper ("our lowest error is at 5e-4, which
 #: {WITH_PAPER[v]}"): summaries hold it under ``<key>_with_paper`` beside the verdict's word.
 WITH_PAPER = {Verdict.AGREES: "agrees with the paper", Verdict.DISAGREES: "disagrees with the paper",
-              Verdict.INDISTINCT: "cannot be distinguished from the paper's statement with this many replicates "
-                                  "(the interval of the difference contains no difference)",
+              Verdict.INDISTINCT: "cannot be distinguished from the paper's statement with this many replicates: "
+                                  "the interval of the difference contains zero",
               Verdict.UNDECIDED: "cannot be decided against the paper (nothing to compare)",
               Verdict.NOT_TESTED: "was not tested against the paper"}
 

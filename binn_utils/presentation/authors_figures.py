@@ -135,8 +135,9 @@ def against_datasets_table(by_data: dict, label_fn) -> str:
     for d, t in by_data.items():
         if not t[keys].reset_index(drop=True).equals(first[keys].reset_index(drop=True)):
             raise ValueError(f"the table of {d!r} has other settings than the first")
-    heads = [f"ours, {DATA_WORDS[d]} ({t['datasets'].max()} {UNIT_WORDS[d][int(t['datasets'].max() != 1)]} x "
-             f"{t['inits'].max()}) | authors / ours (range)" for d, t in by_data.items()]
+    heads = [f"ours: {typical_words(t)}, {DATA_WORDS[d]} ({t['datasets'].max()} "
+             f"{UNIT_WORDS[d][int(t['datasets'].max() != 1)]} x {t['inits'].max()}) | authors / ours (range)"
+             for d, t in by_data.items()]
     theirs = "authors: their one run" if (first["n_authors"] <= 1).all() else "authors: median"
     out = [f"| setting | error | {theirs} | " + " | ".join(heads) + " |",
            "|---|---|---|" + "---|---|" * len(heads)]
@@ -148,11 +149,38 @@ def against_datasets_table(by_data: dict, label_fn) -> str:
     return "\n".join(out)
 
 
+def typical_words(t) -> str:
+    """What our column of an ``against_datasets`` table ``t`` holds: 'typical run' where the authors
+    ran each setting once (``median_ours``: the exponential of our mean log error), 'typical dataset
+    median' where they ran several (that of our datasets' log medians)."""
+    single = t["n_authors"] <= 1
+    return "typical run" if single.all() else "typical dataset median" if not single.any() else \
+        "typical run or dataset median"
+
+
+#: what our typical run and dataset median are, said once under the comparison table
+TYPICAL_MEANS = {"typical run": "our typical run is the exponential of the mean log error of our runs, each "
+                                "dataset weighing alike (the mean over datasets of each dataset's mean log error)",
+                 "typical dataset median": "our typical dataset median is the exponential of the mean of our "
+                                           "datasets' log medians"}
+
+
+def typical_sentence(by_data: dict) -> str:
+    """The sentence that says what 'typical' means in the comparison table of ``by_data`` and the
+    direction of its ratio (authors / ours)."""
+    shown = {typical_words(t) for t in by_data.values()}
+    said = " and ".join(TYPICAL_MEANS[k] for k in TYPICAL_MEANS
+                        if k in shown or "typical run or dataset median" in shown)
+    return (f"In this table {said}, not the median over all networks given elsewhere, and each ratio is the "
+            "authors' error over ours (authors / ours).")
+
+
 def against_datasets_words(by_data: dict) -> str:
-    """The table's finding in sentences, one per data: in how many of its comparisons the
+    """The table's finding in sentences: what our 'typical' column holds and the ratio's direction
+    (:func:`typical_sentence`), then one per data: in how many of its comparisons the
     authors' median lies beyond what datasets (splits) and initialisations explain, and how
     large a difference had to be to be seen there."""
-    out = []
+    out = [typical_sentence(by_data)]
     for d, t in by_data.items():
         unit, units = UNIT_WORDS[d]
         if not np.isfinite(t["p"]).any():      # too few datasets of ours to say what one more would give

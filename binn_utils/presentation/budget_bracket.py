@@ -2,7 +2,8 @@
 minutes reached is not archived, so the batch-size chapter sets our runs after the upper and
 the lower bracket of that budget beside the authors' single runs, per batch size where the
 brackets differ and pooled over the figure (``results_table.against_datasets``,
-``results_table.figure_ratio``), on each data our runs were trained on."""
+``results_table.figure_ratio``), on each data our runs were trained on; and what the paper's
+five minutes are in optimiser steps on the timing benchmark's machine (:func:`five_minutes_words`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -65,7 +66,8 @@ def table_md(by_data: dict) -> str:
     """Markdown table: per data, bracketed batch size, error and bracket, the authors' one run,
     our epochs, our typical run and authors / ours against one run of one more dataset, the
     chapter's other comparison tables' cell (``against_datasets``'s estimand and direction;
-    a row per bracket, so that the table fits the page)."""
+    a row per bracket, so that the table fits the page).  A bracket not stored on a data has no
+    row: :func:`words` says so."""
     sizes = bracketed_sizes(by_data)
     if not sizes:
         return ""
@@ -78,10 +80,7 @@ def table_md(by_data: dict) -> str:
                 if first is None:
                     continue
                 lead = f"| {DATA_WORDS[d]} | {b} | {QUANTITY_WORDS[q]} | {fmt(first['median_authors'])} |"
-                for k in BRACKETS:
-                    if k not in brackets:
-                        out.append(f"{lead} {k} | not stored | | |")
-                        continue
+                for k in (k for k in BRACKETS if k in brackets):   # a bracket not stored: said under the table
                     _, against, f = brackets[k]
                     r = _row(against, b, q)
                     out.append(f"{lead} {k} | {_epochs(f, b)} | {fmt(r['median_ours'])} | {against_cell(r)} |")
@@ -104,7 +103,8 @@ def _per_run_words(by_data: dict, sizes) -> str:
 
 def words(by_data: dict) -> str:
     """The chapter's sentences on the bracket (its numbers in :func:`table_md`): the figure's
-    ratio ours / theirs pooled over its batch sizes with its decision under each bracket, per
+    ratio ours / theirs pooled over its batch sizes (said so, against the table's authors / ours)
+    with its decision under each bracket, per
     data and error, and how far the authors' single runs at the bracketed batch sizes can be told
     apart from ours; at most three numbers a sentence."""
     sizes = bracketed_sizes(by_data)
@@ -117,7 +117,8 @@ def words(by_data: dict) -> str:
             continue
         up = brackets["upper"][0]
         out.append(f"Trained on {DATA_WORDS[d]} ({up['datasets'].max()} {UNIT_WORDS[d][1]}), our errors are pooled "
-                   f"over the figure's {int(up['settings'].max())} batch sizes.")
+                   f"over the figure's {int(up['settings'].max())} batch sizes, and the pooled ratio is ours / authors "
+                   "as in the figure's ratio above (the table's, per run, is authors / ours).")
         for q in ("err_u_p", "err_u_theta"):
             for k in BRACKETS:
                 r = brackets[k][0][brackets[k][0]["quantity"] == q]
@@ -125,3 +126,34 @@ def words(by_data: dict) -> str:
                     out.append(f"Under the {k} bracket our {QUANTITY_WORDS[q]} error is {ratio_cell(r.iloc[0])} "
                                f"times the authors' ({ratio_verdict_words(r.iloc[0])}).")
     return " ".join(out + [_per_run_words(by_data, sizes)]).strip()
+
+
+#: minutes in words, as the paper and the chapter say them
+MINUTES_WORDS = {5: "five", 10: "ten"}
+
+
+def five_minutes_words(timing: dict, budget_steps: int, minutes: float = 5) -> str:
+    """What ``minutes`` of the timing benchmark's trainer (``studies.batch_size.timing()``) are in
+    optimiser steps at its smallest and largest batch size, what the time per step leaves out (the
+    epoch's validation, which the benchmark's time per epoch holds) and how our fixed budget of ``budget_steps``
+    steps compares: the fixed-step budget approximates a fixed time.  At most three numbers a
+    sentence; the batch sizes in math."""
+    rows = sorted(timing["batch_sizes"], key=lambda r: r["B"])
+    if len(rows) < 2 or any(r["s_per_epoch"] <= 0 for r in rows):
+        return "The timing benchmark times too few batch sizes to say what the paper's minutes are in steps."
+    small, big = rows[0], rows[-1]
+    steps = {r["B"]: 60 * minutes * r["epoch_steps"] / r["s_per_epoch"] for r in (small, big)}
+    rest = {r["B"]: 100 * (1 - r["epoch_steps"] * r["ms_per_step"] / 1000 / r["s_per_epoch"]) for r in (small, big)}
+    b, B = small["B"], big["B"]
+    three = dict(plain_from=1000, figures=3)
+    more = [f"the {w} batch {'more' if budget_steps > steps[k] else 'fewer'}" for w, k in (("largest", B), ("smallest", b))
+            if abs(budget_steps / steps[k] - 1) >= 0.005]
+    gives = (f", and gives {' and '.join(more)} steps than the minutes would" if more else "")
+    return (f"On that machine the paper's {MINUTES_WORDS.get(minutes, f'{minutes:g}')} minutes are thus not one number of optimiser steps: the "
+            f"table's epochs times the steps of an epoch give {fmt(steps[b], **three)} steps at $B = {b}$ and "
+            f"{fmt(steps[B], **three)} at $B = {B}$. The time per step counts the training alone, and the "
+            f"epoch's validation takes {fmt(rest[B], '.2g')} % of the epoch's time "
+            f"at $B = {B}$ and {fmt(rest[b], '.2g')} % at $B = {b}$. Our fixed budget of {budget_steps:,} steps is "
+            f"{fmt(budget_steps / steps[b], '.2g')} times the steps of those minutes at $B = {b}$ and "
+            f"{fmt(budget_steps / steps[B], '.2g')} times at $B = {B}$: a fixed number of steps approximates the "
+            f"paper's fixed time{gives}.")

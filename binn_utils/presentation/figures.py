@@ -21,11 +21,11 @@ from matplotlib.lines import Line2D
 
 from . import panels, plotting
 from .. import studies
-from ..analysis.reporting import arch_label, find, meta_value, value_label
+from ..analysis.reporting import arch_label, find, fmt, meta_value, value_label
 from .drawn_data import tag
 from .panels import ABOVE
 from .plotting import COLORS
-from ..studies.batch_size import time_fit
+from ..studies.batch_size import SECONDS, time_fit
 
 ARCH_COLORS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e")
 
@@ -278,7 +278,7 @@ def batch_size_figure(fixed, errors, boxes, timing=None):
     if np.isfinite(fit["a"]):
         bb = np.geomspace(fit["B"].min(), fit["B"].max(), 100)
         ax.plot(bb, fit["a"] / bb + fit["c"], "k--", lw=0.9,
-                label=f"$T = a/B + c$, $a$ = {fit['a']:.3g} s, $c$ = {fit['c']:.3g} s")
+                label=f"$T = a/B + c$, $a$ = {fmt(fit['a'], **SECONDS)} s, $c$ = {fmt(fit['c'], **SECONDS)} s")
     ax.set_xscale("log")
     ax.set_yscale("log")
     plotting.plain_log_ticks(ax, "x")

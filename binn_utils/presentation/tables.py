@@ -125,15 +125,23 @@ _LARGER_WORDS = {Verdict.AGREES: "larger", Verdict.DISAGREES: "smaller", Verdict
 def steps_table(rows) -> str:
     """Optimiser steps and median u_p errors, with their intervals, of each batch size after
     the fixed epochs and the fixed budget, and whether the run with more steps has the larger
-    error (rows of ``studies.batch_size.steps_against_errors``)."""
-    out = ["| $B$ | optimiser steps, fixed epochs | fixed budget | median $u_\\mathrm{p}$ error, fixed epochs "
-           "| fixed budget | the run with more steps: error (intervals) | ratio budget / epochs "
-           "| same ratio, final networks |", "|---" * 8 + "|"]
+    error (rows of ``studies.batch_size.steps_against_errors``); the medians' estimate named in the
+    header (:func:`steps_estimate_words`)."""
+    out = [f"| $B$ | optimiser steps, fixed epochs | fixed budget | {steps_estimate_words(rows)} of "
+           "$u_\\mathrm{p}$ error [interval], fixed epochs | fixed budget | the run with more steps: error "
+           "(intervals) | ratio budget / epochs | same ratio, final networks |", "|---" * 8 + "|"]
     for r in rows:
         out.append(f"| {r['batch_size']:g} | {r['steps'][0]:,} | {r['steps'][1]:,} | {r['intervals'][0]} | "
                    f"{r['intervals'][1]} | {_LARGER_WORDS[r['larger']]} | {fmt(r['ratio'], '.2g')} | "
                    f"{fmt(r['ratio_final'], '.2g')} |")
     return "\n".join(out)
+
+
+def steps_estimate_words(rows) -> str:
+    """The estimate of the steps table's medians (``rows`` of ``studies.batch_size.steps_against_errors``):
+    'median of the 5 datasets' medians' over several datasets (the dataset is the unit), else 'median'."""
+    n = max((iv.datasets for r in rows for iv in r["intervals"]), default=1)
+    return f"median of the {n} datasets' medians" if n > 1 else "median"
 
 
 def steps_words(rows, more_worse: int, decided: int, networks: str) -> str:
@@ -148,7 +156,11 @@ def steps_words(rows, more_worse: int, decided: int, networks: str) -> str:
                 "tell whether more steps go with larger errors.")
     vs = [r["larger"] for r in rows if r["larger"] is not None]
     undecided = vs.count(Verdict.UNDECIDED)
-    counted = (f"Of the {decided} batch size{'s' if decided != 1 else ''} whose two runs took different numbers "
+    est = steps_estimate_words(rows)
+    named = ("" if est == "median" else
+             f"Each median of this table is the {est}, the estimate the verdicts compare (the dataset is the "
+             "unit), not the median over all networks of the tables above, so the two differ. ")
+    counted = named + (f"Of the {decided} batch size{'s' if decided != 1 else ''} whose two runs took different numbers "
                f"of optimiser steps, the run with more steps has the larger median error of uₚ ({networks} "
                f"networks) in {more_worse} (a description of the medians, not a verdict). Decided on the "
                f"interval of the difference of the two medians, its error is larger in "

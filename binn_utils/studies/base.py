@@ -24,7 +24,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..analysis import results_table
-from ..analysis.reporting import find, value_label
+from ..analysis.reporting import find, fmt, value_label
 from ..analysis.verdicts import Interval, Summary, Verdict, best_in
 from ..engine.runs import TrainConfig, TrainingError
 from ..engine.observations import DEFAULT_NOISE_VAR
@@ -284,12 +284,31 @@ class Study:
         return find(results, **self.default)
 
 
-def best_in_range(s: Summary, key: str, intervals: dict, paper_best) -> Verdict:
+def best_in_range(s: Summary, key: str, intervals: dict, paper_best, symbol: str | None = None) -> Verdict:
     """Record "lowest errors for a swept value in ``paper_best`` (a closed range)": the best
-    setting in the range against the best outside it (``verdicts.best_in``)."""
+    setting in the range against the best outside it (``verdicts.best_in``).  With ``symbol``
+    (the swept value's, e.g. "B") also ``<key>_compared`` (``key`` without its "_verdict"): which two settings the verdict
+    compares, with their estimates (:func:`compared_words`)."""
     lo, hi = min(paper_best), max(paper_best)
     v, b_in, b_out = best_in(intervals, lambda x: lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9))
+    if symbol is not None:
+        s[key.removesuffix("_verdict") + "_compared"] = compared_words(intervals, b_in, b_out, symbol)
     return s.compare(key, v, {f"best in {value_label(lo)} to {value_label(hi)} ({value_label(b_in)})"
                               if b_in is not None else "in range": intervals.get(b_in, Interval(np.nan, np.nan, np.nan, 0, np.nan)),
                               f"best outside ({value_label(b_out)})" if b_out is not None else "outside":
                               intervals.get(b_out, Interval(np.nan, np.nan, np.nan, 0, np.nan))})
+
+
+def compared_words(intervals: dict, b_in, b_out, symbol: str) -> str:
+    """The two settings a "best in the range" verdict compares (:func:`best_in_range`), in words
+    that name their estimate: 'the best in the paper's range, $B = 160$ (0.0434), against the best
+    outside it, $B = 640$ (0.0415), each the median of its 5 datasets' medians'."""
+    def one(b):
+        return f"${symbol} = {value_label(b)}$ ({fmt(intervals[b].estimate)})"
+    if b_in is None:
+        return "no setting in the paper's range with a finite error"
+    if b_out is None:
+        return f"the best in the paper's range, {one(b_in)}, with no setting outside it to compare"
+    n = max(intervals[b_in].datasets, intervals[b_out].datasets)
+    of = f"the median of its {n} datasets' medians" if n > 1 else "the median of its networks"
+    return f"the best in the paper's range, {one(b_in)}, against the best outside it, {one(b_out)}, each {of}"

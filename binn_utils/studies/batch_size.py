@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..analysis import reporting
-from ..analysis.reporting import (failures_sentence, fmt, intervals_of, iqr, lowest_median, median, medians,
+from ..analysis.reporting import (failures_sentence, fmt, intervals_of, iqr, lowest_median, medians,
                                   meta_value, roughness_replicates, value_label)
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, best_of,
                                  expect, highest_at, median_interval, spread_interval)
@@ -36,6 +36,8 @@ TIMING_FILE = "benchmarks/batch_size_timing.json"
 #: it): Fig. 6's, the 71-point grid at the main text's noise level.
 TIMING_NOISE_VAR, TIMING_DENSE = DEFAULT_NOISE_VAR, False
 _TIMING_KEYS = ("machine", "torch", "trainer", "batch_sizes", "fit", "budgets_min", "printout", "load_average")
+#: How the chapter writes the timing fit's seconds: three figures, plainly from 1,000 on (5,870 s, not 5.87e+03 s).
+SECONDS = dict(plain_from=1000, figures=3)
 _ROW_KEYS = ("B", "B_used", "epoch_steps", "ms_per_step", "s_per_epoch", "s_4000_epochs")
 
 
@@ -159,12 +161,13 @@ def summary(results, timing_=None) -> Summary:
     fit = time_fit(None if timed == "other grid" else timing() if timing_ is None else timing_)
     s = Summary({"timed": timed, "timing_whose": TIMING_WHOSE[timed], "timing_grid": timing_grid_words(),
                  "timing_grid_text": timing_grid_words(math=False),
-                 "fit_a": fmt(fit["a"]), "fit_c": fmt(fit["c"]), "fit_r2": fmt(fit["r2"], ".4g"),
+                 "fit_a": fmt(fit["a"], **SECONDS), "fit_c": fmt(fit["c"], **SECONDS), "fit_r2": fmt(fit["r2"], ".4g"),
                  "times": ", ".join(f"B = {int(b)}: {fmt(t)} s" for b, t in zip(fit["B_requested"], fit["T"])),
                  "per_step": ", ".join(f"B = {int(b)}: {fmt(t, '.2g')} ms" for b, t in zip(fit["B_requested"],
                                                                                            fit["per_step_ms"]))})
     ia = Interval(fit["a"], fit["a_lo"], fit["a_hi"], len(fit["B"]), LEVEL, "a")
-    s["a_interval"] = str(ia)
+    s["a_interval"] = (f"{fmt(ia.estimate, **SECONDS)} [{fmt(ia.lo, **SECONDS)}, {fmt(ia.hi, **SECONDS)}]"
+                       if ia.bounded else str(ia))
     s["loglog_slope"] = loglog_slope(fit["B"], fit["T"])
     s.compare("inverse_verdict", expect(ia, Interval(0.0, 0.0, 0.0, 0, 1.0, "zero"), 1) if ia.finite
               else Verdict.UNDECIDED, {"a": ia})
@@ -189,7 +192,7 @@ def summary(results, timing_=None) -> Summary:
         meds[short] = med
         best = lowest_median(Bs, med)
         s[f"best_{short}"] = str(best) if best is not None else "n/a"
-        best_in_range(s, f"best_{short}_verdict", intervals_of(rb, "batch_size", m), PAPER_BEST)
+        best_in_range(s, f"best_{short}_verdict", intervals_of(rb, "batch_size", m), PAPER_BEST, symbol="B")
         s[f"budget_{short}"] = ", ".join(f"B = {b}: {fmt(v)}" for b, v in zip(Bs, med))
     iqrs = [iqr(r.metric("err_u_p")) for r in rb]
     s["budget_up_iqr"] = ", ".join(f"B = {b}: {fmt(v, '.2g')}" for b, v in zip(Bs, iqrs))
@@ -250,7 +253,8 @@ def curve_shapes(s: Summary, fixed) -> None:
 def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
     """Each batch size run for the fixed epochs and for the fixed budget: its optimiser steps
     (``steps``), median u_p errors of the reported (``err``, with their ``intervals``) and final
-    (``final``) networks, the budget run's error over the fixed-epoch run's (``ratio``,
+    (``final``) networks, both the estimate the verdicts compare (``median_interval``: over several
+    datasets the median of the datasets' medians), the budget run's error over the fixed-epoch run's (``ratio``,
     ``ratio_final``) and ``larger``: the verdict on "the run with more steps has the larger
     error" (decided on the interval of the ratio of the two medians; None where both took the same steps,
     cannot be decided where a run has no finite error).  Returns (rows, in ascending B; of the
@@ -264,7 +268,7 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
         steps = [r.record.epochs_run * r.record.steps_per_epoch for r in (f, b)]
         intervals = [median_interval(r.metric("err_u_p"), of=r) for r in (f, b)]
         err = [iv.estimate for iv in intervals]
-        fin = [median(r.metric("err_u_p", "final")) for r in (f, b)]
+        fin = [median_interval(r.metric("err_u_p", "final"), of=r).estimate for r in (f, b)]
         larger = None
         if steps[0] != steps[1]:
             decided += 1
