@@ -308,7 +308,7 @@ reporting.glue("bsa_same_networks", tables.same_networks_words(same))
 #
 # After the authors' budget the lowest median error of $u_\theta$ over all networks is at $B =$
 # {glue:text}`bsa_best_theta`, that of $u_\mathrm{p}$ at $B =$ {glue:text}`bsa_best_up`. Median
-# errors of $u_\mathrm{p}$: {glue:text}`bsa_budget_up`. Whether the paper's range (40-160) holds
+# errors of $u_\mathrm{p}$: {glue:text}`bsa_budget_up`. Whether the paper's range holds
 # the lowest error is decided for $u_\theta$ on {glue:text}`bsa_best_theta_compared`:
 # {glue:text}`bsa_best_theta_verdict`. For $u_\mathrm{p}$ it is decided on
 # {glue:text}`bsa_best_up_compared`: {glue:text}`bsa_best_up_verdict`. That $B =$

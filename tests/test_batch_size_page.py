@@ -85,9 +85,11 @@ def test_a_best_in_range_verdict_names_the_two_settings_it_compares_and_their_es
         setting=SimpleNamespace(datasets=tuple(ds), seeds=tuple(range(20)), key=str(b))))
         for b, v in ((10, 0.07), (40, 0.06), (160, 0.05), (640, 0.04))}
     best_in_range(s, "best_up_verdict", ivs, (40, 160), symbol="B")
-    assert s["best_up_compared"] == (f"the best in the paper's range, $B = 160$ ({fmt(ivs[160].estimate)}), against "
-                                     f"the best outside it, $B = 640$ ({fmt(ivs[640].estimate)}), each the median "
-                                     "of its 5 datasets' medians")
+    words = s["best_up_compared"]
+    assert words == ("the best in the paper's range, B = 160, against the best outside it, B = 640. Their errors by "
+                     "the median of their 5 datasets' medians (the estimate the verdict compares) are "
+                     f"{fmt(ivs[160].estimate)} and {fmt(ivs[640].estimate)}")
+    assert not prose.crowded(f"The verdict compares {words}: cannot be distinguished.", 3)
     plain = Summary({})
     best_in_range(plain, "best_up_verdict", ivs, (40, 160))
     assert "best_up_compared" not in plain                                 # only where a chapter asks for it

@@ -300,15 +300,16 @@ def best_in_range(s: Summary, key: str, intervals: dict, paper_best, symbol: str
 
 
 def compared_words(intervals: dict, b_in, b_out, symbol: str) -> str:
-    """The two settings a "best in the range" verdict compares (:func:`best_in_range`), in words
-    that name their estimate: 'the best in the paper's range, $B = 160$ (0.0434), against the best
-    outside it, $B = 640$ (0.0415), each the median of its 5 datasets' medians'."""
-    def one(b):
-        return f"${symbol} = {value_label(b)}$ ({fmt(intervals[b].estimate)})"
+    """The two settings a "best in the range" verdict compares (:func:`best_in_range`) and their
+    estimates, named, in plain text (glued into a sentence; at most three numbers a sentence):
+    'the best in the paper's range, B = 160, against the best outside it, B = 640. Their errors by
+    the median of their 5 datasets' medians (the estimate the verdict compares) are 0.0434 and 0.0415'."""
     if b_in is None:
         return "no setting in the paper's range with a finite error"
     if b_out is None:
-        return f"the best in the paper's range, {one(b_in)}, with no setting outside it to compare"
+        return f"the best in the paper's range, {symbol} = {value_label(b_in)}, with no setting outside it to compare"
     n = max(intervals[b_in].datasets, intervals[b_out].datasets)
-    of = f"the median of its {n} datasets' medians" if n > 1 else "the median of its networks"
-    return f"the best in the paper's range, {one(b_in)}, against the best outside it, {one(b_out)}, each {of}"
+    of = f"the median of their {n} datasets' medians" if n > 1 else "the median of their networks"
+    return (f"the best in the paper's range, {symbol} = {value_label(b_in)}, against the best outside it, "
+            f"{symbol} = {value_label(b_out)}. Their errors by {of} (the estimate the verdict compares) are "
+            f"{fmt(intervals[b_in].estimate)} and {fmt(intervals[b_out].estimate)}")
