@@ -140,7 +140,7 @@ def steps_table(rows) -> str:
 def steps_estimate_words(rows) -> str:
     """The estimate of the steps table's medians (``rows`` of ``studies.batch_size.steps_against_errors``):
     'median of the 5 datasets' medians' over several datasets (the dataset is the unit), else 'median'."""
-    n = max((iv.datasets for r in rows for iv in r["intervals"]), default=1)
+    n = max((iv.datasets for r in rows for iv in r.get("intervals", ())), default=1)
     return f"median of the {n} datasets' medians" if n > 1 else "median"
 
 
