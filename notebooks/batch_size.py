@@ -162,7 +162,7 @@ groups = errors.groupby(["batch_size", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4), of=len(boxes))
 
 # %% tags=["hide-input"]
 # the solution and loss panels draw fields and validation-loss histories of the fixed-epoch
@@ -275,7 +275,7 @@ groups = errors.groupby(["study", "batch_size", "epochs", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4), of=len(boxes))
 
 # %% tags=["remove-input"]
 fig = figures.budgets_figure(errors, boxes, {

@@ -120,7 +120,7 @@ groups = errors.groupby(["lr", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4), of=len(boxes))
 
 # %% tags=["hide-input"]
 # the solution, operator and loss panels draw fields and validation-loss histories, which are
@@ -180,7 +180,7 @@ on_theirs = results_table.table(loading.load_or_run(
 runs = results_table.long(pd.concat([ours, on_theirs, theirs]))
 stats = (runs.groupby(["lr", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-frame_tables.table(stats[["lr", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4))
+frame_tables.table(stats[["lr", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4), of=len(stats))
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],
@@ -263,8 +263,8 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 #
 # **Under-fitting at the smallest rate.** The paper's $r = 5\times10^{-7}$ has not
 # converged after 4000 epochs. Over the last quarter of training our median validation
-# loss at $r =$ {glue:text}`lr_smallest` still fell by {glue:text}`lr_late_drop_small` %
-# (at $r =$ {glue:text}`lr_shown`: {glue:text}`lr_late_drop_shown` %); counting a fall larger than
+# loss at $r =$ {glue:text}`lr_smallest` {glue:text}`lr_late_change_small`
+# (at $r =$ {glue:text}`lr_shown` it {glue:text}`lr_late_change_shown`); counting a fall larger than
 # that at $r =$ {glue:text}`lr_shown` (decided on the interval of their difference) as not converged, it
 # {glue:text}`lr_small_still_falling`. Its median
 # errors are {glue:text}`lr_small_theta` ($u_\theta$) and {glue:text}`lr_small_up`

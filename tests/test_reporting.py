@@ -262,3 +262,11 @@ def test_operator_dispersion_is_the_distance_from_the_median_curve_of_each_datas
     assert np.isnan(got[6])
     # a range that holds no grid point gives no number
     assert np.isnan(reporting.operator_dispersion(res, "D", (2.0, 3.0))).all()
+
+
+def test_change_words_says_a_negative_fall_as_a_rise():
+    from binn_utils.analysis.reporting import change_words
+    assert change_words(0.12) == "fell by 12 %"
+    assert change_words(-0.0207) == "rose by 2.1 %"      # not "fell by -2.1 %"
+    assert change_words(0.0) == "did not change"
+    assert change_words(np.nan) == "n/a" and change_words(None) == "n/a"

@@ -178,7 +178,7 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     ep = np.arange(40)
     smooth = 1e-1 * 0.9 ** ep                                           # the shown rate: smooth, ends low
     jagged = 1e-2 * 10 ** (0.5 * (ep % 2))                              # rougher than the shown curve
-    stuck = np.full(40, 0.5)                                             # flat and high: stalled
+    stuck = np.r_[np.full(5, 0.005), np.full(35, 0.5)]                   # jumps up 2 decades, then flat: stalled
     flat_low = 1e-1 * 0.9 ** ep                                          # flat (as smooth) and as low
     res = [_Curve(5e-4, smooth), _Curve(5e-2, jagged), _Curve(5e-1, stuck), _Curve(1e-2, flat_low),
            _Curve(5e-3, jagged)]                                          # below 1e-2: not a large rate
@@ -191,22 +191,27 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     words = tables.large_rate_words(c, "5e-4")
     assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
     assert "; at r = 1e-2 it is no more erratic than at r = 5e-4 (roughness " in words
-    assert "; at r = 5e-1 it is no more erratic than at r = 5e-4 (roughness 0) but stays flat, ending at 0.5, " \
-        in words and words.endswith("erratic.")
+    # the stalled rate's jump is said beside its roughness, so the two cannot read as opposite pictures
+    assert ("; at r = 5e-1 it moves from one recorded epoch to the next no more than at r = 5e-4 (roughness 0; a "
+            "roughness of 0 is a loss that did not change at all) but ends high, at 0.5, ") in words, words
+    assert "largest rise above its lowest loss so far (below) is, in decades, 2: the roughness counts" in words
+    assert "no more erratic than at r = 5e-4 (roughness 0)" not in words and words.endswith("step to step.")
     assert not prose.defects(words), words
     # two stalled rates ending at the same loss (the chapter's case): each number once, the rates joined
     both = tables.large_rate_words(dict(c, stats=dict(c["stats"], **{"1e-2": c["stats"]["5e-1"]}), erratic=[],
                                         flat=["1e-2", "5e-1"], stalled=["1e-2", "5e-1"]), "5e-4")
-    assert both.startswith("at r = 1e-2 and 5e-1 the loss is no more erratic than at r = 5e-4 (roughness 0 each) "
-                           "but stays flat, ending at 0.5 each, 304 times the 0.00164 reached at r = 5e-4"), both
+    assert both.startswith("at r = 1e-2 and 5e-1 the loss moves from one recorded epoch to the next no more than "
+                           "at r = 5e-4 (roughness 0 each; a roughness of 0 is a loss that did not change at all) "
+                           "but ends high, at 0.5 each, 304 times the 0.00164 reached at r = 5e-4"), both
+    assert "(below) is, in decades, 2 each: " in both, both
     assert not prose.defects(both), both
     assert tables.large_rate_words(dict(c, stats={}, erratic=[], flat=[], stalled=[]), "5e-4") == \
         "no rate of 1e-2 or more was run."
-    s = Summary({"smallest": "5e-7", "late_drop_small": "30"})
+    s = Summary({"smallest": "5e-7", "late_change_small": "fell by 30 %"})
     s.judge("small_still_falling", True, "is still falling", "has levelled off")
     learnt = tables.learnt_from_curves(s, c)
-    assert learnt.startswith("a curve still falling at the end marks too small a rate (at r = 5e-7 it fell 30 %")
-    assert "erratic curve marks too large a rate (r = 5e-2)" in learnt and "(r = 5e-1): a loss that stops" in learnt
+    assert learnt.startswith("a curve still falling at the end marks too small a rate (at r = 5e-7 it fell by 30 %")
+    assert "erratic curve marks too large a rate (r = 5e-2)" in learnt and "(r = 5e-1): a loss that ends far above" in learnt
     s.judge("small_still_falling", False)
     assert tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[])) == \
         "at the smallest rate (r = 5e-7) the curve had levelled off, so too small a rate did not show in it."

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..engine.metrics import median_iqr
 from ..store.sweep_record import reported
-from .verdicts import Outcome, median_interval
+from .verdicts import Outcome, difference, median_interval
 
 
 def med_iqr(values) -> str:
@@ -54,12 +54,49 @@ def run_description(res, epochs: bool = True, noise: bool = True, device: bool =
     if scale:
         return (("the paper's scale" if scale == "paper" else f"the {scale} scale") + ", "
                 + run_description(res, epochs, noise, device))
-    n_ds = len(set(rec.datasets))
     grid = "351 x" if rec.dense else "71 x"
-    return ((f"{rec.config.epochs} epochs, " if epochs else "") + f"{rec.replicates} replicates "
-            f"({n_ds} dataset{'s' if n_ds > 1 else ''} x {rec.replicates // n_ds} initialisations), "
+    return ((f"{rec.config.epochs} epochs, " if epochs else "") + replicates_words(res) + ", "
             + (f"noise variance {rec.noise_var:g}, " if noise else "")
             + f"{grid} {len(res['t'])} observation grid" + (f", trained {trained_on(rec)}" if device else ""))
+
+
+def replicates_words(res) -> str:
+    """A stored setting's replicates: '100 replicates (10 datasets x 10 initialisations)'."""
+    rec = res.record
+    n_ds = len(set(rec.datasets))
+    return (f"{rec.replicates} replicates ({n_ds} dataset{'s' if n_ds > 1 else ''} x "
+            f"{rec.replicates // n_ds} initialisations)")
+
+
+def change_words(fall, spec: str = ".2g") -> str:
+    """A relative fall (``fall``: a fraction, positive when a loss went down) as a verb phrase:
+    'fell by 12 %', 'rose by 2.1 %' (a negative fall), 'did not change'; 'n/a' where undefined."""
+    if fall is None or not np.isfinite(fall):
+        return "n/a"
+    if fall == 0:
+        return "did not change"
+    return f"{'fell' if fall > 0 else 'rose'} by {fmt(100 * abs(fall), spec)} %"
+
+
+def estimate_words(iv) -> str:
+    """What a median's estimate (``verdicts.median_interval``) is, beside a table's median over all
+    replicates: "the median of its 3 datasets' medians" (the dataset the unit), else "the median of
+    its 30 replicates"."""
+    if iv.datasets > 1:
+        return f"the median of its {iv.datasets} datasets' medians"
+    return f"the median of its {iv.n} replicate{'s' if iv.n != 1 else ''}"
+
+
+def ratio_words(a, b) -> str:
+    """The ratio of two medians ``a`` / ``b`` that a comparison of them is decided on
+    (``verdicts.difference``), with its interval and its runs: '1.06 [1.01, 1.11] (3 datasets,
+    the datasets paired)'; 'n/a' without their replicates."""
+    c = difference(a, b)
+    if c is None or c.scale != "log" or not np.isfinite(c.estimate):
+        return "n/a"
+    est, lo, hi = c.ratio
+    how = ", the same networks paired" if c.paired else ", the datasets paired" if c.datasets > 1 else ""
+    return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}] ({c.datasets} dataset{'s' if c.datasets > 1 else ''}{how})"
 
 
 def trained_on(record) -> str:

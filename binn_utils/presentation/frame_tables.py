@@ -91,9 +91,10 @@ def zero_counts(df: pd.DataFrame) -> list[str]:
             and bool((df[c] == 0).all())]
 
 
-def markdown(data) -> str:
+def markdown(data, of: int | None = None) -> str:
     """``data`` (a DataFrame or Series a chapter computed) as a Markdown table in words; a count of
-    failures zero in every row is said once under it, not a column (:data:`ZERO_COUNTS`)."""
+    failures zero in every row is said once under it, not a column (:data:`ZERO_COUNTS`).  ``of``:
+    the rows of the table ``data`` is the first rows of (its ``head``), said under it."""
     df = as_frame(data)
     zeros = zero_counts(df)
     df = df.drop(columns=zeros)
@@ -105,6 +106,8 @@ def markdown(data) -> str:
         rows.append("| " + " | ".join(v if isinstance(v, str) and c in ("what", "value") else cell(c, v)
                                       for c, v in row.items()) + " |")
     said = " and ".join(ZERO_COUNTS[c] for c in zeros)
+    if of is not None and of > len(df):
+        return "\n".join(rows) + f"\n\nThe first {len(df)} of {of} rows" + (f"; {said} in them." if said else ".")
     return "\n".join(rows) + (f"\n\n{said[0].upper()}{said[1:]} in the rows shown." if said else "")
 
 
@@ -112,8 +115,8 @@ class Table:
     """What a chapter's code cell shows: the table in words (Markdown, which the book renders);
     its text form is the same Markdown."""
 
-    def __init__(self, data):
-        self.text = markdown(data)
+    def __init__(self, data, of: int | None = None):
+        self.text = markdown(data, of)
 
     def _repr_markdown_(self) -> str:
         return self.text
@@ -122,7 +125,8 @@ class Table:
         return self.text
 
 
-def table(data) -> Table:
+def table(data, of: int | None = None) -> Table:
     """``data`` (a DataFrame or Series a chapter computed, e.g. ``boxes.head(4)``) shown as a table
-    of the book: columns and index levels in words, numbers formatted."""
-    return Table(data)
+    of the book: columns and index levels in words, numbers formatted; ``of``: how many rows the
+    whole table has, where ``data`` is its first rows ("The first 4 of 14 rows" under it)."""
+    return Table(data, of)

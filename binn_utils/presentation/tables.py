@@ -264,10 +264,15 @@ def large_rate_words(curves: dict, shown: str) -> str:
         finals = respectively(fmt(stats[k]["final"]) for k in stalled)
         times = and_list(dict.fromkeys(fmt(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10)
                                        for k in stalled))
-        parts.append(f"at r = {and_list(stalled)} {{}} is no more erratic than at r = {shown} (roughness "
-                     f"{roughness(stalled)}) but stays flat, ending at {finals}, {times} times the "
-                     f"{fmt(at_shown['final'])} reached at r = {shown}: the optimisation has stalled rather than "
-                     "become erratic")
+        jumps = respectively(fmt(stats[k]["jump"], ".3g") for k in stalled)
+        still = any(stats[k]["roughness"] == 0 for k in stalled)
+        parts.append(f"at r = {and_list(stalled)} {{}} moves from one recorded epoch to the next no more than at "
+                     f"r = {shown} (roughness {roughness(stalled)}"
+                     + ("; a roughness of 0 is a loss that did not change at all" if still else "")
+                     + f") but ends high, at {finals}, {times} times the {fmt(at_shown['final'])} reached at "
+                     f"r = {shown}; the median of each replicate's largest rise above its lowest loss so far "
+                     f"(below) is, in decades, {jumps}: the roughness counts the typical step, not a jump, so the "
+                     "optimisation stalled at a high loss rather than fluctuating from step to step")
     return ("; ".join(p.format("the loss" if i == 0 else "it") for i, p in enumerate(parts))
             or "no rate of 1e-2 or more was run") + "."
 
@@ -277,20 +282,20 @@ def learnt_from_curves(summary, curves: dict) -> str:
     ``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
     if summary.verdicts["small_still_falling"] is Verdict.AGREES:
         learnt = [f"a curve still falling at the end marks too small a rate (at r = {summary['smallest']} it "
-                  f"fell {summary['late_drop_small']} % over the last quarter)"]
+                  f"{summary['late_change_small']} over the last quarter)"]
     elif summary.verdicts["small_still_falling"] is Verdict.DISAGREES:
         learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve had levelled off, so too small a "
                   "rate did not show in it"]
     else:
-        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve's fall over the last quarter "
-                  f"({summary['late_drop_small']} %) cannot be told apart from that at r = {summary['shown']} with "
+        learnt = [f"at the smallest rate (r = {summary['smallest']}) the curve's change over the last quarter "
+                  f"(it {summary['late_change_small']}) cannot be told apart from that at r = {summary['shown']} with "
                   "this many replicates"]
     if curves["erratic"]:
         learnt.append(f"an erratic curve marks too large a rate (r = {and_list(curves['erratic'])})")
     if curves["stalled"]:
-        learnt.append(f"too large a rate can also leave the curve flat at a high level instead of erratic "
-                      f"(r = {and_list(curves['stalled'])}): a loss that stops falling early, far above the best "
-                      "run's, is the sign")
+        learnt.append(f"too large a rate can also leave the curve at a high level, without fluctuating from step "
+                      f"to step (r = {and_list(curves['stalled'])}): a loss that ends far above the best run's is "
+                      "the sign")
     return "; ".join(learnt) + "."
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import authors_archive, diagnostics, reporting
-from ..analysis.reporting import (and_list, curve_stats, each, failures_sentence, find, fmt, intervals_of,
+from ..analysis.reporting import (and_list, change_words, curve_stats, each, failures_sentence, find, fmt, intervals_of,
                                   lowest_median, median, medians, meta_value, respectively, excursion_replicates,
                                   value_label)
 from ..analysis.verdicts import (Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_hold, every, expect,
@@ -40,11 +40,14 @@ def large_rate_curves(results, shown, unstable_from=UNSTABLE_FROM) -> dict:
     ``shown`` result's: ``stats`` (``reporting.curve_stats`` per rate, keyed by its label),
     ``erratic`` (rougher than the shown rate's curve), ``flat`` (the others) and ``stalled``
     (flat, ending more than ``FACTOR`` times above the shown rate's final loss);
-    ``shown``: the shown rate's curve statistics."""
+    ``shown``: the shown rate's curve statistics.  Each rate's statistics add ``jump``: the median
+    of each replicate's largest rise (``excursion_replicates``), as the summary's interval has it."""
     shown_stats = reporting.curve_stats(shown)
     large = [r for r in sorted(results, key=lambda r: reporting.meta_value(r, "lr"))
              if reporting.meta_value(r, "lr") >= unstable_from]
-    stats = {reporting.value_label(reporting.meta_value(r, "lr")): reporting.curve_stats(r) for r in large}
+    stats = {reporting.value_label(reporting.meta_value(r, "lr")): dict(
+        reporting.curve_stats(r), jump=median_interval(excursion_replicates(r), failures_high=True, of=r).estimate)
+        for r in large}
     erratic = [k for k, c in stats.items() if c["roughness"] > shown_stats["roughness"]]
     flat = [k for k in stats if k not in erratic]
     return {"shown": shown_stats, "stats": stats, "erratic": erratic, "flat": flat,
@@ -89,6 +92,7 @@ def summary(results, shown=None) -> Summary:
     s["shown"] = value_label(meta_value(r_shown, "lr"))
     s["late_drop_small"] = fmt(100 * cs["late_drop"], ".2g")
     s["late_drop_shown"] = fmt(100 * cm["late_drop"], ".2g")
+    s["late_change_small"], s["late_change_shown"] = change_words(cs["late_drop"]), change_words(cm["late_drop"])
     i_small, i_shown = median_interval(late_drop_replicates(small), of=small), median_interval(late_drop_replicates(r_shown), of=r_shown)
     s["fall_small"], s["fall_shown"] = str(i_small), str(i_shown)
     s.compare("small_still_falling", expect(i_small, i_shown, 1),
@@ -228,7 +232,7 @@ def claim_learning_rate(ctx):
                      rule="we sweep $r$ on Burgers' equation only")]
     runs, ev = ctx.run(STUDY.default_setting(res) or res[0], 'learning_rate'), (f"Lowest median error of $u_\\theta$ "
           f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
-          f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss fell {s['late_drop_small']} % over "
+          f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss {s['late_change_small']} over "
           f"the last quarter; median $u_\\mathrm{{p}}$ errors at $r$ = {s['large_rates']}: {s['large_up']} against "
           f"{s['shown_up']} at $r$ = {s['shown']}; largest rise of the validation loss above its lowest value so "
           f"far, in decades, per replicate (a diverged one the highest), median with its interval: {s['jump_large']}; "

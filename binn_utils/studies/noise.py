@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 
 from ..analysis import reporting
-from ..analysis.reporting import (arch_label, curve_stats, find, fmt, fmt_p, med_iqr, medians, meta_value,
-                                  rank_trend, value_label, word)
+from ..analysis.reporting import (arch_label, curve_stats, estimate_words, find, fmt, fmt_p, med_iqr, medians,
+                                  meta_value, rank_trend, ratio_words, value_label, word)
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, every, expect,
                                  median_interval, no_worse, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
@@ -145,6 +145,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         i_hi, i_lo = (median_interval(rise_replicates(r), of=r) if r is not None else median_interval([])
                       for r in (hi_r, lo_r))
         s[f"rise_rep_high_{tag}"], s[f"rise_rep_low_{tag}"] = str(i_hi), str(i_lo)
+        s[f"rise_ratio_{tag}"] = ratio_words(i_hi, i_lo)      # what the verdict below is decided on
         s.compare(f"rise_verdict_{tag}", expect(i_hi, i_lo, 1),
                   {f"at {value_label(high_noise)}": i_hi, f"at {value_label(shown_noise)}": i_lo},
                   f"rises more than at {value_label(shown_noise)}", f"rises less than at {value_label(shown_noise)}",
@@ -161,6 +162,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         if r0a is not None and r0b is not None:
             ia, ib = median_interval(r0a.metric("err_u_theta"), of=r0a), median_interval(r0b.metric("err_u_theta"), of=r0b)
             s["clean_theta_a"], s["clean_theta_b"] = str(ia), str(ib)
+            s["clean_theta_how_a"], s["clean_theta_how_b"] = estimate_words(ia), estimate_words(ib)
             s.compare("clean_large_wins", expect(ib, ia, -1), {arch_label(archs[0]): ia, arch_label(archs[1]): ib})
         else:
             s["clean_theta_a"] = s["clean_theta_b"] = "n/a"
@@ -168,7 +170,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
     for k in [k for k in s if k.endswith(("_a", "_a_with_paper"))]:  # a single architecture: fill the second one's keys
         s.setdefault(k[:-2] + "_b" if k.endswith("_a") else k[:-len("_a_with_paper")] + "_b_with_paper", "n/a")
     for k in ("theta_small_wins", "theta_small_wins_verdict", "up_small_wins", "up_small_wins_verdict",
-              "clean_theta_a", "clean_theta_b", "clean_large_wins"):
+              "clean_theta_a", "clean_theta_b", "clean_theta_how_a", "clean_theta_how_b", "clean_large_wins"):
         s.setdefault(k, "n/a")
     for k in ("theta_small_wins_verdict", "up_small_wins_verdict", "clean_large_wins"):  # one architecture
         s.verdicts.setdefault(k, Verdict.UNDECIDED)
