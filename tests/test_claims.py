@@ -221,6 +221,19 @@ def test_validation_loss_claim():
     assert studies.noise.summary(noise())["rise_verdict_a"] == "rises more than at 1e-3"
 
 
+def test_noise_summary_names_its_medians_and_the_ratio_its_rise_verdict_is_decided_on():
+    # the verdict's median of the datasets' medians is not the table's median over all replicates: it says so
+    s = studies.noise.summary(noise(third_dataset=True))
+    assert (s["clean_theta_how_a"], s["clean_theta_how_b"]) == ("the median of its 9 datasets' medians",
+                                                                "the median of its 8 datasets' medians")
+    # the paired ratio the rise's verdict reads (the scorecard's sub-claim prints the same), not two medians alone
+    from binn_utils.analysis.reporting import fmt
+    from binn_utils.analysis.verdicts import difference
+    hi, lo = s.intervals["rise_verdict_b"].values()
+    est, low, high = difference(hi, lo).ratio
+    assert s["rise_ratio_b"] == f"{fmt(est)} [{fmt(low)}, {fmt(high)}] (8 datasets, the datasets paired)"
+
+
 # ----------------------------------------------------------------------------- claim 6 (Fig. 3)
 EP = np.arange(1, 101)
 FALLING, FLAT = 1.0 - 0.009 * EP, np.exp(-EP / 5.0) + 0.1

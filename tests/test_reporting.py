@@ -270,3 +270,13 @@ def test_change_words_says_a_negative_fall_as_a_rise():
     assert change_words(-0.0207) == "rose by 2.1 %"      # not "fell by -2.1 %"
     assert change_words(0.0) == "did not change"
     assert change_words(np.nan) == "n/a" and change_words(None) == "n/a"
+
+
+def test_estimate_and_ratio_words_say_what_a_median_is():
+    from binn_utils.analysis.reporting import estimate_words, ratio_words
+    from binn_utils.analysis.verdicts import median_interval
+    one = median_interval([1.0, 2.0, 3.0])
+    assert estimate_words(one) == "the median of its 3 replicates"
+    several = median_interval([1.0, 2.0, 3.0, 4.0], datasets=[0, 0, 1, 1], seeds=[0, 1, 0, 1], source="a")
+    assert estimate_words(several) == "the median of its 2 datasets' medians"
+    assert ratio_words(median_interval([]), one) == "n/a"
