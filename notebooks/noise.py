@@ -332,11 +332,12 @@ plt.close(fig)
 # agrees, and disagrees when one level goes the other way after Holm's correction for the
 # number of levels compared: $u_\theta$ {glue:text}`nz_theta_small_wins_verdict`, $u_\mathrm{p}$
 # {glue:text}`nz_up_small_wins_verdict`). Without noise the paper finds the larger network
-# interpolating best; our median errors of $u_\theta$ at $\sigma^2 = 0$, with their
-# intervals, are {glue:text}`nz_clean_theta_a` for $(h_u, n_u) =$ {glue:text}`nz_arch_a`,
-# {glue:text}`nz_clean_theta_how_a`, and {glue:text}`nz_clean_theta_b` for {glue:text}`nz_arch_b`,
-# {glue:text}`nz_clean_theta_how_b` (the dataset is the unit; the table above gives the median
-# over all replicates); the larger network lower
+# interpolating best. The dataset is the unit, so each median of this comparison is
+# {glue:text}`nz_clean_theta_how_a` for $(h_u, n_u) =$ {glue:text}`nz_arch_a` and
+# {glue:text}`nz_clean_theta_how_b` for {glue:text}`nz_arch_b`, not the median over all
+# replicates that the table above gives. Our median errors of $u_\theta$ at
+# $\sigma^2 = 0$, with their intervals, are {glue:text}`nz_clean_theta_a` for
+# {glue:text}`nz_arch_a` and {glue:text}`nz_clean_theta_b` for {glue:text}`nz_arch_b`; the larger network lower
 # (decided on the interval of the difference): {glue:text}`nz_clean_large_wins`. The caption lists how many epochs
 # and replicates each architecture had: where they differ, this comparison is not like
 # for like.
@@ -356,7 +357,7 @@ plt.close(fig)
 # ({glue:text}`nz_D_margin` of the true $D$ here, the median over the datasets) agrees, wholly
 # beyond it disagrees, and one that crosses its edge cannot tell (a reading listed on the
 # {doc}`scorecard`): so "centred close" {glue:text}`nz_D_centre_verdict`. Our figure draws
-# the mean ± 1 s.d. over the {glue:text}`nz_band_over` of that setting, so its band holds the
+# that band over the {glue:text}`nz_band_over` of that setting, so its band holds the
 # spread between datasets too. The true $D$ lies inside that band over
 # {glue:text}`nz_D_within_sd` % of the range. Outside that range, but within the data, its median mean absolute error
 # is {glue:text}`nz_D_out` against {glue:text}`nz_D_in` inside, so "unreliable outside"
@@ -375,19 +376,19 @@ plt.close(fig)
 # {glue:text}`nz_minep_high_b` of {glue:text}`nz_epochs_b`) for {glue:text}`nz_arch_b`; at
 # $\sigma^2 =$ {glue:text}`nz_shown` that curve ends at {glue:text}`nz_rise_low_a` and
 # {glue:text}`nz_rise_low_b` times its minimum. The verdict uses each replicate's own final
-# over minimum loss instead; its median over replicates, with its interval, is
+# over minimum loss instead; its median (again the median of the datasets' medians), with its interval, is
 # {glue:text}`nz_rise_rep_high_a` at $\sigma^2 =$ {glue:text}`nz_high` against
 # {glue:text}`nz_rise_rep_low_a` at {glue:text}`nz_shown` for {glue:text}`nz_arch_a`, and
 # {glue:text}`nz_rise_rep_high_b` against {glue:text}`nz_rise_rep_low_b` for
 # {glue:text}`nz_arch_b`. The paper's "by contrast" (stable at
 # {glue:text}`nz_shown`, rising at {glue:text}`nz_high`) is tested as a larger rise at the
-# highest level than at {glue:text}`nz_shown`, decided on the interval of the ratio of the two,
-# which is {glue:text}`nz_rise_ratio_a` for {glue:text}`nz_arch_a` and
-# {glue:text}`nz_rise_ratio_b` for {glue:text}`nz_arch_b` (pairing each dataset's two medians takes
-# out the spread between datasets, so this interval can exclude 1 where the two medians'
-# intervals overlap): the loss at the highest noise level {glue:text}`nz_rise_verdict_a` for
+# highest level than at {glue:text}`nz_shown`, decided on the interval of the ratio of these
+# two medians: the loss at the highest noise level {glue:text}`nz_rise_verdict_a` for
 # $(h_u, n_u) =$ {glue:text}`nz_arch_a` and {glue:text}`nz_rise_verdict_b` for
-# {glue:text}`nz_arch_b`. "Relatively stable" alone is not tested: the paper gives it no scale.
+# {glue:text}`nz_arch_b`. That ratio, with its interval, is {glue:text}`nz_rise_ratio_a` for
+# {glue:text}`nz_arch_a` and {glue:text}`nz_rise_ratio_b` for {glue:text}`nz_arch_b`: pairing each
+# dataset's two medians takes out the spread between datasets, so its interval can exclude 1 where
+# the two medians' intervals overlap. "Relatively stable" alone is not tested: the paper gives it no scale.
 #
 # The {doc}`scorecard` (claims 2-5) records the verdicts.
 #

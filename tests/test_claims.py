@@ -231,7 +231,7 @@ def test_noise_summary_names_its_medians_and_the_ratio_its_rise_verdict_is_decid
     from binn_utils.analysis.verdicts import difference
     hi, lo = s.intervals["rise_verdict_b"].values()
     est, low, high = difference(hi, lo).ratio
-    assert s["rise_ratio_b"] == f"{fmt(est)} [{fmt(low)}, {fmt(high)}] (8 datasets, the datasets paired)"
+    assert s["rise_ratio_b"] == f"{fmt(est)} [{fmt(low)}, {fmt(high)}] (the datasets paired)"
 
 
 # ----------------------------------------------------------------------------- claim 6 (Fig. 3)

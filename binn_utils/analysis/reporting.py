@@ -89,14 +89,14 @@ def estimate_words(iv) -> str:
 
 def ratio_words(a, b) -> str:
     """The ratio of two medians ``a`` / ``b`` that a comparison of them is decided on
-    (``verdicts.difference``), with its interval and its runs: '1.06 [1.01, 1.11] (3 datasets,
-    the datasets paired)'; 'n/a' without their replicates."""
+    (``verdicts.difference``), with its interval and how its runs were paired: '1.06 [1.01, 1.11]
+    (the datasets paired)'; 'n/a' without their replicates."""
     c = difference(a, b)
     if c is None or c.scale != "log" or not np.isfinite(c.estimate):
         return "n/a"
     est, lo, hi = c.ratio
-    how = ", the same networks paired" if c.paired else ", the datasets paired" if c.datasets > 1 else ""
-    return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}] ({c.datasets} dataset{'s' if c.datasets > 1 else ''}{how})"
+    how = " (the same networks paired)" if c.paired else " (the datasets paired)" if c.datasets > 1 else ""
+    return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]{how}"
 
 
 def trained_on(record) -> str:
