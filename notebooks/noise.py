@@ -387,8 +387,8 @@ plt.close(fig)
 # $(h_u, n_u) =$ {glue:text}`nz_arch_a` and {glue:text}`nz_rise_verdict_b` for
 # {glue:text}`nz_arch_b`. That ratio, with its interval, is {glue:text}`nz_rise_ratio_a` for
 # {glue:text}`nz_arch_a` and {glue:text}`nz_rise_ratio_b` for {glue:text}`nz_arch_b`: pairing each
-# dataset's two medians takes out the spread between datasets, so its interval can exclude 1 where
-# the two medians' intervals overlap. "Relatively stable" alone is not tested: the paper gives it no scale.
+# dataset's two medians takes out the spread between datasets, so the ratio can be resolved where
+# the two medians alone, each with its own interval, look alike. "Relatively stable" alone is not tested: the paper gives it no scale.
 #
 # The {doc}`scorecard` (claims 2-5) records the verdicts.
 #
