@@ -273,7 +273,7 @@ def test_change_words_says_a_negative_fall_as_a_rise():
 
 
 def test_estimate_and_ratio_words_say_what_a_median_is():
-    from binn_utils.analysis.reporting import estimate_words, ratio_words
+    from binn_utils.studies.base import estimate_words, ratio_words
     from binn_utils.analysis.verdicts import median_interval
     one = median_interval([1.0, 2.0, 3.0])
     assert estimate_words(one) == "the median of its 3 replicates"

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..engine.metrics import median_iqr
 from ..store.sweep_record import reported
-from .verdicts import Outcome, difference, median_interval
+from .verdicts import Outcome, median_interval
 
 
 def med_iqr(values) -> str:
@@ -76,27 +76,6 @@ def change_words(fall, spec: str = ".2g") -> str:
     if fall == 0:
         return "did not change"
     return f"{'fell' if fall > 0 else 'rose'} by {fmt(100 * abs(fall), spec)} %"
-
-
-def estimate_words(iv) -> str:
-    """What a median's estimate (``verdicts.median_interval``) is, beside a table's median over all
-    replicates: "the median of its 3 datasets' medians" (the dataset the unit), else "the median of
-    its 30 replicates"."""
-    if iv.datasets > 1:
-        return f"the median of its {iv.datasets} datasets' medians"
-    return f"the median of its {iv.n} replicate{'s' if iv.n != 1 else ''}"
-
-
-def ratio_words(a, b) -> str:
-    """The ratio of two medians ``a`` / ``b`` that a comparison of them is decided on
-    (``verdicts.difference``), with its interval and how its runs were paired: '1.06 [1.01, 1.11]
-    (the datasets paired)'; 'n/a' without their replicates."""
-    c = difference(a, b)
-    if c is None or c.scale != "log" or not np.isfinite(c.estimate):
-        return "n/a"
-    est, lo, hi = c.ratio
-    how = " (the same networks paired)" if c.paired else " (the datasets paired)" if c.datasets > 1 else ""
-    return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]{how}"
 
 
 def trained_on(record) -> str:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..analysis import results_table
 from ..analysis.reporting import find, fmt, value_label
-from ..analysis.verdicts import Interval, Summary, Verdict, best_in
+from ..analysis.verdicts import Interval, Summary, Verdict, best_in, difference
 from ..engine.runs import TrainConfig, TrainingError
 from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.stores import committed_datasets, committed_distinct_seeds, committed_scale
@@ -313,3 +313,24 @@ def compared_words(intervals: dict, b_in, b_out, symbol: str) -> str:
     return (f"the best in the paper's range, {symbol} = {value_label(b_in)}, against the best outside it, "
             f"{symbol} = {value_label(b_out)}. Their errors by {of} (the estimate the verdict compares) are "
             f"{fmt(intervals[b_in].estimate)} and {fmt(intervals[b_out].estimate)}")
+
+
+def estimate_words(iv) -> str:
+    """What a median's estimate (``verdicts.median_interval``) is, beside a table's median over all
+    replicates: "the median of its 3 datasets' medians" (the dataset the unit), else "the median of
+    its 30 replicates"."""
+    if iv.datasets > 1:
+        return f"the median of its {iv.datasets} datasets' medians"
+    return f"the median of its {iv.n} replicate{'s' if iv.n != 1 else ''}"
+
+
+def ratio_words(a, b) -> str:
+    """The ratio of two medians ``a`` / ``b`` that a comparison of them is decided on
+    (``verdicts.difference``), with its interval and how its runs were paired: '1.06 [1.01, 1.11]
+    (the datasets paired)'; 'n/a' without their replicates."""
+    c = difference(a, b)
+    if c is None or c.scale != "log" or not np.isfinite(c.estimate):
+        return "n/a"
+    est, lo, hi = c.ratio
+    how = " (the same networks paired)" if c.paired else " (the datasets paired)" if c.datasets > 1 else ""
+    return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]{how}"

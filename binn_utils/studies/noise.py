@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 
 from ..analysis import reporting
-from ..analysis.reporting import (arch_label, curve_stats, estimate_words, find, fmt, fmt_p, med_iqr, medians,
-                                  meta_value, rank_trend, ratio_words, value_label, word)
+from ..analysis.reporting import (arch_label, curve_stats, find, fmt, fmt_p, med_iqr, medians, meta_value,
+                                  rank_trend, value_label, word)
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, every, expect,
                                  median_interval, no_worse, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, NOISE_VARIANCES
@@ -15,7 +15,7 @@ from ..store.stores import committed_datasets, committed_scale
 from ..store.setting import Setting, replicates
 from .base import (PAPER_DEFAULTS, PaperPoint, Shown, Study, asks_main_text, count, number_label, scale_values,
                    train_config)
-from .base import Drawing, Phrase, box_drawing
+from .base import Drawing, Phrase, box_drawing, estimate_words, ratio_words
 
 NOISE_ARCHS = (PAPER_DEFAULTS.arch_u, (6, 128))
 # The reading of "grows with the noise" (glued into the prose with the numbers it judges);
@@ -115,8 +115,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
     s = Summary({"trend_p": fmt(TREND_P, "g"),
                  "noise_levels": ", ".join(value_label(v) for v in nvs), "nv_lo": value_label(nvs[0]),
                  "nv_hi": value_label(nvs[-1]), "shown": value_label(shown_noise), "high": value_label(high_noise)})
-    tags = ("a", "b")
-    for tag, arch in zip(tags, archs):
+    for tag, arch in zip(("a", "b"), archs):
         rs = [find(results, noise_var=v, arch_u=arch) for v in nvs]
         s[f"arch_{tag}"] = arch_label(arch)
         for m, short in (("err_u_theta", "theta"), ("err_u_p", "up")):
@@ -144,8 +143,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
         lo_r = find(results, noise_var=shown_noise, arch_u=arch)
         i_hi, i_lo = (median_interval(rise_replicates(r), of=r) if r is not None else median_interval([])
                       for r in (hi_r, lo_r))
-        s[f"rise_rep_high_{tag}"], s[f"rise_rep_low_{tag}"] = str(i_hi), str(i_lo)
-        s[f"rise_ratio_{tag}"] = ratio_words(i_hi, i_lo)      # what the verdict below is decided on
+        s[f"rise_rep_high_{tag}"], s[f"rise_rep_low_{tag}"], s[f"rise_ratio_{tag}"] = str(i_hi), str(i_lo), ratio_words(i_hi, i_lo)
         s.compare(f"rise_verdict_{tag}", expect(i_hi, i_lo, 1),
                   {f"at {value_label(high_noise)}": i_hi, f"at {value_label(shown_noise)}": i_lo},
                   f"rises more than at {value_label(shown_noise)}", f"rises less than at {value_label(shown_noise)}",
@@ -165,8 +163,7 @@ def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summ
             s["clean_theta_how_a"], s["clean_theta_how_b"] = estimate_words(ia), estimate_words(ib)
             s.compare("clean_large_wins", expect(ib, ia, -1), {arch_label(archs[0]): ia, arch_label(archs[1]): ib})
         else:
-            s["clean_theta_a"] = s["clean_theta_b"] = "n/a"
-            s.judge("clean_large_wins", None)
+            s.judge("clean_large_wins", None)         # its numbers "n/a" below
     for k in [k for k in s if k.endswith(("_a", "_a_with_paper"))]:  # a single architecture: fill the second one's keys
         s.setdefault(k[:-2] + "_b" if k.endswith("_a") else k[:-len("_a_with_paper")] + "_b_with_paper", "n/a")
     for k in ("theta_small_wins", "theta_small_wins_verdict", "up_small_wins", "up_small_wins_verdict",
