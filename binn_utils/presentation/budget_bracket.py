@@ -95,10 +95,13 @@ def _per_run_words(by_data: dict, sizes) -> str:
         return ""
     n = [resolvable_factor(r) for r in rows if not r["beyond"]]
     k = sum(bool(r["beyond"]) for r in rows)
+    found = (f"none of these {len(rows)} comparisons (each error, bracket and data) finds a difference" if k == 0 else
+             f"{k} of these {len(rows)} comparisons (each error, bracket and data) find a difference")
+    rest = "Each" if k == 0 else "Each of the others"
     return ("Each of the authors' runs at these batch sizes is one run, set against one run of one "
-            f"more dataset (or split) of ours: {k} of these {len(rows)} comparisons (each error, bracket and data) "
-            "find a difference." + (f" Each of the others is not comparable beyond {fmt(min(n))} to {fmt(max(n))}x, "
-                                    "the range that datasets and initialisations alone give one run." if n else ""))
+            f"more dataset (or split) of ours: {found}." + (f" {rest} is not comparable beyond {fmt(min(n))} to "
+                                                           f"{fmt(max(n))}x, the range that datasets and initialisations "
+                                                           "alone give one run." if n else ""))
 
 
 def words(by_data: dict) -> str:
