@@ -122,3 +122,16 @@ def test_a_bracket_not_stored_is_said_and_not_compared(bracket):
     assert "| the authors' data | 640 | $u_\\mathrm{p}$ | " in md and "not stored" not in md
     assert not any(re.search(r"\| lower \|", line) for line in md.splitlines() if "the authors' data" in line)
     assert md.count("| lower |") == 4 and md.count("| upper |") == 8     # our data: both; the authors': upper only
+
+
+def test_the_figures_pooled_ratio_is_said_once_per_error_with_its_data_said_once(bracket):
+    from binn_utils.presentation import authors_figures
+    up, _, theirs = bracket
+    pooled = {"ours": rt.figure_ratio(up, theirs, "batch_size"),
+              "authors": rt.figure_ratio(up.assign(data="authors"), theirs, "batch_size")}
+    words = authors_figures.figure_ratio_words(pooled)
+    assert words.count("Pooled over the figure's 4 settings") == 2      # once per data, not once per error
+    for d, t in pooled.items():
+        for _, r in t.iterrows():    # every error's ratio, interval and decision
+            assert f"error is {bb.ratio_cell(r)} times the authors' (95 % interval): {bb.ratio_verdict_words(r)}." in words
+    assert words.count(" Our ") == 2 and "on the authors' data (5 splits) our" in words

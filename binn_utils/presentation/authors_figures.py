@@ -351,14 +351,17 @@ def figure_ratio_words(by_data: dict) -> str:
     and error, ours / theirs with its 95 % interval and the decision; one sentence each."""
     out = []
     for d, t in by_data.items():
+        led = False                  # the data and the pooling said once, in its first sentence
         for _, r in t.iterrows():
             units = UNIT_WORDS[d][1]
             if not np.isfinite(r["ratio"]):
                 out.append(f"On {DATA_WORDS[d]}, our {_error_words(r)} error is not pooled against the authors': "
                            f"it takes 3 {units}, and {r['datasets']} are stored.")
                 continue
-            out.append(f"Pooled over the figure's {r['settings']} settings, on {DATA_WORDS[d]} ({r['datasets']} "
-                       f"{units}) our {_error_words(r)} error is {ratio_cell(r)} times the authors' "
+            lead = ("Our" if led else f"Pooled over the figure's {r['settings']} settings, on {DATA_WORDS[d]} "
+                                      f"({r['datasets']} {units}) our")
+            led = True
+            out.append(f"{lead} {_error_words(r)} error is {ratio_cell(r)} times the authors' "
                        f"(95 % interval): {ratio_verdict_words(r)}.")
     return " ".join(out)
 
