@@ -429,7 +429,7 @@ def test_provenance_cells():
                  replicates=((1, 10), (1, 10), (3, 10)), devices=("cpu", "cuda: NVIDIA H100", "cpu"),
                  solvers=("RK45",) * 3)
     assert text.provenance_cells(row) == ["Fig. 6", "σ² = 0.001, 71 points", "paper", "3", "4,000-8,000",
-                                          "3 × 10, 10", "CPU: 2, GPU (NVIDIA H100): 1", "RK45"]
+                                          "3 × 10, 1 × 10", "CPU: 2, GPU (NVIDIA H100): 1", "RK45"]
     empty = RunRow("SM", ("paper", "lite"), (0.0, 0.05), True)
     assert text.provenance_cells(empty) == ["SM", "σ² = 0 to 0.05, 351 points", "paper/lite", "not stored yet",
                                             "", "", "", ""]

@@ -439,7 +439,7 @@ def provenance_cells(row: RunRow) -> list[str]:
         return head + ["not stored yet", "", "", "", ""]
     epochs = sorted(set(row.epochs))
     ep = f"{epochs[0]:,}" if len(epochs) == 1 else f"{epochs[0]:,}-{epochs[-1]:,}"
-    rp = ", ".join(f"{d} × {k}" if d > 1 else f"{k}" for d, k in sorted(set(row.replicates), reverse=True))
+    rp = ", ".join(f"{d} × {k}" for d, k in sorted(set(row.replicates), reverse=True))   # "1 × 10": one dataset, said
     return head + [str(len(row.epochs)), ep, rp, _counted(_hardware(d) for d in row.devices), _counted(row.solvers)]
 
 
