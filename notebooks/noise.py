@@ -359,8 +359,8 @@ plt.close(fig)
 # initial condition included) the data cover {glue:text}`nz_u_range_all`. Over
 # {glue:text}`nz_D_band`, the mean learned $D_\phi$ for $\sigma^2 =$ {glue:text}`nz_shown`
 # and $(h_u, n_u) =$ {glue:text}`nz_shown_arch` deviates from the truth by
-# {glue:text}`nz_D_centre` (RMS relative deviation); the median over replicates of the
-# signed relative deviation is {glue:text}`nz_D_deviation` (with its interval). The paper's
+# {glue:text}`nz_D_centre` (RMS relative deviation); the median of the datasets' medians
+# of each network's signed relative deviation is {glue:text}`nz_D_deviation` (with its interval). The paper's
 # words describe its Fig. 2 (left), which draws the mean ± 1 s.d. of the learned $D$ over the
 # initialisations, so we read "centred close to the true value" as within that band: the
 # interval of the median deviation inside ± one s.d. of a dataset's initialisations
