@@ -89,7 +89,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
-from binn_utils.analysis.verdicts import LEVEL
+from binn_utils.analysis.verdicts import LEVEL, subclaim_id
 from binn_utils.engine.observations import NOISE_VARIANCES
 from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading, stores
@@ -127,8 +127,9 @@ reporting.glue("nz_D_margin", reporting.fmt(d["margin"], ".2g"))
 # claim 3's "performs at least as well" (u_p), as the scorecard judges it: non-inferiority
 as_well = next((sub for j in (judged or ()) if j.claim.number == 3 for sub in j.subclaims
                 if "at least as well" in sub.label), None)
-reporting.glue("nz_as_well_verdict", as_well.verdict.value if as_well else
-               "is not judged here (the scorecard judges the committed runs; this run has other parameters)")
+reporting.glue_verdict("nz_as_well_verdict", as_well.verdict.value if as_well else
+                       "is not judged here (the scorecard judges the committed runs; this run has other parameters)",
+                       subclaim_id(3, as_well) if as_well else None)
 reporting.glue("nz_as_well_margin", reporting.fmt(studies.noise.AS_WELL_MARGIN, ".3g"))
 # its two verdicts as the scorecard's claim 4 has them ("centred close": within the band Fig. 2 draws)
 reporting.glue_summary("nz", held_summary(studies.noise.diffusivity_summary(shown_r), judged))

@@ -280,3 +280,11 @@ def test_estimate_and_ratio_words_say_what_a_median_is():
     several = median_interval([1.0, 2.0, 3.0, 4.0], datasets=[0, 0, 1, 1], seeds=[0, 1, 0, 1], source="a")
     assert estimate_words(several) == "the median of its 2 datasets' medians"
     assert ratio_words(median_interval([]), one) == "n/a"
+
+
+def test_a_glued_verdict_names_the_test_it_repeats(monkeypatch):
+    glued = {}
+    monkeypatch.setattr(reporting, "glue", lambda name, value: glued.__setitem__(name, value))
+    monkeypatch.setattr(reporting, "PRINTED", {})
+    reporting.glue_verdict("x_v", "agrees", "claim 3 |  | words")
+    assert glued == {"x_v": "agrees"} and reporting.PRINTED == {"x_v": {"test": "claim 3 |  | words", "part": False}}

@@ -477,6 +477,13 @@ def operator_dispersion(res, op, u_range=None) -> np.ndarray:
 PRINTED: dict[str, dict] = {}
 
 
+def glue_verdict(name: str, words: str, test: str | None):
+    """Glue one verdict's ``words`` as text under ``name`` and note in :data:`PRINTED` the
+    scorecard's ``test`` it repeats (``verdicts.subclaim_id``; None: none)."""
+    glue(name, words)
+    PRINTED[name] = {"test": test, "part": False}
+
+
 def glue_summary(prefix: str, summary: dict):
     """Glue every entry of a summary as text under ``prefix_key``, and note its verdicts in
     :data:`PRINTED` (with the tests a held summary repeats, ``Summary.tests``)."""
