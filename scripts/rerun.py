@@ -27,8 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from binn_utils.applications.notebook_parameters import ParameterError, check_parameters  # noqa: E402
-from binn_utils.store import stores  # noqa: E402
+try:        # a Ctrl-C while the package loads (seconds on a busy machine): the same one line as later
+    from binn_utils.applications.notebook_parameters import ParameterError, check_parameters  # noqa: E402
+    from binn_utils.store import stores  # noqa: E402
+except KeyboardInterrupt:
+    print("make rerun: interrupted: nothing was run", file=sys.stderr)
+    raise SystemExit(130) from None
 
 OUTPUT_PARAM = "output_dir"
 SOURCE_PARAM = "source"
