@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fit_identifiability import NULL_SEED, NULL_SIMULATIONS
+from .reporting import fmt
 from .identifiability import (DECIDING, Identifiability, OperatorConstraint, constraint_level, detect_threshold,
                               fit_threshold, need_threshold)
 
@@ -57,7 +58,7 @@ def _g(v: float) -> str:
     from 1,000 up as a plain number (1,850, not 1.85e+03); 'failed' where not finite."""
     if not np.isfinite(v):
         return "failed"
-    return f"{float(f'{v:.3g}'):,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+    return fmt(v, plain_from=1000, figures=3)
 
 
 def error_words(error: float, level: str) -> str:
