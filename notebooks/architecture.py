@@ -112,7 +112,7 @@ ours = results_table.table(results, norms=("frobenius", "spectral"))   # one row
 groups = ours.groupby(["norm", "arch_D", "arch_V"])["err_u_p"]
 heat = groups.describe()                                  # count (finite errors), mean, 50% (median)
 heat["failed"] = groups.size() - heat["count"]            # failed forward solves: NaN, counted
-frame_tables.table(heat[["count", "mean", "50%", "failed"]].head(4))
+frame_tables.table(heat[["count", "mean", "50%", "failed"]], rows=4)
 
 # %% tags=["hide-input"]
 # the solution, operator and loss panels draw fields and validation-loss histories, which are
@@ -229,7 +229,7 @@ on_theirs = results_table.table(loading.load_or_run(
 runs = results_table.long(pd.concat([ours, on_theirs, theirs]), quantities=("err_u_p",))
 stats = (runs.groupby(["arch_D", "arch_V", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-frame_tables.table(stats[["arch_D", "arch_V", "source", "data", "norm", "count", "25%", "50%", "75%"]].head(4))
+frame_tables.table(stats[["arch_D", "arch_V", "source", "data", "norm", "count", "25%", "50%", "75%"]], rows=4)
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(

@@ -162,7 +162,7 @@ groups = errors.groupby(["batch_size", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4), of=len(boxes))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]], rows=4)
 
 # %% tags=["hide-input"]
 # the solution and loss panels draw fields and validation-loss histories of the fixed-epoch
@@ -275,7 +275,7 @@ groups = errors.groupby(["study", "batch_size", "epochs", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4), of=len(boxes))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]], rows=4)
 
 # %% tags=["remove-input"]
 fig = figures.budgets_figure(errors, boxes, {
@@ -336,7 +336,7 @@ on_theirs = results_table.table(loading.load_or_run(chapter_runs["authors_data"]
 runs = results_table.long(pd.concat([ours, on_theirs, theirs]))
 stats = (runs.groupby(["batch_size", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-frame_tables.table(stats[["batch_size", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4))
+frame_tables.table(stats[["batch_size", "source", "data", "quantity", "count", "25%", "50%", "75%"]], rows=4)
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(runs, stats, "batch_size", [("err_u_theta", "frobenius"),

@@ -120,7 +120,7 @@ groups = errors.groupby(["lr", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4), of=len(boxes))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]], rows=4)
 
 # %% tags=["hide-input"]
 # the solution, operator and loss panels draw fields and validation-loss histories, which are
@@ -180,7 +180,7 @@ on_theirs = results_table.table(loading.load_or_run(
 runs = results_table.long(pd.concat([ours, on_theirs, theirs]))
 stats = (runs.groupby(["lr", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-frame_tables.table(stats[["lr", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4), of=len(stats))
+frame_tables.table(stats[["lr", "source", "data", "quantity", "count", "25%", "50%", "75%"]], rows=4)
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(runs, stats, "lr", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],

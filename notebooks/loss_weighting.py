@@ -115,7 +115,7 @@ groups = errors.groupby(["w_pde", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]], rows=4)
 
 # %% tags=["hide-input"]
 # the solution, diffusivity and loss panels draw fields and validation-loss histories, which
@@ -176,7 +176,7 @@ on_theirs = results_table.table(loading.load_or_run(
 runs = results_table.long(pd.concat([ours, on_theirs, theirs]))
 stats = (runs.groupby(["w_pde", "source", "data", "quantity", "norm"])["value"]
          .describe().reset_index())
-frame_tables.table(stats[["w_pde", "source", "data", "quantity", "count", "25%", "50%", "75%"]].head(4))
+frame_tables.table(stats[["w_pde", "source", "data", "quantity", "count", "25%", "50%", "75%"]], rows=4)
 
 # %% tags=["hide-input"]
 fig = authors_figures.authors_comparison_figure(runs, stats, "w_pde", [("err_u_theta", "frobenius"), ("err_u_p", "frobenius")],

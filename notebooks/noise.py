@@ -164,7 +164,7 @@ groups = errors.groupby(["noise_var", "arch_u", "quantity"])
 boxes = groups["value"].describe().astype({"count": int})  # count, quartiles
 boxes["failed"] = groups.size() - boxes["count"]          # NaN: failed solves
 boxes["diverged"] = groups["diverged"].sum()
-frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]].head(4), of=len(boxes))
+frame_tables.table(boxes[["count", "25%", "50%", "75%", "failed", "diverged"]], rows=4)
 
 # %% tags=["hide-input"]
 # the solution, diffusivity and loss panels draw fields and validation-loss histories, which

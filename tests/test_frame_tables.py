@@ -57,13 +57,13 @@ def test_a_count_of_failures_zero_in_every_row_is_said_not_shown():
 def test_a_preview_says_how_many_rows_it_shows_of_how_many():
     boxes = boxes_like_a_chapter()
     boxes["diverged"] = 0
-    md = frame_tables.table(boxes.iloc[2:].head(2), of=len(boxes)).text
+    md = frame_tables.table(boxes.iloc[::-1], rows=2).text   # the failure is in the third of these rows
     assert md.endswith("\n\nThe first 2 of 4 rows; no training diverged and every forward solve succeeded in them.")
-    assert frame_tables.table(boxes.head(2), of=len(boxes)).text.endswith("\n\nThe first 2 of 4 rows; no training "
+    assert frame_tables.table(boxes, rows=2).text.endswith("\n\nThe first 2 of 4 rows; no training "
                                                                        "diverged in them.")
-    assert frame_tables.table(boxes_like_a_chapter().head(3), of=4).text.endswith("\n\nThe first 3 of 4 rows.")
+    assert frame_tables.table(boxes_like_a_chapter(), rows=3).text.endswith("\n\nThe first 3 of 4 rows.")
     # the whole table: nothing to say of its rows
-    assert frame_tables.table(boxes, of=len(boxes)).text.endswith("in the rows shown.")
+    assert frame_tables.table(boxes, rows=len(boxes)).text.endswith("in the rows shown.")
 
 
 def test_numbers_take_three_significant_figures_and_the_text_form_is_the_table():

@@ -91,32 +91,35 @@ def zero_counts(df: pd.DataFrame) -> list[str]:
             and bool((df[c] == 0).all())]
 
 
-def markdown(data, of: int | None = None) -> str:
+def markdown(data, rows: int | None = None) -> str:
     """``data`` (a DataFrame or Series a chapter computed) as a Markdown table in words; a count of
-    failures zero in every row is said once under it, not a column (:data:`ZERO_COUNTS`).  ``of``:
-    the rows of the table ``data`` is the first rows of (its ``head``), said under it."""
+    failures zero in every row is said once under it, not a column (:data:`ZERO_COUNTS`).  ``rows``:
+    show only its first rows, and say under it how many it has ("The first 4 of 14 rows")."""
     df = as_frame(data)
+    of = len(df)
+    if rows is not None:
+        df = df.head(rows)
     zeros = zero_counts(df)
     df = df.drop(columns=zeros)
     head = [column_words(c) if c != "what" else "" for c in df.columns]
     numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
                and c not in PARAMETER_WORDS for c in df.columns]
-    rows = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
     for _, row in df.iterrows():
-        rows.append("| " + " | ".join(v if isinstance(v, str) and c in ("what", "value") else cell(c, v)
+        lines.append("| " + " | ".join(v if isinstance(v, str) and c in ("what", "value") else cell(c, v)
                                       for c, v in row.items()) + " |")
     said = " and ".join(ZERO_COUNTS[c] for c in zeros)
-    if of is not None and of > len(df):
-        return "\n".join(rows) + f"\n\nThe first {len(df)} of {of} rows" + (f"; {said} in them." if said else ".")
-    return "\n".join(rows) + (f"\n\n{said[0].upper()}{said[1:]} in the rows shown." if said else "")
+    if of > len(df):
+        return "\n".join(lines) + f"\n\nThe first {len(df)} of {of} rows" + (f"; {said} in them." if said else ".")
+    return "\n".join(lines) + (f"\n\n{said[0].upper()}{said[1:]} in the rows shown." if said else "")
 
 
 class Table:
     """What a chapter's code cell shows: the table in words (Markdown, which the book renders);
     its text form is the same Markdown."""
 
-    def __init__(self, data, of: int | None = None):
-        self.text = markdown(data, of)
+    def __init__(self, data, rows: int | None = None):
+        self.text = markdown(data, rows)
 
     def _repr_markdown_(self) -> str:
         return self.text
@@ -125,8 +128,8 @@ class Table:
         return self.text
 
 
-def table(data, of: int | None = None) -> Table:
-    """``data`` (a DataFrame or Series a chapter computed, e.g. ``boxes.head(4)``) shown as a table
-    of the book: columns and index levels in words, numbers formatted; ``of``: how many rows the
-    whole table has, where ``data`` is its first rows ("The first 4 of 14 rows" under it)."""
-    return Table(data, of)
+def table(data, rows: int | None = None) -> Table:
+    """``data`` (a DataFrame or Series a chapter computed) shown as a table of the book: columns and
+    index levels in words, numbers formatted; ``rows``: show only its first rows, with how many the
+    whole table has said under it ("The first 4 of 14 rows")."""
+    return Table(data, rows)
