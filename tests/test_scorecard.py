@@ -158,7 +158,7 @@ def test_claim_12_over_every_stored_network_is_the_paper_s_three_signs_with_held
                            "held out: failures caught": diagnostic_roc.pct(held.caught_rate),
                            "held out: false alarms": diagnostic_roc.pct(held.false_alarm_rate)}
     assert sub.verdict is (A if lo > 0.5 else D if hi < 0.5 else Verdict.INDISTINCT)
-    assert f"{diagnostic_roc.pct(held.false_alarm_rate)} false alarms ({held.false_alarms} of {held.fine})" in words
+    assert f"{diagnostic_roc.pct(held.false_alarm_rate)} of its fine networks ({held.false_alarms} of {held.fine})" in words
     assert f"{s['n']} stored networks" in words
     assert caveat.endswith(f"catch {diagnostic_roc.pct(held.caught_rate)} of failures, with "
                            f"{diagnostic_roc.pct(held.false_alarm_rate)} of fine networks flagged (AUC {a:.2f})")
@@ -388,7 +388,7 @@ def test_claims_table_details_and_choices():
         cells = row.strip("|").split(" | ")
         assert len(cells) == table[0].count(" | ") + 1 and all(c.strip() for c in cells), row
     details = text.details_md(judged)
-    assert f"{text.OURS} Numbers 2; sub-claims: 1 agrees, 1 disagrees ({{doc}}`ch`)." in details
+    assert f"{text.OURS} Numbers 2. See {{doc}}`ch`." in details   # its sub-claims counted in the titles, not here
     assert "over all its networks" in text.OURS and "the dataset the unit" in text.OURS   # which median, labelled
     # each claim under its own anchor (the table links it); a claim of several configurations as
     # a table of their tallies, each configuration's sub-claims folded; a plain claim's folded
@@ -399,8 +399,8 @@ def test_claims_table_details_and_choices():
     assert (":::{dropdown} g, 2 sub-claims: 1 agrees, 1 disagrees\n" + head
             + "| sub-claim 0 (criterion at most 0.1) | *agrees* | – | – |\n"
             "| sub-claim 1 (criterion at most 0.1) | *disagrees* | – | – |\n:::") in details
-    assert (f":::{{dropdown}} Our numbers and its 1 sub-claim: agrees\n{text.OURS} Numbers 1; sub-claims: 1 agrees "
-            "({doc}`ch`).\n\n" + head + "| sub-claim 0 (criterion at most 0.1) | *agrees* | – | – |\n:::") in details
+    assert (f":::{{dropdown}} Our numbers and its 1 sub-claim: agrees\n{text.OURS} Numbers 1. See "
+            "{doc}`ch`.\n\n" + head + "| sub-claim 0 (criterion at most 0.1) | *agrees* | – | – |\n:::") in details
     assert f":::{{dropdown}} Our numbers\n{text.OURS} Numbers 2" in details
     from binn_utils.analysis.verdicts import Interval
     ivs = {"u_theta": Interval(0.08, 0.07, 0.09, 10, 0.98), "u_p": Interval(0.09, 0.08, 0.1, 10, 0.98)}

@@ -479,3 +479,13 @@ def test_fig1_grid_comparison_reads_the_authors_dense_run_at_the_same_noise():
     assert d["authors"].tolist() == authors_archive.errors("framework", "err_D", noise_var=1e-3, grid=351,
                                                              norm="l2").tolist()
     assert d["authors"].size == 1 and 0.3 < d["authors"][0] < 0.33   # the archive's 0.31912
+
+
+def test_noise_levels_words_count_only_the_verdicts_that_occur():
+    A, D, I = Verdict.AGREES, Verdict.DISAGREES, Verdict.INDISTINCT
+    words = studies.noise.levels_words
+    assert words({1: (A,), 2: (A,), 3: (I,), 4: (I,)}) == "lower at 2 and indistinguishable at 2 of the 4 noise levels"
+    assert words({1: (A,), 2: (D,), 3: (I,)}) == "lower at 1, higher at 1 and indistinguishable at 1 of the 3 noise levels"
+    assert words({1: (I,), 2: (I,)}) == "indistinguishable at both noise levels"
+    assert words({1: (A,), 2: (A,), 3: (A,)}) == "lower at all 3 noise levels"
+    assert len(prose.numbers_of(words({1: (A,), 2: (I,), 3: (I,), 4: (I,)}))) == 3

@@ -178,16 +178,17 @@ def tally(subclaims) -> str:
 
 
 #: The label of a claim's numbers on the scorecard: which median they are, against the sub-claims'.
-OURS = ("*Ours* (a setting's medians and spreads over all its networks; each sub-claim decides on its own "
-        "interval, the dataset the unit):")
+OURS = ("*Ours.* Medians and spreads are a setting's, over all its networks; each sub-claim decides on its own "
+        "interval, the dataset the unit.")
 
 
 def evidence(j: Judged) -> str:
-    """Our evidence for a claim: its numbers, the tally of its sub-claims and the chapters."""
+    """Our evidence for a claim: its numbers and the chapters (its sub-claims are counted in the
+    title of the fold it opens, and in the claims table)."""
     if j.check is None:
         return f"Results not stored yet: {j.error}."
     links = ", ".join(f"{{doc}}`{c}`" for c in j.check.chapters)
-    return f"{j.check.evidence}; {tally(j.subclaims)} ({links})."
+    return f"{j.check.evidence}. See {links}."
 
 
 def counts(judged: list[Judged]) -> dict[Outcome, int]:

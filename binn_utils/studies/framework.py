@@ -186,11 +186,12 @@ def claim_framework(ctx, initial="code"):
                       rule=f"mean |error| for $u \\le$ {f['near_u']}: higher than over the rest of the "
                            "observed range")
              for op in ("V", "G")]
-    runs, ev = f"{ctx.run(res, 'framework')}, {f['data']}", (f"Median [IQR] rel. $L^2$ error of $u_\\theta$ "
-          f"{f['err_theta']}, of $u_\\mathrm{{p}}$ {f['err_up']}; where the true solution is in the lowest "
-          f"{f['near_pct']} % of its range, median mean |error| {f['up_near']} ($u_\\mathrm{{p}}$) against "
-          f"{f['theta_near']} ($u_\\theta$), elsewhere {f['up_rest']} ($u_\\mathrm{{p}}$); median mean |error| of "
-          f"V {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere, of G {f['G_near']} against {f['G_rest']}")
+    runs, ev = f"{ctx.run(res, 'framework')}, {f['data']}", (f"Median [IQR] rel. $L^2$ error: $u_\\theta$ "
+          f"{f['err_theta']}, $u_\\mathrm{{p}}$ {f['err_up']}. Where the true solution is in the lowest "
+          f"{f['near_pct']} % of its range, the median mean |error| is {f['up_near']} for $u_\\mathrm{{p}}$ against "
+          f"{f['theta_near']} for $u_\\theta$. Elsewhere $u_\\mathrm{{p}}$'s is {f['up_rest']}. The median mean "
+          f"|error| of V is {f['V_near']} near $u = 0$ against {f['V_rest']} elsewhere. Of G it is {f['G_near']} "
+          f"against {f['G_rest']}")
     # how well these data constrain D at all (the truth perturbed in the forward model, no training;
     # imported here: it needs scipy, which `binn status` does not load)
     from ..analysis.identifiability import benchmark_identifiability

@@ -230,13 +230,13 @@ def claim_learning_rate(ctx):
                           f"$r$ = {s['shown']}"),
             SubClaim("$r \\approx$ 1e-4 best across all benchmarks", Verdict.NOT_TESTED,
                      rule="we sweep $r$ on Burgers' equation only")]
-    runs, ev = ctx.run(STUDY.default_setting(res) or res[0], 'learning_rate'), (f"Lowest median error of $u_\\theta$ "
-          f"{s['best_theta_err']} at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} at "
-          f"$r$ = {s['best_up']}; at $r$ = {s['smallest']} the validation loss {s['late_change_small']} over "
-          f"the last quarter; median $u_\\mathrm{{p}}$ errors at $r$ = {s['large_rates']}: {s['large_up']} against "
-          f"{s['shown_up']} at $r$ = {s['shown']}; largest rise of the validation loss above its lowest value so "
-          f"far, in decades, per replicate (a diverged one the highest), median with its interval: {s['jump_large']}; "
-          f"r = {s['shown']}: {s['jump_shown']}")
+    runs, ev = ctx.run(STUDY.default_setting(res) or res[0], 'learning_rate'), (f"The lowest median $u_\\theta$ error is "
+          f"{s['best_theta_err']}, at $r$ = {s['best_theta']}. The lowest median $u_\\mathrm{{p}}$ error is "
+          f"{s['best_up_err']}, at $r$ = {s['best_up']}. At $r$ = {s['smallest']} the validation loss "
+          f"{s['late_change_small']} over the last quarter. The median $u_\\mathrm{{p}}$ errors at $r$ = "
+          f"{s['large_rates']} are {s['large_up']}, against {s['shown_up']} at $r$ = {s['shown']}. The largest rise of "
+          f"the validation loss above its lowest value so far, in decades, per replicate (a diverged one the highest), "
+          f"median with its interval: {s['jump_large']}; at $r$ = {s['shown']}, {s['jump_shown']}")
     return ClaimCheck(runs, ev, tuple(subs), ("learning_rate",))
 
 

@@ -214,12 +214,12 @@ def claim_loss_low_high(ctx):
             SubClaim(f"$w_\\mathrm{{PDE}}$ = {reporting.value_label(high)}: large errors in both", s.verdicts["high_verdict"],
                      numbers=s.intervals.get("high_verdict", {}), authors=they.verdicts.get("high_verdict"),
                      rule="reference: the best other weight; both higher than the reference's")]
-    runs, ev = ctx.run(res[0], 'loss_weight'), (f"$w_\\mathrm{{PDE}}$ = 1e-4: median errors {s['low_theta']} "
-          f"($u_\\theta$, {s['low_theta_ratio']}x the lowest), {s['low_up']} "
-          f"($u_\\mathrm{{p}}$, {s['low_up_ratio']}x), "
-          f"$D_\\phi$ {d.get(low)} (best other {d.get(d_ref)}), weighted PDE loss at least {s['low_gap_min']} decades "
-          f"below the data loss; $w_\\mathrm{{PDE}}$ = 1e3: {s['high_theta']} ($u_\\theta$, "
-          f"{s['high_theta_ratio']}x), {s['high_up']} ($u_\\mathrm{{p}}$, {s['high_up_ratio']}x)")
+    runs, ev = ctx.run(res[0], 'loss_weight'), (f"At $w_\\mathrm{{PDE}}$ = 1e-4 the median $u_\\theta$ error is "
+          f"{s['low_theta']}, {s['low_theta_ratio']}x the lowest. Its median $u_\\mathrm{{p}}$ error is {s['low_up']}, "
+          f"{s['low_up_ratio']}x the lowest. Its $D_\\phi$ error is {d.get(low)} (the best other weight's "
+          f"{d.get(d_ref)}), and the weighted PDE loss stays at least {s['low_gap_min']} decades below the data loss. At $w_\\mathrm{{PDE}}$ = "
+          f"1e3 the median $u_\\theta$ error is {s['high_theta']}, {s['high_theta_ratio']}x the lowest. Its "
+          f"median $u_\\mathrm{{p}}$ error is {s['high_up']}, {s['high_up_ratio']}x the lowest")
     return ClaimCheck(runs, ev, tuple(subs), ("loss_weighting",))
 
 
@@ -240,9 +240,9 @@ def claim_loss_best(ctx):
                           "equation only (the sub-claims above)"),
             SubClaim("$w_\\mathrm{BC}$ has little influence", Verdict.NOT_TESTED,
                      rule="we do not sweep $w_\\mathrm{BC}$; neither does the paper")]
-    runs, ev = f"{ctx.run(res[0], 'loss_weight')}, $w_\\mathrm{{data}}$ = 1", (f"Lowest median error of $u_\\theta$ "
-          f"{s['best_theta_err']} at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ {s['best_up_err']} "
-          f"at {s['best_up']}")
+    runs, ev = f"{ctx.run(res[0], 'loss_weight')}, $w_\\mathrm{{data}}$ = 1", (f"The lowest median $u_\\theta$ error is "
+          f"{s['best_theta_err']}, at $w_\\mathrm{{PDE}}$ = {s['best_theta']}. The lowest median $u_\\mathrm{{p}}$ "
+          f"error is {s['best_up_err']}, at {s['best_up']}")
     return ClaimCheck(runs, ev, tuple(subs), ("loss_weighting",))
 
 

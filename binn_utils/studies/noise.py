@@ -96,11 +96,13 @@ def every_level(per_level: dict) -> Verdict:
 
 
 def levels_words(per_level: dict) -> str:
-    """'lower at 2 of 4 noise levels, higher at 1, indistinguishable at 1'."""
+    """'lower at 2 and indistinguishable at 2 of the 4 noise levels', 'lower at all 4 noise levels'."""
     vs = [v for v, *_ in per_level.values()]
-    n = len(vs)
-    return (f"lower at {vs.count(Verdict.AGREES)} of {n} noise levels, higher at {vs.count(Verdict.DISAGREES)}, "
-            f"indistinguishable at {vs.count(Verdict.INDISTINCT)}")
+    parts = [f"{w} at {vs.count(v)}" for v, w in ((Verdict.AGREES, "lower"), (Verdict.DISAGREES, "higher"),
+                                                  (Verdict.INDISTINCT, "indistinguishable")) if vs.count(v)]
+    if len(parts) == 1:
+        return parts[0].split(" at ")[0] + (" at both" if len(vs) == 2 else f" at all {len(vs)}") + " noise levels"
+    return f"{', '.join(parts[:-1])} and {parts[-1]} of the {len(vs)} noise levels"
 
 
 def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summary:
@@ -225,13 +227,13 @@ def claim_noise_grows(ctx):
     subs.append(SubClaim("gradual degradation, robust for low-to-moderate noise", Verdict.NOT_TESTED,
                          rule="the paper names no error it counts as robust, nor which levels are moderate; any "
                               "tolerance would be ours, so the error tables give the numbers and no verdict"))
-    runs, ev = _noise_runs(ctx, res), (f"Median error from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}: $u_\\theta$ "
-          f"{s['theta_lo_a']} to {s['theta_hi_a']} for {s['arch_a']}, {s['theta_lo_b']} to {s['theta_hi_b']} "
-          f"for {s['arch_b']}; $u_\\mathrm{{p}}$ {s['up_lo_a']} to {s['up_hi_a']} for {s['arch_a']}, {s['up_lo_b']} to "
-          f"{s['up_hi_b']} for {s['arch_b']}; Spearman's rank correlation of the errors with "
-          f"$\\sigma^2$ over all five levels (mean over the datasets): $u_\\theta$ {s['theta_rho_a']} for "
-          f"{s['arch_a']} and {s['theta_rho_b']} for {s['arch_b']}; $u_\\mathrm{{p}}$ {s['up_rho_a']} for "
-          f"{s['arch_a']} and {s['up_rho_b']} for {s['arch_b']}")
+    runs, ev = _noise_runs(ctx, res), (f"The noise levels run from $\\sigma^2$ = {s['nv_lo']} to {s['nv_hi']}. Over them "
+          f"the median $u_\\theta$ error goes from {s['theta_lo_a']} to {s['theta_hi_a']} for {s['arch_a']}. For {s['arch_b']} it goes from "
+          f"{s['theta_lo_b']} to {s['theta_hi_b']}. The median $u_\\mathrm{{p}}$ error goes from {s['up_lo_a']} to "
+          f"{s['up_hi_a']} for {s['arch_a']}. For {s['arch_b']} it goes from {s['up_lo_b']} to {s['up_hi_b']}. "
+          f"Spearman's rank correlation of the errors with $\\sigma^2$ (mean over the datasets) is {s['theta_rho_a']} "
+          f"($u_\\theta$) and {s['up_rho_a']} ($u_\\mathrm{{p}}$) for {s['arch_a']}. For {s['arch_b']} it is "
+          f"{s['theta_rho_b']} and {s['up_rho_b']}")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
@@ -285,20 +287,18 @@ def claim_noise_arch(ctx):
                      rule=f"non-inferiority at every nonzero noise level: the interval of the ratio of the median "
                           f"$u_\\mathrm{{p}}$ errors, {s['arch_a']} / {s['arch_b']}, below {AS_WELL_MARGIN:.3g} (the "
                           "smallest gap the paper's Fig. 2 calls 'slightly lower', read off the figure)"),
-            SubClaim(f"{s['arch_a']} less variable $u_\\theta$ error on noisy data", every_level(st),
-                     numbers=_per_level(st, s),
-                     rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}"),
-            SubClaim(f"{s['arch_a']} less variable $u_\\mathrm{{p}}$ error on noisy data", every_level(sp),
-                     numbers=_per_level(sp, s),
-                     rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}"),
+            *[SubClaim(f"{s['arch_a']} less variable {sym} error on noisy data", every_level(c), numbers=_per_level(c, s),
+                       rule=f"IQR over the datasets both networks ran (bootstrap intervals) {per_level}")
+              for sym, c in (("$u_\\theta$", st), ("$u_\\mathrm{p}$", sp))],
             SubClaim(f"{s['arch_b']} lower $u_\\theta$ error without noise", s.verdicts["clean_large_wins"],
                      numbers=s.intervals.get("clean_large_wins", {}), rule="the difference of the medians resolved")]
-    runs, ev = _noise_runs(ctx, res), (f"{s['arch_a']} against {s['arch_b']}, median error: {s['theta_small_wins']} "
-          f"($u_\\theta$), {s['up_small_wins']} ($u_\\mathrm{{p}}$); IQR on the datasets both ran: "
-          f"{levels_words(st)} ($u_\\theta$), {levels_words(sp)} ($u_\\mathrm{{p}}$); "
-          f"at $\\sigma^2 = 0$ median $u_\\theta$ error {s['clean_theta_a']} for {s['arch_a']} against "
-          f"{s['clean_theta_b']} for {s['arch_b']}; a sub-claim on noisy data disagrees when the difference at one "
-          f"nonzero noise level goes the other way after Holm's correction for the number of levels")
+    vs = f"{s['arch_a']} against {s['arch_b']}"
+    runs, ev = _noise_runs(ctx, res), (f"Median $u_\\theta$ error, {vs}: {s['theta_small_wins']}. Median "
+          f"$u_\\mathrm{{p}}$ error: {s['up_small_wins']}. IQR of $u_\\theta$ on the datasets both ran: "
+          f"{levels_words(st)}. IQR of $u_\\mathrm{{p}}$: {levels_words(sp)}. At $\\sigma^2 = 0$ the median "
+          f"$u_\\theta$ error is {s['clean_theta_a']} for {s['arch_a']} against {s['clean_theta_b']} for {s['arch_b']}. "
+          f"A sub-claim on noisy data disagrees when the difference at one nonzero noise level goes the other way "
+          f"after Holm's correction for the number of levels")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
@@ -400,11 +400,11 @@ def claim_noise_D(ctx):
             SubClaim("$D$ less reliable outside that range", d["unreliable_outside"], numbers=d["intervals"],
                      rule="mean |error| outside higher than inside, on the same networks")]
     runs, ev = f"{ctx.run(r, 'noise')}, $(h_u, n_u)$ = {s['shown_arch']}", (f"The data at $t_\\mathrm{{end}}$ cover $u \\in$ "
-          f"{s['u_range_end']} (all times: {s['u_range_all']}); RMS relative deviation of the mean learned $D$ "
-          f"there {fmt(centre, '.2g')}; the true $D$ lies inside the mean ± 1 s.d. of the learned $D$ (the band "
-          f"Fig. 2 (left) draws) over {fmt(100 * d['within_sd'], '.0f')} % of that range; median mean |error| of "
-          f"$D$ {fmt(e_in)} inside against {fmt(e_out)} outside; "
-          f"rel. $L^2$ error of $D$ over all observed $u$ {s['shown_D_err']}")
+          f"{s['u_range_end']} (all times: {s['u_range_all']}). There the RMS relative deviation of the mean learned "
+          f"$D$ is {fmt(centre, '.2g')}, and the true $D$ lies inside the mean ± 1 s.d. of the learned $D$ (the band "
+          f"Fig. 2 (left) draws) over {fmt(100 * d['within_sd'], '.0f')} % of that range. The median mean |error| of "
+          f"$D$ is {fmt(e_in)} inside against {fmt(e_out)} outside. The rel. $L^2$ error of $D$ over all observed $u$ "
+          f"is {s['shown_D_err']}")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
@@ -420,10 +420,9 @@ def claim_noise_val(ctx):
                          rule="'relatively stable' needs a scale the paper does not give; the rise at that level is "
                               "in the evidence"))
     runs, ev = _noise_runs(ctx, res), (f"{RISE_CURVE.capitalize()} (median over replicates at each epoch) at "
-          f"$\\sigma^2$ = {s['shown']}: {s['rise_low_a']} for {s['arch_a']}, {s['rise_low_b']} for {s['arch_b']}; at "
-          f"{s['high']}: {s['rise_high_a']} (minimum at epoch {s['minep_high_a']} of {s['epochs_a']}), "
-          f"{s['rise_high_b']} (epoch {s['minep_high_b']} of {s['epochs_b']}); the sub-claims compare the "
-          f"{RISE_REPLICATES}")
+          f"$\\sigma^2$ = {s['shown']}: {s['rise_low_a']} for {s['arch_a']}, {s['rise_low_b']} for {s['arch_b']}. At "
+          f"{s['high']} it is {s['rise_high_a']} and {s['rise_high_b']}. Their minima fall at epochs {s['minep_high_a']} and "
+          f"{s['minep_high_b']} of {' and '.join(dict.fromkeys((s['epochs_a'], s['epochs_b'])))}. The sub-claims compare the {RISE_REPLICATES}")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
