@@ -25,7 +25,9 @@ would wall time):
 * validation: the per-epoch validation kernel spread over the epoch's steps.
 
 The sum is compared with the trainer's own pace (``train`` over 20 epochs, in CPU time, its
-random draws included).  The
+random draws included), also said as a ratio to the plain-autograd reference step of the
+default configuration timed in the same run (``speed.reference_step_us``, in CPU time), so
+that runs on a machine of another day's speed compare.  The
 floor: the step's matrix-product FLOPs (every bmm of one step, recorded with their shapes)
 over the fastest rate measured for those same shapes on this core; and the same products
 timed one by one (the step cannot take less than its products).
@@ -47,6 +49,7 @@ from binn_utils.engine.observations import make_observations
 from binn_utils.engine.runs import TrainConfig, build_layout
 from binn_utils.engine.sampling import collocation
 from binn_utils.engine.training import _Run, train
+from speed import reference_step_us   # (benchmarks/, the script's folder, is on the path)
 
 
 def load() -> str:
@@ -206,8 +209,10 @@ def main(argv=None):
     t0 = time.thread_time()
     res = train(obs, cfg.replace(epochs=20), seeds=range(R))
     pace = 1e6 * (time.thread_time() - t0) / (res.epochs_run * res.steps_per_epoch * R)
+    ref = reference_step_us(100, clock=time.thread_time)
     print(f"  the trainer's own pace (train, 20 epochs, CPU time, random draws included): {pace:.1f} us "
-          f"per replicate-step")
+          f"per replicate-step = {pace / ref:.3f} reference steps (the plain-autograd reference of the default "
+          f"configuration, one model: {ref:.0f} us in CPU time, measured now)")
     flops, rate, alone = floor(inp, args.steps, args.rounds)
     print(f"floor: {flops / R:,.0f} matmul FLOPs per replicate-step (the step's batched products); the fastest "
           f"of their shapes ran at {rate / 1e9:.1f} GFLOP/s on this core -> {flops / rate / R * 1e6:.1f} us per "
