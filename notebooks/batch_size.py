@@ -422,9 +422,9 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # where the two budgets differ by more than 10 % are trained again, with ten initialisations on
 # each dataset as above (read where stored). The table sets,
 # at those batch sizes and under each bracket, the epochs, our typical run and the authors'
-# single run against it (authors / ours), as in "Could the difference be the dataset?" above;
-# the sentences after it pool the figure as above (ours / authors), with the lower bracket's
-# runs in place of the upper's:
+# single run against it (ours / authors, the book's one direction), as in "Could the difference
+# be the dataset?" above; the sentences after it pool the figure as above, with the lower
+# bracket's runs in place of the upper's:
 
 # %% tags=["remove-input"]
 # the lower bracket's runs, on our data and on the authors' (studies.authors_budget), where stored

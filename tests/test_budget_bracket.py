@@ -84,14 +84,14 @@ def test_the_bracket_sentence_is_generated_from_the_runs(bracket):
         r = r[r["quantity"] == "err_u_p"].iloc[0]
         assert (f"Under the {k} bracket our $u_\\mathrm{{p}}$ error is {bb.ratio_cell(r)} times the authors' "
                 f"({bb.ratio_verdict_words(r)}).") in words
-    # the table: per bracket our epochs and typical run, and the chapter's comparison cell (authors / ours)
+    # the table: per bracket our epochs and typical run, and the chapter's comparison cell (ours / authors)
     md = bb.table_md(by)
     for k, fig, epochs in (("upper", up, authors_budget.AUTHORS_BUDGET_EPOCHS),
                            ("lower", lower_fig, authors_budget.AUTHORS_BUDGET_EPOCHS_LOW)):
         t = rt.against_datasets(fig, theirs, "batch_size")
         for b in (160, 640):
             r = t[(t["batch_size"] == b) & (t["quantity"] == "err_u_p")].iloc[0]
-            assert np.isclose(r["ratio"], r["median_authors"] / r["median_ours"])   # one estimand: the cells agree
+            assert np.isclose(r["ratio"], r["median_ours"] / r["median_authors"])   # one estimand: the cells agree
             assert f"| {k} | {epochs[b]:,} | {bb.fmt(r['median_ours'])} | {af.against_cell(r)} |" in md
             # each single run of theirs: 'not comparable beyond N x' with the wider side of its range
             assert (": beyond**" if r["beyond"] else

@@ -194,8 +194,9 @@ def long(df: pd.DataFrame, quantities=("err_u_theta", "err_u_p")) -> pd.DataFram
 
 def one_more_dataset(log_medians, log_theirs: float, level: float = LEVEL) -> tuple[float, float, float, float]:
     """(ratio, range_lo, range_hi, p): is ``log_theirs`` (the log of a median over one dataset)
-    one more draw of the S >= 2 dataset medians ``log_medians`` (logs)?  ``ratio`` =
-    ``exp(log_theirs - mean)``; the range: the 95 % prediction interval of that ratio,
+    one more draw of the S >= 2 dataset medians ``log_medians`` (logs)?  ``ratio`` = ours /
+    theirs, ``exp(mean - log_theirs)``, the book's one direction; the range: the 95 % prediction
+    interval of that ratio (symmetric on the log scale),
     ``exp(+-t_{S-1} sd sqrt(1 + 1/S))``; ``p``: two-sided, Student's t with S - 1 degrees of
     freedom (:func:`against_datasets`)."""
     from scipy import stats
@@ -207,7 +208,7 @@ def one_more_dataset(log_medians, log_theirs: float, level: float = LEVEL) -> tu
     else:                                          # every dataset gave the same median
         p = 1.0 if log_theirs == centre else 0.0
     half = t_quantile(level, n - 1) * scale
-    return float(np.exp(log_theirs - centre)), float(np.exp(-half)), float(np.exp(half)), p
+    return float(np.exp(centre - log_theirs)), float(np.exp(-half)), float(np.exp(half)), p
 
 
 def one_more_run(log_runs, log_theirs: float, level: float = LEVEL) -> tuple[float, float, float, float]:
@@ -220,7 +221,7 @@ def one_more_run(log_runs, log_theirs: float, level: float = LEVEL) -> tuple[flo
     Student's t with Satterthwaite's degrees of freedom, capped at ``(S - 1)(1 + w-term /
     s_m-term)`` so that they fall to S - 1 where the datasets' part dominates (Satterthwaite's
     alone rejected 7.5 % of true nulls at S = 3 in simulation; capped: 4-6 % for S = 3 to 10,
-    the tests); ``ratio`` = ``exp(log_theirs - mean(m))``, the range its prediction interval
+    the tests); ``ratio`` = ours / theirs, ``exp(mean(m) - log_theirs)``, the range its prediction interval
     (:func:`against_datasets`, for the authors' single runs).  Needs S >= 3 (NaN otherwise)."""
     from scipy import stats
     runs = [np.asarray(r, float) for r in log_runs]
@@ -241,7 +242,7 @@ def one_more_run(log_runs, log_theirs: float, level: float = LEVEL) -> tuple[flo
     else:
         p = 1.0 if log_theirs == centre else 0.0
     half = float(stats.t.ppf(1 - (1 - level) / 2, df) * np.sqrt(var))
-    return float(np.exp(log_theirs - centre)), float(np.exp(-half)), float(np.exp(half)), p
+    return float(np.exp(centre - log_theirs)), float(np.exp(-half)), float(np.exp(half)), p
 
 
 def against_datasets(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("err_u_theta", "err_u_p"),
@@ -257,8 +258,8 @@ def against_datasets(ours: pd.DataFrame, theirs: pd.DataFrame, by, quantities=("
     dataset as trained, the most), ``failed`` (our runs without a positive finite value, a failed
     forward solve: left out of their dataset's median), ``median_ours`` (our typical dataset's
     median: ``exp(mean(m))``),
-    ``median_authors``, ``n_authors``, ``ratio`` (theirs / our typical dataset: ``exp(L -
-    mean(m))``), ``range_lo``, ``range_hi`` (the ratios that datasets and initialisations alone
+    ``median_authors``, ``n_authors``, ``ratio`` (our typical dataset / theirs: ``exp(mean(m) -
+    L)``, the book's one direction), ``range_lo``, ``range_hi`` (the ratios that datasets and initialisations alone
     give: the prediction range, simultaneous over the table's rows at ``level`` by Bonferroni,
     each at ``1 - (1 - level) / rows``: what a difference had to exceed to be seen), ``p``
     (two-sided, unadjusted) and ``beyond`` (the ratio outside its range: p below
@@ -368,9 +369,9 @@ def pooled_ratio(units, theirs: float, margin: float | None = None, level: float
         return {"datasets": S, **dict.fromkeys(("ratio", "lo", "hi", "lo90", "hi90", "p", "rule_out"), np.nan),
                 "verdict": UNRESOLVED}
     if np.ndim(units[0]) > 0:
-        # their pooled run as one run of one more dataset (theirs / ours), inverted to ours / theirs
+        # their pooled run as one run of one more dataset (ratio ours / theirs)
         r95, r90 = one_more_run(units, theirs, level), one_more_run(units, theirs, 2 * level - 1)
-        ratio, p = 1 / r95[0], r95[3]
+        ratio, p = r95[0], r95[3]
         lo, hi, lo90, hi90 = ratio * r95[1], ratio * r95[2], ratio * r90[1], ratio * r90[2]
     else:
         g = np.asarray(units, float)

@@ -99,7 +99,7 @@ def resolvable_factor(r) -> float:
 
 def against_cell(r) -> str:
     """One row of ``results_table.against_datasets`` (or of the printed figure's table) as a table
-    cell: authors / ours with the range that datasets and initialisations alone give, marked where
+    cell: ours / authors with the range that datasets and initialisations alone give, marked where
     the ratio lies beyond it; where the authors ran the setting once and it does not, "not
     comparable beyond N x" (issue 47: a single run inside a wide range is no agreement)."""
     if not np.isfinite(r["ratio"]):
@@ -136,7 +136,7 @@ def against_datasets_table(by_data: dict, label_fn) -> str:
         if not t[keys].reset_index(drop=True).equals(first[keys].reset_index(drop=True)):
             raise ValueError(f"the table of {d!r} has other settings than the first")
     heads = [f"ours: {typical_words(t)}, {DATA_WORDS[d]} ({t['datasets'].max()} "
-             f"{UNIT_WORDS[d][int(t['datasets'].max() != 1)]} x {t['inits'].max()}) | authors / ours (range)"
+             f"{UNIT_WORDS[d][int(t['datasets'].max() != 1)]} x {t['inits'].max()}) | ours / authors (range)"
              for d, t in by_data.items()]
     theirs = "authors: their one run" if (first["n_authors"] <= 1).all() else "authors: median"
     out = [f"| setting | error | {theirs} | " + " | ".join(heads) + " |",
@@ -167,12 +167,12 @@ TYPICAL_MEANS = {"typical run": "our typical run is the exponential of the mean 
 
 def typical_sentence(by_data: dict) -> str:
     """The sentence that says what 'typical' means in the comparison table of ``by_data`` and the
-    direction of its ratio (authors / ours)."""
+    direction of its ratio (ours / authors, as every ratio of the book)."""
     shown = {typical_words(t) for t in by_data.values()}
     said = " and ".join(TYPICAL_MEANS[k] for k in TYPICAL_MEANS
                         if k in shown or "typical run or dataset median" in shown)
     return (f"In this table {said}, not the median over all networks given elsewhere, and each ratio is the "
-            "authors' error over ours (authors / ours).")
+            "our error over the authors' (ours / authors).")
 
 
 def against_datasets_words(by_data: dict) -> str:
@@ -195,10 +195,10 @@ def against_datasets_words(by_data: dict) -> str:
         seen = (f"a difference was visible only where it exceeded its range (95 % for the {n} together), a factor "
                 f"of {fmt(widths.min())} to {fmt(widths.max())} either way")
         one = (t["n_authors"] == 1).all()          # the authors ran each setting once: against one run of ours
-        head = (f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), the authors' "
-                f"{'single run' if one else 'median'} is {fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times "
-                f"our typical {'run' if one else 'median'} (median ratio "
-                f"{fmt(t['ratio'].median())}) and lies beyond what {units} and initialisations explain in ")
+        what = "single run" if one else "median"
+        head = (f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), our typical {'run' if one else 'median'} "
+                f"is {fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times the authors' {what} (median ratio "
+                f"{fmt(t['ratio'].median())}), and their {what} lies beyond what {units} and initialisations explain in ")
         out.append(head + (f"none of the {n} comparisons; {seen}." if k == 0 else
                            f"{k} of the {n} comparisons; elsewhere {seen}."))
     return " ".join(out)
@@ -253,11 +253,11 @@ def printed_grid_figure(dataset_medians, printed_vs, width=7.0, height=3.6):
 
 def printed_grid_table(printed_vs) -> str:
     """Markdown table: per noise level the printed median and, per grid, our typical dataset's
-    median (datasets x initialisations) and printed / ours with the range of one more dataset
+    median (datasets x initialisations) and ours / printed with the range of one more dataset
     (simultaneous over the table's cells); a ratio beyond its range is marked."""
     grids = sorted(printed_vs["grid"].unique())
     out = ["| $\\sigma^2$ | printed median | " + " | ".join(
-        f"ours, {g} points: median | printed / ours (range)" for g in grids) + " |",
+        f"ours, {g} points: median | ours / printed (range)" for g in grids) + " |",
         "|---|---|" + "---|---|" * len(grids)]
     for nv, rows in printed_vs.groupby("noise_var"):
         cells = []
@@ -289,8 +289,8 @@ def printed_grid_words(printed_vs, levels) -> str:
     notebook draws is a fact of their code, stated once in the errata; this is what the numbers say.)"""
     out = []
     for grid, t in printed_vs.groupby("grid"):
-        out.append(f"On the {grid}-point grid the printed medians are {fmt(t['ratio'].min())} to "
-                   f"{fmt(t['ratio'].max())} times our typical dataset's.")
+        out.append(f"On the {grid}-point grid our typical dataset's median is {fmt(t['ratio'].min())} to "
+                   f"{fmt(t['ratio'].max())} times the printed one.")
         out.append(f"They lie beyond what datasets and initialisations explain at {_levels_beyond(t)}"
                    + ("" if len(t) == len(levels) else f"; {len(levels) - len(t)} of the {len(levels)} levels "
                       f"{'is' if len(levels) - len(t) == 1 else 'are'} not run on it") + ".")

@@ -64,14 +64,14 @@ def _epochs(f: pd.DataFrame, b: int) -> str:
 
 def table_md(by_data: dict) -> str:
     """Markdown table: per data, bracketed batch size, error and bracket, the authors' one run,
-    our epochs, our typical run and authors / ours against one run of one more dataset, the
+    our epochs, our typical run and ours / authors against one run of one more dataset, the
     chapter's other comparison tables' cell (``against_datasets``'s estimand and direction;
     a row per bracket, so that the table fits the page).  A bracket not stored on a data has no
     row: :func:`words` says so."""
     sizes = bracketed_sizes(by_data)
     if not sizes:
         return ""
-    out = ["| data | $B$ | error | authors' run | bracket | epochs | our typical run | authors / ours (range) |",
+    out = ["| data | $B$ | error | authors' run | bracket | epochs | our typical run | ours / authors (range) |",
            "|---|---|---|---|---|---|---|---|"]
     for d, brackets in by_data.items():
         for b in sizes:
@@ -106,8 +106,7 @@ def _per_run_words(by_data: dict, sizes) -> str:
 
 def words(by_data: dict) -> str:
     """The chapter's sentences on the bracket (its numbers in :func:`table_md`): the figure's
-    ratio ours / theirs pooled over its batch sizes (said so, against the table's authors / ours)
-    with its decision under each bracket, per
+    ratio ours / theirs pooled over its batch sizes with its decision under each bracket, per
     data and error, and how far the authors' single runs at the bracketed batch sizes can be told
     apart from ours; at most three numbers a sentence."""
     sizes = bracketed_sizes(by_data)
@@ -120,8 +119,7 @@ def words(by_data: dict) -> str:
             continue
         up = brackets["upper"][0]
         out.append(f"Trained on {DATA_WORDS[d]} ({up['datasets'].max()} {UNIT_WORDS[d][1]}), our errors are pooled "
-                   f"over the figure's {int(up['settings'].max())} batch sizes, and the pooled ratio is ours / authors "
-                   "as in the figure's ratio above (the table's, per run, is authors / ours).")
+                   f"over the figure's {int(up['settings'].max())} batch sizes, as in the figure's ratio above.")
         for q in ("err_u_p", "err_u_theta"):
             for k in BRACKETS:
                 r = brackets[k][0][brackets[k][0]["quantity"] == q]

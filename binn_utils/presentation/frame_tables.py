@@ -27,7 +27,7 @@ COLUMN_WORDS = {
     "diverged": "diverged trainings", "quantity": "error of", "norm": "norm", "source": "whose runs", "data": "whose data",
     "study": "study", "epochs": "epochs", "seed": "seed", "replicate": "initialisation", "dataset": "dataset",
     "grid": "grid points", "datasets": "datasets", "inits": "initialisations",
-    "median_ours": "our typical median", "printed": "printed median", "ratio": "printed / ours",
+    "median_ours": "our typical median", "printed": "printed median", "ratio": "ours / printed",
     "range_lo": "range, from", "range_hi": "range, to", "beyond": "beyond our range",
     "err_D": "error of $D$", "err_G": "error of $G$", "err_V": "error of $V$", "value": "value",
 }
