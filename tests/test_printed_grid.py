@@ -53,7 +53,7 @@ def test_the_words_say_where_a_grid_departs_and_where_it_agrees():
     vs, _ = _rows(rng, {71: 0.0, 351: 0.0}, printed, sd=0.05)
     vs["beyond"] = (vs["grid"] == 71) & (vs["noise_var"] == 0.0)
     words = af.printed_grid_words(vs, LEVELS)
-    assert "They lie beyond what datasets and initialisations explain at 1 of its 5 noise levels (noise variance 0)." \
+    assert "The printed medians lie beyond what datasets and initialisations explain at 1 of its 5 noise levels (noise variance 0)." \
         in words
     assert words.endswith("It departs from them at 1 of the 5 noise levels (noise variance 0) and agrees with them "
                           "at the others.")

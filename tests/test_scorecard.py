@@ -115,7 +115,7 @@ def test_claim_11_disagrees_when_the_repeats_disagree_and_dense_data_do_not_help
 def test_claim_11_is_not_tested_without_stored_repeats_and_with_too_few_replicates(summaries):
     check = spanning.claim_supporting(FakeContext())
     assert check.outcome is Outcome.NOT_TESTED and check.missing
-    assert "(planned)" in check.runs and "no dense repeat stored" in check.evidence
+    assert "(planned)" in check.runs and "No dense repeat is stored" in check.evidence
     # with three replicates the intervals are unbounded: dense against sparse cannot be distinguished,
     # while each repeat's comparisons are its page's verdicts (the study's summary)
     few = spanning.claim_supporting(FakeContext(every_repeat(0.2, 0.1), seeds=3))
@@ -158,7 +158,8 @@ def test_claim_12_over_every_stored_network_is_the_paper_s_three_signs_with_held
                            "held out: failures caught": diagnostic_roc.pct(held.caught_rate),
                            "held out: false alarms": diagnostic_roc.pct(held.false_alarm_rate)}
     assert sub.verdict is (A if lo > 0.5 else D if hi < 0.5 else Verdict.INDISTINCT)
-    assert f"{diagnostic_roc.pct(held.false_alarm_rate)} of its fine networks ({held.false_alarms} of {held.fine})" in words
+    assert f"{diagnostic_roc.pct(held.false_alarm_rate)} of the fine networks ({held.false_alarms} of {held.fine})" in words
+    assert f"({held.caught} of {held.failures} over all benchmarks)" in words   # pooled over the benchmarks held out
     assert f"{s['n']} stored networks" in words
     assert caveat.endswith(f"catch {diagnostic_roc.pct(held.caught_rate)} of failures, with "
                            f"{diagnostic_roc.pct(held.false_alarm_rate)} of fine networks flagged (AUC {a:.2f})")

@@ -489,3 +489,6 @@ def test_noise_levels_words_count_only_the_verdicts_that_occur():
     assert words({1: (I,), 2: (I,)}) == "indistinguishable at both noise levels"
     assert words({1: (A,), 2: (A,), 3: (A,)}) == "lower at all 3 noise levels"
     assert len(prose.numbers_of(words({1: (A,), 2: (I,), 3: (I,), 4: (I,)}))) == 3
+    U = Verdict.UNDECIDED   # every kind counted, so "all" is said only where one kind covers every level
+    assert words({1: (A,), 2: (A,), 3: (U,)}) == "lower at 2 and cannot be decided at 1 of the 3 noise levels"
+    assert words({1: (A,)}) == "lower at its one noise level" and words({}) == "no noise level compared"

@@ -144,10 +144,10 @@ def claim_supporting(ctx) -> ClaimCheck:
     first = ctx.supporting_scales()[0]
     run = ("; ".join(sorted(runs)) if runs else
            described(ctx.repeat_settings(sparse[0], 0.0, False, first)[0], first) + " (planned)")
-    ev = (f"Comparisons with the main-text conclusions per configuration: {'; '.join(parts)}. "
-          "Median $u_\\mathrm{p}$ error at the default setting with its 95 % interval, dense against sparse "
-          "(both read at the dense repeat's scale)" + ("".join(f". {x[0].upper()}{x[1:]}" for x in lower) if lower
-                                                        else ": no dense repeat stored"))
+    ev = (f"Comparisons with the main-text conclusions per configuration: {'; '.join(parts)}. " + (
+          "The median $u_\\mathrm{p}$ errors at the default setting, each with its 95 % interval, dense against "
+          "sparse (both read at the dense repeat's scale), are these" + "".join(f". {x[0].upper()}{x[1:]}" for x in lower)
+          if lower else "No dense repeat is stored"))
     return ClaimCheck(run, ev, tuple(subs), ("supplementary",), any(s.verdict is Verdict.NOT_TESTED for s in subs))
 
 
@@ -263,8 +263,8 @@ def claim_diagnostics(ctx) -> ClaimCheck:
             parts.append(f"{name}: {against.words()}")
     what = "; ".join(f"{get(k).title}: {v}" for k, v in runs.items()) or (
         "; ".join(described(v, ctx.scale(k)) for k, v in all_settings.items()) + " (planned)")
-    ev = ("The paper's three signs at its failure settings, against the study's default (a sign is raised "
-          "where the difference of its medians is resolved upward). " + ". ".join(f"At {p}" for p in parts))
+    ev = ("Here are the paper's three signs at its failure settings, against the study's default (a sign is "
+          "raised where the difference of its medians is resolved upward). " + ". ".join(f"At {p}" for p in parts))
     sub, more, caveat = every_network()
     subs.append(sub)
     ev += ". " + more
@@ -292,10 +292,10 @@ def every_network() -> tuple[SubClaim, str, str]:
                         f"the benchmark held out it catches {diagnostic_roc.pct(held.caught_rate)} of failures at "
                         f"{diagnostic_roc.pct(held.false_alarm_rate)} false alarms")
     more = (f"Of all {s['n']} stored networks, {int(s['failed'].sum())} failed by the truth. The paper's three signs "
-            f"rank them with AUC {a:.2f} [{lo:.2f}, {hi:.2f}]: {diagnostic_roc.phrase(s)}. With thresholds chosen on "
-            f"the other benchmarks, the signs catch {diagnostic_roc.pct(held.caught_rate)} of the failures of the "
-            f"benchmark held out ({held.caught} of {held.failures}). They flag "
-            f"{diagnostic_roc.pct(held.false_alarm_rate)} of its fine networks ({held.false_alarms} of {held.fine})")
+            f"rank them with AUC {a:.2f} [{lo:.2f}, {hi:.2f}]: {diagnostic_roc.phrase(s)}. Holding each benchmark out in "
+            f"turn, with thresholds chosen on the others, the signs catch {diagnostic_roc.pct(held.caught_rate)} of "
+            f"the failures ({held.caught} of {held.failures} over all benchmarks). They flag "
+            f"{diagnostic_roc.pct(held.false_alarm_rate)} of the fine networks ({held.false_alarms} of {held.fine})")
     caveat = (f"with thresholds chosen on other benchmarks, the paper's three signs catch "
               f"{diagnostic_roc.pct(held.caught_rate)} of failures, with {diagnostic_roc.pct(held.false_alarm_rate)} "
               f"of fine networks flagged (AUC {a:.2f})")

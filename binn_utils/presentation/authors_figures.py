@@ -171,8 +171,8 @@ def typical_sentence(by_data: dict) -> str:
     shown = {typical_words(t) for t in by_data.values()}
     said = " and ".join(TYPICAL_MEANS[k] for k in TYPICAL_MEANS
                         if k in shown or "typical run or dataset median" in shown)
-    return (f"In this table {said}, not the median over all networks given elsewhere, and each ratio is the "
-            "our error over the authors' (ours / authors).")
+    return (f"In this table {said}, not the median over all networks given elsewhere, and each ratio is our "
+            "error over the authors' (ours / authors).")
 
 
 def against_datasets_words(by_data: dict) -> str:
@@ -291,7 +291,7 @@ def printed_grid_words(printed_vs, levels) -> str:
     for grid, t in printed_vs.groupby("grid"):
         out.append(f"On the {grid}-point grid our typical dataset's median is {fmt(t['ratio'].min())} to "
                    f"{fmt(t['ratio'].max())} times the printed one.")
-        out.append(f"They lie beyond what datasets and initialisations explain at {_levels_beyond(t)}"
+        out.append(f"The printed medians lie beyond what datasets and initialisations explain at {_levels_beyond(t)}"
                    + ("" if len(t) == len(levels) else f"; {len(levels) - len(t)} of the {len(levels)} levels "
                       f"{'is' if len(levels) - len(t) == 1 else 'are'} not run on it") + ".")
     missing = [g for g in GRID_STYLE if g not in set(printed_vs["grid"])]

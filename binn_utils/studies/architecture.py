@@ -243,7 +243,7 @@ def claim_architecture(ctx, up_metric="err_u_p"):
     ups = ", ".join(f"({k[3:].replace('x', ', ')}) {v}" for k, v in s.items() if k.startswith("up_") and "x" in k)
     norm_words = "spectral norm, as the published heat map" if up_metric.endswith("spectral") else "Frobenius norm"
     runs, ev = ctx.run(res[0], 'architecture'), (f"Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
-          f"networks: {ups}; (1, 1) clearly worse than {s['smallest_clearly_worse_than']}. The median rel. error of "
+          f"networks: {ups}. (1, 1) is clearly worse than {s['smallest_clearly_worse_than']}. The median rel. error of "
           f"$D$ / $V$ is {s['Derr_1x1']} / {s['Verr_1x1']} with (1, 1). With (4, 4) it is {s['Derr_4x4']} / "
           f"{s['Verr_4x4']}, with (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']}. The IQR of the $D$ error is "
           f"{s['Diqr_4x4']} with (4, 4) and {s['Diqr_4x32']} with (4, 32)")

@@ -236,7 +236,7 @@ def claim_learning_rate(ctx):
           f"{s['late_change_small']} over the last quarter. The median $u_\\mathrm{{p}}$ errors at $r$ = "
           f"{s['large_rates']} are {s['large_up']}, against {s['shown_up']} at $r$ = {s['shown']}. The largest rise of "
           f"the validation loss above its lowest value so far, in decades, per replicate (a diverged one the highest), "
-          f"median with its interval: {s['jump_large']}; at $r$ = {s['shown']}, {s['jump_shown']}")
+          f"median with its interval: {s['jump_large']}; r = {s['shown']}: {s['jump_shown']}")
     return ClaimCheck(runs, ev, tuple(subs), ("learning_rate",))
 
 

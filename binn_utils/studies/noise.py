@@ -97,12 +97,13 @@ def every_level(per_level: dict) -> Verdict:
 
 def levels_words(per_level: dict) -> str:
     """'lower at 2 and indistinguishable at 2 of the 4 noise levels', 'lower at all 4 noise levels'."""
-    vs = [v for v, *_ in per_level.values()]
-    parts = [f"{w} at {vs.count(v)}" for v, w in ((Verdict.AGREES, "lower"), (Verdict.DISAGREES, "higher"),
-                                                  (Verdict.INDISTINCT, "indistinguishable")) if vs.count(v)]
+    n = len(vs := [v for v, *_ in per_level.values()])
+    word = {Verdict.AGREES: "lower", Verdict.DISAGREES: "higher", Verdict.INDISTINCT: "indistinguishable"}
+    parts = [(word.get(v, v.value), vs.count(v)) for v in Verdict if vs.count(v)]
     if len(parts) == 1:
-        return parts[0].split(" at ")[0] + (" at both" if len(vs) == 2 else f" at all {len(vs)}") + " noise levels"
-    return f"{', '.join(parts[:-1])} and {parts[-1]} of the {len(vs)} noise levels"
+        return f"{parts[0][0]} at {'its one' if n == 1 else 'both' if n == 2 else f'all {n}'} noise level{'s' * (n > 1)}"
+    return (", ".join(f"{w} at {k}" for w, k in parts[:-1]) + f" and {parts[-1][0]} at {parts[-1][1]} of the {n} noise "
+            "levels") if parts else "no noise level compared"
 
 
 def summary(results, shown_noise=None, shown_arch=None, high_noise=None) -> Summary:
@@ -231,7 +232,7 @@ def claim_noise_grows(ctx):
           f"the median $u_\\theta$ error goes from {s['theta_lo_a']} to {s['theta_hi_a']} for {s['arch_a']}. For {s['arch_b']} it goes from "
           f"{s['theta_lo_b']} to {s['theta_hi_b']}. The median $u_\\mathrm{{p}}$ error goes from {s['up_lo_a']} to "
           f"{s['up_hi_a']} for {s['arch_a']}. For {s['arch_b']} it goes from {s['up_lo_b']} to {s['up_hi_b']}. "
-          f"Spearman's rank correlation of the errors with $\\sigma^2$ (mean over the datasets) is {s['theta_rho_a']} "
+          f"Spearman's rank correlation of the errors with $\\sigma^2$ over all five levels (mean over the datasets) is {s['theta_rho_a']} "
           f"($u_\\theta$) and {s['up_rho_a']} ($u_\\mathrm{{p}}$) for {s['arch_a']}. For {s['arch_b']} it is "
           f"{s['theta_rho_b']} and {s['up_rho_b']}")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
@@ -419,10 +420,11 @@ def claim_noise_val(ctx):
                          Verdict.NOT_TESTED,
                          rule="'relatively stable' needs a scale the paper does not give; the rise at that level is "
                               "in the evidence"))
-    runs, ev = _noise_runs(ctx, res), (f"{RISE_CURVE.capitalize()} (median over replicates at each epoch) at "
-          f"$\\sigma^2$ = {s['shown']}: {s['rise_low_a']} for {s['arch_a']}, {s['rise_low_b']} for {s['arch_b']}. At "
-          f"{s['high']} it is {s['rise_high_a']} and {s['rise_high_b']}. Their minima fall at epochs {s['minep_high_a']} and "
-          f"{s['minep_high_b']} of {' and '.join(dict.fromkeys((s['epochs_a'], s['epochs_b'])))}. The sub-claims compare the {RISE_REPLICATES}")
+    a, b, epochs = s['arch_a'], s['arch_b'], " and ".join(dict.fromkeys((s['epochs_a'], s['epochs_b'])))
+    runs, ev = _noise_runs(ctx, res), (f"{RISE_CURVE.capitalize()} (median over replicates at each epoch) at $\\sigma^2$ = "
+          f"{s['shown']}: {s['rise_low_a']} for {a}, {s['rise_low_b']} for {b}. At {s['high']} it is {s['rise_high_a']} "
+          f"for {a} and {s['rise_high_b']} for {b}. Their minima fall at epochs {s['minep_high_a']} and "
+          f"{s['minep_high_b']} of {epochs}. The sub-claims compare the {RISE_REPLICATES}")
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
