@@ -245,7 +245,7 @@ def claim_architecture(ctx, up_metric="err_u_p"):
     runs, ev = ctx.run(res[0], 'architecture'), (f"Median $u_\\mathrm{{p}}$ error ({norm_words}), equal $D$ and $V$ "
           f"networks: {ups}. (1, 1) is clearly worse than {s['smallest_clearly_worse_than']}. The median rel. error of "
           f"$D$ / $V$ is {s['Derr_1x1']} / {s['Verr_1x1']} with (1, 1). With (4, 4) it is {s['Derr_4x4']} / "
-          f"{s['Verr_4x4']}, with (4, 32) {s['Derr_4x32']} / {s['Verr_4x32']}. The IQR of the $D$ error is "
+          f"{s['Verr_4x4']}. With (4, 32) it is {s['Derr_4x32']} / {s['Verr_4x32']}. The IQR of the $D$ error is "
           f"{s['Diqr_4x4']} with (4, 4) and {s['Diqr_4x32']} with (4, 32)")
     r44 = reporting.find(res, arch_D=(4, 4), arch_V=(4, 4))
     numbers = {f"${op}$ with (4, 4) networks": median_interval(r44.operator_error(op), of=r44) for op in ("D", "V")} if r44 is not None else {}

@@ -434,7 +434,7 @@ def claim_batch_size(ctx, authors_budget=False):
                           "validation loss over the second half of training: the difference of the medians resolved")]
     runs = (f"{ctx.run(fixed[0], 'batch_size')}; fixed budget of {s['budget_steps']} optimiser steps (the paper: "
             f"five minutes, about {PAPER_BUDGET_STEPS:,} steps)")
-    ev = (f"{timing_bullet(s)} Median $u_\\mathrm{{p}}$ error after the budget: {s['budget_up']}. The IQR of the $u_\\mathrm{{p}}$ errors: "
+    ev = (f"{timing_bullet(s)} Median $u_\\mathrm{{p}}$ error after the budget: {s['budget_up']}; the IQR of the errors: "
           f"{s['budget_up_iqr']}")
     return ClaimCheck(runs, ev, tuple(subs), ("batch_size",))
 
