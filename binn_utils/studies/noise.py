@@ -494,8 +494,7 @@ STUDY = Study(
     heading="observation noise",
     paper_failures=(PaperPoint({"noise_var": 5e-2, "arch_u": (6, 128)}, r"$\sigma^2 = 0.05$, $(h_u, n_u) = (6, 128)$",
                                "over-fitting: validation loss rises late"),),
-    repeat_checks=REPEAT_CHECKS,
-    claims=CLAIMS,
+    repeat_checks=REPEAT_CHECKS, claims=CLAIMS,
     shown=(Shown("Fig. 2, noise"),),
     drawing=drawing,
 )
