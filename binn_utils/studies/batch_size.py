@@ -387,10 +387,9 @@ def timing_bullet(s: dict) -> str:
     if s["timed"] == "other grid":
         return (f"Training time: {bench}) times {s['timing_whose']} (its figures are in the batch-size chapter); "
                 f"the inverse law $T \\propto 1/B$ on this grid {s['inverse_verdict']}.")
-    largest = "" if s["fit_largest"] == "n/a" else f" {s['fit_largest'][0].upper()}{s['fit_largest'][1:]}."
-    return (f"Time for 4000 epochs in {bench}, {s['timing_whose']}): {s['times']}. The fit $T = a/B + c$ gives "
-            f"$a$ = {s['fit_a']} s and $c$ = {s['fit_c']} s, with $R^2$ = {s['fit_r2']}.{largest} With its interval "
-            f"$a$ is {s['a_interval']}: an inverse law (interval of $a$ above zero) {s['inverse_verdict']}.")
+    return (f"Time for 4000 epochs in {bench}, {s['timing_whose']}): {s['times']}; fit $T = a/B + c$ with "
+            f"$a$ = {s['fit_a']} s, $c$ = {s['fit_c']} s, $R^2$ = {s['fit_r2']} ({s['fit_largest']}), $a$ with its "
+            f"interval {s['a_interval']}: an inverse law (interval of $a$ above zero) {s['inverse_verdict']}.")
 
 
 # ----------------------------------------------------------------------------- claims
