@@ -130,8 +130,13 @@ def test_the_figures_pooled_ratio_is_said_once_per_error_with_its_data_said_once
     pooled = {"ours": rt.figure_ratio(up, theirs, "batch_size"),
               "authors": rt.figure_ratio(up.assign(data="authors"), theirs, "batch_size")}
     words = authors_figures.figure_ratio_words(pooled)
-    assert words.count("Pooled over the figure's 4 settings") == 2      # once per data, not once per error
+    assert words.count("pooled over the figure's 4 settings") == 2      # once per data, not once per error
     for d, t in pooled.items():
-        for _, r in t.iterrows():    # every error's ratio, interval and decision
-            assert f"error is {bb.ratio_cell(r)} times the authors' (95 % interval): {bb.ratio_verdict_words(r)}." in words
-    assert words.count(" Our ") == 2 and "on the authors' data (5 splits) our" in words
+        for _, r in t.iterrows():    # every error's ratio, interval and decision, the margin said by the chapter
+            assert f"error is {bb.ratio_cell(r)} times the authors': {af.ratio_verdict_words(r, said=True)}." in words
+            # an undecided ratio says, in a sentence of its own, what it could rule out
+            assert (f"{bb.ratio_cell(r)} times the authors': cannot be told within the margin. Only a difference "
+                    f"beyond {bb.fmt(r['rule_out'])}x is ruled out." in words) == (r["verdict"] == rt.UNRESOLVED)
+    assert words.count(" Our ") == 2 and "On the authors' data (5 splits), pooled over the figure's 4 settings, our" in words
+    import prose
+    assert not prose.crowded(words, 3), prose.crowded(words, 3)       # at most three numbers a sentence

@@ -322,18 +322,26 @@ def printed_grid_words(printed_vs, levels) -> str:
     return " ".join(out)
 
 
-def ratio_verdict_words(r, margin: float | None = None) -> str:
+def ratio_verdict_words(r, margin: float | None = None, *, said: bool = False) -> str:
     """A figure's decision (``results_table.figure_ratio``'s row ``r``) in words: equivalent
     within the margin, differs, or cannot be told, with the ratio beyond which this design
-    rules a difference out; not tested below three datasets (``margin`` None: the package's)."""
+    rules a difference out; not tested below three datasets (``margin`` None: the package's;
+    ``said``: the margin was stated before, so it is called "the margin" and the ratio it
+    rules out is left to the next sentence, :func:`rule_out_words`)."""
     margin = results_table.EQUIVALENCE_MARGIN if margin is None else margin
+    within = "the margin" if said else f"{fmt(margin)}x"
     if not np.isfinite(r["ratio"]):
         return "not tested (fewer than 3 datasets)"
     if r["verdict"] == results_table.EQUIVALENT:
-        return f"equivalent within {fmt(margin)}x"
+        return f"equivalent within {within}"
     if r["verdict"] == results_table.DIFFERS:
         return "differs"
-    return f"cannot be told within {fmt(margin)}x; only a difference beyond {fmt(r['rule_out'])}x is ruled out"
+    return f"cannot be told within {within}" + ("" if said else "; " + rule_out_words(r).lower())
+
+
+def rule_out_words(r) -> str:
+    """What a figure's undecided ratio (``figure_ratio`` row ``r``) could still rule out."""
+    return f"Only a difference beyond {fmt(r['rule_out'])}x is ruled out"
 
 
 def ratio_cell(r) -> str:
@@ -346,9 +354,11 @@ def _error_words(r) -> str:
 
 
 def figure_ratio_words(by_data: dict) -> str:
-    """The chapter's sentence on its figure beside the authors' runs, pooled over its settings:
+    """The chapter's sentences on its figure beside the authors' runs, pooled over its settings:
     per data our runs were trained on (``by_data``: {"ours" | "authors": ``figure_ratio`` table})
-    and error, ours / theirs with its 95 % interval and the decision; one sentence each."""
+    and error, ours / theirs with its 95 % interval and the decision at the margin (the chapter
+    states both before the table), and what an undecided ratio rules out; at most three
+    numbers a sentence."""
     out = []
     for d, t in by_data.items():
         led = False                  # the data and the pooling said once, in its first sentence
@@ -358,11 +368,13 @@ def figure_ratio_words(by_data: dict) -> str:
                 out.append(f"On {DATA_WORDS[d]}, our {_error_words(r)} error is not pooled against the authors': "
                            f"it takes 3 {units}, and {r['datasets']} are stored.")
                 continue
-            lead = ("Our" if led else f"Pooled over the figure's {r['settings']} settings, on {DATA_WORDS[d]} "
-                                      f"({r['datasets']} {units}) our")
+            lead = ("Our" if led else f"On {DATA_WORDS[d]} ({r['datasets']} {units}), pooled over the figure's "
+                                      f"{r['settings']} settings, our")
             led = True
-            out.append(f"{lead} {_error_words(r)} error is {ratio_cell(r)} times the authors' "
-                       f"(95 % interval): {ratio_verdict_words(r)}.")
+            out.append(f"{lead} {_error_words(r)} error is {ratio_cell(r)} times the authors': "
+                       f"{ratio_verdict_words(r, said=True)}.")
+            if r["verdict"] == results_table.UNRESOLVED:
+                out.append(rule_out_words(r) + ".")
     return " ".join(out)
 
 
