@@ -257,28 +257,29 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # **Where the errors are lowest.** The paper finds the lowest errors of both $u_\theta$
 # and $u_\mathrm{p}$ at $r = 5\times10^{-5}$ and $5\times10^{-4}$. Our lowest median error
 # of $u_\theta$ ({glue:text}`lr_best_theta_err`) is at $r =$ {glue:text}`lr_best_theta`,
-# which {glue:text}`lr_best_theta_verdict_with_paper`; our lowest median error of
+# which {glue:text}`lr_best_theta_verdict_with_paper`. Our lowest median error of
 # $u_\mathrm{p}$ ({glue:text}`lr_best_up_err`) is at $r =$ {glue:text}`lr_best_up`, which
 # {glue:text}`lr_best_up_verdict`.
 #
 # **Under-fitting at the smallest rate.** The paper's $r = 5\times10^{-7}$ has not
 # converged after 4000 epochs. Over the last quarter of training our median validation
-# loss at $r =$ {glue:text}`lr_smallest` {glue:text}`lr_late_change_small`
-# (at $r =$ {glue:text}`lr_shown` it {glue:text}`lr_late_change_shown`); counting a fall larger than
+# loss at $r =$ {glue:text}`lr_smallest` {glue:text}`lr_late_change_small`. At
+# $r =$ {glue:text}`lr_shown` it {glue:text}`lr_late_change_shown`. Counting a fall larger than
 # that at $r =$ {glue:text}`lr_shown` (decided on the interval of their difference) as not converged, it
 # {glue:text}`lr_small_still_falling`. Its median
 # errors are {glue:text}`lr_small_theta` ($u_\theta$) and {glue:text}`lr_small_up`
-# ($u_\mathrm{p}$), against {glue:text}`lr_shown_theta` and {glue:text}`lr_shown_up` at
-# $r =$ {glue:text}`lr_shown`.
+# ($u_\mathrm{p}$). At $r =$ {glue:text}`lr_shown` they are {glue:text}`lr_shown_theta` and
+# {glue:text}`lr_shown_up`.
 #
 # **Instability at large rates.** The paper finds unstable optimisation and much larger
-# errors for $r \gtrsim 10^{-2}$. For our $r =$ {glue:text}`lr_large_rates` the median
-# errors of $u_\theta$ are {glue:text}`lr_large_theta` and of $u_\mathrm{p}$
-# {glue:text}`lr_large_up` (in that order); that each of these $u_\mathrm{p}$ errors exceeds
-# the $u_\mathrm{p}$ error at $r =$ {glue:text}`lr_shown` {glue:text}`lr_large_worse_verdict_with_paper`. As a measure of how erratic the loss is (its *roughness*), we take the median
-# step-to-step change of $\log_{10}$ of the median validation loss over the second half of
-# training: {glue:text}`lr_rough_large` at those rates and {glue:text}`lr_rough_shown` at
-# $r =$ {glue:text}`lr_shown`. So {glue:text}`lr_large_curve_words`
+# errors for $r \gtrsim 10^{-2}$; our large rates are $r =$ {glue:text}`lr_large_rates`. Their
+# median errors of $u_\theta$ are {glue:text}`lr_large_theta`, in that order. Their median
+# errors of $u_\mathrm{p}$ are {glue:text}`lr_large_up`; that each of these exceeds the
+# $u_\mathrm{p}$ error at $r =$ {glue:text}`lr_shown` {glue:text}`lr_large_worse_verdict_with_paper`.
+# As a measure of how erratic the loss is (its *roughness*), we take the median step-to-step
+# change of $\log_{10}$ of the median validation loss over the second half of training. It is
+# {glue:text}`lr_rough_large` at those rates. At $r =$ {glue:text}`lr_shown` it is
+# {glue:text}`lr_rough_shown`. So {glue:text}`lr_large_curve_words`
 #
 # The paper contrasts the unstable large rates with curves that "decrease smoothly". A loss
 # that decreases smoothly never rises much above the lowest value it has reached; a loss that

@@ -192,15 +192,16 @@ def against_datasets_words(by_data: dict) -> str:
         t = t[np.isfinite(t["p"])]
         k, n = int(t["beyond"].sum()), len(t)
         widths = t["range_hi"]
-        seen = (f"a difference was visible only where it exceeded its range (95 % for the {n} together), a factor "
-                f"of {fmt(widths.min())} to {fmt(widths.max())} either way")
+        seen = (f"a difference was visible only where it exceeded its range (95 % for all of them together), a "
+                f"factor of {fmt(widths.min())} to {fmt(widths.max())} either way")
         one = (t["n_authors"] == 1).all()          # the authors ran each setting once: against one run of ours
         what = "single run" if one else "median"
-        head = (f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), our typical {'run' if one else 'median'} "
-                f"is {fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times the authors' {what} (median ratio "
-                f"{fmt(t['ratio'].median())}), and their {what} lies beyond what {units} and initialisations explain in ")
-        out.append(head + (f"none of the {n} comparisons; {seen}." if k == 0 else
-                           f"{k} of the {n} comparisons; elsewhere {seen}."))
+        # at most three numbers a sentence: the spread of the ratio, then its median and the count, then the reach
+        out.append(f"Trained on {DATA_WORDS[d]} ({t['datasets'].max()} {units}), our typical {'run' if one else 'median'} "
+                   f"is {fmt(t['ratio'].min())} to {fmt(t['ratio'].max())} times the authors' {what}.")
+        out.append(f"The median ratio is {fmt(t['ratio'].median())}, and their {what} lies beyond what {units} and "
+                   f"initialisations explain in " + (f"none of the {n} comparisons." if k == 0 else f"{k} of the {n} comparisons."))
+        out.append(("A" if k == 0 else "Elsewhere a") + seen[1:] + ".")
     return " ".join(out)
 
 

@@ -39,7 +39,11 @@ SOURCE_WORDS = {"ours": "ours", "authors": "the authors'"}
 def column_words(name) -> str:
     """A column's (or index level's) name in words."""
     name = str(name)
-    return COLUMN_WORDS.get(name) or CODE_WORDS.get(name) or in_words(name.replace("_", " "))
+    if name in COLUMN_WORDS or name in CODE_WORDS:
+        return COLUMN_WORDS.get(name) or CODE_WORDS[name]
+    # the package's names inside a longer one ("median err_u_p") in words first, then any other "_" a space
+    parts = re.split(r"(\$[^$]*\$)", in_words(name))
+    return "".join(part if i % 2 else part.replace("_", " ") for i, part in enumerate(parts))
 
 
 def cell(column: str, v) -> str:

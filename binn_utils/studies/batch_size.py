@@ -2,7 +2,6 @@
 the authors' ten-minute budget)."""
 from __future__ import annotations
 
-import json
 import dataclasses
 import math
 
@@ -10,55 +9,26 @@ import numpy as np
 
 from ..analysis import reporting
 from ..analysis.reporting import (failures_sentence, fmt, intervals_of, iqr, lowest_median, medians,
-                                  meta_value, roughness_replicates, value_label)
+                                  meta_value, roughness_replicates)
 from ..analysis.verdicts import (LEVEL, Claim, ClaimCheck, Interval, SubClaim, Summary, Verdict, all_of, best_of,
                                  expect, highest_at, median_interval, spread_interval)
 from ..engine.observations import DEFAULT_NOISE_VAR, make_observations
-from ..store.records import DamagedRecordError
-from ..store.stores import committed_datasets, committed_scale, default_results_dir
+from ..store.stores import committed_datasets, committed_scale
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, asks_main_text, count, initialisations, main_text_datasets, scale_values,
                    train_config, best_in_range, value_range)
 from .base import Drawing, box_drawing
 from .authors_budget import (AUTHORS_ARCHIVED, AUTHORS_BUDGET, AUTHORS_BUDGET_EPOCHS, AUTHORS_BUDGET_LOW,  # noqa: F401
                              AUTHORS_BUDGET_EPOCHS_LOW, build_authors_budget, build_authors_budget_low)
+from ..analysis.timing_fit import (SECONDS, TIMING_DENSE, TIMING_FILE, TIMING_NOISE_VAR, TIMING_WHOSE,  # noqa: F401
+                                   budget_epochs, fit_of, fit_residual_words, step_time_spread, time_fit, timing,
+                                   timing_grid_words, timing_of)
 
 BATCH_SIZES = (10, 40, 160, 640)
 #: The batch sizes with the lowest errors after the paper's fixed budget (Fig. 6).
 PAPER_BEST = (40, 160)
 # the published trainer takes ~4 ms per step here, so five minutes ~ 75,000 steps
 PAPER_BUDGET_STEPS = 75_000
-#: The timing benchmark the training-time comparison reads (``benchmarks/batch_size_timing.py
-#: --json``): one network of the plain-autograd trainer, as the paper trains "on the CPU",
-#: every batch size timed in one process on one device, interleaved.
-TIMING_FILE = "benchmarks/batch_size_timing.json"
-#: The configuration the timing benchmark trains (``benchmarks/batch_size_timing.py`` reads
-#: it): Fig. 6's, the 71-point grid at the main text's noise level.
-TIMING_NOISE_VAR, TIMING_DENSE = DEFAULT_NOISE_VAR, False
-_TIMING_KEYS = ("machine", "torch", "trainer", "batch_sizes", "fit", "budgets_min", "printout", "load_average")
-#: How the chapter writes the timing fit's seconds: three figures, plainly from 1,000 on (5,870 s, not 5.87e+03 s).
-SECONDS = dict(plain_from=1000, figures=3)
-_ROW_KEYS = ("B", "B_used", "epoch_steps", "ms_per_step", "s_per_epoch", "s_4000_epochs")
-
-
-def timing(results_dir=None) -> dict:
-    """The committed timing benchmark (``TIMING_FILE`` under the results folder);
-    ``DamagedRecordError`` naming the file if it is missing a field, FileNotFoundError if absent."""
-    path = (default_results_dir() if results_dir is None else results_dir) / TIMING_FILE
-    try:
-        out = json.loads(path.read_text())
-        ok = (isinstance(out, dict) and all(k in out for k in _TIMING_KEYS) and len(out["batch_sizes"]) >= 2
-              and all(isinstance(r, dict) and all(k in r for k in _ROW_KEYS) for r in out["batch_sizes"]))
-    except (ValueError, TypeError) as err:
-        raise DamagedRecordError(f"damaged: {path}: {err}") from None
-    if not ok:
-        raise DamagedRecordError(f"damaged: {path} is not a timing benchmark (fields {_TIMING_KEYS})")
-    return out
-
-
-def budget_epochs(timing_: dict, minutes: float) -> dict:
-    """{B: epochs that ``minutes`` of the benchmarked trainer give} (validation included)."""
-    return {r["B"]: 60 * minutes / r["s_per_epoch"] for r in timing_["batch_sizes"]}
 
 
 def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None,
@@ -84,72 +54,6 @@ def build(scale="book", batch_sizes=BATCH_SIZES, noise_var=DEFAULT_NOISE_VAR, de
     return fixed, budgeted
 
 
-def time_fit(timing: dict) -> dict:
-    """Fig. 6's training time against the batch size, from the timing benchmark
-    (``studies.batch_size.timing()``: ``benchmarks/batch_size_timing.py``, one network of the
-    plain-autograd trainer, the batch sizes interleaved in one process on one device): the
-    time T of 4000 epochs per B and the fit T = a / B + c with the t interval of a.
-
-    B is the batch size actually used (a batch larger than the training set is clipped).
-    ``timing`` None (no benchmark of this grid): empty arrays and NaN."""
-    from scipy.optimize import curve_fit
-    rows = sorted(timing["batch_sizes"], key=lambda r: r["B_used"]) if timing else []
-    B = np.array([r["B_used"] for r in rows], float)
-    B_req = np.array([r["B"] for r in rows], float)
-    T = np.array([r["s_4000_epochs"] for r in rows], float)
-    steps = np.array([4000 * r["epoch_steps"] for r in rows], float)
-    out = dict(B=B, B_requested=B_req, T=T, steps=steps, per_step_ms=np.array([r["ms_per_step"] for r in rows]),
-               a=np.nan, c=np.nan, r2=np.nan, a_lo=np.nan, a_hi=np.nan, fitted=np.full(len(B), np.nan))
-    if len(B) >= 2 and np.all(np.isfinite(T)):
-        f = lambda b, a, c: a / b + c  # noqa: E731
-        try:
-            (a, c), cov = curve_fit(f, B, T, p0=(T[0] * B[0], 0.0))
-            pred = f(B, a, c)
-            ss = np.sum((T - T.mean()) ** 2)
-            # the t interval of a at the verdicts' level (len(B) - 2 degrees of freedom)
-            from scipy.stats import t as student
-            half = (student.ppf((1 + LEVEL) / 2, len(B) - 2) * np.sqrt(cov[0, 0])
-                    if len(B) > 2 and np.isfinite(cov[0, 0]) else np.inf)
-            out.update(a=float(a), c=float(c), r2=float(1 - np.sum((T - pred) ** 2) / ss) if ss > 0 else np.nan,
-                       a_lo=float(a - half), a_hi=float(a + half), fitted=pred)
-        except RuntimeError:
-            pass
-    return out
-
-
-def timing_grid_words(math: bool = True) -> str:
-    """The timing benchmark's configuration in words, e.g. '71-point grid, $\\sigma^2$ = 1e-3'
-    (``math`` False: '71-point grid, noise variance 1e-3')."""
-    level = (f"$\\sigma^2$ = " if math else "noise variance ") + value_label(TIMING_NOISE_VAR)
-    return f"{351 if TIMING_DENSE else 71}-point grid, {level}"
-
-
-#: Whose training time the timing benchmark is, for each answer of ``timing_of``.
-TIMING_WHOSE = {"benchmarked": "this configuration",
-                "grid only": "this grid at another noise level; the runs on this page were not timed",
-                "other grid": "another grid; this grid was not benchmarked"}
-
-
-def timing_of(fixed) -> str:
-    """Whose training time the timing benchmark gives for the runs ``fixed`` (one
-    configuration): 'benchmarked' (its grid and noise level), 'grid only' (its grid, another
-    noise level) or 'other grid' (not benchmarked); ``TIMING_WHOSE`` in words."""
-    rec = fixed[0].record if fixed else None
-    if rec is None or bool(rec.dense) != TIMING_DENSE:
-        return "other grid"
-    return "benchmarked" if float(rec.noise_var) == float(TIMING_NOISE_VAR) else "grid only"
-
-
-def fit_residual_words(fit: dict) -> str:
-    """The fit's residual at the largest batch size of ``time_fit``'s ``fit``, in words: the
-    time measured there against the fitted curve's (R^2 weighs the long times of the small
-    batches most, so it says little about the fit at the largest)."""
-    b, b_req, t, f = fit["B"][-1], fit["B_requested"][-1], fit["T"][-1], fit["fitted"][-1]
-    used = f" clipped to {int(b)}" if b != b_req else ""
-    return (f"at the largest batch, B = {int(b_req)}{used}, the benchmark's {fmt(t)} s lies "
-            f"{fmt(100 * abs(t - f) / f, '.2g')} % {'below' if t < f else 'above'} the fit's {fmt(f)} s")
-
-
 def summary(results, timing_=None) -> Summary:
     """Fig. 6 from (fixed-epoch results, fixed-budget results): training time against B (from
     the timing benchmark ``timing_``, None: the committed one, which times one network on
@@ -158,7 +62,7 @@ def summary(results, timing_=None) -> Summary:
     ``PAPER_BEST``."""
     fixed, budget = results
     timed = timing_of(fixed)
-    fit = time_fit(None if timed == "other grid" else timing() if timing_ is None else timing_)
+    fit = fit_of(fixed, timing_)
     s = Summary({"timed": timed, "timing_whose": TIMING_WHOSE[timed], "timing_grid": timing_grid_words(),
                  "timing_grid_text": timing_grid_words(math=False),
                  "fit_a": fmt(fit["a"], **SECONDS), "fit_c": fmt(fit["c"], **SECONDS), "fit_r2": fmt(fit["r2"], ".4g"),
@@ -216,33 +120,40 @@ def summary(results, timing_=None) -> Summary:
     return s
 
 
-def curve_shapes(s: Summary, fixed) -> None:
-    """The validation losses of the fixed-epoch runs (Fig. 6, middle left), per replicate,
-    the paper's two extremes against each other: "Small batch sizes, such as B = 10,
-    initially reduce the validation loss rapidly" (its loss at the first recorded epoch
-    below that of the largest B) and "very large batch sizes (B = 640) ... smoother
-    validation loss trajectories after the initial stages" (its roughness over the second
-    half, ``reporting.curve_stats``'s measure on each replicate's curve, below B = 10's); a
-    diverged replicate counts as the highest loss and the roughest."""
+def curve_intervals(fixed):
+    """Per batch size of the fixed-epoch runs, the median over the replicates, with its
+    interval, of the validation loss at the first recorded epoch and of the loss's roughness
+    over the second half (``reporting.curve_stats``'s measure on each replicate's curve); a
+    diverged replicate counts as the highest loss and the roughest.  Returns (that epoch,
+    {B: first}, {B: roughness}), in ascending B; None without B = 10 and another B."""
     rf = sorted(fixed, key=lambda r: meta_value(r, "batch_size"))
     Bf = [int(meta_value(r, "batch_size")) for r in rf]
     if 10 not in Bf or len(Bf) < 2:
-        s["first_epoch"] = s["first_loss"] = s["roughness_B"] = s["largest_fixed_B"] = "n/a"
-        s.judge("small_fast_verdict", None)
-        s.judge("large_smooth_verdict", None)
-        return
-    epoch = int(np.asarray(rf[0]["curve_epochs"])[0])
+        return None
 
     def first_loss(r):
         x = np.asarray(r["hist_val_total"], float)[:, 0]
         return median_interval(np.where(np.isfinite(x), x, np.inf), failures_high=True, of=r)
 
-    first = {b: first_loss(r) for b, r in zip(Bf, rf)}
-    rough = {b: median_interval(roughness_replicates(r), failures_high=True, of=r) for b, r in zip(Bf, rf)}
-    big = Bf[-1]
+    return (int(np.asarray(rf[0]["curve_epochs"])[0]), {b: first_loss(r) for b, r in zip(Bf, rf)},
+            {b: median_interval(roughness_replicates(r), failures_high=True, of=r) for b, r in zip(Bf, rf)})
+
+
+def curve_shapes(s: Summary, fixed) -> None:
+    """The validation losses of the fixed-epoch runs (Fig. 6, middle left), the paper's two
+    extremes against each other (``curve_intervals``): "Small batch sizes, such as B = 10,
+    initially reduce the validation loss rapidly" (its loss at the first recorded epoch
+    below that of the largest B) and "very large batch sizes (B = 640) ... smoother
+    validation loss trajectories after the initial stages" (its roughness below B = 10's)."""
+    curves = curve_intervals(fixed)
+    if curves is None:
+        s["first_epoch"] = s["largest_fixed_B"] = "n/a"
+        s.judge("small_fast_verdict", None)
+        s.judge("large_smooth_verdict", None)
+        return
+    epoch, first, rough = curves
+    big = max(first)
     s["first_epoch"] = str(epoch)
-    s["first_loss"] = ", ".join(f"B = {b}: {iv}" for b, iv in first.items())
-    s["roughness_B"] = ", ".join(f"B = {b}: {iv}" for b, iv in rough.items())
     s["largest_fixed_B"] = str(big)
     s.compare("small_fast_verdict", expect(first[10], first[big], -1),
               {f"epoch {epoch}, B = {b}": first[b] for b in (10, big)})
@@ -283,13 +194,6 @@ def steps_against_errors(fixed, budget) -> tuple[list[dict], int, int]:
                      "ratio": err[1] / err[0] if err[0] > 0 else float("nan"),
                      "ratio_final": fin[1] / fin[0] if fin[0] > 0 else float("nan")})
     return rows, more_worse, decided
-
-
-def step_time_spread(timing_: dict) -> float:
-    """The largest time per optimiser step over the smallest in the timing benchmark (NaN
-    without a positive time)."""
-    per_step = [r["ms_per_step"] for r in timing_["batch_sizes"]]
-    return float(max(per_step) / min(per_step)) if len(per_step) and min(per_step) > 0 else float("nan")
 
 
 def same_best_networks(run, others):
