@@ -306,8 +306,9 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 #
 # **Too small.** The paper finds $(1, 1)$ biased, with comparatively large errors of
 # $u_\mathrm{p}$. Among our four equal-size architectures the median $u_\mathrm{p}$ errors
-# are {glue:text}`ar_up_1x1` for $(1, 1)$, {glue:text}`ar_up_4x1` for $(4, 1)$,
-# {glue:text}`ar_up_4x4` for $(4, 4)$ and {glue:text}`ar_up_4x32` for $(4, 32)$. That
+# of the two one node wide are {glue:text}`ar_up_1x1` for $(1, 1)$ and {glue:text}`ar_up_4x1`
+# for $(4, 1)$. Those of the wider two are {glue:text}`ar_up_4x4` for $(4, 4)$ and
+# {glue:text}`ar_up_4x32` for $(4, 32)$. That
 # {glue:text}`ar_smallest`'s error is higher than that of the networks more than one node
 # wide, $(4, 4)$ and $(4, 32)$ ($(4, 1)$ is as narrow), {glue:text}`ar_smallest_worst_with_paper`.
 # The lowest is {glue:text}`ar_best_diag`.

@@ -317,9 +317,9 @@ reporting.glue("bsa_same_networks", tables.same_networks_words(same))
 # {download}`Every network's errors <../book/figure-data/fig6_budgets.csv>`: one row per network
 # of both budgets (CSV).
 #
-# After the authors' budget the lowest median error of $u_\theta$ over all networks is at $B =$
-# {glue:text}`bsa_best_theta`, that of $u_\mathrm{p}$ at $B =$ {glue:text}`bsa_best_up`. Median
-# errors of $u_\mathrm{p}$: {glue:text}`bsa_budget_up`. Whether the paper's range holds
+# After the authors' budget the lowest median error of $u_\theta$ over all networks (the table
+# above) is at $B =$ {glue:text}`bsa_best_theta`, that of $u_\mathrm{p}$ at $B =$
+# {glue:text}`bsa_best_up`. Whether the paper's range holds
 # the lowest error is decided for $u_\theta$ on {glue:text}`bsa_best_theta_compared`:
 # {glue:text}`bsa_best_theta_verdict`. For $u_\mathrm{p}$ it is decided on
 # {glue:text}`bsa_best_up_compared`: {glue:text}`bsa_best_up_verdict`. That $B =$

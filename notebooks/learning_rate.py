@@ -78,8 +78,9 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from binn_utils import studies
-from binn_utils.analysis import reporting, results_table
+from binn_utils.analysis import diagnostics, reporting, results_table
 from binn_utils.analysis.reporting import find, meta_value, value_label
+from binn_utils.analysis.verdicts import median_interval
 from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading, stores
 
@@ -254,6 +255,31 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # %% [markdown]
 # ## Verdict
 #
+# The numbers the verdicts compare, per learning rate: the median errors; the shape of the
+# median validation loss over the replicates (its fall over the last quarter of training,
+# positive while it still falls; its *roughness*, the median step-to-step change of
+# $\log_{10}$ of the loss over the second half, a measure of how erratic it is; and its final
+# value); each replicate's largest rise above the lowest loss it had reached, in decades (a
+# diverged replicate counts as the highest), median with its interval over the
+# initialisations; and the replicates whose final networks fit the observations no better
+# than a constant:
+
+# %%
+per_rate = {}
+for r in sorted(results, key=lambda r: meta_value(r, "lr")):
+    curve = reporting.curve_stats(r)                 # the median validation loss's shape
+    per_rate[meta_value(r, "lr")] = {
+        "median err_u_theta": reporting.median(r.metric("err_u_theta")),
+        "median err_u_p": reporting.median(r.metric("err_u_p")),
+        "fall over the last quarter (%)": 100 * curve["late_drop"],
+        "roughness": curve["roughness"],
+        "final validation loss": curve["final"],
+        "largest rise (decades)": str(median_interval(studies.learning_rate.excursion_replicates(r),
+                                                      failures_high=True, of=r)),
+        "no better than a constant": f"{int(diagnostics.collapsed(r, 'final').sum())} of {len(r.record.status)}"}
+frame_tables.table(pd.DataFrame.from_dict(per_rate, orient="index").rename_axis("lr"))
+
+# %% [markdown]
 # **Where the errors are lowest.** The paper finds the lowest errors of both $u_\theta$
 # and $u_\mathrm{p}$ at $r = 5\times10^{-5}$ and $5\times10^{-4}$. Our lowest median error
 # of $u_\theta$ ({glue:text}`lr_best_theta_err`) is at $r =$ {glue:text}`lr_best_theta`,
@@ -266,32 +292,21 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # loss at $r =$ {glue:text}`lr_smallest` {glue:text}`lr_late_change_small`. At
 # $r =$ {glue:text}`lr_shown` it {glue:text}`lr_late_change_shown`. Counting a fall larger than
 # that at $r =$ {glue:text}`lr_shown` (decided on the interval of their difference) as not converged, it
-# {glue:text}`lr_small_still_falling`. Its median
-# errors are {glue:text}`lr_small_theta` ($u_\theta$) and {glue:text}`lr_small_up`
-# ($u_\mathrm{p}$). At $r =$ {glue:text}`lr_shown` they are {glue:text}`lr_shown_theta` and
-# {glue:text}`lr_shown_up`.
+# {glue:text}`lr_small_still_falling`.
 #
 # **Instability at large rates.** The paper finds unstable optimisation and much larger
-# errors for $r \gtrsim 10^{-2}$; our large rates are $r =$ {glue:text}`lr_large_rates`. Their
-# median errors of $u_\theta$ are {glue:text}`lr_large_theta`, in that order. Their median
-# errors of $u_\mathrm{p}$ are {glue:text}`lr_large_up`; that each of these exceeds the
-# $u_\mathrm{p}$ error at $r =$ {glue:text}`lr_shown` {glue:text}`lr_large_worse_verdict_with_paper`.
-# As a measure of how erratic the loss is (its *roughness*), we take the median step-to-step
-# change of $\log_{10}$ of the median validation loss over the second half of training. It is
-# {glue:text}`lr_rough_large` at those rates. At $r =$ {glue:text}`lr_shown` it is
-# {glue:text}`lr_rough_shown`. So {glue:text}`lr_large_curve_words`
+# errors for $r \gtrsim 10^{-2}$; our large rates are $r =$ {glue:text}`lr_large_rates`. That
+# each of their median $u_\mathrm{p}$ errors exceeds that at $r =$ {glue:text}`lr_shown`
+# {glue:text}`lr_large_worse_verdict_with_paper`. So {glue:text}`lr_large_curve_words`
 #
 # The paper contrasts the unstable large rates with curves that "decrease smoothly". A loss
 # that decreases smoothly never rises much above the lowest value it has reached; a loss that
-# jumps up, once or repeatedly, does. For each replicate we take the largest such rise, in
-# decades of the validation loss (a replicate whose training diverged counts as the highest).
-# Its median and interval over the initialisations, with the number of replicates whose final
-# networks fit the observations no better than a constant, are {glue:text}`lr_jump_large`;
-# at $r =$ {glue:text}`lr_shown` they are {glue:text}`lr_jump_shown`. So even at
-# $r =$ {glue:text}`lr_shown` the loss does not fall strictly smoothly: that median is how far
+# jumps up, once or repeatedly, does: the table's largest rise. Even at
+# $r =$ {glue:text}`lr_shown` the loss does not fall strictly smoothly: its median is how far
 # it came back up at its worst. A replicate whose loss is flat from the first recorded epoch
 # ({glue:text}`lr_first_epoch`) shows no rise, and the records cannot say whether it jumped to
-# that level before then or never left it; such a replicate counts as 0, as recorded.
+# that level before then or never left it; such a replicate counts as 0, as recorded, and the
+# table counts those whose final networks fit no better than a constant.
 # The paper reads the large rates as less stable than $r =$ {glue:text}`lr_shown`. Tested as
 # each large rate's interval lying above that at $r =$ {glue:text}`lr_shown`, our result
 # {glue:text}`lr_large_unstable_verdict_with_paper`.

@@ -253,14 +253,14 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # **Where the errors are lowest.** The paper finds the lowest errors for $w_\mathrm{PDE}$
 # between $10^{-1}$ and $10^{0}$. Our lowest median error of $u_\theta$
 # ({glue:text}`lw_best_theta_err`) is at $w_\mathrm{PDE} =$ {glue:text}`lw_best_theta`,
-# which {glue:text}`lw_best_theta_verdict_with_paper`; our lowest median error of
+# which {glue:text}`lw_best_theta_verdict_with_paper`. Our lowest median error of
 # $u_\mathrm{p}$ ({glue:text}`lw_best_up_err`) is at $w_\mathrm{PDE} =$
 # {glue:text}`lw_best_up`, which {glue:text}`lw_best_up_verdict`.
 #
-# **Too small a PDE weight.** At $w_\mathrm{PDE} =$ {glue:text}`lw_low` our median errors
-# are {glue:text}`lw_low_theta` for $u_\theta$ ({glue:text}`lw_low_theta_ratio` times the
-# lowest median over all weights) and {glue:text}`lw_low_up` for $u_\mathrm{p}$
-# ({glue:text}`lw_low_up_ratio` times the lowest). The paper's pattern, a $u_\theta$ error
+# **Too small a PDE weight.** At $w_\mathrm{PDE} =$ {glue:text}`lw_low` our median error
+# of $u_\theta$ is {glue:text}`lw_low_theta`, {glue:text}`lw_low_theta_ratio` times the
+# lowest median over all weights. That of $u_\mathrm{p}$ is {glue:text}`lw_low_up`,
+# {glue:text}`lw_low_up_ratio` times the lowest. The paper's pattern, a $u_\theta$ error
 # below its $u_\mathrm{p}$ error with a $u_\mathrm{p}$ error above that of the best other
 # weight (each comparison decided on the interval of the ratio of the medians):
 # {glue:text}`lw_low_verdict`. The weighted PDE validation loss lies at least
@@ -271,10 +271,10 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # {glue:text}`lw_low_gap_replicates` decades (with its interval over replicates), and that
 # interval against 3: {glue:text}`lw_low_gap_verdict`.
 #
-# **Too large a PDE weight.** At $w_\mathrm{PDE} =$ {glue:text}`lw_high` our median errors
-# are {glue:text}`lw_high_theta` for $u_\theta$ ({glue:text}`lw_high_theta_ratio` times
-# the lowest) and {glue:text}`lw_high_up` for $u_\mathrm{p}$
-# ({glue:text}`lw_high_up_ratio` times the lowest). The paper's "large errors in both"
+# **Too large a PDE weight.** At $w_\mathrm{PDE} =$ {glue:text}`lw_high` our median error
+# of $u_\theta$ is {glue:text}`lw_high_theta`, {glue:text}`lw_high_theta_ratio` times the
+# lowest. That of $u_\mathrm{p}$ is {glue:text}`lw_high_up`, {glue:text}`lw_high_up_ratio`
+# times the lowest. The paper's "large errors in both"
 # (here: both median errors higher than those of the best other weight, each decided on the
 # interval of the ratio):
 # {glue:text}`lw_high_verdict`.

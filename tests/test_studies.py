@@ -189,29 +189,31 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     from binn_utils.presentation import tables
     from binn_utils.analysis.verdicts import Summary, Verdict
     words = tables.large_rate_words(c, "5e-4")
-    assert words.startswith("at r = 5e-2 the loss is more erratic than at r = 5e-4 (roughness ")
-    assert "; at r = 1e-2 it is no more erratic than at r = 5e-4 (roughness " in words
-    # the stalled rate's jump is said beside its roughness, so the two cannot read as opposite pictures
-    assert ("; at r = 5e-1 it moves from one recorded epoch to the next no more than at r = 5e-4 (roughness 0; a "
-            "roughness of 0 is a loss that did not change at all) but ends high, at 0.5, ") in words, words
-    assert "largest rise above its lowest loss so far (below) is, in decades, 2: the roughness counts" in words
-    assert "no more erratic than at r = 5e-4 (roughness 0)" not in words and words.endswith("step to step.")
-    assert not prose.defects(words), words
-    # two stalled rates ending at the same loss (the chapter's case): each number once, the rates joined
+    assert words.startswith("at r = 5e-2 the loss is more erratic (rougher) than at r = 5e-4. ")
+    assert ". At r = 1e-2 it is no more erratic than at r = 5e-4. " in words
+    # the stalled rate: calm from step to step, yet it ends high, and the roughness is said not to see a jump
+    assert (". At r = 5e-1 it moves from one recorded epoch to the next no more than at r = 5e-4. But it ends "
+            "304 times as high; the roughness counts the typical step, not a jump") in words, words
+    assert words.endswith("step to step.")
+    assert not prose.defects(words) and not prose.crowded(words, 3), words
+    # two stalled rates ending at the same loss (the chapter's case): the factor once, with "each"
     both = tables.large_rate_words(dict(c, stats=dict(c["stats"], **{"1e-2": c["stats"]["5e-1"]}), erratic=[],
                                         flat=["1e-2", "5e-1"], stalled=["1e-2", "5e-1"]), "5e-4")
     assert both.startswith("at r = 1e-2 and 5e-1 the loss moves from one recorded epoch to the next no more than "
-                           "at r = 5e-4 (roughness 0 each; a roughness of 0 is a loss that did not change at all) "
-                           "but ends high, at 0.5 each, 304 times the 0.00164 reached at r = 5e-4"), both
-    assert "(below) is, in decades, 2 each: " in both, both
-    assert not prose.defects(both), both
+                           "at r = 5e-4. But it ends 304 times as high each; "), both
+    assert not prose.defects(both) and not prose.crowded(both, 3), both
+    # two stalled rates ending apart: both factors, in the rates' order
+    apart = tables.large_rate_words(dict(c, stats=dict(c["stats"], **{"1e-2": dict(c["stats"]["5e-1"], final=0.05)}),
+                                         erratic=[], flat=["1e-2", "5e-1"], stalled=["1e-2", "5e-1"]), "5e-4")
+    assert "But it ends 30 and 304 times as high, respectively; " in apart, apart
     assert tables.large_rate_words(dict(c, stats={}, erratic=[], flat=[], stalled=[]), "5e-4") == \
         "no rate of 1e-2 or more was run."
     s = Summary({"smallest": "5e-7", "late_change_small": "fell by 30 %"})
     s.judge("small_still_falling", True, "is still falling", "has levelled off")
     learnt = tables.learnt_from_curves(s, c)
     assert learnt.startswith("a curve still falling at the end marks too small a rate (at r = 5e-7 it fell by 30 %")
-    assert "erratic curve marks too large a rate (r = 5e-2)" in learnt and "(r = 5e-1): a loss that ends far above" in learnt
+    assert ". An erratic curve marks too large a rate (r = 5e-2). Too large a rate can also" in learnt
+    assert "(r = 5e-1): a loss that ends far above" in learnt and not prose.crowded(learnt, 3)
     s.judge("small_still_falling", False)
     assert tables.learnt_from_curves(s, dict(c, erratic=[], stalled=[])) == \
         "at the smallest rate (r = 5e-7) the curve had levelled off, so too small a rate did not show in it."

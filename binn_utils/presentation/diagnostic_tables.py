@@ -111,6 +111,13 @@ def _counts_cells(c: Counts) -> str:
     return f"{caught} | {false}"
 
 
+def counts_table(counted: dict) -> str:
+    """One row per way a chapter counted flags against the truth (``counted``: {what was
+    counted, in words: ``Counts``}): failures caught and false alarms, each with its rate."""
+    rows = ["| counted on | caught / failures | false alarms / fine |", "|---|---|---|"]
+    return "\n".join(rows + [f"| {what} | {_counts_cells(c)} |" for what, c in counted.items()])
+
+
 def calibration_table(cal: Calibration) -> str:
     """Our default thresholds and the chosen ones, each on the part they were chosen on and the held-out part."""
     rows = ["| thresholds | settings | caught / failures | false alarms / fine |", "|---|---|---|---|"]

@@ -245,35 +245,26 @@ def growth_zero_words(zero: dict | None, scale=1e3) -> str:
 
 def large_rate_words(curves: dict, shown: str) -> str:
     """How the validation loss behaves at the large learning rates against the rate
-    ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), as a sentence."""
+    ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), in sentences of at most
+    three numbers; each rate's roughness, final loss and largest rise are the chapter's table's."""
     stats, at_shown = curves["stats"], curves["shown"]
     erratic, stalled = curves["erratic"], curves["stalled"]
     calm = [k for k in curves["flat"] if k not in stalled]
-
-    def roughness(keys):
-        return respectively(fmt(stats[k]["roughness"], ".2g") for k in keys)
-
-    parts = []   # each "{}" is the subject: "the loss" in the first part, "it" after
+    parts = []   # each "{}" is the subject: "the loss" in the first sentence, "it" after
     if erratic:
-        parts.append(f"at r = {and_list(erratic)} {{}} is more erratic than at r = {shown} "
-                     f"(roughness {roughness(erratic)}, against {fmt(at_shown['roughness'], '.2g')})")
+        parts.append(f"at r = {and_list(erratic)} {{}} is more erratic (rougher) than at r = {shown}")
     if calm:
-        parts.append(f"at r = {and_list(calm)} {{}} is no more erratic than at r = {shown} "
-                     f"(roughness {roughness(calm)})")
+        parts.append(f"at r = {and_list(calm)} {{}} is no more erratic than at r = {shown}")
     if stalled:
-        finals = respectively(fmt(stats[k]["final"]) for k in stalled)
-        times = and_list(dict.fromkeys(fmt(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10)
-                                       for k in stalled))
-        jumps = respectively(fmt(stats[k]["jump"], ".3g") for k in stalled)
-        still = any(stats[k]["roughness"] == 0 for k in stalled)
+        times = list(dict.fromkeys(fmt(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10) for k in stalled))
+        high = (f"{times[0]} times as high" + (" each" if len(stalled) > 1 else "") if len(times) == 1
+                else f"{and_list(times)} times as high, respectively")
         parts.append(f"at r = {and_list(stalled)} {{}} moves from one recorded epoch to the next no more than at "
-                     f"r = {shown} (roughness {roughness(stalled)}"
-                     + ("; a roughness of 0 is a loss that did not change at all" if still else "")
-                     + f") but ends high, at {finals}, {times} times the {fmt(at_shown['final'])} reached at "
-                     f"r = {shown}; the median of each replicate's largest rise above its lowest loss so far "
-                     f"(below) is, in decades, {jumps}: the roughness counts the typical step, not a jump, so the "
-                     "optimisation stalled at a high loss rather than fluctuating from step to step")
-    return ("; ".join(p.format("the loss" if i == 0 else "it") for i, p in enumerate(parts))
+                     f"r = {shown}")
+        parts.append(f"but {{}} ends {high}; the roughness counts the typical step, not a jump (the largest rise), "
+                     "so the optimisation stalled at a high loss rather than fluctuating from step to step")
+    out = [p.format("the loss" if i == 0 else "it") for i, p in enumerate(parts)]
+    return (". ".join(o if i == 0 else o[0].upper() + o[1:] for i, o in enumerate(out))
             or "no rate of 1e-2 or more was run") + "."
 
 
@@ -296,7 +287,7 @@ def learnt_from_curves(summary, curves: dict) -> str:
         learnt.append(f"too large a rate can also leave the curve at a high level, without fluctuating from step "
                       f"to step (r = {and_list(curves['stalled'])}): a loss that ends far above the best run's is "
                       "the sign")
-    return "; ".join(learnt) + "."
+    return ". ".join(w if i == 0 else w[0].upper() + w[1:] for i, w in enumerate(learnt)) + "."
 
 
 def diffusivity_against_words(c: dict, shown: str) -> str:
