@@ -412,8 +412,9 @@ display(Markdown(diagnostic_roc.folds_markdown(net)))
 # flag alone in one row, our three further checks added in the last):
 
 # %%
-counted = {"the studies' settings, our thresholds": diagnostic_calibration.Counts(tot["hit"], n_fail,
-                                                                                  tot["false alarm"], n_fine),
+on_settings = diagnostic_calibration.Counts(caught=tot["hit"], failures=n_fail, false_alarms=tot["false alarm"],
+                                           fine=n_fine)
+counted = {"the studies' settings, our thresholds": on_settings,
            "the same settings, the mismatch flag alone": mm,
            "the held-out half of the settings, thresholds chosen on the other": cal.held}
 if cal.splits:
