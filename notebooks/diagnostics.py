@@ -169,8 +169,8 @@ reporting.glue("dg_false_list", diagnostic_tables.outcome_list(scored, SHORT_TIT
 # above. The diagnostics flagged {glue:text}`dg_hits` of them (hits;
 # {glue:text}`dg_sens` of the failures). They missed {glue:text}`dg_misses`:
 # {glue:text}`dg_miss_list`. Of the {glue:text}`dg_n_fine` settings that did not fail,
-# {glue:text}`dg_false` were flagged anyway (false alarms, {glue:text}`dg_false_rate`), and
-# {glue:text}`dg_quiet` were quiet. The false alarms: {glue:text}`dg_false_list`.
+# {glue:text}`dg_false` were flagged anyway (false alarms, {glue:text}`dg_false_rate`). The
+# other {glue:text}`dg_quiet` were quiet. The false alarms: {glue:text}`dg_false_list`.
 #
 # Which diagnostic does the work:
 
@@ -291,7 +291,7 @@ display(Markdown(diagnostic_tables.calibration_table(cal)))
 # combination {glue:text}`dg_cal_meets` the target (the table's last row). With so few
 # failures in each part one split says little, so the same choice was repeated on
 # {glue:text}`dg_cal_splits` further seeded splits. Pooled over their held-out parts, they
-# give {glue:text}`dg_cal_pooled_rates`; the target was met on the held-out part of
+# give {glue:text}`dg_cal_pooled_rates`. The target was met on the held-out part of
 # {glue:text}`dg_cal_n_meet` splits. Our default thresholds (and so the reports of
 # {doc}`own_data` and {doc}`scratch_assay`) are unchanged: a threshold enters them only
 # once it holds up on settings it was not chosen on. For one calculation, other thresholds
@@ -354,7 +354,7 @@ plt.close(fig)
 
 # %% [markdown]
 # Of the {glue:text}`dg_net_n` stored networks, {glue:text}`dg_net_failed` failed by this
-# rule; so did {glue:text}`dg_net_settings` settings.
+# rule. So did {glue:text}`dg_net_settings` settings.
 #
 # ```{glue:figure} fig_diag_roc
 # :name: fig-diag-roc
