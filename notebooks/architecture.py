@@ -175,7 +175,7 @@ display(Markdown(tables.architecture_table(results, "mean") + "\n\n" + tables.ar
 # silently reuses the previous replicate's error (we leave it out and count it). The right
 # heat map of {ref}`the figure above <fig-architecture>` shows our runs in that metric. Over the
 # {glue:text}`ar_spec_cells` cells, the median ratio of the spectral to the Frobenius median
-# $u_\mathrm{p}$ error is {glue:text}`ar_spec_ratio_med`. It ranges from
+# $u_\mathrm{p}$ error is {glue:text}`ar_spec_ratio_med`. Across the cells the ratio ranges from
 # {glue:text}`ar_spec_ratio_lo` to {glue:text}`ar_spec_ratio_hi`, so the published numbers
 # are not on the scale of our left map or of the box plots elsewhere in this book. The
 # lowest spectral median, {glue:text}`ar_spec_best`, is for {glue:text}`ar_spec_best_combo`

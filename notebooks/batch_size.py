@@ -83,6 +83,7 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value
+from binn_utils.analysis.verdicts import median_interval, spread_interval
 from binn_utils.presentation import authors_figures, budget_bracket, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading
 from binn_utils.store.sweep_record import reported
@@ -107,8 +108,8 @@ timing = studies.batch_size.timing()  # the timing benchmark: one trainer, one p
 bs_summary = studies.batch_size.summary((fixed, budget), timing)
 reporting.glue_summary("bs", held_summary(bs_summary, judged))
 reporting.glue("bs_paper_steps", f"{studies.PAPER_BUDGET_STEPS:,}")
-reporting.glue("bs_authors_epochs", f"{min(studies.AUTHORS_BUDGET_EPOCHS.values()):,} epochs at the smallest batch and "
-               f"{max(studies.AUTHORS_BUDGET_EPOCHS.values()):,} at the largest")
+reporting.glue("bs_authors_epochs", f"{min(studies.AUTHORS_BUDGET_EPOCHS.values()):,} epochs at the smallest batch they "
+               f"timed and {max(studies.AUTHORS_BUDGET_EPOCHS.values()):,} at the largest")
 reporting.glue("bs_step_spread", reporting.fmt(studies.batch_size.step_time_spread(timing), ".2g"))
 reporting.glue("bs_step_ms", reporting.fmt(np.median([r["ms_per_step"] for r in timing["batch_sizes"]]), ".1g"))
 reporting.glue("bs_sizes", ", ".join(str(b) for b in sorted(batch_sizes)))
@@ -211,11 +212,10 @@ plt.close(fig)
 # the initial stages of training". Two numbers of each replicate's validation loss measure
 # them: its value at the first recorded epoch, and its roughness over the second half of
 # training (the median step-to-step change of $\log_{10}$ of the loss). Per batch size, the
-# median over the initialisations with its interval:
+# median of the datasets' medians with its 95 % interval (the estimate the verdicts compare):
 
 # %%
-curves = studies.batch_size.curve_intervals(fixed)   # None without B = 10 and another batch size
-epoch, first, rough = curves or (None, {}, {})
+epoch, first, rough = studies.batch_size.curve_intervals(fixed)   # {B: first loss}, {B: roughness}
 frame_tables.table(pd.DataFrame({f"validation loss at epoch {epoch}": [str(v) for v in first.values()],
                                  "roughness over the second half": [str(v) for v in rough.values()]},
                                 index=pd.Index(list(first), name="batch_size")))
@@ -449,20 +449,21 @@ display(Markdown(budget_bracket.table_md(bracketed) + "\n\n" + budget_bracket.wo
 # ## Verdict
 #
 # The numbers the verdicts compare, per batch size: the timing benchmark's time for 4000 epochs
-# of one network beside the fit $T = a/B + c$ to those times, and the median errors and the
-# interquartile range of the $u_\mathrm{p}$ errors after the fixed budget of
-# {glue:text}`bs_budget_steps` steps:
+# of one network (the benchmark times {glue:text}`bs_timing_whose`) beside the fit
+# $T = a/B + c$ to those times; and, after the fixed budget of {glue:text}`bs_budget_steps`
+# steps, the median errors (the median of the datasets' medians, with its 95 % interval) and
+# the spread of the $u_\mathrm{p}$ errors between initialisations (the interquartile range
+# within each dataset, with its interval over the datasets):
 
 # %%
 fit = studies.batch_size.fit_of(fixed, timing)    # T = a / B + c; none where the benchmark did not time this grid
 timed = pd.DataFrame({"4000 epochs, measured (s)": fit["T"], "4000 epochs, the fit's (s)": fit["fitted"]},
                      index=pd.Index(fit["B_requested"].astype(int), name="batch_size"))
-after_budget = results_table.table(budget).groupby("batch_size")
-frame_tables.table(timed.join(pd.DataFrame({
-    "median err_u_theta": after_budget["err_u_theta"].median(),
-    "median err_u_p": after_budget["err_u_p"].median(),
-    "interquartile range, err_u_p": after_budget["err_u_p"].quantile(0.75) - after_budget["err_u_p"].quantile(0.25)}),
-    how="outer"))
+after_budget = pd.DataFrame({
+    "median err_u_theta": {meta_value(r, "batch_size"): str(median_interval(r.metric("err_u_theta"), of=r)) for r in budget},
+    "median err_u_p": {meta_value(r, "batch_size"): str(median_interval(r.metric("err_u_p"), of=r)) for r in budget},
+    "err_u_p, spread between initialisations": {meta_value(r, "batch_size"): str(spread_interval(r.metric("err_u_p"), of=r)) for r in budget}})
+frame_tables.table(timed.join(after_budget.rename_axis("batch_size"), how="outer"))
 
 # %% [markdown]
 # **Training time.** The paper finds $T \propto 1/B$ for 4000 epochs. The fit gives
@@ -485,7 +486,7 @@ frame_tables.table(timed.join(pd.DataFrame({
 # {glue:text}`bs_large_worse_verdict_with_paper`.
 #
 # **Variability.** The paper finds $B = 10$ more variable between initialisations. That
-# $B = 10$ has a larger interquartile range of $u_\mathrm{p}$ errors than both $B = 40$ and
+# $B = 10$ has a larger spread of $u_\mathrm{p}$ errors than both $B = 40$ and
 # $B = 160$ {glue:text}`bs_small_variable_verdict_with_paper`.
 #
 # The {doc}`scorecard` (claim 10) records the verdict; the noise-free, high-noise

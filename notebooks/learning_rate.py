@@ -255,55 +255,56 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # %% [markdown]
 # ## Verdict
 #
-# The numbers the verdicts compare, per learning rate: the median errors; the shape of the
-# median validation loss over the replicates (its fall over the last quarter of training,
-# positive while it still falls; its *roughness*, the median step-to-step change of
-# $\log_{10}$ of the loss over the second half, a measure of how erratic it is; and its final
-# value); each replicate's largest rise above the lowest loss it had reached, in decades (a
-# diverged replicate counts as the highest), median with its interval over the
-# initialisations; and the replicates whose final networks fit the observations no better
-# than a constant:
+# The numbers the verdicts compare, per learning rate. Per replicate: the errors, the fall of
+# the validation loss over the last quarter of training (positive while it still falls) and its
+# largest rise above the lowest loss it had reached, in decades (a diverged replicate counts
+# as the highest); each the median of the datasets' medians with its 95 % interval. Of the
+# median validation loss over the replicates, as the figure draws it: its *roughness*, the
+# median step-to-step change of $\log_{10}$ of the loss over the second half, a measure of how
+# erratic it is (a roughness of 0 is a loss that did not change at all), and its final value.
+# Last, the replicates whose final networks fit the observations no better than a constant:
 
 # %%
 per_rate = {}
 for r in sorted(results, key=lambda r: meta_value(r, "lr")):
     curve = reporting.curve_stats(r)                 # the median validation loss's shape
     per_rate[meta_value(r, "lr")] = {
-        "median err_u_theta": reporting.median(r.metric("err_u_theta")),
-        "median err_u_p": reporting.median(r.metric("err_u_p")),
-        "fall over the last quarter (%)": 100 * curve["late_drop"],
-        "roughness": curve["roughness"],
-        "final validation loss": curve["final"],
+        "err_u_theta": str(median_interval(r.metric("err_u_theta"), of=r)),
+        "err_u_p": str(median_interval(r.metric("err_u_p"), of=r)),
+        "fall over the last quarter (%)": str(median_interval(100 * studies.learning_rate.late_drop_replicates(r), of=r)),
         "largest rise (decades)": str(median_interval(studies.learning_rate.excursion_replicates(r),
                                                       failures_high=True, of=r)),
+        "roughness of the median loss": curve["roughness"],
+        "final median loss": curve["final"],
         "no better than a constant": f"{int(diagnostics.collapsed(r, 'final').sum())} of {len(r.record.status)}"}
 frame_tables.table(pd.DataFrame.from_dict(per_rate, orient="index").rename_axis("lr"))
 
 # %% [markdown]
 # **Where the errors are lowest.** The paper finds the lowest errors of both $u_\theta$
 # and $u_\mathrm{p}$ at $r = 5\times10^{-5}$ and $5\times10^{-4}$. Our lowest median error
-# of $u_\theta$ ({glue:text}`lr_best_theta_err`) is at $r =$ {glue:text}`lr_best_theta`,
+# of $u_\theta$ over all networks ({glue:text}`lr_best_theta_err`) is at $r =$ {glue:text}`lr_best_theta`,
 # which {glue:text}`lr_best_theta_verdict_with_paper`. Our lowest median error of
-# $u_\mathrm{p}$ ({glue:text}`lr_best_up_err`) is at $r =$ {glue:text}`lr_best_up`, which
+# $u_\mathrm{p}$ over all networks ({glue:text}`lr_best_up_err`) is at $r =$ {glue:text}`lr_best_up`, which
 # {glue:text}`lr_best_up_verdict`.
 #
 # **Under-fitting at the smallest rate.** The paper's $r = 5\times10^{-7}$ has not
 # converged after 4000 epochs. Over the last quarter of training our median validation
 # loss at $r =$ {glue:text}`lr_smallest` {glue:text}`lr_late_change_small`. At
 # $r =$ {glue:text}`lr_shown` it {glue:text}`lr_late_change_shown`. Counting a fall larger than
-# that at $r =$ {glue:text}`lr_shown` (decided on the interval of their difference) as not converged, it
-# {glue:text}`lr_small_still_falling`.
+# that at $r =$ {glue:text}`lr_shown` as not converged (each replicate's fall, the table's; decided
+# on the interval of their difference), it {glue:text}`lr_small_still_falling`.
 #
 # **Instability at large rates.** The paper finds unstable optimisation and much larger
 # errors for $r \gtrsim 10^{-2}$; our large rates are $r =$ {glue:text}`lr_large_rates`. That
 # each of their median $u_\mathrm{p}$ errors exceeds that at $r =$ {glue:text}`lr_shown`
-# {glue:text}`lr_large_worse_verdict_with_paper`. So {glue:text}`lr_large_curve_words`
+# {glue:text}`lr_large_worse_verdict_with_paper`. As for how the median loss moves (the
+# table's roughness and final value), {glue:text}`lr_large_curve_words`
 #
 # The paper contrasts the unstable large rates with curves that "decrease smoothly". A loss
 # that decreases smoothly never rises much above the lowest value it has reached; a loss that
 # jumps up, once or repeatedly, does: the table's largest rise. Even at
-# $r =$ {glue:text}`lr_shown` the loss does not fall strictly smoothly: its median is how far
-# it came back up at its worst. A replicate whose loss is flat from the first recorded epoch
+# $r =$ {glue:text}`lr_shown` the loss does not fall strictly smoothly: the median of its
+# largest rise is how far it came back up at its worst. A replicate whose loss is flat from the first recorded epoch
 # ({glue:text}`lr_first_epoch`) shows no rise, and the records cannot say whether it jumped to
 # that level before then or never left it; such a replicate counts as 0, as recorded, and the
 # table counts those whose final networks fit no better than a constant.

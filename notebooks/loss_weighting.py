@@ -252,9 +252,9 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 #
 # **Where the errors are lowest.** The paper finds the lowest errors for $w_\mathrm{PDE}$
 # between $10^{-1}$ and $10^{0}$. Our lowest median error of $u_\theta$
-# ({glue:text}`lw_best_theta_err`) is at $w_\mathrm{PDE} =$ {glue:text}`lw_best_theta`,
+# over all networks ({glue:text}`lw_best_theta_err`) is at $w_\mathrm{PDE} =$ {glue:text}`lw_best_theta`,
 # which {glue:text}`lw_best_theta_verdict_with_paper`. Our lowest median error of
-# $u_\mathrm{p}$ ({glue:text}`lw_best_up_err`) is at $w_\mathrm{PDE} =$
+# $u_\mathrm{p}$ over all networks ({glue:text}`lw_best_up_err`) is at $w_\mathrm{PDE} =$
 # {glue:text}`lw_best_up`, which {glue:text}`lw_best_up_verdict`.
 #
 # **Too small a PDE weight.** At $w_\mathrm{PDE} =$ {glue:text}`lw_low` our median error

@@ -140,3 +140,26 @@ def test_the_figures_pooled_ratio_is_said_once_per_error_with_its_data_said_once
     assert words.count(" Our ") == 2 and "On the authors' data (5 splits), pooled over the figure's 4 settings, our" in words
     import prose
     assert not prose.crowded(words, 3), prose.crowded(words, 3)       # at most three numbers a sentence
+
+
+def test_the_figures_pooled_ratio_reads_each_decision_literally():
+    """The chapter's sentences on a figure's pooled ratio, for each decision (the margin and the
+    interval's level said by the chapter before them): literal text, at most three numbers a sentence."""
+    def row(quantity, ratio, lo, hi, verdict, rule_out=np.nan):
+        return {"quantity": quantity, "norm": "frobenius", "settings": 4, "datasets": 5, "ratio": ratio, "lo": lo,
+                "hi": hi, "verdict": verdict, "rule_out": rule_out}
+    pooled = {"ours": pd.DataFrame([row("err_u_theta", 1.12, 0.766, 1.65, rt.UNRESOLVED, 1.52),
+                                    row("err_u_p", 0.98, 0.9, 1.07, rt.EQUIVALENT)]),
+              "authors": pd.DataFrame([row("err_u_p", 1.6, 1.3, 1.9, rt.DIFFERS)])}
+    words = af.figure_ratio_words(pooled)
+    assert words == (
+        "On our data (5 datasets), pooled over the figure's 4 settings, our $u_\\theta$ error is 1.12 [0.766, 1.65] "
+        "times the authors': cannot be told within the margin. Only a difference beyond 1.52x is ruled out. "
+        "Our $u_\\mathrm{p}$ error is 0.98 [0.9, 1.07] times the authors': equivalent within the margin. "
+        "On the authors' data (5 splits), pooled over the figure's 4 settings, our $u_\\mathrm{p}$ error is "
+        "1.6 [1.3, 1.9] times the authors': differs."), words
+    import prose
+    assert not prose.crowded(words, 3)
+    # the scorecard's table, which states no margin before it, names it and the ratio it rules out
+    assert af.ratio_verdict_words(pooled["ours"].iloc[0]) == \
+        "cannot be told within 1.25x; only a difference beyond 1.52x is ruled out"

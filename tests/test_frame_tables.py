@@ -79,3 +79,12 @@ def test_a_series_is_one_row_per_entry():
     head, rule, *rows = cells(frame_tables.table(network).text)
     assert rows == [["seed", "0"], ["initialisation", "2"], [r"error of $u_\theta$", "0.0708"],
                     ["error of $D$", "1.02"]]
+
+
+def test_a_longer_column_name_keeps_the_quantities_its_math_and_its_code():
+    """A chapter names a column "median err_u_p": the package's name of the quantity in words, other
+    underscores spaces, and math or code in the name left as it is (an underscore there is not a space)."""
+    assert frame_tables.column_words("median err_u_p") == r"median error of $u_\mathrm{p}$"
+    assert frame_tables.column_words("fall_over_the_last_quarter") == "fall over the last quarter"
+    assert frame_tables.column_words(r"roughness at $\sigma_0$") == r"roughness at $\sigma_0$"
+    assert frame_tables.column_words("the `hist_val` curve") == "the `hist_val` curve"

@@ -192,20 +192,20 @@ def test_learning_rate_large_rate_curves_are_erratic_flat_or_stalled():
     assert words.startswith("at r = 5e-2 the loss is more erratic (rougher) than at r = 5e-4. ")
     assert ". At r = 1e-2 it is no more erratic than at r = 5e-4. " in words
     # the stalled rate: calm from step to step, yet it ends high, and the roughness is said not to see a jump
-    assert (". At r = 5e-1 it moves from one recorded epoch to the next no more than at r = 5e-4. But it ends "
-            "304 times as high; the roughness counts the typical step, not a jump") in words, words
+    assert (". At r = 5e-1 it moves from one recorded epoch to the next no more than at r = 5e-4. But its final "
+            "value is 304 times that at r = 5e-4; the roughness counts the typical step, not a jump") in words, words
     assert words.endswith("step to step.")
     assert not prose.defects(words) and not prose.crowded(words, 3), words
     # two stalled rates ending at the same loss (the chapter's case): the factor once, with "each"
     both = tables.large_rate_words(dict(c, stats=dict(c["stats"], **{"1e-2": c["stats"]["5e-1"]}), erratic=[],
                                         flat=["1e-2", "5e-1"], stalled=["1e-2", "5e-1"]), "5e-4")
     assert both.startswith("at r = 1e-2 and 5e-1 the loss moves from one recorded epoch to the next no more than "
-                           "at r = 5e-4. But it ends 304 times as high each; "), both
+                           "at r = 5e-4. But at each rate its final value is 304 times that at r = 5e-4; "), both
     assert not prose.defects(both) and not prose.crowded(both, 3), both
     # two stalled rates ending apart: both factors, in the rates' order
     apart = tables.large_rate_words(dict(c, stats=dict(c["stats"], **{"1e-2": dict(c["stats"]["5e-1"], final=0.05)}),
                                          erratic=[], flat=["1e-2", "5e-1"], stalled=["1e-2", "5e-1"]), "5e-4")
-    assert "But it ends 30 and 304 times as high, respectively; " in apart, apart
+    assert "But its final value is 30 and 304 times, respectively, that at r = 5e-4; " in apart, apart
     assert tables.large_rate_words(dict(c, stats={}, erratic=[], flat=[], stalled=[]), "5e-4") == \
         "no rate of 1e-2 or more was run."
     s = Summary({"smallest": "5e-7", "late_change_small": "fell by 30 %"})

@@ -41,8 +41,9 @@ def column_words(name) -> str:
     name = str(name)
     if name in COLUMN_WORDS or name in CODE_WORDS:
         return COLUMN_WORDS.get(name) or CODE_WORDS[name]
-    # the package's names inside a longer one ("median err_u_p") in words first, then any other "_" a space
-    parts = re.split(r"(\$[^$]*\$)", in_words(name))
+    # the package's names inside a longer one ("median err_u_p") in words first, then any other "_"
+    # a space, outside math and code
+    parts = re.split(r"(`[^`]*`|\$[^$]*\$)", in_words(name))
     return "".join(part if i % 2 else part.replace("_", " ") for i, part in enumerate(parts))
 
 

@@ -257,12 +257,13 @@ def large_rate_words(curves: dict, shown: str) -> str:
         parts.append(f"at r = {and_list(calm)} {{}} is no more erratic than at r = {shown}")
     if stalled:
         times = list(dict.fromkeys(fmt(stats[k]["final"] / at_shown["final"], ".2g", plain_from=10) for k in stalled))
-        high = (f"{times[0]} times as high" + (" each" if len(stalled) > 1 else "") if len(times) == 1
-                else f"{and_list(times)} times as high, respectively")
+        high = (("at each rate " if len(stalled) > 1 else "") + f"its final value is {times[0]} times"
+                if len(times) == 1 else f"its final value is {and_list(times)} times, respectively,")
         parts.append(f"at r = {and_list(stalled)} {{}} moves from one recorded epoch to the next no more than at "
                      f"r = {shown}")
-        parts.append(f"but {{}} ends {high}; the roughness counts the typical step, not a jump (the largest rise), "
-                     "so the optimisation stalled at a high loss rather than fluctuating from step to step")
+        parts.append(f"but {high} that at r = {shown}; the roughness counts the typical step, "
+                     "not a jump (the largest rise), so the optimisation stalled at a high loss rather than "
+                     "fluctuating from step to step")
     out = [p.format("the loss" if i == 0 else "it") for i, p in enumerate(parts)]
     return (". ".join(o if i == 0 else o[0].upper() + o[1:] for i, o in enumerate(out))
             or "no rate of 1e-2 or more was run") + "."

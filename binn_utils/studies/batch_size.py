@@ -125,11 +125,11 @@ def curve_intervals(fixed):
     interval, of the validation loss at the first recorded epoch and of the loss's roughness
     over the second half (``reporting.curve_stats``'s measure on each replicate's curve); a
     diverged replicate counts as the highest loss and the roughest.  Returns (that epoch,
-    {B: first}, {B: roughness}), in ascending B; None without B = 10 and another B."""
+    {B: first}, {B: roughness}), in ascending B (None and empty without runs)."""
     rf = sorted(fixed, key=lambda r: meta_value(r, "batch_size"))
     Bf = [int(meta_value(r, "batch_size")) for r in rf]
-    if 10 not in Bf or len(Bf) < 2:
-        return None
+    if not rf:
+        return None, {}, {}
 
     def first_loss(r):
         x = np.asarray(r["hist_val_total"], float)[:, 0]
@@ -145,13 +145,12 @@ def curve_shapes(s: Summary, fixed) -> None:
     initially reduce the validation loss rapidly" (its loss at the first recorded epoch
     below that of the largest B) and "very large batch sizes (B = 640) ... smoother
     validation loss trajectories after the initial stages" (its roughness below B = 10's)."""
-    curves = curve_intervals(fixed)
-    if curves is None:
+    epoch, first, rough = curve_intervals(fixed)
+    if 10 not in first or len(first) < 2:
         s["first_epoch"] = s["largest_fixed_B"] = "n/a"
         s.judge("small_fast_verdict", None)
         s.judge("large_smooth_verdict", None)
         return
-    epoch, first, rough = curves
     big = max(first)
     s["first_epoch"] = str(epoch)
     s["largest_fixed_B"] = str(big)
