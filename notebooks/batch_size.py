@@ -83,7 +83,6 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import meta_value
-from binn_utils.analysis.verdicts import median_interval, spread_interval
 from binn_utils.presentation import authors_figures, budget_bracket, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading
 from binn_utils.store.sweep_record import reported
@@ -459,10 +458,11 @@ display(Markdown(budget_bracket.table_md(bracketed) + "\n\n" + budget_bracket.wo
 fit = studies.batch_size.fit_of(fixed, timing)    # T = a / B + c; none where the benchmark did not time this grid
 timed = pd.DataFrame({"4000 epochs, measured (s)": fit["T"], "4000 epochs, the fit's (s)": fit["fitted"]},
                      index=pd.Index(fit["B_requested"].astype(int), name="batch_size"))
-after_budget = pd.DataFrame({
-    "median err_u_theta": {meta_value(r, "batch_size"): str(median_interval(r.metric("err_u_theta"), of=r)) for r in budget},
-    "median err_u_p": {meta_value(r, "batch_size"): str(median_interval(r.metric("err_u_p"), of=r)) for r in budget},
-    "err_u_p, spread between initialisations": {meta_value(r, "batch_size"): str(spread_interval(r.metric("err_u_p"), of=r)) for r in budget}})
+# the verdicts' estimates after the budget, each with its interval (studies.batch_size.budget_intervals)
+after_budget = pd.DataFrame.from_dict(
+    {B: {"median err_u_theta": str(iv["err_u_theta"]), "median err_u_p": str(iv["err_u_p"]),
+         "err_u_p, spread between initialisations": str(iv["spread_u_p"])}
+     for B, iv in studies.batch_size.budget_intervals(budget).items()}, orient="index")
 frame_tables.table(timed.join(after_budget.rename_axis("batch_size"), how="outer"))
 
 # %% [markdown]

@@ -80,7 +80,6 @@ from IPython.display import Markdown, display
 from binn_utils import studies
 from binn_utils.analysis import diagnostics, reporting, results_table
 from binn_utils.analysis.reporting import find, meta_value, value_label
-from binn_utils.analysis.verdicts import median_interval
 from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, plotting, tables
 from binn_utils.store import loading, stores
 
@@ -267,13 +266,11 @@ display(Markdown(authors_figures.figure_ratio_table(pooled) + "\n\n" + authors_f
 # %%
 per_rate = {}
 for r in sorted(results, key=lambda r: meta_value(r, "lr")):
-    curve = reporting.curve_stats(r)                 # the median validation loss's shape
+    iv = studies.learning_rate.replicate_intervals(r)   # the verdicts' estimates, each with its interval
+    curve = reporting.curve_stats(r)                     # the median validation loss's shape
     per_rate[meta_value(r, "lr")] = {
-        "err_u_theta": str(median_interval(r.metric("err_u_theta"), of=r)),
-        "err_u_p": str(median_interval(r.metric("err_u_p"), of=r)),
-        "fall over the last quarter (%)": str(median_interval(100 * studies.learning_rate.late_drop_replicates(r), of=r)),
-        "largest rise (decades)": str(median_interval(studies.learning_rate.excursion_replicates(r),
-                                                      failures_high=True, of=r)),
+        "err_u_theta": str(iv["err_u_theta"]), "err_u_p": str(iv["err_u_p"]),
+        "fall over the last quarter (%)": str(iv["fall"]), "largest rise (decades)": str(iv["rise"]),
         "roughness of the median loss": curve["roughness"],
         "final median loss": curve["final"],
         "no better than a constant": f"{int(diagnostics.collapsed(r, 'final').sum())} of {len(r.record.status)}"}

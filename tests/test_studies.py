@@ -428,6 +428,7 @@ def test_batch_size_notes_on_its_timings():
     mine = tables.budget_table({10: 1875, 640: 75000}, timing, {5: {10: 376.2, 640: 9431.0}}, {10: 2200, 640: 45000})
     assert mine.splitlines()[0].endswith("| epochs in the authors' ten minutes by their own timings |")
     assert mine.splitlines()[2:] == ["| 10 | 1,875 | 3.7 | 376 | 2,200 |", "| 640 | 75,000 | 3.8 | 9,431 | 45,000 |"]
+    assert tables.budget_table({10: 1875}, timing, {}, {640: 45000}).splitlines()[2] == "| 10 | 1,875 | 3.7 | not run by them |"
     assert (tables.networks_words("best"), tables.networks_words("final")) == ("best-validation", "final")
 
 

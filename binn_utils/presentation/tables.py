@@ -455,7 +455,8 @@ def budget_table(budget_epochs_run: dict, timing: dict, epochs_by_minutes: dict,
     for b in Bs:
         cells = [str(b), f"{budget_epochs_run[b]:,}" if b in budget_epochs_run else "not run",
                  fmt(per_step[b], ".2g") if b in per_step else "not timed"]
-        cells += [f"{e[b]:,.0f}" if b in e else "not timed" for e in [*epochs_by_minutes.values(), *([theirs] if theirs else [])]]
+        cells += [f"{e[b]:,.0f}" if b in e else "not timed" for e in epochs_by_minutes.values()]
+        cells += [f"{theirs[b]:,.0f}" if b in theirs else "not run by them"] if theirs else []
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 

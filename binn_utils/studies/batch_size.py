@@ -139,6 +139,15 @@ def curve_intervals(fixed):
             {b: median_interval(roughness_replicates(r), failures_high=True, of=r) for b, r in zip(Bf, rf)})
 
 
+def budget_intervals(budget) -> dict:
+    """Per batch size of the fixed-budget runs, the estimates its verdicts compare, each with its
+    interval: the median errors (the median of the datasets' medians) and the spread of the u_p
+    errors between initialisations (``spread_interval``: within each dataset)."""
+    return {int(meta_value(r, "batch_size")): {
+        "err_u_theta": median_interval(r.metric("err_u_theta"), of=r), "err_u_p": median_interval(r.metric("err_u_p"), of=r),
+        "spread_u_p": spread_interval(r.metric("err_u_p"), of=r)} for r in budget}
+
+
 def curve_shapes(s: Summary, fixed) -> None:
     """The validation losses of the fixed-epoch runs (Fig. 6, middle left), the paper's two
     extremes against each other (``curve_intervals``): "Small batch sizes, such as B = 10,

@@ -69,6 +69,16 @@ def late_drop_replicates(res, key="hist_val_total") -> np.ndarray:
         return np.where(c[:, q] > 0, (c[:, q] - c[:, -1]) / c[:, q], np.nan)
 
 
+def replicate_intervals(res) -> dict:
+    """The estimates the chapter's verdicts compare for one rate's runs ``res``, each the median of
+    the datasets' medians with its interval: the errors, each replicate's fall of the validation
+    loss over the last quarter (in %) and its largest rise (a diverged replicate the highest)."""
+    return {"err_u_theta": median_interval(res.metric("err_u_theta"), of=res),
+            "err_u_p": median_interval(res.metric("err_u_p"), of=res),
+            "fall": median_interval(100 * late_drop_replicates(res), of=res),
+            "rise": median_interval(excursion_replicates(res), failures_high=True, of=res)}
+
+
 def summary(results, shown=None) -> Summary:
     """Fig. 3: errors and validation-loss behaviour against the learning rate; the large
     rates (from ``UNSTABLE_FROM`` on) are compared with the rate ``shown`` (None: the
