@@ -243,6 +243,12 @@ def growth_zero_words(zero: dict | None, scale=1e3) -> str:
             f"{'inside' if zero['inside'] else 'above'} the observed range")
 
 
+def _sentences(parts: list[str]) -> str:
+    """``parts`` joined as sentences: each after the first starts with a capital (the first is left
+    as it is, for a sentence the chapter begins); no final full stop."""
+    return ". ".join(p if i == 0 else p[0].upper() + p[1:] for i, p in enumerate(parts))
+
+
 def large_rate_words(curves: dict, shown: str) -> str:
     """How the validation loss behaves at the large learning rates against the rate
     ``shown`` (``curves``: ``studies.learning_rate.large_rate_curves``), in sentences of at most
@@ -265,8 +271,7 @@ def large_rate_words(curves: dict, shown: str) -> str:
                      "not a jump (the largest rise), so the optimisation stalled at a high loss rather than "
                      "fluctuating from step to step")
     out = [p.format("the loss" if i == 0 else "it") for i, p in enumerate(parts)]
-    return (". ".join(o if i == 0 else o[0].upper() + o[1:] for i, o in enumerate(out))
-            or "no rate of 1e-2 or more was run") + "."
+    return (_sentences(out) or "no rate of 1e-2 or more was run") + "."
 
 
 def learnt_from_curves(summary, curves: dict) -> str:
@@ -288,7 +293,7 @@ def learnt_from_curves(summary, curves: dict) -> str:
         learnt.append(f"too large a rate can also leave the curve at a high level, without fluctuating from step "
                       f"to step (r = {and_list(curves['stalled'])}): a loss that ends far above the best run's is "
                       "the sign")
-    return ". ".join(w if i == 0 else w[0].upper() + w[1:] for i, w in enumerate(learnt)) + "."
+    return _sentences(learnt) + "."
 
 
 def diffusivity_against_words(c: dict, shown: str) -> str:
