@@ -122,9 +122,14 @@ def check_source(source):
 def _end_kernel_then_interrupt(signum, frame):
     """Ctrl-C: the notebook's kernel (a process of this one, in a session of its own) is ended
     first, so that it cannot answer papermill's closing with tracebacks of its own; then the
-    KeyboardInterrupt (a further Ctrl-C meanwhile is ignored: the rerun is ending anyway)."""
+    KeyboardInterrupt (a further Ctrl-C meanwhile is ignored: the rerun is ending anyway).
+    The log is silenced from here on: the ended kernel is otherwise reported by nbclient
+    ("Kernel died while waiting for execute reply") and by asyncio, whose abandoned cell task
+    prints its DeadKernelError's traceback when it is collected, at exit."""
+    import logging
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.disable(logging.CRITICAL)
     try:
         import psutil
         for child in psutil.Process().children(recursive=True):

@@ -1257,6 +1257,40 @@ def test_ctrl_c_during_make_rerun_is_one_line_and_status_130(tmp_path, capsys, m
     assert err.startswith("make rerun: interrupted") and err.count("\n") == 1 and "Traceback" not in err
 
 
+_ABANDONED_CELL = """
+import asyncio, gc, logging, sys
+sys.path.insert(0, 'scripts')
+import rerun
+if sys.argv[1] == 'ctrl-c':
+    try:
+        rerun._end_kernel_then_interrupt(2, None)
+    except KeyboardInterrupt:
+        pass
+async def cell():
+    logging.getLogger('papermill').error('Kernel died while waiting for execute reply.')
+    raise RuntimeError('Kernel died')
+loop = asyncio.new_event_loop()
+task = loop.create_task(cell())
+loop.run_until_complete(asyncio.sleep(0.05))
+del task
+gc.collect()
+"""
+
+
+@pytest.mark.parametrize("ctrl_c", [False, True], ids=["no ctrl-c", "ctrl-c"])
+def test_after_ctrl_c_an_abandoned_cell_task_prints_nothing(ctrl_c):
+    """The CI saw a real Ctrl-C print nbclient's "Kernel died" and asyncio's "Task exception was
+    never retrieved" with a traceback: the ended kernel's cell task, collected at exit.  After the
+    rerun's Ctrl-C handler, the same abandoned task and log line print nothing (without it, both)."""
+    res = subprocess.run([sys.executable, "-c", _ABANDONED_CELL, "ctrl-c" if ctrl_c else "-"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 0
+    if ctrl_c:
+        assert res.stderr == "", res.stderr
+    else:
+        assert "Task exception was never retrieved" in res.stderr and "Kernel died while" in res.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("after", [1.0, 6.0], ids=["starting", "kernel running"])
 def test_a_real_ctrl_c_during_make_rerun_is_one_line_and_ends_the_kernel(tmp_path, after):
