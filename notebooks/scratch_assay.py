@@ -58,7 +58,7 @@ from IPython.display import Markdown, display
 
 from binn_utils.analysis import diagnostics, reporting, scratch, user_data
 from binn_utils.applications import fit_plan
-from binn_utils.presentation import drawn_data, plotting, scratch_figures, tables
+from binn_utils.presentation import drawn_data, frame_tables, plotting, scratch_figures, tables
 from binn_utils.analysis.reporting import fmt
 
 plotting.style()
@@ -122,29 +122,35 @@ reporting.glue("sc_rep_err", ", ".join(fmt(v, plain_from=tables.PLAIN_FROM) for 
 reporting.glue("sc_p_vs_rep", tables.replicates_words(scratch.misfit_against_replicates(err_p, rep_err)))
 n_fail = fit.evaluation.n_failed_u_p
 reporting.glue("sc_up_failed", "none" if n_fail == 0 else f"{n_fail} of {R}")
-# per observation time: where does the forward solve miss the data most?
-per_t_med = scratch.errors_per_time(fit, u_mean)
-reporting.glue("sc_per_t", ", ".join(f"{t[k]:g} h: {fmt(per_t_med[k], plain_from=tables.PLAIN_FROM)}"
-                                     for k in range(len(t))))
-later = per_t_med[1:]
-reporting.glue("sc_worst_t", f"{t[1 + int(np.nanargmax(later))]:g} h" if np.isfinite(later).any() else "n/a")
-# inside the scratch: mean of u_p - data (median over initialisations), per time
-scratch_x, bias = scratch.scratch_bias(fit, u_mean)
-reporting.glue("sc_scratch_x", f"{x[scratch_x].min():g} to {x[scratch_x].max():g} µm" if scratch_x.any() else "none")
-reporting.glue("sc_bias", ", ".join(f"{t[k]:g} h: {U * bias[k]:+.2f}" for k in range(1, len(t))))
-reporting.glue("sc_bias_first", tables.first_bias_words(bias, t, scale=U))
 
 # %% [markdown]
 # Against the replicate mean, the relative $L^2$ error (median [IQR] over
 # initialisations) is {glue:text}`sc_err_theta` for $u_\theta$ and {glue:text}`sc_err_p`
 # for $u_\mathrm{p}$; failed forward solves: {glue:text}`sc_up_failed`. For scale, the three
 # experiments differ from their own mean by {glue:text}`sc_rep_err`: the forward solve's
-# misfit is {glue:text}`sc_p_vs_rep` the between-experiment variability. By observation
-# time, the median relative error of $u_\mathrm{p}$ is {glue:text}`sc_per_t` (largest after the
-# start at {glue:text}`sc_worst_t`). Inside the scratch ({glue:text}`sc_scratch_x`,
-# where the initial density is below 10% of its maximum) the mean of $u_\mathrm{p}$ minus the
-# data is {glue:text}`sc_bias` × 10⁻³ cells/µm² (median over initialisations): at the
-# first observation after scratching the forward solve is {glue:text}`sc_bias_first`.
+# misfit is {glue:text}`sc_p_vs_rep` the between-experiment variability.
+#
+# Where does the forward solve miss the data? Per observation time: the relative error of
+# $u_\mathrm{p}$ against the replicate mean, and inside the scratch (where the initial density
+# is below 10% of its maximum) the mean of $u_\mathrm{p}$ minus the data, each the median over
+# initialisations:
+
+# %%
+inside, bias = scratch.scratch_bias(fit, u_mean)
+per_time = pd.DataFrame({"time (h)": t, "relative error of $u_\\mathrm{p}$": scratch.errors_per_time(fit, u_mean),
+                         "$u_\\mathrm{p}$ minus data inside the scratch (10⁻³ cells/µm²)": U * bias})
+frame_tables.table(per_time.set_index("time (h)"))
+
+# %% tags=["remove-cell"]
+later = per_time.iloc[1:, 0]
+reporting.glue("sc_worst_t", f"{later.idxmax():g} h" if later.notna().any() else "n/a")
+reporting.glue("sc_scratch_x", f"{x[inside].min():g} to {x[inside].max():g} µm" if inside.any() else "none")
+reporting.glue("sc_bias_first", tables.first_bias_words(bias, t, scale=U))
+
+# %% [markdown]
+# After the start, the error is largest at {glue:text}`sc_worst_t`. Inside the scratch
+# ({glue:text}`sc_scratch_x`), at the first observation after scratching, the forward solve
+# is {glue:text}`sc_bias_first`.
 #
 # ## Learned mechanisms
 
@@ -197,10 +203,10 @@ reporting.glue("sc_G_zero", tables.growth_zero_words(scratch.growth_zero(grid, c
 
 # %% [markdown]
 # Over the observed densities {glue:text}`sc_obs_range`, the learned diffusivity is
-# **{glue:text}`sc_D_shape`** (initialisations: {glue:text}`sc_D_counts`; median
-# curve: {glue:text}`sc_D_median`), and the learned growth rate is
-# **{glue:text}`sc_G_shape`** (initialisations: {glue:text}`sc_G_counts`; median
-# curve: {glue:text}`sc_G_median`). An initialisation's operator counts as increasing
+# **{glue:text}`sc_D_shape`** (initialisations: {glue:text}`sc_D_counts`). Its median
+# curve is {glue:text}`sc_D_median`. The learned growth rate is
+# **{glue:text}`sc_G_shape`** (initialisations: {glue:text}`sc_G_counts`). Its median
+# curve is {glue:text}`sc_G_median`. An initialisation's operator counts as increasing
 # (decreasing) when it rises (falls) over at least {glue:text}`sc_agree` of the observed
 # range, and the operator gets that shape when at least {glue:text}`sc_agree` of the
 # initialisations agree. The median growth rate crosses zero {glue:text}`sc_G_zero`.

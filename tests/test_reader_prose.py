@@ -242,3 +242,13 @@ def test_the_sources_write_the_forward_solution_in_the_books_notation():
         bad += [f"{rel}: {m.group(0)[:60]}" for m in math_u_p.finditer(path.read_text(encoding="utf8"))
                 if "->" not in m.group(0)]
     assert not bad, "math writing u_p:\n" + "\n".join(bad)
+
+
+def test_the_grid_comparison_is_a_sentence_per_grid_and_one_for_the_authors():
+    from binn_utils.presentation import framework_tables
+    rows = [{"quantity": "$D$", "ours": {351: [0.5, 0.6, 0.7], 71: [1.0, 0.98, 1.0]}, "authors": [0.319]}]
+    text = framework_tables.grid_words(rows, "$D$")
+    assert text.startswith("On 71 points the median relative error of D is 1 (interquartile range")
+    assert ". On 351 points it is 0.6 (interquartile range" in text
+    assert text.endswith(" The authors' one dense run at this noise level has 0.319.")
+    assert not framework_tables.grid_words([{**rows[0], "authors": []}], "$D$").count("authors")

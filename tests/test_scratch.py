@@ -145,7 +145,7 @@ def test_scratch_chapter_phrases():
     u = np.linspace(0.0, 2e-3, 21)
     hump = np.array([1e-3 - (u - 1e-3) ** 2 * 1e3] * 3)
     text = tables.median_curve(hump, u, "1/h")
-    assert "maximum 0.001 1/h at u ≈ 1" in text and "minimum" not in text
+    assert text.endswith(". Its maximum inside the range is 0.001 1/h, at u ≈ 1 × 10⁻³ cells/µm²") and "minimum" not in text
     report = SimpleNamespace(diagnostics={
         "a": Diagnostic("mechanistic_mismatch", 3.0, 2.0, True, "u_p | off"),
         "b": Diagnostic("loss_balance", 0.5, {"low": 1e-3, "high": 1e4}, False, "ok")})

@@ -113,14 +113,15 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
     both = "on either grid" if a.level in ("not", "absent") else "on both grids"
     where = (f"{LEVEL_PHRASE[a.level]} {both}" if a.level == b.level else
              f"{LEVEL_PHRASE[a.level]} on the sparse grid and {LEVEL_PHRASE[b.level]} on the dense one")
-    return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on {sparse.n_points} data "
-            f"points ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} detectable) and by "
-            f"{_g(b.dchi2['zero'])} on {dense.n_points} ({b.signal} detectable); halving, doubling and tilting "
-            f"{op} change it by {_g(a.dchi2['half'])}, {_g(a.dchi2['double'])} and {_g(a.dchi2['tilt'])} on the "
-            f"sparse grid and by {_g(b.dchi2['half'])}, {_g(b.dchi2['double'])} and {_g(b.dchi2['tilt'])} on the "
-            f"dense one, so {op}, as weak as the least visible of these, is {where} (a change above "
-            f"{detect_threshold():.2g} is detectable by a test aimed at it; above {fit_threshold(sparse.n_points):.3g} "
-            f"on the sparse and {fit_threshold(dense.n_points):.3g} on the dense grid it shows as a misfit of the data)")
+    return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on the {sparse.n_points} data "
+            f"points of the sparse grid ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} "
+            f"detectable). On the {dense.n_points} of the dense grid it changes it by {_g(b.dchi2['zero'])} "
+            f"({b.signal} detectable). Halving, doubling and tilting {op} change it by {_g(a.dchi2['half'])}, "
+            f"{_g(a.dchi2['double'])} and {_g(a.dchi2['tilt'])} on the sparse grid. On the dense one they change "
+            f"it by {_g(b.dchi2['half'])}, {_g(b.dchi2['double'])} and {_g(b.dchi2['tilt'])}. So {op}, as weak as "
+            f"the least visible of these, is {where}. A change above {detect_threshold():.2g} is detectable by a "
+            f"test aimed at it. Above {fit_threshold(sparse.n_points):.3g} on the sparse and "
+            f"{fit_threshold(dense.n_points):.3g} on the dense grid, it shows as a misfit of the data")
 
 
 def _in_units(value: float, factor_unit: tuple | None) -> str:

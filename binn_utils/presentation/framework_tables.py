@@ -49,15 +49,17 @@ def grid_table(rows) -> str:
 
 
 def grid_words(rows, quantity: str = "$D$") -> str:
-    """One sentence on ``quantity``'s error on both grids and in the authors' dense run
+    """``quantity``'s error on each grid and in the authors' dense run, a sentence each
     (glued text: no TeX, the operator's letter plain)."""
     r = next(r for r in rows if r["quantity"] == quantity)
     name = quantity.strip("$")
     ours = sorted(r["ours"].items())
-    parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]}) on {g} points" for g, v in ours]
-    theirs = (f"; the authors' one dense run at this noise level: {fmt(float(r['authors'][0]))}" if len(r["authors"])
-              else "")
-    return f"The median relative error of {name} is " + " and ".join(parts) + theirs + "."
+    parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]})" for g, v in ours]
+    said = [f"On {g} points the median relative error of {name} is {part}." if not k else
+            f"On {g} points it is {part}." for k, ((g, _), part) in enumerate(zip(ours, parts))]
+    if len(r["authors"]):
+        said.append(f"The authors' one dense run at this noise level has {fmt(float(r['authors'][0]))}.")
+    return " ".join(said)
 
 
 def initials_table(summaries) -> str:

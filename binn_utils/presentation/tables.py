@@ -41,14 +41,16 @@ PLAIN_FROM = 1000
 
 
 def median_curve(curves, u_grid, unit: str, scale=1e3) -> str:
-    """The median over initialisations of an operator's curves on ``u_grid`` in words: its
-    values at the ends and any extremum inside (densities times ``scale``, in 10^-3 cells/µm^2)."""
+    """The median over initialisations of an operator's curves on ``u_grid`` in words, after "Its
+    median curve is": its values at the ends, then any extremum inside, a sentence each
+    (densities times ``scale``, in 10^-3 cells/µm^2)."""
     med = np.nanmedian(curves, axis=0)
     out = (f"{fmt(med[0], plain_from=PLAIN_FROM)} {unit} at the lowest and "
            f"{fmt(med[-1], plain_from=PLAIN_FROM)} {unit} at the highest observed density")
     for i, what in ((int(np.nanargmax(med)), "maximum"), (int(np.nanargmin(med)), "minimum")):
         if 0 < i < med.size - 1:  # an extremum inside the range
-            out += f", {what} {fmt(med[i], plain_from=PLAIN_FROM)} {unit} at u ≈ {scale * u_grid[i]:.2g} × 10⁻³ cells/µm²"
+            out += (f". Its {what} inside the range is {fmt(med[i], plain_from=PLAIN_FROM)} {unit}, "
+                    f"at u ≈ {scale * u_grid[i]:.2g} × 10⁻³ cells/µm²")
     return out
 
 
