@@ -142,9 +142,10 @@ def summary(results, shown=None) -> Summary:
             for r in big}
     i_jump = median_interval(excursion_replicates(r_shown), failures_high=True, of=r_shown)
     ended_const = {value_label(meta_value(r, "lr")): int(diagnostics.collapsed(r, "final").sum()) for r in big}
-    s["jump_large"] = "; ".join(f"r = {k}: {iv} ({ended_const[k]} of {len(r.record.status)} ended no better than "
-                                f"a constant)" for (k, iv), r in zip(jump.items(), big)) or "n/a"
-    s["jump_shown"] = str(i_jump)
+    # a sentence per large rate: the median rise (its interval is the sub-claim's) and the constant fits
+    s["jump_large"] = " ".join(f"At $r$ = {k} it is {fmt(iv.estimate)}, and {ended_const[k]} of {len(r.record.status)} "
+                               f"ended no better than a constant." for (k, iv), r in zip(jump.items(), big)) or "n/a"
+    s["jump_shown"], s["jump_shown_median"] = str(i_jump), fmt(i_jump.estimate)
     s["first_epoch"] = str(int(np.asarray(r_shown["curve_epochs"])[0]))
     # most replicates at the shown rate failed (its median is +inf): nothing to compare with
     s.compare("large_unstable_verdict", Verdict.UNDECIDED if not np.isfinite(i_jump.estimate) else
@@ -245,8 +246,9 @@ def claim_learning_rate(ctx):
           f"{s['best_up_err']}, at $r$ = {s['best_up']}. At $r$ = {s['smallest']} the validation loss "
           f"{s['late_change_small']} over the last quarter. The median $u_\\mathrm{{p}}$ errors at $r$ = "
           f"{s['large_rates']} are {s['large_up']}, against {s['shown_up']} at $r$ = {s['shown']}. The largest rise of "
-          f"the validation loss above its lowest value so far, in decades, per replicate (a diverged one the highest), "
-          f"median with its interval: {s['jump_large']}; r = {s['shown']}: {s['jump_shown']}")
+          f"the validation loss above its lowest value so far, in decades, per replicate (a diverged one the highest; "
+          f"the sub-claim below gives each median's interval), has the median "
+          f"{s['jump_shown_median']} at $r$ = {s['shown']}. {s['jump_large'].rstrip('.')}")
     return ClaimCheck(runs, ev, tuple(subs), ("learning_rate",))
 
 
