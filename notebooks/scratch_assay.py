@@ -30,7 +30,7 @@
 # $u_t = \partial_x\left(D(u)\,u_x\right) + u\,G(u)$ with no-flux ends, with the paper's
 # default hyperparameters, to the replicate mean of one initial density, using the
 # own-data entry point of `binn_utils.analysis.user_data` (it rescales the data to the paper's
-# training domain and converts the learned operators back to µm²/h and 1/h). The data
+# training domain and converts the learned operators back to µm²/h and h⁻¹). The data
 # and their provenance are in `data/` (see `data/README.md`).
 
 # %% tags=["parameters", "hide-input"]
@@ -122,6 +122,8 @@ reporting.glue("sc_rep_err", ", ".join(fmt(v, plain_from=tables.PLAIN_FROM) for 
 reporting.glue("sc_p_vs_rep", tables.replicates_words(scratch.misfit_against_replicates(err_p, rep_err)))
 n_fail = fit.evaluation.n_failed_u_p
 reporting.glue("sc_up_failed", "none" if n_fail == 0 else f"{n_fail} of {R}")
+inside = scratch.scratch_bias(fit, u_mean)[0]
+reporting.glue("sc_scratch_x", f"{x[inside].min():g} to {x[inside].max():g} µm" if inside.any() else "none")
 
 # %% [markdown]
 # Against the replicate mean, the relative $L^2$ error (median [IQR] over
@@ -131,26 +133,25 @@ reporting.glue("sc_up_failed", "none" if n_fail == 0 else f"{n_fail} of {R}")
 # misfit is {glue:text}`sc_p_vs_rep` the between-experiment variability.
 #
 # Where does the forward solve miss the data? Per observation time: the relative error of
-# $u_\mathrm{p}$ against the replicate mean, and inside the scratch (where the initial density
-# is below 10% of its maximum) the mean of $u_\mathrm{p}$ minus the data, each the median over
-# initialisations:
+# $u_\mathrm{p}$ against the replicate mean, and inside the scratch ({glue:text}`sc_scratch_x`,
+# where the initial density is below 10% of its maximum) the mean of $u_\mathrm{p}$ minus the
+# data, each the median over initialisations:
 
 # %%
 inside, bias = scratch.scratch_bias(fit, u_mean)
-per_time = pd.DataFrame({"time (h)": t, "relative error of $u_\\mathrm{p}$": scratch.errors_per_time(fit, u_mean),
-                         "$u_\\mathrm{p}$ minus data inside the scratch (10⁻³ cells/µm²)": U * bias})
-frame_tables.table(per_time.set_index("time (h)"))
+per_time = pd.DataFrame({"relative error of $u_\\mathrm{p}$": scratch.errors_per_time(fit, u_mean),
+                         "$u_\\mathrm{p}$ minus data inside the scratch (10⁻³ cells/µm²)": U * bias},
+                        index=pd.Index(t, name="time (h)"))
+frame_tables.table(per_time)
 
 # %% tags=["remove-cell"]
-later = per_time.iloc[1:, 0]
+later = per_time["relative error of $u_\\mathrm{p}$"].iloc[1:]      # after the start
 reporting.glue("sc_worst_t", f"{later.idxmax():g} h" if later.notna().any() else "n/a")
-reporting.glue("sc_scratch_x", f"{x[inside].min():g} to {x[inside].max():g} µm" if inside.any() else "none")
 reporting.glue("sc_bias_first", tables.first_bias_words(bias, t, scale=U))
 
 # %% [markdown]
-# After the start, the error is largest at {glue:text}`sc_worst_t`. Inside the scratch
-# ({glue:text}`sc_scratch_x`), at the first observation after scratching, the forward solve
-# is {glue:text}`sc_bias_first`.
+# After the start, the error is largest at {glue:text}`sc_worst_t`. At the first observation
+# after scratching, the forward solve inside the scratch is {glue:text}`sc_bias_first`.
 #
 # ## Learned mechanisms
 
@@ -194,7 +195,7 @@ for name in scratch.LITERATURE_SHAPES:
         continue
     shape, counts, n = user_data.operator_shape(obs_curves[name])
     reporting.glue(f"sc_{name}_shape", shape)
-    reporting.glue(f"sc_{name}_counts", ", ".join(f"{counts[k]} {k}" for k in user_data.SHAPES) + f" (of {n})")
+    reporting.glue(f"sc_{name}_counts", tables.shape_counts_words(counts, n))
     reporting.glue(f"sc_{name}_median", tables.median_curve(obs_curves[name], fit.u_grid,
                                                             scratch.UNITS[name], scale=U))
     reporting.glue(f"sc_{name}_lit", tables.literature_words(scratch.agrees_with_literature(name, shape, n)))
@@ -202,7 +203,7 @@ for name in scratch.LITERATURE_SHAPES:
 reporting.glue("sc_G_zero", tables.growth_zero_words(scratch.growth_zero(grid, curves, hi), scale=U))
 
 # %% [markdown]
-# Over the observed densities {glue:text}`sc_obs_range`, the learned diffusivity is
+# The observed densities span {glue:text}`sc_obs_range`. Over them, the learned diffusivity is
 # **{glue:text}`sc_D_shape`** (initialisations: {glue:text}`sc_D_counts`). Its median
 # curve is {glue:text}`sc_D_median`. The learned growth rate is
 # **{glue:text}`sc_G_shape`** (initialisations: {glue:text}`sc_G_counts`). Its median
@@ -233,7 +234,7 @@ reporting.glue("sc_spread_thr", fmt(diagnostics.SPREAD_CV, "g"))
 # %% [markdown]
 # Flags raised: **{glue:text}`sc_flags`**. The forward solve misses the data by
 # {glue:text}`sc_mismatch` times as much as $u_\theta$ (flagged above
-# {glue:text}`sc_mismatch_thr`), and the coefficients of variation of the operators across
+# {glue:text}`sc_mismatch_thr`). The coefficients of variation of the operators across
 # initialisations are {glue:text}`sc_spread` (flagged above {glue:text}`sc_spread_thr`).
 #
 # ## Which mechanisms do these data need?
@@ -318,7 +319,7 @@ display(Markdown(tables.in_words(tables.flags_as_code(id_md.split("\n", 2)[2])))
 # ## What we learnt
 #
 # * The own-data path works on real measurements: the BINN is trained in the paper's
-#   scaled domain and reports $D$ in µm²/h and $G$ in 1/h, over the observed range of
+#   scaled domain and reports $D$ in µm²/h and $G$ in h⁻¹, over the observed range of
 #   densities only.
 # * On real data the diagnostics are all we have: the agreement of $u_\mathrm{p}$ with the data,
 #   compared with how well the experiments agree with each other, and the spread across

@@ -152,3 +152,11 @@ def test_scratch_chapter_phrases():
     rows = tables.report_table(report).splitlines()
     assert rows[2] == "| mechanistic mismatch | **3** | 2 | **yes** | $u_\\mathrm{p}$ / off |"
     assert rows[3] == "| loss balance | 0.5 | low 0.001, high 10,000 | no | ok |"
+
+
+def test_shape_counts_leave_out_the_shapes_no_initialisation_learned():
+    from binn_utils.presentation import tables
+    assert tables.shape_counts_words({"increasing": 4, "decreasing": 0, "non-monotone": 6}, 10) == \
+        "4 increasing and 6 non-monotone, of 10"
+    assert tables.shape_counts_words({"increasing": 0, "decreasing": 10, "non-monotone": 0}, 10) == "all 10 decreasing"
+    assert tables.shape_counts_words({"increasing": 0, "decreasing": 0, "non-monotone": 0}, 0) == "none of 0"

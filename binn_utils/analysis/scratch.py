@@ -32,7 +32,7 @@ DATA_FILE = Path(__file__).resolve().parents[2] / "data" / "scratch_assay_jin201
 INITIAL_CELLS = (10000, 12000, 14000, 16000, 18000, 20000)
 COLUMNS = {"x": "x_um", "t": "t_h", "u": "density_cells_per_um2", "replicate": "replicate"}
 #: the data's units, and those of the learned operators
-UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "V": "µm/h", "G": "1/h"}
+UNITS = {"x": "µm", "t": "h", "u": "cells/µm²", "D": "µm²/h", "V": "µm/h", "G": "h⁻¹"}
 EDGE_X_UM = 25.0
 """The first spatial column, dropped by Lagergren et al. (2020) as an edge artefact."""
 

@@ -54,6 +54,16 @@ def median_curve(curves, u_grid, unit: str, scale=1e3) -> str:
     return out
 
 
+def shape_counts_words(counts: dict, n: int) -> str:
+    """How many of ``n`` initialisations learned each shape (``user_data.operator_shape``'s
+    counts), the shapes none learned left out: "4 increasing and 6 non-monotone, of 10";
+    "all 10 decreasing"."""
+    said = [(k, c) for k, c in counts.items() if c]
+    if len(said) == 1 and said[0][1] == n:
+        return f"all {n} {said[0][0]}"
+    return and_list([f"{c} {k}" for k, c in said]) + f", of {n}" if said else f"none of {n}"
+
+
 def report_table(report) -> str:
     """One setting's diagnostics: value (bold if flagged), threshold, flag, message."""
     def threshold(v):
