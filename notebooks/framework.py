@@ -337,7 +337,8 @@ else:
 # ranges), and is decided on the interval of their ratio, per network (the same networks
 # measured twice), with the dataset as the unit (the {doc}`scorecard` gives each ratio).
 # "Near zero" is where the true solution is in the lowest {glue:text}`fw_near_pct` % of its
-# range; the errors there are mean absolute errors. The medians each verdict compares:
+# range; the errors there are mean absolute errors. The medians each verdict compares (the
+# verdicts are said below the table):
 
 # %%
 compared = {"theta_verdict": "relative error of $u_\\theta$ against that of $u_\\mathrm{p}$",
@@ -346,8 +347,7 @@ compared = {"theta_verdict": "relative error of $u_\\theta$ against that of $u_\
             "V_verdict": "learned $V$ near $u = 0$ against elsewhere",
             "G_verdict": "learned $G$ near $u = 0$ against elsewhere"}
 frame_tables.table(pd.DataFrame(
-    [{"comparison": what, "median [interval]": str(first), "against: median [interval]": str(second),
-      "verdict": summary[key]}
+    [{"comparison": what, "median [interval]": str(first), "against: median [interval]": str(second)}
      for key, what in compared.items() for first, second in [summary.intervals[key].values()]]
 ).set_index("comparison"))
 

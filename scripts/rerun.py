@@ -142,19 +142,24 @@ def _end_kernel_then_interrupt(signum, frame):
 
 def main(argv=None) -> int:
     """``make rerun`` (see the module's docstring); Ctrl-C: one line, exit status 130."""
+    import logging
     import signal
     main_thread = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGINT, _end_kernel_then_interrupt) if main_thread else None
+    logged = logging.root.manager.disable      # the Ctrl-C handler silences the log; a caller gets it back
     try:
         return _main(argv)
     except KeyboardInterrupt:
         with contextlib.suppress(OSError):
             print(f"{PROG}: interrupted: the notebook did not finish (what it wrote into OUT is partial)",
                   file=sys.stderr)
+        import gc
+        gc.collect()      # the abandoned cell task collected while the log is still silenced
         return 130
     finally:
         if main_thread:
             signal.signal(signal.SIGINT, before)
+        logging.disable(logged)
 
 
 def _main(argv=None) -> int:
@@ -220,4 +225,8 @@ def _run(args, out: Path, src: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    rc = main()
+    if rc == 130:     # the ended kernel's abandoned cell task reports itself when collected, at exit
+        import logging
+        logging.disable(logging.CRITICAL)
+    sys.exit(rc)

@@ -282,7 +282,7 @@ def test_learning_rate_claim():
     collapsed = [Fake({"lr": r}, {"err_u_theta": [0.01] * 3, "err_u_p": [0.01] * 3,
                                   "err_u_theta_obs": [0.9 if r >= 1e-2 else 0.01] * 3}, FLAT) for r in RATES]
     assert verdicts(6, Ctx(learning_rate=collapsed))[6] is F
-    assert "and 9 of 9 ended no better than a constant." in studies.learning_rate.summary(collapsed)["jump_large"]
+    assert "and 9 of 9 replicates ended no better than a constant." in studies.learning_rate.summary(collapsed)["jump_large"]
 
 
 # ----------------------------------------------------------------------------- claims 7, 8 (Fig. 4)

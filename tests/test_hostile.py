@@ -1257,6 +1257,22 @@ def test_ctrl_c_during_make_rerun_is_one_line_and_status_130(tmp_path, capsys, m
     assert err.startswith("make rerun: interrupted") and err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_an_in_process_rerun_gives_the_log_back_after_its_ctrl_c(tmp_path, monkeypatch, capsys):
+    """The Ctrl-C handler silences the log of the ending run; a caller of ``main`` in its own
+    process (IPython, a test) gets its log and its Ctrl-C back."""
+    import logging
+    from types import SimpleNamespace
+    import psutil
+    rerun = _rerun()
+    before = logging.root.manager.disable
+    monkeypatch.setattr(psutil, "Process", lambda *a: SimpleNamespace(children=lambda recursive=True: []))
+    monkeypatch.setattr(rerun, "notebook_parameters", lambda *a, **k: rerun._end_kernel_then_interrupt(2, None))
+    handler = signal.getsignal(signal.SIGINT)
+    assert rerun.main(["noise", str(tmp_path / "out"), "-p", "scale", "quick"]) == 130
+    assert logging.root.manager.disable == before and signal.getsignal(signal.SIGINT) is handler
+    assert capsys.readouterr().err.startswith("make rerun: interrupted")
+
+
 _ABANDONED_CELL = """
 import asyncio, gc, logging, sys
 sys.path.insert(0, 'scripts')

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from binn_utils.analysis import identifiability
@@ -250,5 +251,8 @@ def test_the_grid_comparison_is_a_sentence_per_grid_and_one_for_the_authors():
     text = framework_tables.grid_words(rows, "$D$")
     assert text.startswith("On 71 points the median relative error of D is 1 (interquartile range")
     assert ". On 351 points it is 0.6 (interquartile range" in text
-    assert text.endswith(" The authors' one dense run at this noise level has 0.319.")
+    assert text.endswith(" The authors' one dense run at this noise level gives a relative error of D of 0.319.")
     assert not framework_tables.grid_words([{**rows[0], "authors": []}], "$D$").count("authors")
+    failed = framework_tables.grid_words([{**rows[0], "ours": {71: [np.nan] * 3, 351: [0.5, np.nan, 0.7]}}], "$D$")
+    assert failed.startswith("On 71 points the median relative error of D is not known: every run failed. "
+                             "On 351 points it is 0.6 (interquartile range [0.55, 0.65]; 1 of 3 runs failed).")

@@ -118,7 +118,8 @@ def test_the_chapter_readings_of_a_fit_and_their_words():
     assert tables.growth_zero_words(scratch.growth_zero(u, {"G": np.ones((2, 5))}, 1e-3)).startswith("nowhere")
     assert scratch.growth_zero(u, {"D": np.ones((2, 5))}, 1e-3) is None and \
         tables.growth_zero_words(None) == "n/a (G not learned)"
-    assert tables.first_bias_words(np.array([0.0, -2e-4]), [0, 12]) == "behind the data (-0.20 × 10⁻³ cells/µm² at 12 h)"
+    assert tables.first_bias_words(np.array([0.0, -2e-4]), [0, 12]) == "behind the data (-0.2 × 10⁻³ cells/µm² at 12 h)"
+    assert tables.first_bias_words(np.array([0.0, 4.04e-5]), [0, 12]) == "ahead of the data (+0.0404 × 10⁻³ cells/µm² at 12 h)"
     assert tables.first_bias_words(np.array([0.0]), [0]) == "n/a"
 
 
@@ -159,4 +160,7 @@ def test_shape_counts_leave_out_the_shapes_no_initialisation_learned():
     assert tables.shape_counts_words({"increasing": 4, "decreasing": 0, "non-monotone": 6}, 10) == \
         "4 increasing and 6 non-monotone, of 10"
     assert tables.shape_counts_words({"increasing": 0, "decreasing": 10, "non-monotone": 0}, 10) == "all 10 decreasing"
-    assert tables.shape_counts_words({"increasing": 0, "decreasing": 0, "non-monotone": 0}, 0) == "none of 0"
+    assert tables.shape_counts_words({"increasing": 0, "decreasing": 2, "non-monotone": 0}, 2) == "both decreasing"
+    assert tables.shape_counts_words({"increasing": 0, "decreasing": 1, "non-monotone": 0}, 1) == "1 decreasing, of 1"
+    assert tables.shape_counts_words({"increasing": 0, "decreasing": 0, "non-monotone": 0}, 0) == \
+        "no initialisation with a finite curve"

@@ -115,10 +115,11 @@ def removal_sentence(sparse: Identifiability, dense: Identifiability, op: str) -
              f"{LEVEL_PHRASE[a.level]} on the sparse grid and {LEVEL_PHRASE[b.level]} on the dense one")
     return (f"removing {op} changes the summed chi-square by {_g(a.dchi2['zero'])} on the {sparse.n_points} data "
             f"points of the sparse grid ({a.rms_du['zero']:.2g} sigma per point: removing it is {a.signal} "
-            f"detectable). On the {dense.n_points} of the dense grid it changes it by {_g(b.dchi2['zero'])} "
-            f"({b.signal} detectable). Halving, doubling and tilting {op} change it by {_g(a.dchi2['half'])}, "
-            f"{_g(a.dchi2['double'])} and {_g(a.dchi2['tilt'])} on the sparse grid. On the dense one they change "
-            f"it by {_g(b.dchi2['half'])}, {_g(b.dchi2['double'])} and {_g(b.dchi2['tilt'])}. So {op}, as weak as "
+            f"detectable). On the {dense.n_points} data points of the dense grid, removing it changes the summed "
+            f"chi-square by {_g(b.dchi2['zero'])} ({b.signal} detectable). Halving, doubling and tilting {op} change "
+            f"the summed chi-square by {_g(a.dchi2['half'])}, {_g(a.dchi2['double'])} and {_g(a.dchi2['tilt'])} on "
+            f"the sparse grid. On the dense one they change it by {_g(b.dchi2['half'])}, {_g(b.dchi2['double'])} "
+            f"and {_g(b.dchi2['tilt'])}. So {op}, as weak as "
             f"the least visible of these, is {where}. A change above {detect_threshold():.2g} is detectable by a "
             f"test aimed at it. Above {fit_threshold(sparse.n_points):.3g} on the sparse and "
             f"{fit_threshold(dense.n_points):.3g} on the dense grid, it shows as a misfit of the data")

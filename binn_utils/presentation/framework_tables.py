@@ -5,6 +5,7 @@ here, as in :mod:`binn_utils.presentation.tables`)."""
 from __future__ import annotations
 
 from ..analysis.reporting import fmt, med_iqr, median, word
+from ..engine.metrics import median_iqr
 from ..analysis.verdicts import Verdict
 
 
@@ -53,12 +54,19 @@ def grid_words(rows, quantity: str = "$D$") -> str:
     (glued text: no TeX, the operator's letter plain)."""
     r = next(r for r in rows if r["quantity"] == quantity)
     name = quantity.strip("$")
-    ours = sorted(r["ours"].items())
-    parts = [f"{fmt(median(v))} (interquartile range {med_iqr(v).split(' ', 1)[1]})" for g, v in ours]
-    said = [f"On {g} points the median relative error of {name} is {part}." if not k else
-            f"On {g} points it is {part}." for k, ((g, _), part) in enumerate(zip(ours, parts))]
+    said = []
+    for k, (g, v) in enumerate(sorted(r["ours"].items())):
+        st = median_iqr(v)
+        what = f"On {g} points the median relative error of {name}" if not k else f"On {g} points it"
+        if st["n"] == st["n_failed"]:
+            said.append(f"{what} is not known: every run failed.")
+            continue
+        failed = f"; {st['n_failed']} of {st['n']} runs failed" if st["n_failed"] else ""
+        said.append(f"{what} is {fmt(st['median'])} (interquartile range [{fmt(st['q25'])}, "
+                    f"{fmt(st['q75'])}]{failed}).")
     if len(r["authors"]):
-        said.append(f"The authors' one dense run at this noise level has {fmt(float(r['authors'][0]))}.")
+        said.append(f"The authors' one dense run at this noise level gives a relative error of {name} of "
+                    f"{fmt(float(r['authors'][0]))}.")
     return " ".join(said)
 
 

@@ -57,11 +57,13 @@ def median_curve(curves, u_grid, unit: str, scale=1e3) -> str:
 def shape_counts_words(counts: dict, n: int) -> str:
     """How many of ``n`` initialisations learned each shape (``user_data.operator_shape``'s
     counts), the shapes none learned left out: "4 increasing and 6 non-monotone, of 10";
-    "all 10 decreasing"."""
+    "all 10 decreasing"; "both decreasing"; "1 decreasing, of 1"."""
     said = [(k, c) for k, c in counts.items() if c]
-    if len(said) == 1 and said[0][1] == n:
-        return f"all {n} {said[0][0]}"
-    return and_list([f"{c} {k}" for k, c in said]) + f", of {n}" if said else f"none of {n}"
+    if not said:
+        return "no initialisation with a finite curve"
+    if len(said) == 1 and said[0][1] == n and n > 1:
+        return f"{'both' if n == 2 else f'all {n}'} {said[0][0]}"
+    return and_list([f"{c} {k}" for k, c in said]) + f", of {n}"
 
 
 def report_table(report) -> str:
@@ -241,7 +243,9 @@ def first_bias_words(bias, t, scale=1e3) -> str:
     b = bias[1] if len(t) > 1 else np.nan
     if not np.isfinite(b):
         return "n/a"
-    return ("ahead of" if b > 0 else "behind") + f" the data ({scale * b:+.2f} × 10⁻³ cells/µm² at {t[1]:g} h)"
+    sign = "+" if b > 0 else ""       # written as the table of the chapter writes it, with its sign
+    return (("ahead of" if b > 0 else "behind")
+            + f" the data ({sign}{fmt(scale * b, plain_from=PLAIN_FROM)} × 10⁻³ cells/µm² at {t[1]:g} h)")
 
 
 def growth_zero_words(zero: dict | None, scale=1e3) -> str:

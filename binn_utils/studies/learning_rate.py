@@ -79,6 +79,12 @@ def replicate_intervals(res) -> dict:
             "rise": median_interval(excursion_replicates(res), failures_high=True, of=res)}
 
 
+def rise_words(median_rise: float) -> str:
+    """A median largest rise in words: its value, or, where most replicates diverged (their
+    rise the highest, so the median is infinite), that."""
+    return fmt(median_rise) if np.isfinite(median_rise) else "above every finite rise (most replicates diverged)"
+
+
 def summary(results, shown=None) -> Summary:
     """Fig. 3: errors and validation-loss behaviour against the learning rate; the large
     rates (from ``UNSTABLE_FROM`` on) are compared with the rate ``shown`` (None: the
@@ -143,9 +149,10 @@ def summary(results, shown=None) -> Summary:
     i_jump = median_interval(excursion_replicates(r_shown), failures_high=True, of=r_shown)
     ended_const = {value_label(meta_value(r, "lr")): int(diagnostics.collapsed(r, "final").sum()) for r in big}
     # a sentence per large rate: the median rise (its interval is the sub-claim's) and the constant fits
-    s["jump_large"] = " ".join(f"At $r$ = {k} it is {fmt(iv.estimate)}, and {ended_const[k]} of {len(r.record.status)} "
-                               f"ended no better than a constant." for (k, iv), r in zip(jump.items(), big)) or "n/a"
-    s["jump_shown"], s["jump_shown_median"] = str(i_jump), fmt(i_jump.estimate)
+    s["jump_large"] = " ".join(f"At $r$ = {k} it is {rise_words(iv.estimate)}, and {ended_const[k]} of "
+                               f"{len(r.record.status)} replicates ended no better than a constant."
+                               for (k, iv), r in zip(jump.items(), big))
+    s["jump_shown_median"] = rise_words(i_jump.estimate)
     s["first_epoch"] = str(int(np.asarray(r_shown["curve_epochs"])[0]))
     # most replicates at the shown rate failed (its median is +inf): nothing to compare with
     s.compare("large_unstable_verdict", Verdict.UNDECIDED if not np.isfinite(i_jump.estimate) else
@@ -248,7 +255,8 @@ def claim_learning_rate(ctx):
           f"{s['large_rates']} are {s['large_up']}, against {s['shown_up']} at $r$ = {s['shown']}. The largest rise of "
           f"the validation loss above its lowest value so far, in decades, per replicate (a diverged one the highest; "
           f"the sub-claim below gives each median's interval), has the median "
-          f"{s['jump_shown_median']} at $r$ = {s['shown']}. {s['jump_large'].rstrip('.')}")
+          f"{s['jump_shown_median']} at $r$ = {s['shown']}"
+          + (f". {s['jump_large'].rstrip('.')}" if s["jump_large"] else ""))
     return ClaimCheck(runs, ev, tuple(subs), ("learning_rate",))
 
 
