@@ -135,8 +135,8 @@ reporting.glue("sc_scratch_x", f"{x[inside].min():g} to {x[inside].max():g} µm"
 # Where does the forward solve miss the data? Per observation time: the relative error of
 # $u_\mathrm{p}$ against the replicate mean, and inside the scratch ({glue:text}`sc_scratch_x`,
 # where the initial density is below 10% of its maximum) the mean of $u_\mathrm{p}$ minus the
-# data, each the median over initialisations (at 0 h, $u_\mathrm{p}$ is the learned initial
-# condition $u_\theta(x, 0)$, from which the forward solve starts):
+# data, each the median over initialisations (at the first time, $u_\mathrm{p}$ is the learned
+# initial condition $u_\theta(x, 0)$, from which the forward solve starts):
 
 # %%
 inside, bias = scratch.scratch_bias(fit, u_mean)

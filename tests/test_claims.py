@@ -282,7 +282,9 @@ def test_learning_rate_claim():
     collapsed = [Fake({"lr": r}, {"err_u_theta": [0.01] * 3, "err_u_p": [0.01] * 3,
                                   "err_u_theta_obs": [0.9 if r >= 1e-2 else 0.01] * 3}, FLAT) for r in RATES]
     assert verdicts(6, Ctx(learning_rate=collapsed))[6] is F
-    assert "and 9 of 9 replicates ended no better than a constant." in studies.learning_rate.summary(collapsed)["jump_large"]
+    assert "All 9 replicates ended no better than a constant." in studies.learning_rate.summary(collapsed)["jump_large"]
+    assert [studies.learning_rate.ended_words(k, 50) for k in (0, 3, 50)] == [
+        "None of its 50 replicates ended", "3 of its 50 replicates ended", "All 50 replicates ended"]
 
 
 # ----------------------------------------------------------------------------- claims 7, 8 (Fig. 4)

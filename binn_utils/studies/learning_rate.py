@@ -85,6 +85,13 @@ def rise_words(median_rise: float) -> str:
     return fmt(median_rise) if np.isfinite(median_rise) else "above every finite rise (most replicates diverged)"
 
 
+def ended_words(k: int, n: int) -> str:
+    """How many of a rate's ``n`` replicates ended (so), as a sentence begins: "All 50 replicates
+    ended", "None of its 50 replicates ended", "3 of its 50 replicates ended"."""
+    return (f"All {n} replicates ended" if k == n else f"None of its {n} replicates ended" if k == 0
+            else f"{k} of its {n} replicates ended")
+
+
 def summary(results, shown=None) -> Summary:
     """Fig. 3: errors and validation-loss behaviour against the learning rate; the large
     rates (from ``UNSTABLE_FROM`` on) are compared with the rate ``shown`` (None: the
@@ -149,8 +156,8 @@ def summary(results, shown=None) -> Summary:
     i_jump = median_interval(excursion_replicates(r_shown), failures_high=True, of=r_shown)
     ended_const = {value_label(meta_value(r, "lr")): int(diagnostics.collapsed(r, "final").sum()) for r in big}
     # a sentence per large rate: the median rise (its interval is the sub-claim's) and the constant fits
-    s["jump_large"] = " ".join(f"At $r$ = {k} it is {rise_words(iv.estimate)}, and {ended_const[k]} of "
-                               f"{len(r.record.status)} replicates ended no better than a constant."
+    s["jump_large"] = " ".join(f"At $r$ = {k} it is {rise_words(iv.estimate)}. "
+                               f"{ended_words(ended_const[k], len(r.record.status))} no better than a constant."
                                for (k, iv), r in zip(jump.items(), big))
     s["jump_shown_median"] = rise_words(i_jump.estimate)
     s["first_epoch"] = str(int(np.asarray(r_shown["curve_epochs"])[0]))
