@@ -1308,16 +1308,19 @@ def test_after_ctrl_c_an_abandoned_cell_task_prints_nothing(ctrl_c):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("after", [1.0, 6.0], ids=["starting", "kernel running"])
+@pytest.mark.parametrize("after", [0.0, 5.0], ids=["starting", "kernel running"])
 def test_a_real_ctrl_c_during_make_rerun_is_one_line_and_ends_the_kernel(tmp_path, after):
     """Ctrl-C while papermill starts the notebook's kernel: the kernel's own ZMQ traceback came
-    through; now the kernel is ended first, and one line, status 130."""
+    through; now the kernel is ended first, and one line, status 130.  ``after``: seconds after
+    the rerun says what it runs (its line just before papermill starts; a fixed time from the
+    process's start could fall while a loaded machine still imports the package)."""
     import psutil
     proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "rerun.py"), "noise", str(tmp_path / "out"),
                              "-p", "scale", "quick"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     kids = []
     try:
+        assert proc.stdout.readline().startswith("make rerun: notebooks/noise.py with")
         time.sleep(after)
         with contextlib.suppress(psutil.Error):
             kids = psutil.Process(proc.pid).children(recursive=True)
