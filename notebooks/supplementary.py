@@ -28,10 +28,16 @@
 # errors are larger, the operators vary more and the losses fluctuate more; denser data
 # reduce the errors and the variability.
 #
-# **Scale.** Each study of each repeat is read at the paper's scale
-# ({glue:text}`sm_scale_paper`) where those runs are stored, and otherwise at our
-# reduced scale ({glue:text}`sm_scale_lite`), which reduces epochs as well as
-# replicates (the {doc}`/book/errata`, item 31, says why). Every caption ends with the
+# **Scale.** Each study of each repeat is read at the paper's scale where those runs are
+# stored, and otherwise at our reduced scale, which reduces epochs as well as replicates
+# (the {doc}`/book/errata`, item 31, says why). What each scale trains, from the studies'
+# settings:
+#
+# ```{glue:md} sm_scales
+# :format: myst
+# ```
+#
+# Every caption ends with the
 # scale, epochs and replicates of its runs; a comparison with the reference configuration
 # reads the reference at the same scale, and the list under its table says which runs each
 # row reads.
@@ -96,7 +102,7 @@ from binn_utils import studies
 from binn_utils.analysis import reporting, results_table
 from binn_utils.presentation import drawn_data, figures, plotting, rerun_box, tables, verdict_marks
 from binn_utils.claims.spanning import counted_words, held_summaries, reference_counted_words
-from binn_utils.studies.supporting import Page, compare_configurations, scale_definition
+from binn_utils.studies.supporting import Page, compare_configurations, scale_table
 
 plotting.style()
 page = Page(noise_var=noise_var, dense=dense, study=study, scale=scale, fallback_scale=fallback_scale,
@@ -117,8 +123,7 @@ reporting.glue("sm_config", f"noise variance {noise_var:g}, {'351' if dense else
 reporting.glue("sm_reference", "none (this is the main-text configuration)" if page.is_reference else
                f"noise variance {ref_noise:g}, 71 spatial points")
 reporting.glue("sm_expect", "lower" if page.expect_lower else "higher")
-for name in ("paper", "lite"):  # what each scale trains, from the studies' settings
-    reporting.glue(f"sm_scale_{name}", scale_definition(name))
+reporting.glue("sm_scales", Markdown(scale_table(("paper", "lite"))))  # what each scale trains, from the studies' settings
 
 
 def not_run_reason(st):
@@ -348,9 +353,9 @@ display(Markdown(table))
 #
 # The paper expects the median $u_\mathrm{p}$ error at the default setting to be
 # {glue:text}`sm_expect` here than in the reference configuration (decided on the interval of
-# the ratio of the two medians); it is so in {glue:text}`sm_errors_as_expected` studies, and the interquartile
-# range of the $u_\mathrm{p}$ errors (bootstrap intervals) is {glue:text}`sm_expect` in
-# {glue:text}`sm_spread_as_expected`.
+# the ratio of the two medians). Of the studies compared, it is so in
+# {glue:text}`sm_errors_as_expected`, and the interquartile range of the $u_\mathrm{p}$
+# errors (bootstrap intervals) is {glue:text}`sm_expect` in {glue:text}`sm_spread_as_expected`.
 # Whether the qualitative conclusions carry over is answered, study by study, by the
 # lists under each figure: each compares the location of the lowest errors and the two
 # failure modes with the paper's main-text claims, computed from this configuration's

@@ -9,7 +9,8 @@ from binn_utils import studies
 from binn_utils.claims import spanning
 from binn_utils.studies import batch_size, learning_rate
 from binn_utils.studies.base import SCALES
-from binn_utils.studies.supporting import compare_configurations, scale_definition
+from binn_utils.analysis.verdicts import Verdict
+from binn_utils.studies.supporting import compare_configurations, expected_words, scale_table
 from synthetic import Fake, batch_results, sweep, timing_of
 
 import prose
@@ -85,12 +86,16 @@ def test_comparison_table_names_the_runs_each_row_reads():
                                       f"epochs, {rec.replicates} replicates; a note"), table
 
 
-def test_scale_definitions_come_from_the_scales():
-    for name in ("lite", "paper"):
-        p, words = SCALES[name], scale_definition(name)
-        assert f"{p['epochs']} epochs, 1 dataset x {p['seeds']} initialisations (learning rate" in words, words
-        assert f"fixed budget: {p['budget_steps']:,} steps" in words
-        assert f"{p['big_epochs']} epochs, {p['big_datasets']} dataset" in words
+def test_the_scale_table_comes_from_the_scales():
+    table = scale_table(("paper", "lite")).splitlines()
+    assert table[0] == "| study | the paper's scale | our reduced scale |"
+    rows = {line.split(" | ")[0][2:]: line[:-2].split(" | ")[1:] for line in table[2:]}
+    assert len(rows) == len(table) - 2 and "learning rate" in rows and "batch size" in rows
+    for col, name in enumerate(("paper", "lite")):
+        p = SCALES[name]
+        assert rows["learning rate"][col] == f"{p['epochs']} epochs, 1 dataset x {p['seeds']} initialisations"
+        assert rows["batch size"][col].endswith(f"; fixed budget: {p['budget_steps']:,} steps")
+        assert f"{p['big_epochs']} epochs, {p['big_datasets']} dataset" in rows["noise"][col]
 
 
 def test_a_reference_read_below_the_scale_it_is_stored_at_says_so():
@@ -100,3 +105,12 @@ def test_a_reference_read_below_the_scale_it_is_stored_at_says_so():
     assert page.reference_note(arch, "lite") == ("the reference, stored at the paper scale too, is read at lite "
                                                  "like the runs here (like with like)")
     assert page.reference_note(arch, "paper") == ""
+
+
+def test_the_count_of_expected_comparisons_names_only_the_others_there_are():
+    A, D, I = Verdict.AGREES, Verdict.DISAGREES, Verdict.INDISTINCT
+    assert expected_words([A, A, A, A]) == "all 4"
+    assert expected_words([A]) == "1 of 1"
+    assert expected_words([A, I, I, I]) == "1 of 4 (cannot be distinguished in 3)"
+    assert expected_words([D, A, I, A]) == "2 of 4 (the other way in 1, cannot be distinguished in 1)"
+    assert expected_words([D, D]) == "0 of 2 (the other way in 2)"

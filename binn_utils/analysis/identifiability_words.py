@@ -262,7 +262,7 @@ def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
     fc = c.fit
     lines = [FIT_HEADING, "",
              f"Noise: sigma = {c.sigma_source}"
-             + (f"; the fit's own residual (root-mean-square of the data about the learned model's forward "
+             + (f". The fit's own residual (root-mean-square of the data about the learned model's forward "
                 f"solution) is {c.sigma_fitted_words}." if c.sigma_fitted_words else "."), ""]
     if fc is not None:
         lines += [f"Fit check: passed. The learned model, solved forward from the data's first observed profile "

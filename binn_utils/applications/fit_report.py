@@ -126,8 +126,8 @@ def fit_identifiability(fit: UserFit, units: dict | None = None):
     if sd is not None:
         n = fit.data.n_replicates
         if fit.replicates_mode == "mean" and n > 1:
-            sd, how = sd / np.sqrt(n), (f"the noise of the mean of the {n} replicates fitted: their "
-                                        f"between-replicate standard deviation {_num(sd)} / sqrt({n})")
+            sd, how = sd / np.sqrt(n), (f"the noise of the mean of the {n} replicates fitted (their "
+                                        f"between-replicate standard deviation, {_num(sd)}, over sqrt({n}))")
         sd = sd / fit.scaling.u_factor
     ev = fit.evaluation
     u_obs = (np.stack([o.u_obs for o in fit.observations]) if fit.replicates_mode == "separate" else obs.u_obs)

@@ -4,7 +4,7 @@ its reference configuration at that scale."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from . import reference_configuration, repeated, sweeps
 from ..analysis.reporting import find, fmt, iqr, median, value_label
@@ -112,24 +112,30 @@ class Page:
         return parts if len(parts) > 1 else parts[0]
 
 
-def scale_definition(scale: str) -> str:
-    """What ``scale`` trains in the studies the Supporting Material repeats, from their
-    settings (``studies.base.SCALES`` through each study's ``build``), e.g. '1000 epochs,
-    1 dataset x 3 initialisations (learning rate, ...)'; a study whose settings differ lists
-    each combination."""
-    by: dict = {}
-    for st in {s.name: s for s in repeated(False) + repeated(True)}.values():
-        first, *others = st.groups(scale, dense="sparse" not in st.repeated_on)
-        runs = sorted({(s.config.epochs, len(set(s.datasets)), len(s.seeds) // len(set(s.datasets)))
-                       for s in first}, reverse=True)
-        words = " or ".join(f"{ep} epochs, {nd} dataset{'s' if nd > 1 else ''} x {ni} "
-                            f"initialisation{'s' if ni > 1 else ''}"
-                            for ep, nd, ni in runs)
-        for name, part in zip(st.parts[1:], others):   # e.g. a fixed budget of optimiser steps
-            words += "".join(sorted({f"; {name}: {v:,} {k.replace('budget_', '').replace('_', ' ')}"
-                                     for s in part for k, v in s.described}))
-        by.setdefault(words, []).append(st.title)
-    return "; ".join(f"{words} ({', '.join(titles)})" for words, titles in by.items())
+def scale_runs(scale: str, st) -> str:
+    """What ``scale`` trains in the study ``st`` where the Supporting Material repeats it, from
+    its settings (``studies.base.SCALES`` through the study's ``build``), e.g. '1000 epochs,
+    1 dataset x 3 initialisations'; settings that differ are joined by 'or', and a part
+    of the study with a budget of its own (e.g. fixed optimiser steps) follows after '; '."""
+    first, *others = st.groups(scale, dense="sparse" not in st.repeated_on)
+    runs = sorted({(s.config.epochs, len(set(s.datasets)), len(s.seeds) // len(set(s.datasets)))
+                   for s in first}, reverse=True)
+    words = " or ".join(f"{ep} epochs, {nd} dataset{'s' if nd > 1 else ''} x {ni} "
+                        f"initialisation{'s' if ni > 1 else ''}" for ep, nd, ni in runs)
+    for name, part in zip(st.parts[1:], others):
+        words += "".join(sorted({f"; {name}: {v:,} {k.replace('budget_', '').replace('_', ' ')}"
+                                 for s in part for k, v in s.described}))
+    return words
+
+
+def scale_table(scales: Sequence[str] = ("paper", "lite")) -> str:
+    """Markdown table of what each of ``scales`` trains, a row per study the Supporting
+    Material repeats (:func:`scale_runs`)."""
+    heads = {"paper": "the paper's scale", "lite": "our reduced scale"}
+    sts = {s.name: s for s in repeated(False) + repeated(True)}.values()
+    rows = [f"| study | {' | '.join(heads.get(sc, sc) for sc in scales)} |", "|---" * (len(scales) + 1) + "|"]
+    rows += [f"| {st.title} | {' | '.join(scale_runs(sc, st) for sc in scales)} |" for st in sts]
+    return "\n".join(rows)
 
 
 def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts: dict, scales: Mapping,
@@ -161,15 +167,23 @@ def compare_configurations(here: dict, reference: dict, expect_lower: bool, sts:
         narrower.append(v_iqr)
         shown.append(study)
 
-    def words(vs):
-        return (f"{vs.count(Verdict.AGREES)} of {len(vs)} (the other way in {vs.count(Verdict.DISAGREES)}, "
-                f"cannot be distinguished in {vs.count(Verdict.INDISTINCT)})")
-    verdict = {"n": len(lower), "errors_as_expected": words(lower), "spread_as_expected": words(narrower),
-               "rows": shown}
+    verdict = {"n": len(lower), "errors_as_expected": expected_words(lower),
+               "spread_as_expected": expected_words(narrower), "rows": shown}
     table = "\n".join(rows)
     if read:
         table += "\n\nThe runs each row reads:\n\n" + "\n".join(read)
     return table, verdict
+
+
+def expected_words(vs: Sequence[Verdict]) -> str:
+    """How many of the comparisons ``vs`` went the way the paper expects, with the others
+    named only where there are any: 'all 4', '1 of 4 (cannot be distinguished in 3)',
+    '2 of 4 (the other way in 1, cannot be distinguished in 1)'."""
+    n, agree = len(vs), vs.count(Verdict.AGREES)
+    others = [f"{w} in {k}" for w, k in (("the other way", vs.count(Verdict.DISAGREES)),
+                                          ("cannot be distinguished", vs.count(Verdict.INDISTINCT))) if k]
+    head = f"all {n}" if agree == n and n > 1 else f"{agree} of {n}"
+    return head + (f" ({', '.join(others)})" if others else "")
 
 
 def runs_read(st: Study, here, ref, scale: str, note: str | None = None) -> str:
