@@ -299,6 +299,15 @@ def best_in_range(s: Summary, key: str, intervals: dict, paper_best, symbol: str
                               intervals.get(b_out, Interval(np.nan, np.nan, np.nan, 0, np.nan))})
 
 
+def in_range_words(lo: str, hi: str, theta: str, up: str) -> str:
+    """The two "best in the paper's range" verdicts (:func:`best_in_range`) as one sentence, each
+    error named before its verdict (a verdict may carry a parenthesis of its own): "In the
+    paper's range, 1e-1 to 1: for $u_\\theta$, agrees; for $u_\\mathrm{p}$, cannot be distinguished."."""
+    if theta == up:
+        return f"In the paper's range, {lo} to {hi}: for both $u_\\theta$ and $u_\\mathrm{{p}}$, {theta}."
+    return f"In the paper's range, {lo} to {hi}: for $u_\\theta$, {theta}; for $u_\\mathrm{{p}}$, {up}."
+
+
 def compared_words(intervals: dict, b_in, b_out, symbol: str) -> str:
     """The two settings a "best in the range" verdict compares (:func:`best_in_range`) and their
     estimates, named, in plain text (glued into a sentence; at most three numbers a sentence):

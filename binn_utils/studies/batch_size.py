@@ -17,6 +17,7 @@ from ..store.stores import committed_datasets, committed_scale
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, Choice, Shown, Study, asks_main_text, count, initialisations, main_text_datasets, scale_values,
                    train_config, best_in_range, value_range)
+from .base import in_range_words
 from .base import Drawing, box_drawing
 from .authors_budget import (AUTHORS_ARCHIVED, AUTHORS_BUDGET, AUTHORS_BUDGET_EPOCHS, AUTHORS_BUDGET_LOW,  # noqa: F401
                              AUTHORS_BUDGET_EPOCHS_LOW, build_authors_budget, build_authors_budget_low)
@@ -272,9 +273,8 @@ def bullets(s: dict) -> list[str]:
     lo, hi = PAPER_BEST
     return [timing_bullet(s),
             f"After the fixed budget of {s['budget_steps']} optimiser steps the lowest median error of "
-            f"$u_\\theta$ is at $B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}. In the "
-            f"paper's range, {lo} to {hi}: {s['best_theta_verdict']} ($u_\\theta$), {s['best_up_verdict']} "
-            f"($u_\\mathrm{{p}}$).",
+            f"$u_\\theta$ is at $B$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at $B$ = {s['best_up']}. "
+            + in_range_words(lo, hi, s["best_theta_verdict"], s["best_up_verdict"]),
             f"Interquartile ranges of the $u_\\mathrm{{p}}$ errors, by batch size: {s['budget_up_iqr']}. The "
             f"smallest batch the most variable of 10, 40, 160: {s['small_variable_verdict']}. {s['clipped']}.",
             s["failures"]]

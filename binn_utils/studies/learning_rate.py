@@ -13,6 +13,7 @@ from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, PARAMETER_WORDS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
                    scale_values, train_config, value_range)
+from .base import in_range_words
 from .base import Drawing, Phrase, box_drawing
 
 LEARNING_RATES = (5e-7, 5e-6, 5e-5, 5e-4, 5e-3, 5e-2, 5e-1)
@@ -184,8 +185,8 @@ def bullets(s: dict) -> list[str]:
     repeats claim the same qualitative conclusions)."""
     lo, hi = (reporting.value_label(v) for v in PAPER_BEST)
     return [f"Lowest median error of $u_\\theta$ at $r$ = {s['best_theta']}, of $u_\\mathrm{{p}}$ at "
-            f"$r$ = {s['best_up']}. In the paper's range, {lo} to {hi}: {s['best_theta_verdict']} "
-            f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
+            f"$r$ = {s['best_up']}. "
+            + in_range_words(lo, hi, s["best_theta_verdict"], s["best_up_verdict"]),
             f"Smallest rate $r$ = {s['smallest']}: over the last quarter of training each replicate's validation "
             f"loss fell by a fraction of its value at three quarters (negative: it rose). Its median is "
             f"{s['fall_small']}, against {s['fall_shown']} at the default rate. That the loss is still falling "

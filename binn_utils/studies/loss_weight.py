@@ -13,6 +13,7 @@ from ..engine.observations import DEFAULT_NOISE_VAR
 from ..store.setting import Setting
 from .base import (PAPER_DEFAULTS, PARAMETER_WORDS, PaperPoint, Shown, Study, best_in_range, initialisations, number_label,
                    scale_values, train_config, value_range)
+from .base import in_range_words
 from .base import Drawing, box_drawing
 
 PDE_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3)
@@ -147,8 +148,8 @@ def bullets(s: dict) -> list[str]:
     repeats claim the same qualitative conclusions)."""
     lo, hi = (reporting.value_label(v) for v in PAPER_BEST)
     return [f"Lowest median error of $u_\\theta$ at $w_\\mathrm{{PDE}}$ = {s['best_theta']}, of "
-            f"$u_\\mathrm{{p}}$ at {s['best_up']}. In the paper's range, {lo} to {hi}: {s['best_theta_verdict']} "
-            f"($u_\\theta$), {s['best_up_verdict']} ($u_\\mathrm{{p}}$).",
+            f"$u_\\mathrm{{p}}$ at {s['best_up']}. "
+            + in_range_words(lo, hi, s["best_theta_verdict"], s["best_up_verdict"]),
             f"$w_\\mathrm{{PDE}}$ = {s['low']}: median errors {s['low_theta']} ($u_\\theta$) and "
             f"{s['low_up']} ($u_\\mathrm{{p}}$). They are {s['low_theta_ratio']} and {s['low_up_ratio']} "
             f"times the lowest. Good $u_\\theta$ with poor $u_\\mathrm{{p}}$ "
