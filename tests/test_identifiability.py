@@ -24,7 +24,7 @@ def test_rule_boundaries_are_the_stated_quantiles():
 
 
 def test_text_fig1_data_do_not_constrain_D():
-    """The paper's Eq. ic-nl (bumps of 1/10): D = u^5/10 is about 1e-6 of the dynamics."""
+    """The paper's Eq. (14) (bumps of 1/10): D = u^5/10 is about 1e-6 of the dynamics."""
     for dense in (False, True):
         r = ident.benchmark_identifiability("nonlinear_adr", dense, 1e-3, initial="text")
         # D's removal leaves no signal, but a constant added to D would be seen: indistinguishable

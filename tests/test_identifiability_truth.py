@@ -103,6 +103,12 @@ def test_an_operator_without_signal_is_indistinguishable_from_zero():
     assert levels == {"D": "well", "G": "indistinguishable"}
     assert c["G"].near_zero is not None and c["G"].near_zero > 1e-6
     assert "indistinguishable from zero (|G| <~" in ident_words.level_words(c["G"])
+    # in the table its pipes are escaped, so that every row keeps the head's cells
+    table = ident_words.table_markdown([c])
+    cells = lambda row: row.replace("\\|", "").count("|")  # noqa: E731
+    head, _, *rows = table.splitlines()
+    assert len(rows) == 2 and all(cells(r) == cells(head) for r in rows), table
+    assert "(\\|G\\| <~" in rows[1]
     assert "the data cannot tell G from zero" in ident_words.need_sentence(c["G"])
     assert not prose.defects(ident_words.need_sentence(c["G"]))
 

@@ -294,7 +294,7 @@ def test_nonlinear_adr_initial_conditions_text_and_code():
     bump = lambda a1, a2: np.minimum(a1 * np.exp(-(x + 2) ** 2 / s2) + a2 * np.exp(-(x - 1) ** 2 / s2), 1)  # noqa
     text = bm.get_benchmark("nonlinear_adr").initial_condition(x)
     code = bm.get_benchmark("nonlinear_adr", initial="code").initial_condition(x)
-    np.testing.assert_allclose(text, bump(0.1, 0.07), atol=1e-15)        # Eq. ic-nl
+    np.testing.assert_allclose(text, bump(0.1, 0.07), atol=1e-15)        # Eq. (14)
     np.testing.assert_allclose(code, bump(1.0, 0.7), atol=1e-15)         # the authors' generator
     assert code.max() == 1.0 and np.isclose(code[np.argmin(np.abs(x - 1))], 0.7, atol=1e-3)
     assert bm.get_benchmark("nonlinear_adr", initial="code") != bm.get_benchmark("nonlinear_adr")

@@ -73,7 +73,7 @@ from .diagnostic_thresholds import (BALANCE_MAX, BALANCE_MIN, BLOWUP_FACTOR, CAN
                                     MISMATCH_RATIO, OVERFIT_FACTOR, OVERFIT_MIN_BEFORE, RANGE_QUANTILES, SPREAD_CV,
                                     SPREAD_FLOOR, SPREAD_POINTS, TAIL_FRACTION, THRESHOLD_NAMES, UNDERFIT_TAIL_DECADES,
                                     UNDERFIT_TAIL_FRACTION, WEIGHT_RATIO_MAX, Thresholds, thresholds)
-from .reporting import fmt
+from .reporting import fmt, table_cell
 from .verdicts import held_together, median_interval, some
 
 __all__ = [
@@ -192,7 +192,7 @@ class DiagnosticTable:
                 flagname = _FLAG_OF_COLUMN.get(c) or ("operator_spread" if c.startswith("spread_") else None)
                 if flagname and rep.diagnostics[flagname].flag and s not in ("", "nan"):
                     s = f"**{s}**"
-                cells.append(s.replace("|", "\\|"))
+                cells.append(table_cell(s))
             out.append("| " + " | ".join(cells) + " |")
         return "\n".join(out)
 

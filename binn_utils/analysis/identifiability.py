@@ -376,8 +376,8 @@ def solver_sigma(bench, dense: bool) -> float:
 #: A benchmark in words (the tables' labels): the paper's names of the models.
 BENCHMARK_WORDS = {"diffusion": "diffusion", "porous_medium": "porous medium", "burgers": "Burgers'",
                    "diffusion_advection": "diffusion-advection", "nonlinear_adr": "nonlinear ADR"}
-#: The nonlinear ADR's initial conditions in words: the paper's Eq. ic-nl, or the authors' Fig. 1 data.
-INITIAL_WORDS = {"text": "initial condition of Eq. ic-nl", "code": "initial condition of the authors' Fig. 1 data"}
+#: The nonlinear ADR's initial conditions in words: the paper's Eq. (14), or the authors' Fig. 1 data.
+INITIAL_WORDS = {"text": "initial condition of Eq. (14)", "code": "initial condition of the authors' Fig. 1 data"}
 
 
 def case_label(name: str, dense: bool, initial: str = "text") -> str:
@@ -406,7 +406,7 @@ def benchmark_identifiability(name: str, dense: bool = False, noise_var: float =
 
 def benchmark_cases(noise_var: float = 1e-3) -> list[Identifiability]:
     """Every benchmark on both grids (71, 351 points); the nonlinear ADR with both initial
-    conditions (the paper's Eq. ic-nl, "text", and the authors' Fig. 1 data, "code")."""
+    conditions (the paper's Eq. (14), "text", and the authors' Fig. 1 data, "code")."""
     out = []
     for name in BENCHMARK_NAMES:
         for initial in (INITIALS if name == "nonlinear_adr" else ("text",)):

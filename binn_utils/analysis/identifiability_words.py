@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fit_identifiability import NULL_SEED, NULL_SIMULATIONS
-from .reporting import fmt
+from .reporting import fmt, table_cell
 from .identifiability import (DECIDING, Identifiability, OperatorConstraint, constraint_level, detect_threshold,
                               fit_threshold, need_threshold)
 
@@ -85,7 +85,7 @@ def table_markdown(cases, errors: dict | None = None) -> str:
         for k, oc in c.operators.items():
             d = oc.dchi2
             row = (f"| {c.label} | {k} | {oc.share:.2g} | {_g(d['zero'])} | {_g(d['half'])} | "
-                   f"{_g(d['double'])} | {_g(d['tilt'])} | {level_words(oc)} |")
+                   f"{_g(d['double'])} | {_g(d['tilt'])} | {table_cell(level_words(oc))} |")
             if errors is not None:
                 row += f" {error_words(errors.get(c.label, {}).get(k, np.nan), oc.level)} |"
             lines.append(row)
@@ -296,7 +296,7 @@ def fit_markdown(c: Identifiability, units: dict | None = None) -> str:
                      f"{_g(oc.dchi2_without)} | {'-' if oc.need == 'needed' else _g(oc.dchi2_learned)} | {need} | "
                      f"{null_words(oc)} | "
                      f"{_g(d['zero'])} | {_g(d['half'])} | {_g(d['double'])} | {_g(d['tilt'])} | "
-                     f"**{level_words(oc, (units or {}).get(k))}** |")
+                     f"**{table_cell(level_words(oc, (units or {}).get(k)))}** |")
     lines += ["", "Columns: " + "; ".join(f"{h}: {w}" for h, w in COLUMNS) + ".", ""]
     lines += [need_sentence(oc, units) for oc in c.operators.values() if oc.need]
     w = [s for k, oc in c.operators.items() if oc.need in (None, "needed")

@@ -1,9 +1,8 @@
 """Glue between the results and the notebooks: statistics, numbers in prose, summaries.
 
-Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never
-typed by hand.  Where results are read from and whether a missing one may be trained is
-the store's policy (``stores.stores_for``, ``loading.load_or_run``).
-"""
+Numbers quoted in the book's prose are glued from the results (myst-nb ``glue``), never typed
+by hand.  Where results are read from and whether a missing one may be trained is the store's
+policy (``stores.stores_for``, ``loading.load_or_run``)."""
 from __future__ import annotations
 
 import warnings
@@ -20,10 +19,8 @@ def med_iqr(values) -> str:
     st = median_iqr(values)
     if st["n"] == st["n_failed"]:
         return "all failed"
-    s = f"{st['median']:.3g} [{st['q25']:.3g}, {st['q75']:.3g}]"
-    if st["n_failed"]:
-        s += f" ({st['n_failed']} failed)"
-    return s
+    failed = f" ({st['n_failed']} failed)" if st["n_failed"] else ""
+    return f"{st['median']:.3g} [{st['q25']:.3g}, {st['q75']:.3g}]{failed}"
 
 
 def median(values) -> float:
@@ -33,8 +30,7 @@ def median(values) -> float:
 
 def iqr(values) -> float:
     """The interquartile range of the finite values (NaN if none)."""
-    st = median_iqr(values)
-    return st["q75"] - st["q25"]
+    return (st := median_iqr(values))["q75"] - st["q25"]
 
 
 def glue(name: str, value, display: bool = False):
@@ -208,6 +204,11 @@ def and_list(items) -> str:
     """Items in words: "a", "a and b", "a, b and c" ("" for none)."""
     items = [str(i) for i in items]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def table_cell(s) -> str:
+    """``s`` in a cell of a markdown pipe table: on one line, its pipes (as in '|D|') escaped."""
+    return str(s).replace("|", "\\|").replace("\n", " ")
 
 
 def each(values) -> str:

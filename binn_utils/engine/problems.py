@@ -48,7 +48,7 @@ BENCHMARK_NAMES = ("diffusion", "porous_medium", "burgers",
                    "diffusion_advection", "nonlinear_adr")
 #: The three readings of the nonlinear-ADR reaction term found in the paper.
 REACTIONS = ("supporting", "text", "equation")
-#: The two initial conditions of the nonlinear-ADR benchmark: "text", Eq. ic-nl of the
+#: The two initial conditions of the nonlinear-ADR benchmark: "text", Eq. (14) of the
 #: paper (amplitudes 1/10 and 7/100); "code", what the authors' data generator used for the
 #: published Fig. 1 (amplitudes 1 and 7/10).  Only ``nonlinear_adr`` has a choice.
 INITIALS = ("text", "code")
@@ -191,7 +191,7 @@ def _bumps(x, a1, a2):
     return np.minimum(a1 * np.exp(-(x + 2.0) ** 2 / s2) + a2 * np.exp(-(x - 1.0) ** 2 / s2), 1.0)
 
 
-def _ic_nl(x):                  # Eq. ic-nl
+def _ic_nl(x):                  # Eq. (14)
     return _bumps(x, 0.1, 0.07)
 
 
@@ -277,8 +277,8 @@ def get_benchmark(name: str, reaction: str = "supporting", initial: str = "text"
       :math:`G(u) = +1/2`.
 
     ``initial`` selects its initial condition (``INITIALS``): ``"text"``, the paper's
-    Eq. ic-nl (bumps of height 1/10 and 7/100), or ``"code"``, the authors' generator
-    of the published Fig. 1 data (heights 1 and 7/10, capped at 1 as in Eq. ic-nl).
+    Eq. (14) (bumps of height 1/10 and 7/100), or ``"code"``, the authors' generator
+    of the published Fig. 1 data (heights 1 and 7/10, capped at 1 as in Eq. (14)).
 
     Both are validated for every benchmark but only affect ``nonlinear_adr``.
     """

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 
-from ..analysis.reporting import and_list
+from ..analysis.reporting import and_list, table_cell
 from ..analysis.contrasts import POWER
 from ..analysis.verdicts import COUNTED, LEVEL, OUTCOME_RULE, Interval, Outcome, Verdict, family_size
 from ..claims.context import RunRow
@@ -196,10 +196,6 @@ def counts(judged: list[Judged]) -> dict[Outcome, int]:
     return {o: sum(j.outcome is o for j in judged) for o in Outcome}
 
 
-def _cell(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
-
-
 def claims_table(judged: list[Judged]) -> str:
     """One row per claim: verdict, and for a claim that does not simply hold the sub-claims that
     disagree in the same cell (a column of its own would stand empty in most rows), then the short
@@ -208,8 +204,8 @@ def claims_table(judged: list[Judged]) -> str:
     for j in judged:
         failed = what_failed(j.subclaims) if j.outcome in FAILING else ""
         table.append(f"| [{j.claim.number}](#{claim_anchor(j.claim)}) | {mark_md(j.outcome, verdict_words(j))}"
-                     + (f"; disagreeing: {_cell(failed)}" if failed else "") + " | "
-                     f"{_cell(title_tex(j.claim))} ({{doc}}`{j.claim.figure} <{j.claim.chapter}>`) |")
+                     + (f"; disagreeing: {table_cell(failed)}" if failed else "") + " | "
+                     f"{table_cell(title_tex(j.claim))} ({{doc}}`{j.claim.figure} <{j.claim.chapter}>`) |")
     return "\n".join(table)
 
 
@@ -381,7 +377,7 @@ def subclaims_table(subs, subclaims=()) -> list[str]:
     for s in subs:
         cells = [labelled(s), f"*{s.verdict.value}*"] + ([f"*{s.authors.value}*" if s.authors else "–"] if authors else [])
         cells += [intervals_words(s.numbers) if s.numbers else "–", difference_words(s, subclaims) or "–"]
-        out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        out.append("| " + " | ".join(table_cell(c) for c in cells) + " |")
     return out
 
 

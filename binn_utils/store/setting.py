@@ -53,7 +53,7 @@ class Setting:
     seeds: tuple
     config: TrainConfig
     reaction: str = "supporting"
-    initial: str = "text"  # nonlinear ADR only: Eq. ic-nl ("text") or the authors' Fig. 1 data ("code")
+    initial: str = "text"  # nonlinear ADR only: Eq. (14) ("text") or the authors' Fig. 1 data ("code")
     #: whose data (``observations.DATA_SOURCES``): "ours", or "authors" (their clean solution and
     #: noise draw; each dataset index one seeded split of them)
     data: str = "ours"

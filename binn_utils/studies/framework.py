@@ -18,7 +18,7 @@ REACTION_LABELS = {"supporting": "$G=-1/2$ (Supporting Material)", "text": "$G(u
 REACTION_READINGS = tuple(REACTION_LABELS)
 #: The nonlinear ADR benchmark's two initial conditions (``problems.INITIALS``), in words.
 INITIAL_WORDS = {"code": "the authors' Fig. 1 data (initial bumps of height 1 and 0.7)",
-                 "text": "the paper's Eq. ic-nl (initial bumps of height 0.1 and 0.07)"}
+                 "text": "the paper's Eq. (14) (initial bumps of height 0.1 and 0.07)"}
 #: "Around / near zero" (a reading of the paper's words, glued with the numbers it judges):
 #: the lowest 20 % of the range of u.
 NEAR_ZERO = 0.2
@@ -28,7 +28,7 @@ def build(scale="book", noise_var=DEFAULT_NOISE_VAR, dense=False, epochs=None, s
           distinct_seeds=False, reaction="supporting", initial="code") -> list[Setting]:
     """Ten initialisations.  ``initial`` = "code" (default): the data the authors' code
     generated for the published figure (bumps of height 1 and 0.7); "text": the paper's
-    Eq. ic-nl (heights 0.1 and 0.07), the same setting as the nonlinear ADR default run."""
+    Eq. (14) (heights 0.1 and 0.07), the same setting as the nonlinear ADR default run."""
     p = scale_values(scale)
     ds, ss = replicates(count("seeds", seeds, p["seeds"] if scale == "quick" else 10), count("datasets", datasets, 1),
                         distinct=distinct_seeds)
@@ -215,6 +215,6 @@ STUDY = Study("framework", "framework", "nonlinear_adr", "nonlinear ADR", build,
               paper_figure=1, summary=summary, chapter_settings=chapter_settings,
               claims=CLAIMS,
               choices=(Choice("Fig. 1 data: the authors' (heights 1 and 0.7)",
-                              "the paper's Eq. ic-nl (heights 0.1 and 0.07)", {"initial": "text"}),),
+                              "the paper's Eq. (14) (heights 0.1 and 0.07)", {"initial": "text"}),),
               shown=(Shown("Fig. 1, the authors' data"),
-                     Shown("Fig. 1, the paper's Eq. ic-nl", overrides={"initial": "text"})))
+                     Shown("Fig. 1, the paper's Eq. (14)", overrides={"initial": "text"})))
