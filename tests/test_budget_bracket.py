@@ -136,7 +136,7 @@ def test_the_figures_pooled_ratio_is_said_once_per_error_with_its_data_said_once
             assert f"error is {bb.ratio_cell(r)} times the authors': {af.ratio_verdict_words(r, said=True)}." in words
             # an undecided ratio says, in a sentence of its own, what it could rule out
             assert (f"{bb.ratio_cell(r)} times the authors': cannot be told within the margin. Only a difference "
-                    f"beyond {bb.fmt(r['rule_out'])}x is ruled out." in words) == (r["verdict"] == rt.UNRESOLVED)
+                    f"beyond {bb.fmt(r['rule_out'])}x is ruled out (by its 90 % interval)." in words) == (r["verdict"] == rt.UNRESOLVED)
     assert words.count(" Our ") == 2 and "On the authors' data (5 splits), pooled over the figure's 4 settings, our" in words
     import prose
     assert not prose.crowded(words, 3), prose.crowded(words, 3)       # at most three numbers a sentence
@@ -154,7 +154,7 @@ def test_the_figures_pooled_ratio_reads_each_decision_literally():
     words = af.figure_ratio_words(pooled)
     assert words == (
         "On our data (5 datasets), pooled over the figure's 4 settings, our $u_\\theta$ error is 1.12 [0.766, 1.65] "
-        "times the authors': cannot be told within the margin. Only a difference beyond 1.52x is ruled out. "
+        "times the authors': cannot be told within the margin. Only a difference beyond 1.52x is ruled out (by its 90 % interval). "
         "Our $u_\\mathrm{p}$ error is 0.98 [0.9, 1.07] times the authors': equivalent within the margin. "
         "On the authors' data (5 splits), pooled over the figure's 4 settings, our $u_\\mathrm{p}$ error is "
         "1.6 [1.3, 1.9] times the authors': differs."), words

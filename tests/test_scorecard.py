@@ -333,7 +333,9 @@ def test_the_answer_says_whether_our_runs_are_the_authors_per_figure_with_its_ra
     assert not re.search(r"\bnone of \d+|\d+ of \d+ comparisons", s)       # no count of rows that could not differ
     table = text.fidelity_table_md(f)
     assert "| Fig. 6 | $u_\\mathrm{p}$ | 1.9 [1.3, 2.6] | differs | n/a | not stored |" in table
-    assert "cannot be told within 1.25x; only a difference beyond 1.67x is ruled out" in table
+    assert "cannot be told within 1.25x; only a difference beyond 1.67x is ruled out |" in table
+    from binn_utils.presentation.authors_figures import RATIO_RULE
+    assert table.endswith(RATIO_RULE) and "| figure | error | ours / authors [95 % interval], our data | decision" in table
     answer = text.plain_answer([checked(2, A, A)], f)
     assert s in answer and table in text.headline_md([checked(2, A, A)], f)
     assert not any("archived runs" in x for x in text.plain_answer([checked(2, A, A)]))

@@ -337,12 +337,13 @@ def ratio_verdict_words(r, margin: float | None = None, *, said: bool = False) -
         return f"equivalent within {within}"
     if r["verdict"] == results_table.DIFFERS:
         return "differs"
-    return f"cannot be told within {within}" + ("" if said else "; " + rule_out_words(r).lower())
+    return f"cannot be told within {within}" + ("" if said else "; " + rule_out_words(r, interval=False).lower())
 
 
-def rule_out_words(r) -> str:
-    """What a figure's undecided ratio (``figure_ratio`` row ``r``) could still rule out."""
-    return f"Only a difference beyond {fmt(r['rule_out'])}x is ruled out"
+def rule_out_words(r, interval: bool = True) -> str:
+    """What a figure's undecided ratio (``figure_ratio`` row ``r``) could still rule out, and (with
+    ``interval``) by which interval; without it where the text beside says so (:data:`RATIO_RULE`)."""
+    return f"Only a difference beyond {fmt(r['rule_out'])}x is ruled out" + (" (by its 90 % interval)" if interval else "")
 
 
 def ratio_cell(r) -> str:
@@ -385,7 +386,7 @@ def figure_ratio_table(by_data: dict) -> str:
     keys = list(dict.fromkeys(keys))
     if not keys:
         return "The authors archived none of these errors."
-    heads = " | ".join(f"ours / authors, {DATA_WORDS[d]} | decision" for d in by_data)
+    heads = " | ".join(f"ours / authors [95 % interval], {DATA_WORDS[d]} | decision" for d in by_data)
     out = [f"| error | {heads} |", "|---|" + "---|---|" * len(by_data)]
     for q, norm in keys:
         cells = []
@@ -394,6 +395,14 @@ def figure_ratio_table(by_data: dict) -> str:
             cells.append("n/a | not stored" if r.empty else f"{ratio_cell(r.iloc[0])} | {ratio_verdict_words(r.iloc[0])}")
         out.append(f"| {_error_words({'quantity': q, 'norm': norm})} | " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+#: Under a table of pooled ratios: which interval each decision reads (``results_table.figure_ratio``).
+RATIO_RULE = ("Each ratio is shown with its 95 % interval, which decides a difference (it excludes 1). "
+              "Equivalence is decided on the 90 % interval (two one-sided tests at 5 %): it must lie within "
+              "the margin either way. What an undecided ratio rules out is read from that 90 % interval too, so "
+              "a ratio can be equivalent, or rule out less than its 95 % interval suggests, while the 95 % "
+              "interval reaches past the margin.")
 
 
 # ----------------------------------------------------------------------------- the answer's agreement
@@ -428,7 +437,7 @@ def fidelity_table_md(f) -> str:
     our data and on the authors' (MyST table)."""
     keys = f.ratios[["figure", "quantity"]].drop_duplicates()
     datas = [d for d in ("ours", "authors") if not f.of(d).empty]
-    out = ["| figure | error | " + " | ".join(f"ours / authors, {DATA_WORDS[d]} | decision"
+    out = ["| figure | error | " + " | ".join(f"ours / authors [95 % interval], {DATA_WORDS[d]} | decision"
                                               for d in datas) + " |",
            "|---|---|" + "---|---|" * len(datas)]
     for _, k in keys.iterrows():
@@ -439,5 +448,5 @@ def fidelity_table_md(f) -> str:
             cells.append("n/a | not stored" if r.empty else
                          f"{ratio_cell(r.iloc[0])} | {ratio_verdict_words(r.iloc[0])}")
         out.append(f"| Fig. {k['figure']} | {QUANTITY_WORDS[k['quantity']]} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
+    return "\n".join(out + ["", RATIO_RULE])
 
