@@ -129,3 +129,13 @@ def test_the_comparison_table_heads_our_column_with_its_estimate_and_says_what_t
     assert "| ours: typical dataset median, our data (5 datasets x 10) |" in md
     assert "our typical dataset median is the exponential of the mean of our datasets' log medians" in \
         af.against_datasets_words(medians)
+
+
+def test_a_setting_only_the_authors_ran_says_not_run_in_our_columns():
+    rng = np.random.default_rng(4)
+    ours = _nested(rng, 5, 10)
+    theirs = pd.concat([_nested(rng, 1, 1, source="authors"),
+                        _nested(rng, 1, 1, source="authors").assign(setting="b")])  # B = 2: theirs only
+    t = {"ours": rt.against_datasets(ours, theirs, "setting", quantities=("err_u_theta",))}
+    rows = [line for line in af.against_datasets_table(t, lambda r: r["setting"]).splitlines() if line.startswith("| b |")]
+    assert len(rows) == 1 and rows[0].endswith("| not run | - |") and "n/a" not in rows[0], rows

@@ -94,7 +94,7 @@ def test_the_bracket_sentence_is_generated_from_the_runs(bracket):
             assert np.isclose(r["ratio"], r["median_ours"] / r["median_authors"])   # one estimand: the cells agree
             assert f"| {k} | {epochs[b]:,} | {bb.fmt(r['median_ours'])} | {af.against_cell(r)} |" in md
             # each single run of theirs: 'not comparable beyond N x' with the wider side of its range
-            assert (": beyond**" if r["beyond"] else
+            assert (": beyond its range (" if r["beyond"] else
                     f": not comparable beyond {bb.fmt(max(r['range_hi'], 1 / r['range_lo']))}x") in af.against_cell(r)
     assert md.count("| our data | 160 |") == 2 and "| 17,000 |" in md and "| 23,000 |" in md
     k = sum(int(rt.against_datasets(f, theirs, "batch_size").query("batch_size in (160, 640)")["beyond"].sum())

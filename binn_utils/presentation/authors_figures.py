@@ -103,10 +103,10 @@ def against_cell(r) -> str:
     the ratio lies beyond it; where the authors ran the setting once and it does not, "not
     comparable beyond N x" (issue 47: a single run inside a wide range is no agreement)."""
     if not np.isfinite(r["ratio"]):
-        return "n/a"
+        return "not run" if not r.get("datasets", 1) else "n/a"
     cell = f"{fmt(r['ratio'])} ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})"
     if r["beyond"]:
-        return f"**{cell}: beyond**"
+        return f"**{fmt(r['ratio'])}: beyond its range ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})**"
     if r.get("n_authors", 0) == 1 and np.isfinite(r.get("p", np.nan)):   # (the range said as its factor)
         return f"{fmt(r['ratio'])}: not comparable beyond {fmt(resolvable_factor(r))}x"
     return cell
@@ -143,7 +143,7 @@ def against_datasets_table(by_data: dict, label_fn) -> str:
            "|---|---|---|" + "---|---|" * len(heads)]
     for i, r in first.iterrows():
         cells = [f"{fmt(t.iloc[i]['median_ours'])}{_failed(t.iloc[i])} | {against_cell(t.iloc[i])}"
-                 for t in by_data.values()]
+                 if t.iloc[i]["datasets"] else "not run | -" for t in by_data.values()]
         out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} | {fmt(r['median_authors'])} | "
                    + " | ".join(cells) + " |")
     return "\n".join(out)
