@@ -191,15 +191,16 @@ reporting.glue("sc_agree", f"{100 * user_data.AGREE:.0f}%")
 reporting.glue("sc_obs_range", f"[{U * lo:.2g}, {U * hi:.2g}]" + " × 10⁻³ cells/µm²")
 for name in scratch.LITERATURE_SHAPES:
     if name not in obs_curves:
-        for k in ("shape", "counts", "median", "lit"):
+        for k in ("shape", "counts", "median"):
             reporting.glue(f"sc_{name}_{k}", "n/a (not learned)")
+        reporting.glue(f"sc_{name}_lit", "was not learned, so cannot be compared with")
         continue
     shape, counts, n = user_data.operator_shape(obs_curves[name])
     reporting.glue(f"sc_{name}_shape", shape)
     reporting.glue(f"sc_{name}_counts", tables.shape_counts_words(counts, n))
     reporting.glue(f"sc_{name}_median", tables.median_curve(obs_curves[name], fit.u_grid,
                                                             scratch.UNITS[name], scale=U))
-    reporting.glue(f"sc_{name}_lit", tables.literature_words(scratch.agrees_with_literature(name, shape, n)))
+    reporting.glue(f"sc_{name}_lit", tables.literature_words(scratch.agrees_with_literature(name, shape, n), shape))
 # where does the median growth rate cross zero (the implied carrying capacity)?
 reporting.glue("sc_G_zero", tables.growth_zero_words(scratch.growth_zero(grid, curves, hi), scale=U))
 
@@ -286,8 +287,8 @@ display(Markdown(tables.in_words(tables.flags_as_code(id_md.split("\n", 2)[2])))
 # whose diffusive flux increases with density, describes them better;
 # {cite:t}`lagergren2020binns` learned with BINNs a diffusivity that increases and a
 # growth rate that decreases with density. By the rule above, and for this initial
-# density only, our learned diffusivity {glue:text}`sc_D_lit` with an increasing
-# diffusivity and our learned growth rate {glue:text}`sc_G_lit` with a decreasing growth
+# density only, our learned diffusivity {glue:text}`sc_D_lit` an increasing
+# diffusivity and our learned growth rate {glue:text}`sc_G_lit` a decreasing growth
 # rate. Where the operator-spread or mismatch flag is raised, this comparison is of
 # shapes that this fit does not pin down or that do not reproduce the data.
 #

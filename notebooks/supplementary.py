@@ -294,7 +294,7 @@ draw("batch_size")
 # epochs of one network in the timing benchmark, which ran on the
 # {glue:text}`sm_batch_size_timing`, against the batch size it used (clipped to its own
 # training set), with the fit $T = a/B + c$; errors after the fixed budget of optimiser
-# steps. In the runs of this page: {glue:text}`sm_batch_size_clipped` Runs (fixed
+# steps. {glue:text}`sm_batch_size_clipped` Runs (fixed
 # epochs): {glue:text}`sm_batch_size_what`.
 # ```
 

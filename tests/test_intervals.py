@@ -85,6 +85,7 @@ def test_failed_replicates_count_above_every_finite_one_when_asked():
     assert expect(iv, median_interval(np.r_[np.full(5, np.inf), np.linspace(3, 4, 5)], failures_high=True),
                   1) is I
     assert str(median_interval([1.0, 2.0])) == "1.5 [unbounded with 2 replicates]"
+    assert str(median_interval([1.5])) == "1.5 [no interval from one value]"
 
 
 def test_all_of_and_the_outcome_of_undistinguished_claims():

@@ -110,7 +110,10 @@ def test_the_chapter_readings_of_a_fit_and_their_words():
     assert scratch.agrees_with_literature("D", "increasing", 3) is True
     assert scratch.agrees_with_literature("G", "increasing", 3) is False
     assert scratch.agrees_with_literature("G", "decreasing", 0) is None
-    assert [tables.literature_words(a) for a in (True, False)] == ["is consistent", "is not consistent"]
+    assert [tables.literature_words(a) for a in (True, False)] == ["is consistent with", "is not consistent with"]
+    # initialisations of mixed shapes: no shape to hold against the literature's
+    assert tables.literature_words(False, "of no consistent shape") == "does not consistently show"
+    assert tables.literature_words(None).endswith("cannot be compared with")
     u = np.linspace(0.0, 2e-3, 5)
     zero = scratch.growth_zero(u, {"G": np.array([8e-4 - u, 1e-3 - u, 1.2e-3 - u])}, u_max=0.9e-3)
     assert zero["u"] == pytest.approx(1e-3) and zero["inside"] is False and zero["top"] == 2e-3

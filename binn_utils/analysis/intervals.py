@@ -52,6 +52,8 @@ class Interval:
         if np.isnan(self.estimate):
             return "n/a (no finite replicate)"
         if np.isneginf(self.lo) and np.isposinf(self.hi):
+            if self.datasets <= 1 and self.n <= 1:
+                return f"{self.estimate:.3g} [no interval from one value]"
             units = f"{self.datasets} datasets" if self.datasets > 1 else f"{self.n} replicates"
             return f"{self.estimate:.3g} [unbounded with {units}]"
         return f"{self.estimate:.3g} [{self.lo:.3g}, {self.hi:.3g}]"
