@@ -339,10 +339,14 @@ def test_median_curve_gap_is_the_gap_of_each_datasets_median_curves_over_dataset
 
 
 def test_loss_weight_best_claim():
-    assert verdicts(8, Ctx(loss_weight=loss_weight())) == [A, A, N, N]    # N: one benchmark; w_BC is not swept
+    assert verdicts(8, Ctx(loss_weight=loss_weight())) == [A, A, A, A, N]    # N: w_BC is not swept
     got = check(8, Ctx(loss_weight=loss_weight(best_up_at=100.0)))
-    assert [v for *_, v in got.subclaims] == [A, D, N, N]
+    # u_p lowest at w_PDE = 100: outside [0.1, 1], and above w_data = 1 (w_data >~ w_PDE broken)
+    assert [v for *_, v in got.subclaims] == [A, D, A, D, N]
     assert "lowest median $u_\\mathrm{p}$ error" in got.subclaims[1][1]
+    assert "gtrsim" in got.subclaims[3][1] and "$u_\\mathrm{p}$" in got.subclaims[3][1]
+    # lowest at 1e-2: outside the paper's range, yet w_data >~ w_PDE holds
+    assert [v for *_, v in check(8, Ctx(loss_weight=loss_weight(best_up_at=1e-2))).subclaims][1:4:2] == [D, A]
 
 
 # ----------------------------------------------------------------------------- claim 9 (Fig. 5)

@@ -77,8 +77,8 @@ RECOMMENDATIONS = (
         "$w_\\mathrm{data} \\gtrsim w_\\mathrm{PDE}$",
         "Data-fitting should remain at least as influential as the PDE residual throughout optimisation, either "
         "through iterative training strategies or by ensuring that $w_{\\mathrm{data}}\\gtrsim w_{\\mathrm{PDE}}$.",
-        (Part(8, "lowest median $u_\\theta$", "loss_weight", "best_theta_verdict"),
-         Part(8, "lowest median $u_\\mathrm{p}$", "loss_weight", "best_up_verdict"))),
+        (Part(8, "gives the lowest $u_\\theta$", "loss_weight", "data_theta_verdict"),
+         Part(8, "gives the lowest $u_\\mathrm{p}$", "loss_weight", "data_up_verdict"))),
     Recommendation(
         "intermediate learning rates",
         "Intermediate learning rates and batch sizes consistently provide the most favourable balance between "
