@@ -210,8 +210,12 @@ def _run(args, out: Path, src: Path) -> int:
     from papermill.exceptions import PapermillExecutionError
     print(f"{PROG}: notebooks/{args.nb}.py with {shown}", flush=True)
     try:
+        # progress on the terminal: the cells done (with ETA), and what the kernel writes to its
+        # stderr as it comes (warnings, e.g. a damaged stored result, and the bars of any training),
+        # both on stdout so that stderr keeps this script's own one-line messages
         papermill.execute_notebook(str(src), str(out / f"{args.nb}.ipynb"), parameters=values,
-                                   cwd=str(ROOT / "notebooks"), progress_bar=False, kernel_name="python3")
+                                   cwd=str(ROOT / "notebooks"), kernel_name="python3",
+                                   progress_bar={"file": sys.stdout, "desc": f"{PROG}: cells"}, stderr_file=sys.stdout)
     except PapermillExecutionError as err:
         if err.ename == ParameterError.__name__:
             print(f"{PROG}: {err.evalue}", file=sys.stderr)

@@ -1325,7 +1325,7 @@ def test_a_real_ctrl_c_during_make_rerun_is_one_line_and_ends_the_kernel(tmp_pat
         with contextlib.suppress(psutil.Error):
             kids = psutil.Process(proc.pid).children(recursive=True)
         os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -1333,6 +1333,8 @@ def test_a_real_ctrl_c_during_make_rerun_is_one_line_and_ends_the_kernel(tmp_pat
     lines = [ln for ln in err.splitlines() if ln.strip() and "Kernel is running over TCP" not in ln]
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert lines == ["make rerun: interrupted: the notebook did not finish (what it wrote into OUT is partial)"], err
+    if after:        # the rerun had shown its progress over the cells (on stdout, stderr left to its messages)
+        assert "make rerun: cells:" in out and "cell/s" in out, out
     time.sleep(1.0)
     assert not [k for k in kids if k.is_running() and k.status() != "zombie"], "the kernel is left running"
 
