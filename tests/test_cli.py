@@ -67,6 +67,8 @@ def _usage_error(capsys, argv):
     (["--forward-method", "Euler"], "invalid choice: 'Euler'"),
     (["--noise-var", "1e-400"], "--noise-var: 1e-400 is too small to be told from 0"),
     (["--noise-var", "1e-320"], "--noise-var: 1e-320 is too small to be told from 0"),   # subnormal: digits lost
+    (["--noise-var", "1e300"], "--noise-var: 1e300 is infinite in float32, where training runs"),  # data all inf
+    (["--noise-var", "1e80"], "--noise-var: 1e80 is infinite in float32"),
     (["--results-dir", ""], "--results-dir: must name a folder, got an empty string"),
     (["--results-dir", "  "], "--results-dir: must name a folder"),
     (["--datasets", "0"], "--datasets: must be a positive integer, got 0"),

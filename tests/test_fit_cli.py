@@ -273,6 +273,7 @@ def test_encoding_and_mechanism_errors_exit_2(tmp_path, capsys):
     (["--epochs", "0"], "--epochs: must be a positive integer, got 0"),
     (["--lr", "-1"], "--lr: must be a finite number > 0, got -1"),
     (["--w-pde", "nan"], "--w-pde: must be a finite number >= 0, got nan"),
+    (["--w-pde", "1e300"], "--w-pde: 1e300 is infinite in float32, where training runs"),
     (["--batch-size", "1000"], "too few observations for one mini-batch"),
     (["--scale", "huge"], "invalid choice: 'huge'"),
     (["--forward-method", "Euler"], "invalid choice: 'Euler'"),

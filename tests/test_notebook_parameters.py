@@ -32,6 +32,8 @@ def rerun():
     ({"epochs": 1e20}, "parameter epochs must be at most 1e+06, got 1e+20"),
     ({"epochs": 2.5}, "parameter epochs must be an integer, got 2.5"),
     ({"noise_vars": [0.0, -0.01]}, "parameter noise_vars each entry must be at least 0, got -0.01"),
+    ({"noise_vars": [0.0, 1e300]}, "parameter noise_vars each entry must be at most 3.40282e+38, got 1e+300"),
+    ({"noise_var": 1e80}, "parameter noise_var must be at most 3.40282e+38, got 1e+80"),
     ({"archs": [[4, 32], [6]]}, "parameter archs each entry must be an (h, n) pair such as [4, 32], got [6]"),
     ({"dense": "yes"}, "parameter dense must be True or False, got 'yes'"),
     ({"reaction": "half"}, "parameter reaction must be one of 'supporting', 'text', 'equation', got 'half'"),

@@ -70,8 +70,13 @@ solve_workers = int_up_to(WORKERS_MAX, lo=0)
 TINY = 1e-300
 
 
-def non_negative(unit: str = ""):
-    """An argparse type: a finite number >= 0 (``unit``: e.g. " of seconds", for the message)."""
+#: The largest number float32 holds: a noise variance or loss weight above it is infinite where training runs.
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def non_negative(unit: str = "", float32: bool = False):
+    """An argparse type: a finite number >= 0 (``unit``: e.g. " of seconds", for the message;
+    ``float32``: also finite in float32, the training's arithmetic)."""
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -79,6 +84,9 @@ def non_negative(unit: str = ""):
             raise argparse.ArgumentTypeError(f"must be a number{unit} >= 0, got {text!r}") from None
         if not math.isfinite(value) or value < 0:
             raise argparse.ArgumentTypeError(f"must be a finite number{unit} >= 0, got {text}")
+        if float32 and value > FLOAT32_MAX:
+            raise argparse.ArgumentTypeError(f"{text} is infinite in float32, where training runs; give a number "
+                                             f"of at most {FLOAT32_MAX:.3g}")
         if value != 0 and value < TINY or value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
             raise argparse.ArgumentTypeError(f"{text} is too small to be told from 0 in double precision; "
                                              f"give 0 or a number of at least {TINY:g}")
@@ -123,7 +131,7 @@ def scheduler_address(text: str) -> str:
     return text
 
 
-noise_variance = non_negative()
+noise_variance = non_negative(float32=True)
 seconds = non_negative(" of seconds")
 
 

@@ -57,7 +57,7 @@ def add_parsers(sub):
                     help=f"default: {paper.batch_size} (the paper's)")
     fp.add_argument("--lr", type=arguments.learning_rate, default=None,
                     help=f"learning rate (default: {value_label(paper.lr)})")
-    fp.add_argument("--w-pde", type=arguments.non_negative(), default=None,
+    fp.add_argument("--w-pde", type=arguments.non_negative(float32=True), default=None,
                     help=f"PDE loss weight (default: {value_label(paper.w_pde)})")
     fp.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
                     help="integrator of u_p (default: RK45, the paper's; BDF is much faster on fine grids)")

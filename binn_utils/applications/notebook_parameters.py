@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 from ..engine.problems import INITIALS, REACTIONS
 from ..analysis.scratch import INITIAL_CELLS
 from ..studies import SCALES, sweeps
+from .arguments import FLOAT32_MAX
 
 
 class ParameterError(ValueError):
@@ -65,8 +66,8 @@ PARAMETERS: dict[str, Param] = {
     "scale": Param("scale", means="training scale"),
     "reaction_scale": Param("scale", means="scale of the reaction-term comparison"),
     "fallback_scale": Param("scale", means="scale read where a study is not stored at `scale`"),
-    "noise_var": Param("number", low=0, means="observation noise variance"),
-    "noise_vars": Param("numbers", low=0, means="swept noise variances"),
+    "noise_var": Param("number", low=0, high=FLOAT32_MAX, means="observation noise variance"),
+    "noise_vars": Param("numbers", low=0, high=FLOAT32_MAX, means="swept noise variances"),
     "shown_noise": Param("number", low=0, means="noise variance of the shown panels"),
     "dense": Param("bool", none=False, means="351 spatial points instead of 71"),
     "epochs": Param("integer", low=1, high=10**6, means="training epochs"),
