@@ -571,3 +571,18 @@ def test_a_learning_rate_that_cannot_train_is_refused(lr, dtype, ok):
     else:
         with pytest.raises(TrainingError, match="cannot train|must be finite"):
             config.validate()
+
+
+def test_a_data_file_this_user_cannot_read_is_one_line(tmp_path, monkeypatch):
+    """A file without read permission (chmod 000, for a user other than root) passed the stat and
+    ended in a PermissionError traceback; now the check opens it and says so in one line."""
+    from binn_utils.analysis import user_csv
+    path = tmp_path / "d.csv"
+    path.write_text(csv_text(grid_rows()))
+
+    def refused(file, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(file))
+    monkeypatch.setattr(user_csv, "open", refused, raising=False)
+    with pytest.raises(ValueError) as err:
+        user_csv.check_data_path(path)
+    assert str(err.value) == f"{path}: cannot be read (Permission denied)"

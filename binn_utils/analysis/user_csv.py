@@ -174,6 +174,11 @@ def check_data_path(path, what: str = "data file") -> str:
         raise ValueError(f"{source} is a device, not a {what}: name the CSV file")
     if not stat.S_ISREG(mode):
         raise ValueError(f"{source} is not a regular file (a socket?), not a {what}: name the CSV file")
+    try:
+        with open(source, "rb"):     # readable by this user (a stat does not say)
+            pass
+    except OSError as err:
+        raise ValueError(f"{source}: cannot be read ({err.strerror or err})") from None
     return source
 
 
