@@ -451,3 +451,17 @@ def test_status_reads_the_committed_scale_and_says_which(capsys):
     assert f"(scale {stores.committed_scale('loss_weight')})" in out
     args = cli.parser().parse_args(["sweep", "loss_weight"])
     assert cli.default_scale(args, "loss_weight") == "book"
+
+
+def test_status_and_sweep_count_what_failed_in_the_stored_settings():
+    from types import SimpleNamespace as NS
+    from binn_utils.store.sweep_record import reported
+    rec = lambda status, up: NS(status=tuple(status), metrics={reported(): NS(up_status=tuple(up))})  # noqa: E731
+    assert cli.failed_words([rec(["ok"] * 3, ["ok"] * 3), None]) == ""
+    assert cli.failed_words([rec(["diverged at epoch 1"] * 3, ["ok"] * 3), rec(["ok"] * 3, ["ok", "failed", "ok"])]) \
+        == "; 3 of 6 replicates diverged in training and 1 of 6 forward solves failed"
+
+
+def test_status_of_a_results_folder_that_does_not_exist_is_a_usage_error(capsys, tmp_path):
+    err = _usage_error(capsys, ["status", "noise", "--results-dir", str(tmp_path / "typo")])
+    assert f"--results-dir {tmp_path / 'typo'}: no such folder" in err and err.count("\n") == 1

@@ -47,6 +47,7 @@ from ..store.clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_
                               make_jobqueue_cluster)
 from ..store.migration import is_unsealed, migrate_store, unsealed_words
 from ..store.runner import CHECKPOINT_EVERY, check_run_request, run_settings
+from ..store.sweep_record import reported
 from ..store.setting import PRIORITIES, group_cost, group_settings, on_data, order_groups, replicate_steps
 from . import arguments, fit_commands, interrupts
 from .arguments import USAGE_ERROR
@@ -298,6 +299,20 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     print(f"binn: warning: {message}", file=sys.stderr, flush=True)
 
 
+def failed_words(records) -> str:
+    """What failed in stored ``records`` (trainings that diverged, forward solves of the reported
+    checkpoint that failed), counted over their replicates, as '; 6 of 6 replicates diverged in
+    training'; '' where nothing failed: a stored setting is not a sound one."""
+    records = [r for r in records if r is not None]
+    n = sum(len(r.status) for r in records)
+    diverged = sum(st != "ok" for r in records for st in r.status)
+    solves = sum(st != "ok" for r in records for c in (r.metrics.get(reported()),) if c is not None
+                 for st in c.up_status)
+    parts = ([f"{diverged} of {n} replicates diverged in training"] if diverged else []) + \
+            ([f"{solves} of {n} forward solves failed"] if solves else [])
+    return "; " + " and ".join(parts) if parts else ""
+
+
 def _run(ap, args) -> int:
     """``binn sweep`` and ``binn status``."""
     try:
@@ -305,6 +320,8 @@ def _run(ap, args) -> int:
         scales = {e[1] for p in args.plan for e in plans()[p]} if args.plan else {args.scale or "book"}
         results_dir = stores.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
         stores.check_folder_path(results_dir, "store results in" if args.cmd == "sweep" else "read results in")
+        if args.cmd == "status" and args.results_dir is not None and not Path(results_dir).exists():
+            raise ValueError(f"--results-dir {args.results_dir}: no such folder (nothing is stored there)")
         plan = requested_settings(args)
         cluster_config = None
         if args.cmd == "sweep":
@@ -340,7 +357,7 @@ def _run(ap, args) -> int:
         if args.cmd == "status":
             unnamed = sum(r is not None and not provenance.names_its_code(r.provenance) for r in stored)
             scale = f" (scale {default_scale(args, study)})" if args.plan is None else ""
-            print(f"{study:15s} {done:4d}/{len(sets)} settings stored{scale}"
+            print(f"{study:15s} {done:4d}/{len(sets)} settings stored{scale}" + failed_words(stored)
                   + (f"; {unnamed} cannot name their code (a modified tree, no fingerprint)" if unnamed else ""))
             continue
         line = f"{study}: {len(sets) - done} of {len(sets)} settings to run"
@@ -374,7 +391,8 @@ def _run(ap, args) -> int:
     except RuntimeError as err:  # some settings failed; the others are stored
         print(f"binn sweep: {err}", file=sys.stderr)
         return 1
-    print(f"sweep: {len(done)} of {len(todo)} settings run and stored")
+    print(f"sweep: {len(done)} of {len(todo)} settings run and stored"
+          + failed_words(s.stored_record(results_dir, warn=False) for s in todo if s.key in set(done)))
     return 0
 
 
