@@ -465,3 +465,15 @@ def test_status_and_sweep_count_what_failed_in_the_stored_settings():
 def test_status_of_a_results_folder_that_does_not_exist_is_a_usage_error(capsys, tmp_path):
     err = _usage_error(capsys, ["status", "noise", "--results-dir", str(tmp_path / "typo")])
     assert f"--results-dir {tmp_path / 'typo'}: no such folder" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["status", "noise", "--device", "banana"], "device must be 'cpu' or 'cuda[:k]', got 'banana'"),
+    (["sweep", "noise", "--scale", "quick", "--max-group", "5", "--dry-run"], "--max-group bounds the batched models"),
+    (["sweep", "noise", "--scale", "quick", "--workers", "2", "--solve-workers", "3", "--dry-run"],
+     "--solve-workers runs the forward solves beside an in-process sweep"),
+    (["sweep", "noise", "--scale", "quick", "--stop-starting-after", "100", "--hard-stop-after", "50", "--dry-run"],
+     "--hard-stop-after 50 comes before --stop-starting-after 100"),
+])
+def test_options_that_contradict_each_other_or_do_nothing_are_usage_errors(capsys, argv, message):
+    assert message in _usage_error(capsys, argv)

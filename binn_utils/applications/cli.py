@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import warnings
 from collections import Counter
@@ -124,6 +125,18 @@ def _check_request_shape(args):
         raise ValueError("--cluster-config configures --cluster slurm, pbs or sge")
     if getattr(args, "scheduler", None) and args.cluster != "local":
         raise ValueError("--scheduler and --cluster are two different places for the workers: name one")
+    if args.cmd == "status":      # the device a sweep would take, though status trains nothing (and imports no torch)
+        if args.device is not None and not re.fullmatch(r"cpu|cuda(:\d+)?", args.device):
+            raise ValueError(f"device must be 'cpu' or 'cuda[:k]', got {args.device!r}")
+        return
+    if args.max_group is not None and not args.merge:
+        raise ValueError("--max-group bounds the batched models of --merge: give --merge too")
+    if args.solve_workers is not None and args.workers not in (None, 1):
+        raise ValueError("--solve-workers runs the forward solves beside an in-process sweep (--workers 1); "
+                         "with several workers each solves its own")
+    if None not in (args.stop_starting_after, args.hard_stop_after) and args.hard_stop_after < args.stop_starting_after:
+        raise ValueError(f"--hard-stop-after {args.hard_stop_after:g} comes before --stop-starting-after "
+                         f"{args.stop_starting_after:g}: groups would be abandoned while others may still start")
 
 
 def forward_method_note(sets, results_dir, requested: str) -> str | None:
