@@ -137,7 +137,8 @@ def test_mechanisms():
     assert validate_mechanisms(["G"]) == ("G",)
     assert validate_mechanisms("D, G") == ("D", "G")
     for bad, msg in [("DX", "unknown mechanism.*'DX'"), (["D", "Q"], "unknown mechanism 'Q'"),
-                     ("", "empty"), ([], "empty"), ("diffusion", "'diffusion'")]:
+                     ("", "empty"), ([], "empty"), ("diffusion", "'diffusion'"),
+                     ("D,D", "D named twice"), ("DDG", "D named twice")]:
         with pytest.raises(ValueError, match=msg):
             validate_mechanisms(bad)
     with pytest.raises(ValueError, match="unknown mechanism 'R'"):

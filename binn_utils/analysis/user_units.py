@@ -140,4 +140,7 @@ def validate_mechanisms(mechanisms) -> tuple:
         if m not in MECHANISMS:
             raise ValueError(f"unknown mechanism {m!r}: choose a non-empty subset of D (diffusion), "
                              "V (advection), G (reaction)")
+    twice = sorted({m for m in items if items.count(m) > 1})
+    if twice:
+        raise ValueError(f"mechanism(s) {', '.join(twice)} named twice in {mechanisms!r}: name each once")
     return tuple(m for m in ("D", "V", "G") if m in items)
