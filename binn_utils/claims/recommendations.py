@@ -64,7 +64,8 @@ RECOMMENDATIONS = (
         (Part(9, "the smallest architectures", "architecture", None),
          Part(9, "(4, 4) recovers D", "architecture", "recovers_D"),
          Part(9, "(4, 4) recovers V", "architecture", "recovers_V")),
-        untested="that (4, 32) is no better than (4, 4) needs a margin of sameness the paper does not name"),
+        untested="that (4, 32) gives little additional benefit over (4, 4) needs a margin of sameness the paper "
+                 "does not name"),
     Recommendation(
         "the smaller solution network on noisy data",
         "Moderately expressive network architectures should generally be preferred over highly "
