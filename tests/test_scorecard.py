@@ -305,6 +305,9 @@ def test_plain_answer_gives_the_counts_the_authors_runs_and_the_operators():
     # the sub-claims contradicted, by name (at most four, then how many more)
     assert ("The sub-claims our runs contradict: “sub-claim 1” (claim 10); “sub-claim 2” (claim 10); “sub-claim 3” "
             "(claim 10); “sub-claim 4” (claim 10); and 1 more.") in answer
+    # those of a claim that does not hold come first, whatever the order of the claims
+    assert ("The sub-claims our runs contradict: “sub-claim 1” (claim 10); “sub-claim 2” (claim 10); “sub-claim 3” "
+            "(claim 10); “sub-claim 4” (claim 10); and 1 more.") in text.plain_answer([most, few])
     assert any(s.startswith("The authors' own archived runs") and "bear on claim 12:" in s
                and "0 agree with the paper, 1 disagree" in s for s in answer)
     full = text.plain_answer([checked(2, A, A), checked(4, D), checked(9, F)])

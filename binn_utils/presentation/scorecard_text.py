@@ -272,8 +272,10 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
             out.append(f"{head}: {named(by[o])}.")
     out += [f"On claim {j.claim.number}, {title_tex(j.claim)}: {j.check.caveat}." for j in judged
             if j.check is not None and j.check.caveat]
+    # those that make a claim fail first (its primary statement), so that a shortened list names them
     against = [f"“{(s.group + ': ') if s.group else ''}{s.label}” (claim {j.claim.number})"
-               for j in judged for s in j.subclaims if s.verdict is Verdict.DISAGREES]
+               for j, s in sorted(((j, s) for j in judged for s in j.subclaims if s.verdict is Verdict.DISAGREES),
+                                  key=lambda js: (js[0].outcome is not Outcome.FAILS, not js[1].primary))]
     if against:
         more = f"; and {len(against) - 4} more" if len(against) > 4 else ""
         out.append(f"The sub-claim{'s' if len(against) > 1 else ''} our runs contradict: "
