@@ -400,9 +400,9 @@ def figure_ratio_table(by_data: dict) -> str:
 #: Under a table of pooled ratios: which interval each decision reads (``results_table.figure_ratio``).
 RATIO_RULE = ("Each ratio is shown with its 95 % interval, which decides a difference (it excludes 1). "
               "Equivalence is decided on the 90 % interval (two one-sided tests at 5 %): it must lie within "
-              "the margin either way. What an undecided ratio rules out is read from that 90 % interval too, so "
-              "a ratio can be equivalent, or rule out less than its 95 % interval suggests, while the 95 % "
-              "interval reaches past the margin.")
+              "the margin either way. What an undecided ratio rules out is read from that narrower interval too. "
+              "So a ratio can be equivalent while its 95 % interval reaches past the margin, and a difference "
+              "can be ruled out that the 95 % interval still holds.")
 
 
 # ----------------------------------------------------------------------------- the answer's agreement
