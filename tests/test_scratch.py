@@ -167,3 +167,13 @@ def test_shape_counts_leave_out_the_shapes_no_initialisation_learned():
     assert tables.shape_counts_words({"increasing": 0, "decreasing": 1, "non-monotone": 0}, 1) == "1 decreasing, of 1"
     assert tables.shape_counts_words({"increasing": 0, "decreasing": 0, "non-monotone": 0}, 0) == \
         "no initialisation with a finite curve"
+
+
+def test_a_damaged_or_edited_copy_of_the_shipped_scratch_data_is_refused(monkeypatch):
+    """A truncated copy of the shipped CSV was read as far as it went (or failed on its grid);
+    now its SHA-1 is checked against the shipped file's, and the error says how to restore it."""
+    from binn_utils.analysis import user_data
+    assert user_data.file_sha1(scratch.DATA_FILE) == scratch.DATA_FILE_SHA1     # the shipped file is the one named
+    monkeypatch.setattr(scratch, "DATA_FILE_SHA1", "0" * 40)
+    with pytest.raises(ValueError, match=r"damaged or edited .*git checkout -- data/scratch_assay_jin2016.csv"):
+        scratch.load_scratch(16000)

@@ -29,6 +29,8 @@ from .reporting import median
 from .user_data import UserFit, UserObservations, file_sha1, load_observations_csv
 
 DATA_FILE = Path(__file__).resolve().parents[2] / "data" / "scratch_assay_jin2016.csv"
+#: the shipped file's SHA-1 (data/README.md gives its provenance): a damaged or edited copy is refused
+DATA_FILE_SHA1 = "2494805621edf788b0665d98433b001dbf857dce"
 INITIAL_CELLS = (10000, 12000, 14000, 16000, 18000, 20000)
 COLUMNS = {"x": "x_um", "t": "t_h", "u": "density_cells_per_um2", "replicate": "replicate"}
 #: the data's units, and those of the learned operators
@@ -55,6 +57,9 @@ def load_scratch(initial_cells=16000, drop_first_column: bool = True, path=DATA_
     """Observations (3 replicates x 5 times x positions) of one initial density, file units."""
     cells = check_initial_cells(initial_cells)
     path = Path(path)
+    if path == DATA_FILE and file_sha1(path) != DATA_FILE_SHA1:
+        raise ValueError(f"{path}: damaged or edited (its SHA-1 is not the shipped file's); restore it with "
+                         f"git checkout -- data/{path.name}")
     with open(path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         fields = reader.fieldnames
