@@ -561,6 +561,9 @@ def test_predict_refuses_to_write_into_a_fit_folder(a_fit, capsys):
     before = _snapshot(out)
     err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(out)])
     assert "is the folder of a `binn fit`" in err and _snapshot(out) == before
+    # nor into a folder inside it (a later `binn fit` there would refuse the fit's own folder)
+    err = _one_line(capsys, ["predict", str(out), "--u-grid", "0:1:3", "--out", str(out / "sub")])
+    assert "lies inside the folder of the `binn fit` it reads" in err and _snapshot(out) == before
 
 
 @pytest.mark.parametrize("damage, message", [

@@ -85,6 +85,11 @@ def check_predict_out(out, fitdir):
                              or (folder.exists() and folder.resolve() == Path(fitdir).resolve())):
         raise ValueError(f"--out {out} is the folder of a `binn fit` (it holds fit.json): its files would be "
                          f"replaced; choose another folder, e.g. --out {folder.name}-predictions")
+    fit = Path(fitdir).resolve()
+    if str(out).strip() and fit in folder.resolve().parents:
+        raise ValueError(f"--out {out} lies inside the folder of the `binn fit` it reads ({fitdir}): a fit's "
+                         f"folder holds only what the fit wrote (a later `binn fit` there would refuse it); "
+                         f"choose a folder beside it, e.g. --out {fit.name}-predictions")
     check_out_folder(out, PREDICT_FILES, "a previous prediction", "predictions")   # an empty name as given
 
 #: What ``binn predict`` reads from a fit.json.
