@@ -587,3 +587,16 @@ def test_a_data_file_this_user_cannot_read_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(ValueError) as err:
         user_csv.check_data_path(path)
     assert str(err.value) == f"{path}: cannot be read (Permission denied)"
+
+
+def test_a_row_with_more_fields_than_the_header_is_refused(tmp_path):
+    """A row with an extra value (a delimiter inside a value, or a shifted row) was read by its
+    first fields; now refused, naming the row; empty trailing fields (a last delimiter) are fine."""
+    text = csv_text(grid_rows()).splitlines()
+    ok = tmp_path / "trailing.csv"
+    ok.write_text("\n".join(text[:1] + [line + "," for line in text[1:]]) + "\n")
+    load_observations_csv(ok)
+    bad = tmp_path / "extra.csv"
+    bad.write_text("\n".join(text[:3] + [text[3] + ",extra"] + text[4:]) + "\n")
+    with pytest.raises(ValueError, match=r"row 3 \(line 4\): .* fields where the header has"):
+        load_observations_csv(bad)

@@ -261,6 +261,9 @@ def read_rows(reader, source: str, wanted: dict, cols: dict) -> tuple[list, list
         nrow += 1
         short = f"row {nrow} (line {line})"
         w = f"{source}: {short}"
+        if any(c.strip() for c in row[cols["n_fields"]:]):     # empty trailing fields (a last delimiter) are fine
+            raise ValueError(f"{w}: {len(row)} fields where the header has {cols['n_fields']}: a value with the "
+                             "delimiter in it (quote it) or a shifted row, so its columns cannot be trusted")
         vals = {}
         for k in wanted:
             if cols[k] >= len(row):
