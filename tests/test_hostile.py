@@ -1198,7 +1198,12 @@ def test_a_closed_stdout_is_one_line_and_nothing_runs(argv, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("manifest", ["{}", "[]", '{"scales": [], "default": "lite"}', "{not json"])
+@pytest.mark.parametrize("manifest", ["{}", "[]", '{"scales": [], "default": "lite"}', "{not json",
+                                      '{"scales": {"learning_rate": "huge"}, "default": "lite"}',
+                                      '{"scales": {}, "default": "lite", "datasets": {"noise": -3}}',
+                                      '{"scales": {}, "default": "lite", "authors_data": {"noise": "abc"}}',
+                                      '{"scales": {}, "default": "lite", "distinct_seeds": [1]}',
+                                      '{"scales": {}, "default": "lite", "distinct_seeds": {"ours": [1]}}'])
 def test_a_damaged_manifest_is_one_line_naming_it(capsys, no_training, tmp_path, monkeypatch, manifest):
     """`results/manifest.json` as {} or []: a traceback (KeyError, TypeError).  Now one line naming it."""
     (tmp_path / "results").mkdir()
@@ -1206,6 +1211,11 @@ def test_a_damaged_manifest_is_one_line_naming_it(capsys, no_training, tmp_path,
     monkeypatch.setattr(stores, "default_results_dir", lambda: tmp_path / "results")
     err = _one_line(capsys, ["status", "learning_rate"])      # the scale: the manifest's
     assert str(Path("results") / "manifest.json") in err and "restore it from git" in err, err
+
+
+def test_the_scales_a_manifest_may_name_are_the_studies_scales():
+    from binn_utils.studies.base import SCALES
+    assert set(stores.MANIFEST_SCALES) == set(SCALES)
 
 
 def _rerun():

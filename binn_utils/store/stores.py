@@ -34,7 +34,29 @@ def require_stored() -> bool:
 #: the keys marked False may be absent.
 MANIFEST_FIELDS = {"scales": (dict, True), "default": (str, True), "variants": (dict, False),
                    "supporting": (list, False), "datasets": (dict, False), "authors_data": (dict, False),
-                   "dense_datasets": (dict, False)}
+                   "dense_datasets": (dict, False), "distinct_seeds": (dict, False)}
+#: The training scales a manifest may name (``studies.base.SCALES``; a test keeps the two equal).
+MANIFEST_SCALES = ("quick", "lite", "book", "paper")
+
+
+def _manifest_value_defect(m: dict) -> str | None:
+    """What is wrong with the values of manifest ``m`` (its keys and their types checked before):
+    a scale that is not one, a count of datasets that is not a positive integer, a list of
+    studies that is not one; None where nothing is."""
+    scales = {**{f"scales.{k}": v for k, v in m["scales"].items()}, "default": m["default"],
+              **{f"variants.{k}": v for k, v in m.get("variants", {}).items()},
+              **{f"supporting[{i}]": v for i, v in enumerate(m.get("supporting", []))}}
+    for where, v in scales.items():
+        if v not in MANIFEST_SCALES:
+            return f"names {v!r} as {where}, not a scale ({', '.join(MANIFEST_SCALES)})"
+    for key in ("datasets", "authors_data", "dense_datasets"):
+        for k, v in m.get(key, {}).items():
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                return f"has {v!r} as {key}.{k}, not a positive number of datasets"
+    for k, v in m.get("distinct_seeds", {}).items():
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            return f"has {v!r} as distinct_seeds.{k}, not a list of study names"
+    return None
 
 
 class ManifestError(ValueError):
@@ -62,6 +84,9 @@ def read_manifest(folder) -> dict:
                                 + (f"lacks {key!r}" if key not in m else
                                    f"has a {type(m[key]).__name__} as {key!r}, not a {kind.__name__}")
                                 + "; restore it from git")
+    defect = _manifest_value_defect(m)
+    if defect:
+        raise ManifestError(f"{path}, the manifest of the committed results, {defect}; restore it from git")
     return m
 
 
