@@ -167,6 +167,9 @@ def parse_u_grid(text: str) -> np.ndarray:
         raise ValueError(f"--u-grid must be LO:HI:N (LO < HI, N >= 1) or comma-separated numbers, "
                          f"got {text!r}") from None
     _check_u_grid_size(n)    # before the grid is built: 1e10 values would not fit in memory
+    if ":" in s and not np.isfinite(hi - lo):
+        raise ValueError(f"--u-grid {text}: the span HI - LO is beyond what double precision holds "
+                         f"(about {np.finfo(float).max:.3g}); give a narrower range")
     g = np.linspace(lo, hi, n) if ":" in s else np.array(values)
     if g.size < 1 or not np.all(np.isfinite(g)):
         raise ValueError(f"--u-grid must hold at least one finite number, got {text!r}")
