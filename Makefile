@@ -148,7 +148,7 @@ book: venv $(SUPPORTING_PAGES)
 # scripts/rerun.py checks the parameters (names: the notebook's `parameters` cell; values:
 # binn_utils.applications.notebook_parameters) before it runs anything; -p values are Python literals
 # (lists too), -y takes a YAML mapping.
-rerun: venv
+rerun: $(if $(NB),venv)     # without NB: the usage line at once, before any set-up
 	@test -n "$(NB)" || { echo 'usage: make rerun NB=<name> [PARAMS="-p key value ... | -y YAML"] [OUT=out/rerun]'; \
 	  echo 'notebooks: $(NB_NAMES)'; exit 2; }
 	@$(BIN)/python scripts/rerun.py $(NB) '$(OUT)' $(PARAMS)
