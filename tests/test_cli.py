@@ -477,3 +477,17 @@ def test_status_of_a_results_folder_that_does_not_exist_is_a_usage_error(capsys,
 ])
 def test_options_that_contradict_each_other_or_do_nothing_are_usage_errors(capsys, argv, message):
     assert message in _usage_error(capsys, argv)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--studies", "framework"], "framework not in --plan quick-test (its studies: "),
+    (["--skip-studies", "framework"], "framework not in --plan quick-test"),
+])
+def test_studies_of_a_plan_must_be_in_it(capsys, argv, message):
+    assert message in _usage_error(capsys, ["sweep", "--plan", "quick-test", *argv, "--dry-run"])
+
+
+def test_skipping_every_study_of_a_plan_is_a_usage_error(capsys):
+    studies_in = sorted({s for s, *_ in cli.plans()["quick-test"]})
+    err = _usage_error(capsys, ["sweep", "--plan", "quick-test", "--skip-studies", *studies_in, "--dry-run"])
+    assert "leave nothing of the plan to run" in err

@@ -101,6 +101,11 @@ def requested_settings(args) -> dict:
         return {study: settings_for(study, default_scale(args, study), args.noise_var, args.dense, args.epochs,
                                     args.seeds, args.datasets, args.data, args.distinct_seeds) for study in names}
     out, named = {}, plans()
+    in_plans = {study for plan in args.plan for study, *_ in named[plan]}
+    outside = [st for st in (args.studies or []) + list(args.skip_studies) if st not in in_plans]
+    if outside:
+        raise ValueError(f"{', '.join(dict.fromkeys(outside))} not in --plan {' '.join(args.plan)} (its studies: "
+                         f"{', '.join(sorted(in_plans))})")
     for plan in args.plan:
         for study, scale, nv, dense in named[plan]:
             if (args.studies is not None and study not in args.studies) or study in args.skip_studies:
@@ -108,6 +113,8 @@ def requested_settings(args) -> dict:
             label = f"{plan}:{study}" + ("" if nv is None else f"(noise {nv:g})") + (" dense" if dense else "")
             out[label] = settings_for(study, scale, nv, dense, args.epochs, args.seeds, args.datasets, args.data,
                                       args.distinct_seeds)
+    if not out:
+        raise ValueError("--studies and --skip-studies leave nothing of the plan to run")
     return out
 
 
