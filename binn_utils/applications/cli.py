@@ -395,12 +395,10 @@ def _run(ap, args) -> int:
         if args.cmd == "sweep" and not args.dry_run:     # training them again would write over them
             ap.exit(USAGE_ERROR, f"binn sweep: error: {why}; run it first\n")
         print(why)
-    if args.cmd == "status":
+    if args.cmd == "status" or (not todo and not args.dry_run):
         return 0
     if args.dry_run:
         return _dry_run(args, todo, cluster_config)
-    if not todo:
-        return 0
     try:
         done = run_settings(todo, results_dir, workers=args.workers, desc="sweep", merge=args.merge,
                             device=args.device, forward_method=args.forward_method,

@@ -232,15 +232,11 @@ def replicates_words(position: int | None) -> str:
 
 
 def literature_words(agrees: bool | None, shape: str = "") -> str:
-    """An operator's shape (``user_data.operator_shape``) against the literature's
-    (``scratch.agrees_with_literature``), in other words than the verdicts' on the paper ("agrees"
-    is the scorecard's word for a test of it), to be followed by the literature's shape: 'is
-    consistent with', 'is not consistent with', or, where the initialisations learned no common
-    shape, that it does not consistently show it."""
-    if agrees is False and shape == "of no consistent shape":
-        return "does not consistently show"
-    return word(agrees, "is consistent with", "is not consistent with",
-                "has no finite curve, so cannot be compared with")
+    """An operator's ``shape`` against the literature's (``scratch.agrees_with_literature``), before that
+    shape: 'is consistent with', 'is not consistent with', or (no common shape) 'does not consistently show'."""
+    no_common = agrees is False and shape == "of no consistent shape"
+    return "does not consistently show" if no_common else word(
+        agrees, "is consistent with", "is not consistent with", "has no finite curve, so cannot be compared with")
 
 
 def first_bias_words(bias, t, scale=1e3) -> str:
