@@ -455,11 +455,17 @@ def test_status_reads_the_committed_scale_and_says_which(capsys):
 
 def test_status_and_sweep_count_what_failed_in_the_stored_settings():
     from types import SimpleNamespace as NS
-    from binn_utils.store.sweep_record import reported
-    rec = lambda status, up: NS(status=tuple(status), metrics={reported(): NS(up_status=tuple(up))})  # noqa: E731
+    from binn_utils.store.sweep_record import SweepRecord, reported
+
+    def rec(status, up):        # what failed is counted by the record's own method
+        r = NS(status=tuple(status), metrics={reported(): NS(up_status=tuple(up))})
+        r.failures = lambda which: SweepRecord.failures(r, which)
+        return r
     assert cli.failed_words([rec(["ok"] * 3, ["ok"] * 3), None]) == ""
     assert cli.failed_words([rec(["diverged at epoch 1"] * 3, ["ok"] * 3), rec(["ok"] * 3, ["ok", "failed", "ok"])]) \
         == "; 3 of 6 replicates diverged in training and 1 of 6 forward solves failed"
+    assert SweepRecord.failures(rec(["ok", "nan loss"], ["ok", "ok"]), "final") \
+        == {"replicates": 2, "diverged": 1, "up_failed": 0}       # no such checkpoint: no solve counted
 
 
 def test_status_of_a_results_folder_that_does_not_exist_is_a_usage_error(capsys, tmp_path):

@@ -279,10 +279,7 @@ def value_label(v) -> str:
 
 def counts(res) -> dict:
     """Replicates, diverged trainings and failed forward solves of one setting."""
-    up = res.up_status()
-    return {"replicates": len(res.record.status),
-            "diverged": sum(s != "ok" for s in res.record.status),
-            "up_failed": sum(s != "ok" for s in up)}
+    return res.record.failures(reported())
 
 
 def failures_sentence(results, label_fn) -> str:

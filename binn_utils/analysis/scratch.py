@@ -57,7 +57,8 @@ def load_scratch(initial_cells=16000, drop_first_column: bool = True, path=DATA_
     """Observations (3 replicates x 5 times x positions) of one initial density, file units."""
     cells = check_initial_cells(initial_cells)
     path = Path(path)
-    if path == DATA_FILE and file_sha1(path) != DATA_FILE_SHA1:
+    digest = file_sha1(path)
+    if path == DATA_FILE and digest != DATA_FILE_SHA1:
         raise ValueError(f"{path}: damaged or edited (its SHA-1 is not the shipped file's); restore it with "
                          f"git checkout -- data/{path.name}")
     with open(path, newline="", encoding="utf-8") as f:
@@ -73,13 +74,15 @@ def load_scratch(initial_cells=16000, drop_first_column: bool = True, path=DATA_
     obs = load_observations_csv(buf, x=COLUMNS["x"], t=COLUMNS["t"], u=COLUMNS["u"],
                                 replicate=COLUMNS["replicate"])
     obs.source = f"{path.name}, {cells} cells" + (", x = 25 µm dropped" if drop_first_column else "")
+    obs.origin = {"data_file": path.name, "data_file_sha1": digest, "initial_cells": cells,
+                  "drop_first_column": bool(drop_first_column)}
     return obs
 
 
-def fit_extra(initial_cells=16000, drop_first_column: bool = True, path=DATA_FILE) -> dict:
-    """What the cache key records about the data's origin (file, its SHA-1, the selection)."""
-    return {"data_file": Path(path).name, "data_file_sha1": file_sha1(path),
-            "initial_cells": check_initial_cells(initial_cells), "drop_first_column": bool(drop_first_column)}
+def fit_extra(obs: UserObservations) -> dict:
+    """What the cache key records about the origin of observations :func:`load_scratch` read (the
+    file, its SHA-1 as read, the selection)."""
+    return dict(obs.origin)
 
 
 def fit_prefix(initial_cells, mechanisms) -> str:

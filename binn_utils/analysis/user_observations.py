@@ -205,6 +205,7 @@ class UserObservations:
     columns: dict = field(default_factory=dict)
     source: str = "arrays"
     notes: list = field(default_factory=list)   # what reading did to the data (snapping, units, dropped values)
+    origin: dict = field(default_factory=dict)  # where a shipped file's data came from (file, its SHA-1 as read)
 
     @property
     def n_replicates(self) -> int:

@@ -323,11 +323,8 @@ def failed_words(records) -> str:
     """What failed in stored ``records`` (trainings that diverged, forward solves of the reported
     checkpoint that failed), counted over their replicates, as '; 6 of 6 replicates diverged in
     training'; '' where nothing failed: a stored setting is not a sound one."""
-    records = [r for r in records if r is not None]
-    n = sum(len(r.status) for r in records)
-    diverged = sum(st != "ok" for r in records for st in r.status)
-    solves = sum(st != "ok" for r in records for c in (r.metrics.get(reported()),) if c is not None
-                 for st in c.up_status)
+    tallies = [r.failures(reported()) for r in records if r is not None]
+    n, diverged, solves = (sum(t[k] for t in tallies) for k in ("replicates", "diverged", "up_failed"))
     parts = ([f"{diverged} of {n} replicates diverged in training"] if diverged else []) + \
             ([f"{solves} of {n} forward solves failed"] if solves else [])
     return "; " + " and ".join(parts) if parts else ""
@@ -409,8 +406,9 @@ def _run(ap, args) -> int:
     except RuntimeError as err:  # some settings failed; the others are stored
         print(f"binn sweep: {err}", file=sys.stderr)
         return 1
+    finished = set(done)
     print(f"sweep: {len(done)} of {len(todo)} settings run and stored"
-          + failed_words(s.stored_record(results_dir, warn=False) for s in todo if s.key in set(done)))
+          + failed_words(s.stored_record(results_dir, warn=False) for s in todo if s.key in finished))
     return 0
 
 

@@ -185,9 +185,10 @@ def scratch_plan(out=None, initial_cells=16000, mechanisms="DG", scale="book", *
     source)``) under ``scratch.fit_prefix``; ``kw``: as for :func:`plan_fit`."""
     cells = scratch.check_initial_cells(initial_cells)
     mech = "".join(validate_mechanisms(mechanisms))
-    plan = plan_fit(scratch.load_scratch(cells, drop_first_column), mech, out, scale=scale,
+    obs = scratch.load_scratch(cells, drop_first_column)
+    plan = plan_fit(obs, mech, out, scale=scale,
                     cache_dir=stores.folders_for(scale, source, "scratch"), prefix=scratch.fit_prefix(cells, mech),
-                    extra=scratch.fit_extra(cells, drop_first_column), units=scratch.UNITS, **kw)
+                    extra=scratch.fit_extra(obs), units=scratch.UNITS, **kw)
     plan.data_file, plan.data_file_sha1 = scratch.DATA_FILE.name, plan.extra["data_file_sha1"]
     return plan
 

@@ -25,7 +25,7 @@ from ..analysis.contrasts import holm
 from ..analysis.intervals import Interval, difference
 from ..analysis.verdicts import Verdict
 from ..store import stores
-from ..studies import REGISTRY
+from ..studies import REGISTRY, architecture
 from .context import Context
 
 
@@ -64,8 +64,7 @@ RECOMMENDATIONS = (
         (Part(9, "the smallest architectures", "architecture", None),
          Part(9, "(4, 4) recovers D", "architecture", "recovers_D"),
          Part(9, "(4, 4) recovers V", "architecture", "recovers_V")),
-        untested="that (4, 32) gives little additional benefit over (4, 4) needs a margin of sameness the paper "
-                 "does not name"),
+        untested=f"that (4, 32) gives little additional benefit over (4, 4) is {architecture.SATURATION_WHY}"),
     Recommendation(
         "the smaller solution network on noisy data",
         "Moderately expressive network architectures should generally be preferred over highly "

@@ -97,13 +97,19 @@ def resolvable_factor(r) -> float:
     return float(max(r["range_hi"], 1 / r["range_lo"]))
 
 
+def ran(r) -> bool:
+    """Whether our runs hold the setting of one ``results_table.against_datasets`` row (a setting
+    only the authors ran has no dataset of ours)."""
+    return bool(r.get("datasets", 1))
+
+
 def against_cell(r) -> str:
     """One row of ``results_table.against_datasets`` (or of the printed figure's table) as a table
     cell: ours / authors with the range that datasets and initialisations alone give, marked where
     the ratio lies beyond it; where the authors ran the setting once and it does not, "not
     comparable beyond N x" (issue 47: a single run inside a wide range is no agreement)."""
     if not np.isfinite(r["ratio"]):
-        return "not run" if not r.get("datasets", 1) else "n/a"
+        return "n/a" if ran(r) else "not run"
     cell = f"{fmt(r['ratio'])} ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})"
     if r["beyond"]:
         return f"**{fmt(r['ratio'])}: beyond its range ({fmt(r['range_lo'])} to {fmt(r['range_hi'])})**"
@@ -143,7 +149,7 @@ def against_datasets_table(by_data: dict, label_fn) -> str:
            "|---|---|---|" + "---|---|" * len(heads)]
     for i, r in first.iterrows():
         cells = [f"{fmt(t.iloc[i]['median_ours'])}{_failed(t.iloc[i])} | {against_cell(t.iloc[i])}"
-                 if t.iloc[i]["datasets"] else "not run | -" for t in by_data.values()]
+                 if ran(t.iloc[i]) else "not run | -" for t in by_data.values()]
         out.append(f"| {label_fn(r)} | {QUANTITY_WORDS[r['quantity']]} | {fmt(r['median_authors'])} | "
                    + " | ".join(cells) + " |")
     return "\n".join(out)

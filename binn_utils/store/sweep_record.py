@@ -125,6 +125,13 @@ class SweepRecord:
     def replicates(self) -> int:
         return len(self.seeds)
 
+    def failures(self, which: str) -> dict:
+        """Its replicates, the trainings that diverged and the forward solves of checkpoint
+        ``which`` that failed (none counted where it has no such checkpoint)."""
+        up = self.metrics[which].up_status if which in self.metrics else ()
+        return {"replicates": len(self.status), "diverged": sum(s != "ok" for s in self.status),
+                "up_failed": sum(s != "ok" for s in up)}
+
     @classmethod
     def from_json(cls, d: dict, where="a record") -> "SweepRecord":
         """The record a stored JSON object holds; :class:`DamagedRecordError` naming

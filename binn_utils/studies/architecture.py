@@ -95,9 +95,10 @@ def smallest_worst(s: Summary, key: str, intervals: dict, smallest) -> Verdict:
 #: Why "(4, 32) gives little additional benefit over (4, 4)" is not a verdict: the paper's words
 #: ("little additional benefit", "only marginal improvements in the validation loss") are sameness within
 #: a margin it does not name, so a (4, 32) error a little lower, or a little higher, is what they say.
+SATURATION_WHY = "sameness within a margin the paper does not name"
 SATURATION_UNTESTED = ("the paper says that beyond (4, 4) \"further increases in depth or width provide little "
-                       "additional benefit\" and \"only marginal improvements in the validation loss\": sameness "
-                       "within a margin it does not name, so a $u_\\mathrm{p}$ error of (4, 32) a little lower or a "
+                       "additional benefit\" and \"only marginal improvements in the validation loss\": "
+                       f"{SATURATION_WHY}, " "so a $u_\\mathrm{p}$ error of (4, 32) a little lower or a "
                        "little higher than (4, 4)'s is what it says; the ratio is given, not decided")
 
 
