@@ -194,7 +194,7 @@ def main(argv=None):
     torch.set_num_threads(1)
     R = args.R
     cfg = TrainConfig() if args.arch_u is None else TrainConfig(arch_u=tuple(args.arch_u))
-    print(f"step profile: torch {torch.__version__}, one thread, R = {R}, u and D networks {cfg.arch_u}, "
+    print(f"step profile: torch {torch.__version__}, one thread, R = {R}, u network {cfg.arch_u}, D network {cfg.arch_D}, "
           f"B = {cfg.batch_size}, N_PDE = {cfg.n_pde}, N_BC = {cfg.n_bc}, float32; {load()}")
     inp = Inputs(R, cfg)
     t0 = time.perf_counter()

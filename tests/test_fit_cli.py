@@ -196,6 +196,20 @@ def test_predict_counts_failed_solves():
     assert status[0].startswith("failed") and np.all(np.isnan(u[0, 1:]))
 
 
+def test_a_prediction_the_data_units_cannot_hold_is_a_failed_solve():
+    """Densities near 1e308 that grow (G = 1 per unit time, e-fold by t = 1): the solve is sound in
+    training units, but u in the data's units overflows; it said "ok" beside an infinite u."""
+    from binn_utils.analysis.user_units import UNREPRESENTABLE
+    sc = Scaling.fit([0, 1, 2], [0, 1], [1e308, 1.5e308])
+
+    def growth(u):
+        return np.ones_like(np.asarray(u, float))
+    u, status = predict.predict_solutions([(None, None, growth)], [0, 1, 2], [1e308] * 3, [0, 1], sc)
+    assert status == [UNREPRESENTABLE] and np.all(np.isnan(u[0]))
+    u, status = predict.predict_solutions([(None, None, growth)], [0, 1, 2], [1e307] * 3, [0, 1], sc)
+    assert status == ["ok"] and np.all(np.isfinite(u[0]))
+
+
 # ----------------------------------------------------------------------------- validation: exit 2, one line
 def _rows():
     return synthetic_rows()[0]

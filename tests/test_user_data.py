@@ -561,6 +561,21 @@ def test_densities_near_the_ends_of_double_precision_keep_a_finite_noise_estimat
     assert np.max(sc.u_to_train(obs.u_mean)) == pytest.approx(np.max(ref.scaling().u_to_train(ref.u_mean)))
 
 
+def test_a_u_p_the_data_units_cannot_hold_is_a_failed_solve():
+    """Densities near 1e308: a solve sound in training units whose u_p rises a little above the
+    data's largest value overflowed to inf in the data's units, and its status said "ok"."""
+    from types import SimpleNamespace as NS
+    from binn_utils.analysis.user_data import mark_unrepresentable_u_p
+    from binn_utils.analysis.user_units import UNREPRESENTABLE, Scaling
+    u_p = np.stack([np.full((2, 3), 0.9), np.full((2, 3), 1.3), np.full((2, 3), np.nan)])
+    ev = NS(up_status=["ok", "ok", "failed: step size"], u_p=u_p, err_u_p=np.ones(3), err_u_p_obs=np.ones(3))
+    sc = Scaling.fit(X, T, np.full((1, len(T), len(X)), 1.5e308))
+    mark_unrepresentable_u_p(ev, sc)
+    assert ev.up_status == ["ok", UNREPRESENTABLE, "failed: step size"]
+    assert np.isnan(ev.u_p[1]).all() and np.isnan(ev.err_u_p[1]) and np.isnan(ev.err_u_p_obs[1])
+    assert np.isfinite(sc.u_to_user(ev.u_p[0])).all() and ev.err_u_p[0] == 1.0
+
+
 @pytest.mark.parametrize("lr, dtype, ok", [(1e-320, "float32", False), (1e-40, "float32", False),
                                            (1e-40, "float64", True), (1e39, "float32", False),
                                            (float("nan"), "float32", False), (1e-30, "float32", True)])

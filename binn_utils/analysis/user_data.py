@@ -34,6 +34,7 @@ from ..store import fits, records, stores
 from ..store.clusters import close_dask, connect, local_cluster
 from ..store.sweep_record import CHECKPOINTS, REPORTED
 from .diagnostics import diagnose
+from .user_units import UNREPRESENTABLE
 from .user_observations import (MECHANISMS, TIME_UNITS, TRAIN_T_END, TRAIN_X_RANGE, DataWarning, Scaling,
                                 UserObservations, check_replicates_mode, load_observations_csv,
                                 observations_from_arrays, validate_mechanisms)
@@ -163,10 +164,22 @@ def _finish_fit(prep: dict, result) -> UserFit:
         raise ValueError(f"{data.source}: the fit cannot be solved on its positions ({err}); refit: rerun the "
                          "fit into a new folder, with the positions written to more decimals or "
                          "interpolated onto a uniform grid") from None
+    mark_unrepresentable_u_p(ev, sc)
     report = diagnose(result, ev, datas, which=which, label=data.source, u_scale=sc.u_factor)
     return UserFit(data=data, scaling=sc, mechanisms=prep["mechanisms"], replicates_mode=prep["replicates"],
                    observations=prep["observations"], result=result, evaluation=ev, report=report,
                    which=which, forward_method=prep["forward_method"])
+
+
+def mark_unrepresentable_u_p(ev, sc) -> None:
+    """Count as failed (status, NaN values and errors) each solve of ``ev`` whose u_p, times the
+    data's scale ``sc.u_factor``, overflows double precision: densities near 1e308 with a u_p a
+    little above their largest gave an infinite u_p whose solve said "ok"."""
+    for r, status in enumerate(ev.up_status):
+        with np.errstate(over="ignore"):
+            if status == "ok" and not np.all(np.isfinite(sc.u_to_user(ev.u_p[r]))):
+                ev.up_status[r] = UNREPRESENTABLE
+                ev.u_p[r], ev.err_u_p[r], ev.err_u_p_obs[r] = np.nan, np.nan, np.nan
 
 
 def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,

@@ -15,6 +15,9 @@ TRAIN_T_END = 10.0
 
 MECHANISMS = {"D": "diffusion D(u)", "V": "advection V(u)", "G": "reaction G(u)"}
 
+#: the status of a forward solve sound in training units whose u_p the data's units cannot hold
+UNREPRESENTABLE = "failed: u_p is beyond double precision in the data's units"
+
 
 @dataclass(frozen=True)
 class Scaling:

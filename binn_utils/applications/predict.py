@@ -20,6 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..analysis.user_csv import check_data_path, csv_rows
+from ..analysis.user_units import UNREPRESENTABLE
 from ..analysis.user_observations import (Scaling, csv_cells, decode_csv_bytes, delimiter_hint, detect_delimiter, to_float,
                                           uniform_grid)
 from ..engine.forward_solve import check_method, forward_solve
@@ -256,8 +257,11 @@ def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") 
     for ops in operator_sets:
         train_ops = [None if f is None else scaling.operator_to_train(n, f) for n, f in zip("DVG", ops)]
         sol = forward_solve(*train_ops, up0, xp, tp, method=method)
-        sols.append(scaling.u_to_user(sol.u))
-        status.append("ok" if sol.ok else f"{sol.status}: {sol.message}")
+        with np.errstate(over="ignore"):
+            u = scaling.u_to_user(sol.u)
+        held = bool(np.all(np.isfinite(u))) or not sol.ok     # (a failed solve is NaN already)
+        sols.append(u if held else np.full_like(u, np.nan))
+        status.append(("ok" if sol.ok else f"{sol.status}: {sol.message}") if held else UNREPRESENTABLE)
     return np.stack(sols), status
 
 
