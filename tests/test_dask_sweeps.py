@@ -317,6 +317,39 @@ def test_a_stopped_sweep_resumes_a_group_at_its_checkpoint(tmp_path, monkeypatch
     _assert_same_numbers(sets, tmp_path / "whole", tmp_path / "cut")
 
 
+def test_the_sweep_bar_moves_at_each_checkpoint_and_counts_only_this_run(tmp_path, monkeypatch):
+    """A sweep of long groups showed 0 settings of N (and no time left) until its first group
+    was stored, hours in; the bar now moves, in the groups' cost, at each checkpoint, and a
+    resumed group's earlier epochs are not counted as this run's pace."""
+    import tqdm
+    bars = []
+
+    class Bar:
+        def __init__(self, total, desc, **kw):
+            self.total, self.n, self.seen, self.post = total, 0.0, [], [desc]
+            bars.append(self)
+
+        def update(self, d):
+            self.n += d
+            self.seen.append(self.n / self.total)
+
+        def set_description_str(self, s, refresh=True):
+            self.post.append(s)
+
+        def write(self, *a, **k):
+            pass
+
+        def close(self):
+            pass
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    run_settings(_long_setting(), tmp_path / "whole", workers=1, progress=False, checkpoint_every=3)
+    assert bars[-1].seen == pytest.approx([4 / 9, 8 / 9, 1.0])          # epochs 4 and 8 of 9, then stored
+    assert bars[-1].post == ["settings, 0/1 settings stored"] * 3 + ["settings, 1/1 settings stored"]
+    _stop_after_first_segment(monkeypatch, tmp_path / "cut")            # a checkpoint at epoch 4
+    run_settings(_long_setting(), tmp_path / "cut", workers=1, progress=False, checkpoint_every=3)
+    assert bars[-1].seen == pytest.approx([4 / 5, 1.0])                 # of the 5 epochs this run trains
+
+
 def test_a_damaged_checkpoint_is_not_trusted(tmp_path, monkeypatch):
     import binn_utils.store.runner as runner
     _stop_after_first_segment(monkeypatch, tmp_path / "cut")

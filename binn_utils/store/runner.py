@@ -29,7 +29,7 @@ from ..engine.runs import TrainingError, TrainState
 from .clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command, close_dask,
                        connect, dashboard_line, local_cluster, make_jobqueue_cluster)
 from .compute import TrainedGroup, compute_group, evaluate_group, group_task
-from .setting import CHECKPOINT_KIND, Setting, group_key, group_settings, order_groups
+from .setting import CHECKPOINT_KIND, Setting, group_cost, group_key, group_settings, order_groups
 from .sweep_record import SweepRecord
 
 
@@ -154,6 +154,15 @@ class SweepOptions:
         return lim is not None and seconds > lim
 
 
+def bar_weight(group) -> float:
+    """A group's share of the sweep's bar: its relative cost (``setting.group_cost``), or 1 where
+    its settings cannot be built (such a group fails in its task, and is counted there)."""
+    try:
+        return group_cost(group)
+    except ValueError:
+        return 1.0
+
+
 @dataclass
 class _Sweep:
     """The client's side of a sweep: stores what tasks return, counts, reports."""
@@ -166,6 +175,17 @@ class _Sweep:
     pending: list = field(default_factory=list)   # (group, Future of its evaluation)
     progress: bool = False
     t0: float = field(default_factory=time.perf_counter)
+    credited: dict = field(default_factory=dict)   # group key -> share of its training on the bar
+    desc: str = "settings"                         # the bar's name
+
+    def advance(self, group, share: float):
+        """Move the bar (in the groups' relative cost, ``setting.group_cost``) to ``share`` of
+        ``group``'s training: at each checkpoint, so that a sweep of long groups shows its pace
+        and time left long before its first setting is stored."""
+        key = group_key(group)
+        self.bar.update(bar_weight(group) * (share - self.credited.get(key, 0.0)))
+        self.credited[key] = share
+        self.bar.set_description_str(f"{self.desc}, {len(self.done)}/{self.total} settings stored", refresh=False)
 
     def clock(self) -> float:
         """Seconds since the sweep started."""
@@ -192,7 +212,12 @@ class _Sweep:
         record, arrays = records.read_pair(npz, js, kind=CHECKPOINT_KIND)
         if record.get("settings") != [s.key for s in group]:
             return None
-        return TrainState.from_arrays(arrays)
+        state = TrainState.from_arrays(arrays)
+        if group_key(group) not in self.credited:     # trained before this run: not part of its pace
+            share = state.epoch / group[0].config.epochs
+            self.bar.total -= bar_weight(group) * share
+            self.credited[group_key(group)] = share
+        return state
 
     def finished(self, group, get):
         """Store what a task returned.  Returns the ``TrainState`` to submit the group again
@@ -208,6 +233,7 @@ class _Sweep:
                 records.write_pair(*self._checkpoint_paths(group), outputs.to_arrays(),
                                    {"settings": [s.key for s in group], "epoch": outputs.epoch})
                 self.resumable += 1
+                self.advance(group, outputs.epoch / group[0].config.epochs)
                 return outputs
             for s, (arrays, record) in zip(group, outputs):
                 store_computed(s, arrays, record, self.results_dir)
@@ -216,7 +242,7 @@ class _Sweep:
                 path.unlink(missing_ok=True)
         except Exception as exc:  # noqa: BLE001 - one bad setting must not stop the sweep
             self.failed.extend((s, exc) for s in group if s.key not in self.done)
-        self.bar.update(len(group))
+        self.advance(group, 1.0)
         return None
 
     def collect(self, wait=False):
@@ -446,8 +472,9 @@ def run_settings(settings: Sequence[Setting], results_dir=None, *, progress: boo
     opts = dataclasses.replace(opts, workers=opts.workers or usable_cores())
     groups = order_groups(group_settings(todo, opts.merge, opts.max_group_replicates), opts.priority)
     from tqdm import tqdm  # text bar: works in terminals and notebooks, needs no ipywidgets
-    sweep = _Sweep(results_dir, len(todo), tqdm(total=len(todo), desc=desc, unit="setting", disable=not progress),
-                   progress=progress, t0=t0)
+    bar = tqdm(total=sum(bar_weight(g) for g in groups), desc=f"{desc}, 0/{len(todo)} settings stored",
+               disable=not progress, bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]")
+    sweep = _Sweep(results_dir, len(todo), bar, progress=progress, t0=t0, desc=desc)
     try:
         import_first_use_modules()   # none of them imported while the work runs: a Ctrl-C then is never lost
         here = opts.scheduler is None and opts.cluster in (None, "local") and (opts.workers == 1 or len(groups) == 1)
