@@ -281,6 +281,7 @@ reporting.glue("nz_printed_table", Markdown(authors_figures.printed_grid_table(p
 reporting.glue("nz_printed_words", Markdown(authors_figures.printed_grid_words(printed_vs, sorted(printed))
                                             + " The printed medians are read off the figure's logarithmic "
                                             "axis to two significant figures."))
+reporting.glue("nz_printed_runs", authors_figures.printed_grid_runs(printed_vs))
 reporting.glue("nz_dense_what", reporting.run_description(dense_results[0], noise=False) if dense_results
                else "not run (results/README.md gives the command)")
 plt.close(fig)
@@ -293,7 +294,7 @@ plt.close(fig)
 # variance. Large markers (one per grid, see the legend): our typical dataset's median, with the
 # range in which one more dataset's median would lie; small dots beside them: the median of each
 # of our datasets (over its initialisations); black crosses: the printed Fig. 2, read off its
-# box plots.
+# box plots. {glue:text}`nz_printed_runs`
 # ```
 #
 # {download}`Everything this figure draws <../book/figure-data/fig2_printed_grid_drawn.csv>` (CSV): {glue:text}`drawn_words`.

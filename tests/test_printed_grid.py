@@ -108,3 +108,12 @@ def test_a_network_that_diverged_is_counted_once_not_once_per_error():
     assert tables.failure_marks_words(boxes.set_index("quantity")) == \
         "Counted beside the boxes: failed forward solves (1) at the top of the axes and diverged trainings (2) at " \
         "the bottom."
+
+
+def test_the_printed_grid_caption_names_each_grids_datasets_and_initialisations():
+    import pandas as pd
+    from binn_utils.presentation.authors_figures import printed_grid_runs
+    t = pd.DataFrame(dict(grid=[71, 71, 351, 351], datasets=[10, 10, 5, 4], inits=[10, 10, 10, 10]))
+    assert printed_grid_runs(t) == ("Runs: 71 points, 10 datasets x 10 initialisations; "
+                                    "351 points, 4 to 5 datasets x 10 initialisations.")
+    assert printed_grid_runs(t.iloc[:0]) == "Runs: none stored."

@@ -413,8 +413,15 @@ def test_claims_table_details_and_choices():
     sub = SubClaim("u_theta matches", F, numbers=ivs)
     details = text.details_md([scorecard.judge(claim(3, lambda ctx: ClaimCheck("runs", "n", (sub,), ("ch",))), None)])
     # (the package's names of quantities in the book's words: tables.in_words)
-    assert ("| $u_\\theta$ matches | *cannot be distinguished* | medians with their 95 % intervals: $u_\\theta$ 0.08 "
-            "[0.07, 0.09]; $u_\\mathrm{p}$ 0.09 [0.08, 0.1] | – |") in details
+    assert ("| $u_\\theta$ matches | *cannot be distinguished* | medians over the networks with their 95 % intervals: "
+            "$u_\\theta$ 0.08 [0.07, 0.09]; $u_\\mathrm{p}$ 0.09 [0.08, 0.1] | – |") in details
+    # over several datasets the median is that of the datasets' medians, and says so
+    from binn_utils.analysis.intervals import median_interval
+    over = median_interval(np.arange(1.0, 13.0), datasets=np.repeat([0, 1, 2], 4), seeds=np.tile(range(4), 3),
+                           source="s")
+    assert over.datasets == 3 and over.estimate == 6.5
+    assert text.intervals_words({"a": over}).startswith("medians of the datasets' medians with their 95 % intervals: a 6.5")
+    assert text.intervals_words({"a": over, "b": ivs["u_p"]}).startswith("medians with their 95 % intervals: a 6.5")
     spread = {"(4, 4)": Interval(0.02, 0.01, 0.03, 10, 0.95, "IQR")}
     assert text.intervals_words(spread) == "interquartile ranges with their 95 % bootstrap intervals: (4, 4) 0.02 [0.01, 0.03]"
     mixed = {"AUC": "0.85 [0.80, 0.90]", "u_p": ivs["u_p"]}

@@ -277,6 +277,18 @@ def printed_grid_table(printed_vs) -> str:
     return "\n".join(out)
 
 
+def printed_grid_runs(printed_vs) -> str:
+    """The caption's runs of the printed-grid figure, per grid: 'Runs: 71 points, 10 datasets x
+    10 initialisations; 351 points, 5 datasets x 10 initialisations.' (a range of datasets where
+    the noise levels of a grid differ)."""
+    parts = []
+    for g, t in printed_vs.groupby("grid"):
+        lo, hi = int(t["datasets"].min()), int(t["datasets"].max())
+        parts.append(f"{g} points, {lo if lo == hi else f'{lo} to {hi}'} datasets x {int(t['inits'].max())} "
+                     "initialisations")
+    return f"Runs: {'; '.join(parts)}." if parts else "Runs: none stored."
+
+
 def _levels_beyond(t) -> str:
     """'none of its 5 noise levels' or '1 of its 5 noise levels (noise variance 0)': where a grid's
     printed medians lie beyond the range of one more dataset of ours."""

@@ -49,13 +49,16 @@ def outcome_rule_md() -> str:
 
 
 def intervals_words(numbers) -> str:
-    """The intervals a sub-claim was decided on, saying which they are ('medians with their 95 %
-    intervals: u_theta 0.08 [0.07, 0.09]; ...'; each named once; another estimate's as it is)."""
+    """The intervals a sub-claim was decided on, saying which they are ('medians of the datasets'
+    medians with their 95 % intervals: u_theta 0.08 [0.07, 0.09]; ...', or 'medians over the
+    networks' from one dataset; each named once; another estimate's as it is)."""
     level = f"{100 * LEVEL:g} %"
     whats = {v.what if isinstance(v, Interval) else None for v in numbers.values()}
     items = "; ".join(f"{k} {v}" for k, v in numbers.items())
     if whats == {"median"}:
-        return f"medians with their {level} intervals: {items}"
+        over = {v.datasets > 1 for v in numbers.values()}      # several datasets: the median of their medians
+        which = {frozenset({True}): "medians of the datasets' medians", frozenset({False}): "medians over the networks"}
+        return f"{which.get(frozenset(over), 'medians')} with their {level} intervals: {items}"
     if whats == {"IQR"}:
         return f"interquartile ranges with their {level} bootstrap intervals: {items}"
     named = {"median": f"median with its {level} interval", "IQR": f"IQR with its {level} bootstrap interval"}

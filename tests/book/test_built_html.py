@@ -339,6 +339,23 @@ def test_each_caption_starts_with_the_papers_figure():
     assert not bad, "captions that do not start with the paper's figure:\n" + "\n".join(bad)
 
 
+def test_every_fig_2_caption_names_datasets_x_initialisations():
+    """Issue 48: every caption of Fig. 2, or of a figure that extends it, says on how many datasets
+    x initialisations each network it draws was run; the chapter's Fig. 2, both u-networks."""
+    runs = re.compile(r"\d+(?: to \d+)? datasets? x \d+ initialisations")
+    bad, seen = [], 0
+    for page in pages():
+        for cap in soup(page).select("figure figcaption"):
+            text = cap.get_text(" ", strip=True)
+            if not re.search(r"Paper['’]s Fig\. 2\.|extends the paper['’]s Fig\. 2\b", text):
+                continue
+            seen += 1
+            need = 2 if "(4, 32)" in text and "(6, 128)" in text else 1     # a caption of both networks
+            if len(runs.findall(text)) < need:
+                bad.append(f"{page.relative_to(HTML)}: {text[:80]!r}")
+    assert seen >= 2 and not bad, "Fig. 2 captions without datasets x initialisations:\n" + "\n".join(bad)
+
+
 def test_the_scorecard_opens_with_the_plain_answer_and_the_landing_page_points_to_it():
     """The answer in brief, generated from the typed verdicts, opens the scorecard, which says its
     summary once (the claims table after it gives each claim's verdict); the landing page gives
