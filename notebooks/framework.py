@@ -356,8 +356,8 @@ frame_tables.table(pd.DataFrame(
 # against our runs, with $u_\mathrm{p}$ of the same runs as the reference:
 # {glue:text}`fw_theta_verdict`. That $u_\mathrm{p}$ fails where the true solution is near zero
 # (its error there higher than that of $u_\theta$): {glue:text}`fw_near_verdict`. That its
-# error is also larger there than elsewhere, a stronger statement than the paper's and not
-# counted in the scorecard: {glue:text}`fw_local_verdict`. That the learned $V$ deviates most
+# error is also larger there than elsewhere, the local reading of "fails to capture regions",
+# which the scorecard counts as a sub-claim of its own: {glue:text}`fw_local_verdict`. That the learned $V$ deviates most
 # around $u = 0$: {glue:text}`fw_V_verdict`; for $G$ it {glue:text}`fw_G_verdict`.
 # The {doc}`scorecard` collects these sub-claims.
 #

@@ -220,8 +220,8 @@ GRID_STYLE = {71: dict(marker="o", offset=-0.15), 351: dict(marker="D", offset=0
 
 def printed_grid_figure(dataset_medians, printed_vs, width=7.0, height=3.6):
     """Our median error of each dataset on each grid (a dot; ``dataset_medians``: a Series indexed
-    by grid, noise variance and dataset), our typical dataset's median with the range in which one
-    more dataset's median would lie (a marker and bar: ``printed_vs``'s ``median_ours`` times
+    by grid, noise variance and dataset), our typical dataset's median with the range in which the
+    printed figure's median would lie (a marker and bar: ``printed_vs``'s ``median_ours`` times
     ``range_lo`` and ``range_hi``) and the printed figure's median (a black cross), per noise level."""
     levels = sorted(printed_vs["noise_var"].unique())
     pos = {v: i for i, v in enumerate(levels)}
@@ -260,8 +260,9 @@ def printed_grid_figure(dataset_medians, printed_vs, width=7.0, height=3.6):
 
 def printed_grid_table(printed_vs) -> str:
     """Markdown table: per noise level the printed median and, per grid, our typical dataset's
-    median (datasets x initialisations) and ours / printed with the range of one more dataset
-    (simultaneous over the table's cells); a ratio beyond its range is marked."""
+    median (datasets x initialisations) and ours / printed with the range of the printed median
+    (a median over ten more datasets: ``results_table.one_more_dataset``; simultaneous over the
+    table's cells); a ratio beyond its range is marked."""
     grids = sorted(printed_vs["grid"].unique())
     out = ["| $\\sigma^2$ | printed median | " + " | ".join(
         f"ours, {g} points: median | ours / printed (range)" for g in grids) + " |",
