@@ -252,13 +252,11 @@ def _per_level(per_level: dict, s) -> dict:
             for tag, iv in zip("ab", (ia, ib))}
 
 
-#: The median u_theta errors of the printed Fig. 2, (4, 32) and (6, 128), read off the figure
-#: (its box plots; the authors' plotting notebook draws the 351-point runs): {noise variance:
-#: (median of (4, 32), median of (6, 128))}.
+#: The median u_theta errors of the printed Fig. 2 read off its box plots (the authors' plotting notebook
+#: draws the 351-point runs): {noise variance: (median of (4, 32), median of (6, 128))}.
 PAPER_FIG2_THETA = {0.0: (4.5e-4, 4.0e-4), 1e-3: (1.4e-2, 1.8e-2), 5e-3: (2.7e-2, 3.5e-2), 1e-2: (3.5e-2, 4.1e-2),
                     5e-2: (7.2e-2, 8.6e-2)}
-#: The datasets the printed Fig. 2 pools in each box (ten datasets x ten initialisations: both of the
-#: authors' Fig. 2 plotting notebooks read ten result folders, additive_noise_seed1 to 10; errata 36).
+#: The datasets each box of the printed Fig. 2 pools (its plotting notebooks read ten folders; errata 36).
 PAPER_FIG2_DATASETS = 10
 #: "At least as well" within the smallest gap the paper calls a difference: the smallest
 #: (6, 128) / (4, 32) ratio of Fig. 2 on noisy data that it calls "slightly lower" (1.17, at 1e-2).
