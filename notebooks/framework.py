@@ -315,8 +315,8 @@ display(Markdown(identifiability_words.table_markdown(identifiability.benchmark_
 # ## Which reaction term?
 #
 # The paper states the reaction term three ways (see {doc}`../book/errata`): $G = -1/2$
-# (Supporting Material, our default), $G(u) = u/2$ (text) and $+u/2$ (displayed
-# equation). The same BINN on the three variants of the chapter's data
+# (Supporting Material, our default), $G(u) = u/2$ (text) and $G = +1/2$ (the displayed
+# equation, whose reaction term is $+u/2$). The same BINN on the three variants of the chapter's data
 # ({glue:text}`fw_rx_what`):
 
 # %% tags=["remove-input"]

@@ -20,8 +20,8 @@
 # :format: myst
 # ```
 #
-# Every claim of the Results and Discussion of {cite:t}`crossley_binn_principles` is
-# quoted, tested against this edition's runs on its primary statement, and gets one of five verdicts:
+# Every claim of the Results and Discussion of {cite:t}`crossley_binn_principles` (with the
+# Methods' claim on Fig. 1 and the Supporting Material's on its repeats) is quoted, tested against this edition's runs on its primary statement, and gets one of five verdicts:
 # <span style="color:#1a7f37;font-weight:bold">✔ holds</span>,
 # <span style="color:#9a6700;font-weight:bold">◐ holds, with exceptions</span>,
 # <span style="color:#cf222e;font-weight:bold">✘ does not hold</span>,
@@ -99,8 +99,8 @@ reporting.glue("sc_provenance", HTML(prov_html))
 # %% [markdown]
 # ## The claims
 #
-# Each row is one claim of the Results and Discussion of
-# {cite:t}`crossley_binn_principles`, in short; the verdict comes first, and for a claim
+# Each row is one claim of {cite:t}`crossley_binn_principles` (its Results and Discussion, the
+# Methods' paragraph on Fig. 1, the Supporting Material), in short; the verdict comes first, and for a claim
 # that does not simply hold, the sub-claims that disagree with the paper. The claims in
 # the paper's words, the evidence and every sub-claim follow in {ref}`sc-details`.
 
@@ -197,8 +197,8 @@ display(Markdown(text.choices_table(effects)))
 # not contradict its sentence, it only finds no support for it there. The last sub-claim asks
 # whether the thresholded flags of the {doc}`diagnostics` chapter rank the networks that failed
 # by the ground truth above the others, over every stored network (the ROC curve's area, with
-# a bootstrap interval, against 0.5). Two of its ingredients are ours: the combined score is
-# the largest, over the six diagnostics, of each one's number divided by its threshold, and a
+# a bootstrap interval, against 0.5). Two of its ingredients are ours: a network's score is
+# the largest, over the paper's three signs, of each one's number divided by its threshold, and a
 # network counts as failed when its $u_\mathrm{p}$ error lies beyond the
 # {glue:text}`sc_failure_pct` percentile of the scatter of the best settings' networks.
 #

@@ -66,7 +66,7 @@ def test_time_fit_recovers_an_inverse_law_from_the_benchmark():
     fit = batch_size.time_fit({"batch_sizes": rows})
     assert np.allclose(fit["fitted"], fit["a"] / fit["B"] + fit["c"])   # the curve drawn: the fit at the used B
     words = batch_size.fit_residual_words(fit)
-    assert words.startswith("at the largest batch, B = 640 clipped to 398, the benchmark's 1.65 s lies ")
+    assert words.startswith("at the largest batch, B = 640, full-batch on the 398 training points, the benchmark's 1.65 s lies ")
     assert words.endswith(f"% below the fit's {reporting.fmt(fit['fitted'][-1])} s")
 
 

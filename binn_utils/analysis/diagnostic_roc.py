@@ -463,6 +463,6 @@ def phrase(s: dict, name: str = PAPER) -> str:
     signal = ("the ranking of failed above fine networks is better than chance" if lo > 0.5 else
               "the ranking of failed above fine networks cannot be told from chance" if hi >= 0.5 else
               "fine networks are ranked above failed ones")
-    target = (f"the target of {pct(CAUGHT_MIN)} caught at {pct(FALSE_MAX)} false alarms is "
+    target = (f"our target (not the paper's) of {pct(CAUGHT_MIN)} caught at {pct(FALSE_MAX)} false alarms is "
               f"{'met' if s['per'][name]['held'].meets() else 'not met'} held out")
     return f"{signal}, and {target}"

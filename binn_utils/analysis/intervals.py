@@ -53,10 +53,15 @@ class Interval:
             return "n/a (no finite replicate)"
         if np.isneginf(self.lo) and np.isposinf(self.hi):
             if self.datasets <= 1 and self.n <= 1:
-                return f"{self.estimate:.3g} [no interval from one value]"
+                return f"{_g(self.estimate)} [no interval from one value]"
             units = f"{self.datasets} datasets" if self.datasets > 1 else f"{self.n} replicates"
-            return f"{self.estimate:.3g} [unbounded with {units}]"
-        return f"{self.estimate:.3g} [{self.lo:.3g}, {self.hi:.3g}]"
+            return f"{_g(self.estimate)} [unbounded with {units}]"
+        return f"{_g(self.estimate)} [{_g(self.lo)}, {_g(self.hi)}]"
+
+
+def _g(v: float) -> str:
+    """Three significant figures, as plain numbers from 1,000 to a million (5,870, not 5.87e+03)."""
+    return f"{float(f'{v:.3g}'):,.0f}" if np.isfinite(v) and 1e3 <= abs(v) < 1e6 else f"{v:.3g}"
 
 
 def _finite(values, failures_high: bool = False) -> np.ndarray:

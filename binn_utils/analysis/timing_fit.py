@@ -107,7 +107,7 @@ def fit_residual_words(fit: dict) -> str:
     time measured there against the fitted curve's (R^2 weighs the long times of the small
     batches most, so it says little about the fit at the largest)."""
     b, b_req, t, f = fit["B"][-1], fit["B_requested"][-1], fit["T"][-1], fit["fitted"][-1]
-    used = f" clipped to {int(b)}" if b != b_req else ""
+    used = f", full-batch on the {int(b)} training points" if b != b_req else ""
     return (f"at the largest batch, B = {int(b_req)}{used}, the benchmark's {fmt(t)} s lies "
             f"{fmt(100 * abs(t - f) / f, '.2g')} % {'below' if t < f else 'above'} the fit's {fmt(f)} s")
 

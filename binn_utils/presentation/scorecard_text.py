@@ -153,7 +153,7 @@ def what_failed(subclaims, most: int = 4) -> str:
     """The sub-claims that disagree with the paper, in words (grouped ones with their group)."""
     out = [(f"{s.group}: " if s.group else "") + f"“{s.label}”"
            for s in subclaims if s.verdict is Verdict.DISAGREES]
-    if len(out) > most:
+    if len(out) > most + 1:                 # "and 1 more" would hide what one more name says
         out = out[:most] + [f"and {len(out) - most} more"]
     return "; ".join(out)
 
@@ -167,7 +167,7 @@ def holding_back(subclaims, most: int = 2) -> str:
     rank = sorted((s for s in subclaims if s.verdict is not Verdict.AGREES),
                   key=lambda s: (s.verdict is Verdict.NOT_TESTED, not s.primary))
     out = [(f"{s.group}: " if s.group else "") + f"“{s.label}” ({s.verdict.value})" for s in rank]
-    if len(out) > most:
+    if len(out) > most + 1:                 # "and 1 more" would hide what one more name says
         out = out[:most] + [f"and {len(out) - most} more"]
     return "; ".join(out)
 
@@ -280,9 +280,8 @@ def plain_answer(judged: list[Judged], fidelity=None) -> list[str]:
                for j, s in sorted(((j, s) for j in judged for s in j.subclaims if s.verdict is Verdict.DISAGREES),
                                   key=lambda js: (js[0].outcome is not Outcome.FAILS, not js[1].primary))]
     if against:
-        more = f"; and {len(against) - 4} more" if len(against) > 4 else ""
-        out.append(f"The sub-claim{'s' if len(against) > 1 else ''} our runs contradict: "
-                   + "; ".join(against[:4]) + more + ".")
+        shown = against if len(against) <= 5 else against[:4] + [f"and {len(against) - 4} more"]
+        out.append(f"The sub-claim{'s' if len(against) > 1 else ''} our runs contradict: " + "; ".join(shown) + ".")
     theirs = [(j, [s.authors for s in j.subclaims if s.authors is not None]) for j in judged]
     theirs = [(j, tv) for j, tv in theirs if tv]
     if theirs:

@@ -75,7 +75,7 @@ def summary(results, timing_=None) -> Summary:
                        if ia.bounded else str(ia))
     s["loglog_slope"] = loglog_slope(fit["B"], fit["T"])
     s.compare("inverse_verdict", expect(ia, Interval(0.0, 0.0, 0.0, 0, 1.0, "zero"), 1) if ia.finite
-              else Verdict.UNDECIDED, {"a": ia})
+              else Verdict.UNDECIDED, {"$a$, in s": ia})
     if np.isfinite(fit["c"]) and np.isfinite(fit["a"]) and len(fit["B"]):
         s["c_share"] = fmt(100 * fit["c"] / fit["T"][-1], ".2g")
         s["fit_largest"] = fit_residual_words(fit)

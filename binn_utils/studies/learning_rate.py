@@ -149,9 +149,10 @@ def summary(results, shown=None) -> Summary:
     # "unstable optimisation" against "the validation loss curves decrease smoothly": each
     # replicate's largest rise above its best loss so far, higher at every large rate than at
     # the shown rate (a diverged replicate the highest).  A replicate whose final networks fit
-    # no better than a constant (``diagnostics.collapsed``) is counted and named, not scored:
-    # if its loss is flat from the first recorded epoch, the records cannot say whether it
-    # jumped there or never left it.
+    # no better than a constant (``diagnostics.collapsed``) keeps its recorded rise and is named
+    # in the sentence: if its loss is flat from the first recorded epoch its rise is 0, and the
+    # records cannot say whether it jumped there before (the chapter says so: a stalled curve
+    # is not read as an unstable one).
     jump = {value_label(meta_value(r, "lr")): median_interval(excursion_replicates(r), failures_high=True, of=r)
             for r in big}
     i_jump = median_interval(excursion_replicates(r_shown), failures_high=True, of=r_shown)
@@ -238,7 +239,7 @@ def claim_learning_rate(ctx):
                      all_hold((*s.intervals[f"small_worse_{q}_verdict"].values(), 1) for q in ("theta", "up"))
                      if all(len(s.intervals.get(f"small_worse_{q}_verdict", {})) == 2 for q in ("theta", "up"))
                      else Verdict.UNDECIDED,
-                     numbers={f"{k}, {q}": iv for q in ("theta", "up")
+                     numbers={f"{k}, {word}": iv for q, word in (("theta", "$u_\\theta$"), ("up", "$u_\\mathrm{p}$"))
                               for k, iv in s.intervals[f"small_worse_{q}_verdict"].items()},
                      rule=f"median $u_\\theta$ and $u_\\mathrm{{p}}$ errors both higher than at $r$ = {s['shown']}",
                      keys=("small_worse_theta_verdict", "small_worse_up_verdict")),
