@@ -262,9 +262,9 @@ reporting.glue("bs_steps_words", tables.steps_words(rows, more_worse, decided, t
 # minutes about {glue:text}`bs_authors_epochs` (the budget table's last column): a budget in
 # epochs that grows more slowly with $B$ than a fixed number of optimiser steps does. In those runs the cost per step grew with
 # $B$, which the paper's $T \propto 1/B$ (a cost per step independent of $B$, the premise of
-# our fixed-step budget above) does not show: the authors' two timings disagree (in our
-# benchmark the slowest step takes {glue:text}`bs_step_spread` times as long as the
-# fastest). Beside our fixed-step budget we therefore train that budget too, with
+# our fixed-step budget above) does not show: the paper's law and the authors' own timings
+# disagree. In our benchmark, by contrast, the slowest step takes {glue:text}`bs_step_spread`
+# times as long as the fastest. Beside our fixed-step budget we therefore train that budget too, with
 # ten initialisations instead of one ({glue:text}`bsa_what`; $B = 2$ has no published
 # timing and is not run).
 

@@ -333,7 +333,7 @@ def test_the_answer_says_whether_our_runs_are_the_authors_per_figure_with_its_ra
         _ratio_row("authors", 4, "err_u_theta", 1.0, 0.63, 1.59, rt.UNRESOLVED, datasets=3)]), 1.25)
     s = text.fidelity_sentence(f)
     assert "on our data: equivalent within 1.25x, Fig. 3 $u_\\mathrm{p}$; different, Fig. 6 $u_\\mathrm{p}$" in s
-    assert "on the authors' data: neither equivalent nor different, Fig. 4 $u_\\theta$" in s
+    assert "on the authors' data: cannot be told within 1.25x, Fig. 4 $u_\\theta$" in s
     assert not re.search(r"\bnone of \d+|\d+ of \d+ comparisons", s)       # no count of rows that could not differ
     table = text.fidelity_table_md(f)
     assert "| Fig. 6 | $u_\\mathrm{p}$ | 1.9 [1.3, 2.6] | differs | n/a | not stored |" in table
@@ -396,7 +396,7 @@ def test_claims_table_details_and_choices():
         assert len(cells) == table[0].count(" | ") + 1 and all(c.strip() for c in cells), row
     details = text.details_md(judged)
     assert f"{text.OURS} Numbers 2. See {{doc}}`ch`." in details   # its sub-claims counted in the titles, not here
-    assert "over all its networks" in text.OURS and "the dataset the unit" in text.OURS   # which median, labelled
+    assert "pooled over all of a setting's networks" in text.OURS and "the dataset the unit" in text.OURS   # which median
     # each claim under its own anchor (the table links it); a claim of several configurations as
     # a table of their tallies, each configuration's sub-claims folded; a plain claim's folded
     assert "(sc-claim-2)=\n**Claim 2**" in details and "[2](#sc-claim-2)" in table[3]

@@ -441,7 +441,7 @@ def fidelity_sentence(f) -> str:
         if t.empty:
             continue
         groups = [(results_table.EQUIVALENT, f"equivalent within {fmt(f.margin)}x"),
-                  (results_table.DIFFERS, "different"), (results_table.UNRESOLVED, "neither equivalent nor different")]
+                  (results_table.DIFFERS, "different"), (results_table.UNRESOLVED, f"cannot be told within {fmt(f.margin)}x")]
         said = [f"{words}, {and_list(_figure_errors(t[t['verdict'] == v]))}" for v, words in groups
                 if (t["verdict"] == v).any()]
         parts.append(f"on {DATA_WORDS[d]}: " + "; ".join(said))

@@ -181,8 +181,9 @@ def tally(subclaims) -> str:
 
 
 #: The label of a claim's numbers on the scorecard: which median they are, against the sub-claims'.
-OURS = ("*Ours.* Medians and spreads are a setting's, over all its networks; each sub-claim decides on its own "
-        "interval, the dataset the unit.")
+OURS = ("*Ours.* The medians and spreads in this paragraph are pooled over all of a setting's networks, as its "
+        "figure draws them. Each sub-claim below decides on its own interval, the dataset the unit: over several "
+        "datasets, that of the median of the datasets' medians, which can differ from the pooled median.")
 
 
 def evidence(j: Judged) -> str:
