@@ -211,10 +211,10 @@ def claim_loss_low_high(ctx):
                      numbers=s.intervals.get("low_gap_verdict", {}),
                      rule="the paper's three orders, per replicate: the median over replicates of each one's smallest "
                           "gap over training (decades), its interval above 3"),
-            SubClaim(f"$w_\\mathrm{{PDE}}$ = {s['low']}: on the median curves, the paper's reading, weighted PDE loss more "
-                     "than three orders of magnitude below the data loss throughout training",
+            SubClaim(f"$w_\\mathrm{{PDE}}$ = {s['low']}: on the median curves, as the paper's figure draws them, "
+                     "weighted PDE loss more than three orders of magnitude below the data loss throughout training",
                      s.verdicts["low_gap_curves_verdict"], numbers=s.intervals.get("low_gap_curves_verdict", {}),
-                     rule="the paper's estimand, read off its figure's median curves: per dataset, the smallest gap over "
+                     rule="the paper's figure's reading, off median curves: per dataset, the smallest gap over "
                           "training between the median curves of its initialisations (decades), over datasets; its "
                           "interval above 3"),
             SubClaim(f"$w_\\mathrm{{PDE}}$ = {reporting.value_label(high)}: large errors in both", s.verdicts["high_verdict"],
