@@ -475,6 +475,9 @@ def test_status_of_a_results_folder_that_does_not_exist_is_a_usage_error(capsys,
 
 @pytest.mark.parametrize("argv, message", [
     (["status", "noise", "--device", "banana"], "device must be 'cpu' or 'cuda[:k]', got 'banana'"),
+    (["status", "all", "--scale", "paper", "--seeds", "10000", "--datasets", "1000"],
+     "--seeds 10000 x --datasets 1000 is 10,000,000 replicates per setting; at most 10,000"),
+    (["sweep", "noise", "--scale", "quick", "--seeds", "200", "--datasets", "51", "--dry-run"], "at most 10,000"),
     (["sweep", "noise", "--scale", "quick", "--max-group", "5", "--dry-run"], "--max-group bounds the batched models"),
     (["sweep", "noise", "--scale", "quick", "--workers", "2", "--solve-workers", "3", "--dry-run"],
      "--solve-workers runs the forward solves beside an in-process sweep"),

@@ -792,3 +792,72 @@ def test_fit_and_predict_train_and_solve_on_one_thread(fitted, tmp_path, monkeyp
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_fit_never_replaces_a_folder_of_files_it_did_not_write(tmp_path, monkeypatch):
+    """`binn fit` replaces its --out folder: a report.html of the user's own (the right name, but
+    no fit.json beside it) and a notes folder or hidden file inside networks/ were deleted; now
+    refused in one line.  An earlier fit's folder, or an interrupted one's networks/ alone, is not."""
+    from binn_utils.applications.fit_plan import check_output_folder
+    monkeypatch.chdir(tmp_path)
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "report.html").write_text("my report")
+    with pytest.raises(ValueError, match="holds files but no readable fit.json"):
+        check_output_folder(own)
+    (own / "fit.json").write_text("not json")
+    with pytest.raises(ValueError, match="no readable fit.json"):
+        check_output_folder(own)
+    (own / "fit.json").write_text('{"command": "binn fit"}')
+    check_output_folder(own)                                        # an earlier fit's folder
+    for stray in ("my_notes", ".keep", "notes.txt"):
+        nets = own / "networks"
+        nets.mkdir(exist_ok=True)
+        (nets / "fit-0123.npz").write_bytes(b"x")
+        (nets / stray).mkdir() if stray == "my_notes" else (nets / stray).write_text("x")
+        with pytest.raises(ValueError, match=f"its networks folder holds what a previous fit does not write \\({stray}"):
+            check_output_folder(own)
+        import shutil
+        shutil.rmtree(nets)
+    interrupted = tmp_path / "interrupted"
+    (interrupted / "networks").mkdir(parents=True)
+    (interrupted / "networks" / "fit-0123.json").write_text("{}")
+    check_output_folder(interrupted)                               # networks stored before a Ctrl-C: resumed
+
+
+def test_an_example_refuses_the_options_that_read_a_data_file_and_out_refuses_a_link(capsys, tmp_path, monkeypatch):
+    """--example reads its shipped file as its chapter does: --x, --delimiter, --encoding ... were
+    silently ignored; a symbolic link as --out was replaced by a folder, leaving a hidden link behind."""
+    monkeypatch.chdir(tmp_path)
+    for extra in (["--x", "nope"], ["--delimiter", ";;"], ["--encoding", "bogus"], ["--replicate", "well"]):
+        with pytest.raises(SystemExit) as ex:
+            cli.main(["fit", "--example", "scratch-assay", "--out", "ex", *extra])
+        assert ex.value.code == 2
+        err = capsys.readouterr().err
+        assert f"{extra[0]} read(s) a DATA.csv" in err and err.count("\n") == 1
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    from binn_utils.applications.fit_plan import check_output_folder
+    with pytest.raises(ValueError, match="is a symbolic link"):
+        check_output_folder(tmp_path / "link")
+
+
+def test_an_initial_condition_with_a_column_named_twice_is_refused(tmp_path):
+    """A header 'x,x,u' was read by its first x; --x and --u naming one column gave a misleading
+    'position appears twice'."""
+    twice = tmp_path / "ic.csv"
+    twice.write_text("x,x,u\n0,1,0.001\n500,2,0.001\n1000,3,0.001\n")
+    with pytest.raises(ValueError, match="names 'x' more than once"):
+        predict.load_initial_condition(twice)
+    with pytest.raises(ValueError, match="--x and --u both name the column 'u'"):
+        predict.load_initial_condition(twice, x="u", u="u")
+
+
+def test_a_fit_on_a_grid_where_rk45_would_take_a_year_solves_with_bdf_and_says_so():
+    """20,000 positions: the plan estimated ~8,889 h of RK45 solves and started; now BDF, said,
+    unless RK45 is asked for; the paper's RK45 wherever it is not slow."""
+    from binn_utils.applications.fit_plan import _integrator
+    method, note = _integrator(None, 20_000, 5)
+    assert method == "BDF" and "RK45, the paper's integrator, would take" in note and "--forward-method RK45" in note
+    assert _integrator("RK45", 20_000, 5) == ("RK45", None)
+    assert _integrator(None, 71, 5) == ("RK45", None)

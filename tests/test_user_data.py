@@ -615,3 +615,11 @@ def test_a_row_with_more_fields_than_the_header_is_refused(tmp_path):
     bad.write_text("\n".join(text[:3] + [text[3] + ",extra"] + text[4:]) + "\n")
     with pytest.raises(ValueError, match=r"row 3 \(line 4\): .* fields where the header has"):
         load_observations_csv(bad)
+
+
+def test_two_roles_naming_one_column_are_refused_by_name(tmp_path):
+    """--x t_h (the column of --t) gave 'duplicated points'; now the conflict is named."""
+    path = tmp_path / "d.csv"
+    path.write_text(csv_text(grid_rows()))
+    with pytest.raises(ValueError, match="the column 't' is named for both t and x|the column 't' is named for both x and t"):
+        load_observations_csv(path, x="t")

@@ -222,6 +222,12 @@ def csv_rows(text: str, source: str, delimiter: str):
 def read_header(reader, source: str, wanted: dict, delimiter: str) -> dict:
     """{key: field index} of the ``wanted`` columns ({key: name}) in the first data line of
     ``reader`` (:func:`csv_rows`); a ValueError for a missing, misdelimited or repeated column."""
+    roles = {}
+    for k, c in wanted.items():
+        if c in roles:
+            raise ValueError(f"the column {c!r} is named for both {roles[c]} and {k}: name each role its own column "
+                             "(--x, --t, --u, --replicate; Python: x=, t=, u=, replicate=)")
+        roles[c] = k
     header = next(([c.strip() for c in row] for _, row in reader if _data_line(row)), None)
     if header is None:
         raise ValueError(f"{source}: empty file (no header line)")

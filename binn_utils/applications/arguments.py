@@ -38,6 +38,9 @@ class Parser(argparse.ArgumentParser):
 SEEDS_MAX = 10_000
 DATASETS_MAX = 1_000
 COUNT_MAX = 10 ** 6
+#: replicates of one setting (--seeds x --datasets): each bound alone allows ten million, whose
+#: specification alone takes minutes to build
+REPLICATES_MAX = 10_000
 
 
 def int_up_to(hi: int, lo: int = 1):

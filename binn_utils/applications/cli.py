@@ -40,6 +40,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .. import studies
+from . import main as binn_main     # (the package's entry point, for `python -m` below)
 from ..engine.forward_solve import FORWARD_METHODS
 from ..engine.observations import DATA_SOURCES
 from ..store import provenance, stores
@@ -132,6 +133,9 @@ def _check_request_shape(args):
         raise ValueError("--cluster-config configures --cluster slurm, pbs or sge")
     if getattr(args, "scheduler", None) and args.cluster != "local":
         raise ValueError("--scheduler and --cluster are two different places for the workers: name one")
+    if (args.seeds or 1) * (args.datasets or 1) > arguments.REPLICATES_MAX:
+        raise ValueError(f"--seeds {args.seeds} x --datasets {args.datasets} is {args.seeds * args.datasets:,} "
+                         f"replicates per setting; at most {arguments.REPLICATES_MAX:,}")
     if args.cmd == "status":      # the device a sweep would take, though status trains nothing (and imports no torch)
         if args.device is not None and not re.fullmatch(r"cpu|cuda(:\d+)?", args.device):
             raise ValueError(f"device must be 'cpu' or 'cuda[:k]', got {args.device!r}")
@@ -308,8 +312,9 @@ def _quiet_exit():
 #: What Ctrl-C leaves, when the interrupted code does not say it more precisely.
 _INTERRUPTED = {
     "sweep": "interrupted: every setting finished before is stored; rerun the same command to continue",
-    "fit": "interrupted: the networks finished before are stored under the output folder's networks/ "
-           "(or the store); rerun the same command to continue; an older fit in --out is left as it was",
+    "fit": "interrupted: networks whose training had finished are stored under the output folder's networks/ "
+           "(or the store); rerun the same command to continue: it reads them and trains the others from the "
+           "start; an older fit in --out is left as it was",
     "predict": "interrupted: nothing was written into --out",
     "migrate": "interrupted: each record is either migrated or as it was; rerun to continue",
 }
@@ -470,5 +475,5 @@ def _migrate(results_dir) -> int:
     return 1 if kinds["damaged"] or kinds["failed"] else 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":        # `python -m binn_utils.applications.cli`: as the installed `binn`
+    sys.exit(binn_main())

@@ -59,8 +59,9 @@ def add_parsers(sub):
                     help=f"learning rate (default: {value_label(paper.lr)})")
     fp.add_argument("--w-pde", type=arguments.non_negative(float32=True), default=None,
                     help=f"PDE loss weight (default: {value_label(paper.w_pde)})")
-    fp.add_argument("--forward-method", default="RK45", choices=FORWARD_METHODS,
-                    help="integrator of u_p (default: RK45, the paper's; BDF is much faster on fine grids)")
+    fp.add_argument("--forward-method", default=None, choices=FORWARD_METHODS,
+                    help="integrator of u_p (default: RK45, the paper's, or BDF where RK45 would be slow: it is much "
+                         "faster on fine grids)")
     fp.add_argument("--which", choices=("best", "final"), default="best",
                     help="networks reported: best validation loss (default) or the last epoch")
     where = fp.add_mutually_exclusive_group()
@@ -93,6 +94,11 @@ def fit(ap, args) -> int:
         if args.example:
             if args.data is not None:
                 raise ValueError("give DATA.csv or --example, not both")
+            reading = [f"--{o}" for o in ("x", "t", "u") if getattr(args, o) != o] + \
+                [f"--{o}" for o in ("replicate", "delimiter", "encoding") if getattr(args, o) is not None]
+            if reading:
+                raise ValueError(f"{', '.join(reading)} read(s) a DATA.csv; --example reads its shipped file as "
+                                 "its chapter does")
             plan = fit_plan.scratch_plan(args.out, mechanisms=args.mechanisms or "DG", **kw)
         else:
             if args.data is None:

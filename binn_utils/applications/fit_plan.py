@@ -20,7 +20,7 @@ from ..analysis.user_observations import MECHANISMS, validate_mechanisms
 from ..engine.runs import TrainConfig
 from ..presentation import panels
 from ..store import stores
-from .requests import check_out_folder, duration, fine_grid_note, solve_seconds
+from .requests import check_out_folder, duration, fine_grid_note, solve_seconds, too_slow
 
 __all__ = ["SCALES", "SECONDS_PER_STEP", "SECONDS_PER_REPLICATE_STEP", "FitPlan", "plan_fit", "train_or_load",
            "scratch_plan", "fit_scratch"]
@@ -55,6 +55,7 @@ class FitPlan:
     data_file: str | None = None
     data_file_sha1: str | None = None
     units: dict = field(default_factory=dict)
+    method_note: str | None = None   # why u_p is solved by another integrator than the paper's RK45
 
     @property
     def n_networks(self) -> int:
@@ -103,7 +104,8 @@ class FitPlan:
             f"estimated time if nothing is stored: ~{duration(self.estimated_seconds())} on one CPU core "
             f"(cost model: {SECONDS_PER_STEP * 1e3:g} ms per step + {SECONDS_PER_REPLICATE_STEP * 1e3:g} ms per "
             "network and step)",
-            f"output: {self.out}"] + [n for n in (fine_grid_note(data.x.size, p["forward_method"], self.n_networks),
+            f"output: {self.out}"] + [n for n in (self.method_note,
+                                                  fine_grid_note(data.x.size, p["forward_method"], self.n_networks),
                                                   self.shown_times()) if n])
 
 
@@ -120,7 +122,8 @@ def check_output_folder(out: Path, data_file: str | None = None):
     if data_file is not None and str(out).strip() and Path(data_file).resolve().parent == Path(out).resolve():
         raise ValueError(f"--out {out} holds the data file {Path(data_file).name}: it would be deleted; "
                          "choose an empty or new folder")
-    check_out_folder(out, OUTPUT_FILES + (NETWORKS,), "a previous fit", "fit")
+    check_out_folder(out, OUTPUT_FILES + (NETWORKS,), "a previous fit", "fit", mark="fit.json",
+                     inside={NETWORKS: (".json", ".npz")})
 
 
 def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, replicates="mean",
@@ -150,8 +153,10 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     if data_file is not None:
         sha1 = file_sha1(data_file)
     prep = prepare_fit(data, mechanisms, config, range(n_seeds), which=which, replicates=replicates, x=x, t=t,
-                       u=u, replicate=replicate, forward_method=forward_method, delimiter=delimiter,
+                       u=u, replicate=replicate, forward_method=forward_method or "RK45", delimiter=delimiter,
                        encoding=encoding)
+    forward_method, method_note = _integrator(forward_method, prep["data"].x.size, n_seeds)
+    prep["forward_method"] = forward_method
     if out is not None:
         stores.check_writable(out)
     cache_dir = (out / "networks",) if cache_dir is None else (
@@ -165,7 +170,19 @@ def plan_fit(data, mechanisms, out, *, x="x", t="t", u="u", replicate=None, repl
     if sha1 is not None:
         extra.setdefault("data_file_sha1", sha1)
     return FitPlan(prep=prep, out=out, cache_dir=cache_dir, prefix=prefix, extra=extra, options=options,
-                   data_file=data_file, data_file_sha1=sha1, units=dict(units or {}))
+                   data_file=data_file, data_file_sha1=sha1, units=dict(units or {}), method_note=method_note)
+
+
+def _integrator(asked: str | None, n_x: int, solves: int) -> tuple[str, str | None]:
+    """The integrator of the fit's forward solves and why, where it is not the paper's: the one
+    ``asked`` for; else RK45, or BDF where RK45 would be slow on ``n_x`` positions by the cost model
+    (``requests.too_slow``: 20,000 positions took an estimated year), as ``binn predict`` chooses."""
+    if asked is not None or not too_slow(n_x, "RK45"):
+        return asked or "RK45", None
+    return "BDF", (f"note: {n_x} positions: RK45, the paper's integrator, would take ~"
+                   f"{duration(solves * solve_seconds(n_x, 'RK45'))} for the {solves} forward solve(s) (cost model), "
+                   f"BDF ~{duration(solves * solve_seconds(n_x, 'BDF'))}: solving with BDF (--forward-method RK45 "
+                   "insists)")
 
 
 def train_or_load(plan: FitPlan, *, workers=None, scheduler=None, progress=True, require_stored=None) -> UserFit:

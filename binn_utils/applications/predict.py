@@ -215,6 +215,12 @@ def load_initial_condition(path, x="x", u="u", *, delimiter=",", encoding="utf-8
         hint = delimiter_hint(delimiter.join(header), delimiter, (x, u))
         raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; the header has "
                          f"{', '.join(map(repr, header))}" + (hint or " (pass --x, --u to name yours)"))
+    if x == u:
+        raise ValueError(f"--x and --u both name the column {x!r}: name the positions and the densities apart")
+    twice = sorted({c for c in (x, u) if header.count(c) > 1})
+    if twice:
+        raise ValueError(f"{source}: the header names {', '.join(map(repr, twice))} more than once: which column "
+                         "to read is ambiguous; rename one")
     jx, ju = header.index(x), header.index(u)
     xs, us = [], []
     for k, (line, r) in enumerate(rows[1:], start=1):

@@ -9,15 +9,20 @@ from ..engine.forward_solve import EXPLICIT_FINE_GRID
 from ..store import stores
 
 
-def check_out_folder(out, allowed, earlier: str, example: str):
+def check_out_folder(out, allowed, earlier: str, example: str, mark: str | None = None, inside: dict | None = None):
     """A one-line ValueError where writing a command's outputs into ``out`` could replace or
     delete what the command did not write: an empty name, the current folder or one above it,
     a file, a results store, or a folder holding anything but the names ``allowed`` (its own
-    earlier outputs, ``earlier`` in words, e.g. "a previous fit").  ``example``: a folder to
-    suggest."""
+    earlier outputs, ``earlier`` in words, e.g. "a previous fit").  Where the command replaces
+    the whole folder, ``mark`` names the JSON record its earlier output always holds beside its
+    other files (a folder of the right names without it is not that output), and ``inside`` {subfolder: the endings of
+    the files it writes there} what a subfolder may hold (no other file, folder or hidden name).
+    ``example``: a folder to suggest."""
     if not str(out).strip():
         raise ValueError("--out must name a folder, got an empty string (an unset shell variable?)")
     out = Path(out)
+    if out.is_symlink():
+        raise ValueError(f"--out {out} is a symbolic link: give the folder it points to ({out.resolve()}) or a new one")
     here, target = Path.cwd().resolve(), out.resolve()
     if target == here or target in here.parents:
         raise ValueError(f"--out {out} is the current folder or one above it: its files could be replaced; "
@@ -34,6 +39,25 @@ def check_out_folder(out, allowed, earlier: str, example: str):
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         raise ValueError(f"--out {out} holds other files ({shown}); choose an empty or new folder (only one that is "
                          f"empty or holds {earlier} is written into)")
+    outputs = [p for p in target.iterdir() if p.name not in (inside or {})]   # (an interrupted run: its subfolders only)
+    if mark is not None and outputs and not _json_record(target / mark):
+        raise ValueError(f"--out {out} holds files but no readable {mark}, so they are not {earlier}: they would be "
+                         "replaced; choose an empty or new folder")
+    for sub, endings in (inside or {}).items():
+        strays = sorted(p.name for p in (target / sub).iterdir() if p.name.startswith(".") or not p.is_file()
+                        or not p.name.endswith(tuple(endings))) if (target / sub).is_dir() else []
+        if strays:
+            raise ValueError(f"--out {out}: its {sub} folder holds what {earlier} does not write ({', '.join(strays[:3])}"
+                             f"{' and more' if len(strays) > 3 else ''}); it would be deleted: choose an empty or new folder")
+
+
+def _json_record(path) -> bool:
+    """Whether ``path`` is a file holding a JSON object (an earlier output's record)."""
+    import json
+    try:
+        return isinstance(json.loads(Path(path).read_text(encoding="utf-8")), dict)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
 
 
 SECONDS_PER_SOLVE = {"RK45": 2.0, "BDF": 0.5, "Radau": 1.0}

@@ -54,7 +54,32 @@ def load_cluster_config(path, kind: str) -> dict:
     if not isinstance(section, dict):
         raise ValueError(f"the cluster config {path} has no [{kind}] section")
     check_cluster_config(section, f"{path} [{kind}]")
+    unknown = sorted(set(section) - known_cluster_keys(kind))
+    if unknown:
+        raise ValueError(f"{path} [{kind}]: unknown key(s) {', '.join(unknown)}: dask-jobqueue's "
+                         f"{JOBQUEUE_CLUSTERS[kind]} takes none such (a typo?)")
+    if "memory" in section:
+        from dask.utils import parse_bytes
+        try:
+            parse_bytes(section["memory"])
+        except (ValueError, TypeError):
+            raise ValueError(f"{path} [{kind}]: memory {section['memory']!r} is not an amount of memory, e.g. "
+                             'memory = "4GB"') from None
     return dict(section)
+
+
+def known_cluster_keys(kind: str) -> set:
+    """The keys a ``[kind]`` section may hold: ``CLUSTER_ONLY_KEYS`` and the keyword arguments of
+    dask-jobqueue's cluster class and of its job class (with their bases'), read off their
+    signatures, so that a typo is refused before a sweep starts, not after."""
+    import inspect
+    cls = getattr(import_dask_jobqueue(), JOBQUEUE_CLUSTERS[kind])
+    names = set(CLUSTER_ONLY_KEYS)
+    for k in (*cls.__mro__, *cls.job_cls.__mro__):
+        if "__init__" in vars(k):
+            names |= {n for n, p in inspect.signature(k.__init__).parameters.items()
+                      if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    return names
 
 
 def check_cluster_config(section: dict, where: str = "the cluster config"):

@@ -252,8 +252,7 @@ def _per_level(per_level: dict, s) -> dict:
             for tag, iv in zip("ab", (ia, ib))}
 
 
-#: The median u_theta errors of the printed Fig. 2 read off its box plots (the authors' plotting notebook
-#: draws the 351-point runs): {noise variance: (median of (4, 32), median of (6, 128))}.
+#: Median u_theta errors of the printed Fig. 2 (its box plots): {noise variance: ((4, 32), (6, 128))}.
 PAPER_FIG2_THETA = {0.0: (4.5e-4, 4.0e-4), 1e-3: (1.4e-2, 1.8e-2), 5e-3: (2.7e-2, 3.5e-2), 1e-2: (3.5e-2, 4.1e-2),
                     5e-2: (7.2e-2, 8.6e-2)}
 #: The datasets each box of the printed Fig. 2 pools (its plotting notebooks read ten folders; errata 36).
