@@ -244,6 +244,23 @@ def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path, monkeypatch):
     assert "no Dask scheduler answers at tcp://127.0.0.1:9: nothing listens there" in err and "dask scheduler" in err
 
 
+def test_a_fit_or_sweep_refused_for_its_scheduler_makes_no_folder(capsys, tmp_path, monkeypatch):
+    """`binn fit --scheduler` took an empty address (training here) and printed its whole plan before
+    finding no scheduler at an address; a refused fit or sweep left its output folder behind."""
+    from binn_utils.applications import fit_example
+    from binn_utils.store import clusters
+    monkeypatch.setattr(clusters, "CONNECT_TIMEOUT_S", 1)
+    fit_example.write_example_csv(tmp_path / "data.csv", n_x=11, times=(0.0, 24.0, 48.0), n_rep=1)
+    fit = ["fit", str(tmp_path / "data.csv"), "--x", "x_um", "--t", "t_h", "--u", "density", "--mechanisms", "DG",
+           "--scale", "quick", "--out", str(tmp_path / "out")]
+    assert "scheduler" in _one_line(capsys, fit + ["--scheduler", ""])
+    assert "no Dask scheduler answers at tcp://127.0.0.1:9" in _one_line(capsys, fit + ["--scheduler", "tcp://127.0.0.1:9"])
+    assert not (tmp_path / "out").exists()
+    err = _one_line(capsys, ["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "rq"),
+                             "--scheduler", "tcp://127.0.0.1:9"])
+    assert "no Dask scheduler answers" in err and not (tmp_path / "rq").exists()
+
+
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(capsys, tmp_path, monkeypatch):
     def interrupted(*a, **k):
         raise KeyboardInterrupt

@@ -347,7 +347,15 @@ def _run(ap, args) -> int:
         plan = requested_settings(args)
         cluster_config = None
         if args.cmd == "sweep":
-            remote = bool(args.scheduler or os.environ.get(SCHEDULER_ENV)) or args.cluster in JOBQUEUE_CLUSTERS
+            scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV)
+            if scheduler:
+                check_scheduler_address(scheduler)
+                if not args.dry_run:      # no scheduler answers there: refused before any work, nor folder made
+                    try:
+                        check_scheduler_answers(scheduler)
+                    except RuntimeError as err:
+                        raise ValueError(str(err)) from None
+            remote = bool(scheduler) or args.cluster in JOBQUEUE_CLUSTERS
             check_run_request(results_dir, args.workers, args.device, args.forward_method, remote=remote,
                               create=not args.dry_run)
             if "paper" in scales and not args.allow_dirty and not args.dry_run:
@@ -356,14 +364,6 @@ def _run(ap, args) -> int:
                 cluster_config = load_cluster_config(args.cluster_config, args.cluster)
                 if not args.dry_run:
                     check_submit_command(args.cluster)
-            scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV)
-            if scheduler:
-                check_scheduler_address(scheduler)
-                if not args.dry_run:      # no scheduler answers there: refused before any work
-                    try:
-                        check_scheduler_answers(scheduler)
-                    except RuntimeError as err:
-                        raise ValueError(str(err)) from None
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn {args.cmd}: error: {err}\n")
     legacy, todo, seen = set(), [], set()

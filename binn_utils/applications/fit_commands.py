@@ -15,7 +15,7 @@ from .. import studies
 from ..analysis.reporting import value_label
 from ..engine.forward_solve import FORWARD_METHODS
 from ..store import stores
-from ..store.clusters import SCHEDULER_ENV, check_scheduler_address
+from ..store.clusters import SCHEDULER_ENV, check_scheduler_address, check_scheduler_answers
 from ..store.compute import one_thread   # torch on one thread: two fits side by side (benchmarks/fit_threads.py)
 from . import OUTPUT_ERRORS, arguments
 from .arguments import USAGE_ERROR
@@ -67,7 +67,7 @@ def add_parsers(sub):
     where = fp.add_mutually_exclusive_group()
     where.add_argument("--workers", type=arguments.workers, default=None,
                        help="train the networks in this many parts on a LocalCluster (default: in-process)")
-    where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+    where.add_argument("--scheduler", type=arguments.scheduler_address, default=None, metavar="tcp://HOST:PORT",
                        help="train the parts on an existing Dask scheduler (default: $BINN_SCHEDULER if set)")
     fp.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
     pp = sub.add_parser("predict", help="solve the PDE learned by `binn fit` from a new initial condition, "
@@ -91,6 +91,15 @@ def fit(ap, args) -> int:
         kw = dict(replicates=args.replicates, scale=args.scale, seeds=args.seeds, epochs=args.epochs,
                   batch_size=args.batch_size, lr=args.lr, w_pde=args.w_pde, forward_method=args.forward_method,
                   which=args.which)
+        scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
+        if scheduler and args.workers:
+            raise ValueError(f"--workers and a scheduler ({SCHEDULER_ENV}) are two places for the work: name one")
+        if scheduler:                 # before the plan, which makes the output folder
+            check_scheduler_address(scheduler)
+            try:
+                check_scheduler_answers(scheduler)
+            except RuntimeError as err:
+                raise ValueError(str(err)) from None
         if args.example:
             if args.data is not None:
                 raise ValueError("give DATA.csv or --example, not both")
@@ -108,11 +117,6 @@ def fit(ap, args) -> int:
             plan = fit_plan.plan_fit(args.data, args.mechanisms, args.out, x=args.x, t=args.t, u=args.u,
                                      replicate=args.replicate, delimiter=arguments.delimiter(args.delimiter),
                                      encoding=args.encoding, **kw)
-        scheduler = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
-        if scheduler and args.workers:
-            raise ValueError(f"--workers and a scheduler ({SCHEDULER_ENV}) are two places for the work: name one")
-        if scheduler:
-            check_scheduler_address(scheduler)
     except ValueError as err:  # TrainingError is one
         ap.exit(USAGE_ERROR, f"binn fit: error: {err}\n")
     print(plan.describe(), flush=True)
