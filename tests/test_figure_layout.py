@@ -346,3 +346,15 @@ def test_the_budgets_legends_clear_of_the_boxes():
     for ax in fig.axes:
         assert _covered_points(ax, ax.get_legend(), renderer) == 0
     assert _found(fig) == []
+
+
+def test_loss_curves_where_every_replicate_diverged_draw_a_gap_without_warnings():
+    """Epochs after every replicate diverged (NaN): 'All-NaN slice encountered' reached the user."""
+    import warnings
+    import matplotlib.pyplot as plt
+    from binn_utils.presentation.plotting import loss_curve_panel
+    fig, ax = plt.subplots()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss_curve_panel(ax, [1, 2, 3], np.array([[1.0, 2.0, np.nan], [1.0, np.nan, np.nan]]))
+    plt.close(fig)

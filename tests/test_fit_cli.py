@@ -321,6 +321,7 @@ def test_predict_usage_errors(fitted, tmp_path, capsys):
                           ([str(out), "--ic", str(ic), "--t", "0,1"], "equally spaced"),
                           ([str(out), "--u-grid", "1:0:5"], "--u-grid must be"),
                           ([str(out), "--u-grid", "-1e308:1e308:5"], "beyond what double precision holds"),
+                          ([str(out), "--u-grid", "1e306:1e307:3"], "beyond double precision in the fit's training"),
                           ([str(out), "--ic", str(ic), "--t", "5,1"], "increasing times")):
         with pytest.raises(SystemExit) as exc:
             cli.main(["predict", *argv, "--out", str(tmp_path / "p")])

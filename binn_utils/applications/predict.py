@@ -303,6 +303,12 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
     which = rec.get("which", "best")
     times = parse_times(t) if isinstance(t, str) else (None if t is None else np.asarray(t, float))
     grid = parse_u_grid(u_grid) if isinstance(u_grid, str) else (None if u_grid is None else np.asarray(u_grid, float))
+    if grid is not None:
+        with np.errstate(over="ignore"):
+            beyond = grid[~np.isfinite(scaling.u_to_train(grid))]
+        if beyond.size:
+            raise ValueError(f"--u-grid: u = {beyond[0]:g} is beyond double precision in the fit's training units "
+                             f"(u / {scaling.u_factor:.4g}); give values of the order of the data")
     if ic is not None:
         x0, u0, note = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding, scaling=scaling)
         if note:

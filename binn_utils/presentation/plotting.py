@@ -7,6 +7,7 @@ for solutions and operators, and the interquartile range for loss curves.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -131,8 +132,10 @@ def loss_curve_panel(ax, epochs, curves, color=None, label=None, ls="-"):
     c = np.where(np.isfinite(c), c, np.nan)
     if np.all(np.isnan(c)):
         return
-    med = np.nanmedian(c, axis=0)
-    q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
+    with warnings.catch_warnings():      # epochs after every replicate diverged: NaN, drawn as a gap
+        warnings.simplefilter("ignore", RuntimeWarning)
+        med = np.nanmedian(c, axis=0)
+        q1, q3 = np.nanpercentile(c, [25, 75], axis=0)
     line = tag(ax.plot(epochs, med, color=color, ls=ls, label=label, lw=1.2)[0], "median")
     tag(ax.fill_between(epochs, q1, q3, color=line.get_color(), alpha=0.2, lw=0), "interquartile range")
     ax.set_yscale("log")
