@@ -177,6 +177,16 @@ def parse_u_grid(text: str) -> np.ndarray:
     return g
 
 
+def check_u_grid_units(grid, scaling: Scaling):
+    """A one-line ValueError where a u of ``grid`` is beyond double precision in the fit's training
+    units (u / u_factor overflows where the data are small): its operators would be read at inf."""
+    with np.errstate(over="ignore"):
+        beyond = np.asarray(grid, float)[~np.isfinite(scaling.u_to_train(grid))]
+    if beyond.size:
+        raise ValueError(f"--u-grid: u = {beyond[0]:g} is beyond double precision in the fit's training units "
+                         f"(u / {scaling.u_factor:.4g}); give values of the order of the data")
+
+
 def _check_u_grid_size(n: int):
     if n > MAX_U_GRID:
         raise ValueError(f"--u-grid asks for {n} values of u; at most {MAX_U_GRID} (each network's operators "
@@ -304,11 +314,7 @@ def predict(fitdir, out, *, ic=None, t=None, x="x", u="u", u_grid=None, method=N
     times = parse_times(t) if isinstance(t, str) else (None if t is None else np.asarray(t, float))
     grid = parse_u_grid(u_grid) if isinstance(u_grid, str) else (None if u_grid is None else np.asarray(u_grid, float))
     if grid is not None:
-        with np.errstate(over="ignore"):
-            beyond = grid[~np.isfinite(scaling.u_to_train(grid))]
-        if beyond.size:
-            raise ValueError(f"--u-grid: u = {beyond[0]:g} is beyond double precision in the fit's training units "
-                             f"(u / {scaling.u_factor:.4g}); give values of the order of the data")
+        check_u_grid_units(grid, scaling)
     if ic is not None:
         x0, u0, note = load_initial_condition(ic, x=x, u=u, delimiter=delimiter, encoding=encoding, scaling=scaling)
         if note:
