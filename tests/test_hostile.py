@@ -1405,3 +1405,24 @@ def test_tests_and_in_process_sweeps_train_on_one_thread(tmp_path):
                          env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["1"], res.stdout
+
+
+def test_a_batch_system_that_refuses_the_jobs_ends_the_sweep_in_one_line(capsys, tmp_path, monkeypatch):
+    """An `sbatch` that fails (a wrong account, a full queue) was only logged: the sweep said '1
+    job(s) submitted' and waited for ever; now it ends in one line, the cluster closed."""
+    from binn_utils.store import clusters
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "sbatch").write_text("#!/bin/sh\necho 'sbatch: error: fake refusal' >&2\nexit 1\n")
+    (fake / "sbatch").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    monkeypatch.setattr(clusters, "SUBMIT_TIMEOUT_S", 5)
+    monkeypatch.setattr(cli, "settings_for", lambda *a, **k: [_setting(5e-4)])
+    try:
+        rc = cli.main(["sweep", "learning_rate", "--scale", "quick", "--results-dir", str(tmp_path / "rq"),
+                       "--cluster", "slurm"])
+    except SystemExit as exc:
+        rc = exc.code
+    err = capsys.readouterr().err
+    assert rc == 1 and "the batch system did not accept the 1 job(s) within 5 s (`sbatch` failed" in err, err
+    assert "job(s) submitted" not in err

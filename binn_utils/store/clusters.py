@@ -7,6 +7,8 @@ each checked before any work with a one-line error; :func:`close_dask` closes th
 """
 from __future__ import annotations
 
+import time
+
 import contextlib
 import logging
 
@@ -126,6 +128,26 @@ def make_jobqueue_cluster(kind: str, config: dict):
     except (TypeError, ValueError, KeyError, AttributeError) as err:
         raise ValueError(f"bad [{kind}] cluster config: {type(err).__name__}: {err}") from None
     return cluster, int(config.get("jobs", 1))
+
+
+#: Seconds the batch system may take to accept a sweep's jobs (each given its job id).
+SUBMIT_TIMEOUT_S = 120
+
+
+def wait_submitted(owned, jobs: int, kind: str, timeout: float | None = None):
+    """Wait until each of the ``jobs`` batch jobs of a dask-jobqueue cluster has its job id (the
+    submit command accepted it); a one-line RuntimeError where it has not within ``timeout``
+    (``SUBMIT_TIMEOUT_S``): a failed ``sbatch`` was only logged, and the sweep waited for ever on
+    workers that could not come, having said the jobs were submitted."""
+    timeout = SUBMIT_TIMEOUT_S if timeout is None else timeout
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        ids = [getattr(w, "job_id", None) for w in list(owned.workers.values())]
+        if len(ids) >= jobs and all(ids):
+            return
+        time.sleep(0.25)
+    raise RuntimeError(f"the batch system did not accept the {jobs} job(s) within {timeout:g} s (`{SUBMIT_COMMANDS[kind]}` "
+                       "failed, or hangs: its error is logged above); nothing was run")
 
 
 def check_submit_command(kind: str):

@@ -10,6 +10,7 @@ trained in segments, each returning the training state, kept as the group's chec
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -27,7 +28,7 @@ from ..engine.first_use import import_first_use_modules
 from ..engine.solve_workers import close_pool, solve_pool
 from ..engine.runs import TrainingError, TrainState
 from .clusters import (JOBQUEUE_CLUSTERS, SCHEDULER_ENV, check_scheduler_address, check_submit_command, close_dask,
-                       connect, dashboard_line, local_cluster, make_jobqueue_cluster)
+                       connect, dashboard_line, local_cluster, make_jobqueue_cluster, wait_submitted)
 from .compute import TrainedGroup, compute_group, evaluate_group, group_task
 from .setting import CHECKPOINT_KIND, Setting, group_cost, group_key, group_settings, order_groups
 from .sweep_record import SweepRecord
@@ -353,6 +354,12 @@ def _dask_client(opts: SweepOptions, n_groups: int, announce):
         check_submit_command(opts.cluster)
         owned, jobs = make_jobqueue_cluster(opts.cluster, opts.cluster_config or {})
         owned.scale(jobs=jobs)
+        try:
+            wait_submitted(owned, jobs, opts.cluster)
+        except BaseException:
+            with contextlib.suppress(Exception):     # (its failed jobs' own close may fail too)
+                owned.close()
+            raise
         client = Client(owned)
         announce(f"dask: {opts.cluster} cluster, {jobs} job(s) submitted, scheduler {owned.scheduler_address}, "
                  f"{dashboard_line(client)}")
