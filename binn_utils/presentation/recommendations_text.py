@@ -47,8 +47,9 @@ def recommendation_rows(rows) -> list[list[str]]:
     out = []
     for r in rows:
         rec = r.recommendation
-        out.append([rec.what, r.ours.word, r.authors_data.word, r.archive.word, _effect_words(r.ours),
-                    rec.untested or "–"])
+        claims = sorted({p.claim for p in rec.parts})
+        out.append([f"{rec.what} (claim{'s' if len(claims) > 1 else ''} {', '.join(map(str, claims))})", r.ours.word,
+                    r.authors_data.word, r.archive.word, _effect_words(r.ours), rec.untested or "–"])
     return out
 
 
@@ -91,7 +92,8 @@ def recommendations_box_md(rows) -> str:
 
 #: How to read the recommendations table, once.
 RECOMMENDATIONS_KEY = ("Each recommendation is quoted from the paper's Discussion and rests on the sub-claims of the "
-                       "scorecard below that test it; it holds when every one agrees, does not hold when one "
+                       "scorecard below that test its words, in the claim named beside it (that claim's other "
+                       "sub-claims do not decide it); it holds when every one agrees, does not hold when one "
                        "disagrees once they are held to 95 % together, and is not resolved otherwise. The same rules "
                        "are applied to our runs on the authors' own data and to the authors' archived runs.")
 
