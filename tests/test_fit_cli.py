@@ -823,6 +823,8 @@ def test_a_fit_never_replaces_a_folder_of_files_it_did_not_write(tmp_path, monke
     (interrupted / "networks").mkdir(parents=True)
     (interrupted / "networks" / "fit-0123.json").write_text("{}")
     check_output_folder(interrupted)                               # networks stored before a Ctrl-C: resumed
+    (interrupted / "networks" / ".fit-0123.npz.k2j4.tmp").write_bytes(b"x")     # a write cut short (killed)
+    check_output_folder(interrupted)
 
 
 def test_an_example_refuses_the_options_that_read_a_data_file_and_out_refuses_a_link(capsys, tmp_path, monkeypatch):

@@ -3,6 +3,7 @@ where they may write (:func:`check_out_folder`) and what will be slow for a reas
 can change (:func:`fine_grid_note`, by the cost model of a forward solve, :func:`solve_seconds`)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..engine.forward_solve import EXPLICIT_FINE_GRID
@@ -44,8 +45,10 @@ def check_out_folder(out, allowed, earlier: str, example: str, mark: str | None 
         raise ValueError(f"--out {out} holds files but no readable {mark}, so they are not {earlier}: they would be "
                          "replaced; choose an empty or new folder")
     for sub, endings in (inside or {}).items():
-        strays = sorted(p.name for p in (target / sub).iterdir() if p.name.startswith(".") or not p.is_file()
-                        or not p.name.endswith(tuple(endings))) if (target / sub).is_dir() else []
+        ours = re.compile(r"[^.].*(" + "|".join(map(re.escape, endings)) + r")$")       # its files: no hidden name
+        temporary = re.compile(r"\.[^.].*(" + "|".join(map(re.escape, endings)) + r")\..+\.tmp$")   # a write cut short
+        strays = sorted(p.name for p in (target / sub).iterdir() if not p.is_file() or not (
+            ours.match(p.name) or temporary.match(p.name))) if (target / sub).is_dir() else []
         if strays:
             raise ValueError(f"--out {out}: its {sub} folder holds what {earlier} does not write ({', '.join(strays[:3])}"
                              f"{' and more' if len(strays) > 3 else ''}); it would be deleted: choose an empty or new folder")
