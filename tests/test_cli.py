@@ -500,3 +500,12 @@ def test_skipping_every_study_of_a_plan_is_a_usage_error(capsys):
     studies_in = sorted({s for s, *_ in cli.plans()["quick-test"]})
     err = _usage_error(capsys, ["sweep", "--plan", "quick-test", "--skip-studies", *studies_in, "--dry-run"])
     assert "leave nothing of the plan to run" in err
+
+
+def test_a_stores_runs_folder_given_as_the_store_is_named(capsys, tmp_path):
+    """--results-dir results/runs (the records' folder, not the store) reported '0/7 stored'."""
+    runs = tmp_path / "store" / "runs"
+    runs.mkdir(parents=True)
+    (runs / "diffusion-0123456789ab.json").write_text("{}")
+    err = _usage_error(capsys, ["status", "learning_rate", "--results-dir", str(runs)])
+    assert "it is a store's runs/ folder" in err and str(tmp_path / "store") in err

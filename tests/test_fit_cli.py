@@ -872,3 +872,10 @@ def test_a_u_grid_beyond_double_precision_in_training_units_is_refused():
     with pytest.raises(ValueError, match="u = 1e\\+307 is beyond double precision in the fit's training units"):
         predict.check_u_grid_units(np.array([1.0, 1e307]), sc)
     predict.check_u_grid_units(np.array([1e-3, 1.0]), sc)
+
+
+def test_times_with_an_empty_entry_are_refused():
+    """--t "0,,12" silently dropped the blank entry (a time left out); a trailing comma is a list's end."""
+    with pytest.raises(ValueError, match="--t has an empty entry"):
+        predict.parse_times("0,,12")
+    assert list(predict.parse_times("0, 12,")) == [0.0, 12.0]

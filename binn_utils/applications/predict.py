@@ -134,8 +134,13 @@ def load_fit_dir(fitdir):
 
 def parse_times(text: str) -> np.ndarray:
     """"0,12,24" -> increasing times (at least two; the first is the initial condition's)."""
+    items = str(text).replace(" ", "").split(",")
+    if items[-1] == "":                        # one trailing comma ("0,12,") is a list's end
+        items = items[:-1]
+    if "" in items:
+        raise ValueError(f"--t has an empty entry ({text!r}): a time left out? e.g. 0,12,24")
     try:
-        t = np.array([float(v) for v in str(text).replace(" ", "").split(",") if v != ""])
+        t = np.array([float(v) for v in items])
     except ValueError:
         raise ValueError(f"--t must be comma-separated numbers, e.g. 0,12,24; got {text!r}") from None
     if t.size < 2 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):

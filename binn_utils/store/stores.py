@@ -178,6 +178,9 @@ def check_folder_path(folder, what: str = "store results in") -> Path:
         if p.exists() and not p.is_dir():
             where = "is a file" if p == folder else f"lies under {p}, which is a file"
             raise ValueError(f"cannot {what} {folder}: it {where}")
+    if folder.name == "runs" and not (folder / "runs").exists() and next(folder.glob("*.json"), None) is not None:
+        raise ValueError(f"cannot {what} {folder}: it is a store's runs/ folder (it holds the records); give the "
+                         f"store itself, {folder.parent}")
     return folder
 
 
