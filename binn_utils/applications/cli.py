@@ -341,7 +341,7 @@ def _run(ap, args) -> int:
         _check_request_shape(args)
         scales = {e[1] for p in args.plan for e in plans()[p]} if args.plan else {args.scale or "book"}
         results_dir = stores.results_dir_for("quick" if scales == {"quick"} else "book", args.results_dir)
-        stores.check_folder_path(results_dir, "store results in" if args.cmd == "sweep" else "read results in")
+        stores.check_store_root(results_dir, "store results in" if args.cmd == "sweep" else "read results in")
         if args.cmd == "status" and args.results_dir is not None and not Path(results_dir).exists():
             raise ValueError(f"--results-dir {args.results_dir}: no such folder (nothing is stored there)")
         plan = requested_settings(args)

@@ -178,6 +178,13 @@ def check_folder_path(folder, what: str = "store results in") -> Path:
         if p.exists() and not p.is_dir():
             where = "is a file" if p == folder else f"lies under {p}, which is a file"
             raise ValueError(f"cannot {what} {folder}: it {where}")
+    return folder
+
+
+def check_store_root(folder, what: str = "store results in") -> Path:
+    """:func:`check_folder_path` of a store given by its user (``--results-dir``), and a ValueError
+    where it is a store's ``runs/`` folder instead (its records were read as none)."""
+    folder = check_folder_path(folder, what)
     if folder.name == "runs" and not (folder / "runs").exists() and next(folder.glob("*.json"), None) is not None:
         raise ValueError(f"cannot {what} {folder}: it is a store's runs/ folder (it holds the records); give the "
                          f"store itself, {folder.parent}")
