@@ -385,7 +385,9 @@ def check_pair(npz, js, *, warn: bool = True, kind=None) -> dict | None:
         return None
     except DamagedRecordError as err:
         if warn:
-            warnings.warn(f"{err}; {missing_words(err)}", StoreWarning, stacklevel=2)
+            then = ("not resumed from: its group trains again from the start" if kind is not None
+                    and kind.what == "checkpoint" else missing_words(err))
+            warnings.warn(f"{err}; {then}", StoreWarning, stacklevel=2)
         return None
 
 
