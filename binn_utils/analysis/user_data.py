@@ -176,10 +176,9 @@ def mark_unrepresentable_u_p(ev, sc) -> None:
     data's scale ``sc.u_factor``, overflows double precision: densities near 1e308 with a u_p a
     little above their largest gave an infinite u_p whose solve said "ok"."""
     for r, status in enumerate(ev.up_status):
-        with np.errstate(over="ignore"):
-            if status == "ok" and not np.all(np.isfinite(sc.u_to_user(ev.u_p[r]))):
-                ev.up_status[r] = UNREPRESENTABLE
-                ev.u_p[r], ev.err_u_p[r], ev.err_u_p_obs[r] = np.nan, np.nan, np.nan
+        if status == "ok" and not sc.holds_in_user_units(ev.u_p[r]):
+            ev.up_status[r] = UNREPRESENTABLE
+            ev.u_p[r], ev.err_u_p[r], ev.err_u_p_obs[r] = np.nan, np.nan, np.nan
 
 
 def fit_user_data(obs_or_path, mechanisms, config=None, seeds: Sequence[int] = range(5), *,

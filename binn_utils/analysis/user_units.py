@@ -88,6 +88,12 @@ class Scaling:
     def u_to_user(self, up):
         return np.asarray(up, dtype=float) * self.u_factor
 
+    def holds_in_user_units(self, up) -> bool:
+        """Whether u' ``up`` stays finite in the user's units (``up * u_factor`` overflows where
+        the data lie near 1e308): where not, a solve sound in training units is ``UNREPRESENTABLE``."""
+        with np.errstate(over="ignore"):
+            return bool(np.all(np.isfinite(self.u_to_user(up))))
+
     # operators
     def operator_factor(self, name: str) -> float:
         """f_user(u) = factor * f_train(u / u_factor): b/a^2 for D, b/a for V, b for G."""

@@ -278,10 +278,8 @@ def predict_solutions(operator_sets, x, u0, t, scaling: Scaling, method="RK45") 
     for ops in operator_sets:
         train_ops = [None if f is None else scaling.operator_to_train(n, f) for n, f in zip("DVG", ops)]
         sol = forward_solve(*train_ops, up0, xp, tp, method=method)
-        with np.errstate(over="ignore"):
-            u = scaling.u_to_user(sol.u)
-        held = bool(np.all(np.isfinite(u))) or not sol.ok     # (a failed solve is NaN already)
-        sols.append(u if held else np.full_like(u, np.nan))
+        held = not sol.ok or scaling.holds_in_user_units(sol.u)     # (a failed solve is NaN already)
+        sols.append(scaling.u_to_user(sol.u) if held else np.full_like(sol.u, np.nan, dtype=float))
         status.append(("ok" if sol.ok else f"{sol.status}: {sol.message}") if held else UNREPRESENTABLE)
     return np.stack(sols), status
 

@@ -3,6 +3,7 @@ where they may write (:func:`check_out_folder`) and what will be slow for a reas
 can change (:func:`fine_grid_note`, by the cost model of a forward solve, :func:`solve_seconds`)."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -56,7 +57,6 @@ def check_out_folder(out, allowed, earlier: str, example: str, mark: str | None 
 
 def _json_record(path) -> bool:
     """Whether ``path`` is a file holding a JSON object (an earlier output's record)."""
-    import json
     try:
         return isinstance(json.loads(Path(path).read_text(encoding="utf-8")), dict)
     except (OSError, ValueError, UnicodeDecodeError):
