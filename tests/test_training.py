@@ -499,3 +499,47 @@ def test_resuming_from_a_state_that_does_not_fit_is_an_error(burgers_obs):
         train(burgers_obs, cfg.replace(chunk_epochs=3), seeds=[1, 2], resume=state)
     with pytest.raises(TrainingError, match="stop_at_epoch"):
         train(burgers_obs, cfg, seeds=[1, 2], stop_at_epoch=0)
+
+
+def test_replicate_blocks_cover_the_replicates_in_blocks_of_at_least_the_size_asked():
+    from binn_utils.engine.kernels import PARAMETERS_PER_BLOCK, replicate_blocks
+    from binn_utils.engine.training import build_layout
+    lay = build_layout(TrainConfig(), ("D",))
+    cpu = torch.device("cpu")
+    for R, block in [(60, 2), (100, 38), (7, 2), (9, 4), (5, 3), (1, 2), (75, 10)]:
+        blocks = replicate_blocks(R, lay, cpu, block)
+        assert [b[0] for b in blocks[1:]] == [b[1] for b in blocks[:-1]] and blocks[0][0] == 0 and blocks[-1][1] == R
+        sizes = [j - i for i, j in blocks]
+        assert min(sizes) >= min(block, R) and (len(blocks) == 1 or max(sizes) < 2 * block), (R, block, sizes)
+    assert replicate_blocks(60, lay, torch.device("cuda"), 2) == [(0, 60)]   # one block on a GPU
+    default = replicate_blocks(100, lay, cpu)    # the (4, 32) networks: 6,562 parameters a replicate
+    assert PARAMETERS_PER_BLOCK // lay.n_params == 38 and [j - i for i, j in default] == [50, 50]
+    big = build_layout(TrainConfig(arch_u=(6, 128)), ("D",))
+    assert len(replicate_blocks(60, big, cpu)) == 30   # the noise study's (6, 128): blocks of two
+
+
+@pytest.mark.slow
+def test_a_step_run_block_by_block_gives_one_batchs_numbers_bit_for_bit(burgers_obs):
+    """The CPU's float32 compiled step through blocks of replicates (blocks of 2, 2 and 3, one
+    replicate diverging, per-replicate learning rates, a stop and a resume in between) is the
+    step over all seven at once, bit for bit."""
+    cfg = TrainConfig(arch_u=(2, 6), arch_D=(2, 4), epochs=5, chunk_epochs=2, batch_size=32, val_n_pde=20, val_n_bc=5)
+    layout = train(burgers_obs, cfg.replace(epochs=1), seeds=[0]).layout
+    init = np.stack([xavier_init(layout, s).numpy() for s in range(1, 8)])
+    init[4] *= 1e30
+    kw = dict(seeds=list(range(1, 8)), lr=[1e-3, 5e-3, 2e-3, 1e-2, 1e-3, 4e-3, 3e-3], initial_params=init)
+    one = train(burgers_obs, cfg, replicate_block=7, **kw)
+    assert one.status[4].startswith("diverged") and one.status.count("ok") == 6
+    first = train(burgers_obs, cfg, replicate_block=2, stop_at_epoch=2, **kw)
+    blocks = train(burgers_obs, cfg, replicate_block=2, resume=first.extra["state"], **kw)
+    for a, b in ((one.final, blocks.final), (one.best, blocks.best), (one.best_epoch, blocks.best_epoch)):
+        np.testing.assert_array_equal(a, b)
+    assert one.status == blocks.status
+    for k in one.history:
+        np.testing.assert_array_equal(one.history[k], blocks.history[k])
+
+
+@pytest.mark.parametrize("block", [1, 0, 2.5, "2"])
+def test_a_replicate_block_below_two_or_not_an_integer_is_an_error(burgers_obs, block):
+    with pytest.raises(TrainingError, match="replicate_block must be an integer of at least 2"):
+        train(burgers_obs, CFG, seeds=[1, 2], replicate_block=block)

@@ -17,7 +17,10 @@ kernels may sum in another order for another batch.  In float64 a replicate trai
 and in a batch agree to rounding (tested); in float32, the default, the rounding
 differences are amplified by training (most at large learning rates), so replicates
 trained in different groups, or on a GPU instead of a CPU, agree statistically but not
-bit for bit (tested).  The results store records the grouping and the device.
+bit for bit (tested).  The results store records the grouping and the device.  Within one
+run, the CPU's step goes through the replicates block by block (``replicate_blocks``, for the
+caches); the kernels are generic in the replicate count from two on, and the numbers are one
+batch's bit for bit (tested).
 
 ``train`` checks the request, then builds one run's tensors (``_Run``), runs its epochs
 (``_Epochs``: in line, or replaying a CUDA graph) chunk by chunk (``_train_chunks``) and
@@ -33,7 +36,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .kernels import canonical, compiled_kernels
+from .kernels import canonical, compiled_kernels, replicate_blocks
 from .layout import NetworkLayout
 from .networks import ENGINE_VERSION, leaf_views, xavier_init
 from .observations import Observations, stable_int
@@ -133,7 +136,7 @@ class _Run:
     replays on these same tensors (``state``)."""
 
     def __init__(self, layout: NetworkLayout, config: TrainConfig, datas, seeds, B: int, lr_arr, weights_np,
-                 initial_params, dev: torch.device):
+                 initial_params, dev: torch.device, block: int | None = None):
         R = self.R = seeds.size
         self.layout, self.config, self.B, self.dev = layout, config, B, dev
         dtype = self.dtype = torch.float64 if config.dtype == "float64" else torch.float32
@@ -155,6 +158,7 @@ class _Run:
         self.val_xt, self.val_u = val_pts[..., :2].contiguous(), val_pts[..., 2].contiguous()
         self.loss_and_grad, self.val_fn, self.adam = compiled_kernels(layout, config.compile)
         self.bound = {}   # the kernels bound to this run's signatures (``run_epoch``)
+        self.blocks = replicate_blocks(R, layout, dev, block)
         self.S = math.ceil(self.n_train / B)   # optimiser steps per epoch
         self.hist = torch.full((len(HISTORY_KEYS), R, config.epochs), float("nan"), dtype=torch.float64, device=dev)
         self.best = self.flat.detach().clone()
@@ -162,13 +166,15 @@ class _Run:
         self.best_epoch = torch.zeros(R, dtype=torch.int64, device=dev)
         self.diverged = torch.full((R,), -1, dtype=torch.int64, device=dev)
         self.epoch = torch.zeros((), dtype=torch.int64, device=dev)
-        self.step = torch.zeros((), dtype=dtype, device=dev)
+        # Adam's step counter, one per block of replicates (each block's update counts its own)
+        self.counters = [torch.zeros((), dtype=dtype, device=dev) for _ in self.blocks]
+        self.step = self.counters[0]
         self.hist_e = torch.zeros((len(HISTORY_KEYS), R), dtype=torch.float64, device=dev)
 
     @property
     def state(self) -> tuple:
         """The tensors an epoch updates in place (saved and restored around a graph capture)."""
-        return (self.flat, self.m, self.v, self.step, self.lr_t, self.best, self.best_val, self.best_epoch,
+        return (self.flat, self.m, self.v, *self.counters, self.lr_t, self.best, self.best_val, self.best_epoch,
                 self.diverged, self.epoch, self.hist_e)
 
     def _initial_parameters(self, initial_params, seeds) -> torch.Tensor:
@@ -204,16 +210,19 @@ class _Run:
         b1, b2 = config.betas
         with torch.no_grad():
             train_acc = torch.zeros(R, dtype=self.dtype, device=self.dev)
-            for pde_xt, bc_xt, data_xt, data_u in self._steps(perm_e, cp_e, cb_e):
-                args = (flat, pde_xt, bc_xt, data_xt, data_u, self.weights)
-                step = self.bound.get(data_u.shape[1])
-                if step is None:   # the kernel for this signature, selected once per run
-                    step = self.bound[data_u.shape[1]] = self.loss_and_grad.bind(*args)
-                total, grad = step(*args)
-                args = (flat, grad, self.m, self.v, self.step, self.lr_t, train_acc, total)
-                if "adam" not in self.bound:
-                    self.bound["adam"] = self.adam.bind(*args, b1, b2, config.eps)
-                self.bound["adam"](*args)
+            for inputs in self._steps(perm_e, cp_e, cb_e):
+                for (i, j), counter in zip(self.blocks, self.counters):   # each block's step in turn
+                    pde_xt, bc_xt, data_xt, data_u = (t[i:j] for t in inputs)
+                    args = (flat[i:j], pde_xt, bc_xt, data_xt, data_u, self.weights[i:j])
+                    key = (j - i, data_u.shape[1])
+                    step = self.bound.get(key)
+                    if step is None:   # the kernel for this signature, selected once per run
+                        step = self.bound[key] = self.loss_and_grad.bind(*args)
+                    total, grad = step(*args)
+                    args = (flat[i:j], grad, self.m[i:j], self.v[i:j], counter, self.lr_t[i:j], train_acc[i:j], total)
+                    if ("adam", j - i) not in self.bound:
+                        self.bound["adam", j - i] = self.adam.bind(*args, b1, b2, config.eps)
+                    self.bound["adam", j - i](*args)
             self.epoch.add_(1)
             comps = self.val_fn(self.leaves, self.val_pde, self.val_bc, self.val_xt, self.val_u)
             self._record_epoch(comps, train_acc)
@@ -272,7 +281,8 @@ class _Run:
                      (self.diverged, resume.diverged)):
             t.copy_(torch.as_tensor(a).to(t.dtype))
         self.lr_t.copy_(torch.as_tensor(resume.lr).reshape(R, 1).to(self.lr_t.dtype))
-        self.step.fill_(resume.step)
+        for counter in self.counters:
+            counter.fill_(resume.step)
         self.epoch.fill_(k)
         self.hist[:, :, :k] = torch.as_tensor(resume.hist)
         for g, st in zip(self.gens, resume.gen_states):
@@ -405,7 +415,7 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
           w_data=None, w_bc=None, initial_params: np.ndarray | None = None,
           progress: bool | str = False, device=None, cuda_graph: bool | None = None,
           draw_threads: int | None = None, resume: TrainState | None = None,
-          stop_at_epoch: int | None = None) -> TrainResult:
+          stop_at_epoch: int | None = None, replicate_block: int | None = None) -> TrainResult:
     """Train ``len(seeds)`` replicates; see the module docstring.
 
     data: one ``Observations`` shared by all replicates, or one per replicate (same sizes).
@@ -425,9 +435,13 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     stop_at_epoch: stop at the first chunk boundary at or after this epoch, before the last;
     the result then has ``extra["state"]``, a :class:`TrainState`, and ``resume=state`` (same
     data, configuration, seeds and per-replicate values) goes on from there.
+    replicate_block: on the CPU, the replicates per block of each step (``replicate_blocks``;
+    default by the networks' size): the numbers do not depend on it.
     """
     config = (config or TrainConfig()).validate()
     dev = resolve_device(device)
+    if replicate_block is not None and (not is_int(replicate_block) or replicate_block < 2):
+        raise TrainingError(f"replicate_block must be an integer of at least 2, got {replicate_block!r}")
     if stop_at_epoch is not None and (not is_int(stop_at_epoch) or stop_at_epoch < 1):
         raise TrainingError(f"stop_at_epoch must be a positive integer, got {stop_at_epoch!r}")
     seeds = np.asarray(check_seeds(seeds), dtype=np.int64)
@@ -436,7 +450,7 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     layout = build_layout(config, mechanisms)
     B = _batch_size(config, datas[0])
     lr_arr, weights_np = _replicate_values(config, datas, seeds, lr, w_data, w_pde, w_bc)
-    run = _Run(layout, config, datas, seeds, B, lr_arr, weights_np, initial_params, dev)
+    run = _Run(layout, config, datas, seeds, B, lr_arr, weights_np, initial_params, dev, replicate_block)
     epochs = _Epochs(run, cuda_graph)
     draw = run.drawer(draw_threads if draw_threads is not None else (8 if dev.type == "cuda" else 0))
     bar = _progress_bar(progress, config.epochs)
