@@ -334,12 +334,13 @@ def replicate_blocks(R: int, layout: NetworkLayout, dev: torch.device, block: in
     hold: a step of the noise study's (6, 128) u-network at R = 60 (86,338 parameters per
     replicate) took about 12 % more CPU time per replicate-step than the same step in blocks of
     two to five, and the (4, 32) networks at R = 100 about 12 % more than in blocks of 25 to 50
-    (``benchmarks/replicate_blocks.py``).  So a step runs blocks of ``block`` replicates
-    (default: ``PARAMETERS_PER_BLOCK`` parameters' worth, at least two), of near-equal sizes
-    of at least ``block``; elsewhere (a GPU), one block of all R.  The replicates are
-    independent and the kernels are the same (generic in the replicate count from two on), so
-    the numbers are those of one block bit for bit (tests); validation, the best parameters and
-    the history stay batched over all R."""
+    (``benchmarks/replicate_blocks.py``).  So the compiled float32 step (``training._Run``)
+    runs blocks of ``block`` replicates (default: ``PARAMETERS_PER_BLOCK`` parameters' worth,
+    at least two), of near-equal sizes of at least ``block``; on a GPU, one block of all R.
+    The replicates are independent and the saved kernels are the same (generic in the
+    replicate count from two on), so the numbers are those of one block bit for bit (tests;
+    in line, float64's batched products round differently by block size, so that path keeps
+    one block); validation, the best parameters and the history stay batched over all R."""
     if block is None:
         block = max(2, PARAMETERS_PER_BLOCK // layout.n_params)
     if dev.type != "cpu" or R < 2 * block:

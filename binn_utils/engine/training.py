@@ -18,9 +18,9 @@ and in a batch agree to rounding (tested); in float32, the default, the rounding
 differences are amplified by training (most at large learning rates), so replicates
 trained in different groups, or on a GPU instead of a CPU, agree statistically but not
 bit for bit (tested).  The results store records the grouping and the device.  Within one
-run, the CPU's step goes through the replicates block by block (``replicate_blocks``, for the
-caches); the kernels are generic in the replicate count from two on, and the numbers are one
-batch's bit for bit (tested).
+run, the CPU's compiled float32 step goes through the replicates block by block
+(``replicate_blocks``, for the caches); its kernels are generic in the replicate count from two
+on, and the numbers are one batch's bit for bit (tested).
 
 ``train`` checks the request, then builds one run's tensors (``_Run``), runs its epochs
 (``_Epochs``: in line, or replaying a CUDA graph) chunk by chunk (``_train_chunks``) and
@@ -158,7 +158,8 @@ class _Run:
         self.val_xt, self.val_u = val_pts[..., :2].contiguous(), val_pts[..., 2].contiguous()
         self.loss_and_grad, self.val_fn, self.adam = compiled_kernels(layout, config.compile)
         self.bound = {}   # the kernels bound to this run's signatures (``run_epoch``)
-        self.blocks = replicate_blocks(R, layout, dev, block)
+        # blocks for the compiled float32 step only: in line, float64's products round differently by block
+        self.blocks = replicate_blocks(R, layout, dev, block) if config.compile and dtype == torch.float32 else [(0, R)]
         self.S = math.ceil(self.n_train / B)   # optimiser steps per epoch
         self.hist = torch.full((len(HISTORY_KEYS), R, config.epochs), float("nan"), dtype=torch.float64, device=dev)
         self.best = self.flat.detach().clone()
@@ -435,8 +436,8 @@ def train(data: Observations | Sequence[Observations], config: TrainConfig | Non
     stop_at_epoch: stop at the first chunk boundary at or after this epoch, before the last;
     the result then has ``extra["state"]``, a :class:`TrainState`, and ``resume=state`` (same
     data, configuration, seeds and per-replicate values) goes on from there.
-    replicate_block: on the CPU, the replicates per block of each step (``replicate_blocks``;
-    default by the networks' size): the numbers do not depend on it.
+    replicate_block: the replicates per block of each compiled float32 step on the CPU
+    (``replicate_blocks``; default by the networks' size): the numbers do not depend on it.
     """
     config = (config or TrainConfig()).validate()
     dev = resolve_device(device)
