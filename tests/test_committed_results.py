@@ -212,6 +212,33 @@ def test_main_text_on_the_printed_grid_names_its_code_on_one_device(study):
     assert len({(_device_kind(r), r.engine, r.forward_method) for _, r in stored}) == 1
 
 
+def test_fig_2_like_for_like_shares_datasets_code_engine_and_device():
+    """The noise study's like-for-like retraining (``--distinct-seeds``, issue 48): each level
+    stored so far holds (4, 32) on ten datasets and (6, 128) on at least six of the same, each
+    dataset with seeds of its own, ten initialisations each, from code it names, all on one
+    device with one engine and integrator; once the manifest's ``distinct_seeds`` lists the
+    study (the book reads them), every level of both networks is stored."""
+    from binn_utils.store.provenance import names_its_code
+    from binn_utils.store.setting import seeds_distinct
+    from binn_utils.store.stores import committed_distinct_seeds
+    settings = studies.get("noise").settings(committed_scale("noise"), distinct_seeds=True)
+    stored = _kinds(settings)
+    assert stored, "no level of the like-for-like Fig. 2 stored"
+    if committed_distinct_seeds("noise"):
+        assert len(stored) == len(settings), f"{len(stored)} of {len(settings)} settings stored"
+    by_level = {}
+    for s, r in stored:
+        per = {d: r.datasets.count(d) for d in set(r.datasets)}
+        big = tuple(s.config.arch_u) != tuple(studies.NOISE_ARCHS[0])
+        assert len(per) >= (6 if big else 10) and min(per.values()) >= 10, f"{s.label}: datasets x seeds {per}"
+        assert seeds_distinct(s) and names_its_code(r.provenance), s.label
+        by_level.setdefault(s.noise_var, {})[big] = set(per)
+    for level, nets in by_level.items():
+        if len(nets) == 2:
+            assert nets[True] <= nets[False], f"sigma2 = {level}: the (6, 128) datasets are not among the (4, 32)'s"
+    assert len({(_device_kind(r), r.engine, r.forward_method) for _, r in stored}) == 1
+
+
 @pytest.mark.parametrize("where, settings", sorted(comparisons().items(), key=lambda kv: str(kv[0])),
                          ids=lambda v: "/".join(map(str, v)) if isinstance(v, tuple) else "")
 def test_one_engine_and_one_integrator_within_a_comparison(where, settings):
