@@ -176,6 +176,8 @@ def _epoch_one_operation_at_a_time(run, perm_e, cp_e, cb_e):
     step through the checked kernel entry, Adam traced with its float arguments, the step
     counter and the running loss added eagerly (the trainer's loop as it was written first)."""
     R, B, S, flat, config = run.R, run.B, run.S, run.flat, run.config
+    assert len(run.blocks) == 1   # the step of all R at once (blocks: test_a_step_run_block_by_block_...)
+    step = run.counters[0]
     b1, b2 = config.betas
     adam = kernels._by_device(adam_update, [(0,)] * 6) if config.compile else kernels._uncompiled(adam_update)
     train_acc = torch.zeros(R, dtype=run.dtype)
@@ -185,9 +187,9 @@ def _epoch_one_operation_at_a_time(run, perm_e, cp_e, cb_e):
         bc_xt = torch.stack([run.bc_x.expand(R, -1), cb_e[:, s]], dim=2)
         total, grad = run.loss_and_grad(flat, run.leaves, cp_e[:, s].contiguous(), bc_xt,
                                         batch[..., :2].contiguous(), batch[..., 2].contiguous(), run.weights)
-        run.step.add_(1)
+        step.add_(1)
         with torch.no_grad():
-            adam(flat, grad, run.m, run.v, run.step, run.lr_t, b1, b2, config.eps)
+            adam(flat, grad, run.m, run.v, step, run.lr_t, b1, b2, config.eps)
         train_acc.add_(total)
     with torch.no_grad():
         run.epoch.add_(1)
@@ -512,6 +514,7 @@ def test_replicate_blocks_cover_the_replicates_in_blocks_of_at_least_the_size_as
         sizes = [j - i for i, j in blocks]
         assert min(sizes) >= min(block, R) and (len(blocks) == 1 or max(sizes) < 2 * block), (R, block, sizes)
     assert replicate_blocks(60, lay, torch.device("cuda"), 2) == [(0, 60)]   # one block on a GPU
+    assert replicate_blocks(60, lay, cpu, 2, compiled_float32=False) == [(0, 60)]   # in line or float64: one
     default = replicate_blocks(100, lay, cpu)    # the (4, 32) networks: 6,562 parameters a replicate
     assert PARAMETERS_PER_BLOCK // lay.n_params == 38 and [j - i for i, j in default] == [50, 50]
     big = build_layout(TrainConfig(arch_u=(6, 128)), ("D",))

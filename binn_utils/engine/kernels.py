@@ -327,23 +327,25 @@ PARAMETERS_PER_BLOCK = 250_000
 parameters in all (``replicate_blocks``)."""
 
 
-def replicate_blocks(R: int, layout: NetworkLayout, dev: torch.device, block: int | None = None) -> list:
+def replicate_blocks(R: int, layout: NetworkLayout, dev: torch.device, block: int | None = None, *,
+                     compiled_float32: bool = True) -> list:
     """The blocks of replicates, as (first, end) pairs, that each optimiser step runs in turn.
 
     On the CPU a step of many replicates at once works on more memory than the core's caches
     hold: a step of the noise study's (6, 128) u-network at R = 60 (86,338 parameters per
     replicate) took about 12 % more CPU time per replicate-step than the same step in blocks of
-    two to five, and the (4, 32) networks at R = 100 about 12 % more than in blocks of 25 to 50
+    two to five, and the (4, 32) networks at R = 100 8 to 13 % more than in blocks of 25 to 50
     (``benchmarks/replicate_blocks.py``).  So the compiled float32 step (``training._Run``)
     runs blocks of ``block`` replicates (default: ``PARAMETERS_PER_BLOCK`` parameters' worth,
     at least two), of near-equal sizes of at least ``block``; on a GPU, one block of all R.
     The replicates are independent and the saved kernels are the same (generic in the
-    replicate count from two on), so the numbers are those of one block bit for bit (tests;
-    in line, float64's batched products round differently by block size, so that path keeps
-    one block); validation, the best parameters and the history stay batched over all R."""
+    replicate count from two on), so the numbers are those of one block bit for bit (tests).
+    ``compiled_float32`` False (a step in line, or in float64): one block, because there the
+    batched products round differently by block size.  Validation, the best parameters and
+    the history stay batched over all R."""
     if block is None:
         block = max(2, PARAMETERS_PER_BLOCK // layout.n_params)
-    if dev.type != "cpu" or R < 2 * block:
+    if not compiled_float32 or dev.type != "cpu" or R < 2 * block:
         return [(0, R)]
     n = R // block
     ends = [R * (k + 1) // n for k in range(n)]

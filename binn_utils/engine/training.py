@@ -158,8 +158,7 @@ class _Run:
         self.val_xt, self.val_u = val_pts[..., :2].contiguous(), val_pts[..., 2].contiguous()
         self.loss_and_grad, self.val_fn, self.adam = compiled_kernels(layout, config.compile)
         self.bound = {}   # the kernels bound to this run's signatures (``run_epoch``)
-        # blocks for the compiled float32 step only: in line, float64's products round differently by block
-        self.blocks = replicate_blocks(R, layout, dev, block) if config.compile and dtype == torch.float32 else [(0, R)]
+        self.blocks = replicate_blocks(R, layout, dev, block, compiled_float32=config.compile and dtype == torch.float32)
         self.S = math.ceil(self.n_train / B)   # optimiser steps per epoch
         self.hist = torch.full((len(HISTORY_KEYS), R, config.epochs), float("nan"), dtype=torch.float64, device=dev)
         self.best = self.flat.detach().clone()
@@ -169,7 +168,10 @@ class _Run:
         self.epoch = torch.zeros((), dtype=torch.int64, device=dev)
         # Adam's step counter, one per block of replicates (each block's update counts its own)
         self.counters = [torch.zeros((), dtype=dtype, device=dev) for _ in self.blocks]
-        self.step = self.counters[0]
+        # each block's views of the tensors a step updates, made once (in place, they stay views)
+        self.block_views = [(i, j, counter, *(t if len(self.blocks) == 1 else t[i:j]
+                                              for t in (self.flat, self.m, self.v, self.lr_t, self.weights)))
+                            for (i, j), counter in zip(self.blocks, self.counters)]
         self.hist_e = torch.zeros((len(HISTORY_KEYS), R), dtype=torch.float64, device=dev)
 
     @property
@@ -207,20 +209,21 @@ class _Run:
         (a diverged replicate is frozen at its best parameters; the others go on).  No
         host-device synchronisation and no data-dependent Python branch: on a GPU the whole
         epoch is captured once as a CUDA graph and replayed."""
-        R, flat, config = self.R, self.flat, self.config
+        R, config, one = self.R, self.config, len(self.blocks) == 1
         b1, b2 = config.betas
         with torch.no_grad():
             train_acc = torch.zeros(R, dtype=self.dtype, device=self.dev)
+            accs = [train_acc if one else train_acc[i:j] for i, j in self.blocks]
             for inputs in self._steps(perm_e, cp_e, cb_e):
-                for (i, j), counter in zip(self.blocks, self.counters):   # each block's step in turn
-                    pde_xt, bc_xt, data_xt, data_u = (t[i:j] for t in inputs)
-                    args = (flat[i:j], pde_xt, bc_xt, data_xt, data_u, self.weights[i:j])
+                for (i, j, counter, flat, m, v, lr, weights), acc in zip(self.block_views, accs):   # each block in turn
+                    pde_xt, bc_xt, data_xt, data_u = inputs if one else (t[i:j] for t in inputs)
+                    args = (flat, pde_xt, bc_xt, data_xt, data_u, weights)
                     key = (j - i, data_u.shape[1])
                     step = self.bound.get(key)
                     if step is None:   # the kernel for this signature, selected once per run
                         step = self.bound[key] = self.loss_and_grad.bind(*args)
                     total, grad = step(*args)
-                    args = (flat[i:j], grad, self.m[i:j], self.v[i:j], counter, self.lr_t[i:j], train_acc[i:j], total)
+                    args = (flat, grad, m, v, counter, lr, acc, total)
                     if ("adam", j - i) not in self.bound:
                         self.bound["adam", j - i] = self.adam.bind(*args, b1, b2, config.eps)
                     self.bound["adam", j - i](*args)
@@ -295,7 +298,7 @@ class _Run:
         chunk not yet trained: ``train(..., resume=...)`` goes on from there."""
         return TrainState(
             epoch=epoch, flat=self.flat.detach().cpu().numpy().copy(), m=self.m.cpu().numpy().copy(),
-            v=self.v.cpu().numpy().copy(), step=float(self.step), lr=self.lr_t[:, 0].cpu().numpy().copy(),
+            v=self.v.cpu().numpy().copy(), step=float(self.counters[0]), lr=self.lr_t[:, 0].cpu().numpy().copy(),
             best=self.best.cpu().numpy().copy(), best_val=self.best_val.cpu().numpy().copy(),
             best_epoch=self.best_epoch.cpu().numpy().copy(), diverged=self.diverged.cpu().numpy().copy(),
             hist=self.hist[:, :, :epoch].cpu().numpy().copy(), gen_states=np.stack(gen_states),
