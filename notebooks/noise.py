@@ -140,8 +140,9 @@ reporting.glue("nz_D_other_arch", arch_label(other_arch) if other_r is not None 
 reporting.glue("nz_D_err_other", reporting.med_iqr(other_r.operator_error("D")) if other_r is not None else "not run")
 reporting.glue("nz_D_other_words", "not run" if other_r is None else tables.diffusivity_against_words(
     studies.noise.diffusivity_against(shown_r, other_r), arch_label(shown_arch)))
-reporting.glue("nz_fairness", tables.budget_words(studies.noise.budget_differences(
-    [find(results, arch_u=a) for a in archs])))
+nets = [r for r in (find(results, arch_u=a) for a in archs) if r is not None]
+reporting.glue("nz_fairness", tables.budget_words(studies.noise.budget_differences(nets),
+                                                  studies.noise.shared_datasets(nets)))
 reporting.glue("nz_D_shading", tables.unobserved_words(shown_r.record.u_range, shown_r["u_grid"]))
 # the replicates the left-hand panels' mean and standard deviation are taken over (panels.solutions_at_end, operators)
 reporting.glue("nz_band_over", reporting.replicates_words(shown_r))

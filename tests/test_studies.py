@@ -380,12 +380,28 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     fewer = SimpleNamespace(record=sweep_record(3, config={"epochs": 4000}))
     assert noise.budget_differences([run([0.1]), run([0.1])]) == ()
     assert noise.budget_differences([run([0.1]), run([0.1], 500)]) == ("epochs",)
-    assert noise.budget_differences([run([0.1]), fewer]) == ("replicates",)
-    assert noise.budget_differences([run([0.1]), fewer, run([0.1], 500)]) == ("epochs", "replicates")
-    assert tables.budget_words(("replicates",)).startswith("The networks had different numbers of replicates (")
-    assert tables.budget_words(("epochs", "replicates")).startswith("The networks had different numbers of epochs "
-                                                                   "and replicates (")
-    assert tables.budget_words(()) == "Both networks had the same epochs and replicates."
+    assert noise.budget_differences([run([0.1]), fewer]) == ("initialisations",)
+    assert noise.budget_differences([run([0.1]), fewer, run([0.1], 500)]) == ("epochs", "initialisations")
+    assert tables.budget_words(("initialisations",)).startswith("The networks had different numbers of "
+                                                                "initialisations per dataset (")
+    assert tables.budget_words(("epochs",)).startswith("The networks had different numbers of epochs (")
+    assert tables.budget_words(("epochs", "initialisations", "datasets")).endswith("not a like-for-like comparison.")
+    assert tables.budget_words(()) == "Both networks had the same datasets, epochs and initialisations."
+    # the like-for-like design (issue 48): the same epochs and initialisations on each dataset, (6, 128) on a
+    # subset of the (4, 32) network's datasets, each network's datasets counted, not its replicates
+    net = lambda arch, ds, per=10: SimpleNamespace(record=sweep_record(  # noqa: E731
+        per * len(ds), config={"epochs": 4000, "arch_u": arch}, datasets=[d for d in ds for _ in range(per)]))
+    small, big = net((4, 32), range(10)), net((6, 128), range(6))
+    assert noise.budget_differences([small, big]) == ("datasets",)
+    assert noise.shared_datasets([small, big]) == (("(4, 32)", 10), ("(6, 128)", 6), 6)
+    words = tables.budget_words(("datasets",), noise.shared_datasets([small, big]))
+    assert words.startswith("Both networks had the same epochs and initialisations on each dataset; (6, 128) ran on "
+                            "6 of the 10 datasets of (4, 32) (") and words.endswith("use only the 6 datasets they share.")
+    apart = noise.shared_datasets([small, net((6, 128), range(8, 12))])
+    assert apart == (("(4, 32)", 10), ("(6, 128)", 4), 2)
+    assert "(4, 32) ran on 10 datasets and (6, 128) on 4, 2 of them the same" in tables.budget_words(("datasets",), apart)
+    assert noise.budget_differences([small, net((6, 128), range(10))]) == ()
+    assert noise.budget_differences([small, net((6, 128), range(6), per=5)]) == ("initialisations", "datasets")
 
 
 def timing_benchmark(step_ms=(4.0, 4.0, 4.4, 5.0), val_s=0.01) -> dict:

@@ -325,13 +325,25 @@ def diffusivity_against_words(c: dict, shown: str) -> str:
             f"range {fmt(c['iqr_other'], '.2g')} against {fmt(c['iqr_shown'], '.2g')}")
 
 
-def budget_words(differ: tuple) -> str:
+def budget_words(differ: tuple, datasets: tuple = ()) -> str:
     """Whether the noise study's networks trained alike: ``differ`` names what differed
-    between them ("epochs", "replicates"; ``studies.noise.budget_differences``)."""
-    if not differ:
-        return "Both networks had the same epochs and replicates."
-    return (f"The networks had different numbers of {' and '.join(differ)} (the larger one costs far more "
-            "per step), so their boxes and curves are not a like-for-like comparison.")
+    between them ("epochs", "initialisations" per dataset, "datasets";
+    ``studies.noise.budget_differences``), ``datasets`` how their datasets differ
+    (``studies.noise.shared_datasets``: each network's label and number, then the number shared)."""
+    budget = [w for w in differ if w != "datasets"]
+    if budget:
+        return (f"The networks had different numbers of {' and '.join(budget)}"
+                f"{' per dataset' if budget[-1] == 'initialisations' else ''} (the larger one costs far more per "
+                "step), so their boxes and curves are not a like-for-like comparison.")
+    if "datasets" not in differ:
+        return "Both networks had the same datasets, epochs and initialisations."
+    *nets, shared = datasets
+    (few, n_few), (many, n_many) = sorted(nets, key=lambda net: net[1])
+    ran = (f"{few} ran on {n_few} of the {n_many} datasets of {many}" if shared == n_few else
+           f"{nets[0][0]} ran on {nets[0][1]} datasets and {nets[1][0]} on {nets[1][1]}, {shared} of them the same")
+    return (f"Both networks had the same epochs and initialisations on each dataset; {ran} (the larger network "
+            f"costs far more per step). Each box pools its own network's datasets; the verdicts that compare the "
+            f"two networks (claim 3) use only the {shared} datasets they share.")
 
 
 def networks_words(which: str) -> str:

@@ -370,11 +370,21 @@ def diffusivity_against(shown, other) -> dict:
 
 
 def budget_differences(results) -> tuple:
-    """What differed between the u-networks' trainings of the study: ("epochs",
-    "replicates"), either, or () when every one trained alike."""
-    return tuple(what for what, value in (("epochs", lambda r: r.record.config.epochs),
-                                          ("replicates", lambda r: r.record.replicates))
-                 if len({value(r) for r in results}) > 1)
+    """What differed between the u-networks' trainings of the study (one stored setting of each
+    network in ``results``): of ("epochs", "initialisations" per dataset, "datasets"), those that
+    differ; () when every one trained alike (``shared_datasets`` says how the datasets differ)."""
+    what = (("epochs", lambda r: r.record.config.epochs),
+            ("initialisations", lambda r: r.record.replicates // max(1, len(set(r.record.datasets)))),
+            ("datasets", lambda r: frozenset(r.record.datasets)))
+    return tuple(name for name, value in what if len({value(r) for r in results}) > 1)
+
+
+def shared_datasets(results) -> tuple:
+    """((network label, its number of datasets), ... for each stored setting of ``results``,
+    and the number of datasets they all ran)."""
+    sets = [set(r.record.datasets) for r in results]
+    return (*((arch_label(r.record.config.arch_u), len(d)) for r, d in zip(results, sets)),
+            len(set.intersection(*sets)) if sets else 0)
 
 
 def diffusivity_summary(r) -> Summary:
@@ -475,8 +485,8 @@ def drawing(results, s) -> Drawing:
     """Its Supporting Material figure: the error boxes over the noise levels and both networks, and
     whether the two networks trained with the same budget."""
     d = box_drawing(results, ("noise_var", "arch_u"))
-    fair = budget_differences([find(results, arch_u=a) for a in NOISE_ARCHS])
-    return Drawing(d.numbers, {**d.says, "fairness": Phrase("budget", (fair,))})
+    nets = [r for r in (find(results, arch_u=a) for a in NOISE_ARCHS) if r is not None]
+    return Drawing(d.numbers, {**d.says, "fairness": Phrase("budget", (budget_differences(nets), shared_datasets(nets)))})
 
 
 STUDY = Study(
