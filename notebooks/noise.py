@@ -91,7 +91,7 @@ from binn_utils.analysis import reporting, results_table
 from binn_utils.analysis.reporting import arch_label, find, meta_value, value_label
 from binn_utils.analysis.verdicts import LEVEL, subclaim_id
 from binn_utils.engine.observations import NOISE_VARIANCES
-from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, plotting, tables
+from binn_utils.presentation import authors_figures, drawn_data, figures, frame_tables, noise_tables, plotting, tables
 from binn_utils.store import loading, stores
 
 plotting.style()
@@ -138,10 +138,10 @@ other_arch = next((a for a in archs if tuple(a) != tuple(shown_arch)), None)
 other_r = find(results, noise_var=shown_noise, arch_u=other_arch) if other_arch else None
 reporting.glue("nz_D_other_arch", arch_label(other_arch) if other_r is not None else "the other network")
 reporting.glue("nz_D_err_other", reporting.med_iqr(other_r.operator_error("D")) if other_r is not None else "not run")
-reporting.glue("nz_D_other_words", "not run" if other_r is None else tables.diffusivity_against_words(
+reporting.glue("nz_D_other_words", "not run" if other_r is None else noise_tables.diffusivity_against_words(
     studies.noise.diffusivity_against(shown_r, other_r), arch_label(shown_arch)))
 nets = [r for r in (find(results, arch_u=a) for a in archs) if r is not None]
-reporting.glue("nz_fairness", tables.budget_words(studies.noise.budget_differences(nets),
+reporting.glue("nz_fairness", noise_tables.budget_words(studies.noise.budget_differences(nets),
                                                   studies.noise.shared_datasets(nets)))
 reporting.glue("nz_D_shading", tables.unobserved_words(shown_r.record.u_range, shown_r["u_grid"]))
 # the replicates the left-hand panels' mean and standard deviation are taken over (panels.solutions_at_end, operators)
@@ -221,7 +221,7 @@ display(Markdown(reporting.metrics_table(
 # {glue:text}`nz_level` % bootstrap interval, at each nonzero noise level:
 
 # %% tags=["remove-input"]
-display(Markdown(tables.network_spread_table(studies.noise.spread_comparison(results, "err_u_theta"),
+display(Markdown(noise_tables.network_spread_table(studies.noise.spread_comparison(results, "err_u_theta"),
                                              studies.noise.spread_comparison(results, "err_u_p"), archs)))
 
 # %% [markdown]

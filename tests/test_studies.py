@@ -13,7 +13,7 @@ from binn_utils.analysis.reporting import find
 from binn_utils.analysis.verdicts import Verdict
 from binn_utils.applications import cli
 from binn_utils.engine.training import TrainConfig
-from binn_utils.presentation import figures, framework_tables
+from binn_utils.presentation import figures, framework_tables, noise_tables
 from binn_utils.store.loading import SettingResult
 from binn_utils.studies.supporting import Page
 from synthetic import sweep_record
@@ -338,7 +338,6 @@ def test_a_chapter_loads_what_its_parameters_ask_for(name, monkeypatch):
 def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     from types import SimpleNamespace
 
-    from binn_utils.presentation import tables
     from binn_utils.analysis.verdicts import Verdict
     from synthetic import Fake
     noise = studies.noise
@@ -374,19 +373,19 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
                                                      record=sweep_record(5, config={"epochs": epochs}))
     c = noise.diffusivity_against(run([0.1, 0.2, 0.3]), run([0.4, 0.4, 0.4]))
     assert c["ratio"] == pytest.approx(2.0) and c["iqr_other"] == 0.0 and c["iqr_shown"] == pytest.approx(0.1)
-    assert tables.diffusivity_against_words(c, "(4, 32)") == \
+    assert noise_tables.diffusivity_against_words(c, "(4, 32)") == \
         "2 times that of (4, 32) (larger), with an interquartile range 0 against 0.1"
-    assert tables.diffusivity_against_words(noise.diffusivity_against(run([0.0]), run([0.1])), "(4, 32)") == "n/a"
+    assert noise_tables.diffusivity_against_words(noise.diffusivity_against(run([0.0]), run([0.1])), "(4, 32)") == "n/a"
     fewer = SimpleNamespace(record=sweep_record(3, config={"epochs": 4000}))
     assert noise.budget_differences([run([0.1]), run([0.1])]) == ()
     assert noise.budget_differences([run([0.1]), run([0.1], 500)]) == ("epochs",)
     assert noise.budget_differences([run([0.1]), fewer]) == ("initialisations",)
     assert noise.budget_differences([run([0.1]), fewer, run([0.1], 500)]) == ("epochs", "initialisations")
-    assert tables.budget_words(("initialisations",)).startswith("The networks had different numbers of "
+    assert noise_tables.budget_words(("initialisations",)).startswith("The networks had different numbers of "
                                                                 "initialisations per dataset (")
-    assert tables.budget_words(("epochs",)).startswith("The networks had different numbers of epochs (")
-    assert tables.budget_words(("epochs", "initialisations", "datasets")).endswith("not a like-for-like comparison.")
-    assert tables.budget_words(()) == "Both networks had the same datasets, epochs and initialisations."
+    assert noise_tables.budget_words(("epochs",)).startswith("The networks had different numbers of epochs (")
+    assert noise_tables.budget_words(("epochs", "initialisations", "datasets")).endswith("not a like-for-like comparison.")
+    assert noise_tables.budget_words(()) == "Both networks had the same datasets, epochs and initialisations."
     # the like-for-like design (issue 48): the same epochs and initialisations on each dataset, (6, 128) on a
     # subset of the (4, 32) network's datasets, each network's datasets counted, not its replicates
     net = lambda arch, ds, per=10: SimpleNamespace(record=sweep_record(  # noqa: E731
@@ -394,12 +393,12 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     small, big = net((4, 32), range(10)), net((6, 128), range(6))
     assert noise.budget_differences([small, big]) == ("datasets",)
     assert noise.shared_datasets([small, big]) == (("(4, 32)", 10), ("(6, 128)", 6), 6)
-    words = tables.budget_words(("datasets",), noise.shared_datasets([small, big]))
+    words = noise_tables.budget_words(("datasets",), noise.shared_datasets([small, big]))
     assert words.startswith("Both networks had the same epochs and initialisations on each dataset; (6, 128) ran on "
                             "6 of the 10 datasets of (4, 32) (") and words.endswith("use only the 6 datasets they share.")
     apart = noise.shared_datasets([small, net((6, 128), range(8, 12))])
     assert apart == (("(4, 32)", 10), ("(6, 128)", 4), 2)
-    assert "(4, 32) ran on 10 datasets and (6, 128) on 4, 2 of them the same" in tables.budget_words(("datasets",), apart)
+    assert "(4, 32) ran on 10 datasets and (6, 128) on 4, 2 of them the same" in noise_tables.budget_words(("datasets",), apart)
     assert noise.budget_differences([small, net((6, 128), range(10))]) == ()
     assert noise.budget_differences([small, net((6, 128), range(6), per=5)]) == ("initialisations", "datasets")
 

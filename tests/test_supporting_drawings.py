@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from binn_utils import studies
-from binn_utils.presentation import tables
+from binn_utils.presentation import noise_tables, tables
 from binn_utils.presentation.figures import STUDY_FIGURES
 from binn_utils.studies.base import Drawing, Phrase, box_drawing
 
@@ -66,4 +66,4 @@ def test_box_drawings_count_failures_and_every_phrase_has_words(monkeypatch):
     assert "failed forward solves (1)" in words and "diverged trainings (1)" in words
     assert tables.phrase("A sentence.") == "A sentence."
     assert set(tables.PHRASES) >= {"unobserved", "budget", "failure_marks"}
-    assert tables.phrase(Phrase("budget", ((),))) == tables.budget_words(())
+    assert tables.phrase(Phrase("budget", ((),))) == noise_tables.budget_words(())

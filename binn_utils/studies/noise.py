@@ -303,21 +303,6 @@ def claim_noise_arch(ctx):
     return ClaimCheck(runs, ev, tuple(subs), ("noise",))
 
 
-def diffusivity_in_band(r) -> tuple:
-    """Claim 4's numbers for one result: the band of u the data cover at t_end (the paper's
-    "approximately [0.4, 0.6]"), the RMS relative deviation of the mean learned D from the
-    true D there, and the median mean |error| of D inside and outside that band."""
-    uc = r["u_clean"]
-    band = (float(uc[-1].min()), float(uc[-1].max()))
-    u = np.asarray(r["u_grid"], float)
-    D, Dt = np.asarray(r.net("op_D"), float), np.asarray(r["true_op_D"], float)
-    inb = (u >= band[0]) & (u <= band[1])
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
-    return (band, centre, *reporting.band_errors(r, "D", band))
-
-
 #: "centred close to the true constant value": the paper's Fig. 2 (left) draws the learned D as the
 #: mean +- 1 s.d. over its initialisations; close reads as within that band (claims.readings)
 CENTRED_SDS = 1.0
@@ -332,20 +317,24 @@ def _within(iv: Interval, margin: float) -> Verdict:
 
 
 def diffusivity_verdicts(r) -> dict:
-    """Claim 4's rule on one result: the numbers of ``diffusivity_in_band`` (``band``,
-    ``centre``, ``inside``, ``outside``), ``deviation`` (the interval of the median over
+    """Claim 4's rule on one result: ``band`` (the band of u the data cover at t_end, the paper's
+    "approximately [0.4, 0.6]"), ``centre`` (the RMS relative deviation of the mean learned D from
+    the true D there), ``inside`` and ``outside`` (the median mean |error| of D inside and outside
+    that band), ``deviation`` (the interval of the median over
     replicates of each replicate's mean signed relative deviation of D from the truth in the
     band), ``within_sd`` (the share of the band where the truth lies inside the mean +- 1 s.d.
     of the learned D over the replicates, as Fig. 2 (left) draws it) and the verdicts
     ``centred`` (that interval within +- ``margin``, :data:`CENTRED_SDS` times the band Fig. 2
     draws, ``reporting.band_spread``: agrees; wholly beyond it: disagrees) and
     ``unreliable_outside`` (the interval of the mean |error| outside above that inside)."""
-    band, centre, e_in, e_out = diffusivity_in_band(r)
-    u = np.asarray(r["u_grid"], float)
+    uc, u = r["u_clean"], np.asarray(r["u_grid"], float)
+    band = (float(uc[-1].min()), float(uc[-1].max()))
     D, Dt = np.asarray(r.net("op_D"), float), np.asarray(r["true_op_D"], float)
     inb = (u >= band[0]) & (u <= band[1])
+    e_in, e_out = reporting.band_errors(r, "D", band)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
+        centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
         signed = np.nanmean(((D - Dt) / Dt)[:, inb], axis=1) if inb.any() else np.full(len(D), np.nan)
     dev = median_interval(signed, of=r)
     # the band Fig. 2 (left) draws, mean +- 1 s.d. over the finite replicates (panels.operators):
@@ -370,18 +359,15 @@ def diffusivity_against(shown, other) -> dict:
 
 
 def budget_differences(results) -> tuple:
-    """What differed between the u-networks' trainings of the study (one stored setting of each
-    network in ``results``): of ("epochs", "initialisations" per dataset, "datasets"), those that
-    differ; () when every one trained alike (``shared_datasets`` says how the datasets differ)."""
-    what = (("epochs", lambda r: r.record.config.epochs),
-            ("initialisations", lambda r: r.record.replicates // max(1, len(set(r.record.datasets)))),
-            ("datasets", lambda r: frozenset(r.record.datasets)))
-    return tuple(name for name, value in what if len({value(r) for r in results}) > 1)
+    """Of ("epochs", "initialisations" per dataset, "datasets"), those that differ between the
+    u-networks' trainings (one stored setting of each in ``results``); () when alike."""
+    what = {"epochs": lambda r: r.record.config.epochs, "datasets": lambda r: frozenset(r.record.datasets),
+            "initialisations": lambda r: r.record.replicates // max(1, len(set(r.record.datasets)))}
+    return tuple(n for n in ("epochs", "initialisations", "datasets") if len({what[n](r) for r in results}) > 1)
 
 
 def shared_datasets(results) -> tuple:
-    """((network label, its number of datasets), ... for each stored setting of ``results``,
-    and the number of datasets they all ran)."""
+    """(network label, its number of datasets) for each setting of ``results``, then the number all ran."""
     sets = [set(r.record.datasets) for r in results]
     return (*((arch_label(r.record.config.arch_u), len(d)) for r, d in zip(results, sets)),
             len(set.intersection(*sets)) if sets else 0)
