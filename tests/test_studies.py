@@ -384,7 +384,11 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     assert noise_tables.budget_words(("initialisations",)).startswith("The networks had different numbers of "
                                                                 "initialisations per dataset (")
     assert noise_tables.budget_words(("epochs",)).startswith("The networks had different numbers of epochs (")
-    assert noise_tables.budget_words(("epochs", "initialisations", "datasets")).endswith("not a like-for-like comparison.")
+    assert noise_tables.budget_words(("epochs", "initialisations", "datasets")).startswith(
+        "The networks had different numbers of epochs, initialisations per dataset and datasets (")
+    assert noise_tables.budget_words(("epochs", "datasets")).endswith("datasets (the larger one costs far more per "
+                                                                     "step), so their boxes and curves are not a "
+                                                                     "like-for-like comparison.")
     assert noise_tables.budget_words(()) == "Both networks had the same datasets, epochs and initialisations."
     # the like-for-like design (issue 48): the same epochs and initialisations on each dataset, (6, 128) on a
     # subset of the (4, 32) network's datasets, each network's datasets counted, not its replicates

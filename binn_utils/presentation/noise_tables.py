@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.reporting import arch_label, fmt
+from ..analysis.reporting import and_list, arch_label, fmt
 
 
 def diffusivity_against_words(c: dict, shown: str) -> str:
@@ -25,11 +25,10 @@ def budget_words(differ: tuple, datasets: tuple = ()) -> str:
     between them ("epochs", "initialisations" per dataset, "datasets";
     ``studies.noise.budget_differences``), ``datasets`` how their datasets differ
     (``studies.noise.shared_datasets``: each network's label and number, then the number shared)."""
-    budget = [w for w in differ if w != "datasets"]
-    if budget:
-        return (f"The networks had different numbers of {' and '.join(budget)}"
-                f"{' per dataset' if budget[-1] == 'initialisations' else ''} (the larger one costs far more per "
-                "step), so their boxes and curves are not a like-for-like comparison.")
+    if set(differ) - {"datasets"}:
+        what = and_list("initialisations per dataset" if w == "initialisations" else w for w in differ)
+        return (f"The networks had different numbers of {what} (the larger one costs far more per step), so their "
+                "boxes and curves are not a like-for-like comparison.")
     if "datasets" not in differ:
         return "Both networks had the same datasets, epochs and initialisations."
     *nets, shared = datasets
