@@ -466,7 +466,10 @@ def test_a_chapter_box_gives_the_scorecards_verdict_only_for_the_committed_confi
     box = text.chapter_brief_md([checked(6, A, D, primary=(0,))])
     assert box.startswith("```{admonition} In brief") and box.endswith("```")
     assert "Claim 6, $u_\\theta$ matches:" in box and "holds, with exceptions (of 2 sub-claims: 1 agree, 1 disagree)" in box
-    assert "held back by “sub-claim 1”" in box and "{ref}`On the scorecard <sc-claim-6>`" in box
+    assert "; disagreeing: “sub-claim 1”." in box and "held back" not in box and "{ref}`On the scorecard <sc-claim-6>`" in box
+    # a claim not resolved: what holds it back, each with its verdict; one that holds: nothing
+    assert "; held back by “sub-claim 1” (cannot be distinguished)." in text.chapter_brief_md([checked(6, A, F, primary=(1,))])
+    assert "held back" not in text.chapter_brief_md([checked(6, A, A)])
     assert "not the committed main-text configuration" in text.chapter_brief_md(None)
 
 

@@ -159,17 +159,18 @@ def what_failed(subclaims, most: int = 4) -> str:
 
 
 def holding_back(subclaims, most: int = 2) -> str:
-    """What keeps a claim from simply holding, in words: the sub-claims that disagree; where none
-    does, the parts of its primary statement that are not resolved, then the others, each with
-    its verdict (untested ones last: they never decide)."""
+    """What keeps a claim from simply holding, in words: "disagreeing: " and the sub-claims that
+    disagree (as the scorecard's table names them); where none does, "held back by " and the parts
+    of its primary statement that are not resolved, then the others, each with its verdict
+    (untested ones last: they never decide)."""
     if any(s.verdict is Verdict.DISAGREES for s in subclaims):
-        return what_failed(subclaims, most)
+        return "disagreeing: " + what_failed(subclaims, most)
     rank = sorted((s for s in subclaims if s.verdict is not Verdict.AGREES),
                   key=lambda s: (s.verdict is Verdict.NOT_TESTED, not s.primary))
     out = [(f"{s.group}: " if s.group else "") + f"“{s.label}” ({s.verdict.value})" for s in rank]
     if len(out) > most + 1:                 # "and 1 more" would hide what one more name says
         out = out[:most] + [f"and {len(out) - most} more"]
-    return "; ".join(out)
+    return "held back by " + "; ".join(out) if out else ""
 
 
 def tally(subclaims) -> str:
@@ -341,7 +342,7 @@ def chapter_brief_md(judged: list[Judged] | None) -> str:
             continue
         back = holding_back(j.subclaims) if j.outcome is not Outcome.HOLDS else ""
         lines.append(f"* Claim {j.claim.number}, {title_tex(j.claim)}: {mark_md(j.outcome, verdict_words(j))}"
-                     + (f"; held back by {back}" if back else "") + (f"; {j.check.caveat}" if j.check.caveat else "") + ". "
+                     + (f"; {back}" if back else "") + (f"; {j.check.caveat}" if j.check.caveat else "") + ". "
                      f"{{ref}}`On the scorecard <{claim_anchor(j.claim)}>`.")
     lines += ["", "The verdict section below gives each comparison with its numbers.", "```"]
     return "\n".join(lines)

@@ -170,9 +170,21 @@ def _page_words(label: str) -> str:
     return re.sub(r"\s+", "", re.sub(r"\$([^$]+)\$", r"\\(\1\\)", label)).replace("’", "'")
 
 
+def _disagreeing(text: str):
+    """The sub-claims a page names after "disagreeing: " (a chapter's box, the scorecard's table:
+    ``scorecard_text.what_failed``): “words”, each perhaps after its group, joined by "; "."""
+    item = re.compile(r"(?:[^“”;|]{0,80}: )?“([^”]+)”(?:; )?")
+    for m in re.finditer(r"disagreeing: ", text):
+        at = m.end()
+        while (q := item.match(text, at)) is not None:
+            yield q.group(1)
+            at = q.end()
+
+
 def test_quoted_sub_claims_print_the_scorecards_verdict(tests):
     """“words” (verdict) on any page (the chapters' boxes, the scorecard): the verdict of the
-    sub-claim with those words (one of them, where several groups share the words)."""
+    sub-claim with those words (one of them, where several groups share the words); “words”
+    after "disagreeing: ": a sub-claim that disagrees."""
     by_words = defaultdict(set)
     for name, v in tests.items():
         by_words[_page_words(name.split(" | ", 2)[2])].add(v)
@@ -180,13 +192,14 @@ def test_quoted_sub_claims_print_the_scorecards_verdict(tests):
     quoted = re.compile(r"“([^”]+)” \((" + "|".join(re.escape(v.value) for v in Verdict) + r")\)")
     for page in pages():
         text = " ".join(soup(page).get_text(" ").split())
-        for m in quoted.finditer(text):
-            words = _page_words(m.group(1))
+        said = [(m.group(1), Verdict(m.group(2))) for m in quoted.finditer(text)]
+        for label, verdict in said + [(label, Verdict.DISAGREES) for label in _disagreeing(text)]:
+            words = _page_words(label)
             if words not in by_words:
                 continue
             seen += 1
-            if Verdict(m.group(2)) not in by_words[words]:
-                bad.append(f"{page.relative_to(HTML)}: “{words}” ({m.group(2)}); the scorecard: "
+            if verdict not in by_words[words]:
+                bad.append(f"{page.relative_to(HTML)}: “{words}” ({verdict.value}); the scorecard: "
                            f"{sorted(v.value for v in by_words[words])}")
     assert not bad, "quoted sub-claims with another verdict than the scorecard's:\n" + "\n".join(bad)
     assert seen >= 5, f"only {seen} quoted sub-claims found in the book"
