@@ -354,9 +354,9 @@ plt.close(fig)
 # replicates that the table above gives. Our median errors of $u_\theta$ at
 # $\sigma^2 = 0$, with their intervals, are {glue:text}`nz_clean_theta_a` for
 # {glue:text}`nz_arch_a` and {glue:text}`nz_clean_theta_b` for {glue:text}`nz_arch_b`; the larger network lower
-# (decided on the interval of the difference): {glue:text}`nz_clean_large_wins`. The caption lists how many epochs
-# and replicates each architecture had: where they differ, this comparison is not like
-# for like.
+# (decided on the interval of the difference, over the datasets both ran):
+# {glue:text}`nz_clean_large_wins`. The figure's caption says how the two networks trained:
+# where their epochs or initialisations per dataset differ, this comparison is not like for like.
 #
 # **The diffusivity over the observed range.** The paper finds the learned diffusivity at
 # $\sigma^2 = 10^{-3}$ centred near the true $D = 1/2$ over the observed range of $u$
