@@ -142,7 +142,7 @@ reporting.glue("nz_D_other_words", "not run" if other_r is None else noise_table
     studies.noise.diffusivity_against(shown_r, other_r), arch_label(shown_arch)))
 nets = [r for r in (find(results, arch_u=a) for a in archs) if r is not None]
 reporting.glue("nz_fairness", noise_tables.budget_words(studies.noise.budget_differences(nets),
-                                                  studies.noise.shared_datasets(nets)))
+                                                        studies.noise.shared_datasets(nets)))
 reporting.glue("nz_D_shading", tables.unobserved_words(shown_r.record.u_range, shown_r["u_grid"]))
 # the replicates the left-hand panels' mean and standard deviation are taken over (panels.solutions_at_end, operators)
 reporting.glue("nz_band_over", reporting.replicates_words(shown_r))
@@ -222,7 +222,7 @@ display(Markdown(reporting.metrics_table(
 
 # %% tags=["remove-input"]
 display(Markdown(noise_tables.network_spread_table(studies.noise.spread_comparison(results, "err_u_theta"),
-                                             studies.noise.spread_comparison(results, "err_u_p"), archs)))
+                                                   studies.noise.spread_comparison(results, "err_u_p"), archs)))
 
 # %% [markdown]
 # ## The grid of the printed figure

@@ -404,6 +404,7 @@ def test_noise_diffusivity_rule_comparison_and_budget(monkeypatch):
     assert apart == (("(4, 32)", 10), ("(6, 128)", 4), 2)
     assert "(4, 32) ran on 10 datasets and (6, 128) on 4, 2 of them the same" in noise_tables.budget_words(("datasets",), apart)
     assert noise.budget_differences([small, net((6, 128), range(10))]) == ()
+    assert noise_tables.budget_words((), noise.shared_datasets([small])) == ""     # one network: no comparison
     assert noise.budget_differences([small, net((6, 128), range(6), per=5)]) == ("initialisations", "datasets")
 
 

@@ -24,7 +24,10 @@ def budget_words(differ: tuple, datasets: tuple = ()) -> str:
     """Whether the noise study's networks trained alike: ``differ`` names what differed
     between them ("epochs", "initialisations" per dataset, "datasets";
     ``studies.noise.budget_differences``), ``datasets`` how their datasets differ
-    (``studies.noise.shared_datasets``: each network's label and number, then the number shared)."""
+    (``studies.noise.shared_datasets``: each network's label and number, then the number shared);
+    nothing where ``datasets`` names fewer than two networks (a run of one network)."""
+    if datasets and len(datasets) < 3:
+        return ""
     if set(differ) - {"datasets"}:
         what = and_list("initialisations per dataset" if w == "initialisations" else w for w in differ)
         return (f"The networks had different numbers of {what} (the larger one costs far more per step), so their "
