@@ -331,7 +331,7 @@ def diffusivity_verdicts(r) -> dict:
     band = (float(uc[-1].min()), float(uc[-1].max()))
     D, Dt = np.asarray(r.net("op_D"), float), np.asarray(r["true_op_D"], float)
     inb = (u >= band[0]) & (u <= band[1])
-    e_in, e_out = reporting.band_errors(r, "D", band)
+    per_in, per_out = reporting.band_error_replicates(r, "D", band)     # each replicate's mean |error|
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         centre = float(np.sqrt(np.mean(((np.nanmean(D, axis=0) - Dt) / Dt)[inb] ** 2))) if inb.any() else np.nan
@@ -343,9 +343,9 @@ def diffusivity_verdicts(r) -> dict:
     within = float(np.mean((np.abs(D[ok].mean(axis=0) - truth) <= D[ok].std(axis=0))[inb])) \
         if inb.any() and ok.any() else float("nan")
     margin = CENTRED_SDS * reporting.band_spread(r, "D", band)
-    i_in, i_out = (median_interval(e, of=r) for e in reporting.band_error_replicates(r, "D", band))
-    return {"band": band, "centre": centre, "inside": e_in, "outside": e_out, "deviation": dev, "within_sd": within,
-            "margin": margin, "centred": _within(dev, margin), "unreliable_outside": expect(i_out, i_in, 1),
+    i_in, i_out = median_interval(per_in, of=r), median_interval(per_out, of=r)
+    return {"band": band, "centre": centre, "inside": reporting.median(per_in), "outside": reporting.median(per_out),
+            "deviation": dev, "within_sd": within, "margin": margin, "centred": _within(dev, margin), "unreliable_outside": expect(i_out, i_in, 1),
             "intervals": {"inside": i_in, "outside": i_out}}
 
 
